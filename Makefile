@@ -15,9 +15,10 @@ CC := $(CCACHE) gcc
 CXX := $(CCACHE) g++
 
 SHADERC_VERSION := $(shell pkg-config --modversion shaderc 2>/dev/null || echo unknown)
-COMMON_FLAGS := -O2 -g0 -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
+COMMON_FLAGS := -O2 -g0 -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Iinclude -Isrc
 CFLAGS := -std=c11 -D_GNU_SOURCE $(COMMON_FLAGS) -DRS_SHADERC_VERSION='"$(SHADERC_VERSION)"'
-VK_LIBS := -lvulkan -lshaderc_shared -lpthread -lm
+SHADERC_LIBS := $(shell CC=gcc bash tools/shaderc_libs.sh)
+VK_LIBS := -lvulkan $(SHADERC_LIBS) -lpthread -lm
 
 # ---- the C core (runtime + engines), no torch
 CORE_SRC := $(wildcard src/vk/*.c) $(wildcard src/engine/*.c)

@@ -9,6 +9,16 @@ export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export RUSSET_PROFILE="${RUSSET_PROFILE:-apple}"
 export RUSSET_CACHE_DIR="${RUSSET_CACHE_DIR:-$HOME/.cache/russet}"
+# The Vulkan loader unloads the driver at vkDestroyInstance, after which
+# LSan cannot name the module of the driver's own leaks. Keep the installed
+# drivers loaded (ASan's runtime must come first in LD_PRELOAD).
+preload="$(gcc -print-file-name=libasan.so)"
+for icd in /usr/share/vulkan/icd.d/*.json; do
+    [ -e "$icd" ] || continue
+    lib=$(sed -n 's/.*"library_path" *: *"\([^"]*\)".*/\1/p' "$icd")
+    if [ -n "$lib" ] && [ -e "$lib" ]; then preload="$preload $lib"; fi
+done
+export LD_PRELOAD="$preload"
 status=0
 for t in "$@"; do
     echo "== $t"

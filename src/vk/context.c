@@ -1,0 +1,558 @@
+/* Instance, device discovery and creation, the capability profile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk/internal.h"
+
+#define RS_MAX_PHYSICAL 16
+
+typedef struct rs_candidate {
+    VkPhysicalDevice physical;
+    int physical_index;
+    int rank; /* lower is preferred */
+} rs_candidate;
+
+static int g_discovered; /* under g_lock; rs_shutdown resets it */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static VkInstance g_instance;
+static rs_candidate g_cands[RS_MAX_PHYSICAL];
+static int g_count;
+static char g_discovery_error[512];
+static rs_device *g_devices[RS_MAX_PHYSICAL];
+
+rs_profile rs_profile_current(void) {
+    const char *p = getenv("RUSSET_PROFILE");
+    return (p && strcmp(p, "apple") == 0) ? RS_PROFILE_APPLE : RS_PROFILE_NATIVE;
+}
+
+const char *rs_profile_name(rs_profile p) { return p == RS_PROFILE_APPLE ? "apple" : "native"; }
+
+static int has_extension(const VkExtensionProperties *ext, uint32_t n, const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(ext[i].extensionName, name) == 0) return 1;
+    return 0;
+}
+
+static int type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 4;
+    default: return 3;
+    }
+}
+
+/* A device must offer Vulkan 1.2 with buffer device addresses and timeline
+ * semaphores; russet has no path without them. */
+static int usable(VkPhysicalDevice pd, char *why, size_t whylen) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(pd, &props);
+    if (props.apiVersion < VK_API_VERSION_1_2) {
+        snprintf(why, whylen, "%s: Vulkan 1.2 required", props.deviceName);
+        return 0;
+    }
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    if (!f12.bufferDeviceAddress || !f12.timelineSemaphore) {
+        snprintf(why, whylen, "%s: bufferDeviceAddress and timelineSemaphore required",
+                 props.deviceName);
+        return 0;
+    }
+    return 1;
+}
+
+static void discover(void) {
+    /* MoltenVK reads this when the loader starts it: precise math. */
+    setenv("MVK_CONFIG_FAST_MATH_ENABLED", "0", 0);
+
+    uint32_t next = 0;
+    if (vkEnumerateInstanceExtensionProperties(NULL, &next, NULL) != VK_SUCCESS) {
+        snprintf(g_discovery_error, sizeof g_discovery_error,
+                 "russet: no Vulkan loader or driver (vkEnumerateInstanceExtensionProperties failed)");
+        return;
+    }
+    VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);
+    if (!ext) return;
+    vkEnumerateInstanceExtensionProperties(NULL, &next, ext);
+    const char *names[2];
+    uint32_t nnames = 0;
+    VkInstanceCreateFlags flags = 0;
+    if (has_extension(ext, next, "VK_KHR_portability_enumeration")) {
+        names[nnames++] = "VK_KHR_portability_enumeration";
+        flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+    }
+    free(ext);
+
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "russet",
+                             .pEngineName = "russet",
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                               .flags = flags,
+                               .pApplicationInfo = &app,
+                               .enabledExtensionCount = nnames,
+                               .ppEnabledExtensionNames = names};
+    VkResult r = vkCreateInstance(&ci, NULL, &g_instance);
+    if (r != VK_SUCCESS) {
+        snprintf(g_discovery_error, sizeof g_discovery_error,
+                 "russet: vkCreateInstance failed: %s (no Vulkan driver? install "
+                 "mesa-vulkan-drivers, or check VK_DRIVER_FILES)", rs_vk_result_name(r));
+        g_instance = VK_NULL_HANDLE;
+        return;
+    }
+    uint32_t n = RS_MAX_PHYSICAL;
+    VkPhysicalDevice pds[RS_MAX_PHYSICAL];
+    r = vkEnumeratePhysicalDevices(g_instance, &n, pds);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) n = 0;
+    rs_candidate all[RS_MAX_PHYSICAL];
+    int nall = 0;
+    char why[256] = "";
+    for (uint32_t i = 0; i < n; i++) {
+        if (!usable(pds[i], why, sizeof why)) continue;
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(pds[i], &props);
+        all[nall++] = (rs_candidate){pds[i], (int)i, type_rank(props.deviceType)};
+    }
+    /* stable sort: GPUs first, CPU devices (lavapipe) last */
+    for (int i = 1; i < nall; i++)
+        for (int j = i; j > 0 && all[j].rank < all[j - 1].rank; j--) {
+            rs_candidate t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+        }
+    const char *sel = getenv("RUSSET_DEVICE");
+    if (sel && *sel) {
+        char *end;
+        long k = strtol(sel, &end, 10);
+        if (*end || k < 0 || k >= nall) {
+            snprintf(g_discovery_error, sizeof g_discovery_error,
+                     "russet: RUSSET_DEVICE=%s is not a device index (found %d usable devices)",
+                     sel, nall);
+            return;
+        }
+        g_cands[0] = all[k];
+        g_count = 1;
+        return;
+    }
+    memcpy(g_cands, all, sizeof(rs_candidate) * (size_t)nall);
+    g_count = nall;
+    if (nall == 0)
+        snprintf(g_discovery_error, sizeof g_discovery_error,
+                 "russet: no usable Vulkan device found (%u physical devices%s%s)", n,
+                 why[0] ? "; " : "", why);
+}
+
+int rs_device_count(void) {
+    pthread_mutex_lock(&g_lock);
+    if (!g_discovered) {
+        g_count = 0;
+        g_discovery_error[0] = 0;
+        discover();
+        g_discovered = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (g_count == 0) rs_error(RS_ERR_NO_DEVICE, "%s", g_discovery_error);
+    return g_count;
+}
+
+/* ---- features and the profile mask */
+
+static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext, uint32_t next,
+                           rs_features *f, VkPhysicalDeviceProperties *props_out) {
+    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    *props_out = p2.properties;
+
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                            .pNext = &f12};
+    int has_af = has_extension(ext, next, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    if (has_af) f12.pNext = &af;
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+
+    memset(f, 0, sizeof *f);
+    f->has_fp64 = f2.features.shaderFloat64;
+    f->has_int64 = f2.features.shaderInt64;
+    f->has_int16 = f2.features.shaderInt16;
+    f->has_fp16 = f12.shaderFloat16;
+    f->has_int8 = f12.shaderInt8;
+    f->has_bf16 = has_extension(ext, next, "VK_KHR_shader_bfloat16");
+    f->has_storage8 = f12.storageBuffer8BitAccess;
+    f->has_storage16 = f11.storageBuffer16BitAccess;
+    f->has_atomic_int64 = f12.shaderBufferInt64Atomics;
+    f->has_atomic_float32_add = has_af && af.shaderBufferFloat32AtomicAdd;
+    f->has_atomic_float64_add = has_af && af.shaderBufferFloat64AtomicAdd;
+    f->has_cooperative_matrix = has_extension(ext, next, "VK_KHR_cooperative_matrix");
+    f->has_buffer_device_address = f12.bufferDeviceAddress;
+    f->has_timeline_semaphore = f12.timelineSemaphore;
+    f->subgroup_size = sub.subgroupSize;
+    f->max_shared_memory = p2.properties.limits.maxComputeSharedMemorySize;
+    f->max_workgroup_invocations = p2.properties.limits.maxComputeWorkGroupInvocations;
+    f->max_workgroup_count_x = p2.properties.limits.maxComputeWorkGroupCount[0];
+    f->max_push_constants = p2.properties.limits.maxPushConstantsSize;
+
+    VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    VkPhysicalDeviceProperties2 p3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
+    vkGetPhysicalDeviceProperties2(pd, &p3);
+    f->max_allocation_size = m3.maxMemoryAllocationSize;
+}
+
+/* DESIGN.md's table: what MoltenVK exposes on M1 to M4. */
+static void apply_apple_mask(rs_features *f) {
+    f->has_fp64 = 0;
+    f->has_atomic_int64 = 0;
+    f->has_atomic_float64_add = 0;
+    f->has_bf16 = 0;
+    f->has_cooperative_matrix = 0;
+    if (f->max_shared_memory > 32768) f->max_shared_memory = 32768;
+    if (f->max_workgroup_invocations > 1024) f->max_workgroup_invocations = 1024;
+    if (f->max_push_constants > 128) f->max_push_constants = 128;
+    f->unified_memory = f->unified_memory; /* reported as the device has it */
+}
+
+static const char *vendor_name(uint32_t id) {
+    switch (id) {
+    case 0x10DE: return "NVIDIA";
+    case 0x1002: return "AMD";
+    case 0x8086: return "Intel";
+    case 0x106B: return "Apple";
+    case 0x13B5: return "ARM";
+    case 0x5143: return "Qualcomm";
+    case 0x10005: return "Mesa";
+    default: return "unknown";
+    }
+}
+
+/* Picks the memory type for tensors: device-local, and host-visible too
+ * when that heap is the big one (unified memory); plus a host-visible,
+ * coherent type for the arena and staging. */
+static void choose_memory(rs_device *dev) {
+    const VkPhysicalDeviceMemoryProperties *mp = &dev->memprops;
+    uint64_t best_local = 0;
+    for (uint32_t h = 0; h < mp->memoryHeapCount; h++)
+        if ((mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp->memoryHeaps[h].size > best_local)
+            best_local = mp->memoryHeaps[h].size;
+    const VkMemoryPropertyFlags uma = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int dev_type = -1, uma_type = -1, host_type = -1;
+    for (uint32_t t = 0; t < mp->memoryTypeCount; t++) {
+        VkMemoryPropertyFlags fl = mp->memoryTypes[t].propertyFlags;
+        uint64_t heap = mp->memoryHeaps[mp->memoryTypes[t].heapIndex].size;
+        if (dev_type < 0 && (fl & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && heap == best_local) dev_type = (int)t;
+        if (uma_type < 0 && (fl & uma) == uma && heap * 2 >= best_local) uma_type = (int)t;
+        if (host_type < 0 && (fl & host) == host) host_type = (int)t;
+    }
+    if (uma_type >= 0) {
+        dev->device_memory_type = (uint32_t)uma_type;
+        dev->device_memory_mapped = 1;
+    } else {
+        dev->device_memory_type = (uint32_t)(dev_type >= 0 ? dev_type : 0);
+        dev->device_memory_mapped = 0;
+    }
+    dev->host_memory_type = (uint32_t)(host_type >= 0 ? host_type : (int)dev->device_memory_type);
+    dev->info.total_memory = mp->memoryHeaps[mp->memoryTypes[dev->device_memory_type].heapIndex].size;
+    dev->info.features.unified_memory = dev->device_memory_mapped;
+}
+
+static rs_status fill_info(const rs_candidate *c, int index, rs_device_info *info,
+                           VkExtensionProperties **ext_out, uint32_t *next_out) {
+    memset(info, 0, sizeof *info);
+    uint32_t next = 0;
+    vkEnumerateDeviceExtensionProperties(c->physical, NULL, &next, NULL);
+    VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);
+    if (!ext) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    vkEnumerateDeviceExtensionProperties(c->physical, NULL, &next, ext);
+    VkPhysicalDeviceProperties props;
+    query_features(c->physical, ext, next, &info->features, &props);
+
+    VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &drv};
+    vkGetPhysicalDeviceProperties2(c->physical, &p2);
+    snprintf(info->name, sizeof info->name, "%s", props.deviceName);
+    snprintf(info->driver, sizeof info->driver, "%s %s", drv.driverName, drv.driverInfo);
+    snprintf(info->vendor, sizeof info->vendor, "%s", vendor_name(props.vendorID));
+    info->vendor_id = props.vendorID;
+    info->device_id = props.deviceID;
+    info->api_version = props.apiVersion;
+    info->is_cpu = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    info->physical_index = c->physical_index;
+    info->timestamp_period_ns = props.limits.timestampPeriod;
+    info->profile = rs_profile_current();
+    (void)index;
+    if (info->profile == RS_PROFILE_APPLE) apply_apple_mask(&info->features);
+
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(c->physical, &mp);
+    rs_device tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.memprops = mp;
+    tmp.info = *info;
+    choose_memory(&tmp);
+    info->total_memory = tmp.info.total_memory;
+    info->features.unified_memory = tmp.info.features.unified_memory;
+    if (ext_out) {
+        *ext_out = ext;
+        *next_out = next;
+    } else {
+        free(ext);
+    }
+    return RS_OK;
+}
+
+rs_status rs_device_info_get(int index, rs_device_info *out) {
+    int n = rs_device_count();
+    if (index < 0 || index >= n)
+        return rs_error(RS_ERR_NO_DEVICE, "russet: invalid device index %d (%d devices)", index, n);
+    pthread_mutex_lock(&g_lock);
+    rs_device *dev = g_devices[index];
+    pthread_mutex_unlock(&g_lock);
+    if (dev) {
+        *out = dev->info;
+        return RS_OK;
+    }
+    return fill_info(&g_cands[index], index, out, NULL, NULL);
+}
+
+static rs_status create_device(int index, rs_device **out) {
+    rs_device *dev = calloc(1, sizeof *dev);
+    if (!dev) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    dev->index = index;
+    dev->physical = g_cands[index].physical;
+    pthread_mutex_init(&dev->queue_lock, NULL);
+    pthread_mutex_init(&dev->streams_lock, NULL);
+    pthread_mutex_init(&dev->sites_lock, NULL);
+    pthread_mutex_init(&dev->alloc.lock, NULL);
+    pthread_mutex_init(&dev->kernels.lock, NULL);
+
+    VkExtensionProperties *ext = NULL;
+    uint32_t next = 0;
+    rs_status st = fill_info(&g_cands[index], index, &dev->info, &ext, &next);
+    if (st) {
+        free(dev);
+        return st;
+    }
+    vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memprops);
+    choose_memory(dev);
+    const rs_features *f = &dev->info.features;
+
+    /* queue: the first family with compute */
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &nq, NULL);
+    VkQueueFamilyProperties qf[32];
+    if (nq > 32) nq = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &nq, qf);
+    int family = -1;
+    for (uint32_t i = 0; i < nq; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            family = (int)i;
+            break;
+        }
+    if (family < 0) {
+        free(ext);
+        rs_status e = rs_error(RS_ERR_NO_DEVICE, "russet: %s has no compute queue", dev->info.name);
+        free(dev);
+        return e;
+    }
+    dev->queue_family = (uint32_t)family;
+    dev->timestamp_valid_bits = qf[family].timestampValidBits;
+    dev->info.features.has_timestamps = dev->timestamp_valid_bits > 0;
+
+    /* enable exactly the effective features: under the apple profile a
+     * kernel that uses fp64 fails here too, as it would on a Mac */
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
+        .shaderBufferFloat32AtomicAdd = (VkBool32)f->has_atomic_float32_add,
+        .shaderBufferFloat64AtomicAdd = (VkBool32)f->has_atomic_float64_add};
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .bufferDeviceAddress = VK_TRUE,
+        .timelineSemaphore = VK_TRUE,
+        .hostQueryReset = VK_FALSE,
+        .storageBuffer8BitAccess = (VkBool32)f->has_storage8,
+        .shaderInt8 = (VkBool32)f->has_int8,
+        .shaderFloat16 = (VkBool32)f->has_fp16,
+        .shaderBufferInt64Atomics = (VkBool32)f->has_atomic_int64};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                            .pNext = &f12,
+                                            .storageBuffer16BitAccess = (VkBool32)f->has_storage16};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    f2.features.shaderFloat64 = (VkBool32)f->has_fp64;
+    f2.features.shaderInt64 = (VkBool32)f->has_int64;
+    f2.features.shaderInt16 = (VkBool32)f->has_int16;
+    const char *dext[4];
+    uint32_t ndext = 0;
+    if (has_extension(ext, next, "VK_KHR_portability_subset")) dext[ndext++] = "VK_KHR_portability_subset";
+    if (f->has_atomic_float32_add || f->has_atomic_float64_add) {
+        dext[ndext++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+        f12.pNext = &af;
+    }
+    free(ext);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = dev->queue_family,
+                                   .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .pNext = &f2,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = ndext,
+                              .ppEnabledExtensionNames = dext};
+    VkResult r = vkCreateDevice(dev->physical, &dci, NULL, &dev->device);
+    if (r != VK_SUCCESS) {
+        free(dev);
+        return rs_vk_error(r, "vkCreateDevice");
+    }
+    vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+
+    dev->push_size = f->max_push_constants < 128 ? f->max_push_constants : 128;
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, dev->push_size};
+    VkPipelineLayoutCreateInfo lci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                      .pushConstantRangeCount = 1,
+                                      .pPushConstantRanges = &pcr};
+    r = vkCreatePipelineLayout(dev->device, &lci, NULL, &dev->layout);
+    if (r != VK_SUCCESS) {
+        vkDestroyDevice(dev->device, NULL);
+        free(dev);
+        return rs_vk_error(r, "vkCreatePipelineLayout");
+    }
+    if ((st = rs_allocator_init(dev)) || (st = rs_hostbuf_create(dev, 64, &dev->error_flag)) ||
+        (st = rs_kernels_init(dev))) {
+        rs_status keep = st;
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", rs_last_error());
+        *out = dev;
+        /* tear down what exists; streams are none yet */
+        rs_kernels_destroy(dev);
+        if (dev->error_flag.buffer) rs_hostbuf_destroy(dev, &dev->error_flag);
+        rs_allocator_destroy(dev);
+        vkDestroyPipelineLayout(dev->device, dev->layout, NULL);
+        vkDestroyDevice(dev->device, NULL);
+        free(dev);
+        *out = NULL;
+        return rs_error(keep, "%s", msg);
+    }
+    memset(dev->error_flag.host, 0, 64);
+    *out = dev;
+    return RS_OK;
+}
+
+rs_status rs_device_get(int index, rs_device **out) {
+    int n = rs_device_count();
+    if (index < 0 || index >= n) {
+        if (n == 0) return rs_error(RS_ERR_NO_DEVICE, "%s", g_discovery_error);
+        return rs_error(RS_ERR_NO_DEVICE, "russet: invalid device index %d (%d devices)", index, n);
+    }
+    pthread_mutex_lock(&g_lock);
+    rs_status st = RS_OK;
+    if (!g_devices[index]) st = create_device(index, &g_devices[index]);
+    *out = g_devices[index];
+    pthread_mutex_unlock(&g_lock);
+    return st;
+}
+
+const rs_features *rs_device_features(rs_device *dev) { return &dev->info.features; }
+int rs_device_index(rs_device *dev) { return dev->index; }
+
+/* ---- the device error flag */
+
+uint64_t rs_device_error_address(rs_device *dev) { return dev->error_flag.address; }
+
+uint32_t rs_device_error_site(rs_device *dev, const char *op_name) {
+    pthread_mutex_lock(&dev->sites_lock);
+    uint32_t id = 0;
+    for (uint32_t i = 0; i < dev->nsites; i++)
+        if (strcmp(dev->sites[i], op_name) == 0) id = i + 1;
+    if (!id && dev->nsites < RS_MAX_ERROR_SITES) {
+        dev->sites[dev->nsites] = strdup(op_name);
+        if (dev->sites[dev->nsites]) id = ++dev->nsites;
+    }
+    pthread_mutex_unlock(&dev->sites_lock);
+    return id;
+}
+
+rs_status rs_device_check_error(rs_device *dev) {
+    volatile uint32_t *w = dev->error_flag.host;
+    uint32_t site = w[0];
+    if (!site) return RS_OK;
+    uint32_t code = w[1];
+    int64_t value;
+    memcpy(&value, (const void *)(w + 2), sizeof value);
+    w[0] = 0;
+    w[1] = 0;
+    pthread_mutex_lock(&dev->sites_lock);
+    const char *op = (site <= dev->nsites) ? dev->sites[site - 1] : "unknown op";
+    char name[256];
+    snprintf(name, sizeof name, "%s", op);
+    pthread_mutex_unlock(&dev->sites_lock);
+    if (code == 1)
+        return rs_error(RS_ERR_DEVICE_ASSERT,
+                        "russet: device-side assertion in %s: index %lld is out of bounds", name,
+                        (long long)value);
+    return rs_error(RS_ERR_DEVICE_ASSERT, "russet: device-side assertion in %s (code %u, value %lld)",
+                    name, code, (long long)value);
+}
+
+rs_status rs_device_wait_idle(rs_device *dev) {
+    for (int i = 0; i < RS_MAX_STREAMS; i++) {
+        pthread_mutex_lock(&dev->streams_lock);
+        rs_stream *s = dev->streams[i];
+        pthread_mutex_unlock(&dev->streams_lock);
+        if (!s) continue;
+        pthread_mutex_lock(&s->lock);
+        rs_status st = rs_stream_flush_locked(s);
+        uint64_t v = s->submitted;
+        pthread_mutex_unlock(&s->lock);
+        if (st) return st;
+        if ((st = rs_stream_wait_value(s, v))) return st;
+    }
+    return RS_OK;
+}
+
+rs_status rs_device_synchronize(rs_device *dev) {
+    rs_status st = rs_device_wait_idle(dev);
+    return st ? st : rs_device_check_error(dev);
+}
+
+static void destroy_device(rs_device *dev) {
+    rs_device_wait_idle(dev);
+    vkDeviceWaitIdle(dev->device);
+    rs_pipeline_cache_save(dev);
+    for (int i = 0; i < RS_MAX_STREAMS; i++)
+        if (dev->streams[i]) rs_stream_destroy(dev->streams[i]);
+    rs_kernels_destroy(dev);
+    rs_hostbuf_destroy(dev, &dev->error_flag);
+    rs_allocator_destroy(dev);
+    vkDestroyPipelineLayout(dev->device, dev->layout, NULL);
+    vkDestroyDevice(dev->device, NULL);
+    for (uint32_t i = 0; i < dev->nsites; i++) free(dev->sites[i]);
+    pthread_mutex_destroy(&dev->queue_lock);
+    pthread_mutex_destroy(&dev->streams_lock);
+    pthread_mutex_destroy(&dev->sites_lock);
+    pthread_mutex_destroy(&dev->alloc.lock);
+    pthread_mutex_destroy(&dev->kernels.lock);
+    free(dev);
+}
+
+void rs_shutdown(void) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < RS_MAX_PHYSICAL; i++) {
+        if (g_devices[i]) destroy_device(g_devices[i]);
+        g_devices[i] = NULL;
+    }
+    if (g_instance) vkDestroyInstance(g_instance, NULL);
+    g_instance = VK_NULL_HANDLE;
+    g_count = 0; /* the physical devices died with the instance */
+    g_discovered = 0;
+    rs_kernels_forget_dir();
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,201 @@
+/* Internal structures of the Vulkan runtime (src/vk/). Not installed.
+ * Ownership: the device owns its allocator, streams, kernels and caches;
+ * rs_shutdown() destroys devices, each freeing what it owns. */
+#ifndef RS_VK_INTERNAL_H
+#define RS_VK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "russet/russet.h"
+
+/* ---- errors (error.c) */
+/* Formats the thread's error message and returns st. */
+rs_status rs_error(rs_status st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A failed Vulkan call: RS_ERR_OOM for the out-of-memory codes. */
+rs_status rs_vk_error(VkResult r, const char *what);
+const char *rs_vk_result_name(VkResult r);
+
+/* ---- hashing and small maps (util.c) */
+uint64_t rs_fnv1a(uint64_t h, const void *data, size_t n);
+#define RS_FNV_SEED 0xcbf29ce484222325ull
+
+/* uint64 -> pointer hash map, open addressing. Keys are never 0. */
+typedef struct rs_map {
+    uint64_t *keys;
+    void **vals;
+    size_t cap, count;
+} rs_map;
+int rs_map_put(rs_map *m, uint64_t key, void *val); /* 0 ok, -1 no memory */
+void *rs_map_get(const rs_map *m, uint64_t key);
+void *rs_map_remove(rs_map *m, uint64_t key);
+void rs_map_free(rs_map *m);
+
+/* ---- memory (memory.c) */
+typedef struct rs_block rs_block;
+
+typedef struct rs_segment {
+    VkDeviceMemory memory;
+    VkBuffer buffer;
+    uint64_t address;   /* device address of byte 0 */
+    uint64_t size;
+    void *host;         /* mapped pointer, or NULL */
+    int stream_id;      /* blocks of this segment serve this stream only */
+    int pool;           /* 0 small, 1 large */
+    rs_block *first;    /* blocks in address order */
+} rs_segment;
+
+struct rs_block {
+    rs_segment *seg;
+    uint64_t offset, size;
+    uint64_t requested;
+    int allocated;
+    rs_block *prev, *next;            /* neighbours in the segment */
+    rs_block *free_prev, *free_next;  /* free list of (stream, pool) */
+    uint32_t used_by;                 /* streams recorded by rs_record_stream (bit mask) */
+    uint64_t wait_values[RS_MAX_STREAMS]; /* pending: reusable when these finish */
+    rs_block *pending_next;
+};
+
+typedef struct rs_allocator {
+    pthread_mutex_t lock;
+    rs_segment **segments;  /* sorted by address */
+    size_t nseg, capseg;
+    rs_block *free_lists[RS_MAX_STREAMS][2];
+    rs_block *pending;      /* freed, waiting on other streams */
+    rs_map live;            /* address -> live block */
+    rs_memory_stats stats;
+} rs_allocator;
+
+rs_status rs_allocator_init(rs_device *dev);
+void rs_allocator_destroy(rs_device *dev);
+/* Finds the segment holding an address; NULL if none. Caller holds no lock. */
+rs_segment *rs_segment_find(rs_device *dev, uint64_t address);
+
+/* A raw host-visible buffer with a device address (arena chunks, staging,
+ * the error flag). */
+typedef struct rs_hostbuf {
+    VkDeviceMemory memory;
+    VkBuffer buffer;
+    uint64_t address;
+    uint64_t size;
+    void *host;
+} rs_hostbuf;
+rs_status rs_hostbuf_create(rs_device *dev, uint64_t size, rs_hostbuf *out);
+void rs_hostbuf_destroy(rs_device *dev, rs_hostbuf *b);
+/* Creates a VkBuffer with a device address over new memory of `type`. */
+rs_status rs_buffer_create(rs_device *dev, uint64_t size, uint32_t memory_type, int map,
+                           VkDeviceMemory *mem, VkBuffer *buf, uint64_t *address, void **host);
+
+/* ---- streams (stream.c) */
+typedef struct rs_arena_chunk {
+    rs_hostbuf buf;
+    uint64_t used;
+    struct rs_arena_chunk *next;
+} rs_arena_chunk;
+
+typedef struct rs_wait {
+    VkSemaphore semaphore;
+    uint64_t value;
+} rs_wait;
+
+typedef struct rs_batch {
+    VkCommandBuffer cmd;
+    uint64_t value;          /* the timeline value its submission signals */
+    uint32_t dispatches;
+    rs_arena_chunk *chunks;  /* arena memory used by this batch */
+    rs_wait *waits;
+    uint32_t nwaits, capwaits;
+    VkPipeline bound;
+    struct rs_batch *next;
+} rs_batch;
+
+#define RS_HAZARD_SLOTS 64
+typedef struct rs_range {
+    uint64_t lo, hi;
+    int write;
+} rs_range;
+
+struct rs_stream {
+    rs_device *dev;
+    int id;
+    pthread_mutex_t lock;
+    VkCommandPool pool;
+    VkSemaphore timeline;
+    uint64_t submitted;      /* last value submitted */
+    rs_batch *open;          /* recording, signals submitted + 1 */
+    rs_batch *inflight_head, *inflight_tail;
+    rs_batch *spare;         /* recycled batches */
+    rs_arena_chunk *spare_chunks;
+    rs_range hazards[RS_HAZARD_SLOTS];
+    int nhazards;
+    uint64_t total_dispatches, submits, barriers;
+};
+
+rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out);
+void rs_stream_destroy(rs_stream *s);
+/* Locked variants (the caller holds s->lock). */
+rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out);
+rs_status rs_stream_flush_locked(rs_stream *s);
+rs_status rs_stream_wait_value(rs_stream *s, uint64_t value);
+uint64_t rs_stream_completed(rs_stream *s);
+/* Records hazards for accesses and inserts a barrier if one is needed. */
+void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n);
+
+/* ---- kernels (kernel.c) */
+struct rs_kernel {
+    char *name;
+    VkPipeline pipeline;
+};
+
+typedef struct rs_kernel_cache {
+    pthread_mutex_t lock;
+    rs_map by_key;          /* hash of (source, defines) -> rs_kernel */
+    void *compiler;         /* shaderc_compiler_t, created on first compile */
+    VkPipelineCache pipeline_cache;
+    uint64_t created_since_save;
+    rs_cache_stats stats;
+} rs_kernel_cache;
+
+rs_status rs_kernels_init(rs_device *dev);
+void rs_kernels_destroy(rs_device *dev);
+/* The cache directory is reread from the environment after this. */
+void rs_kernels_forget_dir(void);
+
+/* ---- the device (context.c) */
+#define RS_MAX_ERROR_SITES 4096
+
+struct rs_device {
+    int index;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    pthread_mutex_t queue_lock;   /* vkQueueSubmit is externally synchronized */
+    rs_device_info info;
+    VkPhysicalDeviceMemoryProperties memprops;
+    uint32_t device_memory_type;  /* where tensors live */
+    uint32_t host_memory_type;    /* host-visible, coherent: arena, staging */
+    int device_memory_mapped;     /* device_memory_type is host-visible */
+    uint32_t timestamp_valid_bits;
+    VkPipelineLayout layout;      /* shared: push constants only */
+    uint32_t push_size;
+    pthread_mutex_t streams_lock;
+    rs_stream *streams[RS_MAX_STREAMS];
+    rs_allocator alloc;
+    rs_kernel_cache kernels;
+    rs_hostbuf error_flag;
+    pthread_mutex_t sites_lock;
+    char *sites[RS_MAX_ERROR_SITES];
+    uint32_t nsites;
+};
+
+/* Checks and clears the device error flag. */
+rs_status rs_device_check_error(rs_device *dev);
+/* Waits for every stream; no error check. */
+rs_status rs_device_wait_idle(rs_device *dev);
+
+#endif

@@ -1,0 +1,495 @@
+/* Streams: batches of recorded work, submitted on demand.
+ *
+ * A stream records dispatches and copies into its open batch (one command
+ * buffer). The batch is submitted on a host read, a synchronize, an event
+ * that needs it, memory pressure, or when it holds RS_BATCH_LIMIT
+ * dispatches. Each submission signals the stream's timeline semaphore with
+ * the next value; a batch (its command buffer and arena memory) is recycled
+ * once the semaphore passes its value.
+ *
+ * Barriers: within a batch, a dispatch that reads what an earlier one wrote,
+ * or writes what an earlier one touched, gets a memory barrier first
+ * (rs_stream_hazards_locked). Every batch starts with a barrier, which orders
+ * it after all earlier submissions on the queue, and ends with one that makes
+ * its writes visible to the host.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk/internal.h"
+
+#define RS_BATCH_LIMIT 256
+#define RS_ARENA_CHUNK (64 * 1024)
+/* arena chunks larger than this are freed after use, not kept */
+#define RS_ARENA_KEEP (4 * 1024 * 1024)
+
+static const VkPipelineStageFlags kWorkStages =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+static const VkAccessFlags kWorkAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+
+rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
+    rs_stream *s = calloc(1, sizeof *s);
+    if (!s) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    s->dev = dev;
+    s->id = id;
+    pthread_mutex_init(&s->lock, NULL);
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                   .queueFamilyIndex = dev->queue_family};
+    VkResult r = vkCreateCommandPool(dev->device, &pci, NULL, &s->pool);
+    if (r != VK_SUCCESS) {
+        free(s);
+        return rs_vk_error(r, "vkCreateCommandPool");
+    }
+    VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+                                     .initialValue = 0};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
+    r = vkCreateSemaphore(dev->device, &sci, NULL, &s->timeline);
+    if (r != VK_SUCCESS) {
+        vkDestroyCommandPool(dev->device, s->pool, NULL);
+        free(s);
+        return rs_vk_error(r, "vkCreateSemaphore");
+    }
+    *out = s;
+    return RS_OK;
+}
+
+static void chunks_free(rs_device *dev, rs_arena_chunk *c) {
+    while (c) {
+        rs_arena_chunk *n = c->next;
+        rs_hostbuf_destroy(dev, &c->buf);
+        free(c);
+        c = n;
+    }
+}
+
+static void batch_free(rs_device *dev, rs_batch *b) {
+    chunks_free(dev, b->chunks);
+    free(b->waits);
+    free(b);
+}
+
+void rs_stream_destroy(rs_stream *s) {
+    rs_device *dev = s->dev;
+    rs_batch *lists[3] = {s->open, s->inflight_head, s->spare};
+    for (int i = 0; i < 3; i++)
+        for (rs_batch *b = lists[i]; b;) {
+            rs_batch *n = b->next;
+            batch_free(dev, b);
+            b = n;
+        }
+    chunks_free(dev, s->spare_chunks);
+    vkDestroySemaphore(dev->device, s->timeline, NULL);
+    vkDestroyCommandPool(dev->device, s->pool, NULL); /* frees the command buffers */
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+rs_status rs_stream_get(rs_device *dev, int id, rs_stream **out) {
+    if (id < 0 || id >= RS_MAX_STREAMS)
+        return rs_error(RS_ERR_INVALID, "russet: invalid stream id %d (0..%d)", id, RS_MAX_STREAMS - 1);
+    pthread_mutex_lock(&dev->streams_lock);
+    rs_status st = RS_OK;
+    if (!dev->streams[id]) st = rs_stream_create(dev, id, &dev->streams[id]);
+    *out = dev->streams[id];
+    pthread_mutex_unlock(&dev->streams_lock);
+    return st;
+}
+
+int rs_stream_id(rs_stream *s) { return s->id; }
+rs_device *rs_stream_device(rs_stream *s) { return s->dev; }
+
+uint64_t rs_stream_completed(rs_stream *s) {
+    uint64_t v = 0;
+    vkGetSemaphoreCounterValue(s->dev->device, s->timeline, &v);
+    return v;
+}
+
+/* Moves finished batches to the spare list, keeping small arena chunks. */
+static void recycle(rs_stream *s) {
+    if (!s->inflight_head) return;
+    uint64_t done = rs_stream_completed(s);
+    while (s->inflight_head && s->inflight_head->value <= done) {
+        rs_batch *b = s->inflight_head;
+        s->inflight_head = b->next;
+        if (!s->inflight_head) s->inflight_tail = NULL;
+        for (rs_arena_chunk *c = b->chunks; c;) {
+            rs_arena_chunk *n = c->next;
+            if (c->buf.size > RS_ARENA_KEEP) {
+                rs_hostbuf_destroy(s->dev, &c->buf);
+                free(c);
+            } else {
+                c->used = 0;
+                c->next = s->spare_chunks;
+                s->spare_chunks = c;
+            }
+            c = n;
+        }
+        b->chunks = NULL;
+        b->nwaits = 0;
+        b->next = s->spare;
+        s->spare = b;
+    }
+}
+
+static void full_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst, VkAccessFlags dst_access) {
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = src_access,
+                          .dstAccessMask = dst_access};
+    vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
+    if (s->open) {
+        *out = s->open;
+        return RS_OK;
+    }
+    recycle(s);
+    rs_batch *b = s->spare;
+    if (b) {
+        s->spare = b->next;
+        vkResetCommandBuffer(b->cmd, 0);
+    } else {
+        b = calloc(1, sizeof *b);
+        if (!b) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+        VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = s->pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        VkResult r = vkAllocateCommandBuffers(s->dev->device, &ai, &b->cmd);
+        if (r != VK_SUCCESS) {
+            free(b);
+            return rs_vk_error(r, "vkAllocateCommandBuffers");
+        }
+    }
+    b->next = NULL;
+    b->dispatches = 0;
+    b->bound = VK_NULL_HANDLE;
+    b->value = s->submitted + 1;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VkResult r = vkBeginCommandBuffer(b->cmd, &bi);
+    if (r != VK_SUCCESS) {
+        b->next = s->spare;
+        s->spare = b;
+        return rs_vk_error(r, "vkBeginCommandBuffer");
+    }
+    /* order after everything submitted before, and after host writes */
+    full_barrier(b->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                 kWorkAccess | VK_ACCESS_HOST_WRITE_BIT, kWorkStages, kWorkAccess);
+    s->nhazards = 0;
+    s->open = b;
+    *out = b;
+    return RS_OK;
+}
+
+rs_status rs_stream_flush_locked(rs_stream *s) {
+    rs_batch *b = s->open;
+    if (!b) return RS_OK;
+    rs_device *dev = s->dev;
+    full_barrier(b->cmd, kWorkStages, kWorkAccess, VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
+    VkResult r = vkEndCommandBuffer(b->cmd);
+    if (r != VK_SUCCESS) return rs_vk_error(r, "vkEndCommandBuffer");
+
+    VkSemaphore wait_sems[64];
+    uint64_t wait_vals[64];
+    VkPipelineStageFlags wait_stages[64];
+    uint32_t nw = b->nwaits < 64 ? b->nwaits : 64;
+    for (uint32_t i = 0; i < nw; i++) {
+        wait_sems[i] = b->waits[i].semaphore;
+        wait_vals[i] = b->waits[i].value;
+        wait_stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    VkTimelineSemaphoreSubmitInfo tsi = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .waitSemaphoreValueCount = nw,
+                                         .pWaitSemaphoreValues = wait_vals,
+                                         .signalSemaphoreValueCount = 1,
+                                         .pSignalSemaphoreValues = &b->value};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = &tsi,
+                       .waitSemaphoreCount = nw,
+                       .pWaitSemaphores = wait_sems,
+                       .pWaitDstStageMask = wait_stages,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &b->cmd,
+                       .signalSemaphoreCount = 1,
+                       .pSignalSemaphores = &s->timeline};
+    pthread_mutex_lock(&dev->queue_lock);
+    r = vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE);
+    pthread_mutex_unlock(&dev->queue_lock);
+    if (r != VK_SUCCESS) return rs_vk_error(r, "vkQueueSubmit");
+    s->open = NULL;
+    s->submitted = b->value;
+    s->submits++;
+    if (s->inflight_tail) s->inflight_tail->next = b;
+    else s->inflight_head = b;
+    s->inflight_tail = b;
+    return RS_OK;
+}
+
+rs_status rs_stream_wait_value(rs_stream *s, uint64_t value) {
+    if (value == 0) return RS_OK;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                              .semaphoreCount = 1,
+                              .pSemaphores = &s->timeline,
+                              .pValues = &value};
+    VkResult r = vkWaitSemaphores(s->dev->device, &wi, UINT64_MAX);
+    if (r != VK_SUCCESS) return rs_vk_error(r, "vkWaitSemaphores");
+    return RS_OK;
+}
+
+rs_status rs_stream_flush(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    rs_status st = rs_stream_flush_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+rs_status rs_stream_synchronize(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    rs_status st = rs_stream_flush_locked(s);
+    uint64_t v = s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    if (!st) st = rs_stream_wait_value(s, v);
+    if (!st) {
+        pthread_mutex_lock(&s->lock);
+        recycle(s);
+        pthread_mutex_unlock(&s->lock);
+        st = rs_device_check_error(s->dev);
+    }
+    return st;
+}
+
+int rs_stream_query(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    rs_status st = rs_stream_flush_locked(s);
+    uint64_t v = s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    if (st) return -1;
+    return rs_stream_completed(s) >= v;
+}
+
+uint64_t rs_stream_pending_dispatches(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t n = s->open ? s->open->dispatches : 0;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+uint64_t rs_stream_submit_count(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t n = s->submits;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+/* ---- hazards */
+
+static int overlaps(const rs_range *r, uint64_t lo, uint64_t hi) { return r->lo < hi && lo < r->hi; }
+
+void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n) {
+    int need = 0;
+    for (int i = 0; i < n && !need; i++) {
+        uint64_t lo = acc[i].address, hi = acc[i].address + acc[i].size;
+        for (int j = 0; j < s->nhazards; j++)
+            if (overlaps(&s->hazards[j], lo, hi) && (acc[i].write || s->hazards[j].write)) {
+                need = 1;
+                break;
+            }
+    }
+    if (need || s->nhazards + n > RS_HAZARD_SLOTS) {
+        full_barrier(s->open->cmd, kWorkStages, kWorkAccess, kWorkStages, kWorkAccess);
+        s->nhazards = 0;
+        s->barriers++;
+    }
+    for (int i = 0; i < n && s->nhazards < RS_HAZARD_SLOTS; i++)
+        s->hazards[s->nhazards++] =
+            (rs_range){acc[i].address, acc[i].address + acc[i].size, acc[i].write};
+}
+
+/* ---- the argument arena */
+
+static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chunk **out,
+                            uint64_t *offset) {
+    size = (size + 15) & ~(size_t)15;
+    rs_arena_chunk *c = b->chunks;
+    if (!c || c->used + size > c->buf.size) {
+        c = NULL;
+        if (size <= RS_ARENA_CHUNK && s->spare_chunks) {
+            c = s->spare_chunks;
+            s->spare_chunks = c->next;
+        } else {
+            c = calloc(1, sizeof *c);
+            if (!c) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+            uint64_t cap = size > RS_ARENA_CHUNK ? size : RS_ARENA_CHUNK;
+            rs_status st = rs_hostbuf_create(s->dev, cap, &c->buf);
+            if (st) {
+                free(c);
+                return st;
+            }
+        }
+        c->used = 0;
+        c->next = b->chunks;
+        b->chunks = c;
+    }
+    *offset = c->used;
+    c->used += size;
+    *out = c;
+    return RS_OK;
+}
+
+rs_status rs_stream_arena(rs_stream *s, size_t size, void **host, uint64_t *address) {
+    pthread_mutex_lock(&s->lock);
+    rs_batch *b;
+    rs_status st = rs_stream_open_locked(s, &b);
+    rs_arena_chunk *c = NULL;
+    uint64_t off = 0;
+    if (!st) st = arena_take(s, b, size, &c, &off);
+    if (!st) {
+        *host = (char *)c->buf.host + off;
+        *address = c->buf.address + off;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+/* ---- dispatch */
+
+rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], const void *push,
+                      uint32_t push_size, const rs_access *accesses, int n_accesses) {
+    rs_device *dev = s->dev;
+    if (push_size > dev->push_size)
+        return rs_error(RS_ERR_INVALID, "russet: %s: %u bytes of push constants (limit %u)", k->name,
+                        push_size, dev->push_size);
+    if (!groups[0] || !groups[1] || !groups[2]) return RS_OK;
+    pthread_mutex_lock(&s->lock);
+    rs_batch *b;
+    rs_status st = rs_stream_open_locked(s, &b);
+    if (st) {
+        pthread_mutex_unlock(&s->lock);
+        return st;
+    }
+    rs_stream_hazards_locked(s, accesses, n_accesses);
+    if (b->bound != k->pipeline) {
+        vkCmdBindPipeline(b->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+        b->bound = k->pipeline;
+    }
+    if (push_size) vkCmdPushConstants(b->cmd, dev->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    vkCmdDispatch(b->cmd, groups[0], groups[1], groups[2]);
+    b->dispatches++;
+    s->total_dispatches++;
+    if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+/* ---- copies between host and device */
+
+/* The segment's buffer and offset for [address, address + size). */
+static rs_status resolve(rs_device *dev, uint64_t address, uint64_t size, VkBuffer *buf,
+                         uint64_t *offset, void **host) {
+    rs_segment *seg = rs_segment_find(dev, address);
+    if (!seg || address + size > seg->address + seg->size)
+        return rs_error(RS_ERR_INVALID, "russet: address 0x%llx (+%llu bytes) is not russet memory",
+                        (unsigned long long)address, (unsigned long long)size);
+    *buf = seg->buffer;
+    *offset = address - seg->address;
+    *host = seg->host ? (char *)seg->host + *offset : NULL;
+    return RS_OK;
+}
+
+/* 1 if nothing recorded on s is unfinished. */
+static int idle_locked(rs_stream *s) {
+    return !s->open && rs_stream_completed(s) >= s->submitted;
+}
+
+rs_status rs_memcpy_htod(rs_stream *s, uint64_t dst, const void *src, uint64_t size) {
+    if (!size) return RS_OK;
+    VkBuffer buf;
+    uint64_t off;
+    void *host;
+    rs_status st = resolve(s->dev, dst, size, &buf, &off, &host);
+    if (st) return st;
+    pthread_mutex_lock(&s->lock);
+    if (host && idle_locked(s)) {
+        /* unified memory and nothing in flight on this stream: write directly */
+        memcpy(host, src, size);
+        pthread_mutex_unlock(&s->lock);
+        return RS_OK;
+    }
+    /* stage through the arena, copy on the GPU in stream order */
+    rs_batch *b;
+    rs_arena_chunk *c;
+    uint64_t coff;
+    if ((st = rs_stream_open_locked(s, &b)) || (st = arena_take(s, b, size, &c, &coff))) {
+        pthread_mutex_unlock(&s->lock);
+        return st;
+    }
+    memcpy((char *)c->buf.host + coff, src, size);
+    rs_access acc = {dst, size, 1};
+    rs_stream_hazards_locked(s, &acc, 1);
+    VkBufferCopy region = {coff, off, size};
+    vkCmdCopyBuffer(b->cmd, c->buf.buffer, buf, 1, &region);
+    b->dispatches++;
+    if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+rs_status rs_memcpy_dtoh(rs_stream *s, void *dst, uint64_t src, uint64_t size) {
+    if (!size) return RS_OK;
+    VkBuffer buf;
+    uint64_t off;
+    void *host;
+    rs_status st = resolve(s->dev, src, size, &buf, &off, &host);
+    if (st) return st;
+    if (host) {
+        if ((st = rs_stream_synchronize(s))) return st;
+        memcpy(dst, host, size);
+        return RS_OK;
+    }
+    /* device-only memory: copy into a staging buffer, then wait */
+    rs_hostbuf staging;
+    if ((st = rs_hostbuf_create(s->dev, size, &staging))) return st;
+    pthread_mutex_lock(&s->lock);
+    rs_batch *b;
+    if (!(st = rs_stream_open_locked(s, &b))) {
+        rs_access acc = {src, size, 0};
+        rs_stream_hazards_locked(s, &acc, 1);
+        VkBufferCopy region = {off, 0, size};
+        vkCmdCopyBuffer(b->cmd, buf, staging.buffer, 1, &region);
+        b->dispatches++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!st) st = rs_stream_synchronize(s);
+    if (!st) memcpy(dst, staging.host, size);
+    rs_hostbuf_destroy(s->dev, &staging);
+    return st;
+}
+
+rs_status rs_memcpy_dtod(rs_stream *s, uint64_t dst, uint64_t src, uint64_t size) {
+    if (!size) return RS_OK;
+    VkBuffer dbuf, sbuf;
+    uint64_t doff, soff;
+    void *h;
+    rs_status st;
+    if ((st = resolve(s->dev, dst, size, &dbuf, &doff, &h)) ||
+        (st = resolve(s->dev, src, size, &sbuf, &soff, &h)))
+        return st;
+    pthread_mutex_lock(&s->lock);
+    rs_batch *b;
+    if (!(st = rs_stream_open_locked(s, &b))) {
+        rs_access acc[2] = {{src, size, 0}, {dst, size, 1}};
+        rs_stream_hazards_locked(s, acc, 2);
+        VkBufferCopy region = {soff, doff, size};
+        vkCmdCopyBuffer(b->cmd, sbuf, dbuf, 1, &region);
+        b->dispatches++;
+        if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
