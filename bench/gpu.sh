@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs the russet benchmarks on the lent NVIDIA H200 (the `device` tool), with
+# PyTorch CUDA measured in the same run: see ../../shared/GPU.md.
+#
+# Once, on your own machine, in the repo root (GPU.md, "Once"):
+#     apt-get update
+#     mkdir -p .gpu/gl .gpu/dev
+#     (cd .gpu/gl  && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+#     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc)
+# (.gpu/ is git-ignored.) Then run this script through the device tool with
+#     carry: [".gpu"]      command: bash bench/gpu.sh [bench/run.py arguments]
+#
+# It unpacks the Vulkan loader and the shader compiler there, builds
+# _russet.so against the image's python3 + torch 2.11 (a build made here would
+# not load there), checks a copy against CPU, and runs bench/run.py, which
+# prints russet beside torch CPU and torch CUDA. Results also go to
+# $OUT/bench-gpu.json when $OUT is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! ls .gpu/gl/*.deb >/dev/null 2>&1 || ! ls .gpu/dev/*.deb >/dev/null 2>&1; then
+    echo "bench/gpu.sh: .gpu/gl and .gpu/dev must hold the .deb files (see the top of this script)" >&2
+    exit 1
+fi
+
+# ---- the Vulkan runtime (GL packages into /, since NVIDIA's Vulkan driver
+# loads through libglvnd) and the development packages (into /tmp/sys: unpacking
+# them into / can break the image)
+for f in .gpu/gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+mkdir -p /tmp/sys
+for f in .gpu/dev/*.deb; do dpkg -x "$f" /tmp/sys; done
+ln -sf /usr/lib/x86_64-linux-gnu/libvulkan.so.1 /tmp/sys/usr/lib/x86_64-linux-gnu/libvulkan.so
+export LD_LIBRARY_PATH=/usr/local/nvidia/lib:/tmp/sys/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export CPATH=/tmp/sys/usr/include
+export LIBRARY_PATH=/tmp/sys/usr/lib/x86_64-linux-gnu
+export PATH=/tmp/sys/usr/bin:$PATH
+# the image's python3 holds torch 2.11 with CUDA; no venv there
+PY=python3
+export RUSSET_CACHE_DIR=${RUSSET_CACHE_DIR:-/tmp/russet-cache}
+export RUSSET_PROFILE=${RUSSET_PROFILE:-native}
+export RUSSET_HOST_OPS=${RUSSET_HOST_OPS:-allow}
+
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+$PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
+
+# ---- build _russet.so against this torch. Call the library target directly:
+# `make build` would run scripts/setup.sh (apt-get, .venv), which cannot work
+# there. A stale build/ from another machine must not be reused.
+echo "== build"
+rm -rf build python/russet/_russet.so
+t0=$(date +%s)
+make --no-print-directory -j"$(nproc)" PY="$PY" python/russet/_russet.so >/tmp/russet-build.log 2>&1 || {
+    tail -50 /tmp/russet-build.log; echo "bench/gpu.sh: build failed" >&2; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+
+# ---- a correctness check on fresh random data before any timing
+echo "== check"
+PYTHONPATH=python $PY - <<'EOF'
+import torch, russet
+assert torch.russet.is_available(), "russet sees no Vulkan device"
+p = torch.russet.get_device_properties()
+print(f"russet: {p.name} | {p.driver} | profile {p.profile} | fp64 {bool(p.has_fp64)} | "
+      f"subgroup {p.subgroup_size} | unified {bool(p.unified_memory)}")
+x = torch.randn(1 << 20)
+for dt in (torch.float32, torch.float16, torch.bfloat16, torch.int32):
+    d = x.to("russet").to(dt)
+    assert torch.equal(d.cpu(), x.to(dt)), dt
+t = torch.empty(4096, device="russet"); t.fill_(3.0)
+assert bool((t.cpu() == 3).all())
+print("check: copies, casts and fill match CPU")
+EOF
+
+# ---- the benchmark, russet beside torch CPU and torch CUDA
+echo "== bench"
+json_args=()
+if [ -n "${OUT:-}" ]; then json_args=(--json "$OUT/bench-gpu.json"); fi
+PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}" "$@"

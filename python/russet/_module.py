@@ -1,0 +1,517 @@
+"""torch.russet: the device module of the russet backend.
+
+Registered by `import russet` as `torch.russet`. Its public names are exactly
+those of the foundation issue (tests/python/test_device.py checks them);
+everything else here is private, imports included.
+"""
+
+import collections as _collections
+import ctypes as _ctypes
+import threading as _threading
+
+import torch as _torch
+
+from . import _lib
+
+_BACKEND = "russet"
+# c10::DeviceType::PrivateUse1 (torch.Stream wants the integer).
+_DEVICE_TYPE = int(getattr(_torch._C._autograd.DeviceType, "PrivateUse1", 20))
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _is_in_bad_fork():
+    # torch.random._seed_custom_device needs this name to seed russet.
+    return False
+
+
+def _lazy_init():
+    pass
+
+
+def _index(device=None, optional=True):
+    """Device index from None (current), an int, "russet[:i]" or a torch.device."""
+    if device is None:
+        if optional:
+            return current_device()
+        raise RuntimeError("Invalid device: None")
+    if isinstance(device, str):
+        try:
+            device = _torch.device(device)
+        except RuntimeError as e:
+            raise ValueError(f"Invalid device string {device!r}: {e}") from None
+    if isinstance(device, _torch.device):
+        if device.type != _BACKEND:
+            raise ValueError(f"Expected a russet device, but got: {device}")
+        if device.index is None:
+            return current_device() if optional else 0
+        idx = device.index
+    elif isinstance(device, bool) or not isinstance(device, int):
+        raise ValueError(f"Expected an int, a str or a torch.device for a russet device, got {device!r}")
+    else:
+        idx = device
+    n = device_count()
+    if idx < 0 or idx >= n:
+        raise RuntimeError(
+            f"Invalid device id {idx}: russet has {n} device{'s' if n != 1 else ''}"
+            + ("" if n else " (no Vulkan device found: see README.md, Troubleshooting)")
+        )
+    return idx
+
+
+def _require_device():
+    if device_count() == 0:
+        raise RuntimeError(
+            "russet: no Vulkan device found: " + _lib.last_error()
+            + " (see README.md, Troubleshooting)"
+        )
+
+
+# ------------------------------------------------------------------ devices
+
+
+def is_available():
+    """True if russet has at least one Vulkan device."""
+    return device_count() > 0
+
+
+def device_count():
+    """Number of russet devices (0 when there is no Vulkan device)."""
+    return int(_lib.lib().russet_device_count())
+
+
+def current_device():
+    """Index of the current russet device of this thread."""
+    return _lib.check(_lib.lib().russet_current_device())
+
+
+def set_device(device):
+    """Selects the current russet device (int, "russet:i" or torch.device)."""
+    idx = _index(device, optional=False)
+    _lib.check(_lib.lib().russet_set_device(idx))
+
+
+class device:
+    """Context manager that changes the current russet device.
+
+    `device` is an index, "russet:i", a torch.device, or None / a negative
+    index (then it changes nothing), as torch.cuda.device.
+    """
+
+    def __init__(self, device):
+        if device is None or (isinstance(device, int) and not isinstance(device, bool) and device < 0):
+            self.idx = -1
+        else:
+            self.idx = _index(device, optional=True)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx < 0:
+            return self
+        self.prev_idx = current_device()
+        if self.prev_idx != self.idx:
+            set_device(self.idx)
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+def synchronize(device=None):
+    """Waits for all work on all streams of the device (default: current)."""
+    _lib.check(_lib.lib().russet_synchronize(_index(device)))
+
+
+class _Features:
+    """The device's effective features (the device's, masked by the profile)."""
+
+    def __init__(self, d):
+        self._names = list(d)
+        for k, v in d.items():
+            setattr(self, k, v)
+
+    def _asdict(self):
+        return {k: getattr(self, k) for k in self._names}
+
+    def __repr__(self):
+        return "_Features(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self._names) + ")"
+
+
+class _DeviceProperties:
+    """What get_device_properties returns. The features are under
+    `.features` and, for convenience, also attributes of the object itself
+    (props.has_fp64 == props.features.has_fp64)."""
+
+    def __init__(self, info):
+        self._info = info
+        self.name = info.get("name", "")
+        self.driver = info.get("driver", "")
+        self.vendor = info.get("vendor", "")
+        self.vendor_id = info.get("vendor_id", 0)
+        self.device_id = info.get("device_id", 0)
+        self.api_version = info.get("api_version", "")
+        self.is_cpu = bool(info.get("is_cpu", False))
+        self.total_memory = int(info.get("total_memory", 0))
+        self.profile = info.get("profile", "")
+        self.features = _Features(info.get("features", {}))
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: fall back to the features.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        feats = self.__dict__.get("features")
+        if feats is not None and name in feats._names:
+            return getattr(feats, name)
+        raise AttributeError(f"'_DeviceProperties' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return (
+            f"_DeviceProperties(name={self.name!r}, driver={self.driver!r}, vendor={self.vendor!r}, "
+            f"profile={self.profile!r}, total_memory={self.total_memory // (1024 * 1024)}MB, "
+            f"has_fp64={getattr(self.features, 'has_fp64', None)}, "
+            f"subgroup_size={getattr(self.features, 'subgroup_size', None)})"
+        )
+
+
+def _info(device=None):
+    """The full device report (a dict, as russet_info_json gives it)."""
+    idx = _index(device)
+    return _lib.call_json(_lib.lib().russet_info_json, idx)
+
+
+def get_device_name(device=None):
+    """Name of the Vulkan device."""
+    return _info(device)["name"]
+
+
+def get_device_properties(device=None):
+    """Name, driver, vendor, total_memory, profile and features of the device."""
+    return _DeviceProperties(_info(device))
+
+
+# ------------------------------------------------------------------ random
+
+_U64 = (1 << 64) - 1
+
+
+def manual_seed(seed):
+    """Seeds the current russet device's generator."""
+    seed = int(seed) & _U64
+    if device_count() == 0:
+        return
+    _lib.check(_lib.lib().russet_manual_seed(current_device(), seed))
+
+
+def manual_seed_all(seed):
+    """Seeds every russet device's generator (torch.manual_seed calls this)."""
+    seed = int(seed) & _U64
+    for i in range(device_count()):
+        _lib.check(_lib.lib().russet_manual_seed(i, seed))
+
+
+def seed():
+    """Seeds the current device from a non-deterministic source; returns the seed."""
+    _require_device()
+    return int(_lib.lib().russet_seed(current_device()))
+
+
+def initial_seed():
+    """The current device's seed."""
+    _require_device()
+    return int(_lib.lib().russet_initial_seed(current_device()))
+
+
+def get_rng_state(device="russet"):
+    """The generator state (seed, offset: 16 little-endian bytes) as a CPU ByteTensor."""
+    idx = _index(device)
+    buf = (_ctypes.c_uint8 * 64)()
+    n = _lib.check(_lib.lib().russet_get_rng_state(idx, buf, len(buf)))
+    return _torch.tensor(list(buf[:n]), dtype=_torch.uint8)
+
+
+def set_rng_state(new_state, device="russet"):
+    """Restores a state from get_rng_state."""
+    idx = _index(device)
+    if not isinstance(new_state, _torch.Tensor) or new_state.dtype != _torch.uint8:
+        raise TypeError("set_rng_state expects a torch.ByteTensor (from get_rng_state)")
+    data = bytes(new_state.detach().cpu().contiguous().tolist())
+    buf = (_ctypes.c_uint8 * max(len(data), 1)).from_buffer_copy(data or b"\0")
+    _lib.check(_lib.lib().russet_set_rng_state(idx, buf, len(data)))
+
+
+# ------------------------------------------------------------------ memory
+
+
+def _raw_memory_stats(device=None):
+    return _lib.call_json(_lib.lib().russet_memory_stats_json, _index(device))
+
+
+def memory_stats(device=None):
+    """Allocator statistics, with torch.cuda.memory_stats' key names where they apply."""
+    s = _raw_memory_stats(device)
+    out = {
+        "allocated_bytes.all.current": s["allocated_bytes"],
+        "allocated_bytes.all.peak": s["peak_allocated_bytes"],
+        "reserved_bytes.all.current": s["reserved_bytes"],
+        "reserved_bytes.all.peak": s["peak_reserved_bytes"],
+        "requested_bytes.all.current": s["requested_bytes"],
+        "active.all.current": s["active_blocks"],
+        "allocation.all.current": s["active_blocks"],
+        "allocation.all.allocated": s["alloc_count"],
+        "allocation.all.freed": s["free_count"],
+        "segment.all.current": s["segments"],
+        "segment.all.allocated": s["segment_alloc_count"],
+        "segment.all.freed": s["segment_free_count"],
+        "num_alloc_retries": s["num_alloc_retries"],
+        "num_ooms": s["num_ooms"],
+    }
+    return _collections.OrderedDict(sorted(out.items()))
+
+
+def memory_allocated(device=None):
+    """Bytes held by live tensors on the device."""
+    return int(_raw_memory_stats(device)["allocated_bytes"])
+
+
+def max_memory_allocated(device=None):
+    """Peak of memory_allocated since start or reset_peak_memory_stats."""
+    return int(_raw_memory_stats(device)["peak_allocated_bytes"])
+
+
+def memory_reserved(device=None):
+    """Bytes of device memory the caching allocator holds."""
+    return int(_raw_memory_stats(device)["reserved_bytes"])
+
+
+def max_memory_reserved(device=None):
+    """Peak of memory_reserved since start or reset_peak_memory_stats."""
+    return int(_raw_memory_stats(device)["peak_reserved_bytes"])
+
+
+def reset_peak_memory_stats(device=None):
+    _lib.check(_lib.lib().russet_reset_peak_memory_stats(_index(device)))
+
+
+def empty_cache():
+    """Returns the cached, unused memory of the current device to Vulkan."""
+    if device_count() == 0:
+        return
+    _lib.check(_lib.lib().russet_empty_cache(current_device()))
+
+
+def memory_snapshot(device=None):
+    """The allocator's segments and their blocks, shaped like torch.cuda.memory_snapshot()."""
+    idx = _index(device)
+    blocks = _lib.call_json(_lib.lib().russet_memory_snapshot_json, idx)
+    segments = {}
+    for b in blocks:
+        seg = segments.get(b["segment_address"])
+        if seg is None:
+            seg = segments[b["segment_address"]] = {
+                "device": idx,
+                "address": b["segment_address"],
+                "total_size": b["segment_size"],
+                "allocated_size": 0,
+                "active_size": 0,
+                "stream": b.get("stream_id", 0),
+                "segment_type": "large",
+                "blocks": [],
+            }
+        state = "active_allocated" if b["allocated"] else "inactive"
+        if b["allocated"]:
+            seg["allocated_size"] += b["size"]
+            seg["active_size"] += b["size"]
+        seg["blocks"].append({"address": b["address"], "size": b["size"], "state": state})
+    out = sorted(segments.values(), key=lambda s: s["address"])
+    for s in out:
+        s["blocks"].sort(key=lambda b: b["address"])
+    return out
+
+
+# ------------------------------------------------------------------ streams and events
+
+
+class Stream(_torch.Stream):
+    """A russet stream: an ordered queue of work on one device.
+
+    Stream(device=None, priority=0) takes a stream from the device's pool;
+    Stream(stream_id=..., device_index=..., device_type=...) wraps an
+    existing one. Work issued inside `with stream:` (or `torch.russet.stream`)
+    goes to it.
+    """
+
+    def __new__(cls, device=None, priority=0, **kwargs):
+        if "stream_id" in kwargs:
+            idx = kwargs.get("device_index")
+            idx = current_device() if idx is None else idx
+            return super().__new__(
+                cls,
+                stream_id=int(kwargs["stream_id"]),
+                device_index=int(idx),
+                device_type=int(kwargs.get("device_type", _DEVICE_TYPE)),
+                priority=priority,
+            )
+        if kwargs:
+            raise TypeError(f"Stream() got unexpected arguments {sorted(kwargs)}")
+        idx = _index(device)
+        sid = _lib.check(_lib.lib().russet_new_stream_id(idx))
+        return super().__new__(
+            cls, stream_id=sid, device_index=idx, device_type=_DEVICE_TYPE, priority=priority
+        )
+
+    def query(self):
+        """True if all work issued to the stream has finished."""
+        rc = _lib.lib().russet_stream_query(self.device_index, self.stream_id)
+        _lib.check(rc)
+        return rc == 1
+
+    def synchronize(self):
+        """Waits for all work issued to the stream."""
+        _lib.check(_lib.lib().russet_stream_synchronize(self.device_index, self.stream_id))
+
+    def wait_event(self, event):
+        """Work issued to this stream later waits for `event`."""
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        """Work issued to this stream later waits for the work issued to `stream` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        """Records `event` (a new Event if None) on this stream and returns it."""
+        if event is None:
+            event = Event()
+        event.record(self)
+        return event
+
+    def __enter__(self):
+        self._ctx = stream(self)
+        self._ctx.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        ctx = self.__dict__.pop("_ctx", None)
+        if ctx is not None:
+            ctx.__exit__(exc_type, exc_value, tb)
+        return False
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, _torch.Stream)
+            and self.stream_id == other.stream_id
+            and self.device_index == other.device_index
+            and self.device_type == other.device_type
+        )
+
+    def __hash__(self):
+        return hash((self.stream_id, self.device_index, self.device_type))
+
+    def __repr__(self):
+        return f"torch.russet.Stream(device=russet:{self.device_index}, stream_id={self.stream_id})"
+
+
+class Event(_torch.Event):
+    """A russet event: a marker in a stream, for ordering and timing.
+
+    Event(enable_timing=False, blocking=False, interprocess=False);
+    record(stream=None), wait(stream=None), query(), synchronize(),
+    elapsed_time(end) in milliseconds (both events need enable_timing).
+    """
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
+        _require_device()
+        return super().__new__(
+            cls,
+            device=_torch.device(_BACKEND, current_device()),
+            enable_timing=enable_timing,
+            blocking=blocking,
+            interprocess=interprocess,
+        )
+
+    def record(self, stream=None):
+        if stream is None:
+            stream = current_stream()
+        super().record(stream)
+
+    def wait(self, stream=None):
+        if stream is None:
+            stream = current_stream()
+        super().wait(stream)
+
+    def __repr__(self):
+        return f"torch.russet.Event(device={self.device})"
+
+
+def current_stream(device=None):
+    """The current stream of this thread on the device (default: current)."""
+    idx = _index(device)
+    sid = _lib.check(_lib.lib().russet_current_stream_id(idx))
+    return Stream(stream_id=sid, device_index=idx, device_type=_DEVICE_TYPE)
+
+
+_stream_tls = _threading.local()
+
+
+class stream:
+    """Context manager that makes `s` the current stream (and its device the
+    current device) of this thread; None changes nothing."""
+
+    def __init__(self, s):
+        self.stream = s
+        self.prev_device = -1
+        self.prev_streams = None
+
+    def __enter__(self):
+        s = self.stream
+        if s is None:
+            return s
+        if not isinstance(s, _torch.Stream) or s.device_type != _DEVICE_TYPE:
+            raise ValueError(f"torch.russet.stream expects a russet stream, got {s!r}")
+        lib = _lib.lib()
+        self.prev_device = current_device()
+        idx = int(s.device_index)
+        # Remember the current stream of both devices, as torch.cuda.stream does.
+        self.prev_streams = [(self.prev_device, _lib.check(lib.russet_current_stream_id(self.prev_device)))]
+        if idx != self.prev_device:
+            self.prev_streams.append((idx, _lib.check(lib.russet_current_stream_id(idx))))
+            set_device(idx)
+        _lib.check(lib.russet_set_stream(idx, int(s.stream_id)))
+        return s
+
+    def __exit__(self, exc_type, exc_value, tb):
+        if self.stream is None or self.prev_streams is None:
+            return False
+        lib = _lib.lib()
+        for dev, sid in reversed(self.prev_streams):
+            _lib.check(lib.russet_set_stream(dev, sid))
+        if current_device() != self.prev_device:
+            set_device(self.prev_device)
+        self.prev_streams = None
+        return False
+
+
+# ------------------------------------------------------------------ host execution
+
+
+def host_op_counts():
+    """How many times each op ran through host execution: {"aten::mm": 3, ...}."""
+    return dict(_lib.call_json(_lib.lib().russet_host_ops_json))
+
+
+def reset_host_op_counts():
+    """Sets every host-execution count back to zero."""
+    _lib.lib().russet_host_ops_reset()
+
+
+__all__ = [
+    "is_available", "device_count", "current_device", "set_device", "device", "synchronize",
+    "get_device_name", "get_device_properties",
+    "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
+    "Stream", "Event", "current_stream", "stream",
+    "host_op_counts", "reset_host_op_counts",
+]

@@ -1,0 +1,49 @@
+"""pytest setup for russet: the apple profile by default, host execution allowed.
+
+Both variables are read when the native library starts, so they are set here,
+before russet is imported.
+"""
+
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("RUSSET_PROFILE", "apple")
+os.environ.setdefault("RUSSET_HOST_OPS", "allow")
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON_DIR = os.path.join(REPO, "python")
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import russet  # noqa: E402,F401
+
+DEVICE = "russet"
+
+
+def pytest_report_header(config):
+    try:
+        p = torch.russet.get_device_properties(0)
+        return f"russet: {p.name} | {p.driver} | profile={p.profile}"
+    except Exception as e:  # noqa: BLE001
+        return f"russet: no device ({e})"
+
+
+def run_python(code, env=None, timeout=300):
+    """Runs `code` in a fresh interpreter (for settings read at start-up)."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + full_env.get("PYTHONPATH", "")
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _require_device():
+    if not torch.russet.is_available():
+        pytest.fail("russet has no Vulkan device: install mesa-vulkan-drivers (README.md)")

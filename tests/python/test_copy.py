@@ -1,0 +1,266 @@
+"""Copies and casts: host->device, device->host, device->device.
+
+Every result is compared bit for bit with PyTorch CPU's own cast of the same
+data. The values (small powers of two, and a few signed fractions for the
+float pairs) are exactly representable in every dtype involved, so there is
+no rounding-mode question: any difference is a bug.
+"""
+
+import warnings
+
+import pytest
+import torch
+
+D = "russet"
+
+DTYPES = [
+    torch.bool, torch.uint8, torch.uint16, torch.uint32, torch.uint64,
+    torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.float16, torch.bfloat16, torch.float32, torch.float64,
+    torch.complex32, torch.complex64, torch.complex128,
+    torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz,
+    torch.float8_e8m0fnu,
+]
+FLOATISH = {
+    torch.float16, torch.bfloat16, torch.float32, torch.float64,
+    torch.complex32, torch.complex64, torch.complex128,
+    torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz,
+}
+PAIRS = [(a, b) for a in DTYPES for b in DTYPES]
+
+
+def name(dt):
+    return str(dt).replace("torch.", "")
+
+
+def base_values(src, dst):
+    # float8_e8m0fnu has no zero and no sign: powers of two only.
+    if torch.float8_e8m0fnu in (src, dst):
+        vals = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 1.0, 2.0]
+    else:
+        vals = [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 0.0, 1.0]
+    if src in FLOATISH and dst in FLOATISH:
+        vals += [-1.5, 0.25, 3.0, -0.5, 0.375]
+    return torch.tensor(vals, dtype=torch.float64)
+
+
+def make(values, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return values.to(dtype)
+
+
+def cpu_cast(t, dtype):
+    """CPU's cast, or the exception CPU raises for it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return t.to(dtype), None
+        except Exception as e:  # noqa: BLE001
+            return None, e
+
+
+def as_bytes(t):
+    t = t.contiguous()
+    if t.dtype == torch.bool:
+        t = t.view(torch.uint8)
+    return t.reshape(-1).view(torch.uint8)
+
+
+def assert_same(got, ref):
+    assert got.device.type == "cpu"
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    assert got.shape == ref.shape
+    gb, rb = as_bytes(got), as_bytes(ref)
+    if not torch.equal(gb, rb):
+        raise AssertionError(
+            f"{ref.dtype}: got {got.to(torch.float64) if got.dtype != torch.complex32 else got}"
+            f" expected {ref.to(torch.float64) if ref.dtype != torch.complex32 else ref}"
+        )
+
+
+@pytest.mark.parametrize("src,dst", PAIRS, ids=[f"{name(a)}->{name(b)}" for a, b in PAIRS])
+def test_cast_pair(src, dst):
+    src_cpu = make(base_values(src, dst), src)
+    ref, err = cpu_cast(src_cpu, dst)
+
+    # identity upload / download of the source dtype always works
+    src_dev = src_cpu.to(D)
+    assert src_dev.device.type == D and src_dev.dtype == src
+    assert_same(src_dev.cpu(), src_cpu)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if err is not None:
+            # CPU cannot do this cast: russet must raise too, not invent a result.
+            with pytest.raises(Exception):
+                src_cpu.to(D, dst).cpu()
+            with pytest.raises(Exception):
+                src_dev.to(dst).cpu()
+            return
+        # host -> device, cast on the way
+        assert_same(src_cpu.to(D, dst).cpu(), ref)
+        # device -> host, cast on the way
+        assert_same(src_dev.to("cpu", dst), ref)
+        # device -> device cast
+        out = src_dev.to(dst)
+        assert out.device.type == D and out.dtype == dst
+        assert_same(out.cpu(), ref)
+        # copy_ into an existing device tensor of the other dtype
+        buf = torch.empty(src_cpu.shape, dtype=dst, device=D)
+        buf.copy_(src_dev)
+        assert_same(buf.cpu(), ref)
+
+
+LAYOUT_DTYPES = [torch.float32, torch.int64, torch.float16, torch.bool, torch.uint8,
+                 torch.complex64, torch.bfloat16, torch.float64, torch.int8]
+
+
+def grid(dtype, shape=(5, 6)):
+    n = 1
+    for s in shape:
+        n *= s
+    v = (torch.arange(n, dtype=torch.float64) % 17).reshape(shape)
+    if dtype == torch.bool:
+        v = v % 2
+    return make(v, dtype)
+
+
+@pytest.mark.parametrize("dtype", LAYOUT_DTYPES, ids=name)
+def test_noncontiguous_to_device(dtype):
+    a = grid(dtype)
+    views = {
+        "transposed": a.t(),
+        "sliced": a[1:4, ::2],
+        "expanded": a[:, :1].expand(5, 6),
+        "stepped_rows": a[::2],
+        "negative_offset_slice": a[2:, 3:],
+        "row": a[3],
+    }
+    for label, v in views.items():
+        d = v.to(D)
+        assert d.shape == v.shape, label
+        assert_same(d.cpu(), v.contiguous())
+        # into a contiguous device buffer
+        buf = torch.empty(v.shape, dtype=dtype, device=D)
+        buf.copy_(v)
+        assert_same(buf.cpu(), v.contiguous())
+
+
+@pytest.mark.parametrize("dtype", LAYOUT_DTYPES, ids=name)
+def test_noncontiguous_from_device(dtype):
+    a = grid(dtype)
+    d = a.to(D)
+    views = {
+        "transposed": (d.t(), a.t()),
+        "sliced": (d[1:4, ::2], a[1:4, ::2]),
+        "expanded": (d[:, :1].expand(5, 6), a[:, :1].expand(5, 6)),
+        "offset": (d[2:, 3:], a[2:, 3:]),
+        "select": (d[:, 4], a[:, 4]),
+    }
+    for label, (dv, cv) in views.items():
+        # device view -> host
+        assert_same(dv.cpu(), cv.contiguous())
+        # device view -> device contiguous
+        c = dv.contiguous()
+        assert c.is_contiguous(), label
+        assert_same(c.cpu(), cv.contiguous())
+        # device view -> host buffer that is itself non-contiguous
+        host = torch.zeros(cv.shape[::-1], dtype=dtype).t() if cv.dim() == 2 else torch.zeros(
+            cv.shape, dtype=dtype)
+        host.copy_(dv)
+        assert_same(host, cv.contiguous())
+
+
+@pytest.mark.parametrize("dtype", LAYOUT_DTYPES, ids=name)
+def test_copy_into_device_views(dtype):
+    a = grid(dtype)
+    # contiguous -> non-contiguous device destination (transposed, stepped)
+    dst = torch.zeros(6, 5, dtype=dtype, device=D)
+    dst.t().copy_(a.to(D))
+    assert_same(dst.cpu(), a.t().contiguous())
+    dst2 = torch.zeros(10, 6, dtype=dtype, device=D)
+    dst2[::2].copy_(a.to(D))
+    ref = torch.zeros(10, 6, dtype=dtype)
+    ref[::2] = a
+    assert_same(dst2.cpu(), ref)
+    # host -> device view
+    dst3 = torch.zeros(10, 6, dtype=dtype, device=D)
+    dst3[1::2].copy_(a)
+    ref3 = torch.zeros(10, 6, dtype=dtype)
+    ref3[1::2] = a
+    assert_same(dst3.cpu(), ref3)
+    # broadcasting source
+    row = a[0]
+    dst4 = torch.empty(5, 6, dtype=dtype, device=D)
+    dst4.copy_(row.to(D))
+    assert_same(dst4.cpu(), row.expand(5, 6).contiguous())
+
+
+def test_copy_with_cast_and_views():
+    a = grid(torch.int32)
+    dst = torch.zeros(6, 5, dtype=torch.float16, device=D)
+    dst.t().copy_(a.to(D))
+    assert_same(dst.cpu(), a.t().to(torch.float16).contiguous())
+    dst2 = torch.zeros(5, 6, dtype=torch.float32, device=D)
+    dst2.copy_(a.t().t())
+    assert_same(dst2.cpu(), a.to(torch.float32))
+    x = a.to(D).t().to(torch.float64)
+    assert_same(x.cpu(), a.t().to(torch.float64).contiguous())
+
+
+def test_device_to_device_same_dtype_overlapping_storage():
+    a = torch.arange(20, dtype=torch.float32)
+    d = a.to(D)
+    d[5:15].copy_(d[0:10].clone())
+    ref = torch.arange(20, dtype=torch.float32)
+    ref[5:15] = torch.arange(10, dtype=torch.float32)
+    assert_same(d.cpu(), ref)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.uint8], ids=name)
+def test_non_blocking(dtype):
+    a = grid(dtype, (64, 33))
+    d = a.to(D, non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(d.cpu(), a)
+    back = d.t().to("cpu", non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(back, a.t().contiguous())
+    host = torch.empty_like(a)
+    host.copy_(d, non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(host, a)
+    d2 = torch.empty_like(d)
+    d2.copy_(d, non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(d2.cpu(), a)
+
+
+def test_non_blocking_source_reuse():
+    """The host source may be overwritten after synchronize without changing the device copy,
+    and a copy issued before a later write to the device tensor sees the old data."""
+    a = torch.arange(1000, dtype=torch.float32)
+    d = a.to(D, non_blocking=True)
+    torch.russet.synchronize()
+    a.fill_(-1)
+    assert_same(d.cpu(), torch.arange(1000, dtype=torch.float32))
+    snap = d.clone()
+    d.fill_(5.0)
+    assert_same(snap.cpu(), torch.arange(1000, dtype=torch.float32))
+
+
+def test_large_copy_roundtrip():
+    a = torch.randn(1 << 20)  # 4 MiB
+    d = a.to(D)
+    assert_same(d.cpu(), a)
+    assert_same(d.clone().cpu(), a)
+    assert_same(d.to(torch.float16).cpu(), a.to(torch.float16))
+
+
+def test_zero_size_copies():
+    e = torch.empty(0, 3)
+    assert e.to(D).cpu().shape == (0, 3)
+    z = torch.empty(0, 3, device=D)
+    z.copy_(e)
+    assert z.to(torch.int8).shape == (0, 3)

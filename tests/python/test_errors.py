@@ -1,0 +1,112 @@
+"""Bad input gets a Python exception that reads like PyTorch's, never a crash."""
+
+import pytest
+import torch
+
+from conftest import run_python
+
+D = "russet"
+
+
+def test_bad_device_index_tensor_creation():
+    n = torch.russet.device_count()
+    with pytest.raises(RuntimeError):
+        torch.empty(3, device=f"russet:{n + 5}")
+    with pytest.raises(RuntimeError):
+        torch.zeros(3).to(f"russet:{n}")
+
+
+def test_bad_device_index_module_api():
+    with pytest.raises(RuntimeError, match="Invalid device"):
+        torch.russet.set_device(1000)
+    with pytest.raises(RuntimeError, match="Invalid device"):
+        torch.russet.memory_allocated(1000)
+    with pytest.raises(RuntimeError, match="Invalid device"):
+        torch.russet.synchronize("russet:77")
+    with pytest.raises(RuntimeError, match="Invalid device"):
+        torch.russet.Stream(device=50)
+    with pytest.raises(RuntimeError, match="Invalid device"):
+        torch.russet.get_rng_state(99)
+
+
+def test_cross_device_op_raises():
+    a = torch.ones(3, device=D)
+    b = torch.ones(3)
+    with pytest.raises(RuntimeError, match="device"):
+        torch.mm(a.view(3, 1), b.view(1, 3))
+    with pytest.raises(RuntimeError, match="device"):
+        a + torch.ones(3, 3)
+    with pytest.raises(RuntimeError, match="device"):
+        torch.add(a, b)
+    # still usable afterwards
+    assert (a.cpu() == 1).all()
+
+
+def test_shape_and_dtype_mismatch():
+    a = torch.ones(3, 4, device=D)
+    with pytest.raises(RuntimeError):
+        torch.mm(a, a)
+    with pytest.raises(RuntimeError):
+        a.view(5, 3)
+    with pytest.raises(RuntimeError):
+        a.copy_(torch.ones(5))
+    with pytest.raises(RuntimeError):
+        torch.ones(3, device=D).add_(torch.ones(3, device=D, dtype=torch.complex64))
+
+
+def test_bad_device_strings():
+    with pytest.raises(RuntimeError):
+        torch.device("russet:-3")
+    with pytest.raises(RuntimeError):
+        torch.empty(2, device="russet:abc")
+
+
+def test_item_on_multi_element_raises():
+    with pytest.raises(RuntimeError):
+        torch.ones(3, device=D).item()
+
+
+def test_index_out_of_range_raises():
+    t = torch.arange(5, device=D)
+    with pytest.raises(IndexError):
+        t[10]
+    with pytest.raises((IndexError, RuntimeError)):
+        t[torch.tensor([7], device=D)].cpu()
+    assert t.cpu().tolist() == [0, 1, 2, 3, 4]
+
+
+def test_errors_do_not_crash_the_process():
+    code = (
+        "import torch, russet\n"
+        "a = torch.ones(4, device='russet')\n"
+        "for f in [lambda: a + torch.ones(4), lambda: a.view(3), lambda: torch.empty(2, device='russet:9'),\n"
+        "          lambda: torch.empty(2**45, dtype=torch.uint8, device='russet')]:\n"
+        "    try:\n"
+        "        f()\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__)\n"
+        "print('ALIVE', a.cpu().sum().item())\n"
+    )
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    assert "ALIVE 4.0" in r.stdout
+    assert r.stdout.count("Error") >= 4, r.stdout
+
+
+def test_dtype_the_profile_lacks_is_a_clear_error_when_host_ops_are_off():
+    """Under apple, float64 compute needs host execution; with it switched off
+    the op raises an error that names the problem instead of computing wrongly."""
+    code = (
+        "import torch, russet\n"
+        "a = torch.ones(4, dtype=torch.float64, device='russet')\n"
+        "try:\n"
+        "    (a * 2).cpu()\n"
+        "except RuntimeError as e:\n"
+        "    m = str(e).lower()\n"
+        "    print('RAISED', any(k in m for k in ('float64', 'fp64', 'double', 'host')))\n"
+        "else:\n"
+        "    print('NO_ERROR')\n"
+    )
+    r = run_python(code, env={"RUSSET_HOST_OPS": "error", "RUSSET_PROFILE": "apple"})
+    assert r.returncode == 0, r.stderr
+    assert "RAISED True" in r.stdout, r.stdout + r.stderr

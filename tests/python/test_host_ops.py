@@ -1,0 +1,143 @@
+"""Host execution: ops without a native kernel run PyTorch's CPU kernel on the
+device memory. It is counted, and RUSSET_HOST_OPS=error turns it off."""
+
+import os
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from conftest import run_python
+
+D = "russet"
+
+
+def test_mm_runs_on_host_and_is_counted():
+    torch.russet.reset_host_op_counts()
+    assert sum(torch.russet.host_op_counts().values()) == 0
+    a = torch.randn(5, 7)
+    b = torch.randn(7, 3)
+    out = torch.mm(a.to(D), b.to(D))
+    assert out.device.type == D
+    assert_close(out.cpu(), torch.mm(a, b))
+    counts = torch.russet.host_op_counts()
+    assert counts.get("aten::mm", 0) >= 1, counts
+    torch.mm(a.to(D), b.to(D))
+    assert torch.russet.host_op_counts()["aten::mm"] == counts["aten::mm"] + 1
+    torch.russet.reset_host_op_counts()
+    assert torch.russet.host_op_counts().get("aten::mm", 0) == 0
+
+
+def test_host_op_results_match_cpu():
+    torch.manual_seed(0)
+    a = torch.randn(4, 6)
+    b = torch.randn(4, 6)
+    da, db = a.to(D), b.to(D)
+    assert_close((da + db).cpu(), a + b)
+    assert_close((da * 2 - db).cpu(), a * 2 - b)
+    assert_close(da.sum(1).cpu(), a.sum(1))
+    assert_close(torch.relu(da).cpu(), torch.relu(a))
+    assert_close(da.t().exp().cpu(), a.t().exp())
+    # in-place on a view mutates the base
+    da[:, 1:3].add_(10)
+    a[:, 1:3].add_(10)
+    assert_close(da.cpu(), a)
+    # out= variant
+    out = torch.empty(4, 6, device=D)
+    torch.add(da, db, out=out)
+    assert_close(out.cpu(), a + b)
+
+
+def test_host_op_with_scalar_output_and_indexing():
+    a = torch.arange(10.0)
+    da = a.to(D)
+    assert da.max().item() == 9.0
+    idx = torch.tensor([1, 3, 5])
+    assert_close(da[idx.to(D)].cpu(), a[idx])
+    assert_close(torch.where(da > 4, da, torch.zeros_like(da)).cpu(),
+                 torch.where(a > 4, a, torch.zeros_like(a)))
+
+
+def test_autograd_through_host_ops():
+    torch.manual_seed(1)
+    w = torch.randn(3, 4)
+    x = torch.randn(2, 3)
+    wd = w.to(D).requires_grad_()
+    wc = w.clone().requires_grad_()
+    (x.to(D) @ wd).pow(2).sum().backward()
+    (x @ wc).pow(2).sum().backward()
+    assert wd.grad.device.type == D
+    assert_close(wd.grad.cpu(), wc.grad)
+
+
+def test_fp64_compute_goes_to_host_under_apple():
+    if os.environ.get("RUSSET_PROFILE") != "apple":
+        pytest.skip("apple profile only")
+    assert not torch.russet.get_device_properties().has_fp64
+    a = torch.randn(8, dtype=torch.float64)
+    torch.russet.reset_host_op_counts()
+    out = (a.to(D) * 3 + 1).sin()
+    assert out.dtype == torch.float64
+    assert_close(out.cpu(), (a * 3 + 1).sin(), rtol=0, atol=0)
+    counts = torch.russet.host_op_counts()
+    assert sum(counts.values()) >= 3, counts
+    # complex128 too
+    c = torch.randn(4, dtype=torch.complex128)
+    torch.russet.reset_host_op_counts()
+    assert_close((c.to(D) * c.to(D)).cpu(), c * c, rtol=0, atol=0)
+    assert sum(torch.russet.host_op_counts().values()) >= 1
+    # but float64 copies and fills stay native
+    torch.russet.reset_host_op_counts()
+    z = torch.zeros(4, dtype=torch.float64, device=D)
+    z.fill_(2.5)
+    assert z.cpu().eq(2.5).all()
+    assert sum(torch.russet.host_op_counts().values()) == 0, torch.russet.host_op_counts()
+
+
+def test_native_ops_are_not_counted():
+    torch.russet.reset_host_op_counts()
+    t = torch.zeros(16, device=D)
+    t.fill_(1.0)
+    t.zero_()
+    u = t.clone()
+    u.copy_(torch.ones(16))
+    torch.rand(8, device=D).uniform_()
+    torch.arange(5, device=D)
+    u.view(4, 4).t().contiguous()
+    u.cpu()
+    assert sum(torch.russet.host_op_counts().values()) == 0, torch.russet.host_op_counts()
+
+
+def test_host_ops_error_mode_raises():
+    code = (
+        "import torch, russet\n"
+        "a = torch.ones(2, 2, device='russet')\n"
+        "b = a.clone()\n"  # native: must still work
+        "try:\n"
+        "    torch.mm(a, b)\n"
+        "except RuntimeError as e:\n"
+        "    print('RAISED', 'mm' in str(e))\n"
+        "else:\n"
+        "    print('NO_ERROR')\n"
+        "print('AFTER', a.cpu().sum().item())\n"
+    )
+    r = run_python(code, env={"RUSSET_HOST_OPS": "error"})
+    assert r.returncode == 0, r.stderr
+    assert "RAISED True" in r.stdout, r.stdout + r.stderr
+    assert "AFTER 4.0" in r.stdout
+
+
+def test_host_ops_warn_mode_warns_once_per_op():
+    code = (
+        "import warnings, torch, russet\n"
+        "a = torch.ones(2, 2, device='russet')\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    torch.mm(a, a); torch.mm(a, a); torch.mm(a, a)\n"
+        "    print('N', sum('mm' in str(x.message) for x in w))\n"
+    )
+    r = run_python(code, env={"RUSSET_HOST_OPS": "warn"})
+    assert r.returncode == 0, r.stderr
+    # a once-per-op warning: either through Python warnings or on stderr
+    n = int(r.stdout.split("N")[-1].split()[0])
+    assert n == 1 or (n == 0 and r.stderr.count("mm") >= 1), r.stdout + r.stderr

@@ -1,0 +1,148 @@
+import threading
+
+import pytest
+import torch
+
+D = "russet"
+
+
+def test_current_and_default_stream():
+    s = torch.russet.current_stream()
+    assert isinstance(s, torch.russet.Stream) and isinstance(s, torch.Stream)
+    assert s.device.type == D and s.device_index == torch.russet.current_device()
+    assert s.stream_id == 0
+    assert s == torch.russet.current_stream(0)
+
+
+def test_new_stream_and_context():
+    s = torch.russet.Stream()
+    assert s.stream_id != 0
+    assert s.device.type == D
+    with torch.russet.stream(s):
+        assert torch.russet.current_stream() == s
+        t = torch.ones(100, device=D)
+        t.fill_(3.0)
+    assert torch.russet.current_stream().stream_id == 0
+    s.synchronize()
+    assert s.query()
+    assert t.cpu().eq(3).all()
+    with s:
+        assert torch.russet.current_stream() == s
+    assert torch.russet.current_stream().stream_id == 0
+    with torch.russet.stream(None):
+        assert torch.russet.current_stream().stream_id == 0
+
+
+def test_stream_from_ids():
+    s = torch.russet.Stream()
+    s2 = torch.russet.Stream(stream_id=s.stream_id, device_index=s.device_index,
+                             device_type=s.device_type)
+    assert s2 == s and hash(s2) == hash(s)
+    g = torch.Stream(stream_id=s.stream_id, device_index=s.device_index, device_type=s.device_type)
+    assert g.device.type == D
+
+
+def test_current_stream_is_per_thread():
+    s = torch.russet.Stream()
+    seen = []
+    with torch.russet.stream(s):
+        th = threading.Thread(target=lambda: seen.append(torch.russet.current_stream().stream_id))
+        th.start()
+        th.join()
+        assert torch.russet.current_stream() == s
+    assert seen == [0]
+
+
+def test_event_ordering_between_streams():
+    s1 = torch.russet.Stream()
+    s2 = torch.russet.Stream()
+    x = torch.zeros(1 << 16, device=D)
+    with torch.russet.stream(s1):
+        x.fill_(1.0)
+        ev = torch.russet.Event()
+        ev.record()
+    with torch.russet.stream(s2):
+        ev.wait()
+        y = x.clone()
+    s2.synchronize()
+    assert y.cpu().eq(1).all()
+    assert ev.query()
+
+
+def test_wait_stream():
+    s1 = torch.russet.Stream()
+    s2 = torch.russet.Stream()
+    x = torch.zeros(1 << 16, device=D)
+    with torch.russet.stream(s1):
+        x.fill_(2.0)
+    s2.wait_stream(s1)
+    with torch.russet.stream(s2):
+        y = x.clone()
+    s2.synchronize()
+    assert y.cpu().eq(2).all()
+
+
+def test_event_query_synchronize_elapsed():
+    start = torch.russet.Event(enable_timing=True)
+    end = torch.russet.Event(enable_timing=True)
+    x = torch.zeros(1 << 18, device=D)
+    start.record()
+    for i in range(5):
+        x.fill_(float(i))
+    end.record()
+    end.synchronize()
+    assert end.query() and start.query()
+    ms = start.elapsed_time(end)
+    assert isinstance(ms, float) and ms >= 0.0
+    assert x.cpu().eq(4).all()
+
+
+def test_event_without_timing_cannot_time():
+    a = torch.russet.Event()
+    b = torch.russet.Event()
+    a.record()
+    b.record()
+    b.synchronize()
+    with pytest.raises(RuntimeError):
+        a.elapsed_time(b)
+
+
+def test_stream_record_event_and_query():
+    s = torch.russet.Stream()
+    with torch.russet.stream(s):
+        torch.ones(1000, device=D).fill_(5)
+    e = s.record_event()
+    assert isinstance(e, torch.Event)
+    e.synchronize()
+    assert e.query()
+    assert s.query()
+
+
+def test_generic_torch_event_and_stream_apis():
+    s = torch.russet.current_stream()
+    e = torch.Event(device=D, enable_timing=True)
+    e.record(s)
+    e.synchronize()
+    assert e.query()
+    s.synchronize()
+
+
+def test_synchronize_all_streams():
+    streams = [torch.russet.Stream() for _ in range(3)]
+    outs = []
+    for i, s in enumerate(streams):
+        with torch.russet.stream(s):
+            t = torch.empty(4096, device=D)
+            t.fill_(float(i))
+            outs.append(t)
+    torch.russet.synchronize()
+    for s in streams:
+        assert s.query()
+    for i, t in enumerate(outs):
+        assert t.cpu().eq(i).all()
+
+
+def test_stream_rejects_other_devices():
+    with pytest.raises(ValueError):
+        with torch.russet.stream(torch.Stream(device="cpu")):
+            pass
