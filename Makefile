@@ -40,6 +40,8 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 ASAN_OBJ := $(CORE_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/kernels_embedded.o
 
 .PHONY: all setup build core ctest pytest test demo info bench clean
+# keep the sanitizer objects between builds (they are intermediate to make)
+.SECONDARY:
 all: build
 
 setup:

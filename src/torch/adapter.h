@@ -1,0 +1,63 @@
+// The C++ adapter's shared helpers: it turns at::Tensor into the C core's
+// descriptors and rs_status into PyTorch exceptions. No kernels, no Vulkan.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/util/Exception.h>
+
+#include <map>
+#include <string>
+
+#include "russet/russet.h"
+
+namespace russet {
+
+constexpr c10::DeviceType kDevice = c10::DeviceType::PrivateUse1;
+
+// Throws the PyTorch exception for a failed core call: OutOfMemoryError for
+// RS_ERR_OOM, NotImplementedError for RS_ERR_UNSUPPORTED, RuntimeError else.
+[[noreturn]] void throw_status(rs_status st);
+inline void check(rs_status st) {
+  if (st != RS_OK) throw_status(st);
+}
+
+// Thread-local current device (validated) and the device object.
+c10::DeviceIndex current_device();
+void set_current_device(c10::DeviceIndex index);
+rs_device* device(c10::DeviceIndex index);
+int device_count() noexcept;
+
+// This thread's current stream on a device (id 0 is the default).
+int current_stream_id(c10::DeviceIndex index);
+void set_current_stream_id(c10::DeviceIndex index, int id);
+rs_stream* stream(c10::DeviceIndex index, int id);
+rs_stream* current_stream(c10::DeviceIndex index);
+inline rs_stream* current_stream_for(const at::Tensor& t) { return current_stream(t.device().index()); }
+int next_pool_stream_id();
+
+// The descriptor of a russet tensor: address of element 0, dtype, sizes and
+// strides. Fails clearly for more than RS_MAX_DIMS dims.
+rs_tensor describe(const at::Tensor& t);
+inline uint64_t address_of(const at::Tensor& t) {
+  return reinterpret_cast<uint64_t>(t.data_ptr());
+}
+
+// The allocator (allocator.cpp).
+c10::Allocator* allocator();
+
+// Grows or shrinks a russet storage to `nbytes`, keeping its contents.
+void resize_storage_bytes(const c10::Storage& storage, size_t nbytes);
+
+// Host execution (host_exec.cpp): counts an op that ran on the host and
+// applies RUSSET_HOST_OPS (error raises, warn warns once per op).
+void note_host_op(const std::string& op_name);
+std::map<std::string, int64_t> host_op_counts();
+void reset_host_op_counts();
+
+// A CPU tensor that aliases the host mapping of a russet tensor's memory
+// (unified memory only; undefined tensor when the memory is not mapped).
+// The caller must have synchronized the device.
+at::Tensor host_alias(const at::Tensor& t);
+
+}  // namespace russet

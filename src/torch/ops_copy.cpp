@@ -1,0 +1,163 @@
+// Copies in every direction, fills and scalar reads.
+//
+// Host <-> device: the host side converts dtypes and layouts with PyTorch's
+// own CPU copy, so every dtype pair PyTorch supports works; the device side
+// moves contiguous bytes (rs_memcpy_*) and reorders strides with rs_copy.
+// Device <-> device: rs_copy converts on the GPU; a conversion the device
+// cannot do (fp64 under the apple profile) goes through the host, counted.
+#include <ATen/ops/_local_scalar_dense_native.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "torch/adapter.h"
+
+namespace russet {
+namespace {
+
+bool is_russet(const at::Tensor& t) { return t.device().type() == kDevice; }
+
+at::Tensor empty_russet_like(const at::Tensor& t, at::ScalarType dtype, c10::Device dev) {
+  return at::empty(t.sizes(), t.options().dtype(dtype).device(dev).memory_format(at::MemoryFormat::Contiguous));
+}
+
+// Device -> CPU: `src` (russet) into a contiguous CPU tensor of its dtype.
+at::Tensor download(const at::Tensor& src) {
+  at::Tensor s = src;
+  c10::DeviceGuard guard(src.device());
+  if (!s.is_contiguous()) {
+    at::Tensor tmp = empty_russet_like(s, s.scalar_type(), s.device());
+    rs_tensor d = describe(tmp), v = describe(s);
+    check(rs_copy(current_stream_for(s), &d, &v));
+    s = tmp;
+  }
+  at::Tensor out = at::empty(s.sizes(), s.options().device(at::kCPU));
+  check(rs_memcpy_dtoh(current_stream_for(s), out.data_ptr(), address_of(s), s.nbytes()));
+  return out;
+}
+
+// CPU -> device: `src` (CPU, any dtype/layout, broadcastable) into `dst`.
+void upload(const at::Tensor& dst, const at::Tensor& src) {
+  c10::DeviceGuard guard(dst.device());
+  at::Tensor s = src.expand(dst.sizes()).resolve_conj().resolve_neg();
+  s = s.to(dst.scalar_type()).contiguous();
+  if (dst.is_contiguous()) {
+    check(rs_memcpy_htod(current_stream_for(dst), address_of(dst), s.data_ptr(), s.nbytes()));
+    return;
+  }
+  at::Tensor tmp = empty_russet_like(dst, dst.scalar_type(), dst.device());
+  check(rs_memcpy_htod(current_stream_for(dst), address_of(tmp), s.data_ptr(), s.nbytes()));
+  rs_tensor d = describe(dst), v = describe(tmp);
+  check(rs_copy(current_stream_for(dst), &d, &v));
+}
+
+bool same_view(const at::Tensor& a, const at::Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.sizes().equals(b.sizes()) && a.strides().equals(b.strides()) &&
+         a.scalar_type() == b.scalar_type() && a.is_conj() == b.is_conj() && a.is_neg() == b.is_neg();
+}
+
+bool may_overlap(const at::Tensor& a, const at::Tensor& b) {
+  if (!a.storage().is_alias_of(b.storage())) return false;
+  rs_tensor x = describe(a), y = describe(b);
+  uint64_t xl, xh, yl, yh;
+  rs_tensor_extent(&x, &xl, &xh);
+  rs_tensor_extent(&y, &yl, &yh);
+  return xl < yh && yl < xh;
+}
+
+void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src_in) {
+  at::Tensor src = src_in.expand(dst.sizes());
+  if (same_view(dst, src)) return;
+  bool bits = src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg();
+  if (!bits && src.device() == dst.device()) {
+    c10::DeviceGuard guard(dst.device());
+    if (may_overlap(dst, src)) {
+      at::Tensor tmp = empty_russet_like(src, src.scalar_type(), src.device());
+      rs_tensor t = describe(tmp), s = describe(src);
+      check(rs_copy(current_stream_for(dst), &t, &s));
+      src = tmp;
+    }
+    rs_tensor d = describe(dst), s = describe(src);
+    rs_status st = rs_copy(current_stream_for(dst), &d, &s);
+    if (st == RS_OK) return;
+    if (st != RS_ERR_UNSUPPORTED) throw_status(st);
+  }
+  // the device cannot convert (fp64 under apple), conj/neg bits, or two
+  // devices: convert on the host
+  note_host_op("aten::_copy_from");
+  upload(dst, download(src));
+}
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  if (dst.numel() == 0) return dst;
+  if (is_russet(self) && is_russet(dst)) {
+    copy_device_to_device(dst, self);
+  } else if (is_russet(dst)) {
+    upload(dst, self);
+  } else if (is_russet(self)) {
+    at::Tensor src = self.expand(dst.sizes());
+    at::Tensor host = download(src);  // raw bytes: the conj/neg bits are applied on the host
+    if (src.is_conj()) host = host.conj();
+    if (src.is_neg()) host = host._neg_view();
+    dst.copy_(host);
+  } else {
+    TORCH_CHECK(false, "russet: _copy_from called with no russet tensor");
+  }
+  (void)non_blocking;  // host-to-device is staged and ordered; device-to-host must wait anyway
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  if (!dst.sizes().equals(self.sizes())) dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+// The bytes of `value` in `dtype`, as PyTorch's CPU converts it.
+at::Tensor encode(const at::Scalar& value, at::ScalarType dtype) {
+  return at::scalar_tensor(value, at::TensorOptions().dtype(dtype).device(at::kCPU));
+}
+
+at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
+  if (self.numel() == 0) return self;
+  c10::DeviceGuard guard(self.device());
+  at::Tensor bytes = encode(value, self.scalar_type());
+  rs_tensor d = describe(self);
+  check(rs_fill(current_stream_for(self), &d, bytes.data_ptr()));
+  return self;
+}
+
+at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
+              value.dim(), " dimensions.");
+  if (value.device().is_cpu()) return fill_scalar(self, value.item());
+  // a russet scalar: broadcast-copy it on the device, no host read
+  if (self.numel()) copy_device_to_device(self, value);
+  return self;
+}
+
+at::Tensor& zero_(at::Tensor& self) { return fill_scalar(self, 0); }
+
+at::Scalar local_scalar_dense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  c10::DeviceGuard guard(self.device());
+  at::Tensor host = at::empty({}, self.options().device(at::kCPU));
+  check(rs_memcpy_dtoh(current_stream_for(self), host.data_ptr(), address_of(self), self.dtype().itemsize()));
+  if (self.is_conj()) host = host.conj().resolve_conj();
+  if (self.is_neg()) host = host._neg_view().resolve_neg();
+  return at::native::_local_scalar_dense_cpu(host);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_copy_from", copy_from);
+  m.impl("_copy_from_and_resize", copy_from_and_resize);
+  m.impl("fill_.Scalar", fill_scalar);
+  m.impl("fill_.Tensor", fill_tensor);
+  m.impl("zero_", zero_);
+  m.impl("_local_scalar_dense", local_scalar_dense);
+}
+
+}  // namespace russet

@@ -1,0 +1,82 @@
+// Range factories: arange, linspace, logspace, eye. The sizes and checks
+// follow ATen's RangeFactories.cpp; the values come from the C engine.
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <limits>
+
+#include "torch/adapter.h"
+
+namespace russet {
+namespace {
+
+at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  double xstart = start.to<double>(), xend = end.to<double>(), xstep = step.to<double>();
+  TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
+  TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: ", start, " -> ", end);
+  TORCH_CHECK(((xstep > 0) && (xend >= xstart)) || ((xstep < 0) && (xend <= xstart)),
+              "upper bound and larger bound inconsistent with step sign");
+  double size_d;
+  if (out.scalar_type() == at::kLong) {
+    int64_t s = start.to<int64_t>(), e = end.to<int64_t>(), st = step.to<int64_t>();
+    int64_t sgn = (st > 0) - (st < 0);
+    size_d = std::ceil(static_cast<double>(e - s + st - sgn) / st);
+  } else {
+    size_d = std::ceil((xend - xstart) / xstep);
+  }
+  TORCH_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+              "invalid size, possible overflow?");
+  int64_t size = static_cast<int64_t>(size_d);
+  if (out.numel() != size) out.resize_({size});
+  if (size == 0) return out;
+  c10::DeviceGuard guard(out.device());
+  rs_tensor d = describe(out);
+  check(rs_arange(current_stream_for(out), &d, xstart, xstep));
+  return out;
+}
+
+at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                          at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return out;
+  c10::DeviceGuard guard(out.device());
+  rs_tensor d = describe(out);
+  check(rs_linspace(current_stream_for(out), &d, start.to<double>(), end.to<double>(), base));
+  return out;
+}
+
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, at::Tensor& out) {
+  return linspace_impl(start, end, steps, 0.0, out);
+}
+
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                         at::Tensor& out) {
+  TORCH_CHECK(base > 0, "russet: logspace with a non-positive base is not supported natively");
+  return linspace_impl(start, end, steps, base, out);
+}
+
+at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  out.resize_({n, m});
+  out.zero_();
+  if (n && m) out.diagonal().fill_(1);
+  return out;
+}
+
+at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("arange.start_out", arange_out);
+  m.impl("linspace.out", linspace_out);
+  m.impl("logspace.out", logspace_out);
+  m.impl("eye.out", eye_out);
+  m.impl("eye.m_out", eye_m_out);
+}
+
+}  // namespace russet
