@@ -1,0 +1,105 @@
+// linspace.comp: linspace / logspace as PyTorch's CPU computes them
+// (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp): with
+// step = (end - start) / (steps - 1) (computed on the host),
+//     v[i] = i < steps / 2 ? start + step * i : end - step * (steps - i - 1)
+// and, for logspace, dst[i] = base ** v[i].
+// Defines: DST_DT; MODE: 0 float (each operation rounded to the dtype, as
+// c10's Half/BFloat16 arithmetic does; complex64 as float), 2 double
+// (native fp64), 4 int64 (integer dtypes whose step is an integer: exact);
+// LOG: 0 linspace, 1 logspace.
+#version 460
+#include "common/dtype.glsl"
+#include "common/index.glsl"
+#if MODE == 2
+#extension GL_ARB_gpu_shader_int64 : require
+#include "common/math64.glsl"
+#endif
+
+layout(local_size_x = RS_WG) in;
+
+// a start, b end, c step (int64, float or double bits by MODE);
+// d: logspace base (float or double bits), log2/ln of it in e.
+layout(push_constant) uniform Push {
+    uint64_t dst;
+    uint64_t params;
+    uint64_t numel;
+    uint64_t a;
+    uint64_t b;
+    uint64_t c;
+    uint64_t d;
+    uint64_t e;
+    uint ndim;
+} pc;
+
+#define T_DT DST_DT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+
+#if MODE == 0 && RS_IS_FLT(DST_DT)
+#define R(x) RS_ROUND(DST_DT)(x)
+#else
+#define R(x) (x)
+#endif
+
+#if MODE == 0 && LOG
+// base ** x: exact products for integral exponents, else exp2(x log2 base).
+float rs_pow_f(float base, float lb, float x) {
+    if (x == floor(x) && abs(x) <= 64.0) {
+        float r = 1.0, b = base;
+        uint n = uint(abs(x));
+        while (n != 0u) {
+            if ((n & 1u) != 0u) r *= b;
+            b *= b;
+            n >>= 1;
+        }
+        return x < 0.0 ? 1.0 / r : r;
+    }
+    return exp2(x * lb);
+}
+#endif
+#if MODE == 2 && LOG
+double rs_pow_d(double base, double lnb, double x) {
+    if (x == floor(x) && abs(x) <= 64.0LF) {
+        double r = 1.0LF, b = base;
+        uint n = uint(abs(x));
+        while (n != 0u) {
+            if ((n & 1u) != 0u) r *= b;
+            b *= b;
+            n >>= 1;
+        }
+        return x < 0.0LF ? 1.0LF / r : r;
+    }
+    return rs_exp_d(x * lnb);
+}
+#endif
+
+void main() {
+    int64_t steps = int64_t(pc.numel);
+    int64_t halfway = steps / 2L;
+    RS_FOR_EACH(i, pc.numel) {
+        int64_t o = pc.ndim == 0u ? int64_t(i) : rs_offset1(pc.params, pc.ndim, i);
+        int64_t ii = int64_t(i);
+#if MODE == 0
+        float s = uintBitsToFloat(uint(pc.a)), e = uintBitsToFloat(uint(pc.b));
+        float st = uintBitsToFloat(uint(pc.c));
+        precise float v = ii < halfway ? R(s + R(st * R(float(ii))))
+                                       : R(e - R(st * R(float(steps - ii - 1L))));
+#if LOG
+        v = rs_pow_f(uintBitsToFloat(uint(pc.d)), uintBitsToFloat(uint(pc.e)), v);
+#endif
+        RS_SET_F(DST_DT)(pc.dst, o, v);
+#elif MODE == 2
+        double s = uint64BitsToDouble(pc.a), e = uint64BitsToDouble(pc.b);
+        double st = uint64BitsToDouble(pc.c);
+        precise double v = ii < halfway ? s + st * double(ii) : e - st * double(steps - ii - 1L);
+#if LOG
+        v = rs_pow_d(uint64BitsToDouble(pc.d), uint64BitsToDouble(pc.e), v);
+#endif
+        RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(v));
+#else
+        int64_t s = int64_t(pc.a), e = int64_t(pc.b), st = int64_t(pc.c);
+        int64_t v = ii < halfway ? s + st * ii : e - st * (steps - ii - 1L);
+        RS_SET_I(DST_DT)(pc.dst, o, uint64_t(v));
+#endif
+    }
+}

@@ -1,0 +1,61 @@
+/* copy.c: rs_copy, strided dst <- strided src, any dtype pair
+ * (kernels/copy.comp). */
+#include <stdio.h>
+
+#include "engine/engine.h"
+
+/* A dtype of the same size whose copy is a plain bit copy (the kernels
+ * move 1, 2, 4, 8 or 16-byte words through these). */
+static rs_dtype raw_dtype(size_t size) {
+    switch (size) {
+    case 1: return RS_UINT8;
+    case 2: return RS_INT16;
+    case 4: return RS_INT32;
+    case 8: return RS_INT64;
+    default: return RS_COMPLEX128;
+    }
+}
+
+/* 1 if converting src to dst copies the bits (same dtype, or integers of
+ * one width that differ only in signedness). */
+static int is_bit_copy(rs_dtype d, rs_dtype s) {
+    if (d == s) return 1;
+    static const rs_dtype pairs[4][2] = {{RS_UINT8, RS_INT8}, {RS_INT16, RS_UINT16},
+                                         {RS_INT32, RS_UINT32}, {RS_INT64, RS_UINT64}};
+    for (int i = 0; i < 4; ++i)
+        if ((d == pairs[i][0] && s == pairs[i][1]) || (d == pairs[i][1] && s == pairs[i][0]))
+            return 1;
+    return 0;
+}
+
+typedef struct copy_push {
+    uint64_t dst, src, params, numel;
+    uint32_t ndim, pad;
+} copy_push;
+
+rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
+    if (!s) return rs_error(RS_ERR_INVALID, "rs_copy: stream is NULL");
+    rs_layout l;
+    rs_status st = rs_layout_make(dst, src, &l);
+    if (st != RS_OK) return st;
+    if (l.numel == 0) return RS_OK;
+
+    rs_dtype sdt = src->dtype, ddt = dst->dtype;
+    if (is_bit_copy(ddt, sdt)) {
+        if (l.ndim == 0)
+            return rs_memcpy_dtod(s, dst->address, src->address,
+                                  (uint64_t)l.numel * rs_dtype_size(ddt));
+        sdt = ddt = raw_dtype(rs_dtype_size(ddt));
+    }
+    /* Every conversion runs in integer arithmetic (float64 as bits), so
+     * none needs shaderFloat64. */
+    char defines[64];
+    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d", (int)sdt, (int)ddt);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), "copy.comp", defines, &k)) != RS_OK) return st;
+
+    copy_push pc = {dst->address, src->address, 0, (uint64_t)l.numel, (uint32_t)l.ndim, 0};
+    if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) return st;
+    rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1)};
+    return rs_launch(s, k, (uint64_t)l.numel, &pc, sizeof pc, acc, 2);
+}

@@ -1,0 +1,69 @@
+/* engine.h: internals shared by the engines (src/engine/), and host-side
+ * codecs that the adapter and the tests use too. */
+#ifndef RS_ENGINE_H
+#define RS_ENGINE_H
+
+#include <stdint.h>
+
+#include "russet/russet.h"
+
+/* Formats the message of the calling thread's last error (rs_last_error())
+ * and returns st. Implemented by the runtime (src/vk/error.c). */
+rs_status rs_error(rs_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- host codecs: bit-exact with c10's conversions and with the kernels'
+ * (kernels/common/dtype.glsl). */
+uint16_t rs_f16_from_f32(float f);
+float rs_f16_to_f32(uint16_t h);
+uint16_t rs_bf16_from_f32(float f);
+float rs_bf16_to_f32(uint16_t b);
+uint8_t rs_e4m3fn_from_f32(float f);
+float rs_e4m3fn_to_f32(uint8_t x);
+uint8_t rs_e5m2_from_f32(float f);
+float rs_e5m2_to_f32(uint8_t x);
+uint8_t rs_e4m3fnuz_from_f32(float f);
+float rs_e4m3fnuz_to_f32(uint8_t x);
+uint8_t rs_e5m2fnuz_from_f32(float f);
+float rs_e5m2fnuz_to_f32(uint8_t x);
+uint8_t rs_e8m0fnu_from_f32(float f);
+float rs_e8m0fnu_to_f32(uint8_t x);
+
+/* One element dst = (dst_dt) src, exactly as rs_copy converts it (PyTorch's
+ * CPU casts on x86-64, including the values C leaves undefined: float ->
+ * integer out of range gives the "integer indefinite" of cvttss2si). */
+void rs_convert_host(void *dst, rs_dtype dst_dt, const void *src, rs_dtype src_dt);
+
+/* Philox4x32-10, as kernels/common/philox.glsl. */
+void rs_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* ---- launch helpers (tensor.c) */
+
+/* Coalesced iteration space of up to two same-shape views. */
+typedef struct rs_layout {
+    int ndim;        /* 0: every view is contiguous (offset = index) */
+    int64_t numel;
+    int64_t sizes[RS_MAX_DIMS];
+    int64_t strides[2][RS_MAX_DIMS];
+} rs_layout;
+
+/* Validates the views (dtype, ndim, sizes; t1 may be NULL) and merges dims. */
+rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *out);
+/* Writes sizes and the strides of `ntensors` views into the stream arena;
+ * *params = 0 when the layout is contiguous. */
+rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params);
+/* Records a 1-D dispatch that covers `items` invocations (grid-stride). */
+rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
+                    uint32_t push_size, const rs_access *acc, int n_acc);
+/* The access record of a view. */
+rs_access rs_tensor_access(const rs_tensor *t, int write);
+/* Complex view -> real view with a trailing dim of 2 (view_as_real). */
+rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out);
+const rs_features *rs_stream_features(rs_stream *s);
+
+#define RS_KERNEL_WG 256u
+
+#endif

@@ -1,0 +1,52 @@
+/* fill.c: rs_fill, every element of a strided dst = the given bytes
+ * (kernels/fill.comp). */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+typedef struct fill_push {
+    uint64_t dst, params, numel;
+    uint32_t ndim, pad;
+    uint32_t value[4];
+} fill_push;
+
+static rs_status fill_launch(rs_stream *s, uint64_t address, const rs_layout *l, size_t esize,
+                             const uint8_t *value, rs_access acc) {
+    char defines[32];
+    snprintf(defines, sizeof defines, "ESIZE=%zu", esize);
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(rs_stream_device(s), "fill.comp", defines, &k);
+    if (st != RS_OK) return st;
+    fill_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.dst = address;
+    pc.numel = (uint64_t)l->numel;
+    pc.ndim = (uint32_t)l->ndim;
+    memcpy(pc.value, value, esize);
+    if ((st = rs_layout_upload(s, l, 1, &pc.params)) != RS_OK) return st;
+    return rs_launch(s, k, pc.numel, &pc, sizeof pc, &acc, 1);
+}
+
+rs_status rs_fill(rs_stream *s, const rs_tensor *dst, const void *value) {
+    if (!s) return rs_error(RS_ERR_INVALID, "rs_fill: stream is NULL");
+    if (!value) return rs_error(RS_ERR_INVALID, "rs_fill: value is NULL");
+    rs_layout l;
+    rs_status st = rs_layout_make(dst, NULL, &l);
+    if (st != RS_OK) return st;
+    if (l.numel == 0) return RS_OK;
+    size_t es = rs_dtype_size(dst->dtype);
+    rs_access acc = rs_tensor_access(dst, 1);
+    uint64_t nbytes = (uint64_t)l.numel * es;
+
+    /* Contiguous 1- and 2-byte fills write whole 32-bit words of the
+     * repeated pattern where the range allows it. */
+    if (l.ndim == 0 && es < 4 && dst->address % 4 == 0 && nbytes % 4 == 0) {
+        uint8_t word[4];
+        for (int i = 0; i < 4; ++i) word[i] = ((const uint8_t *)value)[i % es];
+        rs_layout wl = l;
+        wl.numel = (int64_t)(nbytes / 4);
+        return fill_launch(s, dst->address, &wl, 4, word, acc);
+    }
+    return fill_launch(s, dst->address, &l, es, value, acc);
+}

@@ -1,0 +1,129 @@
+/* rng.c: Philox4x32-10 random fills (kernels/rng.comp; the stream layout
+ * is described in kernels/common/philox.glsl). */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+void rs_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32_t out[4]) {
+    uint32_t c[4] = {ctr_in[0], ctr_in[1], ctr_in[2], ctr_in[3]};
+    uint32_t k0 = key_in[0], k1 = key_in[1];
+    for (int r = 0; r < 10; ++r) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
+        uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
+        uint32_t n[4] = {hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0};
+        memcpy(c, n, sizeof c);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    memcpy(out, c, sizeof c);
+}
+
+/* Every call draws one Philox block per 1, 2 or 4 elements at counter
+ * (offset / 4, block): advancing the offset by 4 moves to fresh counters. */
+uint64_t rs_rng_offset_increment(int64_t numel) { return numel > 0 ? 4 : 0; }
+
+typedef struct rng_push {
+    uint64_t dst, params, numel, seed, offset, a, b, c;
+    uint32_t ndim, pad;
+} rng_push;
+
+enum { DIST_UNIFORM = 0, DIST_NORMAL = 1, DIST_RANDOM32 = 2, DIST_RANDOM64 = 3 };
+
+static int is_floating(rs_dtype dt) {
+    switch (dt) {
+    case RS_FLOAT16: case RS_FLOAT32: case RS_FLOAT64: case RS_BFLOAT16:
+    case RS_FLOAT8_E5M2: case RS_FLOAT8_E4M3FN: case RS_FLOAT8_E5M2FNUZ:
+    case RS_FLOAT8_E4M3FNUZ: case RS_FLOAT8_E8M0FNU:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static uint64_t fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint64_t dbits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+static rs_status rng_launch(rs_stream *s, const rs_tensor *view, int dist, int fp64,
+                            uint64_t seed, uint64_t offset, uint64_t a, uint64_t b, uint64_t c) {
+    rs_layout l;
+    rs_status st = rs_layout_make(view, NULL, &l);
+    if (st != RS_OK) return st;
+    if (l.numel == 0) return RS_OK;
+    char defines[64];
+    snprintf(defines, sizeof defines, "DST_DT=%d;DIST=%d;FP64=%d", (int)view->dtype, dist, fp64);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), "rng.comp", defines, &k)) != RS_OK) return st;
+    rng_push pc = {view->address, 0, (uint64_t)l.numel, seed, offset, a, b, c, (uint32_t)l.ndim, 0};
+    if ((st = rs_layout_upload(s, &l, 1, &pc.params)) != RS_OK) return st;
+    /* elements per thread: see the K of rng.comp */
+    uint64_t per = (dist == DIST_RANDOM32 || (dist <= DIST_NORMAL && !fp64)) ? 4 : 2;
+    rs_access acc = rs_tensor_access(view, 1);
+    return rs_launch(s, k, ((uint64_t)l.numel + per - 1) / per, &pc, sizeof pc, &acc, 1);
+}
+
+/* uniform_ and normal_ on complex tensors draw their real view, as PyTorch. */
+static rs_status float_view(rs_stream *s, const rs_tensor *dst, const char *op, rs_tensor *view,
+                            int *fp64) {
+    if (!s) return rs_error(RS_ERR_INVALID, "%s: stream is NULL", op);
+    if (!dst) return rs_error(RS_ERR_INVALID, "%s: dst is NULL", op);
+    if (!rs_dtype_valid((int)dst->dtype))
+        return rs_error(RS_ERR_INVALID, "%s: invalid dtype %d", op, (int)dst->dtype);
+    rs_status st = rs_view_as_real(dst, view);
+    if (st != RS_OK) return st;
+    if (!is_floating(view->dtype))
+        return rs_error(RS_ERR_INVALID, "%s: not implemented for dtype %s", op,
+                        rs_dtype_name(dst->dtype));
+    *fp64 = view->dtype == RS_FLOAT64;
+    if (*fp64 && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64, which this device "
+                        "(profile %s) lacks", op, rs_dtype_name(dst->dtype),
+                        rs_profile_name(rs_profile_current()));
+    return RS_OK;
+}
+
+rs_status rs_rng_uniform(rs_stream *s, const rs_tensor *dst, double from, double to,
+                         uint64_t seed, uint64_t offset) {
+    rs_tensor v;
+    int fp64 = 0;
+    rs_status st = float_view(s, dst, "rs_rng_uniform", &v, &fp64);
+    if (st != RS_OK) return st;
+    if (fp64)
+        return rng_launch(s, &v, DIST_UNIFORM, 1, seed, offset, dbits(from), dbits(to - from),
+                          dbits(to));
+    return rng_launch(s, &v, DIST_UNIFORM, 0, seed, offset, fbits((float)from),
+                      fbits((float)(to - from)), fbits((float)to));
+}
+
+rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double std,
+                        uint64_t seed, uint64_t offset) {
+    rs_tensor v;
+    int fp64 = 0;
+    rs_status st = float_view(s, dst, "rs_rng_normal", &v, &fp64);
+    if (st != RS_OK) return st;
+    if (fp64) return rng_launch(s, &v, DIST_NORMAL, 1, seed, offset, dbits(mean), dbits(std), 0);
+    return rng_launch(s, &v, DIST_NORMAL, 0, seed, offset, fbits((float)mean), fbits((float)std), 0);
+}
+
+rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64_t range,
+                        uint64_t seed, uint64_t offset) {
+    if (!s) return rs_error(RS_ERR_INVALID, "rs_rng_random: stream is NULL");
+    if (!dst) return rs_error(RS_ERR_INVALID, "rs_rng_random: dst is NULL");
+    if (!rs_dtype_valid((int)dst->dtype))
+        return rs_error(RS_ERR_INVALID, "rs_rng_random: invalid dtype %d", (int)dst->dtype);
+    if (dst->dtype == RS_COMPLEX32 || dst->dtype == RS_COMPLEX64 || dst->dtype == RS_COMPLEX128)
+        return rs_error(RS_ERR_INVALID, "rs_rng_random: not implemented for dtype %s",
+                        rs_dtype_name(dst->dtype));
+    /* as PyTorch: 64-bit draws once the range reaches 2^32 */
+    int dist = (range == 0 || range >= (1ull << 32)) ? DIST_RANDOM64 : DIST_RANDOM32;
+    return rng_launch(s, dst, dist, 0, seed, offset, (uint64_t)from, range, 0);
+}

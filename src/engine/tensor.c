@@ -1,0 +1,158 @@
+/* tensor.c: tensor descriptors, and the helpers every engine launches
+ * through: layout coalescing, parameter blocks in the arena, dispatch. */
+#include <string.h>
+
+#include "engine/engine.h"
+
+int64_t rs_tensor_numel(const rs_tensor *t) {
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; ++d) n *= t->sizes[d];
+    return n;
+}
+
+int rs_tensor_is_contiguous(const rs_tensor *t) {
+    int64_t expected = 1;
+    if (rs_tensor_numel(t) == 0) return 1;
+    for (int d = t->ndim - 1; d >= 0; --d) {
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return 0;
+        expected *= t->sizes[d];
+    }
+    return 1;
+}
+
+void rs_tensor_extent(const rs_tensor *t, uint64_t *lo, uint64_t *hi) {
+    int64_t neg = 0, pos = 0;
+    uint64_t es = rs_dtype_size(t->dtype);
+    if (rs_tensor_numel(t) == 0) {
+        *lo = *hi = t->address;
+        return;
+    }
+    for (int d = 0; d < t->ndim; ++d) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span < 0) neg += span;
+        else pos += span;
+    }
+    *lo = t->address + (uint64_t)neg * es;
+    *hi = t->address + (uint64_t)(pos + 1) * es;
+}
+
+rs_access rs_tensor_access(const rs_tensor *t, int write) {
+    uint64_t lo, hi;
+    rs_tensor_extent(t, &lo, &hi);
+    rs_access a = {lo, hi - lo, write};
+    return a;
+}
+
+static rs_status check_view(const rs_tensor *t, const char *what) {
+    if (!t) return rs_error(RS_ERR_INVALID, "%s is NULL", what);
+    if (!rs_dtype_valid((int)t->dtype))
+        return rs_error(RS_ERR_INVALID, "%s has an invalid dtype (%d)", what, (int)t->dtype);
+    if (t->ndim < 0 || t->ndim > RS_MAX_DIMS)
+        return rs_error(RS_ERR_INVALID, "%s has %d dims (at most %d)", what, t->ndim, RS_MAX_DIMS);
+    for (int d = 0; d < t->ndim; ++d)
+        if (t->sizes[d] < 0)
+            return rs_error(RS_ERR_INVALID, "%s has a negative size %lld at dim %d", what,
+                            (long long)t->sizes[d], d);
+    if (t->address == 0 && rs_tensor_numel(t) != 0)
+        return rs_error(RS_ERR_INVALID, "%s has no memory (address 0)", what);
+    return RS_OK;
+}
+
+rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *out) {
+    rs_status st = check_view(t0, t1 ? "dst" : "tensor");
+    if (st != RS_OK) return st;
+    if (t1) {
+        if ((st = check_view(t1, "src")) != RS_OK) return st;
+        int same = t0->ndim == t1->ndim;
+        for (int d = 0; same && d < t0->ndim; ++d) same = t0->sizes[d] == t1->sizes[d];
+        if (!same) return rs_error(RS_ERR_INVALID, "dst and src have different sizes");
+    }
+    const rs_tensor *ts[2] = {t0, t1};
+    int nt = t1 ? 2 : 1;
+    memset(out, 0, sizeof *out);
+    out->numel = rs_tensor_numel(t0);
+    if (out->numel == 0) return RS_OK;
+    /* Innermost first: merge dim d into the current outer dim when every
+     * view steps over it as one run; size-1 dims vanish. */
+    int n = 0;
+    for (int d = t0->ndim - 1; d >= 0; --d) {
+        int64_t sz = t0->sizes[d];
+        if (sz == 1) continue;
+        int merge = n > 0;
+        for (int k = 0; merge && k < nt; ++k)
+            merge = ts[k]->strides[d] == out->strides[k][n - 1] * out->sizes[n - 1];
+        if (merge) {
+            out->sizes[n - 1] *= sz;
+        } else {
+            out->sizes[n] = sz;
+            for (int k = 0; k < nt; ++k) out->strides[k][n] = ts[k]->strides[d];
+            n++;
+        }
+    }
+    /* back to outermost first */
+    for (int i = 0; i < n / 2; ++i) {
+        int j = n - 1 - i;
+        int64_t t = out->sizes[i];
+        out->sizes[i] = out->sizes[j];
+        out->sizes[j] = t;
+        for (int k = 0; k < nt; ++k) {
+            t = out->strides[k][i];
+            out->strides[k][i] = out->strides[k][j];
+            out->strides[k][j] = t;
+        }
+    }
+    int contiguous = n == 0 || n == 1;
+    for (int k = 0; contiguous && n == 1 && k < nt; ++k) contiguous = out->strides[k][0] == 1;
+    out->ndim = contiguous ? 0 : n;
+    return RS_OK;
+}
+
+rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params) {
+    *params = 0;
+    if (l->ndim == 0) return RS_OK;
+    size_t n = (size_t)l->ndim;
+    void *host = NULL;
+    rs_status st = rs_stream_arena(s, (1 + (size_t)ntensors) * n * sizeof(int64_t), &host, params);
+    if (st != RS_OK) return st;
+    int64_t *p = host;
+    memcpy(p, l->sizes, n * sizeof(int64_t));
+    for (int k = 0; k < ntensors; ++k) memcpy(p + (1 + k) * n, l->strides[k], n * sizeof(int64_t));
+    return RS_OK;
+}
+
+const rs_features *rs_stream_features(rs_stream *s) {
+    return rs_device_features(rs_stream_device(s));
+}
+
+rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
+                    uint32_t push_size, const rs_access *acc, int n_acc) {
+    if (items == 0) return RS_OK;
+    uint64_t groups = (items + RS_KERNEL_WG - 1) / RS_KERNEL_WG;
+    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
+    /* keep gl_GlobalInvocationID.x (32-bit) from wrapping; the kernels loop */
+    if (cap == 0 || cap > (1u << 22)) cap = 1u << 22;
+    if (groups > cap) groups = cap;
+    uint32_t g[3] = {(uint32_t)groups, 1, 1};
+    return rs_dispatch(s, k, g, push, push_size, acc, n_acc);
+}
+
+rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out) {
+    rs_dtype real;
+    switch (t->dtype) {
+    case RS_COMPLEX32: real = RS_FLOAT16; break;
+    case RS_COMPLEX64: real = RS_FLOAT32; break;
+    case RS_COMPLEX128: real = RS_FLOAT64; break;
+    default: *out = *t; return RS_OK;
+    }
+    if (t->ndim >= RS_MAX_DIMS)
+        return rs_error(RS_ERR_INVALID, "complex view has %d dims; its real view would exceed %d",
+                        t->ndim, RS_MAX_DIMS);
+    *out = *t;
+    out->dtype = real;
+    for (int d = 0; d < t->ndim; ++d) out->strides[d] = t->strides[d] * 2;
+    out->sizes[t->ndim] = 2;
+    out->strides[t->ndim] = 1;
+    out->ndim = t->ndim + 1;
+    return RS_OK;
+}
