@@ -413,36 +413,32 @@ class Stream(_torch.Stream):
         return f"torch.russet.Stream(device=russet:{self.device_index}, stream_id={self.stream_id})"
 
 
-class Event(_torch.Event):
+class _EventMeta(type):
+    # torch.Event.elapsed_time accepts only exact torch.Event objects, so
+    # Event() returns one; isinstance(e, torch.russet.Event) still holds for
+    # every russet event.
+    def __instancecheck__(cls, obj):
+        dev = getattr(obj, "device", None)
+        return isinstance(obj, _torch.Event) and dev is not None and dev.type == _BACKEND
+
+
+class Event(metaclass=_EventMeta):
     """A russet event: a marker in a stream, for ordering and timing.
 
-    Event(enable_timing=False, blocking=False, interprocess=False);
-    record(stream=None), wait(stream=None), query(), synchronize(),
+    Event(enable_timing=False, blocking=False, interprocess=False) returns a
+    torch.Event on the current russet device: record(stream=None) and
+    wait(stream=None) default to the current stream; query(), synchronize(),
     elapsed_time(end) in milliseconds (both events need enable_timing).
     """
 
     def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
         _require_device()
-        return super().__new__(
-            cls,
+        return _torch.Event(
             device=_torch.device(_BACKEND, current_device()),
             enable_timing=enable_timing,
             blocking=blocking,
             interprocess=interprocess,
         )
-
-    def record(self, stream=None):
-        if stream is None:
-            stream = current_stream()
-        super().record(stream)
-
-    def wait(self, stream=None):
-        if stream is None:
-            stream = current_stream()
-        super().wait(stream)
-
-    def __repr__(self):
-        return f"torch.russet.Event(device={self.device})"
 
 
 def current_stream(device=None):

@@ -165,11 +165,18 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     devices.insert(t.device().index());
     if (t.storage().data() && !rs_host_ptr(device(t.device().index()), address_of(t))) mapped = false;
   };
-  c10::optional<c10::Device> target;
+  // CPU tensors beside russet ones: like CUDA, only 0-dim CPU tensors
+  // (scalars) and index lists may mix in; anything else is a device mismatch
+  std::optional<at::Device> cpu_seen;
+  auto visit_arg = [&](const at::Tensor& t) {
+    visit(t);
+    if (t.defined() && t.device().is_cpu() && t.dim() > 0) cpu_seen = t.device();
+  };
+  std::optional<c10::Device> target;
   for (size_t i = first; i < stack->size(); i++) {
     const c10::IValue& v = (*stack)[i];
-    if (v.isTensor()) visit(v.toTensor());
-    else if (v.isTensorList()) for (const at::Tensor& t : v.toTensorVector()) visit(t);
+    if (v.isTensor()) visit_arg(v.toTensor());
+    else if (v.isTensorList()) for (const at::Tensor& t : v.toTensorVector()) visit_arg(t);
     else if (v.isList()) {
       for (const c10::IValue& e : v.toListRef())
         if (e.isTensor()) visit(e.toTensor());
@@ -177,6 +184,11 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       target = v.toDevice();
     }
   }
+  TORCH_CHECK(!cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
+              "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
+  TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
+              "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
+              static_cast<int>(*devices.rbegin()), "! (in ", name, ")");
   if (!target) target = c10::Device(kDevice, devices.empty() ? current_device() : *devices.begin());
   if (target->index() < 0) target = c10::Device(kDevice, current_device());
   c10::DeviceGuard guard(*target);

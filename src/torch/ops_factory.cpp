@@ -1,6 +1,9 @@
 // Range factories: arange, linspace, logspace, eye. The sizes and checks
 // follow ATen's RangeFactories.cpp; the values come from the C engine.
-#include <ATen/native/Resize.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/linspace.h>
+#include <ATen/ops/logspace.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -12,6 +15,21 @@
 namespace russet {
 namespace {
 
+// Runs the native fill; where the device cannot compute the dtype (float64
+// under the apple profile) the values are computed on the host, counted.
+template <typename Native, typename Host>
+void native_or_host(at::Tensor& out, const char* op, Native native, Host host) {
+  c10::DeviceGuard guard(out.device());
+  rs_tensor d = describe(out);
+  rs_status st = native(current_stream_for(out), &d);
+  if (st == RS_OK) return;
+  if (st != RS_ERR_UNSUPPORTED) throw_status(st);
+  note_host_op(op);
+  at::Tensor cpu = at::empty(out.sizes(), out.options().device(at::kCPU));
+  host(cpu);
+  out.copy_(cpu);
+}
+
 at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
   double xstart = start.to<double>(), xend = end.to<double>(), xstep = step.to<double>();
   TORCH_CHECK(xstep > 0 || xstep < 0, "step must be nonzero");
@@ -22,7 +40,7 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   if (out.scalar_type() == at::kLong) {
     int64_t s = start.to<int64_t>(), e = end.to<int64_t>(), st = step.to<int64_t>();
     int64_t sgn = (st > 0) - (st < 0);
-    size_d = std::ceil(static_cast<double>(e - s + st - sgn) / st);
+    size_d = static_cast<double>((e - s + st - sgn) / st);  // integer division, as ATen
   } else {
     size_d = std::ceil((xend - xstart) / xstep);
   }
@@ -31,9 +49,10 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   int64_t size = static_cast<int64_t>(size_d);
   if (out.numel() != size) out.resize_({size});
   if (size == 0) return out;
-  c10::DeviceGuard guard(out.device());
-  rs_tensor d = describe(out);
-  check(rs_arange(current_stream_for(out), &d, xstart, xstep));
+  native_or_host(
+      out, "aten::arange.start_out",
+      [&](rs_stream* s, rs_tensor* d) { return rs_arange(s, d, xstart, xstep); },
+      [&](at::Tensor& cpu) { at::arange_out(cpu, start, end, step); });
   return out;
 }
 
@@ -42,9 +61,13 @@ at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
-  c10::DeviceGuard guard(out.device());
-  rs_tensor d = describe(out);
-  check(rs_linspace(current_stream_for(out), &d, start.to<double>(), end.to<double>(), base));
+  native_or_host(
+      out, base > 0 ? "aten::logspace.out" : "aten::linspace.out",
+      [&](rs_stream* s, rs_tensor* d) { return rs_linspace(s, d, start.to<double>(), end.to<double>(), base); },
+      [&](at::Tensor& cpu) {
+        if (base > 0) at::logspace_out(cpu, start, end, steps, base);
+        else at::linspace_out(cpu, start, end, steps);
+      });
   return out;
 }
 
