@@ -6,7 +6,8 @@
 #     apt-get update
 #     mkdir -p .gpu/gl .gpu/dev
 #     (cd .gpu/gl  && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
-#     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc)
+#     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
+# (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
 #     carry: [".gpu"]      command: bash bench/gpu.sh [bench/run.py arguments]
 #

@@ -72,7 +72,7 @@ def print_device_report(torch, device=0, out=sys.stdout):
             p(f"  {k:<28}{v}\n")
         p("  features (after the profile mask):\n")
         for k, v in info.get("features", {}).items():
-            if isinstance(v, bool):
+            if isinstance(v, bool) or k.startswith("has_") or k == "unified_memory":
                 v = "yes" if v else "no"
             elif k in ("max_allocation_size", "max_shared_memory") and isinstance(v, int):
                 v = f"{v} ({_fmt_bytes(v)})"

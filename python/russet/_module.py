@@ -131,6 +131,8 @@ class _Features:
     def __init__(self, d):
         self._names = list(d)
         for k, v in d.items():
+            if k.startswith("has_") or k == "unified_memory":
+                v = bool(v)
             setattr(self, k, v)
 
     def _asdict(self):

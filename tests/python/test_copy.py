@@ -264,3 +264,15 @@ def test_zero_size_copies():
     z = torch.empty(0, 3, device=D)
     z.copy_(e)
     assert z.to(torch.int8).shape == (0, 3)
+
+
+def test_pinned_memory_non_blocking():
+    a = torch.arange(4096, dtype=torch.float32).pin_memory()
+    assert a.is_pinned()
+    d = a.to(D, non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(d.cpu(), torch.arange(4096, dtype=torch.float32))
+    h = torch.empty(4096, dtype=torch.float32, pin_memory=True)
+    h.copy_(d, non_blocking=True)
+    torch.russet.synchronize()
+    assert_same(h, torch.arange(4096, dtype=torch.float32))

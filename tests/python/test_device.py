@@ -177,3 +177,10 @@ def test_no_device_does_not_break_import_torch():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-2:] == ["False", "0"]
+
+
+def test_torch_accelerator_sees_russet():
+    assert torch.accelerator.current_accelerator() == torch.device("russet")
+    assert torch.accelerator.device_count() == torch.russet.device_count()
+    s = torch.accelerator.current_stream()
+    assert s.device.type == "russet" and s.stream_id == torch.russet.current_stream().stream_id

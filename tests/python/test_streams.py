@@ -147,3 +147,42 @@ def test_stream_rejects_other_devices():
     with pytest.raises(ValueError):
         with torch.russet.stream(torch.Stream(device="cpu")):
             pass
+
+
+def test_ops_from_several_threads():
+    """Ops may be issued from several threads at once, each on its own stream."""
+    errors = []
+
+    def work(i):
+        try:
+            s = torch.russet.Stream()
+            with torch.russet.stream(s):
+                for k in range(30):
+                    v = float(i * 100 + k)
+                    t = torch.full((1000,), v, device=D)
+                    c = t.clone().to(torch.float16)
+                    assert bool((c.cpu() == v).all()), (i, k)
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_record_stream():
+    """Tensor.record_stream marks a block as used by another stream (native:
+    it is an allocator operation, not something host execution can do)."""
+    s = torch.russet.Stream()
+    x = torch.ones(4096, device=D)
+    with torch.russet.stream(s):
+        y = x.clone()
+    x.record_stream(s)
+    del x
+    z = torch.zeros(4096, device=D)
+    s.synchronize()
+    assert y.cpu().eq(1).all()
+    assert z.cpu().eq(0).all()
