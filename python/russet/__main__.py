@@ -182,19 +182,27 @@ def _train(torch, model, x, y, device, steps, batch, lr, label, show_bar):
 
 
 def _count_ops_one_step(torch, model, x, y, batch):
-    """Counts the aten ops of one training step on russet, and how many of them
-    went through host execution."""
+    """Classifies the aten ops of one training step on russet: an op is "host"
+    if host execution ran during it (itself, or ops nested in it, such as the
+    per-tensor adds of _foreach_add_), else "native"."""
     from torch.utils._python_dispatch import TorchDispatchMode
+
+    def host_calls():
+        return sum(torch.russet.host_op_counts().values())
 
     class Counter(TorchDispatchMode):
         def __init__(self):
             super().__init__()
-            self.counts = {}
+            self.native, self.host = {}, {}
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            before = host_calls()
+            out = func(*args, **(kwargs or {}))
             name = func._schema.name
-            self.counts[name] = self.counts.get(name, 0) + 1
-            return func(*args, **(kwargs or {}))
+            if name.startswith("aten::"):
+                d = self.host if host_calls() > before else self.native
+                d[name] = d.get(name, 0) + 1
+            return out
 
     opt = torch.optim.SGD(model.parameters(), lr=0.0)
     torch.russet.synchronize()
@@ -205,8 +213,7 @@ def _count_ops_one_step(torch, model, x, y, batch):
         loss.backward()
         opt.step()
         loss.item()
-    host = torch.russet.host_op_counts()
-    return c.counts, host
+    return c.native, c.host, torch.russet.host_op_counts()
 
 
 def cmd_demo(args):
@@ -226,7 +233,8 @@ def cmd_demo(args):
     print("on cpu:")
     c = _train(torch, _make_model(torch), x, y, "cpu", steps, batch, lr, "cpu", True)
 
-    per_step, host_step = _count_ops_one_step(torch, r["model"], x.to("russet"), y.to("russet"), batch)
+    native, host_top, host_step = _count_ops_one_step(
+        torch, r["model"], x.to("russet"), y.to("russet"), batch)
 
     print("\nresults")
     print(f"  {'':<12}{'final loss':>12}{'loss (all data)':>17}{'accuracy':>10}{'time/step':>12}")
@@ -236,13 +244,16 @@ def cmd_demo(args):
     ratio = r["s_per_step"] / c["s_per_step"] if c["s_per_step"] > 0 else float("inf")
     print(f"  russet/cpu time per step: {ratio:.1f}x")
 
-    total_ops = sum(per_step.values())
-    host_ops = sum(host_step.values())
-    print(f"\nops in one training step on russet: {total_ops} aten ops at the backend")
-    print(f"  native:           {max(total_ops - host_ops, 0)}")
-    print(f"  host execution:   {host_ops}"
-          + (" (" + ", ".join(f"{k} x{v}" for k, v in sorted(host_step.items(), key=lambda kv: -kv[1])[:8])
-             + (", ..." if len(host_step) > 8 else "") + ")" if host_step else ""))
+    def top(d, n=8):
+        items = sorted(d.items(), key=lambda kv: -kv[1])
+        return ", ".join(f"{k} x{v}" for k, v in items[:n]) + (", ..." if len(items) > n else "")
+
+    n_native, n_host = sum(native.values()), sum(host_top.values())
+    print(f"\nops in one training step on russet: {n_native + n_host} aten ops")
+    print(f"  native:          {n_native:4d}" + (f"  ({top(native)})" if native else ""))
+    print(f"  host execution:  {n_host:4d}" + (f"  ({top(host_top)})" if host_top else ""))
+    if host_step:
+        print(f"    which made {sum(host_step.values())} host-executed kernel calls: {top(host_step)}")
     print(f"  whole run: {sum(host_total.values())} host-executed op calls over {len(host_total)} ops")
     print("  (host execution runs PyTorch's CPU kernel on the device memory; most compute ops\n"
           "   have no native kernel yet: see README.md, Status)")
