@@ -57,6 +57,8 @@ def test_event_ordering_between_streams():
     s1 = torch.russet.Stream()
     s2 = torch.russet.Stream()
     x = torch.zeros(1 << 16, device=D)
+    # as on CUDA, using x on another stream needs an explicit dependency
+    s1.wait_stream(torch.russet.current_stream())
     with torch.russet.stream(s1):
         x.fill_(1.0)
         ev = torch.russet.Event()
@@ -73,6 +75,7 @@ def test_wait_stream():
     s1 = torch.russet.Stream()
     s2 = torch.russet.Stream()
     x = torch.zeros(1 << 16, device=D)
+    s1.wait_stream(torch.russet.current_stream())
     with torch.russet.stream(s1):
         x.fill_(2.0)
     s2.wait_stream(s1)
@@ -177,12 +180,16 @@ def test_record_stream():
     """Tensor.record_stream marks a block as used by another stream (native:
     it is an allocator operation, not something host execution can do)."""
     s = torch.russet.Stream()
-    x = torch.ones(4096, device=D)
+    x = torch.ones(1 << 20, device=D)
+    s.wait_stream(torch.russet.current_stream())
     with torch.russet.stream(s):
         y = x.clone()
     x.record_stream(s)
     del x
-    z = torch.zeros(4096, device=D)
+    # the freed block may not be handed out again while s can still read it;
+    # writing the new tensor must not corrupt y
+    z = torch.zeros(1 << 20, device=D)
+    z.fill_(-7.0)
     s.synchronize()
     assert y.cpu().eq(1).all()
-    assert z.cpu().eq(0).all()
+    assert z.cpu().eq(-7).all()
