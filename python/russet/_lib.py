@@ -6,6 +6,7 @@ loaded after `import torch` and after PrivateUse1 was renamed to "russet";
 russet/__init__.py does that and then calls `bind()` here.
 """
 
+import atexit
 import ctypes
 import json
 import os
@@ -45,6 +46,7 @@ _SIGNATURES = {
     "russet_new_stream_id": (_c_int, [_c_int]),
     "russet_stream_synchronize": (_c_int, [_c_int, _c_int]),
     "russet_stream_query": (_c_int, [_c_int, _c_int]),
+    "russet_shutdown_caches": (None, []),
 }
 
 
@@ -82,6 +84,9 @@ def load():
             f"russet: {LIB_PATH} lacks {', '.join(missing)}; it is out of date: run `make build`"
         )
     _lib = lib
+    # the VkPipelineCache blob goes to disk at exit, so the next process
+    # starts warm (the C core also saves it every few new pipelines)
+    atexit.register(lib.russet_shutdown_caches)
     return lib
 
 

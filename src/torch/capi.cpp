@@ -88,6 +88,8 @@ __attribute__((visibility("default"))) int russet_device_count(void) {
 __attribute__((visibility("default"))) int russet_info_json(int index, char* buf, size_t cap) {
   return guarded([&] {
     rs_device_info info;
+    rs_device* dev = nullptr;
+    check(rs_device_get(index, &dev));  // the created device's info is complete
     check(rs_device_info_get(index, &info));
     const rs_features& f = info.features;
     char api[32];
@@ -109,11 +111,9 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
         .num("max_allocation_size", f.max_allocation_size);
     Json cache;
     cache.str("dir", rs_cache_dir());
-    rs_device* dev = nullptr;
-    if (rs_device_get(index, &dev) == RS_OK) {
+    {
       rs_cache_stats cs;
       rs_cache_stats_get(dev, &cs);
-      info.features.has_timestamps = rs_device_features(dev)->has_timestamps;
       cache.num("spirv_compiles", cs.spirv_compiles).num("spirv_disk_hits", cs.spirv_disk_hits)
           .num("spirv_disk_rejects", cs.spirv_disk_rejects).num("pipelines_created", cs.pipelines_created)
           .num("pipeline_memory_hits", cs.pipeline_memory_hits)

@@ -98,6 +98,14 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     upload(dst, self);
   } else if (is_russet(self)) {
     at::Tensor src = self.expand(dst.sizes());
+    c10::DeviceGuard guard(src.device());
+    if (!src.storage().data() || rs_host_ptr(device(src.device().index()), address_of(src))) {
+      // unified memory: once the stream is done, PyTorch's (parallel) CPU
+      // copy reads the mapped memory directly, converting as it goes
+      check(rs_stream_synchronize(current_stream_for(src)));
+      dst.copy_(host_alias(src));
+      return dst;
+    }
     at::Tensor host = download(src);  // raw bytes: the conj/neg bits are applied on the host
     if (src.is_conj()) host = host.conj();
     if (src.is_neg()) host = host._neg_view();

@@ -104,9 +104,19 @@ at::Tensor& set_empty(at::Tensor& self) {
   return set_storage(self, std::move(empty), 0, {0}, {});
 }
 
+// Tensor.record_stream: an allocator operation, so the block is not reused
+// until the work queued on `s` so far has finished.
+void record_stream(at::Tensor& self, c10::Stream s) {
+  TORCH_CHECK(s.device_type() == kDevice, "russet: record_stream expects a russet stream, got ", s);
+  if (!self.storage().data()) return;
+  rs_record_stream(device(self.device().index()), reinterpret_cast<uint64_t>(self.storage().data()),
+                   stream(s.device_index(), static_cast<int>(s.id())));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("record_stream", record_stream);
   m.impl("empty.memory_format", empty_memory_format);
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);

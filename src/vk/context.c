@@ -288,6 +288,17 @@ static rs_status fill_info(const rs_candidate *c, int index, rs_device_info *inf
     info->timestamp_period_ns = props.limits.timestampPeriod;
     info->profile = rs_profile_current();
     (void)index;
+    /* timestamps: the first compute queue family must have valid bits */
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->physical, &nq, NULL);
+    VkQueueFamilyProperties qf[32];
+    if (nq > 32) nq = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->physical, &nq, qf);
+    for (uint32_t i = 0; i < nq; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            info->features.has_timestamps = qf[i].timestampValidBits > 0;
+            break;
+        }
     if (info->profile == RS_PROFILE_APPLE) apply_apple_mask(&info->features);
 
     VkPhysicalDeviceMemoryProperties mp;

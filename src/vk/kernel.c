@@ -337,14 +337,13 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
     return RS_OK;
 }
 
+/* `text_key` is 0 for embedded sources, whose name identifies the text:
+ * the hot path then hashes only the name and the defines. */
 static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, const char *defines,
-                            rs_kernel **out) {
+                            int text_key, rs_kernel **out) {
     rs_kernel_cache *kc = &dev->kernels;
-    char fdefs[512];
-    feature_defines(dev, fdefs, sizeof fdefs);
-    init_dir();
     uint64_t key = rs_fnv1a(RS_FNV_SEED, name, strlen(name) + 1);
-    key = rs_fnv1a(key, glsl, strlen(glsl) + 1);
+    if (text_key) key = rs_fnv1a(key, glsl, strlen(glsl) + 1);
     key = rs_fnv1a(key, defines ? defines : "", defines ? strlen(defines) + 1 : 1);
     uint64_t mem_key = key ? key : 1;
     pthread_mutex_lock(&kc->lock);
@@ -355,6 +354,10 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
         *out = k;
         return RS_OK;
     }
+    char fdefs[512];
+    feature_defines(dev, fdefs, sizeof fdefs);
+    init_dir();
+    if (!text_key) key = rs_fnv1a(key, glsl, strlen(glsl) + 1);
     /* the disk key adds everything that changes the SPIR-V */
     uint64_t dkey = rs_fnv1a(key, fdefs, strlen(fdefs) + 1);
     dkey = rs_fnv1a(dkey, &g_tree_hash, sizeof g_tree_hash);
@@ -408,12 +411,12 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
 rs_status rs_kernel_get(rs_device *dev, const char *source_name, const char *defines, rs_kernel **out) {
     const char *glsl = find_source(source_name);
     if (!glsl) return rs_error(RS_ERR_INVALID, "russet: no kernel source named %s", source_name);
-    return kernel_get(dev, source_name, glsl, defines, out);
+    return kernel_get(dev, source_name, glsl, defines, 0, out);
 }
 
 rs_status rs_kernel_from_source(rs_device *dev, const char *name, const char *glsl, const char *defines,
                                 rs_kernel **out) {
-    return kernel_get(dev, name, glsl, defines, out);
+    return kernel_get(dev, name, glsl, defines, 1, out);
 }
 
 const char *rs_kernel_name(rs_kernel *k) { return k->name; }

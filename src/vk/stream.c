@@ -242,7 +242,30 @@ rs_status rs_stream_wait_value(rs_stream *s, uint64_t value) {
     return RS_OK;
 }
 
+/* All streams share one queue, and every batch begins with a barrier that
+ * orders it after what was submitted before. Submitting the other streams'
+ * open batches first therefore keeps work recorded earlier on another
+ * stream ahead of this stream's: the order in which the program issued it,
+ * as on a GPU that starts kernels as they are launched. Explicit waits
+ * (events) are still what the stream semantics promise. */
+static rs_status flush_others(rs_stream *s) {
+    rs_device *dev = s->dev;
+    for (int i = 0; i < RS_MAX_STREAMS; i++) {
+        pthread_mutex_lock(&dev->streams_lock);
+        rs_stream *o = dev->streams[i];
+        pthread_mutex_unlock(&dev->streams_lock);
+        if (!o || o == s) continue;
+        pthread_mutex_lock(&o->lock);
+        rs_status st = rs_stream_flush_locked(o);
+        pthread_mutex_unlock(&o->lock);
+        if (st) return st;
+    }
+    return RS_OK;
+}
+
 rs_status rs_stream_flush(rs_stream *s) {
+    rs_status fst = flush_others(s);
+    if (fst) return fst;
     pthread_mutex_lock(&s->lock);
     rs_status st = rs_stream_flush_locked(s);
     pthread_mutex_unlock(&s->lock);
@@ -250,8 +273,10 @@ rs_status rs_stream_flush(rs_stream *s) {
 }
 
 rs_status rs_stream_synchronize(rs_stream *s) {
+    rs_status st = flush_others(s);
+    if (st) return st;
     pthread_mutex_lock(&s->lock);
-    rs_status st = rs_stream_flush_locked(s);
+    st = rs_stream_flush_locked(s);
     uint64_t v = s->submitted;
     pthread_mutex_unlock(&s->lock);
     if (!st) st = rs_stream_wait_value(s, v);
@@ -265,6 +290,7 @@ rs_status rs_stream_synchronize(rs_stream *s) {
 }
 
 int rs_stream_query(rs_stream *s) {
+    if (flush_others(s)) return -1;
     pthread_mutex_lock(&s->lock);
     rs_status st = rs_stream_flush_locked(s);
     uint64_t v = s->submitted;
