@@ -106,6 +106,12 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
       dst.copy_(host_alias(src));
       return dst;
     }
+    if (src.is_contiguous() && dst.is_contiguous() && src.scalar_type() == dst.scalar_type() &&
+        !src.is_conj() && !src.is_neg() && !dst.is_conj() && !dst.is_neg()) {
+      // device-only memory: staged by the core straight into the destination
+      check(rs_memcpy_dtoh(current_stream_for(src), dst.data_ptr(), address_of(src), src.nbytes()));
+      return dst;
+    }
     at::Tensor host = download(src);  // raw bytes: the conj/neg bits are applied on the host
     if (src.is_conj()) host = host.conj();
     if (src.is_neg()) host = host._neg_view();

@@ -230,10 +230,14 @@ static const char *vendor_name(uint32_t id) {
     }
 }
 
-/* Picks the memory type for tensors: device-local, and host-visible too
- * when that heap is the big one (unified memory); plus a host-visible,
- * coherent type for the arena and staging. */
-static void choose_memory(rs_device *dev) {
+/* Picks the memory type for tensors and a host-visible one for the arena
+ * and staging. Integrated GPUs and CPU devices (Apple, lavapipe) share
+ * memory with the host: tensors live in device-local, host-visible,
+ * coherent memory that the host maps. A discrete GPU may expose its VRAM as
+ * host-visible too (resizable BAR), but host reads across PCIe are slow, so
+ * there tensors live in plain device-local memory and host transfers are
+ * staged through host-cached memory. */
+static void choose_memory(rs_device *dev, int discrete) {
     const VkPhysicalDeviceMemoryProperties *mp = &dev->memprops;
     uint64_t best_local = 0;
     for (uint32_t h = 0; h < mp->memoryHeapCount; h++)
@@ -243,22 +247,29 @@ static void choose_memory(rs_device *dev) {
                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    int dev_type = -1, uma_type = -1, host_type = -1;
+    int dev_type = -1, dev_only = -1, uma_type = -1, host_type = -1, cached_type = -1;
     for (uint32_t t = 0; t < mp->memoryTypeCount; t++) {
         VkMemoryPropertyFlags fl = mp->memoryTypes[t].propertyFlags;
         uint64_t heap = mp->memoryHeaps[mp->memoryTypes[t].heapIndex].size;
-        if (dev_type < 0 && (fl & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && heap == best_local) dev_type = (int)t;
+        int local = (fl & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && heap == best_local;
+        if (dev_type < 0 && local) dev_type = (int)t;
+        if (dev_only < 0 && local && !(fl & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) dev_only = (int)t;
         if (uma_type < 0 && (fl & uma) == uma && heap * 2 >= best_local) uma_type = (int)t;
         if (host_type < 0 && (fl & host) == host) host_type = (int)t;
+        if (cached_type < 0 && (fl & (host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT)) ==
+                                   (host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT))
+            cached_type = (int)t;
     }
-    if (uma_type >= 0) {
+    if (!discrete && uma_type >= 0) {
         dev->device_memory_type = (uint32_t)uma_type;
         dev->device_memory_mapped = 1;
     } else {
-        dev->device_memory_type = (uint32_t)(dev_type >= 0 ? dev_type : 0);
+        int t = dev_only >= 0 ? dev_only : dev_type;
+        dev->device_memory_type = (uint32_t)(t >= 0 ? t : 0);
         dev->device_memory_mapped = 0;
     }
-    dev->host_memory_type = (uint32_t)(host_type >= 0 ? host_type : (int)dev->device_memory_type);
+    int h = cached_type >= 0 ? cached_type : host_type;
+    dev->host_memory_type = (uint32_t)(h >= 0 ? h : (int)dev->device_memory_type);
     dev->info.total_memory = mp->memoryHeaps[mp->memoryTypes[dev->device_memory_type].heapIndex].size;
     dev->info.features.unified_memory = dev->device_memory_mapped;
 }
@@ -307,7 +318,7 @@ static rs_status fill_info(const rs_candidate *c, int index, rs_device_info *inf
     memset(&tmp, 0, sizeof tmp);
     tmp.memprops = mp;
     tmp.info = *info;
-    choose_memory(&tmp);
+    choose_memory(&tmp, props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
     info->total_memory = tmp.info.total_memory;
     info->features.unified_memory = tmp.info.features.unified_memory;
     if (ext_out) {
@@ -352,7 +363,9 @@ static rs_status create_device(int index, rs_device **out) {
         return st;
     }
     vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memprops);
-    choose_memory(dev);
+    VkPhysicalDeviceProperties pprops;
+    vkGetPhysicalDeviceProperties(dev->physical, &pprops);
+    choose_memory(dev, pprops.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
     const rs_features *f = &dev->info.features;
 
     /* queue: the first family with compute */
