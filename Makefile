@@ -71,8 +71,15 @@ $(BUILD)/%.o: %.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
+# the whole core goes into the library: Python calls its C API through ctypes
+ifeq ($(shell uname),Darwin)
+WHOLE_CORE = -Wl,-force_load,$(CORE_LIB) -undefined dynamic_lookup
+else
+WHOLE_CORE = -Wl,--whole-archive $(CORE_LIB) -Wl,--no-whole-archive
+endif
+
 $(EXT): $(CORE_LIB) $(ADAPTER_OBJ)
-	$(CXX) -shared -o $@ $(ADAPTER_OBJ) -Wl,--whole-archive $(CORE_LIB) -Wl,--no-whole-archive \
+	$(CXX) -shared -o $@ $(ADAPTER_OBJ) $(WHOLE_CORE) \
 	    -L$(TORCH_DIR)/lib -Wl,-rpath,$(TORCH_DIR)/lib -ltorch_cpu -lc10 $(VK_LIBS)
 
 $(BUILD)/asan/%.o: %.c

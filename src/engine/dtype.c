@@ -70,11 +70,6 @@ int rs_dtype_needs_fp64(rs_dtype dt) { return dt == RS_FLOAT64 || dt == RS_COMPL
 
 /* ---------------------------------------------------------------- codecs */
 
-static uint32_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 static float bitsf(uint32_t u) {
     float f;
     memcpy(&f, &u, 4);
@@ -100,7 +95,7 @@ static uint32_t subnormal_bits(uint32_t a, int unit_exp) {
 }
 
 uint16_t rs_f16_from_f32(float f) {
-    uint32_t w = fbits(f), sign = (w >> 16) & 0x8000u, a = w & 0x7FFFFFFFu;
+    uint32_t w = rs_f32_bits(f), sign = (w >> 16) & 0x8000u, a = w & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);
     if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);
     if (a >= 0x38800000u) {
@@ -120,14 +115,14 @@ float rs_f16_to_f32(uint16_t h) {
 }
 
 uint16_t rs_bf16_from_f32(float f) {
-    uint32_t w = fbits(f);
+    uint32_t w = rs_f32_bits(f);
     if ((w & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;
     return (uint16_t)((w + 0x7FFFu + ((w >> 16) & 1u)) >> 16);
 }
 float rs_bf16_to_f32(uint16_t b) { return bitsf((uint32_t)b << 16); }
 
 uint8_t rs_e4m3fn_from_f32(float f) {
-    uint32_t w = fbits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
+    uint32_t w = rs_f32_bits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
     if (a >= 0x43F00000u) {
         r = a > 0x7F800000u ? 0x7Fu : 0x7Eu;
     } else if (a < (121u << 23)) {
@@ -149,7 +144,7 @@ float rs_e4m3fn_to_f32(uint8_t x) {
 }
 
 uint8_t rs_e5m2_from_f32(float f) {
-    uint32_t w = fbits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
+    uint32_t w = rs_f32_bits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
     if (a >= (143u << 23)) {
         r = a > 0x7F800000u ? 0x7Fu : 0x7Cu;
     } else if (a < (113u << 23)) {
@@ -164,7 +159,7 @@ float rs_e5m2_to_f32(uint8_t x) { return rs_f16_to_f32((uint16_t)(x << 8)); }
 
 static uint8_t fnuz_enc(float f, uint32_t max_bits, uint32_t denorm_lo, int unit_exp,
                         uint32_t rebias, uint32_t mshift) {
-    uint32_t w = fbits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
+    uint32_t w = rs_f32_bits(f), sign = (w >> 24) & 0x80u, a = w & 0x7FFFFFFFu, r;
     if (a >= max_bits) return 0x80u;
     if (a < denorm_lo) {
         r = subnormal_bits(a, unit_exp);
@@ -200,7 +195,7 @@ float rs_e4m3fnuz_to_f32(uint8_t x) { return fnuz_dec(x, 4, 3); }
 float rs_e5m2fnuz_to_f32(uint8_t x) { return fnuz_dec(x, 5, 2); }
 
 uint8_t rs_e8m0fnu_from_f32(float f) {
-    uint32_t w = fbits(f), e = (w >> 23) & 0xFFu;
+    uint32_t w = rs_f32_bits(f), e = (w >> 23) & 0xFFu;
     if (e == 0xFFu) return 0xFF;
     int g = (w & 0x400000u) != 0, r = (w & 0x200000u) != 0, s = (w & 0x1FFFFFu) != 0;
     if (g && (r || s || e > 0)) e++;

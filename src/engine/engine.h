@@ -4,8 +4,21 @@
 #define RS_ENGINE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "russet/russet.h"
+
+/* The bits of a float or double, for push constants and codecs. */
+static inline uint32_t rs_f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline uint64_t rs_f64_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
 
 /* Formats the message of the calling thread's last error (rs_last_error())
  * and returns st. Implemented by the runtime (src/vk/error.c). */

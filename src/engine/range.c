@@ -7,16 +7,6 @@
 
 #include "engine/engine.h"
 
-static uint64_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
 
 static int is_int(rs_dtype dt) {
     switch (dt) {
@@ -110,19 +100,19 @@ rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double ste
     } else if (dt == RS_FLOAT64 || (dt == RS_FLOAT32 && has_fp64)) {
         if (!has_fp64) return unsupported_fp64(op, dt);
         mode = AR_DOUBLE;  /* float32 accumulates in double on the CPU */
-        pc.a = dbits(start);
-        pc.b = dbits(step);
+        pc.a = rs_f64_bits(start);
+        pc.b = rs_f64_bits(step);
     } else if (dt == RS_FLOAT32) {
         /* double emulated by (hi, lo) float pairs */
         float sh = (float)start, th = (float)step;
         float sl = (float)(start - sh), tl = (float)(step - th);
         mode = AR_FLOAT2;
-        pc.a = fbits(sh) | fbits(sl) << 32;
-        pc.b = fbits(th) | fbits(tl) << 32;
+        pc.a = rs_f32_bits(sh) | (uint64_t)rs_f32_bits(sl) << 32;
+        pc.b = rs_f32_bits(th) | (uint64_t)rs_f32_bits(tl) << 32;
     } else {
         mode = AR_FLOAT;  /* fp16, bf16, fp8: the CPU accumulates in float */
-        pc.a = fbits((float)start);
-        pc.b = fbits((float)step);
+        pc.a = rs_f32_bits((float)start);
+        pc.b = rs_f32_bits((float)step);
     }
     char defines[48];
     snprintf(defines, sizeof defines, "DST_DT=%d;MODE=%d", (int)dt, mode);
@@ -172,11 +162,11 @@ rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double e
         if (steps == 1) b = a;  /* linspace(start, end, 1) is [start] */
         double step = steps > 1 ? (b - a) / (double)(steps - 1) : 0.0;
         mode = LS_DOUBLE;
-        pc.a = dbits(a);
-        pc.b = dbits(b);
-        pc.c = dbits(step);
-        pc.d = dbits(log_base);
-        pc.e = dbits(is_log ? log(log_base) : 0.0);
+        pc.a = rs_f64_bits(a);
+        pc.b = rs_f64_bits(b);
+        pc.c = rs_f64_bits(step);
+        pc.d = rs_f64_bits(log_base);
+        pc.e = rs_f64_bits(is_log ? log(log_base) : 0.0);
     } else if (is_int(dt) && !is_log) {
         /* exact in int64 when the step is an integer; otherwise the CPU's
          * double arithmetic is needed */
@@ -212,11 +202,11 @@ rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double e
         float step = steps > 1 ? round_to(r, round_to(r, b - a) / round_to(r, (float)(steps - 1)))
                                : 0.0f;
         mode = LS_FLOAT;
-        pc.a = fbits(a);
-        pc.b = fbits(b);
-        pc.c = fbits(step);
-        pc.d = fbits((float)log_base);
-        pc.e = fbits(is_log ? (float)log2(log_base) : 0.0f);
+        pc.a = rs_f32_bits(a);
+        pc.b = rs_f32_bits(b);
+        pc.c = rs_f32_bits(step);
+        pc.d = rs_f32_bits((float)log_base);
+        pc.e = rs_f32_bits(is_log ? (float)log2(log_base) : 0.0f);
     }
     char defines[48];
     snprintf(defines, sizeof defines, "DST_DT=%d;MODE=%d;LOG=%d", (int)dt, mode, is_log);

@@ -42,16 +42,6 @@ static int is_floating(rs_dtype dt) {
     }
 }
 
-static uint64_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static uint64_t dbits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
 
 static rs_status rng_launch(rs_stream *s, const rs_tensor *view, int dist, int fp64,
                             uint64_t seed, uint64_t offset, uint64_t a, uint64_t b, uint64_t c) {
@@ -98,10 +88,10 @@ rs_status rs_rng_uniform(rs_stream *s, const rs_tensor *dst, double from, double
     rs_status st = float_view(s, dst, "rs_rng_uniform", &v, &fp64);
     if (st != RS_OK) return st;
     if (fp64)
-        return rng_launch(s, &v, DIST_UNIFORM, 1, seed, offset, dbits(from), dbits(to - from),
-                          dbits(to));
-    return rng_launch(s, &v, DIST_UNIFORM, 0, seed, offset, fbits((float)from),
-                      fbits((float)(to - from)), fbits((float)to));
+        return rng_launch(s, &v, DIST_UNIFORM, 1, seed, offset, rs_f64_bits(from), rs_f64_bits(to - from),
+                          rs_f64_bits(to));
+    return rng_launch(s, &v, DIST_UNIFORM, 0, seed, offset, rs_f32_bits((float)from),
+                      rs_f32_bits((float)(to - from)), rs_f32_bits((float)to));
 }
 
 rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double std,
@@ -110,8 +100,8 @@ rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double 
     int fp64 = 0;
     rs_status st = float_view(s, dst, "rs_rng_normal", &v, &fp64);
     if (st != RS_OK) return st;
-    if (fp64) return rng_launch(s, &v, DIST_NORMAL, 1, seed, offset, dbits(mean), dbits(std), 0);
-    return rng_launch(s, &v, DIST_NORMAL, 0, seed, offset, fbits((float)mean), fbits((float)std), 0);
+    if (fp64) return rng_launch(s, &v, DIST_NORMAL, 1, seed, offset, rs_f64_bits(mean), rs_f64_bits(std), 0);
+    return rng_launch(s, &v, DIST_NORMAL, 0, seed, offset, rs_f32_bits((float)mean), rs_f32_bits((float)std), 0);
 }
 
 rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64_t range,
