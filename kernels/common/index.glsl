@@ -41,6 +41,18 @@ void rs_offset2(uint64_t params, uint ndim, uint64_t i, out int64_t o0, out int6
     }
 }
 
+// Offsets of `nt` views (at most 5) for element i; the block holds sizes,
+// then each view's strides.
+void rs_offsetn(uint64_t params, uint ndim, int nt, uint64_t i, inout int64_t o[5]) {
+    for (int k = 0; k < 5; ++k) o[k] = 0L;
+    for (int d = int(ndim) - 1; d >= 0; --d) {
+        uint64_t r;
+        rs_divmod(i, uint64_t(RsI64(params + 8UL * uint64_t(d)).v), r);
+        for (int k = 0; k < nt; ++k)
+            o[k] += int64_t(r) * RsI64(params + 8UL * uint64_t((k + 1) * int(ndim) + d)).v;
+    }
+}
+
 // Grid-stride loop bounds: every kernel here is 1-D with 256 invocations.
 #define RS_WG 256
 #define RS_FOR_EACH(i, n)                                                       \

@@ -299,22 +299,23 @@ def cmd_bench(args):
 
 
 def cmd_coverage(args):
-    path = os.path.join(REPO, "docs", "coverage.json")
-    if not os.path.exists(path):
-        print("no coverage report yet: see issue 3")
-        return 0
-    with open(path) as f:
-        data = json.load(f)
-    summary = data.get("summary") if isinstance(data, dict) else None
-    if summary is None:
-        print(json.dumps(data, indent=2)[:4000])
-    else:
-        for k, v in summary.items():
-            print(f"{k:<24}{v}")
-    md = os.path.join(REPO, "docs", "coverage.md")
-    if os.path.exists(md):
-        print(f"\nfull report: {md}")
-    return 0
+    """No flag: the summary of the last full run (docs/coverage.json);
+    --full / --quick run the sweep (python/russet/coverage.py)."""
+    if not (args.full or args.quick or args.ops):
+        if not os.path.exists(os.path.join(REPO, "docs", "coverage.json")):
+            print("no coverage report yet: run `python -m russet coverage --full` (issue 3)")
+            return 0
+    from russet import coverage
+
+    argv = []
+    if args.full:
+        argv.append("--full")
+    if args.quick:
+        argv.append("--quick")
+    if args.ops:
+        argv += ["--ops", args.ops]
+    argv += ["--profile", args.profile, "--jobs", str(args.jobs)]
+    return coverage.main(argv)
 
 
 def main(argv=None):
@@ -329,7 +330,16 @@ def main(argv=None):
     p = sub.add_parser("bench", help="run bench/run.py (dispatch cost, copy bandwidth)")
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=cmd_bench)
-    p = sub.add_parser("coverage", help="print the op coverage summary")
+    p = sub.add_parser("coverage", help="op coverage: the last full run's summary, or run "
+                       "the OpInfo sweep (--full writes docs/coverage.{md,json}; --quick)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--full", action="store_true", help="sweep every OpInfo and dtype (~10 min "
+                   "on lavapipe) and write docs/coverage.md and docs/coverage.json")
+    g.add_argument("--quick", action="store_true", help="the quick subset (what `make test` runs)")
+    p.add_argument("--profile", choices=["apple", "native"], default="apple",
+                   help="RUSSET_PROFILE of the sweep's workers (default apple)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes in parallel")
+    p.add_argument("--ops", help="comma-separated OpInfo names (name[.variant]) only")
     p.set_defaults(fn=cmd_coverage)
     args = ap.parse_args(argv)
     return args.fn(args)

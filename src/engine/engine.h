@@ -55,16 +55,19 @@ void rs_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
 
 /* ---- launch helpers (tensor.c) */
 
-/* Coalesced iteration space of up to two same-shape views. */
+/* Coalesced iteration space of up to RS_LAYOUT_MAX same-shape views. */
+#define RS_LAYOUT_MAX 5
 typedef struct rs_layout {
     int ndim;        /* 0: every view is contiguous (offset = index) */
     int64_t numel;
     int64_t sizes[RS_MAX_DIMS];
-    int64_t strides[2][RS_MAX_DIMS];
+    int64_t strides[RS_LAYOUT_MAX][RS_MAX_DIMS];
 } rs_layout;
 
 /* Validates the views (dtype, ndim, sizes; t1 may be NULL) and merges dims. */
 rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *out);
+/* The same for `nt` views; names[k] names view k in errors. */
+rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names, int nt, rs_layout *out);
 /* Writes sizes and the strides of `ntensors` views into the stream arena;
  * *params = 0 when the layout is contiguous. */
 rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params);

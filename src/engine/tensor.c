@@ -60,16 +60,21 @@ static rs_status check_view(const rs_tensor *t, const char *what) {
 }
 
 rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *out) {
-    rs_status st = check_view(t0, t1 ? "dst" : "tensor");
-    if (st != RS_OK) return st;
-    if (t1) {
-        if ((st = check_view(t1, "src")) != RS_OK) return st;
-        int same = t0->ndim == t1->ndim;
-        for (int d = 0; same && d < t0->ndim; ++d) same = t0->sizes[d] == t1->sizes[d];
-        if (!same) return rs_error(RS_ERR_INVALID, "dst and src have different sizes");
-    }
     const rs_tensor *ts[2] = {t0, t1};
-    int nt = t1 ? 2 : 1;
+    const char *names[2] = {t1 ? "dst" : "tensor", "src"};
+    return rs_layout_make_n(ts, names, t1 ? 2 : 1, out);
+}
+
+rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names, int nt, rs_layout *out) {
+    if (nt < 1 || nt > RS_LAYOUT_MAX) return rs_error(RS_ERR_INVALID, "layout of %d views (1..%d)", nt, RS_LAYOUT_MAX);
+    const rs_tensor *t0 = ts[0];
+    rs_status st;
+    for (int k = 0; k < nt; ++k) {
+        if ((st = check_view(ts[k], names[k])) != RS_OK) return st;
+        int same = ts[k]->ndim == t0->ndim;
+        for (int d = 0; same && d < t0->ndim; ++d) same = ts[k]->sizes[d] == t0->sizes[d];
+        if (!same) return rs_error(RS_ERR_INVALID, "%s and %s have different sizes", names[0], names[k]);
+    }
     memset(out, 0, sizeof *out);
     out->numel = rs_tensor_numel(t0);
     if (out->numel == 0) return RS_OK;

@@ -147,7 +147,9 @@ void write_back(const std::vector<Alias>& aliases) {
   }
 }
 
-void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+}  // namespace
+
+void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
@@ -232,10 +234,8 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   convert_results(stack, schema.returns().size(), aliases, *target);
 }
 
-}  // namespace
-
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&host_fallback>());
 }
 
 }  // namespace russet

@@ -492,13 +492,20 @@ int rs_device_index(rs_device *dev) { return dev->index; }
 uint64_t rs_device_error_address(rs_device *dev) { return dev->error_flag.address; }
 
 uint32_t rs_device_error_site(rs_device *dev, const char *op_name) {
+    /* called for every launch of a checking kernel: a hash lookup */
+    uint64_t h = rs_fnv1a(RS_FNV_SEED, op_name, strlen(op_name));
+    if (!h) h = 1;
     pthread_mutex_lock(&dev->sites_lock);
-    uint32_t id = 0;
-    for (uint32_t i = 0; i < dev->nsites; i++)
+    uint32_t id = (uint32_t)(uintptr_t)rs_map_get(&dev->site_ids, h);
+    if (id && strcmp(dev->sites[id - 1], op_name) != 0) id = 0; /* a hash collision: scan */
+    for (uint32_t i = 0; !id && i < dev->nsites; i++)
         if (strcmp(dev->sites[i], op_name) == 0) id = i + 1;
     if (!id && dev->nsites < RS_MAX_ERROR_SITES) {
         dev->sites[dev->nsites] = strdup(op_name);
-        if (dev->sites[dev->nsites]) id = ++dev->nsites;
+        if (dev->sites[dev->nsites]) {
+            id = ++dev->nsites;
+            rs_map_put(&dev->site_ids, h, (void *)(uintptr_t)id);
+        }
     }
     pthread_mutex_unlock(&dev->sites_lock);
     return id;
@@ -522,6 +529,8 @@ rs_status rs_device_check_error(rs_device *dev) {
         return rs_error(RS_ERR_DEVICE_ASSERT,
                         "russet: device-side assertion in %s: index %lld is out of bounds", name,
                         (long long)value);
+    if (code == 2)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "ZeroDivisionError (integer division by zero in %s)", name);
     return rs_error(RS_ERR_DEVICE_ASSERT, "russet: device-side assertion in %s (code %u, value %lld)",
                     name, code, (long long)value);
 }
@@ -559,6 +568,7 @@ static void destroy_device(rs_device *dev) {
     vkDestroyPipelineLayout(dev->device, dev->layout, NULL);
     vkDestroyDevice(dev->device, NULL);
     for (uint32_t i = 0; i < dev->nsites; i++) free(dev->sites[i]);
+    rs_map_free(&dev->site_ids);
     pthread_mutex_destroy(&dev->queue_lock);
     pthread_mutex_destroy(&dev->streams_lock);
     pthread_mutex_destroy(&dev->sites_lock);

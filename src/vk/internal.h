@@ -148,7 +148,8 @@ void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n);
 /* ---- kernels (kernel.c) */
 struct rs_kernel {
     char *name;
-    VkPipeline pipeline;
+    VkPipeline pipeline;  /* VK_NULL_HANDLE: it failed to compile, see error */
+    char *error;
 };
 
 typedef struct rs_kernel_cache {
@@ -191,6 +192,7 @@ struct rs_device {
     pthread_mutex_t sites_lock;
     char *sites[RS_MAX_ERROR_SITES];
     uint32_t nsites;
+    rs_map site_ids;              /* hash of a site's name -> id */
 };
 
 /* Checks and clears the device error flag. */

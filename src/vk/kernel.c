@@ -206,8 +206,9 @@ void rs_kernels_destroy(rs_device *dev) {
     for (size_t i = 0; i < kc->by_key.cap; i++) {
         rs_kernel *k = kc->by_key.vals[i];
         if (!kc->by_key.keys[i] || !k) continue;
-        vkDestroyPipeline(dev->device, k->pipeline, NULL);
+        if (k->pipeline) vkDestroyPipeline(dev->device, k->pipeline, NULL);
         free(k->name);
+        free(k->error);
         free(k);
     }
     rs_map_free(&kc->by_key);
@@ -351,6 +352,10 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
     if (k) {
         kc->stats.pipeline_memory_hits++;
         pthread_mutex_unlock(&kc->lock);
+        if (!k->pipeline) { /* failed before: the same error, without recompiling */
+            *out = NULL;
+            return rs_error(RS_ERR_COMPILE, "%s", k->error);
+        }
         *out = k;
         return RS_OK;
     }
@@ -385,6 +390,22 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
     VkPipeline pipe = VK_NULL_HANDLE;
     if (!st) st = make_pipeline(dev, name, spirv, size, &pipe);
     free(spirv);
+    if (st == RS_ERR_COMPILE) {
+        /* remember the failure: callers may try the same kernel often */
+        rs_kernel *bad = calloc(1, sizeof *bad);
+        if (bad && (bad->name = strdup(name)) && (bad->error = strdup(rs_last_error())) &&
+            rs_map_put(&kc->by_key, mem_key, bad) == 0) {
+            bad = NULL;
+        }
+        if (bad) {
+            free(bad->name);
+            free(bad->error);
+            free(bad);
+        }
+        pthread_mutex_unlock(&kc->lock);
+        *out = NULL;
+        return st;
+    }
     if (!st) {
         k = calloc(1, sizeof *k);
         if (k) {

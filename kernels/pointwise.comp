@@ -1,0 +1,130 @@
+// pointwise.comp: the template of every kernel of the pointwise engine
+// (src/engine/pointwise.c). out[i] = EXPR, over up to 4 inputs named
+// a, b, c, d, each loaded in its dtype's opmath type (common/opmath.glsl),
+// plus scalars s0..s3 in the opmath type of CT_DT.
+//
+// Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
+// value in the push constants), IN<k>_L (its index in the layout; the output
+// is 0), NT (tensors in the layout), OUT_DT, CT_DT (compute dtype), RT_DT
+// (dtype whose opmath type the expression has), EXPR.
+#version 460
+#include "common/dtype.glsl"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push {
+    uint64_t out_;
+    uint64_t in0, in1, in2, in3;  // addresses, or scalar bits for scalar inputs
+    uint64_t params;              // sizes + strides of the NT views (ndim > 0)
+    uint64_t numel;
+    uint64_t s0, s1, s2, s3;      // scalar bits
+    uint64_t err;                 // the device error flag
+    uint ndim;                    // 0: every view contiguous
+    uint site;                    // this op's error site
+} pc;
+
+// Raises the device error flag (read at the next sync): code 2 is an
+// integer division by zero.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsErr { uint site; uint code; int64_t value; };
+void rs_raise(uint code, int64_t value) {
+    RsErr e = RsErr(pc.err);
+    if (atomicCompSwap(e.site, 0u, pc.site) == 0u) {
+        e.code = code;
+        e.value = value;
+    }
+}
+
+// one instance of the dtype functions per distinct dtype
+#define T_DT OUT_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#if NIN > 0 && IN0_DT != OUT_DT
+#define T_DT IN0_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#endif
+#if NIN > 1 && IN1_DT != OUT_DT && IN1_DT != IN0_DT
+#define T_DT IN1_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#endif
+#if NIN > 2 && IN2_DT != OUT_DT && IN2_DT != IN0_DT && IN2_DT != IN1_DT
+#define T_DT IN2_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#endif
+#if NIN > 3 && IN3_DT != OUT_DT && IN3_DT != IN0_DT && IN3_DT != IN1_DT && IN3_DT != IN2_DT
+#define T_DT IN3_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#endif
+
+// width in bits of the compute dtype (shifts)
+#define RS_CT_BITS (RS_SIZE(CT_DT) * 8)
+#include "common/ops.glsl"
+
+void main() {
+    RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s0);
+    RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
+    RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
+    RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
+    RS_FOR_EACH(i, pc.numel) {
+        int64_t o[5];
+        if (pc.ndim == 0u) {
+            for (int k = 0; k < 5; ++k) o[k] = int64_t(i);
+        } else {
+            rs_offsetn(pc.params, pc.ndim, NT, i, o);
+        }
+#if NIN > 0
+#if IN0_S
+        RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+#else
+        RS_OPMT(IN0_DT) a = RS_LDO(IN0_DT)(pc.in0, o[IN0_L]);
+#endif
+#endif
+#if NIN > 1
+#if IN1_S
+        RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+#else
+        RS_OPMT(IN1_DT) b = RS_LDO(IN1_DT)(pc.in1, o[IN1_L]);
+#endif
+#endif
+#if NIN > 2
+#if IN2_S
+        RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+#else
+        RS_OPMT(IN2_DT) c = RS_LDO(IN2_DT)(pc.in2, o[IN2_L]);
+#endif
+#endif
+#if NIN > 3
+#if IN3_S
+        RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+#else
+        RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in3, o[IN3_L]);
+#endif
+#endif
+        RS_OPMT(RT_DT) r = EXPR;
+#if RS_IS_BOOL(RT_DT)
+        RS_SET_B(OUT_DT)(pc.out_, o[0], r);
+#elif RT_DT == 29
+        RS_SET_U(OUT_DT)(pc.out_, o[0], r);
+#elif RS_IS_INT(RT_DT)
+        RS_SET_I(OUT_DT)(pc.out_, o[0], uint64_t(r));
+#elif RS_IS_FLT(RT_DT)
+        RS_SET_F(OUT_DT)(pc.out_, o[0], r);
+#elif RS_IS_DBL(RT_DT)
+        RS_SET_D(OUT_DT)(pc.out_, o[0], doubleBitsToUint64(r));
+#elif RS_IS_CF(RT_DT)
+        RS_SET_CF(OUT_DT)(pc.out_, o[0], r);
+#else
+        RS_SET_CD(OUT_DT)(pc.out_, o[0], u64vec2(doubleBitsToUint64(r.x), doubleBitsToUint64(r.y)));
+#endif
+    }
+}

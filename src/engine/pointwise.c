@@ -1,0 +1,124 @@
+/* pointwise.c: the pointwise engine (rs_pointwise_run). A description (the
+ * expression, the dtypes of every operand, which inputs are scalars)
+ * becomes the defines of kernels/pointwise.comp; the kernel is compiled once
+ * and cached under those defines, which include the layout class
+ * (contiguous or strided). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+typedef struct pointwise_push {
+    uint64_t out;
+    uint64_t in[RS_PW_MAX_INPUTS];
+    uint64_t params;
+    uint64_t numel;
+    uint64_t s[4];
+    uint64_t err;
+    uint32_t ndim;
+    uint32_t site;
+} pointwise_push;
+
+/* The bits of a scalar slot for a value of opmath dtype `dt` (complex128
+ * scalars do not fit a slot). */
+static rs_status scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t *out) {
+    if (dt == RS_COMPLEX128)
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_pointwise: complex128 scalar operands are not supported");
+    *out = v[0].u;
+    if (dt == RS_COMPLEX32 || dt == RS_COMPLEX64) {
+        uint32_t re, im;
+        memcpy(&re, &v[0].cf.re, 4);
+        memcpy(&im, &v[0].cf.im, 4);
+        *out = (uint64_t)re | (uint64_t)im << 32;
+    } else if (dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 ||
+               (dt >= RS_FLOAT8_E5M2 && dt <= RS_FLOAT8_E4M3FNUZ) || dt == RS_FLOAT8_E8M0FNU) {
+        /* the float32 family computes in float: the low 32 bits */
+        uint32_t f;
+        memcpy(&f, &v[0].f, 4);
+        *out = f;
+    }
+    return RS_OK;
+}
+
+static int appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, *len < cap ? cap - *len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || *len + (size_t)n >= cap) return -1;
+    *len += (size_t)n;
+    return 0;
+}
+
+rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
+    if (!s || !p || !p->expr || !p->name) return rs_error(RS_ERR_INVALID, "rs_pointwise: missing arguments");
+    if (p->ninputs < 0 || p->ninputs > RS_PW_MAX_INPUTS || p->nscalars < 0 || p->nscalars > 4)
+        return rs_error(RS_ERR_INVALID, "rs_pointwise %s: %d inputs, %d scalars", p->name, p->ninputs,
+                        p->nscalars);
+    const rs_features *f = rs_stream_features(s);
+    /* the dtypes that need fp64 arithmetic */
+    int need64 = rs_dtype_needs_fp64(p->compute) || rs_dtype_needs_fp64(p->result) ||
+                 rs_dtype_needs_fp64(p->out.dtype);
+    for (int k = 0; k < p->ninputs; ++k) need64 |= rs_dtype_needs_fp64(p->in[k].dtype);
+    if (need64 && !f->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_pointwise %s: float64/complex128 needs shaderFloat64, "
+                        "which this device (profile %s) lacks", p->name,
+                        rs_profile_name(rs_profile_current()));
+
+    /* the layout: the output, then every input read from memory */
+    const rs_tensor *views[RS_LAYOUT_MAX];
+    const char *names[RS_LAYOUT_MAX] = {"out", "input 0", "input 1", "input 2", "input 3"};
+    int layout_index[RS_PW_MAX_INPUTS] = {0};
+    int nt = 0;
+    views[nt++] = &p->out;
+    for (int k = 0; k < p->ninputs; ++k) {
+        if (p->is_scalar[k]) continue;
+        names[nt] = names[1 + k];
+        layout_index[k] = nt;
+        views[nt++] = &p->in[k];
+    }
+    rs_layout l;
+    rs_status st = rs_layout_make_n(views, names, nt, &l);
+    if (st != RS_OK) return st;
+    if (l.numel == 0) return RS_OK;
+
+    char defines[1024];
+    size_t len = 0;
+    int bad = appendf(defines, sizeof defines, &len, "NIN=%d;NT=%d;OUT_DT=%d;CT_DT=%d;RT_DT=%d;", p->ninputs,
+                      nt, (int)p->out.dtype, (int)p->compute, (int)p->result);
+    for (int k = 0; k < p->ninputs && !bad; ++k)
+        bad = appendf(defines, sizeof defines, &len, "IN%d_DT=%d;IN%d_S=%d;IN%d_L=%d;", k, (int)p->in[k].dtype,
+                      k, p->is_scalar[k] ? 1 : 0, k, layout_index[k]);
+    if (!bad) bad = appendf(defines, sizeof defines, &len, "EXPR=%s", p->expr);
+    if (bad) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name);
+
+    rs_device *dev = rs_stream_device(s);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(dev, "pointwise.comp", defines, &k)) != RS_OK) return st;
+
+    pointwise_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.out = p->out.address;
+    pc.numel = (uint64_t)l.numel;
+    pc.ndim = (uint32_t)l.ndim;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, p->name);
+    rs_access acc[1 + RS_PW_MAX_INPUTS];
+    int nacc = 0;
+    acc[nacc++] = rs_tensor_access(&p->out, 1);
+    for (int i = 0; i < p->ninputs; ++i) {
+        if (p->is_scalar[i]) {
+            if ((st = scalar_bits(p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
+        } else {
+            pc.in[i] = p->in[i].address;
+            acc[nacc++] = rs_tensor_access(&p->in[i], 0);
+        }
+    }
+    for (int i = 0; i < p->nscalars; ++i)
+        if ((st = scalar_bits(p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
+    if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
+    return rs_launch(s, k, pc.numel, &pc, sizeof pc, acc, nacc);
+}

@@ -1,0 +1,183 @@
+// Binary pointwise ops: arithmetic, comparison, bitwise, min/max and
+// friends. ATen's structured meta functions do the shape and dtype work
+// (pointwise.h); the expressions are kernels/common/ops.glsl functions.
+#include <ATen/ops/add_meta.h>
+#include <ATen/ops/add_ops.h>
+#include <ATen/ops/atan2_meta.h>
+#include <ATen/ops/atan2_ops.h>
+#include <ATen/ops/bitwise_and_meta.h>
+#include <ATen/ops/bitwise_and_ops.h>
+#include <ATen/ops/bitwise_left_shift_meta.h>
+#include <ATen/ops/bitwise_left_shift_ops.h>
+#include <ATen/ops/bitwise_or_meta.h>
+#include <ATen/ops/bitwise_or_ops.h>
+#include <ATen/ops/bitwise_right_shift_meta.h>
+#include <ATen/ops/bitwise_right_shift_ops.h>
+#include <ATen/ops/bitwise_xor_meta.h>
+#include <ATen/ops/bitwise_xor_ops.h>
+#include <ATen/ops/div_meta.h>
+#include <ATen/ops/div_ops.h>
+#include <ATen/ops/eq_meta.h>
+#include <ATen/ops/eq_ops.h>
+#include <ATen/ops/fmax_meta.h>
+#include <ATen/ops/fmax_ops.h>
+#include <ATen/ops/fmin_meta.h>
+#include <ATen/ops/fmin_ops.h>
+#include <ATen/ops/fmod_meta.h>
+#include <ATen/ops/fmod_ops.h>
+#include <ATen/ops/ge_meta.h>
+#include <ATen/ops/ge_ops.h>
+#include <ATen/ops/gt_meta.h>
+#include <ATen/ops/gt_ops.h>
+#include <ATen/ops/le_meta.h>
+#include <ATen/ops/le_ops.h>
+#include <ATen/ops/lt_meta.h>
+#include <ATen/ops/lt_ops.h>
+#include <ATen/ops/maximum_meta.h>
+#include <ATen/ops/maximum_ops.h>
+#include <ATen/ops/minimum_meta.h>
+#include <ATen/ops/minimum_ops.h>
+#include <ATen/ops/mul_meta.h>
+#include <ATen/ops/mul_ops.h>
+#include <ATen/ops/ne_meta.h>
+#include <ATen/ops/ne_ops.h>
+#include <ATen/ops/remainder_meta.h>
+#include <ATen/ops/remainder_ops.h>
+#include <ATen/ops/sub_meta.h>
+#include <ATen/ops/sub_ops.h>
+#include <torch/library.h>
+
+#include "torch/pointwise.h"
+
+namespace russet {
+namespace {
+
+using at::Scalar;
+using at::Tensor;
+
+// out= kernel of a structured binary op: meta(self, other), then EXPR.
+#define BINARY(fn, META_CLASS, op, expr, result)                                                    \
+  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
+    return native_or_host<at::_ops::op>(                                                      \
+        [&]() -> Tensor& {                                                                    \
+          OutOp<at::meta::META_CLASS> m(out);                                                       \
+          m.meta(self, other);                                                                \
+          run_pointwise(m, #op, expr, result);                                                \
+          return out;                                                                         \
+        },                                                                                    \
+        self, other, out);                                                                    \
+  }
+
+// comparisons against a Scalar (eq.Scalar_out, ...)
+#define COMPARE_SCALAR(fn, META_CLASS, op, expr)                                                    \
+  Tensor& fn(const Tensor& self, const Scalar& other, Tensor& out) {                          \
+    return native_or_host<at::_ops::op>(                                                      \
+        [&]() -> Tensor& {                                                                    \
+          OutOp<at::meta::META_CLASS> m(out);                                                       \
+          m.meta(self, other);                                                                \
+          run_pointwise(m, #op, expr, Result::Bool);                                          \
+          return out;                                                                         \
+        },                                                                                    \
+        self, other, out);                                                                    \
+  }
+
+Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return native_or_host<at::_ops::add_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_add_Tensor> m(out);
+        m.meta(self, other, alpha);
+        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha});
+        return out;
+      },
+      self, other, alpha, out);
+}
+
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return native_or_host<at::_ops::sub_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_sub_Tensor> m(out);
+        m.meta(self, other, alpha);
+        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha});
+        return out;
+      },
+      self, other, alpha, out);
+}
+
+Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode,
+                     Tensor& out) {
+  return native_or_host<at::_ops::div_out_mode>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_div_Tensor_mode> m(out);
+        m.meta(self, other, mode);
+        if (!mode.has_value()) run_pointwise(m, "div", "rs_div(a, b)");
+        else if (*mode == "trunc") run_pointwise(m, "div_trunc", "rs_div_trunc(a, b)");
+        else run_pointwise(m, "div_floor", "rs_div_floor(a, b)");
+        return out;
+      },
+      self, other, mode, out);
+}
+
+BINARY(mul_out, structured_mul_Tensor, mul_out, "rs_mul(a, b)", Result::Compute)
+BINARY(div_out, structured_div_Tensor, div_out, "rs_div(a, b)", Result::Compute)
+BINARY(remainder_out, structured_remainder_Tensor, remainder_Tensor_out, "rs_remainder(a, b)", Result::Compute)
+BINARY(fmod_out, structured_fmod_Tensor, fmod_Tensor_out, "rs_fmod(a, b)", Result::Compute)
+BINARY(maximum_out, structured_maximum, maximum_out, "rs_maximum(a, b)", Result::Compute)
+BINARY(minimum_out, structured_minimum, minimum_out, "rs_minimum(a, b)", Result::Compute)
+BINARY(fmax_out, structured_fmax, fmax_out, "rs_fmax(a, b)", Result::Compute)
+BINARY(fmin_out, structured_fmin, fmin_out, "rs_fmin(a, b)", Result::Compute)
+BINARY(atan2_out, structured_atan2, atan2_out, "rs_atan2(a, b)", Result::Compute)
+BINARY(bitwise_and_out, structured_bitwise_and_Tensor, bitwise_and_Tensor_out, "rs_band(a, b)", Result::Compute)
+BINARY(bitwise_or_out, structured_bitwise_or_Tensor, bitwise_or_Tensor_out, "rs_bor(a, b)", Result::Compute)
+BINARY(bitwise_xor_out, structured_bitwise_xor_Tensor, bitwise_xor_Tensor_out, "rs_bxor(a, b)", Result::Compute)
+BINARY(lshift_out, structured_bitwise_left_shift_Tensor, bitwise_left_shift_Tensor_out,
+       "rs_shl(a, b, RS_CT_BITS)", Result::Compute)
+BINARY(rshift_out, structured_bitwise_right_shift_Tensor, bitwise_right_shift_Tensor_out,
+       "rs_shr(a, b, RS_CT_BITS)", Result::Compute)
+BINARY(eq_out, structured_eq_Tensor, eq_Tensor_out, "rs_eq(a, b)", Result::Bool)
+BINARY(ne_out, structured_ne_Tensor, ne_Tensor_out, "rs_ne(a, b)", Result::Bool)
+BINARY(lt_out, structured_lt_Tensor, lt_Tensor_out, "rs_lt(a, b)", Result::Bool)
+BINARY(le_out, structured_le_Tensor, le_Tensor_out, "rs_le(a, b)", Result::Bool)
+BINARY(gt_out, structured_gt_Tensor, gt_Tensor_out, "rs_gt(a, b)", Result::Bool)
+BINARY(ge_out, structured_ge_Tensor, ge_Tensor_out, "rs_ge(a, b)", Result::Bool)
+COMPARE_SCALAR(eq_scalar_out, structured_eq_Scalar, eq_Scalar_out, "rs_eq(a, b)")
+COMPARE_SCALAR(ne_scalar_out, structured_ne_Scalar, ne_Scalar_out, "rs_ne(a, b)")
+COMPARE_SCALAR(lt_scalar_out, structured_lt_Scalar, lt_Scalar_out, "rs_lt(a, b)")
+COMPARE_SCALAR(le_scalar_out, structured_le_Scalar, le_Scalar_out, "rs_le(a, b)")
+COMPARE_SCALAR(gt_scalar_out, structured_gt_Scalar, gt_Scalar_out, "rs_gt(a, b)")
+COMPARE_SCALAR(ge_scalar_out, structured_ge_Scalar, ge_Scalar_out, "rs_ge(a, b)")
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("add.out", add_out);
+  m.impl("sub.out", sub_out);
+  m.impl("mul.out", mul_out);
+  m.impl("div.out", div_out);
+  m.impl("div.out_mode", div_mode_out);
+  m.impl("remainder.Tensor_out", remainder_out);
+  m.impl("fmod.Tensor_out", fmod_out);
+  m.impl("maximum.out", maximum_out);
+  m.impl("minimum.out", minimum_out);
+  m.impl("fmax.out", fmax_out);
+  m.impl("fmin.out", fmin_out);
+  m.impl("atan2.out", atan2_out);
+  m.impl("bitwise_and.Tensor_out", bitwise_and_out);
+  m.impl("bitwise_or.Tensor_out", bitwise_or_out);
+  m.impl("bitwise_xor.Tensor_out", bitwise_xor_out);
+  m.impl("bitwise_left_shift.Tensor_out", lshift_out);
+  m.impl("bitwise_right_shift.Tensor_out", rshift_out);
+  m.impl("eq.Tensor_out", eq_out);
+  m.impl("ne.Tensor_out", ne_out);
+  m.impl("lt.Tensor_out", lt_out);
+  m.impl("le.Tensor_out", le_out);
+  m.impl("gt.Tensor_out", gt_out);
+  m.impl("ge.Tensor_out", ge_out);
+  m.impl("eq.Scalar_out", eq_scalar_out);
+  m.impl("ne.Scalar_out", ne_scalar_out);
+  m.impl("lt.Scalar_out", lt_scalar_out);
+  m.impl("le.Scalar_out", le_scalar_out);
+  m.impl("gt.Scalar_out", gt_scalar_out);
+  m.impl("ge.Scalar_out", ge_scalar_out);
+}
+
+}  // namespace russet

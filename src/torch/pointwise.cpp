@@ -1,0 +1,160 @@
+// TensorIterator -> rs_pointwise (see pointwise.h).
+#include "torch/pointwise.h"
+
+#include <ATen/ops/empty.h>
+#include <ATen/ops/scalar_tensor.h>
+
+#include <cstring>
+#include <c10/core/DeviceGuard.h>
+
+namespace russet {
+
+void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
+                const at::TensorOptions& options) {
+  TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(),
+              ", but got ", out.dtype(), " instead");
+  TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
+              ", but got ", out.device(), " instead");
+  const bool resized = at::native::resize_output(out, sizes);
+  if (resized) {
+    if (!strides.empty()) {
+      out.as_strided_(sizes, strides);
+    } else if (options.memory_format_opt().has_value()) {
+      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+    }
+  }
+}
+
+namespace {
+
+// PyTorch's opmath type for a dtype, as an rs_dtype.
+rs_dtype opmath(at::ScalarType t) {
+  switch (t) {
+    case at::kBool: return RS_BOOL;
+    case at::kUInt64: return RS_UINT64;
+    case at::kDouble: return RS_FLOAT64;
+    case at::kComplexHalf:
+    case at::kComplexFloat: return RS_COMPLEX64;
+    case at::kComplexDouble: return RS_COMPLEX128;
+    default:
+      if (at::isIntegralType(t, /*includeBool=*/false)) return RS_INT64;
+      TORCH_CHECK(at::isFloatingType(t), "russet: no opmath type for ", t);
+      return RS_FLOAT32;
+  }
+}
+
+rs_dtype real_of(rs_dtype t) {
+  return t == RS_COMPLEX64 ? RS_FLOAT32 : t == RS_COMPLEX128 ? RS_FLOAT64 : t;
+}
+
+// A scalar value in the opmath type `t`, after a cast to `dtype` (so that a
+// scalar operand rounds as CPU's temporary copy in that dtype would).
+void to_scalar(const at::Scalar& v, at::ScalarType dtype, rs_dtype t, rs_scalar out[2]) {
+  std::memset(out, 0, 2 * sizeof(rs_scalar));
+  at::Scalar c = v;
+  if (dtype != at::kBool || !v.isBoolean()) {
+    // round through the dtype, as a CPU tensor of that dtype holds it
+    c = at::scalar_tensor(v, at::TensorOptions().dtype(dtype)).item();
+  }
+  switch (t) {
+    case RS_BOOL: out[0].u = c.to<bool>() ? 1 : 0; break;
+    case RS_INT64: out[0].i = c.to<int64_t>(); break;
+    case RS_UINT64: out[0].u = c.to<uint64_t>(); break;
+    case RS_FLOAT32: out[0].f = c.to<float>(); break;
+    case RS_FLOAT64: out[0].d = c.to<double>(); break;
+    case RS_COMPLEX64: {
+      auto z = c.to<c10::complex<float>>();
+      out[0].cf.re = z.real();
+      out[0].cf.im = z.imag();
+      break;
+    }
+    case RS_COMPLEX128: {
+      auto z = c.to<c10::complex<double>>();
+      out[0].d = z.real();
+      out[1].d = z.imag();
+      break;
+    }
+    default: TORCH_CHECK(false, "russet: bad opmath dtype");
+  }
+}
+
+// Operand k of the iterator as a descriptor (iteration order reversed, so
+// that the innermost, fastest dim comes last).
+rs_tensor operand(at::TensorIteratorBase& iter, int k) {
+  rs_tensor d{};
+  d.address = reinterpret_cast<uint64_t>(iter.data_ptr(k));
+  d.dtype = static_cast<rs_dtype>(iter.dtype(k));
+  d.ndim = static_cast<int>(iter.ndim());
+  TORCH_CHECK(d.ndim <= RS_MAX_DIMS, "russet: more than ", RS_MAX_DIMS, " dims");
+  auto shape = iter.shape();
+  auto strides = iter.strides(k);
+  int64_t es = iter.element_size(k);
+  for (int j = 0; j < d.ndim; j++) {
+    d.sizes[j] = shape[d.ndim - 1 - j];
+    d.strides[j] = strides[d.ndim - 1 - j] / es;
+  }
+  return d;
+}
+
+}  // namespace
+
+void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr, Result result,
+                   std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
+                   unsigned keep_dtype) {
+  if (iter.numel() == 0) return;
+  TORCH_CHECK(iter.noutputs() == 1, "russet: ", name, ": one output expected");
+  const int nin = iter.ntensors() - iter.noutputs();
+  TORCH_CHECK(nin <= RS_PW_MAX_INPUTS, "russet: ", name, ": too many inputs");
+  TORCH_CHECK(scalars.size() <= 4, "russet: ", name, ": too many scalars");
+  at::ScalarType common = compute.value_or(iter.common_dtype());
+  c10::DeviceGuard guard(iter.device(0));
+
+  rs_pointwise p{};
+  p.name = name;
+  p.expr = expr;
+  p.compute = opmath(common);
+  p.result = result == Result::Bool ? RS_BOOL : result == Result::Real ? real_of(p.compute) : p.compute;
+  p.ninputs = nin;
+  p.out = operand(iter, 0);
+  std::vector<at::Tensor> temporaries;  // casts of inputs to the common dtype
+  for (int k = 0; k < nin; k++) {
+    int t = iter.noutputs() + k;
+    bool keep = (keep_dtype >> k) & 1u;
+    at::ScalarType dt = keep ? iter.dtype(t) : common;
+    if (iter.is_cpu_scalar(t)) {
+      p.is_scalar[k] = 1;
+      p.in[k].dtype = static_cast<rs_dtype>(dt);
+      to_scalar(iter.tensor(t).item(), dt, opmath(dt), p.scalar[k]);
+      continue;
+    }
+    p.in[k] = operand(iter, t);
+    if (iter.dtype(t) != dt) {
+      // as CPU's TensorIterator does: a temporary copy in the common dtype
+      at::Tensor tmp = at::empty(iter.shape(), iter.tensor(t).options().dtype(dt));
+      rs_tensor td{};
+      td.address = reinterpret_cast<uint64_t>(tmp.data_ptr());
+      td.dtype = static_cast<rs_dtype>(dt);
+      td.ndim = p.in[k].ndim;
+      // tmp is contiguous in the iterator's order; describe it in ours
+      int64_t stride = 1;
+      for (int j = td.ndim - 1; j >= 0; j--) {
+        td.sizes[j] = p.in[k].sizes[j];
+        td.strides[j] = stride;
+        stride *= td.sizes[j];
+      }
+      check(rs_copy(current_stream(iter.device(0).index()), &td, &p.in[k]));
+      p.in[k] = td;
+      temporaries.push_back(std::move(tmp));
+    }
+  }
+  int ns = 0;
+  for (const at::Scalar& s : scalars) to_scalar(s, common, p.compute, p.s[ns++]);
+  p.nscalars = ns;
+  rs_status st = rs_pointwise_run(current_stream(iter.device(0).index()), &p);
+  // no fp64 on this device, or no kernel for these dtypes (an overload the
+  // expression lacks, e.g. a complex one): host execution, counted
+  if (st == RS_ERR_UNSUPPORTED || st == RS_ERR_COMPILE) throw NeedsHost();
+  check(st);
+}
+
+}  // namespace russet

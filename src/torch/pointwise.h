@@ -1,0 +1,72 @@
+// The bridge from ATen's TensorIterator to the C core's pointwise engine.
+//
+// ATen's structured kernels compute broadcasting, type promotion and the
+// output (their meta() builds a TensorIterator); `OutOp<Meta>` runs a
+// meta() against a given out= tensor, exactly as ATen's generated wrappers
+// do, and `run_pointwise` then hands the iterator's operands to
+// rs_pointwise_run. Registering an op's .out overload is enough: the
+// functional and in-place overloads of structured ops reach it.
+#pragma once
+
+#include <ATen/TensorIterator.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
+
+#include <initializer_list>
+
+#include "torch/adapter.h"
+
+namespace russet {
+
+// The opmath type the expression's value has.
+enum class Result { Compute, Bool, Real };
+
+// Thrown by run_pointwise when the device cannot compute the dtypes (float64
+// under the apple profile): the op then runs through host execution.
+struct NeedsHost {};
+
+void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// Runs `body` (the native kernel); if it needs the host, runs the op `Op`
+// (an at::_ops:: struct) through host execution with the same arguments.
+template <class Op, class Body, class... Args>
+decltype(auto) native_or_host(Body body, Args&&... args) {
+  try {
+    return body();
+  } catch (const NeedsHost&) {
+    return at::native::call_fallback_fn<&host_fallback, Op>::call(std::forward<Args>(args)...);
+  }
+}
+
+// Runs `expr` (see rs_pointwise in russet.h) over the iterator's operands.
+// `compute` overrides the iterator's common dtype (for iterators built
+// without one); inputs of another dtype are cast to it first unless
+// `keep_dtype` has their bit set (input k: bit k).
+void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr,
+                   Result result = Result::Compute, std::initializer_list<at::Scalar> scalars = {},
+                   std::optional<at::ScalarType> compute = std::nullopt, unsigned keep_dtype = 0);
+
+// ATen's resize_out for structured out= kernels: dtype and device must
+// match; a resized output takes the strides the meta function asked for.
+void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
+                const at::TensorOptions& options);
+
+// A structured meta class run against a caller's out= tensor.
+template <class Meta>
+struct OutOp final : Meta {
+  explicit OutOp(const at::Tensor& out) : out_(out) {}
+  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    resize_out(out_, sizes, strides, options);
+    Meta::set_output_raw_strided(idx, sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    resize_out(out_, sizes, strides, options);
+    Meta::set_output_raw_strided(idx, sizes, strides, options);
+  }
+  const at::Tensor& maybe_get_output(int64_t) override { return out_; }
+  const at::Tensor& out_;
+};
+
+}  // namespace russet

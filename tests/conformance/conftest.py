@@ -1,0 +1,18 @@
+"""pytest setup for the conformance harness (tests/conformance).
+
+The sweep itself runs in worker subprocesses (python/russet/coverage.py); this
+process imports russet only for the harness's self-tests. The profile is
+`apple` unless RUSSET_PROFILE says otherwise, and host execution is allowed
+(it is what the sweep measures).
+"""
+
+import os
+import sys
+
+os.environ.setdefault("RUSSET_PROFILE", "apple")
+os.environ["RUSSET_HOST_OPS"] = "allow"
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON_DIR = os.path.join(REPO, "python")
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)

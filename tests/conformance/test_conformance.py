@@ -1,0 +1,216 @@
+"""Quick mode of the OpInfo conformance sweep, checked against the one list of
+known failures (known_failures.json).
+
+It fails on a new failure (a `wrong` or `error` case not in the list) and on a
+listed failure that now passes (so the list only shrinks). The full sweep is
+`python -m russet coverage --full`; it writes docs/coverage.{md,json}.
+"""
+
+import json
+import os
+import time
+
+import pytest
+import torch
+
+from russet import coverage as cov
+
+PROFILE = os.environ.get("RUSSET_PROFILE", "apple")
+
+
+@pytest.fixture(scope="module")
+def quick_report():
+    t0 = time.time()
+    rep = cov.sweep("quick", profile=PROFILE, jobs=1, verbose=False)
+    rep["wall"] = time.time() - t0
+    print(f"\nquick conformance sweep: {len(rep['records'])} (op, dtype) tasks in "
+          f"{rep['wall']:.0f} s")
+    return rep
+
+
+@pytest.fixture(scope="module")
+def known():
+    return cov.load_known_failures()
+
+
+def _fmt(items):
+    return "\n".join(f"  {' '.join(k)}: {rest}" for k, *rest in items)
+
+
+def test_no_new_failures(quick_report, known):
+    new, _ = cov.check_against_known(quick_report["records"], known)
+    assert not new, (
+        f"{len(new)} new conformance failure(s) (add a native kernel fix, or, if the gap is "
+        "real and understood, an entry with its reason to tests/conformance/known_failures.json):\n"
+        + _fmt([(k, c, d) for k, c, d in new]))
+
+
+def test_known_failures_still_fail(quick_report, known):
+    _, fixed = cov.check_against_known(quick_report["records"], known)
+    assert not fixed, (
+        "known failures that no longer fail: remove them from "
+        "tests/conformance/known_failures.json:\n" + _fmt([(k, c) for k, c in fixed]))
+
+
+def test_quick_ran_and_counted(quick_report):
+    s = quick_report["summary"]
+    assert s["op_dtype_pairs"] > 200
+    # most pairs must actually be exercised, not skipped
+    assert s["tested_pairs"] > 0.9 * s["op_dtype_pairs"], s
+    assert s["pass-native"] + s["pass-host"] > 0.8 * s["tested_pairs"], s
+    assert quick_report["profile"] == PROFILE == quick_report["device"]["profile"]
+    assert quick_report["wall"] < 600, "quick mode must stay under 10 minutes"
+
+
+def test_quick_subset_covers_every_family_and_dtype_class():
+    ops = cov.load_ops()
+    tasks = cov.quick_tasks(ops)
+    assert tasks == cov.quick_tasks(ops), "the quick subset must be deterministic"
+    fam_of_key = {k: cov.family(o.name) for k, o in ops}
+    fams_with_dtypes = {cov.family(o.name) for k, o in ops if cov.cpu_dtypes(o)}
+    covered = {fam_of_key[k] for k, _ in tasks}
+    assert fams_with_dtypes <= covered, fams_with_dtypes - covered
+    all_dtypes = {d for k, o in ops for d in cov.cpu_dtypes(o)}
+    assert {d for _, d in tasks} == all_dtypes
+    classes = {cov.dtype_class(d) for d in all_dtypes}
+    for fam in covered:
+        fam_classes = {cov.dtype_class(d) for k, d in tasks if fam_of_key[k] == fam}
+        possible = {cov.dtype_class(d) for k, o in ops if cov.family(o.name) == fam
+                    for d in cov.cpu_dtypes(o)}
+        assert fam_classes == possible, (fam, possible - fam_classes)
+    assert classes >= {"bool", "int", "low-precision float", "float32", "float64", "complex"}
+
+
+def test_family_table_maps_every_opinfo_exactly_once():
+    ops = cov.load_ops()
+    unmapped = sorted({o.name for _, o in ops if cov.family(o.name) is None})
+    assert not unmapped, f"OpInfos with no family in coverage._FAMILY_TABLE: {unmapped}"
+    assert set(cov.FAMILY_OF.values()) == set(cov.FAMILIES)
+    # the table is a partition (coverage._family_of raises on a duplicate)
+    names = [n for v in cov._FAMILY_TABLE.values() for n in v.split()]
+    assert len(names) == len(set(names))
+
+
+def test_known_failures_file_is_well_formed(known):
+    keys = dict(cov.load_ops())
+    with open(cov.KNOWN_FAILURES) as f:
+        raw = json.load(f)
+    assert raw["failures"] == sorted(raw["failures"], key=lambda e: (e["op"], e["variant"],
+                                                                      e["dtype"])), \
+        "keep known_failures.json sorted by (op, variant, dtype)"
+    for (op, variant, dtype), e in known.items():
+        assert op in keys, f"known failure for an unknown OpInfo {op}"
+        assert variant in cov.VARIANTS, e
+        assert dtype in cov.cpu_dtypes(keys[op]), e
+        assert len(e["reason"].strip()) >= 15, f"give a real reason: {e}"
+
+
+# ---- the harness itself must be able to fail
+
+
+class _FakeOp:
+    """A minimal OpInfo stand-in: calls fn, no in-place variant."""
+
+    def __init__(self, fn, name="fake"):
+        self.fn, self.name, self.inplace_variant = fn, name, None
+
+    def __call__(self, *a, **k):
+        return self.fn(*a, **k)
+
+
+def _run(fn, variant="op", dtype=torch.float32):
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    torch.manual_seed(0)
+    s = SampleInput(torch.randn(4, 5, dtype=dtype), args=(torch.randn(5, dtype=dtype),))
+    return cov.run_variant(torch, _FakeOp(fn), "fake", variant, str(dtype)[6:], s, None)
+
+
+def _is_russet(t):
+    return t.device.type == "russet"
+
+
+def test_harness_passes_a_correct_op():
+    cls, detail, host = _run(torch.add)
+    assert cls in ("pass-native", "pass-host"), detail
+    cls, _, host = _run(lambda x, y: x.view(-1)[:3])
+    assert cls == "pass-native" and host == []  # views never run on the host
+
+
+def test_harness_sees_host_execution():
+    torch.russet.reset_host_op_counts()
+    cls, _, host = _run(lambda x, y: torch.mm(x.t(), x))
+    ran = torch.russet.host_op_counts()
+    assert (cls == "pass-host") == bool(ran) and (cls == "pass-host") == bool(host)
+
+
+def test_harness_catches_a_wrong_value():
+    cls, detail, _ = _run(lambda x, y: x + y + (1e-3 if _is_russet(x) else 0))
+    assert cls == "wrong" and "not close" in detail
+
+
+def test_harness_catches_wrong_dtype_shape_and_device():
+    assert _run(lambda x, y: (x + y).double() if _is_russet(x) else x + y)[0] == "wrong"
+    assert _run(lambda x, y: (x + y)[:2] if _is_russet(x) else x + y)[0] == "wrong"
+    assert _run(lambda x, y: (x + y).cpu())[0] == "wrong"
+
+
+def test_harness_catches_a_mutated_input():
+    def f(x, y):
+        if _is_russet(x):
+            y.add_(1)
+        return x * 2
+
+    cls, detail, _ = _run(f)
+    assert cls == "wrong" and "after the call" in detail
+
+
+def test_harness_classifies_exceptions():
+    def boom(x, y):
+        if _is_russet(x):
+            raise RuntimeError("kernel failed")
+        return x
+
+    assert _run(boom)[0] == "error"
+
+    def unsupported(x, y):
+        if _is_russet(x):
+            raise NotImplementedError("russet: float64 is not supported by the apple profile")
+        return x
+
+    assert _run(unsupported)[0] == "unsupported"
+
+    def cpu_raises(x, y):
+        raise ValueError("bad input")
+
+    cls, detail, _ = _run(cpu_raises)
+    assert cls == "skipped" and detail.startswith("cpu raises")
+
+
+def test_harness_low_precision_uses_dtype_tolerance():
+    # a 1-ulp-of-float32 difference passes in float16 (default fp16 tolerance) and
+    # a difference of 1e-2 does not
+    assert _run(lambda x, y: x + y, dtype=torch.float16)[0].startswith("pass")
+    cls, _, _ = _run(lambda x, y: x + y + (1e-2 if _is_russet(x) else 0), dtype=torch.float16)
+    assert cls == "wrong"
+
+
+def test_harness_grad_variant():
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    torch.manual_seed(0)
+    s = SampleInput(torch.randn(3, 4, requires_grad=True))
+    good = cov.run_variant(torch, _FakeOp(lambda x: x.sin()), "fake", "grad", "float32", s, None)
+    assert good[0] in ("pass-native", "pass-host"), good
+
+    class BadGrad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * (3 if g.device.type == "russet" else 2)
+
+    bad = cov.run_variant(torch, _FakeOp(BadGrad.apply), "fake", "grad", "float32", s, None)
+    assert bad[0] == "wrong", bad
