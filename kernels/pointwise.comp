@@ -6,7 +6,8 @@
 // Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
 // value in the push constants), IN<k>_L (its index in the layout; the output
 // is 0), NT (tensors in the layout), OUT_DT, CT_DT (compute dtype), RT_DT
-// (dtype whose opmath type the expression has), EXPR.
+// (dtype whose opmath type the expression has), CM_DT (the op's common
+// dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -66,8 +67,8 @@ void rs_raise(uint code, int64_t value) {
 #undef T_DT
 #endif
 
-// width in bits of the compute dtype (shifts)
-#define RS_CT_BITS (RS_SIZE(CT_DT) * 8)
+// width in bits of the common dtype (shifts)
+#define RS_CT_BITS (RS_SIZE(CM_DT) * 8)
 #include "common/ops.glsl"
 
 void main() {
@@ -111,6 +112,9 @@ void main() {
 #endif
 #endif
         RS_OPMT(RT_DT) r = EXPR;
+#if RT_DT == CT_DT && OUT_DT != CM_DT
+        r = rs_tocm(r);  // CPU computes into the common dtype, then casts to out
+#endif
 #if RS_IS_BOOL(RT_DT)
         RS_SET_B(OUT_DT)(pc.out_, o[0], r);
 #elif RT_DT == 29

@@ -376,6 +376,7 @@ typedef union rs_scalar {
 typedef struct rs_pointwise {
     const char *name;                  /* for errors and the cache key */
     const char *expr;                  /* GLSL expression */
+    rs_dtype common;                   /* the op's common dtype (CM_DT in the kernel) */
     rs_dtype compute;                  /* opmath type of the expression's inputs and scalars */
     rs_dtype result;                   /* opmath type of the expression's value */
     int ninputs;

@@ -48,18 +48,64 @@ dvec2 rs_cdiv(dvec2 n, dvec2 m) {
 // (`v < 0` is read from the high word instead; see the engine's notes)
 bool rs_neg64(int64_t v) { return (uint(uint64_t(v) >> 32) & 0x80000000u) != 0u; }
 
+// ---------------------------------------------------------------- the common dtype
+// A float value rounded to the common dtype (identity for float32): CPU
+// kernels that compute in the dtype itself round intermediate results.
+float rs_rcm(float x) {
+#if defined(CM_DT) && CM_DT == 5
+    return rs_f16_dec(rs_f16_enc(x));
+#elif defined(CM_DT) && CM_DT == 15
+    return rs_bf16_dec(rs_bf16_enc(x));
+#else
+    return x;
+#endif
+}
+// An int64 value wrapped to the common integer dtype (CPU computes in it).
+int64_t rs_wcm(int64_t x) {
+#if defined(CM_DT) && (CM_DT == 1 || CM_DT == 2 || CM_DT == 3)
+    int sh = 64 - RS_SIZE(CM_DT) * 8;
+    return (x << sh) >> sh;
+#elif defined(CM_DT) && (CM_DT == 0 || CM_DT == 27 || CM_DT == 28)
+    return int64_t(uint64_t(x) & ((1UL << uint64_t(RS_SIZE(CM_DT) * 8)) - 1UL));
+#else
+    return x;
+#endif
+}
+bool rs_tocm(bool x) { return x; }
+int64_t rs_tocm(int64_t x) { return rs_wcm(x); }
+uint64_t rs_tocm(uint64_t x) { return x; }
+float rs_tocm(float x) { return rs_rcm(x); }
+vec2 rs_tocm(vec2 x) {
+#if defined(CM_DT) && CM_DT == 8
+    return vec2(rs_f16_dec(rs_f16_enc(x.x)), rs_f16_dec(rs_f16_enc(x.y)));
+#else
+    return x;
+#endif
+}
+#if RS_HAS_FP64
+double rs_tocm(double x) { return x; }
+dvec2 rs_tocm(dvec2 x) { return x; }
+#endif
+
 // ---------------------------------------------------------------- add, sub, mul
 bool rs_add(bool a, bool b, bool al) { return a || (b && al); }
 int64_t rs_add(int64_t a, int64_t b, int64_t al) { return a + al * b; }
 uint64_t rs_add(uint64_t a, uint64_t b, uint64_t al) { return a + al * b; }
 float rs_add(float a, float b, float al) { return fma(al, b, a); }
-vec2 rs_add(vec2 a, vec2 b, vec2 al) { return a + rs_cmul(al, b); }
+// complex32 on CPU rounds alpha * b to complex32 before the add
+vec2 rs_round_c32(vec2 z) { return vec2(rs_f16_dec(rs_f16_enc(z.x)), rs_f16_dec(rs_f16_enc(z.y))); }
+#if defined(CM_DT) && CM_DT == 8
+#define RS_ALPHA_PRODUCT(p) rs_round_c32(p)
+#else
+#define RS_ALPHA_PRODUCT(p) (p)
+#endif
+vec2 rs_add(vec2 a, vec2 b, vec2 al) { return a + RS_ALPHA_PRODUCT(rs_cmul(al, b)); }
 
 bool rs_sub(bool a, bool b, bool al) { return a != (b && al); }
 int64_t rs_sub(int64_t a, int64_t b, int64_t al) { return a - al * b; }
 uint64_t rs_sub(uint64_t a, uint64_t b, uint64_t al) { return a - al * b; }
 float rs_sub(float a, float b, float al) { return fma(-al, b, a); }
-vec2 rs_sub(vec2 a, vec2 b, vec2 al) { return a - rs_cmul(al, b); }
+vec2 rs_sub(vec2 a, vec2 b, vec2 al) { return a - RS_ALPHA_PRODUCT(rs_cmul(al, b)); }
 
 bool rs_mul(bool a, bool b) { return a && b; }
 int64_t rs_mul(int64_t a, int64_t b) { return a * b; }
@@ -96,7 +142,8 @@ uint64_t rs_div_trunc(uint64_t a, uint64_t b) {
     }
     return a / b;
 }
-float rs_div_trunc(float a, float b) { return trunc(a / b); }
+// CPU: trunc of the quotient in the dtype (bf16/fp16 round it first)
+float rs_div_trunc(float a, float b) { return trunc(rs_rcm(a / b)); }
 
 // c10::div_floor_integer
 int64_t rs_div_floor(int64_t a, int64_t b) {
@@ -278,6 +325,12 @@ uint64_t rs_minimum(uint64_t a, uint64_t b) { return a < b ? a : b; }
 float rs_maximum(float a, float b) { return isnan(a) || isnan(b) ? RS_NAN_F : (a > b ? a : b); }
 float rs_minimum(float a, float b) { return isnan(a) || isnan(b) ? RS_NAN_F : (a < b ? a : b); }
 float rs_fmax(float a, float b) { return isnan(a) ? b : isnan(b) ? a : max(a, b); }
+bool rs_fmax(bool a, bool b) { return a || b; }
+bool rs_fmin(bool a, bool b) { return a && b; }
+int64_t rs_fmax(int64_t a, int64_t b) { return rs_maximum(a, b); }
+int64_t rs_fmin(int64_t a, int64_t b) { return rs_minimum(a, b); }
+uint64_t rs_fmax(uint64_t a, uint64_t b) { return rs_maximum(a, b); }
+uint64_t rs_fmin(uint64_t a, uint64_t b) { return rs_minimum(a, b); }
 float rs_fmin(float a, float b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }
 // clamp(x, lo, hi) = min(max(x, lo), hi), NaN in x propagates
 int64_t rs_clamp(int64_t x, int64_t lo, int64_t hi) { return rs_minimum(rs_maximum(x, lo), hi); }
@@ -454,7 +507,19 @@ float rs_sqrt(float a) { return sqrt(a); }
 float rs_floor(float a) { return floor(a); }
 float rs_ceil(float a) { return ceil(a); }
 float rs_trunc(float a) { return trunc(a); }
-float rs_atan2(float a, float b) { return atan(a, b); }
+// C's atan2, with its special cases (GLSL leaves atan(0, 0) undefined)
+float rs_atan2(float y, float x) {
+    const float pi = 3.14159265358979323846;
+    if (isnan(x) || isnan(y)) return RS_NAN_F;
+    float sy = rs_signbit(y) ? -1.0 : 1.0;
+    if (y == 0.0) return rs_signbit(x) ? sy * pi : y;
+    if (isinf(x)) {
+        if (isinf(y)) return sy * (x > 0.0 ? pi / 4.0 : 3.0 * pi / 4.0);
+        return x > 0.0 ? sy * 0.0 : sy * pi;
+    }
+    if (x == 0.0 || isinf(y)) return sy * pi / 2.0;
+    return atan(y, x);
+}
 #if RS_HAS_FP64
 double rs_exp(double a) { return exp(a); }
 double rs_log(double a) { return log(a); }

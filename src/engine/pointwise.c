@@ -60,6 +60,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
                         p->nscalars);
     const rs_features *f = rs_stream_features(s);
     /* the dtypes that need fp64 arithmetic */
+    if (!rs_dtype_valid((int)p->common)) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: bad common dtype", p->name);
     int need64 = rs_dtype_needs_fp64(p->compute) || rs_dtype_needs_fp64(p->result) ||
                  rs_dtype_needs_fp64(p->out.dtype);
     for (int k = 0; k < p->ninputs; ++k) need64 |= rs_dtype_needs_fp64(p->in[k].dtype);
@@ -87,8 +88,8 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
 
     char defines[1024];
     size_t len = 0;
-    int bad = appendf(defines, sizeof defines, &len, "NIN=%d;NT=%d;OUT_DT=%d;CT_DT=%d;RT_DT=%d;", p->ninputs,
-                      nt, (int)p->out.dtype, (int)p->compute, (int)p->result);
+    int bad = appendf(defines, sizeof defines, &len, "NIN=%d;NT=%d;OUT_DT=%d;CM_DT=%d;CT_DT=%d;RT_DT=%d;",
+                      p->ninputs, nt, (int)p->out.dtype, (int)p->common, (int)p->compute, (int)p->result);
     for (int k = 0; k < p->ninputs && !bad; ++k)
         bad = appendf(defines, sizeof defines, &len, "IN%d_DT=%d;IN%d_S=%d;IN%d_L=%d;", k, (int)p->in[k].dtype,
                       k, p->is_scalar[k] ? 1 : 0, k, layout_index[k]);

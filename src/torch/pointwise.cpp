@@ -112,6 +112,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
   rs_pointwise p{};
   p.name = name;
   p.expr = expr;
+  p.common = static_cast<rs_dtype>(common);
   p.compute = opmath(common);
   p.result = result == Result::Bool ? RS_BOOL : result == Result::Real ? real_of(p.compute) : p.compute;
   p.ninputs = nin;

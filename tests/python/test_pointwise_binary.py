@@ -1,0 +1,91 @@
+"""Binary pointwise ops against CPU, with PyTorch's OpInfo samples, for every
+dtype CPU supports; native (no host execution) except float64/complex128
+under the apple profile."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+
+D = "russet"
+
+OPS = [
+    ("add", ""), ("sub", ""), ("mul", ""), ("div", "no_rounding_mode"), ("div", "trunc_rounding"),
+    ("div", "floor_rounding"), ("remainder", ""), ("fmod", ""), ("maximum", ""), ("minimum", ""),
+    ("fmax", ""), ("fmin", ""), ("atan2", ""), ("bitwise_and", ""), ("bitwise_or", ""),
+    ("bitwise_xor", ""), ("bitwise_left_shift", ""), ("bitwise_right_shift", ""),
+    ("eq", ""), ("ne", ""), ("lt", ""), ("le", ""), ("gt", ""), ("ge", ""),
+]
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_binary_op_matches_cpu(name, variant):
+    check_opinfo(name, variant)
+
+
+def test_scalars_broadcast_and_strides():
+    a = torch.randn(4, 1, 3)
+    b = torch.randn(3, 1).t()  # (1, 3) transposed view
+    x, y = a.to(D), b.to(D)
+    assert_close((x + y).cpu(), a + b)
+    assert_close((x * 2.5 - y).cpu(), a * 2.5 - b)
+    t = torch.randn(6, 8)
+    tt = t.to(D)[:, ::2].t()  # strided, non-contiguous
+    assert_close((tt * tt).cpu(), t[:, ::2].t() * t[:, ::2].t())
+    z = torch.empty(0, 3, device=D)
+    assert (z + 1).shape == (0, 3)
+
+
+def test_mixed_dtypes_and_out():
+    i = torch.arange(-5, 5, dtype=torch.int32)
+    f = torch.linspace(-2, 2, 10, dtype=torch.float16)
+    assert_close((i.to(D) + f.to(D)).cpu(), i + f)
+    out = torch.empty(10, dtype=torch.float32, device=D)
+    torch.add(i.to(D), f.to(D), out=out)
+    assert_close(out.cpu(), torch.add(i, f, out=torch.empty(10)))
+    # in place, through a view
+    base = torch.zeros(4, 4, device=D)
+    base[:, 1].add_(3)
+    assert_close(base.cpu(), torch.zeros(4, 4).index_fill_(1, torch.tensor([1]), 3))
+
+
+def test_integer_wraparound_and_division():
+    a = torch.tensor([127, -128, 100], dtype=torch.int8)
+    b = torch.tensor([1, -1, 100], dtype=torch.int8)
+    assert torch.equal((a.to(D) + b.to(D)).cpu(), a + b)
+    assert torch.equal((a.to(D) * b.to(D)).cpu(), a * b)
+    n = torch.tensor([7, -7, 7, -7])
+    m = torch.tensor([2, 2, -2, -2])
+    for mode in ("trunc", "floor"):
+        assert torch.equal(torch.div(n.to(D), m.to(D), rounding_mode=mode).cpu(),
+                           torch.div(n, m, rounding_mode=mode))
+    assert torch.equal(torch.remainder(n.to(D), m.to(D)).cpu(), torch.remainder(n, m))
+    assert torch.equal(torch.fmod(n.to(D), m.to(D)).cpu(), torch.fmod(n, m))
+
+
+def test_integer_division_by_zero_raises():
+    a = torch.tensor([1, 2, 3], device=D)
+    z = torch.tensor([1, 0, 1], device=D)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.div(a, z, rounding_mode="trunc").cpu()
+    # the process goes on
+    assert torch.equal((a + 1).cpu(), torch.tensor([2, 3, 4]))
+
+
+def test_nan_semantics():
+    a = torch.tensor([float("nan"), 1.0, -0.0, float("inf")])
+    b = torch.tensor([1.0, float("nan"), 0.0, float("-inf")])
+    for f in (torch.maximum, torch.minimum, torch.fmax, torch.fmin):
+        assert_close(f(a.to(D), b.to(D)).cpu(), f(a, b), equal_nan=True)
+    assert torch.equal((a.to(D) == b.to(D)).cpu(), a == b)
+    assert torch.equal((a.to(D) != a.to(D)).cpu(), a != a)
+
+
+def test_float64_runs_on_host_under_apple():
+    import os
+    a = torch.randn(5, dtype=torch.float64)
+    torch.russet.reset_host_op_counts()
+    assert_close((a.to(D) + a.to(D)).cpu(), a + a)
+    if os.environ.get("RUSSET_PROFILE", "apple") == "apple":
+        assert torch.russet.host_op_counts().get("aten::add.out", 0) >= 1
