@@ -1,0 +1,175 @@
+"""Pointwise engine benchmarks (issue 4), russet beside a peer measured in
+the same run: torch CUDA where a CUDA device exists (the lent H200), else
+torch CPU.
+
+    python bench/bench_pointwise.py [--numel 67108864] [--json out.json]
+
+- bandwidth of contiguous float32 add, mul, exp and a cast to float16;
+- the same with transposed (non-contiguous) inputs;
+- a chain of 1,000 dependent ops on 1K elements: time per op;
+- host cost per cached op (enqueue only, no sync);
+- first-use compile time of a new kernel, and a warm start from the disk cache.
+Nothing here fails on a slow result: the targets are printed beside.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import torch  # noqa: E402
+
+import russet  # noqa: E402,F401
+
+
+def sync(dev):
+    if dev == "russet":
+        torch.russet.synchronize()
+    elif dev.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def best_time(fn, dev, reps):
+    fn()
+    sync(dev)
+    best = float("inf")
+    for _ in range(reps):
+        sync(dev)
+        t0 = time.perf_counter()
+        fn()
+        sync(dev)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bandwidth(dev, numel, reps):
+    """GB/s (bytes read + written / time) for each case."""
+    side = int(numel ** 0.5)
+    a = torch.rand(numel, device=dev)
+    b = torch.rand(numel, device=dev)
+    out = torch.empty(numel, device=dev)
+    out16 = torch.empty(numel, device=dev, dtype=torch.float16)
+    at = torch.rand(side, side, device=dev)
+    bt = torch.rand(side, side, device=dev)
+    outt = torch.empty(side, side, device=dev)
+    n2 = side * side
+    cases = {
+        "add": (lambda: torch.add(a, b, out=out), 12 * numel),
+        "mul": (lambda: torch.mul(a, b, out=out), 12 * numel),
+        "exp": (lambda: torch.exp(a, out=out), 8 * numel),
+        "cast fp32->fp16": (lambda: out16.copy_(a), 6 * numel),
+        "add, transposed inputs": (lambda: torch.add(at.t(), bt.t(), out=outt), 12 * n2),
+    }
+    res = {}
+    for name, (fn, nbytes) in cases.items():
+        t = best_time(fn, dev, reps)
+        res[name] = nbytes / t / 1e9
+    # correctness of what was timed
+    torch.add(a, b, out=out)
+    assert torch.allclose(out.cpu(), a.cpu() + b.cpu()), f"{dev}: add is wrong"
+    return res
+
+
+def chain(dev, n_ops=1000, numel=1024):
+    x = torch.ones(numel, device=dev)
+    y = torch.full((numel,), 1e-6, device=dev)
+    for _ in range(20):
+        x = x + y
+    sync(dev)
+    t0 = time.perf_counter()
+    for _ in range(n_ops):
+        x = x + y
+    sync(dev)
+    dt = time.perf_counter() - t0
+    expect = 1.0 + (n_ops + 20) * 1e-6
+    assert abs(x[0].item() - expect) < 1e-3, f"{dev}: chain gave {x[0].item()}"
+    return dt / n_ops * 1e6
+
+
+def host_cost(dev, n_ops=10000, numel=1024):
+    a = torch.ones(numel, device=dev)
+    b = torch.ones(numel, device=dev)
+    for _ in range(50):
+        torch.add(a, b)
+    sync(dev)
+    best = float("inf")
+    for _ in range(3):
+        sync(dev)
+        t0 = time.perf_counter()
+        for _ in range(n_ops):
+            torch.add(a, b)
+        best = min(best, (time.perf_counter() - t0) / n_ops * 1e6)
+        sync(dev)
+    return best
+
+
+COMPILE_SNIPPET = """
+import time, torch, russet
+a = torch.ones(64, device="russet")
+torch.russet.synchronize()
+t0 = time.perf_counter()
+b = torch.atan2(a, a)          # a kernel this process has not used
+torch.russet.synchronize()
+print(time.perf_counter() - t0)
+"""
+
+
+def compile_times():
+    """Seconds to first result of a new kernel: cold (empty cache dir) and
+    warm (the SPIR-V and pipeline cache on disk), each in a fresh process."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, RUSSET_CACHE_DIR=d)
+        out = []
+        for _ in range(2):
+            r = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env, capture_output=True,
+                               text=True, check=True)
+            out.append(float(r.stdout.strip().splitlines()[-1]))
+    return {"cold_s": out[0], "warm_s": out[1]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--numel", type=int, default=None)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    peer = "cuda" if torch.cuda.is_available() else "cpu"
+    numel = args.numel or ((64 << 20) if peer == "cuda" else (4 << 20))
+    props = torch.russet.get_device_properties()
+    print(f"russet on {props.name} ({props.driver}), profile {props.profile}; peer: torch {peer}")
+    print(f"torch {torch.__version__}; {numel} elements\n")
+
+    res = {"device": props.name, "peer": peer, "numel": numel}
+    bw_r = bandwidth("russet", numel, args.reps)
+    bw_p = bandwidth(peer, numel, args.reps)
+    res["bandwidth_gbs"] = {"russet": bw_r, peer: bw_p}
+    ch_r, ch_p = chain("russet"), chain(peer)
+    hc_r, hc_p = host_cost("russet"), host_cost(peer)
+    ct = compile_times()
+    res.update(chain_us={"russet": ch_r, peer: ch_p}, host_us={"russet": hc_r, peer: hc_p}, compile=ct)
+
+    rows = [(k, f"{bw_r[k]:.1f} GB/s", f"{bw_p[k]:.1f} GB/s", f"{bw_r[k] / bw_p[k]:.2f}x",
+             ">= 0.90x" if "transposed" not in k else ">= 0.50x") for k in bw_r]
+    rows.append(("chain of 1000 ops, per op", f"{ch_r:.2f} us", f"{ch_p:.2f} us", f"{ch_r / ch_p:.2f}x (time)",
+                 "<= 1.5x (time)"))
+    rows.append(("host cost per cached op", f"{hc_r:.2f} us", f"{hc_p:.2f} us", f"{hc_r / hc_p:.2f}x (time)",
+                 "<= 10 us"))
+    rows.append(("new kernel, cold / warm start", f"{ct['cold_s'] * 1e3:.0f} / {ct['warm_s'] * 1e3:.0f} ms", "",
+                 "", ""))
+    w = [max(len(str(r[i])) for r in rows + [("case", "russet", peer, "ratio", "target")]) for i in range(5)]
+    print("  ".join(h.ljust(w[i]) for i, h in enumerate(("case", "russet", peer, "ratio", "target"))))
+    for r in rows:
+        print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
