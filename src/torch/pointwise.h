@@ -9,6 +9,7 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
+#include <ATen/core/Dimname.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 
@@ -52,18 +53,33 @@ void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef st
                 const at::TensorOptions& options);
 
 // A structured meta class run against a caller's out= tensor.
+//
+// torch 2.11's set_output_* take a DimnameList that later versions dropped:
+// both signatures are declared without `override`. Only the one matching the
+// installed base is virtual, so only it is instantiated; the other is never
+// compiled (members of a class template are instantiated when used).
 template <class Meta>
 struct OutOp final : Meta {
   explicit OutOp(const at::Tensor& out) : out_(out) {}
   void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) override {
+                          at::TensorOptions options) {
     resize_out(out_, sizes, strides, options);
     Meta::set_output_raw_strided(idx, sizes, strides, options);
   }
   void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) override {
+                              at::TensorOptions options) {
     resize_out(out_, sizes, strides, options);
     Meta::set_output_raw_strided(idx, sizes, strides, options);
+  }
+  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options, at::DimnameList names) {
+    resize_out(out_, sizes, strides, options);
+    Meta::set_output_raw_strided(idx, sizes, strides, options, names);
+  }
+  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options, at::DimnameList names) {
+    resize_out(out_, sizes, strides, options);
+    Meta::set_output_raw_strided(idx, sizes, strides, options, names);
   }
   const at::Tensor& maybe_get_output(int64_t) override { return out_; }
   const at::Tensor& out_;
