@@ -9,7 +9,6 @@
 #pragma once
 
 #include <ATen/TensorIterator.h>
-#include <ATen/core/Dimname.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 
@@ -54,32 +53,27 @@ void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef st
 
 // A structured meta class run against a caller's out= tensor.
 //
-// torch 2.11's set_output_* take a DimnameList that later versions dropped:
-// both signatures are declared without `override`. Only the one matching the
-// installed base is virtual, so only it is instantiated; the other is never
-// compiled (members of a class template are instantiated when used).
+// Up to torch 2.12, set_output_* also took a DimnameList (named tensors,
+// ATen/core/Dimname.h); later versions dropped both.
+#if __has_include(<ATen/core/Dimname.h>)
+#define RUSSET_NAMES_PARAM , at::DimnameList names
+#define RUSSET_NAMES_ARG , names
+#else
+#define RUSSET_NAMES_PARAM
+#define RUSSET_NAMES_ARG
+#endif
 template <class Meta>
 struct OutOp final : Meta {
   explicit OutOp(const at::Tensor& out) : out_(out) {}
   void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options) {
+                          at::TensorOptions options RUSSET_NAMES_PARAM) override {
     resize_out(out_, sizes, strides, options);
-    Meta::set_output_raw_strided(idx, sizes, strides, options);
+    Meta::set_output_raw_strided(idx, sizes, strides, options RUSSET_NAMES_ARG);
   }
   void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options) {
+                              at::TensorOptions options RUSSET_NAMES_PARAM) override {
     resize_out(out_, sizes, strides, options);
-    Meta::set_output_raw_strided(idx, sizes, strides, options);
-  }
-  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options, at::DimnameList names) {
-    resize_out(out_, sizes, strides, options);
-    Meta::set_output_raw_strided(idx, sizes, strides, options, names);
-  }
-  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options, at::DimnameList names) {
-    resize_out(out_, sizes, strides, options);
-    Meta::set_output_raw_strided(idx, sizes, strides, options, names);
+    Meta::set_output_raw_strided(idx, sizes, strides, options RUSSET_NAMES_ARG);
   }
   const at::Tensor& maybe_get_output(int64_t) override { return out_; }
   const at::Tensor& out_;
