@@ -1,6 +1,529 @@
 // ops_math.glsl: transcendental and other unary math: exp/log/trig families, rounding, complex math.
 // Included by common/ops.glsl; overload per opmath type as ops.glsl explains.
+//
+// The op entry points are rs_op_<name>. GLSL's float builtins are not
+// accurate enough for PyTorch's tolerances everywhere (Vulkan allows 3 ulp
+// for exp/log and 2^-11 absolute for sin/cos, and lavapipe computes exp(x)
+// as exp2(x * log2(e))), so the float32 functions here are range reduction
+// plus minimax polynomials in float arithmetic (the Cephes single-precision
+// coefficients), about 1-2 ulp on the domains PyTorch tests. Complex
+// functions follow c10/util/complex_math.h (libstdc++'s / glibc's formulas).
 #ifndef RS_OPS_MATH_GLSL
 #define RS_OPS_MATH_GLSL
+
+#define RS_PIO4_1 uintBitsToFloat(0x3f490fdbu)
+#define RS_PIO4_2 uintBitsToFloat(0xb2bbbd2eu)
+#define RS_PIO4_3 uintBitsToFloat(0xa6772cedu)
+#define RS_PI_F 3.14159265358979323846
+#define RS_PIO2_F 1.57079632679489661923
+#define RS_PIO4_F 0.78539816339744830962
+#define RS_LN2_F 0.69314718055994530942
+#define RS_LOG2E_F 1.44269504088896340736
+#define RS_LOG10E_F 0.43429448190325182765
+
+float rs_m_copysign(float x, float s) {
+    return uintBitsToFloat((floatBitsToUint(x) & 0x7FFFFFFFu) | (floatBitsToUint(s) & 0x80000000u));
+}
+// x * 2^n for |n| <= 252, without overflow in the scale factors
+float rs_m_ldexp(float x, int n) {
+    int n1 = n / 2, n2 = n - n1;
+    return x * uintBitsToFloat(uint(n1 + 127) << 23) * uintBitsToFloat(uint(n2 + 127) << 23);
+}
+
+// ---------------------------------------------------------------- exp, log
+// e^r for |r| <= ln2/2 (the polynomial of Cephes expf)
+float rs_m_exp_core(float r) {
+    float z = r * r;
+    float p = ((((1.9875691500E-4 * r + 1.3981999507E-3) * r + 8.3334519073E-3) * r + 4.1665795894E-2) * r +
+               1.6666665459E-1) * r + 5.0000001201E-1;
+    return p * z + r + 1.0;
+}
+float rs_op_exp(float x) {
+    if (isnan(x)) return x;
+    if (x > 88.72283935546875) return RS_INF_F;
+    if (x < -103.97208404541015625) return 0.0;
+    float n = floor(RS_LOG2E_F * x + 0.5);
+    // ln2 = C1 + C2, C1 with 9 significant bits: n * C1 is exact
+    precise float r = x - n * 0.693359375;
+    r = r - n * -2.12194440e-4;
+    return rs_m_ldexp(rs_m_exp_core(r), int(n));
+}
+float rs_op_exp2(float x) {
+    if (isnan(x)) return x;
+    if (x >= 128.0) return RS_INF_F;
+    if (x < -150.0) return 0.0;
+    float n = floor(x + 0.5);
+    float r = (x - n) * RS_LN2_F;  // x - n is exact
+    return rs_m_ldexp(rs_m_exp_core(r), int(n));
+}
+// log(1 + f) - f + f^2/2 for f in [sqrt(1/2) - 1, sqrt(2) - 1] (Cephes logf)
+float rs_m_log_poly(float f) {
+    float z = f * f;
+    float y = ((((((((7.0376836292E-2 * f - 1.1514610310E-1) * f + 1.1676998740E-1) * f - 1.2420140846E-1) * f +
+                  1.4249322787E-1) * f - 1.6668057665E-1) * f + 2.0000714765E-1) * f - 2.4999993993E-1) * f +
+              3.3333331174E-1) * f * z;
+    return y - 0.5 * z;
+}
+// x = 2^e (1 + f), f in [sqrt(1/2) - 1, sqrt(2) - 1), for finite x > 0
+void rs_m_log_split(float x, out float e, out float f) {
+    int ie;
+    float m = frexp(x, ie);  // [0.5, 1)
+    if (m < 0.70710678118654752440) {
+        m = m + m;
+        ie -= 1;
+    }
+    e = float(ie);
+    f = m - 1.0;  // exact
+}
+float rs_op_log(float x) {
+    if (isnan(x) || x < 0.0) return RS_NAN_F;
+    if (x == 0.0) return -RS_INF_F;
+    if (isinf(x)) return x;
+    float e, f;
+    rs_m_log_split(x, e, f);
+    float y = rs_m_log_poly(f);
+    // ln2 = 0.693359375 - 2.12194440e-4
+    precise float r = e * -2.12194440e-4 + y;
+    r = r + f;
+    return r + e * 0.693359375;
+}
+float rs_op_log2(float x) {
+    if (isnan(x) || x < 0.0) return RS_NAN_F;
+    if (x == 0.0) return -RS_INF_F;
+    if (isinf(x)) return x;
+    float e, f;
+    rs_m_log_split(x, e, f);
+    float y = rs_m_log_poly(f);
+    // log2(e) = 1 + 0.44269504088896340736
+    precise float r = y * 0.44269504088896340736 + f * 0.44269504088896340736;
+    r = r + y + f;
+    return r + e;
+}
+float rs_op_log10(float x) {
+    if (isnan(x) || x < 0.0) return RS_NAN_F;
+    if (x == 0.0) return -RS_INF_F;
+    if (isinf(x)) return x;
+    float e, f;
+    rs_m_log_split(x, e, f);
+    float y = rs_m_log_poly(f);
+    // log10(e) = 4.3359375E-1 + 7.00731903251827651129E-4; log10(2) = 3.0078125E-1 + 2.48745663981195213739E-4
+    precise float r = (y + f) * 7.00731903251827651129E-4 + (y + f) * 4.3359375E-1;
+    r = e * 2.48745663981195213739E-4 + r;
+    return r + e * 3.0078125E-1;
+}
+float rs_op_log1p(float x) {
+    if (isnan(x)) return x;
+    precise float u = 1.0 + x;
+    if (u == 1.0) return x;
+    if (isinf(u) || u <= 0.0) return rs_op_log(u);
+    precise float d = u - 1.0;
+    return rs_op_log(u) * (x / d);  // Kahan: corrects the rounding of 1 + x
+}
+float rs_op_expm1(float x) {
+    if (isnan(x)) return x;
+    if (abs(x) < 0.34657359) {
+        // e^x - 1 = r + r^2 (1/2 + ...), the polynomial of exp without the 1
+        float z = x * x;
+        float p = ((((1.9875691500E-4 * x + 1.3981999507E-3) * x + 8.3334519073E-3) * x + 4.1665795894E-2) * x +
+                   1.6666665459E-1) * x + 5.0000001201E-1;
+        return p * z + x;
+    }
+    if (x > 88.72283935546875) return RS_INF_F;
+    if (x < -17.5) return -1.0;
+    return rs_op_exp(x) - 1.0;
+}
+
+// ---------------------------------------------------------------- trigonometric
+// x = j pi/4 + r, |r| <= pi/4 (with j even), three-part Cody-Waite with fma
+float rs_m_reduce_pio4(float ax, out int j) {
+    float y = floor(ax * 1.27323954473516268615);
+    if (mod(y, 2.0) == 1.0) y += 1.0;
+    j = int(mod(y, 8.0));
+    float r = fma(-y, RS_PIO4_1, ax);
+    r = fma(-y, RS_PIO4_2, r);
+    r = fma(-y, RS_PIO4_3, r);
+    return r;
+}
+float rs_m_sin_poly(float r) {
+    float z = r * r;
+    return ((-1.9515295891E-4 * z + 8.3321608736E-3) * z - 1.6666654611E-1) * z * r + r;
+}
+float rs_m_cos_poly(float r) {
+    float z = r * r;
+    return ((2.443315711809948E-5 * z - 1.388731625493765E-3) * z + 4.166664568298827E-2) * z * z - 0.5 * z + 1.0;
+}
+float rs_op_sin(float x) {
+    if (isnan(x) || isinf(x)) return RS_NAN_F;
+    int j;
+    float r = rs_m_reduce_pio4(abs(x), j);
+    float s = x < 0.0 ? -1.0 : 1.0;
+    if (j > 3) {
+        s = -s;
+        j -= 4;
+    }
+    float v = (j == 2) ? rs_m_cos_poly(r) : rs_m_sin_poly(r);
+    return s * v;
+}
+float rs_op_cos(float x) {
+    if (isnan(x) || isinf(x)) return RS_NAN_F;
+    int j;
+    float r = rs_m_reduce_pio4(abs(x), j);
+    float s = 1.0;
+    if (j > 3) {
+        s = -s;
+        j -= 4;
+    }
+    if (j > 1) s = -s;
+    float v = (j == 2) ? rs_m_sin_poly(r) : rs_m_cos_poly(r);
+    return s * v;
+}
+float rs_op_tan(float x) {
+    if (isnan(x) || isinf(x)) return RS_NAN_F;
+    int j;
+    float r = rs_m_reduce_pio4(abs(x), j);
+    float z = r * r;
+    float y = r;
+    if (abs(r) > 1e-4)
+        y = (((((9.38540185543E-3 * z + 3.11992232697E-3) * z + 2.44301354525E-2) * z + 5.34112807005E-2) * z +
+              1.33387994085E-1) * z + 3.33331568548E-1) * z * r + r;
+    if ((j & 2) != 0) y = -1.0 / y;
+    return x < 0.0 ? -y : y;
+}
+// asin on [0, 0.5] (Cephes asinf)
+float rs_m_asin_poly(float a) {
+    float z = a * a;
+    return ((((4.2163199048E-2 * z + 2.4181311049E-2) * z + 4.5470025998E-2) * z + 7.4953002686E-2) * z +
+            1.6666752422E-1) * z * a + a;
+}
+float rs_op_asin(float x) {
+    float a = abs(x);
+    if (isnan(x) || a > 1.0) return RS_NAN_F;
+    float r;
+    if (a > 0.5) {
+        float s = sqrt(0.5 * (1.0 - a));
+        r = RS_PIO2_F - 2.0 * rs_m_asin_poly(s);
+    } else {
+        r = rs_m_asin_poly(a);
+    }
+    return x < 0.0 ? -r : r;
+}
+float rs_op_acos(float x) {
+    if (isnan(x) || abs(x) > 1.0) return RS_NAN_F;
+    if (x < -0.5) return RS_PI_F - 2.0 * rs_m_asin_poly(sqrt(0.5 * (1.0 + x)));
+    if (x > 0.5) return 2.0 * rs_m_asin_poly(sqrt(0.5 * (1.0 - x)));
+    return RS_PIO2_F - rs_m_asin_poly(x);
+}
+float rs_op_atan(float x) {
+    if (isnan(x)) return x;
+    float a = abs(x), y = 0.0;
+    if (a > 2.414213562373095) {
+        y = RS_PIO2_F;
+        a = -1.0 / a;
+    } else if (a > 0.4142135623730950) {
+        y = RS_PIO4_F;
+        a = (a - 1.0) / (a + 1.0);
+    }
+    float z = a * a;
+    y += (((8.05374449538e-2 * z - 1.38776856032E-1) * z + 1.99777106478E-1) * z - 3.33329491539E-1) * z * a + a;
+    return x < 0.0 ? -y : y;
+}
+
+// ---------------------------------------------------------------- hyperbolic
+float rs_op_sinh(float x) {
+    float a = abs(x);
+    if (isnan(x)) return x;
+    float r;
+    if (a <= 1.0) {
+        float z = x * x;
+        return ((2.03721912945E-4 * z + 8.33028376239E-3) * z + 1.66667160211E-1) * z * x + x;
+    }
+    if (a > 88.0) {
+        float h = rs_op_exp(0.5 * a);
+        r = (0.5 * h) * h;
+    } else {
+        float e = rs_op_exp(a);
+        r = 0.5 * e - 0.5 / e;
+    }
+    return x < 0.0 ? -r : r;
+}
+float rs_op_cosh(float x) {
+    float a = abs(x);
+    if (isnan(x)) return x;
+    if (a > 88.0) {
+        float h = rs_op_exp(0.5 * a);
+        return (0.5 * h) * h;
+    }
+    float e = rs_op_exp(a);
+    return 0.5 * e + 0.5 / e;
+}
+float rs_op_tanh(float x) {
+    float a = abs(x);
+    if (isnan(x)) return x;
+    if (a >= 0.625) {
+        if (a > 44.0) return x < 0.0 ? -1.0 : 1.0;
+        float r = 1.0 - 2.0 / (rs_op_exp(2.0 * a) + 1.0);
+        return x < 0.0 ? -r : r;
+    }
+    float z = x * x;
+    return ((((-5.70498872745E-3 * z + 2.06390887954E-2) * z - 5.37397155531E-2) * z + 1.33314422036E-1) * z -
+            3.33332819422E-1) * z * x + x;
+}
+float rs_op_asinh(float x) {
+    float a = abs(x);
+    if (isnan(x) || isinf(x)) return x;
+    float r;
+    if (a >= 4096.0) r = rs_op_log(a) + RS_LN2_F;
+    else if (a >= 2.0) r = rs_op_log(2.0 * a + 1.0 / (sqrt(a * a + 1.0) + a));
+    else if (a >= 2.44140625e-4) r = rs_op_log1p(a + a * a / (sqrt(a * a + 1.0) + 1.0));
+    else r = a;
+    return x < 0.0 ? -r : r;
+}
+float rs_op_acosh(float x) {
+    if (isnan(x) || x < 1.0) return RS_NAN_F;
+    if (isinf(x)) return x;
+    if (x < 2.0) {
+        float t = x - 1.0;  // exact
+        return rs_op_log1p(t + sqrt(t * t + 2.0 * t));
+    }
+    if (x < 4096.0) return rs_op_log(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0)));
+    return rs_op_log(x) + RS_LN2_F;
+}
+float rs_op_atanh(float x) {
+    float a = abs(x);
+    if (isnan(x) || a > 1.0) return RS_NAN_F;
+    float r;
+    if (a < 0.5) {
+        if (a < 2.44140625e-4) r = a;
+        else r = 0.5 * rs_op_log1p(2.0 * a + 2.0 * a * a / (1.0 - a));
+    } else {
+        r = 0.5 * rs_op_log1p(2.0 * (a / (1.0 - a)));
+    }
+    return x < 0.0 ? -r : r;
+}
+
+// ---------------------------------------------------------------- misc real
+float rs_op_sigmoid(float x) { return 1.0 / (1.0 + rs_op_exp(-x)); }
+float rs_op_sqrt(float x) { return sqrt(x); }
+float rs_op_rsqrt(float x) { return 1.0 / sqrt(x); }
+// CPU: x == 0 ? 1 : sin(pi x) / (pi x), the product rounded to float
+float rs_op_sinc(float x) {
+    if (x == 0.0) return 1.0;
+    float p = RS_PI_F * x;
+    return rs_op_sin(p) / p;
+}
+// logit: eps < 0 means none (CPU passes -1); x == 1 gives +inf
+float rs_op_logit(float x, float eps) {
+    if (eps >= 0.0) x = x < eps ? eps : (x > 1.0 - eps ? 1.0 - eps : x);
+    if (x == 1.0) return RS_INF_F;
+    return rs_op_log(x / (1.0 - x));
+}
+
+// ---------------------------------------------------------------- rounding
+float rs_op_trunc(float x) { return trunc(x); }
+float rs_op_floor(float x) { return floor(x); }
+float rs_op_ceil(float x) { return ceil(x); }
+float rs_op_round(float x) { return roundEven(x); }
+int64_t rs_op_trunc(int64_t x) { return x; }
+int64_t rs_op_floor(int64_t x) { return x; }
+int64_t rs_op_ceil(int64_t x) { return x; }
+int64_t rs_op_round(int64_t x) { return x; }
+uint64_t rs_op_trunc(uint64_t x) { return x; }
+uint64_t rs_op_floor(uint64_t x) { return x; }
+uint64_t rs_op_ceil(uint64_t x) { return x; }
+uint64_t rs_op_round(uint64_t x) { return x; }
+bool rs_op_trunc(bool x) { return x; }
+bool rs_op_floor(bool x) { return x; }
+bool rs_op_ceil(bool x) { return x; }
+bool rs_op_round(bool x) { return x; }
+// round(x, decimals): p = 10^|decimals| in float (CPU's opmath), neg: decimals < 0
+float rs_op_round_dec(float x, float p, bool neg) { return neg ? roundEven(x / p) * p : roundEven(x * p) / p; }
+float rs_op_frac(float x) { return x - trunc(x); }
+
+// ---------------------------------------------------------------- sign, classification
+float rs_op_sgn(float x) { return rs_sign(x); }
+int64_t rs_op_sgn(int64_t x) { return rs_sign(x); }
+uint64_t rs_op_sgn(uint64_t x) { return rs_sign(x); }
+bool rs_op_sgn(bool x) { return x; }
+// c10's sgn: z / |z|, 0 for 0 (std::abs is hypot)
+vec2 rs_op_sgn(vec2 z) {
+    float m = rs_cabs(z);
+    return m == 0.0 ? vec2(0.0) : vec2(z.x / m, z.y / m);
+}
+bool rs_op_isnan(float x) { return isnan(x); }
+bool rs_op_isnan(vec2 z) { return isnan(z.x) || isnan(z.y); }
+bool rs_op_isnan(int64_t x) { return false; }
+bool rs_op_isnan(uint64_t x) { return false; }
+bool rs_op_isnan(bool x) { return false; }
+bool rs_op_isinf(float x) { return isinf(x); }
+bool rs_op_isinf(vec2 z) { return isinf(z.x) || isinf(z.y); }
+bool rs_op_isinf(int64_t x) { return false; }
+bool rs_op_isinf(uint64_t x) { return false; }
+bool rs_op_isinf(bool x) { return false; }
+bool rs_op_isposinf(float x) { return isinf(x) && x > 0.0; }
+bool rs_op_isposinf(int64_t x) { return false; }
+bool rs_op_isposinf(uint64_t x) { return false; }
+bool rs_op_isposinf(bool x) { return false; }
+bool rs_op_isneginf(float x) { return isinf(x) && x < 0.0; }
+bool rs_op_isneginf(int64_t x) { return false; }
+bool rs_op_isneginf(uint64_t x) { return false; }
+bool rs_op_isneginf(bool x) { return false; }
+bool rs_op_signbit(float x) { return (floatBitsToUint(x) & 0x80000000u) != 0u; }
+bool rs_op_signbit(int64_t x) { return rs_neg64(x); }
+bool rs_op_signbit(uint64_t x) { return false; }
+bool rs_op_signbit(bool x) { return false; }
+bool rs_op_not(bool x) { return !x; }
+bool rs_op_not(int64_t x) { return x == 0L; }
+bool rs_op_not(uint64_t x) { return x == 0UL; }
+bool rs_op_not(float x) { return x == 0.0; }
+bool rs_op_not(vec2 z) { return z.x == 0.0 && z.y == 0.0; }
+
+// ---------------------------------------------------------------- complex
+vec2 rs_op_conj(vec2 z) { return vec2(z.x, -z.y); }
+bool rs_op_conj(bool x) { return x; }
+int64_t rs_op_conj(int64_t x) { return x; }
+uint64_t rs_op_conj(uint64_t x) { return x; }
+float rs_op_conj(float x) { return x; }
+float rs_op_abs(vec2 z) { return rs_cabs(z); }
+// angle: atan2(imag, real); real x: 0 for x >= 0, pi for x < 0, NaN kept
+float rs_op_angle(vec2 z) { return rs_atan2(z.y, z.x); }
+float rs_op_angle(float x) {
+    if (isnan(x)) return x;
+    return x < 0.0 ? RS_PI_F : 0.0;
+}
+vec2 rs_op_polar(float r, float t) { return vec2(r * rs_op_cos(t), r * rs_op_sin(t)); }
+vec2 rs_op_complex(float re, float im) { return vec2(re, im); }
+
+vec2 rs_op_exp(vec2 z) {
+    if (z.y == 0.0 && !isnan(z.x)) return vec2(rs_op_exp(z.x), z.y);
+    if (isinf(z.x) && z.x < 0.0 && (isinf(z.y) || isnan(z.y))) return vec2(0.0, 0.0);
+    float e = rs_op_exp(z.x);
+    if (isinf(z.x) && z.x > 0.0 && (isinf(z.y) || isnan(z.y))) return vec2(z.x, RS_NAN_F);
+    return vec2(e * rs_op_cos(z.y), e * rs_op_sin(z.y));
+}
+vec2 rs_op_exp2(vec2 z) { return rs_op_exp(vec2(RS_LN2_F * z.x, RS_LN2_F * z.y)); }
+// log|z| with the scaling of hypot
+float rs_m_log_abs(vec2 z) {
+    float x = abs(z.x), y = abs(z.y);
+    if (isinf(x) || isinf(y)) return RS_INF_F;
+    float m = max(x, y), n = min(x, y);
+    if (m == 0.0) return -RS_INF_F;
+    float r = n / m;
+    // near |z| = 1: log(m^2 (1 + r^2)) / 2 with log1p
+    if (m > 0.5 && m < 2.0) {
+        precise float s = (m - 1.0) * (m + 1.0) + n * n;
+        return 0.5 * rs_op_log1p(s);
+    }
+    return rs_op_log(m) + 0.5 * rs_op_log1p(r * r);
+}
+vec2 rs_op_log(vec2 z) { return vec2(rs_m_log_abs(z), rs_atan2(z.y, z.x)); }
+vec2 rs_op_log2(vec2 z) {
+    vec2 l = rs_op_log(z);
+    return vec2(l.x / RS_LN2_F, l.y / RS_LN2_F);
+}
+vec2 rs_op_log10(vec2 z) {
+    vec2 l = rs_op_log(z);
+    return vec2(l.x * RS_LOG10E_F, l.y * RS_LOG10E_F);
+}
+// c10::log1p
+vec2 rs_op_log1p(vec2 z) {
+    float x = z.x, y = z.y;
+    float zabs = rs_cabs(z);
+    float theta = rs_atan2(y, x + 1.0);
+    if (zabs < 0.5) {
+        float r = x * (2.0 + x) + y * y;
+        if (r == 0.0) return vec2(x, theta);
+        return vec2(0.5 * rs_op_log1p(r), theta);
+    }
+    return vec2(rs_m_log_abs(vec2(x + 1.0, y)), theta);
+}
+// c10::expm1
+vec2 rs_op_expm1(vec2 z) {
+    float a = rs_op_sin(z.y * 0.5);
+    return vec2(rs_op_expm1(z.x) * rs_op_cos(z.y) - 2.0 * a * a, rs_op_exp(z.x) * rs_op_sin(z.y));
+}
+// principal sqrt, without overflow in |z|
+vec2 rs_op_sqrt(vec2 z) {
+    float x = z.x, y = z.y;
+    if (isinf(y)) return vec2(RS_INF_F, y);
+    if (isnan(x)) return vec2(x, isinf(y) ? y : x);
+    if (isinf(x)) {
+        if (x > 0.0) return vec2(x, isnan(y) ? y : rs_m_copysign(0.0, y));
+        return vec2(isnan(y) ? abs(x - x) : 0.0, rs_m_copysign(RS_INF_F, y));
+    }
+    if (x == 0.0 && y == 0.0) return vec2(0.0, y);
+    float t = sqrt(0.5 * (abs(x) + rs_cabs(z)));
+    if (isinf(t)) t = sqrt(0.125 * abs(x) + 0.125 * rs_cabs(vec2(x * 0.25, y * 0.25)) * 4.0) * 2.0;
+    if (x >= 0.0) return vec2(t, y / (2.0 * t));
+    return vec2(abs(y) / (2.0 * t), rs_m_copysign(t, y));
+}
+vec2 rs_op_rsqrt(vec2 z) { return rs_cdiv(vec2(1.0, 0.0), rs_op_sqrt(z)); }
+vec2 rs_op_reciprocal(vec2 z) { return rs_cdiv(vec2(1.0, 0.0), z); }
+float rs_op_reciprocal(float x) { return 1.0 / x; }
+vec2 rs_op_sinh(vec2 z) {
+    return vec2(rs_op_sinh(z.x) * rs_op_cos(z.y), rs_op_cosh(z.x) * rs_op_sin(z.y));
+}
+vec2 rs_op_cosh(vec2 z) {
+    return vec2(rs_op_cosh(z.x) * rs_op_cos(z.y), rs_op_sinh(z.x) * rs_op_sin(z.y));
+}
+// Kahan's tanh: t = tan y, s = sinh x, (beta rho s, t) / (1 + beta s^2)
+vec2 rs_op_tanh(vec2 z) {
+    float x = z.x, y = z.y;
+    if (isnan(x)) return vec2(x, y == 0.0 ? y : x);
+    if (abs(x) > 22.0) {
+        float e = rs_op_exp(-2.0 * abs(x));
+        return vec2(rs_m_copysign(1.0, x), 4.0 * rs_op_sin(y) * rs_op_cos(y) * e);
+    }
+    float t = rs_op_tan(y);
+    float beta = 1.0 + t * t;
+    float s = rs_op_sinh(x);
+    float rho = sqrt(1.0 + s * s);
+    float den = 1.0 + beta * s * s;
+    return vec2(beta * rho * s / den, t / den);
+}
+// f(iz) helpers: i z = (-y, x); -i w = (w.y, -w.x)
+vec2 rs_m_mul_i(vec2 z) { return vec2(-z.y, z.x); }
+vec2 rs_m_mul_negi(vec2 w) { return vec2(w.y, -w.x); }
+vec2 rs_op_sin(vec2 z) { return rs_m_mul_negi(rs_op_sinh(rs_m_mul_i(z))); }
+vec2 rs_op_cos(vec2 z) { return rs_op_cosh(rs_m_mul_i(z)); }
+vec2 rs_op_tan(vec2 z) { return rs_m_mul_negi(rs_op_tanh(rs_m_mul_i(z))); }
+// asinh(z) = log(z + sqrt(z^2 + 1)), odd; computed for Re z >= 0
+vec2 rs_op_asinh(vec2 z) {
+    bool flip = z.x < 0.0 || (z.x == 0.0 && rs_signbit(z.x));
+    vec2 w = flip ? -z : z;
+    vec2 r;
+    float m = max(abs(w.x), abs(w.y));
+    if (m > 1e18) {
+        // asinh(w) ~ log(2 w)
+        r = rs_op_log(w);
+        r.x += RS_LN2_F;
+    } else {
+        vec2 w2 = rs_cmul(w, w);
+        r = rs_op_log(w + rs_op_sqrt(vec2(w2.x + 1.0, w2.y)));
+    }
+    return flip ? -r : r;
+}
+vec2 rs_op_asin(vec2 z) { return rs_m_mul_negi(rs_op_asinh(rs_m_mul_i(z))); }
+vec2 rs_op_acos(vec2 z) {
+    vec2 a = rs_op_asin(z);
+    return vec2(RS_PIO2_F - a.x, -a.y);
+}
+// acosh(z) = log(z + sqrt(z + 1) sqrt(z - 1))
+vec2 rs_op_acosh(vec2 z) {
+    vec2 p = rs_cmul(rs_op_sqrt(vec2(z.x + 1.0, z.y)), rs_op_sqrt(vec2(z.x - 1.0, z.y)));
+    vec2 r = rs_op_log(z + p);
+    return r;
+}
+// atanh(z) = (log1p(z) - log1p(-z)) / 2
+vec2 rs_op_atanh(vec2 z) {
+    vec2 a = rs_op_log1p(z), b = rs_op_log1p(-z);
+    return vec2(0.5 * (a.x - b.x), 0.5 * (a.y - b.y));
+}
+vec2 rs_op_atan(vec2 z) { return rs_m_mul_negi(rs_op_atanh(rs_m_mul_i(z))); }
+vec2 rs_op_sigmoid(vec2 z) { return rs_cdiv(vec2(1.0, 0.0), vec2(1.0, 0.0) + rs_op_exp(-z)); }
+vec2 rs_op_sinc(vec2 z) {
+    if (z.x == 0.0 && z.y == 0.0) return vec2(1.0, 0.0);
+    vec2 p = vec2(RS_PI_F * z.x, RS_PI_F * z.y);
+    return rs_cdiv(rs_op_sin(p), p);
+}
 
 #endif

@@ -1,0 +1,306 @@
+// Unary pointwise ops: arithmetic (neg, abs, sign, reciprocal, sqrt, ...),
+// rounding, float classification, logical/bitwise not, and the
+// transcendental functions (exp/log/trig/hyperbolic families, sigmoid,
+// logit, erf family, sinc). Structured ops run their ATen meta function
+// (pointwise.h); the others build their TensorIterator as ATen's
+// UnaryOps.cpp does. The expressions are kernels/common/ops_math.glsl
+// functions (rs_op_*).
+#include "torch/pointwise.h"
+
+#include <ATen/ops/abs_ops.h>
+#include <ATen/ops/acos_meta.h>
+#include <ATen/ops/acos_ops.h>
+#include <ATen/ops/acosh_meta.h>
+#include <ATen/ops/acosh_ops.h>
+#include <ATen/ops/asin_meta.h>
+#include <ATen/ops/asin_ops.h>
+#include <ATen/ops/asinh_meta.h>
+#include <ATen/ops/asinh_ops.h>
+#include <ATen/ops/atan_meta.h>
+#include <ATen/ops/atan_ops.h>
+#include <ATen/ops/atanh_meta.h>
+#include <ATen/ops/atanh_ops.h>
+#include <ATen/ops/bitwise_not_meta.h>
+#include <ATen/ops/bitwise_not_ops.h>
+#include <ATen/ops/ceil_meta.h>
+#include <ATen/ops/ceil_ops.h>
+#include <ATen/ops/cos_meta.h>
+#include <ATen/ops/cos_ops.h>
+#include <ATen/ops/cosh_meta.h>
+#include <ATen/ops/cosh_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/erf_meta.h>
+#include <ATen/ops/erf_ops.h>
+#include <ATen/ops/erfc_meta.h>
+#include <ATen/ops/erfc_ops.h>
+#include <ATen/ops/exp2_meta.h>
+#include <ATen/ops/exp2_ops.h>
+#include <ATen/ops/exp_meta.h>
+#include <ATen/ops/exp_ops.h>
+#include <ATen/ops/expm1_meta.h>
+#include <ATen/ops/expm1_ops.h>
+#include <ATen/ops/floor_meta.h>
+#include <ATen/ops/floor_ops.h>
+#include <ATen/ops/frac_meta.h>
+#include <ATen/ops/frac_ops.h>
+#include <ATen/ops/isinf_ops.h>
+#include <ATen/ops/isnan_ops.h>
+#include <ATen/ops/isneginf_meta.h>
+#include <ATen/ops/isneginf_ops.h>
+#include <ATen/ops/isposinf_meta.h>
+#include <ATen/ops/isposinf_ops.h>
+#include <ATen/ops/log10_meta.h>
+#include <ATen/ops/log10_ops.h>
+#include <ATen/ops/log1p_meta.h>
+#include <ATen/ops/log1p_ops.h>
+#include <ATen/ops/log2_meta.h>
+#include <ATen/ops/log2_ops.h>
+#include <ATen/ops/log_meta.h>
+#include <ATen/ops/log_ops.h>
+#include <ATen/ops/logical_not_ops.h>
+#include <ATen/ops/logit_ops.h>
+#include <ATen/ops/neg_meta.h>
+#include <ATen/ops/neg_ops.h>
+#include <ATen/ops/reciprocal_meta.h>
+#include <ATen/ops/reciprocal_ops.h>
+#include <ATen/ops/round_meta.h>
+#include <ATen/ops/round_ops.h>
+#include <ATen/ops/rsqrt_meta.h>
+#include <ATen/ops/rsqrt_ops.h>
+#include <ATen/ops/sgn_meta.h>
+#include <ATen/ops/sgn_ops.h>
+#include <ATen/ops/sigmoid_meta.h>
+#include <ATen/ops/sigmoid_ops.h>
+#include <ATen/ops/sign_meta.h>
+#include <ATen/ops/sign_ops.h>
+#include <ATen/ops/signbit_meta.h>
+#include <ATen/ops/signbit_ops.h>
+#include <ATen/ops/sin_meta.h>
+#include <ATen/ops/sin_ops.h>
+#include <ATen/ops/sinc_meta.h>
+#include <ATen/ops/sinc_ops.h>
+#include <ATen/ops/sinh_meta.h>
+#include <ATen/ops/sinh_ops.h>
+#include <ATen/ops/sqrt_meta.h>
+#include <ATen/ops/sqrt_ops.h>
+#include <ATen/ops/tan_meta.h>
+#include <ATen/ops/tan_ops.h>
+#include <ATen/ops/tanh_meta.h>
+#include <ATen/ops/tanh_ops.h>
+#include <ATen/ops/trunc_meta.h>
+#include <ATen/ops/trunc_ops.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+
+// out= kernel of a structured unary op: meta(self), then EXPR.
+#define UNARY(fn, META_CLASS, op, expr, result)               \
+  Tensor& fn(const Tensor& self, Tensor& out) {               \
+    return native_or_host<at::_ops::op>(                      \
+        [&]() -> Tensor& {                                    \
+          OutOp<at::meta::META_CLASS> m(out);                 \
+          m.meta(self);                                       \
+          run_pointwise(m, #op, expr, result);                \
+          return out;                                         \
+        },                                                    \
+        self, out);                                           \
+  }
+
+UNARY(neg_out, structured_neg, neg_out, "rs_neg(a)", Result::Compute)
+UNARY(sign_out, structured_sign, sign_out, "rs_sign(a)", Result::Compute)
+UNARY(sgn_out, structured_sgn, sgn_out, "rs_op_sgn(a)", Result::Compute)
+UNARY(reciprocal_out, structured_reciprocal, reciprocal_out, "rs_op_reciprocal(a)", Result::Compute)
+UNARY(sqrt_out, structured_sqrt, sqrt_out, "rs_op_sqrt(a)", Result::Compute)
+UNARY(rsqrt_out, structured_rsqrt, rsqrt_out, "rs_op_rsqrt(a)", Result::Compute)
+UNARY(trunc_out, structured_trunc, trunc_out, "rs_op_trunc(a)", Result::Compute)
+UNARY(floor_out, structured_floor, floor_out, "rs_op_floor(a)", Result::Compute)
+UNARY(ceil_out, structured_ceil, ceil_out, "rs_op_ceil(a)", Result::Compute)
+UNARY(round_out, structured_round, round_out, "rs_op_round(a)", Result::Compute)
+UNARY(frac_out, structured_frac, frac_out, "rs_op_frac(a)", Result::Compute)
+UNARY(signbit_out, structured_signbit, signbit_out, "rs_op_signbit(a)", Result::Bool)
+UNARY(isposinf_out, structured_isposinf, isposinf_out, "rs_op_isposinf(a)", Result::Bool)
+UNARY(isneginf_out, structured_isneginf, isneginf_out, "rs_op_isneginf(a)", Result::Bool)
+UNARY(bitwise_not_out, structured_bitwise_not, bitwise_not_out, "rs_bnot(a)", Result::Compute)
+UNARY(exp_out, structured_exp, exp_out, "rs_op_exp(a)", Result::Compute)
+UNARY(exp2_out, structured_exp2, exp2_out, "rs_op_exp2(a)", Result::Compute)
+UNARY(expm1_out, structured_expm1, expm1_out, "rs_op_expm1(a)", Result::Compute)
+UNARY(log_out, structured_log, log_out, "rs_op_log(a)", Result::Compute)
+UNARY(log2_out, structured_log2, log2_out, "rs_op_log2(a)", Result::Compute)
+UNARY(log10_out, structured_log10, log10_out, "rs_op_log10(a)", Result::Compute)
+UNARY(log1p_out, structured_log1p, log1p_out, "rs_op_log1p(a)", Result::Compute)
+UNARY(sin_out, structured_sin, sin_out, "rs_op_sin(a)", Result::Compute)
+UNARY(cos_out, structured_cos, cos_out, "rs_op_cos(a)", Result::Compute)
+UNARY(tan_out, structured_tan, tan_out, "rs_op_tan(a)", Result::Compute)
+UNARY(asin_out, structured_asin, asin_out, "rs_op_asin(a)", Result::Compute)
+UNARY(acos_out, structured_acos, acos_out, "rs_op_acos(a)", Result::Compute)
+UNARY(atan_out, structured_atan, atan_out, "rs_op_atan(a)", Result::Compute)
+UNARY(sinh_out, structured_sinh, sinh_out, "rs_op_sinh(a)", Result::Compute)
+UNARY(cosh_out, structured_cosh, cosh_out, "rs_op_cosh(a)", Result::Compute)
+UNARY(tanh_out, structured_tanh, tanh_out, "rs_op_tanh(a)", Result::Compute)
+UNARY(asinh_out, structured_asinh, asinh_out, "rs_op_asinh(a)", Result::Compute)
+UNARY(acosh_out, structured_acosh, acosh_out, "rs_op_acosh(a)", Result::Compute)
+UNARY(atanh_out, structured_atanh, atanh_out, "rs_op_atanh(a)", Result::Compute)
+UNARY(sigmoid_out, structured_sigmoid, sigmoid_out, "rs_op_sigmoid(a)", Result::Compute)
+UNARY(erf_out, structured_erf, erf_out, "rs_op_erf(a)", Result::Compute)
+UNARY(erfc_out, structured_erfc, erfc_out, "rs_op_erfc(a)", Result::Compute)
+UNARY(sinc_out, structured_sinc, sinc_out, "rs_op_sinc(a)", Result::Compute)
+
+// A float32 constant as an exact GLSL expression.
+std::string float_literal(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "uintBitsToFloat(0x%08Xu)", bits);
+  return buf;
+}
+
+// round(x, decimals): CPU's opmath 10^|decimals| (a float for every
+// floating dtype but float64), baked into the expression.
+Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
+  return native_or_host<at::_ops::round_decimals_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_round_decimals> m(out);
+        m.meta(self, decimals);
+        if (decimals == 0) {
+          run_pointwise(m, "round", "rs_op_round(a)");
+          return out;
+        }
+        bool neg = decimals < 0;
+        float p = static_cast<float>(std::pow(10, neg ? -decimals : decimals));
+        std::string expr = "rs_op_round_dec(a, " + float_literal(p) + (neg ? ", true)" : ", false)");
+        run_pointwise(m, "round_decimals", expr.c_str());
+        return out;
+      },
+      self, decimals, out);
+}
+
+// An elementwise predicate of self into a bool (or any dtype) output,
+// computed in self's dtype: ATen's iterator for logical_not and the
+// CompositeExplicitAutograd isnan/isinf.
+void predicate(const Tensor& self, const Tensor& out, const char* name, const char* expr) {
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .check_all_same_dtype(false)
+                  .add_output(out)
+                  .add_const_input(self)
+                  .build();
+  run_pointwise(iter, name, expr, Result::Bool, {}, self.scalar_type());
+}
+
+Tensor& logical_not_out(const Tensor& self, Tensor& out) {
+  return native_or_host<at::_ops::logical_not_out>(
+      [&]() -> Tensor& {
+        predicate(self, out, "logical_not", "rs_op_not(a)");
+        return out;
+      },
+      self, out);
+}
+
+#define PREDICATE(fn, op, expr)                                                           \
+  Tensor fn(const Tensor& self) {                                                         \
+    return native_or_host<at::_ops::op>(                                                  \
+        [&]() -> Tensor {                                                                 \
+          Tensor out = at::empty({0}, self.options().dtype(at::kBool));                  \
+          predicate(self, out, #op, expr);                                                \
+          return out;                                                                     \
+        },                                                                                \
+        self);                                                                            \
+  }                                                                                       \
+  Tensor& fn##_out(const Tensor& self, Tensor& out) {                                     \
+    return native_or_host<at::_ops::op##_out>(                                            \
+        [&]() -> Tensor& {                                                                \
+          TORCH_CHECK(out.scalar_type() == at::kBool, "Expected out tensor to have dtype Bool, but got ", \
+                      out.scalar_type(), " instead");                                     \
+          predicate(self, out, #op, expr);                                                \
+          return out;                                                                     \
+        },                                                                                \
+        self, out);                                                                       \
+  }
+
+PREDICATE(isnan, isnan, "rs_op_isnan(a)")
+PREDICATE(isinf, isinf, "rs_op_isinf(a)")
+
+// logit: ATen's unary_op_impl_float_out with eps (-1: none)
+Tensor& logit_out(const Tensor& self, std::optional<double> eps, Tensor& out) {
+  return native_or_host<at::_ops::logit_out>(
+      [&]() -> Tensor& {
+        auto iter = at::TensorIterator::unary_float_op(out, self);
+        run_pointwise(iter, "logit", "rs_op_logit(a, s0)", Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
+        return out;
+      },
+      self, eps, out);
+}
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  return native_or_host<at::_ops::logit>(
+      [&]() -> Tensor {
+        Tensor out;
+        auto iter = at::TensorIterator::unary_float_op(out, self);
+        run_pointwise(iter, "logit", "rs_op_logit(a, s0)", Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
+        return iter.output();
+      },
+      self, eps);
+}
+Tensor& logit_(Tensor& self, std::optional<double> eps) { return logit_out(self, eps, self); }
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("neg.out", neg_out);
+  m.impl("sign.out", sign_out);
+  m.impl("sgn.out", sgn_out);
+  m.impl("reciprocal.out", reciprocal_out);
+  m.impl("sqrt.out", sqrt_out);
+  m.impl("rsqrt.out", rsqrt_out);
+  m.impl("trunc.out", trunc_out);
+  m.impl("floor.out", floor_out);
+  m.impl("ceil.out", ceil_out);
+  m.impl("round.out", round_out);
+  m.impl("round.decimals_out", round_decimals_out);
+  m.impl("frac.out", frac_out);
+  m.impl("signbit.out", signbit_out);
+  m.impl("isposinf.out", isposinf_out);
+  m.impl("isneginf.out", isneginf_out);
+  m.impl("bitwise_not.out", bitwise_not_out);
+  m.impl("logical_not.out", logical_not_out);
+  m.impl("isnan", isnan);
+  m.impl("isnan.out", isnan_out);
+  m.impl("isinf", isinf);
+  m.impl("isinf.out", isinf_out);
+  m.impl("exp.out", exp_out);
+  m.impl("exp2.out", exp2_out);
+  m.impl("expm1.out", expm1_out);
+  m.impl("log.out", log_out);
+  m.impl("log2.out", log2_out);
+  m.impl("log10.out", log10_out);
+  m.impl("log1p.out", log1p_out);
+  m.impl("sin.out", sin_out);
+  m.impl("cos.out", cos_out);
+  m.impl("tan.out", tan_out);
+  m.impl("asin.out", asin_out);
+  m.impl("acos.out", acos_out);
+  m.impl("atan.out", atan_out);
+  m.impl("sinh.out", sinh_out);
+  m.impl("cosh.out", cosh_out);
+  m.impl("tanh.out", tanh_out);
+  m.impl("asinh.out", asinh_out);
+  m.impl("acosh.out", acosh_out);
+  m.impl("atanh.out", atanh_out);
+  m.impl("sigmoid.out", sigmoid_out);
+  m.impl("erf.out", erf_out);
+  m.impl("erfc.out", erfc_out);
+  m.impl("sinc.out", sinc_out);
+  m.impl("logit", logit);
+  m.impl("logit_", logit_);
+  m.impl("logit.out", logit_out);
+}
+
+}  // namespace russet

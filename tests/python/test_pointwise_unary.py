@@ -1,0 +1,121 @@
+"""Unary pointwise ops (arithmetic, rounding, classification, logical and
+bitwise not, transcendental, complex) against CPU, with PyTorch's OpInfo
+samples, for every dtype CPU supports; native (no host execution) except
+float64/complex128 under the apple profile."""
+
+import math
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+import opinfo_check
+from opinfo_check import check_opinfo
+
+D = "russet"
+
+
+# opinfo_check._tolerance reads toleranceOverride tables only; a
+# precisionOverride table maps a dtype to a float (an atol that PyTorch's
+# TestCase takes as max(default atol, value), with the default rtol)
+def _tolerance(op, dtype, _orig=opinfo_check._tolerance):
+    from torch.testing._comparison import default_tolerances
+    for dec in getattr(op, "decorators", ()) or ():
+        for d in getattr(dec, "decorators", None) or [dec]:
+            table = getattr(d, "d", None)
+            if isinstance(table, dict) and isinstance(table.get(dtype), float):
+                rtol, atol = default_tolerances(dtype)
+                return dict(atol=max(atol, table[dtype]), rtol=rtol)
+    return _orig(op, dtype)
+
+
+opinfo_check._tolerance = _tolerance
+
+OPS = [
+    # arithmetic
+    ("neg", ""), ("abs", ""), ("sign", ""), ("sgn", ""), ("reciprocal", ""), ("sqrt", ""), ("rsqrt", ""),
+    ("trunc", ""), ("floor", ""), ("ceil", ""), ("round", ""), ("round", "decimals_0"), ("round", "decimals_3"),
+    ("round", "decimals_neg_3"), ("frac", ""),
+    # classification, logical, bitwise
+    ("isnan", ""), ("isinf", ""), ("isfinite", ""), ("isposinf", ""), ("isneginf", ""), ("isreal", ""),
+    ("signbit", ""), ("logical_not", ""), ("bitwise_not", ""),
+    # transcendental
+    ("exp", ""), ("exp2", ""), ("expm1", ""), ("log", ""), ("log2", ""), ("log10", ""), ("log1p", ""),
+    ("sin", ""), ("cos", ""), ("tan", ""), ("asin", ""), ("acos", ""), ("atan", ""),
+    ("sinh", ""), ("cosh", ""), ("tanh", ""), ("asinh", ""), ("acosh", ""), ("atanh", ""),
+    ("sigmoid", ""), ("logit", ""), ("erf", ""), ("erfc", ""), ("sinc", ""), ("deg2rad", ""), ("rad2deg", ""),
+    # complex
+    ("angle", ""), ("conj_physical", ""), ("polar", ""), ("complex", ""),
+]
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_unary_op_matches_cpu(name, variant):
+    check_opinfo(name, variant)
+
+
+# the float32 functions over wide ranges, against CPU (the OpInfo samples
+# are small): PyTorch's float32 tolerances
+SWEEPS = {
+    torch.exp: (-100, 89), torch.exp2: (-140, 127), torch.expm1: (-20, 88), torch.log: (1e-30, 1e30),
+    torch.log2: (1e-30, 1e30), torch.log10: (1e-30, 1e30), torch.log1p: (-0.999, 1e6),
+    torch.sin: (-1e4, 1e4), torch.cos: (-1e4, 1e4), torch.tan: (-100, 100), torch.asin: (-1, 1),
+    torch.acos: (-1, 1), torch.atan: (-1e3, 1e3), torch.sinh: (-89, 89), torch.cosh: (-89, 89),
+    torch.tanh: (-20, 20), torch.asinh: (-1e5, 1e5), torch.acosh: (1, 1e5), torch.atanh: (-1, 1),
+    torch.sigmoid: (-80, 80), torch.erf: (-5, 5), torch.erfc: (-5, 9),
+}
+
+
+@pytest.mark.parametrize("fn", list(SWEEPS), ids=[f.__name__ for f in SWEEPS])
+def test_float32_accuracy_sweep(fn):
+    lo, hi = SWEEPS[fn]
+    if lo > 0 and hi / lo > 1e3:
+        x = torch.logspace(math.log10(lo), math.log10(hi), 20001)
+    else:
+        x = torch.linspace(lo, hi, 20001)
+    x = torch.cat([x, torch.linspace(-1, 1, 2001).clamp(lo, hi)])
+    torch.russet.reset_host_op_counts()
+    got = fn(x.to(D)).cpu()
+    assert not torch.russet.host_op_counts()
+    assert_close(got, fn(x), equal_nan=True)
+
+
+def test_special_values():
+    v = torch.tensor([0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e-30, -1e-30, 0.5])
+    for fn in (torch.exp, torch.expm1, torch.log, torch.log1p, torch.log2, torch.log10, torch.sqrt, torch.rsqrt,
+               torch.sin, torch.cos, torch.tan, torch.asin, torch.acos, torch.atan, torch.sinh, torch.cosh,
+               torch.tanh, torch.asinh, torch.acosh, torch.atanh, torch.sigmoid, torch.erf, torch.erfc,
+               torch.reciprocal, torch.sign, torch.frac, torch.round, torch.trunc, torch.floor, torch.ceil,
+               torch.exp2, torch.sinc, torch.angle):
+        assert_close(fn(v.to(D)).cpu(), fn(v), equal_nan=True, msg=lambda m: f"{fn.__name__}: {m}")
+    for fn in (torch.isnan, torch.isinf, torch.isfinite, torch.isposinf, torch.isneginf, torch.signbit,
+               torch.logical_not):
+        assert torch.equal(fn(v.to(D)).cpu(), fn(v)), fn.__name__
+
+
+def test_out_inplace_and_strides():
+    a = torch.randn(6, 8)
+    x = a.to(D)[:, ::2].t()
+    assert_close(torch.exp(x).cpu(), torch.exp(a[:, ::2].t()))
+    out = torch.empty(4, 6, dtype=torch.float16, device=D)
+    torch.sin(x, out=out)
+    assert_close(out.cpu(), torch.sin(a[:, ::2].t()).half())
+    y = a.to(D)
+    y.cos_()
+    assert_close(y.cpu(), a.cos())
+    i = torch.arange(-5, 5, dtype=torch.int32)
+    assert_close(torch.sqrt(i.to(D)).cpu(), torch.sqrt(i), equal_nan=True)
+    r = torch.empty(0, device=D, dtype=torch.float32)
+    torch.abs(torch.randn(3, dtype=torch.complex64).to(D), out=r)
+    assert r.shape == (3,)
+    b = torch.tensor([0, 1, 2], dtype=torch.int8)
+    assert torch.equal(torch.logical_not(b.to(D), out=torch.empty(3, dtype=torch.int16, device=D)).cpu(),
+                       torch.logical_not(b, out=torch.empty(3, dtype=torch.int16)))
+
+
+def test_complex_abs_angle_to_real():
+    z = torch.randn(5, dtype=torch.complex64) * 3
+    for fn in (torch.abs, torch.angle):
+        got = fn(z.to(D))
+        assert got.dtype == torch.float32
+        assert_close(got.cpu(), fn(z))
