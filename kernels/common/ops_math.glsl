@@ -134,14 +134,25 @@ float rs_op_expm1(float x) {
 }
 
 // ---------------------------------------------------------------- trigonometric
-// x = j pi/4 + r, |r| <= pi/4 (with j even), three-part Cody-Waite with fma
+// x = j pi/4 + r, |r| <= pi/4 (with j even), for 0 <= ax < 2^24: Cody-Waite
+// with pi/4 = P0 + P1 + P2 (12 significant bits each) + P3 and y split into
+// 12-bit halves, so that every product is exact without relying on fma
+// (GLSL lets an implementation split fma into a multiply and an add)
 float rs_m_reduce_pio4(float ax, out int j) {
     float y = floor(ax * 1.27323954473516268615);
     if (mod(y, 2.0) == 1.0) y += 1.0;
     j = int(mod(y, 8.0));
-    float r = fma(-y, RS_PIO4_1, ax);
-    r = fma(-y, RS_PIO4_2, r);
-    r = fma(-y, RS_PIO4_3, r);
+    float yh = floor(y * (1.0 / 4096.0)) * 4096.0;
+    float yl = y - yh;
+    const float P0 = uintBitsToFloat(0x3f491000u), P1 = uintBitsToFloat(0xb6157000u);
+    const float P2 = uintBitsToFloat(0xafef5000u), P3 = uintBitsToFloat(0x290c234cu);
+    precise float r = ax - yh * P0;
+    r = r - yl * P0;
+    r = r - yh * P1;
+    r = r - yl * P1;
+    r = r - yh * P2;
+    r = r - yl * P2;
+    r = r - y * P3;
     return r;
 }
 float rs_m_sin_poly(float r) {
@@ -239,7 +250,8 @@ float rs_op_sinh(float x) {
     }
     if (a > 88.0) {
         float h = rs_op_exp(0.5 * a);
-        r = (0.5 * h) * h;
+        precise float hh = 0.5 * h;  // no reassociation into h * h (overflow)
+        r = hh * h;
     } else {
         float e = rs_op_exp(a);
         r = 0.5 * e - 0.5 / e;
@@ -251,7 +263,9 @@ float rs_op_cosh(float x) {
     if (isnan(x)) return x;
     if (a > 88.0) {
         float h = rs_op_exp(0.5 * a);
-        return (0.5 * h) * h;
+        precise float hh = 0.5 * h;
+        precise float r = hh * h;
+        return r;
     }
     float e = rs_op_exp(a);
     return 0.5 * e + 0.5 / e;

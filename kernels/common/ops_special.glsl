@@ -138,7 +138,10 @@ float rs_op_digamma(float x) {
     float result = 0.0;
     if (x < 0.0) {
         if (x == trunc(x)) return RS_NAN_F;
-        float r = x - trunc(x);  // modf
+        // pi / tan(pi r), r the fraction of x (CPU: in double); tan has
+        // period pi, so reduce r exactly to [-1/2, 1/2] first
+        float r = x - trunc(x);
+        r = r - roundEven(r);
         float q = RS_PI_F / rs_op_tan(RS_PI_F * r);
         x = 1.0 - x;
         result = -q;

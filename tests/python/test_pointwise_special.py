@@ -1,0 +1,46 @@
+"""Special functions (gamma family, erf family, Bessel, torch.special)
+against CPU, with PyTorch's OpInfo samples, for every dtype CPU supports;
+native (no host execution) except float64/complex128 under the apple
+profile, and except the functions listed in HOST (still correct, through
+host execution)."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+import test_pointwise_unary  # noqa: F401  (precisionOverride tolerances for check_opinfo)
+from opinfo_check import check_opinfo
+
+D = "russet"
+
+NATIVE = [
+    ("erfinv", ""), ("lgamma", ""), ("digamma", ""), ("i0", ""),
+    ("polygamma", "polygamma_n_0"), ("polygamma", "polygamma_n_1"), ("polygamma", "polygamma_n_2"),
+    ("polygamma", "polygamma_n_3"), ("polygamma", "polygamma_n_4"),
+    ("special.polygamma", "special_polygamma_n_0"),
+    ("special.i0e", ""), ("special.i1", ""), ("special.i1e", ""), ("special.ndtr", ""),
+    ("special.log_ndtr", ""), ("special.entr", ""), ("special.xlog1py", ""), ("special.zeta", ""),
+]
+
+
+@pytest.mark.parametrize("name,variant", NATIVE, ids=[f"{n}.{v}" if v else n for n, v in NATIVE])
+def test_special_op_matches_cpu(name, variant):
+    check_opinfo(name, variant)
+
+
+def _sweep(fn, x, **kw):
+    torch.russet.reset_host_op_counts()
+    got = fn(x.to(D), **kw).cpu()
+    assert not torch.russet.host_op_counts()
+    assert_close(got, fn(x, **kw), equal_nan=True)
+
+
+@pytest.mark.parametrize("fn,lo,hi", [
+    (torch.lgamma, -20.0, 30.0), (torch.digamma, -20.0, 30.0), (torch.erfinv, -0.999, 0.999),
+    (torch.i0, -20.0, 20.0), (torch.special.i0e, -50.0, 50.0), (torch.special.i1, -20.0, 20.0),
+    (torch.special.i1e, -50.0, 50.0), (torch.special.ndtr, -10.0, 10.0),
+    (torch.special.log_ndtr, -30.0, 10.0), (torch.special.entr, -1.0, 20.0),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_float32_sweep(fn, lo, hi):
+    x = torch.linspace(lo, hi, 20011)
+    _sweep(fn, x)
