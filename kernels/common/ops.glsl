@@ -453,36 +453,7 @@ float rs_erfc(float x) {
     return x < 0.0 ? 2.0 - rs_erfc_pos(-x) : rs_erfc_pos(x);
 }
 
-// ---------------------------------------------------------------- activations
-float rs_relu(float x) { return isnan(x) ? x : max(x, 0.0); }
-int64_t rs_relu(int64_t x) { return rs_neg64(x) ? 0L : x; }
-float rs_threshold(float x, float th, float v) { return x <= th ? v : x; }
-int64_t rs_threshold(int64_t x, int64_t th, int64_t v) { return x <= th ? v : x; }
-float rs_threshold_backward(float g, float x, float th) { return x <= th ? 0.0 : g; }
-float rs_leaky_relu(float x, float slope) { return x > 0.0 ? x : x * slope; }
-float rs_hardtanh(float x, float lo, float hi) { return rs_clamp(x, lo, hi); }
-float rs_silu(float x) { return x / (1.0 + exp(-x)); }
-float rs_gelu(float x) { return 0.5 * x * (1.0 + rs_erf(x * 0.70710678118654752440)); }
-float rs_gelu_tanh(float x) {
-    float k = 0.79788456080286535588;  // sqrt(2/pi)
-    float inner = k * (x + 0.044715 * x * x * x);
-    return 0.5 * x * (1.0 + tanh(inner));
-}
-float rs_softplus(float x, float beta, float threshold) {
-    return (x * beta) > threshold ? x : rs_log1p(exp(x * beta)) / beta;
-}
-float rs_mish(float x) { return x * tanh(rs_softplus(x, 1.0, 20.0)); }
-float rs_elu(float x, float alpha, float scale, float input_scale) {
-    return x > 0.0 ? x * scale : rs_expm1(x * input_scale) * alpha * scale;
-}
-float rs_hardsigmoid(float x) { return min(max(x + 3.0, 0.0), 6.0) / 6.0; }
-float rs_hardswish(float x) { return x * min(max(x + 3.0, 0.0), 6.0) / 6.0; }
-float rs_softshrink(float x, float l) { return x > l ? x - l : (x < -l ? x + l : 0.0); }
-float rs_hardshrink(float x, float l) { return (x >= -l && x <= l) ? 0.0 : x; }
-float rs_logsigmoid(float x) {
-    // -softplus(-x), stable
-    return min(x, 0.0) - rs_log1p(exp(-abs(x)));
-}
+// (activations: common/ops_activation.glsl)
 
 // ---------------------------------------------------------------- real-only wrappers
 // GLSL's builtins apply componentwise to vec2; these take float (and double)
@@ -521,8 +492,6 @@ float rs_atan2(float y, float x) {
     return atan(y, x);
 }
 #if RS_HAS_FP64
-double rs_exp(double a) { return exp(a); }
-double rs_log(double a) { return log(a); }
 double rs_sqrt(double a) { return sqrt(a); }
 double rs_floor(double a) { return floor(a); }
 double rs_ceil(double a) { return ceil(a); }

@@ -78,6 +78,23 @@ void to_scalar(const at::Scalar& v, at::ScalarType dtype, rs_dtype t, rs_scalar 
   }
 }
 
+// A compile log whose only errors are "no matching overloaded function" at
+// the expression itself (pointwise.comp), i.e. the op has no overload for
+// these dtypes.
+bool missing_overload(const char* log) {
+  bool any = false;
+  for (const char* p = std::strstr(log, "error:"); p; p = std::strstr(p + 1, "error:")) {
+    const char* line = p;
+    while (line > log && line[-1] != '\n') line--;
+    if (std::strncmp(line, "pointwise.comp:", 15) != 0) return false;
+    const char* eol = std::strchr(p, '\n');
+    std::string msg(p, eol ? eol : p + std::strlen(p));
+    if (msg.find("no matching overloaded function") == std::string::npos) return false;
+    any = true;
+  }
+  return any;
+}
+
 // Operand k of the iterator as a descriptor (iteration order reversed, so
 // that the innermost, fastest dim comes last).
 rs_tensor operand(at::TensorIteratorBase& iter, int k) {
@@ -153,8 +170,9 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
   p.nscalars = ns;
   rs_status st = rs_pointwise_run(current_stream(iter.device(0).index()), &p);
   // no fp64 on this device, or no kernel for these dtypes (an overload the
-  // expression lacks, e.g. a complex one): host execution, counted
-  if (st == RS_ERR_UNSUPPORTED || st == RS_ERR_COMPILE) throw NeedsHost();
+  // expression lacks, e.g. a complex one): host execution, counted. Any
+  // other compile error is a bug and raises.
+  if (st == RS_ERR_UNSUPPORTED || (st == RS_ERR_COMPILE && missing_overload(rs_last_error()))) throw NeedsHost();
   check(st);
 }
 

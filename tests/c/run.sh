@@ -7,7 +7,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export RUSSET_PROFILE="${RUSSET_PROFILE:-apple}"
+# both profiles unless one is asked for: apple is the product, native
+# (fp64 on lavapipe) keeps the double paths compiling
+profiles="${RUSSET_PROFILE:-apple native}"
 export RUSSET_CACHE_DIR="${RUSSET_CACHE_DIR:-$HOME/.cache/russet}"
 # The Vulkan loader unloads the driver at vkDestroyInstance, after which
 # LSan cannot name the module of the driver's own leaks. Keep the installed
@@ -21,7 +23,9 @@ done
 export LD_PRELOAD="$preload"
 status=0
 for t in "$@"; do
-    echo "== $t"
-    "$t" || status=1
+    for p in $profiles; do
+        echo "== $t (RUSSET_PROFILE=$p)"
+        RUSSET_PROFILE=$p "$t" || status=1
+    done
 done
 exit $status

@@ -1,0 +1,219 @@
+/* The pointwise engine without torch: expressions over strided, broadcast
+ * and scalar operands, for each opmath type the profile allows, checked
+ * against values computed here. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+static rs_tensor vec(uint64_t addr, rs_dtype dt, int64_t n) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = addr;
+    t.dtype = dt;
+    t.ndim = 1;
+    t.sizes[0] = n;
+    t.strides[0] = 1;
+    return t;
+}
+
+static rs_stream *stream0(rs_device *dev) {
+    rs_stream *s = NULL;
+    rs_stream_get(dev, 0, &s);
+    return s;
+}
+
+TEST(float_add_with_alpha_and_scalar) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    enum { N = 300 };
+    float a[N], b[N], out[N];
+    for (int i = 0; i < N; i++) a[i] = (float)i * 0.5f, b[i] = (float)(N - i);
+    uint64_t da, db, dout;
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
+    CHECK_OK(rs_alloc(dev, sizeof b, s, &db));
+    CHECK_OK(rs_alloc(dev, sizeof out, s, &dout));
+    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
+    CHECK_OK(rs_memcpy_htod(s, db, b, sizeof b));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "add";
+    p.expr = "rs_add(a, b, s0)";
+    p.common = p.compute = p.result = RS_FLOAT32;
+    p.ninputs = 2;
+    p.out = vec(dout, RS_FLOAT32, N);
+    p.in[0] = vec(da, RS_FLOAT32, N);
+    p.in[1] = vec(db, RS_FLOAT32, N);
+    p.nscalars = 1;
+    p.s[0][0].f = 2.0f;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, sizeof out));
+    for (int i = 0; i < N; i++) CHECK(out[i] == a[i] + 2.0f * b[i]);
+    /* b as a scalar operand, a read backwards (negative stride) */
+    p.is_scalar[1] = 1;
+    p.scalar[1][0].f = 10.0f;
+    p.in[0].address = da + (N - 1) * 4;
+    p.in[0].strides[0] = -1;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, sizeof out));
+    for (int i = 0; i < N; i++) CHECK(out[i] == a[N - 1 - i] + 20.0f);
+    rs_free(dev, da);
+    rs_free(dev, db);
+    rs_free(dev, dout);
+}
+
+TEST(int8_wraps_and_broadcasts) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    /* out[i][j] = a[i] * b[j] in int8 (wrapping), a broadcast as a column */
+    int8_t a[4] = {100, -100, 7, -1}, b[3] = {2, 3, -128}, out[12];
+    uint64_t da, db, dout;
+    CHECK_OK(rs_alloc(dev, 4, s, &da));
+    CHECK_OK(rs_alloc(dev, 3, s, &db));
+    CHECK_OK(rs_alloc(dev, 12, s, &dout));
+    CHECK_OK(rs_memcpy_htod(s, da, a, 4));
+    CHECK_OK(rs_memcpy_htod(s, db, b, 3));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "mul";
+    p.expr = "rs_mul(a, b)";
+    p.common = RS_INT8;
+    p.compute = p.result = RS_INT64;
+    p.ninputs = 2;
+    rs_tensor t = {.address = dout, .dtype = RS_INT8, .ndim = 2, .sizes = {4, 3}, .strides = {3, 1}};
+    p.out = t;
+    t.address = da;
+    t.strides[0] = 1;
+    t.strides[1] = 0;
+    p.in[0] = t;
+    t.address = db;
+    t.strides[0] = 0;
+    t.strides[1] = 1;
+    p.in[1] = t;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, 12));
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++) CHECK(out[i * 3 + j] == (int8_t)(uint8_t)((int)a[i] * (int)b[j]));
+    rs_free(dev, da);
+    rs_free(dev, db);
+    rs_free(dev, dout);
+}
+
+TEST(compare_to_bool_and_fp16_output_rounds) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    enum { N = 64 };
+    float a[N];
+    uint8_t lt[N];
+    uint16_t h[N];
+    for (int i = 0; i < N; i++) a[i] = (float)i / 3.0f;
+    uint64_t da, dlt, dh;
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
+    CHECK_OK(rs_alloc(dev, N, s, &dlt));
+    CHECK_OK(rs_alloc(dev, 2 * N, s, &dh));
+    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "lt";
+    p.expr = "rs_lt(a, b)";
+    p.common = p.compute = RS_FLOAT32;
+    p.result = RS_BOOL;
+    p.ninputs = 2;
+    p.out = vec(dlt, RS_BOOL, N);
+    p.in[0] = vec(da, RS_FLOAT32, N);
+    p.in[1].dtype = RS_FLOAT32;
+    p.is_scalar[1] = 1;
+    p.scalar[1][0].f = 5.0f;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, lt, dlt, N));
+    for (int i = 0; i < N; i++) CHECK(lt[i] == (a[i] < 5.0f));
+    /* the result stored into float16 rounds to nearest even */
+    p.expr = "rs_mul(a, b)";
+    p.result = RS_FLOAT32;
+    p.out = vec(dh, RS_FLOAT16, N);
+    p.scalar[1][0].f = 1.0f;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, h, dh, 2 * N));
+    for (int i = 0; i < N; i++) CHECK(h[i] == rs_f16_from_f32(a[i]));
+    rs_free(dev, da);
+    rs_free(dev, dlt);
+    rs_free(dev, dh);
+}
+
+TEST(integer_division_by_zero_raises_at_sync) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    int64_t a[3] = {7, -7, 1}, b[3] = {2, 2, 0}, out[3];
+    uint64_t da, db, dout;
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
+    CHECK_OK(rs_alloc(dev, sizeof b, s, &db));
+    CHECK_OK(rs_alloc(dev, sizeof out, s, &dout));
+    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
+    CHECK_OK(rs_memcpy_htod(s, db, b, sizeof b));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "aten::div.out_mode";
+    p.expr = "rs_div_floor(a, b)";
+    p.common = RS_INT64;
+    p.compute = p.result = RS_INT64;
+    p.ninputs = 2;
+    p.out = vec(dout, RS_INT64, 3);
+    p.in[0] = vec(da, RS_INT64, 3);
+    p.in[1] = vec(db, RS_INT64, 3);
+    CHECK_OK(rs_pointwise_run(s, &p));
+    rs_status st = rs_stream_synchronize(s);
+    CHECK(st == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "ZeroDivisionError") != NULL);
+    CHECK(strstr(rs_last_error(), "aten::div.out_mode") != NULL);
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, sizeof out));
+    CHECK(out[0] == 3 && out[1] == -4);
+    rs_free(dev, da);
+    rs_free(dev, db);
+    rs_free(dev, dout);
+}
+
+TEST(fp64_needs_the_feature_and_bad_expressions_fail) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    uint64_t d;
+    CHECK_OK(rs_alloc(dev, 64, s, &d));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "add";
+    p.expr = "rs_add(a, b, s0)";
+    p.common = p.compute = p.result = RS_FLOAT64;
+    p.ninputs = 2;
+    p.out = p.in[0] = p.in[1] = vec(d, RS_FLOAT64, 8);
+    p.nscalars = 1;
+    p.s[0][0].d = 1.0;
+    rs_status st = rs_pointwise_run(s, &p);
+    if (rs_device_features(dev)->has_fp64) {
+        CHECK(st == RS_OK);
+    } else {
+        CHECK(st == RS_ERR_UNSUPPORTED);
+        CHECK(strstr(rs_last_error(), "shaderFloat64") != NULL);
+    }
+    /* an expression with no overload for complex: a compile error, twice
+     * (the second from the failure cache) */
+    p.common = p.compute = p.result = RS_COMPLEX64;
+    p.out = p.in[0] = p.in[1] = vec(d, RS_COMPLEX64, 8);
+    p.expr = "rs_lt(a, b)";
+    p.result = RS_BOOL;
+    p.out.dtype = RS_BOOL;
+    CHECK(rs_pointwise_run(s, &p) == RS_ERR_COMPILE);
+    CHECK(strstr(rs_last_error(), "no matching overloaded function") != NULL);
+    CHECK(rs_pointwise_run(s, &p) == RS_ERR_COMPILE);
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_free(dev, d);
+}
+
+int main(void) {
+    RUN(float_add_with_alpha_and_scalar);
+    RUN(int8_wraps_and_broadcasts);
+    RUN(compare_to_bool_and_fp16_output_rounds);
+    RUN(integer_division_by_zero_raises_at_sync);
+    RUN(fp64_needs_the_feature_and_bad_expressions_fail);
+    CTEST_END();
+}
