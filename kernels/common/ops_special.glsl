@@ -177,8 +177,21 @@ float rs_op_trigamma(float x) {
     result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
     return sgn * result;
 }
+// a^n for an integer n, by squaring (a few ulp, where exp2(n log2 a)
+// would scale log2's rounding error by n log2 a)
+float rs_m_powi(float a, int n) {
+    uint m = uint(abs(n));
+    float r = 1.0, p = a;
+    while (m != 0u) {
+        if ((m & 1u) != 0u) r *= p;
+        p *= p;
+        m >>= 1u;
+    }
+    return n < 0 ? 1.0 / r : r;
+}
 // a^b (b an integer when a < 0)
 float rs_m_pow(float a, float b) {
+    if (b == trunc(b) && abs(b) <= 64.0) return rs_m_powi(a, int(b));
     if (a > 0.0) return rs_op_exp2(b * rs_op_log2(a));
     if (a == 0.0) return b < 0.0 ? RS_INF_F : (b == 0.0 ? 1.0 : 0.0);
     float m = rs_op_exp2(b * rs_op_log2(-a));
@@ -230,7 +243,11 @@ float rs_op_polygamma(float x, int n) {
     if (n == 0) return rs_op_digamma(x);
     if (n == 1) return rs_op_trigamma(x);
     float sgn = (n % 2) != 0 ? 1.0 : -1.0;
-    return sgn * rs_op_exp(rs_op_lgamma(float(n) + 1.0)) * rs_op_zeta(float(n + 1), x);
+    // n! (CPU: exp(lgamma(n + 1))), exact where float holds it
+    float f = 1.0;
+    for (int k = 2; k <= n && k <= 34; ++k) f *= float(k);
+    if (n > 34) f = RS_INF_F;
+    return sgn * f * rs_op_zeta(float(n + 1), x);
 }
 
 // ---------------------------------------------------------------- modified Bessel

@@ -55,12 +55,13 @@ def test_unary_op_matches_cpu(name, variant):
 
 
 # the float32 functions over wide ranges, against CPU (the OpInfo samples
-# are small): PyTorch's float32 tolerances
+# are small): PyTorch's float32 tolerances. sinh/cosh stop at 88: CPU's
+# vectorized path overflows to inf from 88.72 (its scalar path does not)
 SWEEPS = {
     torch.exp: (-100, 89), torch.exp2: (-140, 127), torch.expm1: (-20, 88), torch.log: (1e-30, 1e30),
     torch.log2: (1e-30, 1e30), torch.log10: (1e-30, 1e30), torch.log1p: (-0.999, 1e6),
     torch.sin: (-1e4, 1e4), torch.cos: (-1e4, 1e4), torch.tan: (-100, 100), torch.asin: (-1, 1),
-    torch.acos: (-1, 1), torch.atan: (-1e3, 1e3), torch.sinh: (-89, 89), torch.cosh: (-89, 89),
+    torch.acos: (-1, 1), torch.atan: (-1e3, 1e3), torch.sinh: (-88, 88), torch.cosh: (-88, 88),
     torch.tanh: (-20, 20), torch.asinh: (-1e5, 1e5), torch.acosh: (1, 1e5), torch.atanh: (-1, 1),
     torch.sigmoid: (-80, 80), torch.erf: (-5, 5), torch.erfc: (-5, 9),
 }
