@@ -15,6 +15,9 @@
 
 layout(local_size_x = RS_WG) in;
 
+// elements per invocation on the contiguous path
+#define RS_UNROLL 4
+
 layout(push_constant) uniform Push {
     uint64_t out_;
     uint64_t in0, in1, in2, in3;  // addresses, or scalar bits for scalar inputs
@@ -71,64 +74,83 @@ void rs_raise(uint code, int64_t value) {
 #define RS_CT_BITS (RS_SIZE(CM_DT) * 8)
 #include "common/ops.glsl"
 
+// One element: o[] holds the element offset of every view of the layout.
+void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_DT) s2, RS_OPMT(CT_DT) s3) {
+#if NIN > 0
+#if IN0_S
+    RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+#else
+    RS_OPMT(IN0_DT) a = RS_LDO(IN0_DT)(pc.in0, o[IN0_L]);
+#endif
+#endif
+#if NIN > 1
+#if IN1_S
+    RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+#else
+    RS_OPMT(IN1_DT) b = RS_LDO(IN1_DT)(pc.in1, o[IN1_L]);
+#endif
+#endif
+#if NIN > 2
+#if IN2_S
+    RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+#else
+    RS_OPMT(IN2_DT) c = RS_LDO(IN2_DT)(pc.in2, o[IN2_L]);
+#endif
+#endif
+#if NIN > 3
+#if IN3_S
+    RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+#else
+    RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in3, o[IN3_L]);
+#endif
+#endif
+    RS_OPMT(RT_DT) r = EXPR;
+#if RT_DT == CT_DT && OUT_DT != CM_DT
+    r = rs_tocm(r);  // CPU computes into the common dtype, then casts to out
+#endif
+#if RS_IS_BOOL(RT_DT)
+    RS_SET_B(OUT_DT)(pc.out_, o[0], r);
+#elif RT_DT == 29
+    RS_SET_U(OUT_DT)(pc.out_, o[0], r);
+#elif RS_IS_INT(RT_DT)
+    RS_SET_I(OUT_DT)(pc.out_, o[0], uint64_t(r));
+#elif RS_IS_FLT(RT_DT)
+    RS_SET_F(OUT_DT)(pc.out_, o[0], r);
+#elif RS_IS_DBL(RT_DT)
+    RS_SET_D(OUT_DT)(pc.out_, o[0], doubleBitsToUint64(r));
+#elif RS_IS_CF(RT_DT)
+    RS_SET_CF(OUT_DT)(pc.out_, o[0], r);
+#else
+    RS_SET_CD(OUT_DT)(pc.out_, o[0], u64vec2(doubleBitsToUint64(r.x), doubleBitsToUint64(r.y)));
+#endif
+}
+
 void main() {
     RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s0);
     RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
     RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
     RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
+#if CONTIG
+    // every view contiguous: each invocation takes RS_UNROLL elements, one
+    // workgroup-width apart, so the loads of a warp stay coalesced and each
+    // thread has several in flight
+    uint64_t n = pc.numel;
+    uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);
+    for (uint64_t base = uint64_t(gl_WorkGroupID.x) * uint64_t(RS_WG * RS_UNROLL) + uint64_t(gl_LocalInvocationID.x);
+         base < n; base += step) {
+        [[unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
+            uint64_t i = base + uint64_t(u * RS_WG);
+            if (i < n) {
+                int64_t o[5] = int64_t[5](int64_t(i), int64_t(i), int64_t(i), int64_t(i), int64_t(i));
+                rs_element(o, s0, s1, s2, s3);
+            }
+        }
+    }
+#else
     RS_FOR_EACH(i, pc.numel) {
         int64_t o[5];
-        if (pc.ndim == 0u) {
-            for (int k = 0; k < 5; ++k) o[k] = int64_t(i);
-        } else {
-            rs_offsetn(pc.params, pc.ndim, NT, i, o);
-        }
-#if NIN > 0
-#if IN0_S
-        RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
-#else
-        RS_OPMT(IN0_DT) a = RS_LDO(IN0_DT)(pc.in0, o[IN0_L]);
-#endif
-#endif
-#if NIN > 1
-#if IN1_S
-        RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
-#else
-        RS_OPMT(IN1_DT) b = RS_LDO(IN1_DT)(pc.in1, o[IN1_L]);
-#endif
-#endif
-#if NIN > 2
-#if IN2_S
-        RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
-#else
-        RS_OPMT(IN2_DT) c = RS_LDO(IN2_DT)(pc.in2, o[IN2_L]);
-#endif
-#endif
-#if NIN > 3
-#if IN3_S
-        RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
-#else
-        RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in3, o[IN3_L]);
-#endif
-#endif
-        RS_OPMT(RT_DT) r = EXPR;
-#if RT_DT == CT_DT && OUT_DT != CM_DT
-        r = rs_tocm(r);  // CPU computes into the common dtype, then casts to out
-#endif
-#if RS_IS_BOOL(RT_DT)
-        RS_SET_B(OUT_DT)(pc.out_, o[0], r);
-#elif RT_DT == 29
-        RS_SET_U(OUT_DT)(pc.out_, o[0], r);
-#elif RS_IS_INT(RT_DT)
-        RS_SET_I(OUT_DT)(pc.out_, o[0], uint64_t(r));
-#elif RS_IS_FLT(RT_DT)
-        RS_SET_F(OUT_DT)(pc.out_, o[0], r);
-#elif RS_IS_DBL(RT_DT)
-        RS_SET_D(OUT_DT)(pc.out_, o[0], doubleBitsToUint64(r));
-#elif RS_IS_CF(RT_DT)
-        RS_SET_CF(OUT_DT)(pc.out_, o[0], r);
-#else
-        RS_SET_CD(OUT_DT)(pc.out_, o[0], u64vec2(doubleBitsToUint64(r.x), doubleBitsToUint64(r.y)));
-#endif
+        rs_offsetn(pc.params, pc.ndim, NT, i, o);
+        rs_element(o, s0, s1, s2, s3);
     }
+#endif
 }

@@ -32,6 +32,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : enable
 
 #define RS_CAT_(a, b) a##b
 #define RS_CAT(a, b) RS_CAT_(a, b)

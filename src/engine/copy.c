@@ -50,12 +50,14 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     /* Every conversion runs in integer arithmetic (float64 as bits), so
      * none needs shaderFloat64. */
     char defines[64];
-    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d", (int)sdt, (int)ddt);
+    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d;CONTIG=%d", (int)sdt, (int)ddt, l.ndim == 0);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "copy.comp", defines, &k)) != RS_OK) return st;
 
     copy_push pc = {dst->address, src->address, 0, (uint64_t)l.numel, (uint32_t)l.ndim, 0};
     if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) return st;
     rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1)};
-    return rs_launch(s, k, (uint64_t)l.numel, &pc, sizeof pc, acc, 2);
+    /* the contiguous kernel takes 4 elements per invocation */
+    uint64_t items = l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4 : (uint64_t)l.numel;
+    return rs_launch(s, k, items, &pc, sizeof pc, acc, 2);
 }

@@ -93,7 +93,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     for (int k = 0; k < p->ninputs && !bad; ++k)
         bad = appendf(defines, sizeof defines, &len, "IN%d_DT=%d;IN%d_S=%d;IN%d_L=%d;", k, (int)p->in[k].dtype,
                       k, p->is_scalar[k] ? 1 : 0, k, layout_index[k]);
-    if (!bad) bad = appendf(defines, sizeof defines, &len, "EXPR=%s", p->expr);
+    if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, p->expr);
     if (bad) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name);
 
     rs_device *dev = rs_stream_device(s);
@@ -121,5 +121,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     for (int i = 0; i < p->nscalars; ++i)
         if ((st = scalar_bits(p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
     if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
-    return rs_launch(s, k, pc.numel, &pc, sizeof pc, acc, nacc);
+    /* the contiguous kernel takes 4 elements per invocation (RS_UNROLL) */
+    uint64_t items = l.ndim == 0 ? (pc.numel + 3) / 4 : pc.numel;
+    return rs_launch(s, k, items, &pc, sizeof pc, acc, nacc);
 }
