@@ -1,0 +1,208 @@
+// Fused optimizer steps: _fused_adam_, _fused_adamw_, _fused_sgd_ (and their
+// tensor-lr overloads), so torch.optim.Adam/AdamW/SGD(fused=True) run
+// natively. The math is ATen's CPU kernels' (FusedAdamKernel.cpp,
+// FusedSGDKernel.cpp: float opmath, the same operation order); each
+// parameter takes a few pointwise launches (one per state tensor written),
+// with the expressions of kernels/common/ops_misc.glsl.
+//
+// The _foreach_* ops need nothing here: their CompositeExplicitAutograd
+// kernels loop over the per-tensor ops (add_, mul_, lerp_, addcmul_,
+// addcdiv_, pow, ...), which are native, one launch per tensor.
+//
+// As on CPU, the step counts, lr (tensor form), grad_scale and found_inf are
+// read on the host (one sync per optimizer step; the bias corrections are
+// computed in double, as CPU does).
+#include "torch/pointwise.h"
+
+#include <ATen/ops/_fused_adam_ops.h>
+#include <ATen/ops/_fused_adamw_ops.h>
+#include <ATen/ops/_fused_sgd_ops.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace russet {
+namespace {
+
+using at::Scalar;
+using at::Tensor;
+using at::TensorList;
+
+// out = EXPR over `ins` (out first if it is read too), computed in float
+// (the opmath of float32, float16 and bfloat16) with float scalars
+void step(const Tensor& out, std::initializer_list<const Tensor*> ins, const char* name, const std::string& expr,
+          std::initializer_list<Scalar> scalars) {
+  at::TensorIteratorConfig config;
+  config.set_check_mem_overlap(false).check_all_same_dtype(false).resize_outputs(false).add_output(out);
+  for (const Tensor* t : ins) config.add_const_input(*t);
+  auto iter = config.build();
+  run_pointwise(iter, name, expr.c_str(), Result::Compute, scalars, at::kFloat, 0b1111u);
+}
+
+bool native_dtypes(TensorList params) {
+  for (const Tensor& p : params) {
+    auto t = p.scalar_type();
+    if (t != at::kFloat && t != at::kHalf && t != at::kBFloat16) return false;
+  }
+  return true;
+}
+
+// found_inf == 1 skips the step; grad_scale divides the gradients (written back)
+bool skip_step(const std::optional<Tensor>& found_inf) {
+  return found_inf.has_value() && found_inf->defined() && found_inf->item<float>() == 1.0f;
+}
+void unscale(const Tensor& grad, const std::optional<Tensor>& grad_scale) {
+  if (grad_scale.has_value() && grad_scale->defined()) {
+    float s = grad_scale->item<float>();
+    step(grad, {&grad}, "fused_unscale", "(a / s0)", {s});
+  }
+}
+
+void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
+                double weight_decay, double eps, bool amsgrad, bool maximize,
+                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf, bool adamw) {
+  if (skip_step(found_inf)) return;
+  size_t n = params.size();
+  TORCH_CHECK(grads.size() == n);
+  TORCH_CHECK(exp_avgs.size() == n);
+  TORCH_CHECK(exp_avg_sqs.size() == n);
+  if (amsgrad) {
+    TORCH_CHECK(max_exp_avg_sqs.size() == n);
+  } else {
+    TORCH_CHECK(max_exp_avg_sqs.size() == 0);
+  }
+  TORCH_CHECK(state_steps.size() == n);
+  if (n == 0) return;
+  c10::DeviceGuard guard(params[0].device());
+  std::vector<double> steps(n);
+  for (size_t i = 0; i < n; i++) steps[i] = state_steps[i].item<float>();
+  const bool l2 = !adamw && weight_decay != 0.0;
+  const bool decoupled = adamw && weight_decay != 0.0;
+  const std::string g = std::string("rs_mx_adam_grad(b, c, ") + "%WD%" + (maximize ? ", true, " : ", false, ") +
+                        (l2 ? "true)" : "false)");
+  auto grad_expr = [&](const char* wd_slot) {
+    std::string s = g;
+    s.replace(s.find("%WD%"), 4, wd_slot);
+    return s;
+  };
+  const std::string m_expr = "rs_mx_adam_m(a, " + grad_expr("s1") + ", s0)";
+  const std::string v_expr = "rs_mx_adam_v(a, " + grad_expr("s2") + ", s0, s1)";
+  for (size_t i = 0; i < n; i++) {
+    const Tensor& param = params[i];
+    const Tensor& grad = grads[i];
+    if (param.numel() == 0) continue;
+    unscale(grad, grad_scale);
+    double bias_correction1 = 1 - std::pow(beta1, steps[i]);
+    double bias_correction2 = 1 - std::pow(beta2, steps[i]);
+    double step_size = lr / bias_correction1;
+    double bias_correction2_sqrt = std::sqrt(bias_correction2);
+    step(exp_avgs[i], {&exp_avgs[i], &grad, &param}, "fused_adam_m", m_expr,
+         {static_cast<float>(1 - beta1), static_cast<float>(weight_decay)});
+    step(exp_avg_sqs[i], {&exp_avg_sqs[i], &grad, &param}, "fused_adam_v", v_expr,
+         {static_cast<float>(beta2), static_cast<float>(1 - beta2), static_cast<float>(weight_decay)});
+    const Tensor* v = &exp_avg_sqs[i];
+    if (amsgrad) {
+      step(max_exp_avg_sqs[i], {&max_exp_avg_sqs[i], &exp_avg_sqs[i]}, "fused_adam_max", "rs_maximum(a, b)", {});
+      v = &max_exp_avg_sqs[i];
+    }
+    step(param, {&param, &exp_avgs[i], v}, "fused_adam_param", "rs_mx_adam_param(a, b, c, s0, s1, s2, s3)",
+         {static_cast<float>(decoupled ? 1 - lr * weight_decay : 1.0), static_cast<float>(-step_size),
+          static_cast<float>(bias_correction2_sqrt), static_cast<float>(eps)});
+  }
+}
+
+#define ADAM(fn, OP, LR_T, LR_VALUE, ADAMW)                                                                        \
+  void fn(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                       \
+          TensorList max_exp_avg_sqs, TensorList state_steps, LR_T lr, double beta1, double beta2,                \
+          double weight_decay, double eps, bool amsgrad, bool maximize, const std::optional<Tensor>& grad_scale,  \
+          const std::optional<Tensor>& found_inf) {                                                               \
+    if (!native_dtypes(params)) {                                                                                 \
+      at::native::call_fallback_fn<&host_fallback, at::_ops::OP>::call(                                           \
+          params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay,     \
+          eps, amsgrad, maximize, grad_scale, found_inf);                                                         \
+      return;                                                                                                     \
+    }                                                                                                             \
+    fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, LR_VALUE, beta1, beta2,        \
+               weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, ADAMW);                               \
+  }
+ADAM(fused_adam_, _fused_adam_, double, lr, false)
+ADAM(fused_adam_tlr_, _fused_adam__tensor_lr, const Tensor&, lr.item<double>(), false)
+ADAM(fused_adamw_, _fused_adamw_, double, lr, true)
+ADAM(fused_adamw_tlr_, _fused_adamw__tensor_lr, const Tensor&, lr.item<double>(), true)
+
+void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
+               double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
+               const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  if (skip_step(found_inf)) return;
+  size_t n = params.size();
+  TORCH_CHECK(grads.size() == n);
+  const bool no_momentum_buffer = momentum == 0.0;
+  if (no_momentum_buffer) {
+    TORCH_CHECK(momentum_buffer_list.empty());
+  } else {
+    TORCH_CHECK(momentum_buffer_list.size() == n);
+  }
+  if (n == 0) return;
+  c10::DeviceGuard guard(params[0].device());
+  const std::string g = std::string("rs_mx_sgd_grad(b, %P%, s0, ") + (maximize ? "true, " : "false, ") +
+                        (weight_decay != 0.0 ? "true)" : "false)");
+  auto grad_expr = [&](const char* p) {
+    std::string s = g;
+    s.replace(s.find("%P%"), 3, p);
+    return s;
+  };
+  const std::string buf_expr =
+      is_first_step ? grad_expr("c") : "rs_mx_sgd_buf(a, " + grad_expr("c") + ", s1, s2)";
+  const std::string param_expr =
+      no_momentum_buffer ? "rs_mx_sgd_param(a, " + grad_expr("a") + ", 0.0, s1, s2, 0)"
+                         : "rs_mx_sgd_param(a, " + grad_expr("a") + ", c, s1, s2, " + (nesterov ? "2)" : "1)");
+  for (size_t i = 0; i < n; i++) {
+    const Tensor& param = params[i];
+    const Tensor& grad = grads[i];
+    if (param.numel() == 0) continue;
+    unscale(grad, grad_scale);
+    if (!no_momentum_buffer) {
+      const Tensor& buf = momentum_buffer_list[i];
+      step(buf, {&buf, &grad, &param}, "fused_sgd_buf", buf_expr,
+           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(1 - dampening)});
+      step(param, {&param, &grad, &buf}, "fused_sgd_param", param_expr,
+           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
+    } else {
+      step(param, {&param, &grad}, "fused_sgd_param0", param_expr,
+           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
+    }
+  }
+}
+
+#define SGD(fn, OP, LR_T, LR_VALUE)                                                                               \
+  void fn(TensorList params, TensorList grads, TensorList momentum_buffer_list, double weight_decay,             \
+          double momentum, LR_T lr, double dampening, bool nesterov, bool maximize, bool is_first_step,          \
+          const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                     \
+    if (!native_dtypes(params)) {                                                                                \
+      at::native::call_fallback_fn<&host_fallback, at::_ops::OP>::call(                                          \
+          params, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize,        \
+          is_first_step, grad_scale, found_inf);                                                                 \
+      return;                                                                                                    \
+    }                                                                                                            \
+    fused_sgd(params, grads, momentum_buffer_list, weight_decay, momentum, LR_VALUE, dampening, nesterov,        \
+              maximize, is_first_step, grad_scale, found_inf);                                                   \
+  }
+SGD(fused_sgd_, _fused_sgd_, double, lr)
+SGD(fused_sgd_tlr_, _fused_sgd__tensor_lr, const Tensor&, lr.item<double>())
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_fused_adam_", fused_adam_);
+  m.impl("_fused_adam_.tensor_lr", fused_adam_tlr_);
+  m.impl("_fused_adamw_", fused_adamw_);
+  m.impl("_fused_adamw_.tensor_lr", fused_adamw_tlr_);
+  m.impl("_fused_sgd_", fused_sgd_);
+  m.impl("_fused_sgd_.tensor_lr", fused_sgd_tlr_);
+}
+
+}  // namespace russet

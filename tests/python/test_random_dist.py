@@ -1,0 +1,117 @@
+"""Random pointwise distributions on the Philox generator: bernoulli (scalar
+and tensor p), dropout, exponential_, geometric_, cauchy_, log_normal_.
+Native for float16/bfloat16/float32 (and any output dtype of bernoulli/
+geometric), reproducible under torch.manual_seed; statistics checked against
+the distribution."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+D = "russet"
+N = 200_000
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+
+
+def _native(fn):
+    torch.russet.reset_host_op_counts()
+    out = fn()
+    assert not torch.russet.host_op_counts(), torch.russet.host_op_counts()
+    return out
+
+
+def _reproducible(fn):
+    torch.manual_seed(123)
+    a = fn().cpu()
+    torch.manual_seed(123)
+    b = fn().cpu()
+    assert torch.equal(a, b)
+    c = fn().cpu()
+    assert not torch.equal(a, c)
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_bernoulli_scalar(dtype):
+    x = _native(lambda: _reproducible(lambda: torch.empty(N, device=D, dtype=dtype).bernoulli_(0.3)))
+    assert set(x.unique().tolist()) <= {0.0, 1.0}
+    assert abs(x.float().mean().item() - 0.3) < 0.01
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.uint8], ids=str)
+def test_bernoulli_integer_outputs(dtype):
+    x = _native(lambda: torch.empty(N, device=D, dtype=dtype).bernoulli_(0.7)).cpu()
+    assert abs(x.float().mean().item() - 0.7) < 0.01
+
+
+def test_bernoulli_tensor_p_and_functional():
+    p = torch.tensor([0.0, 0.25, 0.5, 1.0]).repeat(N // 4, 1)
+    x = _native(lambda: torch.bernoulli(p.to(D))).cpu()
+    assert torch.allclose(x.mean(0), torch.tensor([0.0, 0.25, 0.5, 1.0]), atol=0.01)
+    y = _native(lambda: torch.empty(p.shape, device=D, dtype=torch.float16).bernoulli_(p.to(D).half())).cpu()
+    assert torch.allclose(y.float().mean(0), torch.tensor([0.0, 0.25, 0.5, 1.0]), atol=0.01)
+    with pytest.raises(RuntimeError, match="bernoulli_ expects p"):
+        torch.empty(3, device=D).bernoulli_(1.5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_exponential(dtype):
+    x = _native(lambda: _reproducible(lambda: torch.empty(N, device=D, dtype=dtype).exponential_(2.0))).float()
+    assert (x >= 0).all()
+    assert abs(x.mean().item() - 0.5) < 0.01
+    with pytest.raises(RuntimeError, match="lambda"):
+        torch.empty(3, device=D).exponential_(-1.0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [torch.int32], ids=str)
+def test_geometric(dtype):
+    x = _native(lambda: _reproducible(lambda: torch.empty(N, device=D, dtype=dtype).geometric_(0.25))).float()
+    assert (x >= 1).all()
+    assert abs(x.mean().item() - 4.0) < 0.1
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cauchy(dtype):
+    x = _native(lambda: _reproducible(lambda: torch.empty(N, device=D, dtype=dtype).cauchy_(1.0, 2.0))).float()
+    assert abs(x.median().item() - 1.0) < 0.05
+    q = torch.quantile(x[torch.isfinite(x)][:100000], torch.tensor([0.25, 0.75]))
+    assert abs(q[0].item() - (1.0 - 2.0)) < 0.1 and abs(q[1].item() - 3.0) < 0.1
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_log_normal(dtype):
+    x = _native(lambda: _reproducible(lambda: torch.empty(N, device=D, dtype=dtype).log_normal_(0.5, 0.25))).float()
+    assert (x > 0).all()
+    assert abs(x.log().mean().item() - 0.5) < 0.01
+    assert abs(x.log().std().item() - 0.25) < 0.01
+
+
+def test_float64_on_host_is_reproducible():
+    def f():
+        return torch.empty(1000, device=D, dtype=torch.float64).exponential_(1.0)
+    x = _reproducible(f)
+    assert abs(x.mean().item() - 1.0) < 0.15
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_dropout(dtype):
+    x = torch.randn(N, dtype=dtype)
+    xd = x.to(D).requires_grad_(True)
+    torch.manual_seed(5)
+    y = _native(lambda: F.dropout(xd, 0.4, training=True))
+    keep = y.detach().cpu() != 0
+    assert abs(keep.float().mean().item() - 0.6) < 0.01
+    expected = (x.float() / 0.6).to(dtype)
+    assert torch.allclose(y.detach().cpu()[keep].float(), expected[keep].float(), rtol=1e-2 if dtype != torch.float32 else 1e-6)
+    torch.russet.reset_host_op_counts()
+    y.backward(torch.ones_like(y))  # (sum is a reduction: not this family)
+    assert not torch.russet.host_op_counts()
+    g = xd.grad.cpu().float()
+    assert torch.allclose(g[keep], torch.full_like(g[keep], 1 / 0.6), rtol=1e-2)
+    assert (g[~keep] == 0).all()
+    torch.manual_seed(5)
+    y2 = F.dropout(xd.detach(), 0.4, training=True)
+    assert torch.equal(y2.cpu(), y.detach().cpu())
+    assert torch.equal(F.dropout(xd.detach(), 0.4, training=False).cpu(), x)
