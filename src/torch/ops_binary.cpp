@@ -86,7 +86,8 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_add_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha});
+        // CPU: alpha.to<opmath_t>()
+        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
         return out;
       },
       self, other, alpha, out);
@@ -97,7 +98,7 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_sub_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha});
+        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
         return out;
       },
       self, other, alpha, out);

@@ -51,10 +51,22 @@ rs_dtype real_of(rs_dtype t) {
 // scalar operand rounds as CPU's temporary copy in that dtype would).
 void to_scalar(const at::Scalar& v, at::ScalarType dtype, rs_dtype t, rs_scalar out[2]) {
   std::memset(out, 0, 2 * sizeof(rs_scalar));
-  at::Scalar c = v;
-  if (dtype != at::kBool || !v.isBoolean()) {
-    // round through the dtype, as a CPU tensor of that dtype holds it
-    c = at::scalar_tensor(v, at::TensorOptions().dtype(dtype)).item();
+  // round through the dtype, as a CPU tensor of that dtype holds it (with
+  // c10's overflow checks); the common dtypes without creating a tensor
+  at::Scalar c;
+  switch (dtype) {
+    case at::kFloat: c = static_cast<double>(v.to<float>()); break;
+    case at::kDouble: c = v.to<double>(); break;
+    case at::kHalf: c = static_cast<double>(static_cast<float>(v.to<c10::Half>())); break;
+    case at::kBFloat16: c = static_cast<double>(static_cast<float>(v.to<c10::BFloat16>())); break;
+    case at::kLong: c = v.to<int64_t>(); break;
+    case at::kInt: c = static_cast<int64_t>(v.to<int32_t>()); break;
+    case at::kShort: c = static_cast<int64_t>(v.to<int16_t>()); break;
+    case at::kChar: c = static_cast<int64_t>(v.to<int8_t>()); break;
+    case at::kByte: c = static_cast<int64_t>(v.to<uint8_t>()); break;
+    case at::kBool: c = v.to<bool>(); break;
+    case at::kComplexFloat: c = c10::complex<double>(v.to<c10::complex<float>>()); break;
+    default: c = at::scalar_tensor(v, at::TensorOptions().dtype(dtype)).item();
   }
   switch (t) {
     case RS_BOOL: out[0].u = c.to<bool>() ? 1 : 0; break;
@@ -117,7 +129,7 @@ rs_tensor operand(at::TensorIteratorBase& iter, int k) {
 
 void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr, Result result,
                    std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
-                   unsigned keep_dtype) {
+                   unsigned keep_dtype, bool scalars_in_opmath) {
   if (iter.numel() == 0) return;
   TORCH_CHECK(iter.noutputs() == 1, "russet: ", name, ": one output expected");
   const int nin = iter.ntensors() - iter.noutputs();
@@ -166,7 +178,9 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
     }
   }
   int ns = 0;
-  for (const at::Scalar& s : scalars) to_scalar(s, common, p.compute, p.s[ns++]);
+  // opmath: the scalar's own value, widened (no rounding through the dtype)
+  at::ScalarType scalar_dtype = scalars_in_opmath ? static_cast<at::ScalarType>(p.compute) : common;
+  for (const at::Scalar& s : scalars) to_scalar(s, scalar_dtype, p.compute, p.s[ns++]);
   p.nscalars = ns;
   rs_status st = rs_pointwise_run(current_stream(iter.device(0).index()), &p);
   // no fp64 on this device, or no kernel for these dtypes (an overload the

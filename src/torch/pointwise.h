@@ -41,10 +41,13 @@ decltype(auto) native_or_host(Body body, Args&&... args) {
 // Runs `expr` (see rs_pointwise in russet.h) over the iterator's operands.
 // `compute` overrides the iterator's common dtype (for iterators built
 // without one); inputs of another dtype are cast to it first unless
-// `keep_dtype` has their bit set (input k: bit k).
+// `keep_dtype` has their bit set (input k: bit k). The extra `scalars` are
+// rounded to the common dtype (`scalar.to<scalar_t>()` in CPU kernels)
+// unless `scalars_in_opmath` (`scalar.to<opmath_t>()`, e.g. add's alpha).
 void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr,
                    Result result = Result::Compute, std::initializer_list<at::Scalar> scalars = {},
-                   std::optional<at::ScalarType> compute = std::nullopt, unsigned keep_dtype = 0);
+                   std::optional<at::ScalarType> compute = std::nullopt, unsigned keep_dtype = 0,
+                   bool scalars_in_opmath = false);
 
 // ATen's resize_out for structured out= kernels: dtype and device must
 // match; a resized output takes the strides the meta function asked for.

@@ -65,7 +65,7 @@ def _tolerance(op, dtype):
     for dec in getattr(op, "decorators", ()) or ():
         for d in getattr(dec, "decorators", None) or [dec]:
             table = getattr(d, "d", None)
-            if isinstance(table, dict) and dtype in table:
+            if isinstance(table, dict) and dtype in table and hasattr(table[dtype], "atol"):
                 return dict(atol=table[dtype].atol, rtol=table[dtype].rtol)
     return {}
 
