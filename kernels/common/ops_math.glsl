@@ -24,6 +24,9 @@
 float rs_m_copysign(float x, float s) {
     return uintBitsToFloat((floatBitsToUint(x) & 0x7FFFFFFFu) | (floatBitsToUint(s) & 0x80000000u));
 }
+// a * m * 2^e, exact for |a * m| < 2^24, as an integer product and an
+// ldexp: never contracted into a multiply-add
+float rs_m_iprod(int a, int m, int e) { return ldexp(float(a * m), e); }
 // x * 2^n for |n| <= 252, without overflow in the scale factors
 float rs_m_ldexp(float x, int n) {
     int n1 = n / 2, n2 = n - n1;
@@ -43,10 +46,13 @@ float rs_op_exp(float x) {
     if (x > 88.72283935546875) return RS_INF_F;
     if (x < -103.97208404541015625) return 0.0;
     float n = floor(RS_LOG2E_F * x + 0.5);
-    // ln2 = C1 + C2, C1 with 9 significant bits: n * C1 is exact
-    precise float r = x - n * 0.693359375;
+    int ni = int(n);
+    // ln2 = C1 + C2, C1 = 355 / 2^9: n * C1 is exact, and computed as an
+    // integer product so that no multiply-add is formed (lavapipe's fused
+    // multiply-add of a contracted x - n * C1 is not exact)
+    precise float r = x - rs_m_iprod(ni, 355, -9);
     r = r - n * -2.12194440e-4;
-    return rs_m_ldexp(rs_m_exp_core(r), int(n));
+    return rs_m_ldexp(rs_m_exp_core(r), ni);
 }
 float rs_op_exp2(float x) {
     if (isnan(x)) return x;
@@ -85,7 +91,7 @@ float rs_op_log(float x) {
     // ln2 = 0.693359375 - 2.12194440e-4
     precise float r = e * -2.12194440e-4 + y;
     r = r + f;
-    return r + e * 0.693359375;
+    return r + rs_m_iprod(int(e), 355, -9);
 }
 float rs_op_log2(float x) {
     if (isnan(x) || x < 0.0) return RS_NAN_F;
@@ -136,22 +142,22 @@ float rs_op_expm1(float x) {
 // ---------------------------------------------------------------- trigonometric
 // x = j pi/4 + r, |r| <= pi/4 (with j even), for 0 <= ax < 2^24: Cody-Waite
 // with pi/4 = P0 + P1 + P2 (12 significant bits each) + P3 and y split into
-// 12-bit halves, so that every product is exact without relying on fma
-// (GLSL lets an implementation split fma into a multiply and an add)
+// 12-bit halves, so that every product is exact: integer products (no fma
+// is formed; lavapipe's contracted multiply-adds are not exact)
 float rs_m_reduce_pio4(float ax, out int j) {
     float y = floor(ax * 1.27323954473516268615);
     if (mod(y, 2.0) == 1.0) y += 1.0;
     j = int(mod(y, 8.0));
-    float yh = floor(y * (1.0 / 4096.0)) * 4096.0;
-    float yl = y - yh;
-    const float P0 = uintBitsToFloat(0x3f491000u), P1 = uintBitsToFloat(0xb6157000u);
-    const float P2 = uintBitsToFloat(0xafef5000u), P3 = uintBitsToFloat(0x290c234cu);
-    precise float r = ax - yh * P0;
-    r = r - yl * P0;
-    r = r - yh * P1;
-    r = r - yl * P1;
-    r = r - yh * P2;
-    r = r - yl * P2;
+    int yh = int(floor(y * (1.0 / 4096.0)));  // y = 4096 yh + yl
+    int yl = int(y - float(yh) * 4096.0);
+    // P0 = 3217 2^-12, P1 = -2391 2^-30, P2 = -3829 2^-43, P3 the rest
+    const float P3 = uintBitsToFloat(0x290c234cu);
+    precise float r = ax - rs_m_iprod(yh, 3217, 0);
+    r = r - rs_m_iprod(yl, 3217, -12);
+    r = r + rs_m_iprod(yh, 2391, -18);
+    r = r + rs_m_iprod(yl, 2391, -30);
+    r = r + rs_m_iprod(yh, 3829, -31);
+    r = r + rs_m_iprod(yl, 3829, -43);
     r = r - y * P3;
     return r;
 }

@@ -29,6 +29,58 @@
 #include <ATen/ops/special_xlog1py_ops.h>
 #include <ATen/ops/special_zeta_meta.h>
 #include <ATen/ops/special_zeta_ops.h>
+#include <ATen/ops/special_bessel_j0_meta.h>
+#include <ATen/ops/special_bessel_j0_ops.h>
+#include <ATen/ops/special_bessel_j1_meta.h>
+#include <ATen/ops/special_bessel_j1_ops.h>
+#include <ATen/ops/special_bessel_y0_meta.h>
+#include <ATen/ops/special_bessel_y0_ops.h>
+#include <ATen/ops/special_bessel_y1_meta.h>
+#include <ATen/ops/special_bessel_y1_ops.h>
+#include <ATen/ops/special_modified_bessel_i0_meta.h>
+#include <ATen/ops/special_modified_bessel_i0_ops.h>
+#include <ATen/ops/special_modified_bessel_i1_meta.h>
+#include <ATen/ops/special_modified_bessel_i1_ops.h>
+#include <ATen/ops/special_modified_bessel_k0_meta.h>
+#include <ATen/ops/special_modified_bessel_k0_ops.h>
+#include <ATen/ops/special_modified_bessel_k1_meta.h>
+#include <ATen/ops/special_modified_bessel_k1_ops.h>
+#include <ATen/ops/special_scaled_modified_bessel_k0_meta.h>
+#include <ATen/ops/special_scaled_modified_bessel_k0_ops.h>
+#include <ATen/ops/special_scaled_modified_bessel_k1_meta.h>
+#include <ATen/ops/special_scaled_modified_bessel_k1_ops.h>
+#include <ATen/ops/special_spherical_bessel_j0_meta.h>
+#include <ATen/ops/special_spherical_bessel_j0_ops.h>
+#include <ATen/ops/special_airy_ai_meta.h>
+#include <ATen/ops/special_airy_ai_ops.h>
+#include <ATen/ops/special_chebyshev_polynomial_t_meta.h>
+#include <ATen/ops/special_chebyshev_polynomial_t_ops.h>
+#include <ATen/ops/special_chebyshev_polynomial_u_meta.h>
+#include <ATen/ops/special_chebyshev_polynomial_u_ops.h>
+#include <ATen/ops/special_chebyshev_polynomial_v_meta.h>
+#include <ATen/ops/special_chebyshev_polynomial_v_ops.h>
+#include <ATen/ops/special_chebyshev_polynomial_w_meta.h>
+#include <ATen/ops/special_chebyshev_polynomial_w_ops.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_t_meta.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_t_ops.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_u_meta.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_u_ops.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_v_meta.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_v_ops.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_w_meta.h>
+#include <ATen/ops/special_shifted_chebyshev_polynomial_w_ops.h>
+#include <ATen/ops/special_hermite_polynomial_h_meta.h>
+#include <ATen/ops/special_hermite_polynomial_h_ops.h>
+#include <ATen/ops/special_hermite_polynomial_he_meta.h>
+#include <ATen/ops/special_hermite_polynomial_he_ops.h>
+#include <ATen/ops/special_laguerre_polynomial_l_meta.h>
+#include <ATen/ops/special_laguerre_polynomial_l_ops.h>
+#include <ATen/ops/special_legendre_polynomial_p_meta.h>
+#include <ATen/ops/special_legendre_polynomial_p_ops.h>
+#include <ATen/ops/special_ndtri_meta.h>
+#include <ATen/ops/special_ndtri_ops.h>
+#include <ATen/ops/special_erfcx_meta.h>
+#include <ATen/ops/special_erfcx_ops.h>
 #include <torch/library.h>
 
 #include <string>
@@ -75,6 +127,35 @@ UNARY(log_ndtr_out, structured_special_log_ndtr, special_log_ndtr_out, "rs_op_lo
 BINARY(xlog1py_out, structured_special_xlog1py, special_xlog1py_out, "rs_op_xlog1py(a, b)")
 BINARY(zeta_out, structured_special_zeta, special_zeta_out, "rs_op_zeta(a, b)")
 
+// Math.h's *_forward functions (float ports in ops_special.glsl); the
+// polynomials take n as a float tensor, cast to int64 as CPU does
+UNARY(ndtri_out, structured_special_ndtri, special_ndtri_out, "rs_op_ndtri(a)")
+UNARY(erfcx_out, structured_special_erfcx, special_erfcx_out, "rs_op_erfcx(a)")
+UNARY(bessel_j0_out, structured_special_bessel_j0, special_bessel_j0_out, "rs_sp_bessel_j0(a)")
+UNARY(bessel_j1_out, structured_special_bessel_j1, special_bessel_j1_out, "rs_sp_bessel_j1(a)")
+UNARY(bessel_y0_out, structured_special_bessel_y0, special_bessel_y0_out, "rs_sp_bessel_y0(a)")
+UNARY(bessel_y1_out, structured_special_bessel_y1, special_bessel_y1_out, "rs_sp_bessel_y1(a)")
+UNARY(modified_bessel_i0_out, structured_special_modified_bessel_i0, special_modified_bessel_i0_out, "rs_sp_modified_bessel_i0(a)")
+UNARY(modified_bessel_i1_out, structured_special_modified_bessel_i1, special_modified_bessel_i1_out, "rs_sp_modified_bessel_i1(a)")
+UNARY(modified_bessel_k0_out, structured_special_modified_bessel_k0, special_modified_bessel_k0_out, "rs_sp_modified_bessel_k0(a)")
+UNARY(modified_bessel_k1_out, structured_special_modified_bessel_k1, special_modified_bessel_k1_out, "rs_sp_modified_bessel_k1(a)")
+UNARY(scaled_modified_bessel_k0_out, structured_special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k0_out, "rs_sp_scaled_modified_bessel_k0(a)")
+UNARY(scaled_modified_bessel_k1_out, structured_special_scaled_modified_bessel_k1, special_scaled_modified_bessel_k1_out, "rs_sp_scaled_modified_bessel_k1(a)")
+UNARY(spherical_bessel_j0_out, structured_special_spherical_bessel_j0, special_spherical_bessel_j0_out, "rs_sp_spherical_bessel_j0(a)")
+UNARY(airy_ai_out, structured_special_airy_ai, special_airy_ai_out, "rs_sp_airy_ai(a)")
+BINARY(chebyshev_polynomial_t_out, structured_special_chebyshev_polynomial_t, special_chebyshev_polynomial_t_out, "rs_sp_chebyshev_polynomial_t(a, rs_m_poly_n(b))")
+BINARY(chebyshev_polynomial_u_out, structured_special_chebyshev_polynomial_u, special_chebyshev_polynomial_u_out, "rs_sp_chebyshev_polynomial_u(a, rs_m_poly_n(b))")
+BINARY(chebyshev_polynomial_v_out, structured_special_chebyshev_polynomial_v, special_chebyshev_polynomial_v_out, "rs_sp_chebyshev_polynomial_v(a, rs_m_poly_n(b))")
+BINARY(chebyshev_polynomial_w_out, structured_special_chebyshev_polynomial_w, special_chebyshev_polynomial_w_out, "rs_sp_chebyshev_polynomial_w(a, rs_m_poly_n(b))")
+BINARY(shifted_chebyshev_polynomial_t_out, structured_special_shifted_chebyshev_polynomial_t, special_shifted_chebyshev_polynomial_t_out, "rs_sp_shifted_chebyshev_polynomial_t(a, rs_m_poly_n(b))")
+BINARY(shifted_chebyshev_polynomial_u_out, structured_special_shifted_chebyshev_polynomial_u, special_shifted_chebyshev_polynomial_u_out, "rs_sp_shifted_chebyshev_polynomial_u(a, rs_m_poly_n(b))")
+BINARY(shifted_chebyshev_polynomial_v_out, structured_special_shifted_chebyshev_polynomial_v, special_shifted_chebyshev_polynomial_v_out, "rs_sp_shifted_chebyshev_polynomial_v(a, rs_m_poly_n(b))")
+BINARY(shifted_chebyshev_polynomial_w_out, structured_special_shifted_chebyshev_polynomial_w, special_shifted_chebyshev_polynomial_w_out, "rs_sp_shifted_chebyshev_polynomial_w(a, rs_m_poly_n(b))")
+BINARY(hermite_polynomial_h_out, structured_special_hermite_polynomial_h, special_hermite_polynomial_h_out, "rs_sp_hermite_polynomial_h(a, rs_m_poly_n(b))")
+BINARY(hermite_polynomial_he_out, structured_special_hermite_polynomial_he, special_hermite_polynomial_he_out, "rs_sp_hermite_polynomial_he(a, rs_m_poly_n(b))")
+BINARY(laguerre_polynomial_l_out, structured_special_laguerre_polynomial_l, special_laguerre_polynomial_l_out, "rs_sp_laguerre_polynomial_l(a, rs_m_poly_n(b))")
+BINARY(legendre_polynomial_p_out, structured_special_legendre_polynomial_p, special_legendre_polynomial_p_out, "rs_sp_legendre_polynomial_p(a, rs_m_poly_n(b))")
+
 // polygamma(n, x): n is baked into the expression (one kernel per n)
 Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::polygamma_out>(
@@ -103,6 +184,32 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("special_log_ndtr.out", log_ndtr_out);
   m.impl("special_xlog1py.out", xlog1py_out);
   m.impl("special_zeta.out", zeta_out);
+  m.impl("special_ndtri.out", ndtri_out);
+  m.impl("special_erfcx.out", erfcx_out);
+  m.impl("special_bessel_j0.out", bessel_j0_out);
+  m.impl("special_bessel_j1.out", bessel_j1_out);
+  m.impl("special_bessel_y0.out", bessel_y0_out);
+  m.impl("special_bessel_y1.out", bessel_y1_out);
+  m.impl("special_modified_bessel_i0.out", modified_bessel_i0_out);
+  m.impl("special_modified_bessel_i1.out", modified_bessel_i1_out);
+  m.impl("special_modified_bessel_k0.out", modified_bessel_k0_out);
+  m.impl("special_modified_bessel_k1.out", modified_bessel_k1_out);
+  m.impl("special_scaled_modified_bessel_k0.out", scaled_modified_bessel_k0_out);
+  m.impl("special_scaled_modified_bessel_k1.out", scaled_modified_bessel_k1_out);
+  m.impl("special_spherical_bessel_j0.out", spherical_bessel_j0_out);
+  m.impl("special_airy_ai.out", airy_ai_out);
+  m.impl("special_chebyshev_polynomial_t.out", chebyshev_polynomial_t_out);
+  m.impl("special_chebyshev_polynomial_u.out", chebyshev_polynomial_u_out);
+  m.impl("special_chebyshev_polynomial_v.out", chebyshev_polynomial_v_out);
+  m.impl("special_chebyshev_polynomial_w.out", chebyshev_polynomial_w_out);
+  m.impl("special_shifted_chebyshev_polynomial_t.out", shifted_chebyshev_polynomial_t_out);
+  m.impl("special_shifted_chebyshev_polynomial_u.out", shifted_chebyshev_polynomial_u_out);
+  m.impl("special_shifted_chebyshev_polynomial_v.out", shifted_chebyshev_polynomial_v_out);
+  m.impl("special_shifted_chebyshev_polynomial_w.out", shifted_chebyshev_polynomial_w_out);
+  m.impl("special_hermite_polynomial_h.out", hermite_polynomial_h_out);
+  m.impl("special_hermite_polynomial_he.out", hermite_polynomial_he_out);
+  m.impl("special_laguerre_polynomial_l.out", laguerre_polynomial_l_out);
+  m.impl("special_legendre_polynomial_p.out", legendre_polynomial_p_out);
 }
 
 }  // namespace russet

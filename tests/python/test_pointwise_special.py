@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-import test_pointwise_unary  # noqa: F401  (precisionOverride tolerances for check_opinfo)
+from test_pointwise_unary import check_large  # (also: precisionOverride tolerances for check_opinfo)
 from opinfo_check import check_opinfo
 
 D = "russet"
@@ -20,12 +20,28 @@ NATIVE = [
     ("special.polygamma", "special_polygamma_n_0"),
     ("special.i0e", ""), ("special.i1", ""), ("special.i1e", ""), ("special.ndtr", ""),
     ("special.log_ndtr", ""), ("special.entr", ""), ("special.xlog1py", ""), ("special.zeta", ""),
+    ("special.ndtri", ""), ("special.erfcx", ""), ("special.airy_ai", ""), ("special.bessel_j0", ""),
+    ("special.bessel_j1", ""), ("special.bessel_y0", ""), ("special.bessel_y1", ""),
+    ("special.modified_bessel_i0", ""), ("special.modified_bessel_i1", ""), ("special.modified_bessel_k0", ""),
+    ("special.modified_bessel_k1", ""), ("special.scaled_modified_bessel_k0", ""),
+    ("special.scaled_modified_bessel_k1", ""), ("special.spherical_bessel_j0", ""),
+    ("special.chebyshev_polynomial_t", ""), ("special.chebyshev_polynomial_u", ""),
+    ("special.chebyshev_polynomial_v", ""), ("special.chebyshev_polynomial_w", ""),
+    ("special.shifted_chebyshev_polynomial_t", ""), ("special.shifted_chebyshev_polynomial_u", ""),
+    ("special.shifted_chebyshev_polynomial_v", ""), ("special.shifted_chebyshev_polynomial_w", ""),
+    ("special.hermite_polynomial_h", ""), ("special.hermite_polynomial_he", ""),
+    ("special.laguerre_polynomial_l", ""), ("special.legendre_polynomial_p", ""),
 ]
 
 
 @pytest.mark.parametrize("name,variant", NATIVE, ids=[f"{n}.{v}" if v else n for n, v in NATIVE])
 def test_special_op_matches_cpu(name, variant):
     check_opinfo(name, variant)
+
+
+@pytest.mark.parametrize("name,variant", NATIVE, ids=[f"{n}.{v}" if v else n for n, v in NATIVE])
+def test_special_op_large_contiguous(name, variant):
+    assert check_large(name, variant) > 0
 
 
 def _sweep(fn, x, **kw):
@@ -39,7 +55,9 @@ def _sweep(fn, x, **kw):
     (torch.lgamma, -20.0, 30.0), (torch.digamma, -20.0, 30.0), (torch.erfinv, -0.999, 0.999),
     (torch.i0, -20.0, 20.0), (torch.special.i0e, -50.0, 50.0), (torch.special.i1, -20.0, 20.0),
     (torch.special.i1e, -50.0, 50.0), (torch.special.ndtr, -10.0, 10.0),
-    (torch.special.log_ndtr, -30.0, 10.0), (torch.special.entr, -1.0, 20.0),
+    (torch.special.log_ndtr, -30.0, 10.0), (torch.special.entr, -1.0, 20.0), (torch.special.ndtri, 0.0, 1.0),
+    (torch.special.erfcx, -9.0, 100.0), (torch.special.bessel_j0, -50.0, 50.0),
+    (torch.special.bessel_y1, 0.0, 50.0), (torch.special.modified_bessel_k1, 0.0, 50.0),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_float32_sweep(fn, lo, hi):
     x = torch.linspace(lo, hi, 20011)

@@ -54,6 +54,43 @@ def test_unary_op_matches_cpu(name, variant):
     check_opinfo(name, variant)
 
 
+def check_large(name, variant="", dtypes=(torch.float32, torch.complex64, torch.int32), n=6000):
+    """The OpInfo's tensor samples tiled into one contiguous tensor of n
+    elements: the kernels' contiguous path, where each invocation computes
+    several elements (OpInfo samples are too small to reach it)."""
+    op = opinfo_check.opinfo(name, variant)
+    checked = 0
+    for dtype in dtypes:
+        if dtype not in op.supported_dtypes("cpu"):
+            continue
+        for s in op.sample_inputs("cpu", dtype):
+            args = [s.input] + list(s.args)
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            if s.input.numel() == 0:
+                continue
+            try:
+                shape = torch.broadcast_shapes(*[t.shape for t in tensors])
+            except RuntimeError:
+                continue
+            reps = -(-n // max(1, shape.numel()))
+            big = [a.expand(shape).reshape(-1).repeat(reps)[:n].contiguous() if isinstance(a, torch.Tensor) else a
+                   for a in args]
+            expected = op.op(*big, **s.kwargs)
+            torch.russet.reset_host_op_counts()
+            got = op.op(*[opinfo_check._to(a, D) for a in big], **s.kwargs)
+            assert not torch.russet.host_op_counts(), f"{name} {dtype} ran on the host"
+            assert_close(got.cpu(), expected, equal_nan=True, msg=lambda m: f"{name} {dtype}: {m}",
+                         **opinfo_check._tolerance(op, dtype))
+            checked += 1
+            break
+    return checked
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_unary_op_large_contiguous(name, variant):
+    assert check_large(name, variant) > 0
+
+
 # the float32 functions over wide ranges, against CPU (the OpInfo samples
 # are small): PyTorch's float32 tolerances. sinh/cosh stop at 88: CPU's
 # vectorized path overflows to inf from 88.72 (its scalar path does not)
