@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from test_pointwise_unary import check_large  # (also: precisionOverride tolerances for check_opinfo)
+from test_pointwise_unary import check_large
 from opinfo_check import check_opinfo
 
 D = "russet"

@@ -14,23 +14,6 @@ from opinfo_check import check_opinfo
 
 D = "russet"
 
-
-# opinfo_check._tolerance reads toleranceOverride tables only; a
-# precisionOverride table maps a dtype to a float (an atol that PyTorch's
-# TestCase takes as max(default atol, value), with the default rtol)
-def _tolerance(op, dtype, _orig=opinfo_check._tolerance):
-    from torch.testing._comparison import default_tolerances
-    for dec in getattr(op, "decorators", ()) or ():
-        for d in getattr(dec, "decorators", None) or [dec]:
-            table = getattr(d, "d", None)
-            if isinstance(table, dict) and isinstance(table.get(dtype), float):
-                rtol, atol = default_tolerances(dtype)
-                return dict(atol=max(atol, table[dtype]), rtol=rtol)
-    return _orig(op, dtype)
-
-
-opinfo_check._tolerance = _tolerance
-
 OPS = [
     # arithmetic
     ("neg", ""), ("abs", ""), ("sign", ""), ("sgn", ""), ("reciprocal", ""), ("sqrt", ""), ("rsqrt", ""),
