@@ -5,7 +5,7 @@
 //
 // Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
 // value in the push constants), IN<k>_L (its index in the layout; the output
-// is 0), NT (tensors in the layout), OUT_DT, CT_DT (compute dtype), RT_DT
+// is 0), NT (tensors in the layout), VEC4 (the 16-byte path, below), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
 // dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
@@ -74,6 +74,54 @@ void rs_raise(uint code, int64_t value) {
 #define RS_CT_BITS (RS_SIZE(CM_DT) * 8)
 #include "common/ops.glsl"
 
+#if VEC4
+// Every operand read from memory and the output have the common dtype, a
+// 4-byte one (float32, int32, uint32), contiguous and 16-byte aligned:
+// 16-byte loads and stores, 4 elements per access. Lane decoders:
+float rs_dec4_6(uint w) { return uintBitsToFloat(w); }
+int64_t rs_dec4_3(uint w) { return int64_t(int(w)); }
+int64_t rs_dec4_28(uint w) { return int64_t(w); }
+#define RS_DEC4(d) RS_CAT(rs_dec4_, d)
+// the output has the common dtype: float32 or a 32-bit integer
+uint rs_enc4(float r) { return floatBitsToUint(r); }
+uint rs_enc4(int64_t r) { return uint(uint64_t(r) & 0xFFFFFFFFUL); }
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+#endif
+
+// The expression over loaded values (scalars first, then the inputs).
+RS_OPMT(RT_DT) rs_expr(RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_DT) s2, RS_OPMT(CT_DT) s3
+#if NIN > 0
+                       , RS_OPMT(IN0_DT) a
+#endif
+#if NIN > 1
+                       , RS_OPMT(IN1_DT) b
+#endif
+#if NIN > 2
+                       , RS_OPMT(IN2_DT) c
+#endif
+#if NIN > 3
+                       , RS_OPMT(IN3_DT) d
+#endif
+) {
+    RS_OPMT(RT_DT) r = EXPR;
+#if RT_DT == CT_DT && OUT_DT != CM_DT
+    r = rs_tocm(r);  // CPU computes into the common dtype, then casts to out
+#endif
+    return r;
+}
+
+#if NIN == 0
+#define RS_ARGS(a, b, c, d)
+#elif NIN == 1
+#define RS_ARGS(a, b, c, d) , a
+#elif NIN == 2
+#define RS_ARGS(a, b, c, d) , a, b
+#elif NIN == 3
+#define RS_ARGS(a, b, c, d) , a, b, c
+#else
+#define RS_ARGS(a, b, c, d) , a, b, c, d
+#endif
+
 // One element: o[] holds the element offset of every view of the layout.
 void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_DT) s2, RS_OPMT(CT_DT) s3) {
 #if NIN > 0
@@ -104,10 +152,7 @@ void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_D
     RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in3, o[IN3_L]);
 #endif
 #endif
-    RS_OPMT(RT_DT) r = EXPR;
-#if RT_DT == CT_DT && OUT_DT != CM_DT
-    r = rs_tocm(r);  // CPU computes into the common dtype, then casts to out
-#endif
+    RS_OPMT(RT_DT) r = rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d));
 #if RS_IS_BOOL(RT_DT)
     RS_SET_B(OUT_DT)(pc.out_, o[0], r);
 #elif RT_DT == 29
@@ -130,7 +175,64 @@ void main() {
     RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
     RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
     RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
-#if CONTIG
+#if VEC4
+    uint64_t nv = pc.numel / 4UL;  // whole quads; the host runs the tail separately
+    for (uint64_t q = uint64_t(gl_GlobalInvocationID.x); q < nv;
+         q += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
+        uint64_t off = q * 16UL;
+#if NIN > 0
+#if IN0_S
+        RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+#else
+        uvec4 qa = RsV4(pc.in0 + off).v;
+        RS_OPMT(IN0_DT) a;
+#endif
+#endif
+#if NIN > 1
+#if IN1_S
+        RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+#else
+        uvec4 qb = RsV4(pc.in1 + off).v;
+        RS_OPMT(IN1_DT) b;
+#endif
+#endif
+#if NIN > 2
+#if IN2_S
+        RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+#else
+        uvec4 qc = RsV4(pc.in2 + off).v;
+        RS_OPMT(IN2_DT) c;
+#endif
+#endif
+#if NIN > 3
+#if IN3_S
+        RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+#else
+        uvec4 qd = RsV4(pc.in3 + off).v;
+        RS_OPMT(IN3_DT) d;
+#endif
+#endif
+        uvec4 qr;
+        // not unrolled here: lavapipe then evaluated some float functions
+        // (pow) differently from the scalar path; drivers still may
+        [[dont_unroll]] for (int l = 0; l < 4; ++l) {
+#if NIN > 0 && !IN0_S
+            a = RS_DEC4(IN0_DT)(qa[l]);
+#endif
+#if NIN > 1 && !IN1_S
+            b = RS_DEC4(IN1_DT)(qb[l]);
+#endif
+#if NIN > 2 && !IN2_S
+            c = RS_DEC4(IN2_DT)(qc[l]);
+#endif
+#if NIN > 3 && !IN3_S
+            d = RS_DEC4(IN3_DT)(qd[l]);
+#endif
+            qr[l] = rs_enc4(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d)));
+        }
+        RsV4(pc.out_ + off).v = qr;
+    }
+#elif CONTIG
     // every view contiguous: each invocation takes RS_UNROLL elements, one
     // workgroup-width apart, so the loads of a warp stay coalesced and each
     // thread has several in flight
