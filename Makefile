@@ -100,6 +100,7 @@ ctest: build
 
 pytest: build
 	RUSSET_PROFILE=$${RUSSET_PROFILE:-apple} $(PY) -m pytest -q tests/python
+	RUSSET_PROFILE=$${RUSSET_PROFILE:-apple} $(PY) -m pytest -q tests/conformance
 
 # The README's test command.
 test: ctest pytest
