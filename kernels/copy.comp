@@ -1,6 +1,7 @@
 // copy.comp: dst[i] = (DST_DT) src[i] for strided views, any dtype pair
 // (conversions as PyTorch's CPU casts; see common/dtype.glsl).
-// Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous).
+// Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous), VEC4
+// (the 16-byte path for float32 <-> float16/bfloat16).
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -43,8 +44,37 @@ void rs_copy_one(int64_t od, int64_t os) {
 // elements per invocation on the contiguous path (see pointwise.comp)
 #define RS_UNROLL 4
 
+#if VEC4
+// float32 <-> float16/bfloat16, contiguous and aligned: 4 elements per
+// access (16 bytes of float32, 8 of the 16-bit side)
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsQ4 { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsQ2 { uvec2 v; };
+#if SRC_DT == 6 && DST_DT == 5
+uint rs_enc16(float f) { return rs_f16_enc(f); }
+#elif SRC_DT == 6 && DST_DT == 15
+uint rs_enc16(float f) { return rs_bf16_enc(f); }
+#elif SRC_DT == 5
+float rs_dec16(uint h) { return rs_f16_dec(h); }
+#else
+float rs_dec16(uint h) { return rs_bf16_dec(h); }
+#endif
+#endif
+
 void main() {
-#if CONTIG
+#if VEC4
+    uint64_t nq = pc.numel / 4UL;  // the tail runs as a second launch
+    for (uint64_t q = uint64_t(gl_GlobalInvocationID.x); q < nq; q += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
+#if SRC_DT == 6
+        uvec4 w = RsQ4(pc.src + q * 16UL).v;
+        RsQ2(pc.dst + q * 8UL).v = uvec2(rs_enc16(uintBitsToFloat(w.x)) | (rs_enc16(uintBitsToFloat(w.y)) << 16),
+                                         rs_enc16(uintBitsToFloat(w.z)) | (rs_enc16(uintBitsToFloat(w.w)) << 16));
+#else
+        uvec2 h = RsQ2(pc.src + q * 8UL).v;
+        RsQ4(pc.dst + q * 16UL).v = uvec4(floatBitsToUint(rs_dec16(h.x & 0xFFFFu)), floatBitsToUint(rs_dec16(h.x >> 16)),
+                                          floatBitsToUint(rs_dec16(h.y & 0xFFFFu)), floatBitsToUint(rs_dec16(h.y >> 16)));
+#endif
+    }
+#elif CONTIG
     uint64_t n = pc.numel;
     uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);
     for (uint64_t base = uint64_t(gl_WorkGroupID.x) * uint64_t(RS_WG * RS_UNROLL) + uint64_t(gl_LocalInvocationID.x);

@@ -49,15 +49,33 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     }
     /* Every conversion runs in integer arithmetic (float64 as bits), so
      * none needs shaderFloat64. */
+    /* float32 <-> float16/bfloat16 (AMP's casts) read and write whole quads;
+     * the tail of fewer than 4 elements is a second, plain launch */
+    int half_pair = (sdt == RS_FLOAT32 && (ddt == RS_FLOAT16 || ddt == RS_BFLOAT16)) ||
+                    (ddt == RS_FLOAT32 && (sdt == RS_FLOAT16 || sdt == RS_BFLOAT16));
+    int vec4 = half_pair && l.ndim == 0 && l.numel >= 4 && dst->address % 16 == 0 && src->address % 16 == 0;
+    if (vec4 && l.numel % 4) {
+        int64_t whole = l.numel / 4 * 4;
+        rs_tensor d = *dst, v = *src;
+        d.ndim = v.ndim = 1;
+        d.strides[0] = v.strides[0] = 1;
+        d.sizes[0] = v.sizes[0] = whole;
+        if ((st = rs_copy(s, &d, &v)) != RS_OK) return st;
+        d.address += (uint64_t)whole * rs_dtype_size(ddt);
+        v.address += (uint64_t)whole * rs_dtype_size(sdt);
+        d.sizes[0] = v.sizes[0] = l.numel - whole;
+        return rs_copy(s, &d, &v);
+    }
     char defines[64];
-    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d;CONTIG=%d", (int)sdt, (int)ddt, l.ndim == 0);
+    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d;CONTIG=%d;VEC4=%d", (int)sdt, (int)ddt, l.ndim == 0,
+             vec4);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "copy.comp", defines, &k)) != RS_OK) return st;
 
     copy_push pc = {dst->address, src->address, 0, (uint64_t)l.numel, (uint32_t)l.ndim, 0};
     if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) return st;
     rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1)};
-    /* the contiguous kernel takes 4 elements per invocation */
+    /* the contiguous kernels take 4 elements per invocation */
     uint64_t items = l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4 : (uint64_t)l.numel;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, 2);
 }
