@@ -23,7 +23,8 @@ at::Tensor empty_russet_like(const at::Tensor& t, at::ScalarType dtype, c10::Dev
   return at::empty(t.sizes(), t.options().dtype(dtype).device(dev).memory_format(at::MemoryFormat::Contiguous));
 }
 
-// Device -> CPU: `src` (russet) into a contiguous CPU tensor of its dtype.
+// Device -> CPU: `src` (russet) into a contiguous CPU tensor of its dtype,
+// carrying src's conj/neg bits.
 at::Tensor download(const at::Tensor& src) {
   at::Tensor s = src;
   c10::DeviceGuard guard(src.device());
@@ -35,6 +36,9 @@ at::Tensor download(const at::Tensor& src) {
   }
   at::Tensor out = at::empty(s.sizes(), s.options().device(at::kCPU));
   check(rs_memcpy_dtoh(current_stream_for(s), out.data_ptr(), address_of(s), s.nbytes()));
+  // the bytes are the stored values: the conj/neg bits apply on the host
+  if (src.is_conj()) out = out.conj();
+  if (src.is_neg()) out = out._neg_view();
   return out;
 }
 
@@ -43,6 +47,9 @@ void upload(const at::Tensor& dst, const at::Tensor& src) {
   c10::DeviceGuard guard(dst.device());
   at::Tensor s = src.expand(dst.sizes()).resolve_conj().resolve_neg();
   s = s.to(dst.scalar_type()).contiguous();
+  // a destination with the conj/neg bit stores conj(value) / -value
+  if (dst.is_conj()) s = s.conj().resolve_conj();
+  if (dst.is_neg()) s = s.neg();
   if (dst.is_contiguous()) {
     check(rs_memcpy_htod(current_stream_for(dst), address_of(dst), s.data_ptr(), s.nbytes()));
     return;
@@ -112,10 +119,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
       check(rs_memcpy_dtoh(current_stream_for(src), dst.data_ptr(), address_of(src), src.nbytes()));
       return dst;
     }
-    at::Tensor host = download(src);  // raw bytes: the conj/neg bits are applied on the host
-    if (src.is_conj()) host = host.conj();
-    if (src.is_neg()) host = host._neg_view();
-    dst.copy_(host);
+    dst.copy_(download(src));
   } else {
     TORCH_CHECK(false, "russet: _copy_from called with no russet tensor");
   }
@@ -175,3 +179,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 }
 
 }  // namespace russet
+
+// _copy_from handles the conjugate and negative bits itself. Without these
+// fallthroughs the Conjugate/Negative fallbacks would materialize its input
+// with clone(), which copies through _copy_from again: endless recursion.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}

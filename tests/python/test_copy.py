@@ -298,3 +298,26 @@ def test_fast_half_casts_match_cpu(n, pair):
         nan = torch.isnan(want)
         assert torch.equal(torch.isnan(got), nan)
         assert torch.equal(got[~nan].view(bits), want[~nan].view(bits))
+
+
+def test_conj_and_neg_views_copy_correctly():
+    """Copies of conjugate and negative views, in every direction (these once
+    recursed forever through the Conjugate fallback)."""
+    x = torch.tensor([1 + 2j, 3 - 4j, -5 + 0.5j], dtype=torch.cfloat)
+    d = x.to("russet")
+    assert torch.equal(d.conj().cpu(), x.conj())
+    assert torch.equal(d.conj().resolve_conj().cpu(), x.conj())
+    assert torch.equal(d.conj().clone().cpu(), x.conj())
+    e = torch.empty(3, dtype=torch.cfloat, device="russet")
+    e.copy_(d.conj())
+    assert torch.equal(e.cpu(), x.conj())
+    f = torch.zeros(3, dtype=torch.cfloat, device="russet")
+    f.conj().copy_(d)  # into a conjugate view
+    assert torch.equal(f.cpu(), x.conj())
+    g = torch.zeros(3, dtype=torch.cfloat, device="russet")
+    g.copy_(x.conj())  # host to device, conj source
+    assert torch.equal(g.cpu(), x.conj())
+    r = torch.tensor([1.0, -2.0, 3.0])
+    n = r.to("russet")._neg_view()
+    assert torch.equal(n.cpu(), -r)
+    assert torch.equal(n.clone().cpu(), -r)
