@@ -81,7 +81,17 @@
 #include <ATen/ops/special_ndtri_ops.h>
 #include <ATen/ops/special_erfcx_meta.h>
 #include <ATen/ops/special_erfcx_ops.h>
+#include <ATen/ops/igamma_meta.h>
+#include <ATen/ops/igamma_ops.h>
+#include <ATen/ops/igammac_meta.h>
+#include <ATen/ops/igammac_ops.h>
+#include <ATen/ops/mvlgamma_ops.h>
 #include <torch/library.h>
+
+#include <c10/util/MathConstants.h>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 
 #include <string>
 
@@ -126,6 +136,8 @@ UNARY(entr_out, structured_special_entr, special_entr_out, "rs_op_entr(a)")
 UNARY(log_ndtr_out, structured_special_log_ndtr, special_log_ndtr_out, "rs_op_log_ndtr(a)")
 BINARY(xlog1py_out, structured_special_xlog1py, special_xlog1py_out, "rs_op_xlog1py(a, b)")
 BINARY(zeta_out, structured_special_zeta, special_zeta_out, "rs_op_zeta(a, b)")
+BINARY(igamma_out, structured_igamma, igamma_out, "rs_op_igamma(a, b)")
+BINARY(igammac_out, structured_igammac, igammac_out, "rs_op_igammac(a, b)")
 
 // Math.h's *_forward functions (float ports in ops_special.glsl); the
 // polynomials take n as a float tensor, cast to int64 as CPU does
@@ -169,6 +181,42 @@ Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
       n, self, out);
 }
 
+// mvlgamma (CompositeExplicitAutograd in ATen: arange + lgamma + sum + add)
+// as one kernel with ATen's roundings; the dtype rules of unary_float_op
+std::string mvlgamma_expr(int64_t p) {
+  TORCH_CHECK(p >= 1, "p has to be greater than or equal to 1");
+  float c = static_cast<float>(static_cast<double>(p * (p - 1)) * std::log(c10::pi<double>) * 0.25);
+  uint32_t bits;
+  std::memcpy(&bits, &c, 4);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "rs_op_mvlgamma(a, %lld, uintBitsToFloat(0x%08Xu))", static_cast<long long>(p), bits);
+  return buf;
+}
+Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
+  return native_or_host<at::_ops::mvlgamma_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(self.scalar_type() != at::kBool, "The input tensor may not be a boolean tensor.");
+        std::string expr = mvlgamma_expr(p);
+        auto iter = at::TensorIterator::unary_float_op(out, self);
+        run_pointwise(iter, "mvlgamma", expr.c_str());
+        return out;
+      },
+      self, p, out);
+}
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  return native_or_host<at::_ops::mvlgamma>(
+      [&]() -> Tensor {
+        TORCH_CHECK(self.scalar_type() != at::kBool, "The input tensor may not be a boolean tensor.");
+        std::string expr = mvlgamma_expr(p);
+        Tensor out;
+        auto iter = at::TensorIterator::unary_float_op(out, self);
+        run_pointwise(iter, "mvlgamma", expr.c_str());
+        return iter.output();
+      },
+      self, p);
+}
+Tensor& mvlgamma_(Tensor& self, int64_t p) { return mvlgamma_out(self, p, self); }
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -184,6 +232,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("special_log_ndtr.out", log_ndtr_out);
   m.impl("special_xlog1py.out", xlog1py_out);
   m.impl("special_zeta.out", zeta_out);
+  m.impl("igamma.out", igamma_out);
+  m.impl("igammac.out", igammac_out);
+  m.impl("mvlgamma", mvlgamma);
+  m.impl("mvlgamma.out", mvlgamma_out);
+  m.impl("mvlgamma_", mvlgamma_);
   m.impl("special_ndtri.out", ndtri_out);
   m.impl("special_erfcx.out", erfcx_out);
   m.impl("special_bessel_j0.out", bessel_j0_out);

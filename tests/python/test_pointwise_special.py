@@ -31,6 +31,8 @@ NATIVE = [
     ("special.shifted_chebyshev_polynomial_v", ""), ("special.shifted_chebyshev_polynomial_w", ""),
     ("special.hermite_polynomial_h", ""), ("special.hermite_polynomial_he", ""),
     ("special.laguerre_polynomial_l", ""), ("special.legendre_polynomial_p", ""),
+    ("igamma", ""), ("igammac", ""),
+    ("mvlgamma", "mvlgamma_p_1"), ("mvlgamma", "mvlgamma_p_3"), ("mvlgamma", "mvlgamma_p_5"),
 ]
 
 
