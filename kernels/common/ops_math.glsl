@@ -546,4 +546,35 @@ vec2 rs_op_sinc(vec2 z) {
     return rs_cdiv(rs_op_sin(p), p);
 }
 
+// ---------------------------------------------------------------- float64 (devices with fp64)
+// The ops that are exact in double with GLSL's builtins; the transcendental
+// ones have no double version here and run on the host for float64.
+#if RS_HAS_FP64
+double rs_op_trunc(double x) { return trunc(x); }
+double rs_op_floor(double x) { return floor(x); }
+double rs_op_ceil(double x) { return ceil(x); }
+double rs_op_round(double x) { return roundEven(x); }
+double rs_op_frac(double x) { return x - trunc(x); }
+double rs_op_sqrt(double x) { return sqrt(x); }
+double rs_op_rsqrt(double x) { return 1.0LF / sqrt(x); }
+double rs_op_reciprocal(double x) { return 1.0LF / x; }
+dvec2 rs_op_reciprocal(dvec2 z) { return rs_cdiv(dvec2(1.0LF, 0.0LF), z); }
+double rs_op_sgn(double x) { return isnan(x) ? 0.0LF : (x > 0.0LF ? 1.0LF : (x < 0.0LF ? -1.0LF : 0.0LF)); }
+bool rs_op_isnan(double x) { return isnan(x); }
+bool rs_op_isnan(dvec2 z) { return isnan(z.x) || isnan(z.y); }
+bool rs_op_isinf(double x) { return isinf(x); }
+bool rs_op_isinf(dvec2 z) { return isinf(z.x) || isinf(z.y); }
+bool rs_op_isposinf(double x) { return isinf(x) && x > 0.0LF; }
+bool rs_op_isneginf(double x) { return isinf(x) && x < 0.0LF; }
+bool rs_op_signbit(double x) { return (unpackDouble2x32(x).y & 0x80000000u) != 0u; }
+bool rs_op_not(double x) { return x == 0.0LF; }
+bool rs_op_not(dvec2 z) { return z.x == 0.0LF && z.y == 0.0LF; }
+double rs_op_conj(double x) { return x; }
+dvec2 rs_op_conj(dvec2 z) { return dvec2(z.x, -z.y); }
+double rs_op_angle(double x) {
+    if (isnan(x)) return x;
+    return x < 0.0LF ? 3.14159265358979323846LF : 0.0LF;
+}
+#endif
+
 #endif
