@@ -240,7 +240,9 @@ void main() {
     uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);
     for (uint64_t base = uint64_t(gl_WorkGroupID.x) * uint64_t(RS_WG * RS_UNROLL) + uint64_t(gl_LocalInvocationID.x);
          base < n; base += step) {
-        [[unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
+        // not unrolled: shaderc dropped `precise` (NoContraction) in the
+        // unrolled copies, and drivers unroll a constant trip count anyway
+        [[dont_unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
             uint64_t i = base + uint64_t(u * RS_WG);
             if (i < n) {
                 int64_t o[5] = int64_t[5](int64_t(i), int64_t(i), int64_t(i), int64_t(i), int64_t(i));

@@ -65,6 +65,10 @@ vec2 rs_fb_c(uint64_t b) { return vec2(uintBitsToFloat(uint(b & 0xFFFFFFFFUL)), 
 #if RS_HAS_FP64
 double rs_fb_d(uint64_t b) { return uint64BitsToDouble(b); }
 #define rs_fb_7 rs_fb_d
+// complex128 scalars do not fit a slot (the engine refuses them); the real
+// part only, so that complex128 kernels without scalars compile
+dvec2 rs_fb_cd(uint64_t b) { return dvec2(uint64BitsToDouble(b), 0.0LF); }
+#define rs_fb_10 rs_fb_cd
 #endif
 
 #endif
