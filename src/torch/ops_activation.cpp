@@ -122,28 +122,14 @@ Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_vi
 }
 
 // structured unary op, no arguments
-#define UNARY0(fn, META_CLASS, op, expr)                                      \
-  Tensor& fn(const Tensor& self, Tensor& out) {                              \
-    return native_or_host<at::_ops::op>(                                     \
-        [&]() -> Tensor& {                                                   \
-          OutOp<at::meta::META_CLASS> m(out);                                \
-          m.meta(self);                                                      \
-          run_pointwise(m, #op, expr);                                       \
-          return out;                                                        \
-        },                                                                   \
-        self, out);                                                          \
+#define UNARY0(fn, META_CLASS, op, expr)                                                      \
+  Tensor& fn(const Tensor& self, Tensor& out) {                                               \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self); \
   }
 // structured backward op (grad, x), no arguments
-#define BACKWARD0(fn, META_CLASS, op, expr)                                  \
-  Tensor& fn(const Tensor& grad, const Tensor& x, Tensor& out) {             \
-    return native_or_host<at::_ops::op>(                                     \
-        [&]() -> Tensor& {                                                   \
-          OutOp<at::meta::META_CLASS> m(out);                                \
-          m.meta(grad, x);                                                   \
-          run_pointwise(m, #op, expr);                                       \
-          return out;                                                        \
-        },                                                                   \
-        grad, x, out);                                                       \
+#define BACKWARD0(fn, META_CLASS, op, expr)                                                   \
+  Tensor& fn(const Tensor& grad, const Tensor& x, Tensor& out) {                              \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, grad, x); \
   }
 
 UNARY0(silu_out, structured_silu, silu_out, "rs_act_silu(a)")

@@ -56,29 +56,15 @@ using at::Scalar;
 using at::Tensor;
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, expr, result)                                                    \
+#define BINARY(fn, META_CLASS, op, expr, result)                                              \
   Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return native_or_host<at::_ops::op>(                                                      \
-        [&]() -> Tensor& {                                                                    \
-          OutOp<at::meta::META_CLASS> m(out);                                                       \
-          m.meta(self, other);                                                                \
-          run_pointwise(m, #op, expr, result);                                                \
-          return out;                                                                         \
-        },                                                                                    \
-        self, other, out);                                                                    \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, result, out, self, other); \
   }
 
 // comparisons against a Scalar (eq.Scalar_out, ...)
-#define COMPARE_SCALAR(fn, META_CLASS, op, expr)                                                    \
+#define COMPARE_SCALAR(fn, META_CLASS, op, expr)                                              \
   Tensor& fn(const Tensor& self, const Scalar& other, Tensor& out) {                          \
-    return native_or_host<at::_ops::op>(                                                      \
-        [&]() -> Tensor& {                                                                    \
-          OutOp<at::meta::META_CLASS> m(out);                                                       \
-          m.meta(self, other);                                                                \
-          run_pointwise(m, #op, expr, Result::Bool);                                          \
-          return out;                                                                         \
-        },                                                                                    \
-        self, other, out);                                                                    \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Bool, out, self, other); \
   }
 
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {

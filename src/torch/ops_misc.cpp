@@ -135,16 +135,9 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
 }
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, expr)                                    \
-  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {       \
-    return native_or_host<at::_ops::op>(                                   \
-        [&]() -> Tensor& {                                                 \
-          OutOp<at::meta::META_CLASS> m(out);                              \
-          m.meta(self, other);                                             \
-          run_pointwise(m, #op, expr);                                     \
-          return out;                                                      \
-        },                                                                 \
-        self, other, out);                                                 \
+#define BINARY(fn, META_CLASS, op, expr)                                                      \
+  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self, other); \
   }
 
 BINARY(clamp_min_tensor_out, structured_clamp_min_Tensor, clamp_min_Tensor_out, "rs_maximum(a, b)")

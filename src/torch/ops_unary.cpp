@@ -103,16 +103,9 @@ namespace {
 using at::Tensor;
 
 // out= kernel of a structured unary op: meta(self), then EXPR.
-#define UNARY(fn, META_CLASS, op, expr, result)               \
-  Tensor& fn(const Tensor& self, Tensor& out) {               \
-    return native_or_host<at::_ops::op>(                      \
-        [&]() -> Tensor& {                                    \
-          OutOp<at::meta::META_CLASS> m(out);                 \
-          m.meta(self);                                       \
-          run_pointwise(m, #op, expr, result);                \
-          return out;                                         \
-        },                                                    \
-        self, out);                                           \
+#define UNARY(fn, META_CLASS, op, expr, result)                                              \
+  Tensor& fn(const Tensor& self, Tensor& out) {                                               \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, result, out, self);  \
   }
 
 UNARY(neg_out, structured_neg, neg_out, "rs_neg(a)", Result::Compute)

@@ -82,4 +82,20 @@ struct OutOp final : Meta {
   const at::Tensor& out_;
 };
 
+// The out= kernel of a structured pointwise op: Meta::meta(args...) against
+// `out`, then `expr`; through host execution (the op `Op`, an at::_ops::
+// struct) when the device cannot run it. Every ops_*.cpp builds on this.
+template <class Meta, class Op, class... Args>
+at::Tensor& structured_out(const char* name, const char* expr, Result result, at::Tensor& out,
+                           const Args&... args) {
+  return native_or_host<Op>(
+      [&]() -> at::Tensor& {
+        OutOp<Meta> m(out);
+        m.meta(args...);
+        run_pointwise(m, name, expr, result);
+        return out;
+      },
+      args..., out);
+}
+
 }  // namespace russet

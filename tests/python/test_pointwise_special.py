@@ -31,7 +31,6 @@ NATIVE = [
     ("special.shifted_chebyshev_polynomial_v", ""), ("special.shifted_chebyshev_polynomial_w", ""),
     ("special.hermite_polynomial_h", ""), ("special.hermite_polynomial_he", ""),
     ("special.laguerre_polynomial_l", ""), ("special.legendre_polynomial_p", ""),
-    ("igamma", ""), ("igammac", ""),
     ("mvlgamma", "mvlgamma_p_1"), ("mvlgamma", "mvlgamma_p_3"), ("mvlgamma", "mvlgamma_p_5"),
 ]
 
@@ -64,3 +63,10 @@ def _sweep(fn, x, **kw):
 def test_float32_sweep(fn, lo, hi):
     x = torch.linspace(lo, hi, 20011)
     _sweep(fn, x)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_runs_on_host_and_matches_cpu(name):
+    """Not native yet: their kernels did not terminate on some samples of
+    the conformance sweep (src/torch/ops_special.cpp says more)."""
+    check_opinfo(name, native=False)
