@@ -390,6 +390,15 @@ typedef struct rs_pointwise {
 
 RS_API rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p);
 
+/* ---------------------------------------------------------------- reductions */
+/* (src/engine/reduce.c, softmax.c, loss.c) */
+
+/* ---------------------------------------------------------------- scans and sorting */
+/* (src/engine/scan.c, sort.c) */
+
+/* ---------------------------------------------------------------- matrix products */
+/* (src/engine/gemm.c) */
+
 #ifdef __cplusplus
 }
 #endif
