@@ -1,0 +1,23 @@
+// error.glsl: the device error flag (rs_device_error_address). A kernel
+// that finds bad input (an index out of range, an integer division by zero)
+// stores its site id and a code there; the next sync turns it into an
+// error naming the op. The first error wins.
+//
+// The including kernel defines rs_raise(code, value) over its push
+// constants, e.g.
+//     #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
+// Codes: 1 index out of range (value: the index), 2 integer division by zero.
+#ifndef RS_ERROR_GLSL
+#define RS_ERROR_GLSL
+
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsErrFlag { uint site; uint code; int64_t value; };
+
+void rs_raise_at(uint64_t flag, uint site, uint code, int64_t value) {
+    RsErrFlag e = RsErrFlag(flag);
+    if (atomicCompSwap(e.site, 0u, site) == 0u) {
+        e.code = code;
+        e.value = value;
+    }
+}
+
+#endif
