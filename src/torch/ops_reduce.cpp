@@ -1,0 +1,520 @@
+// Reductions: sum, mean, prod, nansum, amax/amin, max/min (values and
+// indices), argmax/argmin, aminmax, all/any, count_nonzero, vector norms,
+// var/std (and with the mean). Structured ops run ATen's meta function for
+// the result's shape and dtype; the others size it here as ATen's CPU
+// kernels do. The kernels are the C core's (rs_reduce_run).
+// (first: the meta headers below need ATen's core types declared)
+#include "torch/reduce.h"
+
+#include <ATen/ops/all_meta.h>
+#include <ATen/ops/all_ops.h>
+#include <ATen/ops/amax_meta.h>
+#include <ATen/ops/amax_ops.h>
+#include <ATen/ops/amin_meta.h>
+#include <ATen/ops/amin_ops.h>
+#include <ATen/ops/aminmax_meta.h>
+#include <ATen/ops/aminmax_ops.h>
+#include <ATen/ops/any_meta.h>
+#include <ATen/ops/any_ops.h>
+#include <ATen/ops/argmax_meta.h>
+#include <ATen/ops/argmax_ops.h>
+#include <ATen/ops/argmin_meta.h>
+#include <ATen/ops/argmin_ops.h>
+#include <ATen/ops/count_nonzero_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/linalg_vector_norm_meta.h>
+#include <ATen/ops/linalg_vector_norm_ops.h>
+#include <ATen/ops/max_meta.h>
+#include <ATen/ops/max_ops.h>
+#include <ATen/ops/mean_meta.h>
+#include <ATen/ops/mean_ops.h>
+#include <ATen/ops/min_meta.h>
+#include <ATen/ops/min_ops.h>
+#include <ATen/ops/nansum_ops.h>
+#include <ATen/ops/norm_meta.h>
+#include <ATen/ops/norm_ops.h>
+#include <ATen/ops/prod_meta.h>
+#include <ATen/ops/prod_ops.h>
+#include <ATen/ops/std_mean_ops.h>
+#include <ATen/ops/std_ops.h>
+#include <ATen/ops/sum_meta.h>
+#include <ATen/ops/sum_ops.h>
+#include <ATen/ops/var_mean_ops.h>
+#include <ATen/ops/var_ops.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
+#include <torch/library.h>
+
+namespace russet {
+namespace {
+
+using at::Scalar;
+using at::Tensor;
+using OptDims = at::OptionalIntArrayRef;
+using OptType = std::optional<at::ScalarType>;
+
+// ---------------------------------------------------------------- sum, mean, prod, nansum
+
+// sum/mean/prod accumulate in the result's dtype class (CPU casts the input
+// to the result dtype first; fp16/bf16 results accumulate in float).
+template <class Meta, class Op>
+Tensor& sum_like(const char* name, rs_reduce_op op, const Tensor& self, OptDims dim, bool keepdim,
+                 OptType dtype, Tensor& out) {
+  return native_or_host<Op>(
+      [&]() -> Tensor& {
+        OutOps<Meta> m(out);
+        m.meta(self, dim, keepdim, dtype);
+        run_reduce(name, op, reduce_acc(out.scalar_type()), resolved(self), out, Tensor(),
+                   reduce_mask(self, dim), keepdim);
+        return out;
+      },
+      self, dim, keepdim, dtype, out);
+}
+
+Tensor& sum_out(const Tensor& self, OptDims dim, bool keepdim, OptType dtype, Tensor& out) {
+  return sum_like<at::meta::structured_sum_dim_IntList, at::_ops::sum_IntList_out>(
+      "sum", RS_REDUCE_SUM, self, dim, keepdim, dtype, out);
+}
+
+Tensor& mean_out(const Tensor& self, OptDims dim, bool keepdim, OptType dtype, Tensor& out) {
+  return sum_like<at::meta::structured_mean_dim, at::_ops::mean_out>("mean", RS_REDUCE_MEAN, self, dim,
+                                                                      keepdim, dtype, out);
+}
+
+Tensor& prod_dim_out(const Tensor& self, int64_t dim, bool keepdim, OptType dtype, Tensor& out) {
+  return native_or_host<at::_ops::prod_int_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_prod_dim_int> m(out);
+        m.meta(self, dim, keepdim, dtype);
+        run_reduce("prod", RS_REDUCE_PROD, reduce_acc(out.scalar_type()), resolved(self), out, Tensor(),
+                   reduce_mask(self, std::optional<int64_t>(dim)), keepdim);
+        return out;
+      },
+      self, dim, keepdim, dtype, out);
+}
+
+// sum/prod's result dtype: the given one, else int64 for bool and integers
+at::ScalarType integral_to_long(const Tensor& self, OptType dtype) {
+  if (dtype) return *dtype;
+  return at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type();
+}
+
+Tensor prod_all(const Tensor& self, OptType dtype) {
+  return native_or_host<at::_ops::prod>(
+      [&]() -> Tensor {
+        Tensor out = at::empty({}, self.options().dtype(integral_to_long(self, dtype)));
+        run_reduce("prod", RS_REDUCE_PROD, reduce_acc(out.scalar_type()), resolved(self).to(out.scalar_type()),
+                   out, Tensor(), ~0ULL, false);
+        return out;
+      },
+      self, dtype);
+}
+
+// nansum: not structured; CPU's checks and dtype rule
+Tensor& nansum_out(const Tensor& self, OptDims dim, bool keepdim, OptType dtype, Tensor& out) {
+  return native_or_host<at::_ops::nansum_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "nansum does not support complex inputs");
+        auto dt = integral_to_long(self, dtype);
+        TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ",
+                    out.scalar_type(), " instead");
+        uint64_t mask = reduce_mask(self, dim);
+        at::native::resize_output(out, reduced_shape(self, mask, keepdim));
+        run_reduce("nansum", RS_REDUCE_NANSUM, reduce_acc(dt), resolved(self), out, Tensor(), mask, keepdim);
+        return out;
+      },
+      self, dim, keepdim, dtype, out);
+}
+
+Tensor nansum(const Tensor& self, OptDims dim, bool keepdim, OptType dtype) {
+  Tensor out = at::empty({0}, self.options().dtype(integral_to_long(self, dtype)));
+  nansum_out(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+// ---------------------------------------------------------------- max, min, argmax
+
+// values accumulate in the input's opmath type (bool as int64)
+rs_dtype order_acc(const Tensor& self) { return reduce_acc(self.scalar_type()); }
+
+Tensor& amax_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::amax_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_amax> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("amax", RS_REDUCE_MAX, order_acc(self), self, out, Tensor(), reduce_mask(self, dim), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& amin_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::amin_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_amin> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("amin", RS_REDUCE_MIN, order_acc(self), self, out, Tensor(), reduce_mask(self, dim), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+std::tuple<Tensor&, Tensor&> max_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                          Tensor& indices) {
+  return native_or_host<at::_ops::max_dim_max>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<at::meta::structured_max_dim> m(values, indices);
+        auto pre = m.meta(self, dim, keepdim);
+        run_reduce("max", RS_REDUCE_ARGMAX, order_acc(self), self, values, indices,
+                   reduce_mask(self, std::optional<int64_t>(pre.dim)), keepdim);
+        return {values, indices};
+      },
+      self, dim, keepdim, values, indices);
+}
+
+std::tuple<Tensor&, Tensor&> min_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                          Tensor& indices) {
+  return native_or_host<at::_ops::min_dim_min>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<at::meta::structured_min_dim> m(values, indices);
+        auto pre = m.meta(self, dim, keepdim);
+        run_reduce("min", RS_REDUCE_ARGMIN, order_acc(self), self, values, indices,
+                   reduce_mask(self, std::optional<int64_t>(pre.dim)), keepdim);
+        return {values, indices};
+      },
+      self, dim, keepdim, values, indices);
+}
+
+// torch.max(x) / torch.min(x): the whole tensor, a 0-dim result
+Tensor& max_all_out(const Tensor& self, Tensor& out) {
+  return native_or_host<at::_ops::max_unary_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(self.numel() > 0,
+                    "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                    "reduction dim with the 'dim' argument.");
+        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "max(): does not support complex input");
+        TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
+                    self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+        at::native::resize_output(out, {});
+        run_reduce("max", RS_REDUCE_MAX, order_acc(self), self, out, Tensor(), ~0ULL, false);
+        return out;
+      },
+      self, out);
+}
+
+Tensor& min_all_out(const Tensor& self, Tensor& out) {
+  return native_or_host<at::_ops::min_unary_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(self.numel() > 0,
+                    "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                    "reduction dim with the 'dim' argument.");
+        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "min(): does not support complex input");
+        TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
+                    self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+        at::native::resize_output(out, {});
+        run_reduce("min", RS_REDUCE_MIN, order_acc(self), self, out, Tensor(), ~0ULL, false);
+        return out;
+      },
+      self, out);
+}
+
+Tensor max_all(const Tensor& self) {
+  Tensor out = at::empty({}, self.options());
+  return max_all_out(self, out);
+}
+Tensor min_all(const Tensor& self) {
+  Tensor out = at::empty({}, self.options());
+  return min_all_out(self, out);
+}
+
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::argmax_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_argmax> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("argmax", RS_REDUCE_ARGMAX, order_acc(self), self, Tensor(), out, reduce_mask(self, dim),
+                   keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::argmin_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_argmin> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("argmin", RS_REDUCE_ARGMIN, order_acc(self), self, Tensor(), out, reduce_mask(self, dim),
+                   keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+std::tuple<Tensor&, Tensor&> aminmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                                          Tensor& min, Tensor& max) {
+  return native_or_host<at::_ops::aminmax_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<at::meta::structured_aminmax> m(min, max);
+        m.meta(self, dim, keepdim);
+        uint64_t mask = reduce_mask(self, dim);
+        run_reduce("aminmax", RS_REDUCE_MIN, order_acc(self), self, min, Tensor(), mask, keepdim);
+        run_reduce("aminmax", RS_REDUCE_MAX, order_acc(self), self, max, Tensor(), mask, keepdim);
+        return {min, max};
+      },
+      self, dim, keepdim, min, max);
+}
+
+// ---------------------------------------------------------------- all, any, count_nonzero
+
+// all/any compare the input's values (opmath type) with 0
+Tensor& all_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::all_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_all_dim> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(),
+                   reduce_mask(self, std::optional<int64_t>(dim)), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& all_dims_out(const Tensor& self, OptDims dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::all_dims_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_all_dims> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(),
+                   reduce_mask(self, dim), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& all_all_out(const Tensor& self, Tensor& out) {
+  return native_or_host<at::_ops::all_all_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_all> m(out);
+        m.meta(self);
+        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(), ~0ULL, false);
+        return out;
+      },
+      self, out);
+}
+
+Tensor& any_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::any_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_any_dim> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(),
+                   reduce_mask(self, std::optional<int64_t>(dim)), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& any_dims_out(const Tensor& self, OptDims dim, bool keepdim, Tensor& out) {
+  return native_or_host<at::_ops::any_dims_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_any_dims> m(out);
+        m.meta(self, dim, keepdim);
+        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(),
+                   reduce_mask(self, dim), keepdim);
+        return out;
+      },
+      self, dim, keepdim, out);
+}
+
+Tensor& any_all_out(const Tensor& self, Tensor& out) {
+  return native_or_host<at::_ops::any_all_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_any> m(out);
+        m.meta(self);
+        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(), ~0ULL, false);
+        return out;
+      },
+      self, out);
+}
+
+Tensor count_nonzero(const Tensor& self, at::IntArrayRef dims) {
+  return native_or_host<at::_ops::count_nonzero_dim_IntList>(
+      [&]() -> Tensor {
+        uint64_t mask = reduce_mask(self, dims);
+        Tensor out = at::empty(reduced_shape(self, mask, false), self.options().dtype(at::kLong));
+        run_reduce("count_nonzero", RS_REDUCE_COUNT_NONZERO, reduce_acc(self.scalar_type()), resolved(self), out,
+                   Tensor(), mask, false);
+        return out;
+      },
+      self, dims);
+}
+
+// ---------------------------------------------------------------- norms
+
+// ATen computes a norm in the opmath type of the input (or of `dtype`),
+// complex inputs give their real dtype
+void run_norm(const Tensor& self, double p, uint64_t mask, bool keepdim, const Tensor& out) {
+  Tensor in = resolved(self);
+  if (in.scalar_type() != out.scalar_type() && !c10::isComplexType(in.scalar_type()))
+    in = in.to(out.scalar_type());
+  run_reduce("norm", RS_REDUCE_NORM, reduce_acc(in.scalar_type()), in, out, Tensor(), mask, keepdim, p);
+}
+
+Tensor& vector_norm_out(const Tensor& self, const Scalar& ord, OptDims dim, bool keepdim, OptType dtype,
+                        Tensor& out) {
+  return native_or_host<at::_ops::linalg_vector_norm_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_linalg_vector_norm> m(out);
+        m.meta(self, ord, dim, keepdim, dtype);
+        Tensor in = dtype ? self.to(*dtype) : self;
+        run_norm(in, ord.toDouble(), reduce_mask(self, dim), keepdim, out);
+        return out;
+      },
+      self, ord, dim, keepdim, dtype, out);
+}
+
+Tensor& norm_out(const Tensor& self, const std::optional<Scalar>& p, at::IntArrayRef dim, bool keepdim,
+                 Tensor& out) {
+  return native_or_host<at::_ops::norm_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_norm_ScalarOpt_dim> m(out);
+        m.meta(self, p.has_value() ? at::OptionalScalarRef(&p.value()) : at::OptionalScalarRef(), dim, keepdim);
+        run_norm(self, p.has_value() ? p->toDouble() : 2.0, reduce_mask(self, dim), keepdim, out);
+        return out;
+      },
+      self, p, dim, keepdim, out);
+}
+
+Tensor& norm_dtype_out(const Tensor& self, const std::optional<Scalar>& p, at::IntArrayRef dim, bool keepdim,
+                       at::ScalarType dtype, Tensor& out) {
+  return native_or_host<at::_ops::norm_dtype_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_norm_ScalarOpt_dim_dtype> m(out);
+        m.meta(self, p.has_value() ? at::OptionalScalarRef(&p.value()) : at::OptionalScalarRef(), dim, keepdim,
+               dtype);
+        run_norm(self.to(dtype), p.has_value() ? p->toDouble() : 2.0, reduce_mask(self, dim), keepdim, out);
+        return out;
+      },
+      self, p, dim, keepdim, dtype, out);
+}
+
+// ---------------------------------------------------------------- var, std
+
+// CPU's checks and result dtypes for var/std (ReduceOps.cpp std_var_out)
+void check_var(const char* fname, const Tensor& self) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
+              fname, " only support floating point and complex dtypes");
+}
+
+void run_var(rs_reduce_op op, const Tensor& self, OptDims dim, const std::optional<Scalar>& correction,
+             bool keepdim, const Tensor& out, const Tensor& mean) {
+  double c = correction.has_value() ? correction->toDouble() : 1.0;
+  run_reduce(op == RS_REDUCE_STD ? "std" : "var", op, reduce_acc(self.scalar_type()), resolved(self), out, mean,
+             reduce_mask(self, dim), keepdim, 0.0, c);
+}
+
+Tensor& var_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim,
+                Tensor& out) {
+  return native_or_host<at::_ops::var_correction_out>(
+      [&]() -> Tensor& {
+        check_var("std and var", self);
+        auto dt = c10::toRealValueType(self.scalar_type());
+        TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ",
+                    out.scalar_type(), " instead");
+        at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
+        run_var(RS_REDUCE_VAR, self, dim, correction, keepdim, out, Tensor());
+        return out;
+      },
+      self, dim, correction, keepdim, out);
+}
+
+Tensor& std_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim,
+                Tensor& out) {
+  return native_or_host<at::_ops::std_correction_out>(
+      [&]() -> Tensor& {
+        check_var("std and var", self);
+        auto dt = c10::toRealValueType(self.scalar_type());
+        TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ",
+                    out.scalar_type(), " instead");
+        at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
+        run_var(RS_REDUCE_STD, self, dim, correction, keepdim, out, Tensor());
+        return out;
+      },
+      self, dim, correction, keepdim, out);
+}
+
+Tensor var(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out = at::empty({0}, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  return var_out(self, dim, correction, keepdim, out);
+}
+
+Tensor std_(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor out = at::empty({0}, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  return std_out(self, dim, correction, keepdim, out);
+}
+
+template <class Op>
+std::tuple<Tensor, Tensor> var_mean_like(const char* fname, rs_reduce_op op, const Tensor& self, OptDims dim,
+                                         const std::optional<Scalar>& correction, bool keepdim) {
+  return native_or_host<Op>(
+      [&]() -> std::tuple<Tensor, Tensor> {
+        check_var(fname, self);
+        auto shape = reduced_shape(self, reduce_mask(self, dim), keepdim);
+        Tensor out = at::empty(shape, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+        Tensor mean = at::empty(shape, self.options());
+        run_var(op, self, dim, correction, keepdim, out, mean);
+        return {out, mean};
+      },
+      self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction,
+                                    bool keepdim) {
+  return var_mean_like<at::_ops::var_mean_correction>("var_mean", RS_REDUCE_VAR, self, dim, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction,
+                                    bool keepdim) {
+  return var_mean_like<at::_ops::std_mean_correction>("std_mean", RS_REDUCE_STD, self, dim, correction, keepdim);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("sum.IntList_out", sum_out);
+  m.impl("mean.out", mean_out);
+  m.impl("prod.int_out", prod_dim_out);
+  m.impl("prod", prod_all);
+  m.impl("nansum", nansum);
+  m.impl("nansum.out", nansum_out);
+  m.impl("amax.out", amax_out);
+  m.impl("amin.out", amin_out);
+  m.impl("max.dim_max", max_dim_out);
+  m.impl("min.dim_min", min_dim_out);
+  m.impl("max", max_all);
+  m.impl("min", min_all);
+  m.impl("max.unary_out", max_all_out);
+  m.impl("min.unary_out", min_all_out);
+  m.impl("argmax.out", argmax_out);
+  m.impl("argmin.out", argmin_out);
+  m.impl("aminmax.out", aminmax_out);
+  m.impl("all.out", all_dim_out);
+  m.impl("all.dims_out", all_dims_out);
+  m.impl("all.all_out", all_all_out);
+  m.impl("any.out", any_dim_out);
+  m.impl("any.dims_out", any_dims_out);
+  m.impl("any.all_out", any_all_out);
+  m.impl("count_nonzero.dim_IntList", count_nonzero);
+  m.impl("linalg_vector_norm.out", vector_norm_out);
+  m.impl("norm.out", norm_out);
+  m.impl("norm.dtype_out", norm_dtype_out);
+  m.impl("var.correction", var);
+  m.impl("var.correction_out", var_out);
+  m.impl("std.correction", std_);
+  m.impl("std.correction_out", std_out);
+  m.impl("var_mean.correction", var_mean);
+  m.impl("std_mean.correction", std_mean);
+}
+
+}  // namespace russet

@@ -1,0 +1,96 @@
+// Helpers of the reductions (reduce.h).
+#include "torch/reduce.h"
+
+#include <ATen/WrapDimUtils.h>
+
+#include "torch/pointwise.h"
+
+namespace russet {
+
+uint64_t reduce_mask(const at::Tensor& self, at::OptionalIntArrayRef dims) {
+  int64_t nd = self.dim();
+  if (!dims.has_value() || dims->empty()) return ~0ULL;
+  uint64_t mask = 0;
+  for (int64_t d : *dims) {
+    int64_t w = at::maybe_wrap_dim(d, nd);
+    TORCH_CHECK(!(mask >> w & 1), "dim ", w, " appears multiple times in the list of dims");
+    mask |= 1ULL << w;
+  }
+  return mask;
+}
+
+uint64_t reduce_mask(const at::Tensor& self, std::optional<int64_t> dim) {
+  if (!dim.has_value()) return ~0ULL;
+  return 1ULL << at::maybe_wrap_dim(*dim, self.dim());
+}
+
+std::vector<int64_t> reduced_shape(const at::Tensor& self, uint64_t mask, bool keepdim) {
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask >> d & 1) {
+      if (keepdim) shape.push_back(1);
+    } else {
+      shape.push_back(self.size(d));
+    }
+  }
+  return shape;
+}
+
+rs_tensor keepdim_view(const at::Tensor& result, int64_t ndim, uint64_t mask, bool keepdim) {
+  if (!result.defined()) return rs_tensor{};
+  rs_tensor t = describe(result);
+  if (keepdim || t.ndim == ndim) return t;
+  rs_tensor k = t;
+  k.ndim = static_cast<int>(ndim);
+  int j = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (mask >> d & 1) {
+      k.sizes[d] = 1;
+      k.strides[d] = 0;
+    } else {
+      TORCH_INTERNAL_ASSERT(j < t.ndim, "russet: a reduction result of ", t.ndim, " dims for ", ndim);
+      k.sizes[d] = t.sizes[j];
+      k.strides[d] = t.strides[j];
+      j++;
+    }
+  }
+  return k;
+}
+
+rs_dtype reduce_acc(at::ScalarType t) {
+  switch (t) {
+    case at::kUInt64: return RS_UINT64;
+    case at::kDouble: return RS_FLOAT64;
+    case at::kComplexHalf:
+    case at::kComplexFloat: return RS_COMPLEX64;
+    case at::kComplexDouble: return RS_COMPLEX128;
+    default:
+      if (at::isIntegralType(t, /*includeBool=*/true)) return RS_INT64;
+      return RS_FLOAT32;
+  }
+}
+
+at::Tensor resolved(const at::Tensor& self) {
+  return self.resolve_conj().resolve_neg();
+}
+
+void run_reduce(const char* name, rs_reduce_op op, rs_dtype acc, const at::Tensor& self, const at::Tensor& out,
+                const at::Tensor& out2, uint64_t mask, bool keepdim, double p, double correction) {
+  rs_reduce r{};
+  r.name = name;
+  r.op = op;
+  r.acc = acc;
+  r.in = describe(self);
+  r.out = keepdim_view(out, self.dim(), mask, keepdim);
+  r.out2 = keepdim_view(out2, self.dim(), mask, keepdim);
+  r.p = p;
+  r.correction = correction;
+  if (self.numel() == 0 && (!out.defined() || out.numel() == 0) && (!out2.defined() || out2.numel() == 0))
+    return;
+  // a 0-dim input is its own result: one output of one element
+  rs_status st = rs_reduce_run(current_stream_for(self), &r);
+  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
+  check(st);
+}
+
+}  // namespace russet
