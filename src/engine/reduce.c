@@ -120,10 +120,12 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
         }
     }
     kout.ndim = kout2.ndim = kin.ndim;
-    /* the layout checks addresses; a missing output follows the input */
-    kin.address = rin.address = r->in.address;
-    kout.address = r->out.address ? r->out.address : r->in.address;
-    kout2.address = r->out2.address ? r->out2.address : r->in.address;
+    /* the layout checks addresses: a missing output follows the input, and
+     * an empty input (never read: every reduced range is empty) the output */
+    uint64_t any = r->out.address ? r->out.address : r->out2.address;
+    kin.address = rin.address = r->in.address ? r->in.address : any;
+    kout.address = r->out.address ? r->out.address : kin.address;
+    kout2.address = r->out2.address ? r->out2.address : kin.address;
     const rs_tensor *kviews[3] = {&kin, &kout, &kout2};
     const char *knames[3] = {"input", "output", "second output"};
     rs_layout kl, rl;

@@ -419,9 +419,10 @@ Tensor& var_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& co
   return native_or_host<at::_ops::var_correction_out>(
       [&]() -> Tensor& {
         check_var("std and var", self);
+        // CPU casts the result to any out dtype it can be cast to
         auto dt = c10::toRealValueType(self.scalar_type());
-        TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ",
-                    out.scalar_type(), " instead");
+        TORCH_CHECK(at::canCast(dt, out.scalar_type()), "result type ", dt,
+                    " can't be cast to the desired output type ", out.scalar_type());
         at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
         run_var(RS_REDUCE_VAR, self, dim, correction, keepdim, out, Tensor());
         return out;
@@ -434,9 +435,10 @@ Tensor& std_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& co
   return native_or_host<at::_ops::std_correction_out>(
       [&]() -> Tensor& {
         check_var("std and var", self);
+        // CPU casts the result to any out dtype it can be cast to
         auto dt = c10::toRealValueType(self.scalar_type());
-        TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ",
-                    out.scalar_type(), " instead");
+        TORCH_CHECK(at::canCast(dt, out.scalar_type()), "result type ", dt,
+                    " can't be cast to the desired output type ", out.scalar_type());
         at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
         run_var(RS_REDUCE_STD, self, dim, correction, keepdim, out, Tensor());
         return out;
