@@ -435,6 +435,45 @@ typedef struct rs_reduce {
 RS_API rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r);
 RS_API const char *rs_reduce_op_name(rs_reduce_op op);
 
+/* Softmax along the middle dim of contiguous (outer, n, inner) tensors:
+ * out = softmax(a) or log_softmax(a); backward: a = grad_output, b = the
+ * forward's output, out = grad_input. Dtypes: float32, float16, bfloat16
+ * (any mix, e.g. half in, float out), computed in float32. */
+typedef enum rs_softmax_op {
+    RS_SOFTMAX = 0,
+    RS_LOG_SOFTMAX = 1,
+    RS_SOFTMAX_BACKWARD = 2,
+    RS_LOG_SOFTMAX_BACKWARD = 3
+} rs_softmax_op;
+
+typedef struct rs_softmax {
+    rs_softmax_op op;
+    uint64_t a, b, out;             /* b: backward only */
+    rs_dtype a_dtype, b_dtype, out_dtype;
+    int64_t outer, n, inner;
+} rs_softmax;
+
+RS_API rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p);
+
+/* Negative log-likelihood over contiguous (n, c, s) log-probabilities
+ * `input` with (n, s) class targets (int64 or uint8), optional weight (c),
+ * ignore_index; s = 1 for nll_loss, h * w for nll_loss2d. Forward: `out` is
+ * (n, s) for reduction 0 (none), else one element, and `total_weight` one
+ * element. Backward: `grad_input` (n, c, s) must be zeroed by the caller;
+ * grad_output is (n, s) for reduction none, else one element. A target
+ * outside [0, c) raises the device error flag (reported at the next sync).
+ * Dtypes: float32, float16, bfloat16 (input, weight and outputs alike). */
+typedef struct rs_nll_loss {
+    uint64_t input, target, weight, out, total_weight, grad_output, grad_input;
+    rs_dtype dtype, target_dtype;
+    int64_t n, c, s;
+    int reduction;                  /* 0 none, 1 mean, 2 sum */
+    int64_t ignore_index;
+} rs_nll_loss;
+
+RS_API rs_status rs_nll_loss_forward(rs_stream *s, const rs_nll_loss *p);
+RS_API rs_status rs_nll_loss_backward(rs_stream *s, const rs_nll_loss *p);
+
 /* ---------------------------------------------------------------- scans and sorting */
 /* (src/engine/scan.c, sort.c) */
 

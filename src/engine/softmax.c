@@ -1,0 +1,66 @@
+/* softmax.c: softmax, log_softmax and their backward kernels
+ * (kernels/softmax.comp) over contiguous (outer, n, inner) tensors. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+typedef struct softmax_push {
+    uint64_t a, b, out;
+    uint64_t outer, n, inner;
+    uint64_t err;
+    uint32_t tpo, site;
+} softmax_push;
+
+static int float_family(rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16;
+}
+
+rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_softmax: missing arguments");
+    static const char *const names[4] = {"softmax", "log_softmax", "softmax_backward", "log_softmax_backward"};
+    if ((int)p->op < 0 || p->op > RS_LOG_SOFTMAX_BACKWARD) return rs_error(RS_ERR_INVALID, "rs_softmax: bad op");
+    const char *name = names[p->op];
+    int backward = p->op >= RS_SOFTMAX_BACKWARD;
+    rs_dtype b_dt = backward ? p->b_dtype : p->a_dtype;
+    if (!float_family(p->a_dtype) || !float_family(b_dt) || !float_family(p->out_dtype))
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, float16 and bfloat16 (got %s, %s)",
+                        name, rs_dtype_name(p->a_dtype), rs_dtype_name(p->out_dtype));
+    if (p->outer < 0 || p->n < 0 || p->inner < 0) return rs_error(RS_ERR_INVALID, "%s: negative size", name);
+    uint64_t rows = (uint64_t)p->outer * (uint64_t)p->inner, n = (uint64_t)p->n;
+    if (rows == 0 || n == 0) return RS_OK;
+    if (!p->a || !p->out || (backward && !p->b)) return rs_error(RS_ERR_INVALID, "%s: missing tensor", name);
+
+    /* lanes per row: a few elements each when rows are contiguous; one
+     * thread per row when inner > 1 (neighbours read neighbours) */
+    uint64_t tpo = 1;
+    if (p->inner == 1)
+        while (tpo < RS_KERNEL_WG && tpo * 4 < n) tpo <<= 1;
+    rs_device *dev = rs_stream_device(s);
+    softmax_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.a = p->a;
+    pc.b = backward ? p->b : p->a;
+    pc.out = p->out;
+    pc.outer = (uint64_t)p->outer;
+    pc.n = n;
+    pc.inner = (uint64_t)p->inner;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, name);
+    pc.tpo = (uint32_t)tpo;
+    char defines[128];
+    snprintf(defines, sizeof defines, "MODE=%d;A_DT=%d;B_DT=%d;OUT_DT=%d", (int)p->op, (int)p->a_dtype, (int)b_dt,
+             (int)p->out_dtype);
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(dev, "softmax.comp", defines, &k);
+    if (st != RS_OK) return st;
+    uint64_t elems = rows * n;
+    rs_access acc[3] = {{p->a, elems * rs_dtype_size(p->a_dtype), 0},
+                        {p->out, elems * rs_dtype_size(p->out_dtype), 1},
+                        {pc.b, elems * rs_dtype_size(b_dt), 0}};
+    uint64_t groups = (rows + RS_KERNEL_WG / tpo - 1) / (RS_KERNEL_WG / tpo);
+    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
+    if (cap == 0 || cap > (1u << 22)) cap = 1u << 22;
+    uint32_t g[3] = {(uint32_t)(groups < cap ? groups : cap), 1, 1};
+    return rs_dispatch(s, k, g, &pc, sizeof pc, acc, backward ? 3 : 2);
+}
