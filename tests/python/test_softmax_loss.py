@@ -1,0 +1,117 @@
+"""softmax, log_softmax, nll_loss and cross_entropy against CPU: OpInfo
+samples for every dtype CPU supports (native but float64 under apple),
+gradients through autograd, other dims and layouts, bad targets."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+
+D = "russet"
+
+OPS = [("softmax", ""), ("softmax", "with_dtype"), ("log_softmax", ""), ("log_softmax", "with_dtype"),
+       ("_softmax_backward_data", ""), ("nn.functional.nll_loss", ""), ("nn.functional.cross_entropy", "")]
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_matches_cpu(name, variant):
+    # the with_dtype samples compute in float64 (dtype=torch.float64): host
+    # execution under the apple profile whatever the input dtype
+    check_opinfo(name, variant, native=variant != "with_dtype")
+
+
+def host_free(fn):
+    torch.russet.reset_host_op_counts()
+    r = fn()
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    return r
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shape,dim", [((7, 1000), 1), ((1000, 7), 0), ((3, 50, 9), 1), ((2, 3, 4, 5), -1),
+                                       ((5,), 0), ((), 0), ((4, 0), 1)])
+def test_softmax_dims_and_gradients(dtype, shape, dim):
+    x = torch.randn(shape).to(dtype)
+    for fn in (F.softmax, F.log_softmax):
+        xc = x.clone().requires_grad_()
+        xd = x.to(D).requires_grad_()
+        yc, yd = fn(xc, dim), host_free(lambda: fn(xd, dim))
+        assert_close(yd.detach().cpu(), yc.detach())
+        g = torch.randn(shape).to(dtype)
+        yc.backward(g)
+        host_free(lambda: yd.backward(g.to(D)))
+        if dtype == torch.float32:
+            assert_close(xd.grad.cpu(), xc.grad)
+            continue
+        # float16/bfloat16: the backward's g - sum(...) cancels, and CPU's
+        # reduced-precision kernel rounds intermediates its own way. The
+        # reference is the backward formula in float32 over the same
+        # (rounded) g and y that russet's backward got (y: russet's forward,
+        # within one ulp of CPU's, checked above), rounded once to the dtype.
+        gf, yf = g.float(), yd.detach().cpu().float()
+        d = dim if len(shape) else 0
+        if fn is F.softmax:
+            ref = yf * (gf - (gf * yf).sum(d, keepdim=True)) if len(shape) else yf * 0
+        else:
+            ref = gf - torch.exp(yf) * gf.sum(d, keepdim=True) if len(shape) else gf * 0
+        assert_close(xd.grad.cpu(), ref.to(dtype))
+
+
+def test_softmax_of_transposed_input_and_extremes():
+    x = torch.randn(6, 9)
+    x[0] = float("-inf")
+    x[1, 3] = float("inf")
+    x[2, 4] = float("nan")
+    x[3] = 1e30
+    for t in (x, x.t()):
+        for dim in (0, 1):
+            assert_close(F.softmax(t.to(D), dim).cpu(), F.softmax(t, dim), equal_nan=True)
+            assert_close(F.log_softmax(t.to(D), dim).cpu(), F.log_softmax(t, dim), equal_nan=True)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_1d_and_2d_with_ignore_index(reduction, weighted):
+    for shape, tshape in [((8, 5), (8,)), ((2, 5, 3, 4), (2, 3, 4)), ((5,), ())]:
+        x = torch.randn(shape)
+        t = torch.randint(0, 5, tshape)
+        if t.dim():
+            t.view(-1)[::3] = -100
+        w = torch.rand(5) if weighted else None
+        xc = x.clone().requires_grad_()
+        xd = x.to(D).requires_grad_()
+        lc = F.cross_entropy(xc, t, weight=w, reduction=reduction)
+        ld = host_free(lambda: F.cross_entropy(xd, t.to(D), weight=None if w is None else w.to(D),
+                                               reduction=reduction))
+        assert_close(ld.detach().cpu(), lc.detach(), equal_nan=True)
+        g = torch.rand(lc.shape)
+        lc.backward(g)
+        host_free(lambda: ld.backward(g.to(D)))
+        assert_close(xd.grad.cpu(), xc.grad, equal_nan=True)
+
+
+def test_all_targets_ignored_gives_nan_like_cpu():
+    x = torch.randn(3, 4)
+    t = torch.full((3,), -100)
+    assert_close(F.nll_loss(x.to(D), t.to(D)).cpu(), F.nll_loss(x, t), equal_nan=True)
+
+
+def test_target_out_of_range_raises_at_sync():
+    x = torch.randn(3, 4, device=D)
+    F.nll_loss(x, torch.tensor([0, 7, 1], device=D))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.russet.synchronize()
+    F.nll_loss(x, torch.tensor([0, 1, 1], device=D))
+    torch.russet.synchronize()
+
+
+def test_bad_shapes_raise_like_cpu():
+    x = torch.randn(3, 4, device=D)
+    with pytest.raises(ValueError):
+        F.nll_loss(x, torch.tensor([0, 1], device=D))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined"):
+        F.nll_loss(x, torch.tensor([0, 1, 2], device=D), weight=torch.ones(3, device=D))
+    with pytest.raises(IndexError):
+        F.softmax(x, 2)
