@@ -14,7 +14,7 @@
 // atomic and the partition depends only on the shapes: the same input gives
 // the same bits.
 //
-// Defines: ROP (rs_reduce_op), IN_DT, ACC_DT (the accumulate dtype; its
+// Defines: ROP (rs_reduce_op), RCONTIG (the reduced range is contiguous), IN_DT, ACC_DT (the accumulate dtype; its
 // opmath type is the state's), OUT_DT, OUT2_DT, NORM_KIND (RS_REDUCE_NORM:
 // 0: p = 0, 1, 2, 3: +inf, 4: -inf, 5: any other p), PASS (1 or 2).
 #version 460
@@ -319,7 +319,12 @@ void rd_finish(uint64_t o, S s) {
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsState { S v; };
 RsState rd_slot(uint64_t i) { return RsState(pc.tmp + i * 32UL); }
 
-// offset of reduced element r
+// offset of reduced element r (RCONTIG: the reduced dims are one run)
+#if RCONTIG
+#define RD_OFF(r) int64_t(r)
+#else
+#define RD_OFF(r) rd_red_offset(r)
+#endif
 int64_t rd_red_offset(uint64_t r) {
     if (pc.rndim == 0u) return int64_t(r);
     if (pc.rndim == 1u) return int64_t(r) * RsI64(pc.rparams + 8UL).v;
@@ -349,8 +354,20 @@ void main() {
             }
             uint64_t r0 = split * pc.chunk;
             uint64_t r1 = min(pc.nred, r0 + pc.chunk);
-            for (uint64_t r = r0 + uint64_t(lane); r < r1; r += uint64_t(tpo))
-                st = rd_acc(st, rd_load(base + rd_red_offset(r)), int64_t(r));
+            uint64_t step = uint64_t(tpo);
+            uint64_t r = r0 + uint64_t(lane);
+            // four loads in flight, folded in index order
+            for (; r + 3UL * step < r1; r += 4UL * step) {
+                A x0 = rd_load(base + RD_OFF(r));
+                A x1 = rd_load(base + RD_OFF(r + step));
+                A x2 = rd_load(base + RD_OFF(r + 2UL * step));
+                A x3 = rd_load(base + RD_OFF(r + 3UL * step));
+                st = rd_acc(st, x0, int64_t(r));
+                st = rd_acc(st, x1, int64_t(r + step));
+                st = rd_acc(st, x2, int64_t(r + 2UL * step));
+                st = rd_acc(st, x3, int64_t(r + 3UL * step));
+            }
+            for (; r < r1; r += step) st = rd_acc(st, rd_load(base + RD_OFF(r)), int64_t(r));
 #else
             for (uint j = lane; j < pc.nsplit; j += tpo) st = rd_comb(st, rd_slot(o * uint64_t(pc.nsplit) + uint64_t(j)).v);
 #endif

@@ -21,6 +21,9 @@ typedef struct reduce_push {
 #define RS_REDUCE_STATE_MAX 32
 /* workgroups one pass should fill before chunks stop paying for pass 2 */
 #define RS_REDUCE_TARGET_GROUPS 1024
+/* elements per lane, at least, before a row gets more lanes (fewer lanes:
+ * fewer rounds of the shared-memory tree) */
+#define RS_REDUCE_LANE_MIN 16
 /* elements a lane folds per chunk, at least */
 #define RS_REDUCE_MIN_PER_LANE 256
 
@@ -139,7 +142,7 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
     /* lanes per output: enough that each folds a few elements; with a
      * strided reduced range, threads go to outputs first (their loads are
      * then the coalesced ones) */
-    uint64_t tpo = next_pow2((nred + 3) / 4);
+    uint64_t tpo = next_pow2((nred + RS_REDUCE_LANE_MIN - 1) / RS_REDUCE_LANE_MIN);
     if (tpo > RS_KERNEL_WG) tpo = RS_KERNEL_WG;
     if (rl.ndim != 0) {
         uint64_t cap = RS_KERNEL_WG / (nout >= RS_KERNEL_WG ? RS_KERNEL_WG : next_pow2(nout));
@@ -195,8 +198,8 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
     char defines[256];
     rs_kernel *k = NULL;
     if (nsplit == 1) {
-        snprintf(defines, sizeof defines, "ROP=%d;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=1",
-                 (int)r->op, (int)r->in.dtype, (int)r->acc, (int)out_dt, (int)out2_dt, nk);
+        snprintf(defines, sizeof defines, "ROP=%d;RCONTIG=%d;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=1",
+                 (int)r->op, rl.ndim == 0, (int)r->in.dtype, (int)r->acc, (int)out_dt, (int)out2_dt, nk);
         if ((st = rs_kernel_get(dev, "reduce.comp", defines, &k)) != RS_OK) return st;
         return rs_dispatch(s, k, g, &pc, sizeof pc, acc, nacc);
     }
@@ -206,8 +209,8 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
     if ((st = rs_alloc(dev, tmp_size, s, &pc.tmp)) != RS_OK) return st;
     rs_access tacc = {pc.tmp, tmp_size, 1};
     rs_access acc1[2] = {acc[0], tacc};
-    snprintf(defines, sizeof defines, "ROP=%d;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=1",
-             (int)r->op, (int)r->in.dtype, (int)r->acc, (int)out_dt, (int)out2_dt, nk);
+    snprintf(defines, sizeof defines, "ROP=%d;RCONTIG=%d;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=1",
+             (int)r->op, rl.ndim == 0, (int)r->in.dtype, (int)r->acc, (int)out_dt, (int)out2_dt, nk);
     if ((st = rs_kernel_get(dev, "reduce.comp", defines, &k)) == RS_OK)
         st = rs_dispatch(s, k, g, &pc, sizeof pc, acc1, 2);
     if (st == RS_OK) {
@@ -219,7 +222,7 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
         uint32_t g2[3] = {(uint32_t)(groups2 < cap ? groups2 : cap), 1, 1};
         tacc.write = 0;
         acc[0] = tacc;
-        snprintf(defines, sizeof defines, "ROP=%d;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=2",
+        snprintf(defines, sizeof defines, "ROP=%d;RCONTIG=0;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=2",
                  (int)r->op, (int)r->in.dtype, (int)r->acc, (int)out_dt, (int)out2_dt, nk);
         if ((st = rs_kernel_get(dev, "reduce.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g2, &pc, sizeof pc, acc, nacc);
