@@ -5,7 +5,7 @@
 // Each row (o, i) is n elements, inner apart. tpo lanes share a row (tpo is
 // 1 when inner > 1: neighbouring threads then take neighbouring i, and
 // their loads coalesce). Forward: one pass folds (max, sum of exp(x - max))
-// online, the lanes combine in a fixed tree, a second pass writes. Backward:
+// online (one exp per element), the lanes combine in a fixed tree, a second pass writes. Backward:
 // the first pass sums g * y (softmax) or g (log_softmax).
 //
 // Defines: MODE (0 softmax, 1 log_softmax, 2 softmax backward, 3
@@ -88,7 +88,15 @@ void main() {
             for (uint64_t j = uint64_t(lane); j < pc.n; j += uint64_t(tpo)) {
                 uint64_t e = base + j * inner;
 #if MODE <= 1
-                st = sm_comb(st, vec2(sm_a(e), 1.0));
+                // online (max, sum): one exp per element; -inf adds nothing
+                // (a row of only -inf keeps sum 0 and gives NaN, as CPU)
+                float x = sm_a(e);
+                if (x > st.x) {
+                    // the new max adds exp(x - x): 1, or NaN for +inf (CPU)
+                    st = vec2(x, st.y * rs_op_exp(st.x - x) + (isinf(x) ? RS_NAN_F : 1.0));
+                } else if (!(isinf(x) && x < 0.0)) {
+                    st.y += rs_op_exp(x - st.x);
+                }
 #elif MODE == 2
                 st.x += sm_a(e) * sm_b(e);
 #else

@@ -23,9 +23,9 @@ typedef struct reduce_push {
 #define RS_REDUCE_TARGET_GROUPS 1024
 /* elements per lane, at least, before a row gets more lanes (fewer lanes:
  * fewer rounds of the shared-memory tree) */
-#define RS_REDUCE_LANE_MIN 16
+#define RS_REDUCE_LANE_MIN 64
 /* elements a lane folds per chunk, at least */
-#define RS_REDUCE_MIN_PER_LANE 256
+#define RS_REDUCE_MIN_PER_LANE 64
 
 static const char *const op_names[RS_REDUCE_OP_COUNT] = {
     "sum", "nansum", "prod", "mean", "max", "min", "argmax", "argmin",

@@ -35,7 +35,7 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
      * thread per row when inner > 1 (neighbours read neighbours) */
     uint64_t tpo = 1;
     if (p->inner == 1)
-        while (tpo < RS_KERNEL_WG && tpo * 16 < n) tpo <<= 1; /* >= 16 elements a lane */
+        while (tpo < RS_KERNEL_WG && tpo * 64 < n) tpo <<= 1; /* >= 64 elements a lane */
     rs_device *dev = rs_stream_device(s);
     softmax_push pc;
     memset(&pc, 0, sizeof pc);
