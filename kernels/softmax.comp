@@ -63,6 +63,43 @@ vec2 sm_comb(vec2 p, vec2 q) {
 #endif
 }
 
+// pass 1: folds one element (a, and b = y for softmax backward) into the
+// row's state
+vec2 sm_fold(vec2 st, float x, float y) {
+#if MODE <= 1
+    // online (max, sum): one exp per element; -inf adds nothing (a row of
+    // only -inf keeps sum 0 and gives NaN, as CPU)
+    if (x > st.x) {
+        // the new max adds exp(x - x): 1, or NaN for +inf (CPU)
+        return vec2(x, st.y * rs_op_exp(st.x - x) + (isinf(x) ? RS_NAN_F : 1.0));
+    }
+    if (!(isinf(x) && x < 0.0)) st.y += rs_op_exp(x - st.x);
+    return st;
+#elif MODE == 2
+    return vec2(st.x + x * y, 0.0);
+#else
+    return vec2(st.x + x, 0.0);
+#endif
+}
+#if MODE == 2
+#define SM_B(e) sm_b(e)
+#else
+#define SM_B(e) 0.0
+#endif
+
+// pass 2: the result at e; p is exp's scale (1 / sum) or log(sum)
+float sm_result(vec2 st, float p, uint64_t e) {
+#if MODE == 0
+    return rs_op_exp(sm_a(e) - st.x) * p;
+#elif MODE == 1
+    return (sm_a(e) - st.x) - p;  // CPU's order
+#elif MODE == 2
+    return sm_b(e) * (sm_a(e) - st.x);
+#else
+    return sm_a(e) - rs_op_exp(sm_b(e)) * st.x;
+#endif
+}
+
 shared vec2 sh[RS_WG];
 
 void main() {
@@ -74,35 +111,33 @@ void main() {
     uint64_t rows = pc.outer * pc.inner;
     uint64_t ngroups = (rows + uint64_t(opw) - 1UL) / uint64_t(opw);
     uint64_t inner = pc.inner;
+    uint64_t n = pc.n;
     for (uint64_t g = uint64_t(gl_WorkGroupID.x); g < ngroups; g += uint64_t(gl_NumWorkGroups.x)) {
         uint64_t row = g * uint64_t(opw) + uint64_t(slot);
         bool live = row < rows;
         uint64_t base = 0UL;
-        if (live) base = inner == 1UL ? row * pc.n : (row / inner) * pc.n * inner + row % inner;
+        if (live) base = inner == 1UL ? row * n : (row / inner) * n * inner + row % inner;
+        // a lane's elements are j = lane + k tpo, at base + j inner; four
+        // of them per step, so that several loads are in flight
+        uint64_t step = uint64_t(tpo) * inner;
+        uint64_t cnt = live && uint64_t(lane) < n ? (n - uint64_t(lane) + uint64_t(tpo) - 1UL) / uint64_t(tpo) : 0UL;
+        uint64_t e0 = base + uint64_t(lane) * inner;
 #if MODE <= 1
         vec2 st = vec2(-RS_INF_F, 0.0);
 #else
         vec2 st = vec2(0.0);
 #endif
-        if (live) {
-            for (uint64_t j = uint64_t(lane); j < pc.n; j += uint64_t(tpo)) {
-                uint64_t e = base + j * inner;
-#if MODE <= 1
-                // online (max, sum): one exp per element; -inf adds nothing
-                // (a row of only -inf keeps sum 0 and gives NaN, as CPU)
-                float x = sm_a(e);
-                if (x > st.x) {
-                    // the new max adds exp(x - x): 1, or NaN for +inf (CPU)
-                    st = vec2(x, st.y * rs_op_exp(st.x - x) + (isinf(x) ? RS_NAN_F : 1.0));
-                } else if (!(isinf(x) && x < 0.0)) {
-                    st.y += rs_op_exp(x - st.x);
-                }
-#elif MODE == 2
-                st.x += sm_a(e) * sm_b(e);
-#else
-                st.x += sm_a(e);
-#endif
+        {
+            uint64_t k = 0UL, e = e0;
+            for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {
+                float a0 = sm_a(e), a1 = sm_a(e + step), a2 = sm_a(e + 2UL * step), a3 = sm_a(e + 3UL * step);
+                float b0 = SM_B(e), b1 = SM_B(e + step), b2 = SM_B(e + 2UL * step), b3 = SM_B(e + 3UL * step);
+                st = sm_fold(st, a0, b0);
+                st = sm_fold(st, a1, b1);
+                st = sm_fold(st, a2, b2);
+                st = sm_fold(st, a3, b3);
             }
+            for (; k < cnt; ++k, e += step) st = sm_fold(st, sm_a(e), SM_B(e));
         }
         if (tpo > 1u) {
             sh[lid] = st;
@@ -116,22 +151,23 @@ void main() {
         }
         if (!live) continue;
 #if MODE == 0
-        float inv = 1.0 / st.y;
+        float p = 1.0 / st.y;
 #elif MODE == 1
-        float logs = rs_op_log(st.y);
-#endif
-        for (uint64_t j = uint64_t(lane); j < pc.n; j += uint64_t(tpo)) {
-            uint64_t e = base + j * inner;
-#if MODE == 0
-            float r = rs_op_exp(sm_a(e) - st.x) * inv;
-#elif MODE == 1
-            float r = (sm_a(e) - st.x) - logs;  // CPU's order
-#elif MODE == 2
-            float r = sm_b(e) * (sm_a(e) - st.x);
+        float p = rs_op_log(st.y);
 #else
-            float r = sm_a(e) - rs_op_exp(sm_b(e)) * st.x;
+        float p = 0.0;
 #endif
-            RS_SET_F(OUT_DT)(pc.out_, int64_t(e), r);
+        uint64_t k = 0UL, e = e0;
+        for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {
+            float r0 = sm_result(st, p, e);
+            float r1 = sm_result(st, p, e + step);
+            float r2 = sm_result(st, p, e + 2UL * step);
+            float r3 = sm_result(st, p, e + 3UL * step);
+            RS_SET_F(OUT_DT)(pc.out_, int64_t(e), r0);
+            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + step), r1);
+            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 2UL * step), r2);
+            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 3UL * step), r3);
         }
+        for (; k < cnt; ++k, e += step) RS_SET_F(OUT_DT)(pc.out_, int64_t(e), sm_result(st, p, e));
     }
 }
