@@ -4,9 +4,10 @@
 //
 // Each row (o, i) is n elements, inner apart. tpo lanes share a row (tpo is
 // 1 when inner > 1: neighbouring threads then take neighbouring i, and
-// their loads coalesce). Forward: one pass folds (max, sum of exp(x - max))
-// online (one exp per element), the lanes combine in a fixed tree, a second pass writes. Backward:
-// the first pass sums g * y (softmax) or g (log_softmax).
+// their loads coalesce). Forward: three passes over the row (max, sum of
+// exp(x - max), results), each fold combined over the lanes in a fixed
+// tree; a row is small enough to be re-read from cache. Backward: the first
+// pass sums g * y (softmax) or g (log_softmax).
 //
 // Defines: MODE (0 softmax, 1 log_softmax, 2 softmax backward, 3
 // log_softmax backward), A_DT (input, or grad_output), B_DT (the forward
@@ -50,57 +51,56 @@ layout(push_constant) uniform Push {
 float sm_a(uint64_t e) { return float(RS_LDO(A_DT)(pc.a, int64_t(e))); }
 float sm_b(uint64_t e) { return float(RS_LDO(B_DT)(pc.b, int64_t(e))); }
 
-// (max, sum of exp(x - max)) of two parts; NaN propagates, and a row of
-// -inf gives NaN as CPU's exp(-inf - -inf) does
-vec2 sm_comb(vec2 p, vec2 q) {
-#if MODE <= 1
-    if (isnan(p.x) || isnan(q.x)) return vec2(RS_NAN_F, RS_NAN_F);
-    float m = max(p.x, q.x);
-    if (isinf(m) && m < 0.0) return vec2(m, p.y + q.y);
-    return vec2(m, p.y * rs_op_exp(p.x - m) + q.y * rs_op_exp(q.x - m));
-#else
-    return vec2(p.x + q.x, 0.0);
-#endif
-}
+// max that propagates NaN
+float sm_max(float m, float x) { return isnan(m) ? m : (isnan(x) ? x : max(m, x)); }
 
-// pass 1: folds one element (a, and b = y for softmax backward) into the
-// row's state
-vec2 sm_fold(vec2 st, float x, float y) {
-#if MODE <= 1
-    // online (max, sum): one exp per element; -inf adds nothing (a row of
-    // only -inf keeps sum 0 and gives NaN, as CPU)
-    if (x > st.x) {
-        // the new max adds exp(x - x): 1, or NaN for +inf (CPU)
-        return vec2(x, st.y * rs_op_exp(st.x - x) + (isinf(x) ? RS_NAN_F : 1.0));
-    }
-    if (!(isinf(x) && x < 0.0)) st.y += rs_op_exp(x - st.x);
-    return st;
-#elif MODE == 2
-    return vec2(st.x + x * y, 0.0);
-#else
-    return vec2(st.x + x, 0.0);
-#endif
-}
-#if MODE == 2
-#define SM_B(e) sm_b(e)
-#else
-#define SM_B(e) 0.0
-#endif
-
-// pass 2: the result at e; p is exp's scale (1 / sum) or log(sum)
-float sm_result(vec2 st, float p, uint64_t e) {
+// the result at e from the row's reduction r (max for the forward; the sum
+// for the backward) and p (1 / sum, log(sum); unused for the backward)
+float sm_result(float r, float p, uint64_t e) {
 #if MODE == 0
-    return rs_op_exp(sm_a(e) - st.x) * p;
+    return rs_op_exp(sm_a(e) - r) * p;
 #elif MODE == 1
-    return (sm_a(e) - st.x) - p;  // CPU's order
+    return (sm_a(e) - r) - p;  // CPU's order
 #elif MODE == 2
-    return sm_b(e) * (sm_a(e) - st.x);
+    return sm_b(e) * (sm_a(e) - r);
 #else
-    return sm_a(e) - rs_op_exp(sm_b(e)) * st.x;
+    return sm_a(e) - rs_op_exp(sm_b(e)) * r;
 #endif
 }
 
-shared vec2 sh[RS_WG];
+shared float sh[RS_WG];
+
+// Combines v over the tpo lanes of each row (a fixed tree: deterministic);
+// every lane gets the row's value. Called by the whole workgroup.
+float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
+    if (tpo == 1u) return v;
+    sh[lid] = v;
+    for (uint h = tpo / 2u; h > 0u; h >>= 1) {
+        barrier();
+        if (lane < h) sh[lid] = is_max ? sm_max(sh[lid], sh[lid + h]) : sh[lid] + sh[lid + h];
+    }
+    barrier();
+    float r = sh[slot * tpo];
+    barrier();  // sh is written again by the next tree
+    return r;
+}
+
+// Folds f(element) over a lane's elements, four loads in flight.
+#define SM_FOLD(acc, F)                                                            \
+    {                                                                            \
+        uint64_t k = 0UL, e = e0;                                                \
+        for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {                      \
+            float v0 = F(e), v1 = F(e + step), v2 = F(e + 2UL * step), v3 = F(e + 3UL * step); \
+            acc = SM_OP(acc, v0);                                                \
+            acc = SM_OP(acc, v1);                                                \
+            acc = SM_OP(acc, v2);                                                \
+            acc = SM_OP(acc, v3);                                                \
+        }                                                                        \
+        for (; k < cnt; ++k, e += step) acc = SM_OP(acc, F(e));                  \
+    }
+#define SM_ADD(a, b) ((a) + (b))
+#define SM_AB(e) (sm_a(e) * sm_b(e))
+#define SM_EXP(e) rs_op_exp(sm_a(e) - m)
 
 void main() {
     uint tpo = pc.tpo;
@@ -117,57 +117,50 @@ void main() {
         bool live = row < rows;
         uint64_t base = 0UL;
         if (live) base = inner == 1UL ? row * n : (row / inner) * n * inner + row % inner;
-        // a lane's elements are j = lane + k tpo, at base + j inner; four
-        // of them per step, so that several loads are in flight
+        // a lane's elements are j = lane + k tpo, at base + j inner
         uint64_t step = uint64_t(tpo) * inner;
         uint64_t cnt = live && uint64_t(lane) < n ? (n - uint64_t(lane) + uint64_t(tpo) - 1UL) / uint64_t(tpo) : 0UL;
         uint64_t e0 = base + uint64_t(lane) * inner;
 #if MODE <= 1
-        vec2 st = vec2(-RS_INF_F, 0.0);
-#else
-        vec2 st = vec2(0.0);
-#endif
-        {
-            uint64_t k = 0UL, e = e0;
-            for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {
-                float a0 = sm_a(e), a1 = sm_a(e + step), a2 = sm_a(e + 2UL * step), a3 = sm_a(e + 3UL * step);
-                float b0 = SM_B(e), b1 = SM_B(e + step), b2 = SM_B(e + 2UL * step), b3 = SM_B(e + 3UL * step);
-                st = sm_fold(st, a0, b0);
-                st = sm_fold(st, a1, b1);
-                st = sm_fold(st, a2, b2);
-                st = sm_fold(st, a3, b3);
-            }
-            for (; k < cnt; ++k, e += step) st = sm_fold(st, sm_a(e), SM_B(e));
-        }
-        if (tpo > 1u) {
-            sh[lid] = st;
-            for (uint h = tpo / 2u; h > 0u; h >>= 1) {
-                barrier();
-                if (lane < h) sh[lid] = sm_comb(sh[lid], sh[lid + h]);
-            }
-            barrier();
-            st = sh[slot * tpo];
-            barrier();  // sh is written again by the next group
-        }
-        if (!live) continue;
+        // max, then the sum of exp(x - max), then the results: CPU's
+        // arithmetic, so NaN and infinities come out as CPU's do
+        float m = -RS_INF_F;
+#define SM_OP sm_max
+        SM_FOLD(m, sm_a)
+#undef SM_OP
+        m = sm_tree(m, true, lid, lane, slot, tpo);
+        float sum = 0.0;
+#define SM_OP SM_ADD
+        SM_FOLD(sum, SM_EXP)
+        sum = sm_tree(sum, false, lid, lane, slot, tpo);
+        float r = m;
 #if MODE == 0
-        float p = 1.0 / st.y;
-#elif MODE == 1
-        float p = rs_op_log(st.y);
+        float p = 1.0 / sum;
 #else
-        float p = 0.0;
+        float p = rs_op_log(sum);
 #endif
+#else
+        float r = 0.0, p = 0.0;
+#define SM_OP SM_ADD
+#if MODE == 2
+        SM_FOLD(r, SM_AB)
+#else
+        SM_FOLD(r, sm_a)
+#endif
+        r = sm_tree(r, false, lid, lane, slot, tpo);
+#endif
+        if (!live) continue;
         uint64_t k = 0UL, e = e0;
         for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {
-            float r0 = sm_result(st, p, e);
-            float r1 = sm_result(st, p, e + step);
-            float r2 = sm_result(st, p, e + 2UL * step);
-            float r3 = sm_result(st, p, e + 3UL * step);
+            float r0 = sm_result(r, p, e);
+            float r1 = sm_result(r, p, e + step);
+            float r2 = sm_result(r, p, e + 2UL * step);
+            float r3 = sm_result(r, p, e + 3UL * step);
             RS_SET_F(OUT_DT)(pc.out_, int64_t(e), r0);
             RS_SET_F(OUT_DT)(pc.out_, int64_t(e + step), r1);
             RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 2UL * step), r2);
             RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 3UL * step), r3);
         }
-        for (; k < cnt; ++k, e += step) RS_SET_F(OUT_DT)(pc.out_, int64_t(e), sm_result(st, p, e));
+        for (; k < cnt; ++k, e += step) RS_SET_F(OUT_DT)(pc.out_, int64_t(e), sm_result(r, p, e));
     }
 }
