@@ -137,26 +137,30 @@ Tensor nansum(const Tensor& self, OptDims dim, bool keepdim, OptType dtype) {
 // values accumulate in the input's opmath type (bool as int64)
 rs_dtype order_acc(const Tensor& self) { return reduce_acc(self.scalar_type()); }
 
-Tensor& amax_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::amax_out>(
+// A structured reduction with one result: Meta::meta(self, args...) sizes
+// `out`, then `op` reduces the dims in `mask` (values in the input's opmath
+// type, bool as int64).
+template <class Meta, class Op, class... Args>
+Tensor& structured_reduce(const char* name, rs_reduce_op op, uint64_t mask, bool keepdim, Tensor& out,
+                          const Tensor& self, const Args&... args) {
+  return native_or_host<Op>(
       [&]() -> Tensor& {
-        OutOps<at::meta::structured_amax> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("amax", RS_REDUCE_MAX, order_acc(self), self, out, Tensor(), reduce_mask(self, dim), keepdim);
+        OutOps<Meta> m(out);
+        m.meta(self, args...);
+        run_reduce(name, op, order_acc(self), self, out, Tensor(), mask, keepdim);
         return out;
       },
-      self, dim, keepdim, out);
+      self, args..., out);
+}
+
+Tensor& amax_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& out) {
+  return structured_reduce<at::meta::structured_amax, at::_ops::amax_out>("amax", RS_REDUCE_MAX, reduce_mask(self, dim),
+                                                                          keepdim, out, self, dim, keepdim);
 }
 
 Tensor& amin_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::amin_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_amin> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("amin", RS_REDUCE_MIN, order_acc(self), self, out, Tensor(), reduce_mask(self, dim), keepdim);
-        return out;
-      },
-      self, dim, keepdim, out);
+  return structured_reduce<at::meta::structured_amin, at::_ops::amin_out>("amin", RS_REDUCE_MIN, reduce_mask(self, dim),
+                                                                          keepdim, out, self, dim, keepdim);
 }
 
 std::tuple<Tensor&, Tensor&> max_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
@@ -269,73 +273,28 @@ std::tuple<Tensor&, Tensor&> aminmax_out(const Tensor& self, std::optional<int64
 
 // all/any compare the input's values (opmath type) with 0
 Tensor& all_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::all_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_all_dim> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(),
-                   reduce_mask(self, std::optional<int64_t>(dim)), keepdim);
-        return out;
-      },
-      self, dim, keepdim, out);
+  return structured_reduce<at::meta::structured_all_dim, at::_ops::all_out>(
+      "all", RS_REDUCE_ALL, reduce_mask(self, std::optional<int64_t>(dim)), keepdim, out, self, dim, keepdim);
 }
-
 Tensor& all_dims_out(const Tensor& self, OptDims dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::all_dims_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_all_dims> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(),
-                   reduce_mask(self, dim), keepdim);
-        return out;
-      },
-      self, dim, keepdim, out);
+  return structured_reduce<at::meta::structured_all_dims, at::_ops::all_dims_out>(
+      "all", RS_REDUCE_ALL, reduce_mask(self, dim), keepdim, out, self, dim, keepdim);
 }
-
 Tensor& all_all_out(const Tensor& self, Tensor& out) {
-  return native_or_host<at::_ops::all_all_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_all> m(out);
-        m.meta(self);
-        run_reduce("all", RS_REDUCE_ALL, reduce_acc(self.scalar_type()), self, out, Tensor(), ~0ULL, false);
-        return out;
-      },
-      self, out);
+  return structured_reduce<at::meta::structured_all, at::_ops::all_all_out>("all", RS_REDUCE_ALL, ~0ULL, false, out,
+                                                                           self);
 }
-
 Tensor& any_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::any_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_any_dim> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(),
-                   reduce_mask(self, std::optional<int64_t>(dim)), keepdim);
-        return out;
-      },
-      self, dim, keepdim, out);
+  return structured_reduce<at::meta::structured_any_dim, at::_ops::any_out>(
+      "any", RS_REDUCE_ANY, reduce_mask(self, std::optional<int64_t>(dim)), keepdim, out, self, dim, keepdim);
 }
-
 Tensor& any_dims_out(const Tensor& self, OptDims dim, bool keepdim, Tensor& out) {
-  return native_or_host<at::_ops::any_dims_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_any_dims> m(out);
-        m.meta(self, dim, keepdim);
-        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(),
-                   reduce_mask(self, dim), keepdim);
-        return out;
-      },
-      self, dim, keepdim, out);
+  return structured_reduce<at::meta::structured_any_dims, at::_ops::any_dims_out>(
+      "any", RS_REDUCE_ANY, reduce_mask(self, dim), keepdim, out, self, dim, keepdim);
 }
-
 Tensor& any_all_out(const Tensor& self, Tensor& out) {
-  return native_or_host<at::_ops::any_all_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured_any> m(out);
-        m.meta(self);
-        run_reduce("any", RS_REDUCE_ANY, reduce_acc(self.scalar_type()), self, out, Tensor(), ~0ULL, false);
-        return out;
-      },
-      self, out);
+  return structured_reduce<at::meta::structured_any, at::_ops::any_all_out>("any", RS_REDUCE_ANY, ~0ULL, false, out,
+                                                                           self);
 }
 
 Tensor count_nonzero(const Tensor& self, at::IntArrayRef dims) {
