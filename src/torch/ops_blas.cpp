@@ -31,6 +31,7 @@
 #include <torch/library.h>
 
 #include <cstring>
+#include <utility>
 
 #include "torch/pointwise.h"
 
@@ -347,13 +348,12 @@ void check_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, cons
                 const Scalar& alpha) {
   TORCH_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   TORCH_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
-  const bool bool_dt = self.scalar_type() == at::kBool;
-  if (bool_dt) {
-    TORCH_CHECK(beta.isBoolean(), "Boolean beta only supported for Boolean results.");
-    TORCH_CHECK(alpha.isBoolean(), "Boolean alpha only supported for Boolean results.");
-  } else if (at::isIntegralType(self.scalar_type(), /*includeBool=*/true)) {
-    TORCH_CHECK(beta.isIntegral(true), "For integral input tensors, argument beta must not be a floating point number.");
-    TORCH_CHECK(alpha.isIntegral(true), "For integral input tensors, argument alpha must not be a floating point number.");
+  // CPU's check_addr_scalar
+  const at::ScalarType dt = self.scalar_type();
+  for (auto [s, name] : {std::pair<const Scalar&, const char*>{beta, "beta"}, {alpha, "alpha"}}) {
+    TORCH_CHECK(!s.isBoolean() || dt == at::kBool, "Boolean ", name, " only supported for Boolean results.");
+    TORCH_CHECK(at::isFloatingType(dt) || at::isComplexType(dt) || s.isIntegral(true),
+                "For integral input tensors, argument ", name, " must not be a floating point number.");
   }
 }
 
