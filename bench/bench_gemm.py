@@ -83,6 +83,23 @@ def main():
           f"subgroup {p.subgroup_size}")
     print(f"peer: torch {peer}{' (cuBLAS, TF32 off)' if cuda else ''}")
     s = args.sizes
+    # edge shapes and layouts first (on the GPU: the cooperative-matrix
+    # kernel's edges, strided and transposed operands), against the peer
+    worst = 0.0
+    for dt in (torch.float16, torch.float32, torch.bfloat16):
+        for (m, n, k, ta, tb) in [(300, 200, 100, False, False), (129, 257, 72, True, False),
+                                  (128, 128, 32, False, True), (1000, 64, 1000, True, True), (64, 4096, 8, False, False)]:
+            a = torch.randn(k, m).t() if ta else torch.randn(m, k)
+            b = torch.randn(n, k).t() if tb else torch.randn(k, n)
+            a, b = a.to(dt), b.to(dt)
+            got = torch.mm(a.to("russet") if not ta else a.t().to("russet").t(),
+                           b.to("russet") if not tb else b.t().to("russet").t()).float().cpu()
+            ref = torch.mm(a.to(peer), b.to(peer)).float().cpu() if dt != torch.float32 or cuda else (a @ b)
+            ref64 = a.double() @ b.double()
+            e = ((got - ref64).abs().max() / ref64.abs().max()).item()
+            worst = max(worst, e)
+            assert e < (2e-2 if dt == torch.bfloat16 else 5e-3), f"{dt} {m}x{n}x{k} ta={ta} tb={tb}: rel err {e}"
+    print(f"check: edge shapes and layouts match (worst rel err vs float64 {worst:.2e})")
     cases = [
         ("float32", torch.float32, (4096,) * 3 if cuda else (s,) * 3, 0.50, "nn"),
         ("float32 B^T", torch.float32, (4096,) * 3 if cuda else (s,) * 3, None, "nt"),
