@@ -8,7 +8,9 @@
 //      past the edges). VW = 4 stores float tiles as vec4, so that the
 //      inner loop reads shared memory 16 bytes at a time. A_KC / B_NC say
 //      which dimension of A (k) and B (n) has stride 1, so that the tile
-//      loads are coalesced whatever the operands' layout.
+//      loads are coalesced whatever the operands' layout. VLOAD = 1 (float
+//      family, aligned, the stride-1 extent a multiple of 4) loads 4
+//      elements at once (one 16-byte load for float32).
 //   1  dot: one workgroup per element of C, its invocations splitting k,
 //      then a tree sum in shared memory (matrix-vector, dot, tiny m or n).
 // Nothing assumes the subgroup size. The workgroup grid is clamped by the
@@ -38,6 +40,104 @@ layout(push_constant) uniform Push { GemmParams p; } pc;
 shared ACCV As[BK * BM / VW];
 shared ACCV Bs[BK * BN / VW];
 
+#define NEA (BM * BK / NT)  // elements of a slice per invocation (scalar loads)
+#define NEB (BN * BK / NT)
+#if VLOAD
+// Vector loads (the host checked alignment, and that the contiguous extent
+// is a multiple of 4, so a quad is wholly inside or outside): 4 consecutive
+// elements along the operand's stride-1 dimension.
+#define NQA (BM * BK / 4u / NT)
+#define NQB (BN * BK / 4u / NT)
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsF4 { vec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer RsU2 { uvec2 v; };
+vec4 gm_load4(uint64_t base, int64_t off) {
+#if DT == 6
+    return RsF4(base + uint64_t(off) * 4UL).v;
+#elif DT == 5 || DT == 15
+    uvec2 w = RsU2(base + uint64_t(off) * 2UL).v;
+#if DT == 5
+    return vec4(rs_f16_dec(w.x & 0xFFFFu), rs_f16_dec(w.x >> 16), rs_f16_dec(w.y & 0xFFFFu), rs_f16_dec(w.y >> 16));
+#else
+    return vec4(rs_bf16_dec(w.x & 0xFFFFu), rs_bf16_dec(w.x >> 16), rs_bf16_dec(w.y & 0xFFFFu), rs_bf16_dec(w.y >> 16));
+#endif
+#else
+    return vec4(gm_load(base, off), gm_load(base, off + 1L), gm_load(base, off + 2L), gm_load(base, off + 3L));
+#endif
+}
+#if A_KC  // quads along k: row mm, k = 4 kq ..
+#define A_QUAD(qi, mm, kk4) const uint mm = (qi) / (BK / 4u), kk4 = ((qi) % (BK / 4u)) * 4u
+#else     // quads along m
+#define A_QUAD(qi, mm, kk4) const uint mm = ((qi) % (BM / 4u)) * 4u, kk4 = (qi) / (BM / 4u)
+#endif
+#if B_NC  // quads along n
+#define B_QUAD(qi, nn, kk4) const uint nn = ((qi) % (BN / 4u)) * 4u, kk4 = (qi) / (BN / 4u)
+#else     // quads along k
+#define B_QUAD(qi, nn, kk4) const uint nn = (qi) / (BK / 4u), kk4 = ((qi) % (BK / 4u)) * 4u
+#endif
+#define LOAD_SLICE(k0)                                                                    \
+    [[unroll]] for (uint q = 0u; q < NQA; ++q) {                                          \
+        A_QUAD(tid + q * NT, mm, kk);                                                     \
+        const int64_t gm = row0 + int64_t(mm), gk = (k0) + int64_t(kk);                   \
+        ra[q] = (gm < M && gk < K) ? gm_load4(pa, ao + gm * sa1 + gk * sa2) : vec4(0.0);  \
+    }                                                                                     \
+    [[unroll]] for (uint q = 0u; q < NQB; ++q) {                                          \
+        B_QUAD(tid + q * NT, nn, kk);                                                     \
+        const int64_t gn = col0 + int64_t(nn), gk = (k0) + int64_t(kk);                   \
+        rb[q] = (gn < N && gk < K) ? gm_load4(pb, bo + gk * sb1 + gn * sb2) : vec4(0.0);  \
+    }
+#if A_KC
+#define STORE_A(q) { A_QUAD(tid + q * NT, mm, kk);                                        \
+    [[unroll]] for (uint e = 0u; e < 4u; ++e) SH_SET(As, kk + e, mm, BM, ra[q][e]); }
+#else
+#define STORE_A(q) { A_QUAD(tid + q * NT, mm, kk); As[kk * (BM / 4u) + mm / 4u] = ra[q]; }
+#endif
+#if B_NC
+#define STORE_B(q) { B_QUAD(tid + q * NT, nn, kk); Bs[kk * (BN / 4u) + nn / 4u] = rb[q]; }
+#else
+#define STORE_B(q) { B_QUAD(tid + q * NT, nn, kk);                                        \
+    [[unroll]] for (uint e = 0u; e < 4u; ++e) SH_SET(Bs, kk + e, nn, BN, rb[q][e]); }
+#endif
+#define STORE_SLICE()                                                                     \
+    [[unroll]] for (uint q = 0u; q < NQA; ++q) STORE_A(q)                                 \
+    [[unroll]] for (uint q = 0u; q < NQB; ++q) STORE_B(q)
+
+#else  // scalar loads, any strides
+#if A_KC
+#define A_EL(i, mm, kk) const uint kk = (i) % BK, mm = (i) / BK
+#else
+#define A_EL(i, mm, kk) const uint mm = (i) % BM, kk = (i) / BM
+#endif
+#if B_NC
+#define B_EL(i, nn, kk) const uint nn = (i) % BN, kk = (i) / BN
+#else
+#define B_EL(i, nn, kk) const uint kk = (i) % BK, nn = (i) / BK
+#endif
+#define LOAD_SLICE(k0)                                                                    \
+    [[unroll]] for (uint q = 0u; q < NEA; ++q) {                                          \
+        A_EL(tid + q * NT, mm, kk);                                                       \
+        const int64_t gm = row0 + int64_t(mm), gk = (k0) + int64_t(kk);                   \
+        ACC v = ACC(0);                                                                   \
+        if (gm < M && gk < K) {                                                           \
+            v = gm_load(pa, ao + gm * sa1 + gk * sa2);                                    \
+            if (conja) v = gm_conj(v);                                                    \
+        }                                                                                 \
+        ra[q] = v;                                                                        \
+    }                                                                                     \
+    [[unroll]] for (uint q = 0u; q < NEB; ++q) {                                          \
+        B_EL(tid + q * NT, nn, kk);                                                       \
+        const int64_t gn = col0 + int64_t(nn), gk = (k0) + int64_t(kk);                   \
+        ACC v = ACC(0);                                                                   \
+        if (gn < N && gk < K) {                                                           \
+            v = gm_load(pb, bo + gk * sb1 + gn * sb2);                                    \
+            if (conjb) v = gm_conj(v);                                                    \
+        }                                                                                 \
+        rb[q] = v;                                                                        \
+    }
+#define STORE_SLICE()                                                                     \
+    [[unroll]] for (uint q = 0u; q < NEA; ++q) { A_EL(tid + q * NT, mm, kk); SH_SET(As, kk, mm, BM, ra[q]); } \
+    [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); SH_SET(Bs, kk, nn, BN, rb[q]); }
+#endif
+
 void main() {
     GemmParams p = pc.p;
     const uint tid = gl_LocalInvocationIndex;
@@ -63,36 +163,19 @@ void main() {
         for (int64_t r = 0L; r < nr; ++r) {
             const int64_t bz = reduce ? r : z;
             const int64_t ao = bz * sa0, bo = bz * sb0;
+            // The next slice's global loads are issued into registers before
+            // the current slice is multiplied, so their latency overlaps it.
+#if VLOAD
+            vec4 ra[NQA], rb[NQB];
+#else
+            ACC ra[NEA], rb[NEB];
+#endif
+            LOAD_SLICE(0L)
             for (int64_t k0 = 0L; k0 < K; k0 += int64_t(BK)) {
-                for (uint i = tid; i < BM * BK; i += NT) {
-#if A_KC
-                    const uint kk = i % BK, mm = i / BK;
-#else
-                    const uint mm = i % BM, kk = i / BM;
-#endif
-                    const int64_t gm = row0 + int64_t(mm), gk = k0 + int64_t(kk);
-                    ACC v = ACC(0);
-                    if (gm < M && gk < K) {
-                        v = gm_load(pa, ao + gm * sa1 + gk * sa2);
-                        if (conja) v = gm_conj(v);
-                    }
-                    SH_SET(As, kk, mm, BM, v);
-                }
-                for (uint i = tid; i < BN * BK; i += NT) {
-#if B_NC
-                    const uint nn = i % BN, kk = i / BN;
-#else
-                    const uint kk = i % BK, nn = i / BK;
-#endif
-                    const int64_t gn = col0 + int64_t(nn), gk = k0 + int64_t(kk);
-                    ACC v = ACC(0);
-                    if (gn < N && gk < K) {
-                        v = gm_load(pb, bo + gk * sb1 + gn * sb2);
-                        if (conjb) v = gm_conj(v);
-                    }
-                    SH_SET(Bs, kk, nn, BN, v);
-                }
                 barrier();
+                STORE_SLICE()
+                barrier();
+                if (k0 + int64_t(BK) < K) { LOAD_SLICE(k0 + int64_t(BK)) }
                 [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
                     ACCV av[TM / VW], bv[TN / VW];
                     [[unroll]] for (uint i = 0u; i < TM / VW; ++i) av[i] = As[kk * (BM / VW) + ty * (TM / VW) + i];
@@ -101,7 +184,6 @@ void main() {
                         [[unroll]] for (uint j = 0u; j < TN; ++j)
                             acc[i][j] = gm_mad(LANE(av, i), LANE(bv, j), acc[i][j]);
                 }
-                barrier();
             }
         }
 

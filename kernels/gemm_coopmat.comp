@@ -6,9 +6,9 @@
 // GL_NV_cooperative_matrix but not GL_KHR_cooperative_matrix, so this is the
 // NV form; src/vk/context.c enables VK_NV_cooperative_matrix with it.
 //
-// A 256-invocation workgroup computes a 128 x 128 tile of C; the host picks
-// this kernel only when the subgroup size is 32 (8 subgroups, 2 x 4, each
-// 64 x 32 = 4 x 2 fragments). 32-deep slices of A (row-major, k
+// A 256-invocation workgroup computes a 128 x BN (256) tile of C; the host
+// picks this kernel only when the subgroup size is 32 (8 subgroups, 2 x 4,
+// each 64 x 64 = 4 x 4 fragments). 32-deep slices of A (row-major, k
 // contiguous) and B (k rows, n contiguous) are staged in shared memory as
 // uvec4 (8 halves), the next slice's global loads in flight in registers
 // while the current one is multiplied. VEC_A / VEC_B: the operand is
@@ -25,10 +25,12 @@
 
 #define NT 256
 #define BM 128
-#define BN 128
+#define FN 4                // 16 x 16 fragments per subgroup along n (4 along m)
+#define BN (4 * 16 * FN)   // 4 subgroups along n
 #define BK 32
 #define AST (BK / 8 + 1)   // row stride of As, in uvec4
 #define BST (BN / 8 + 1)   // row stride of Bs, in uvec4
+#define NQB (BK * BN / 8 / NT)  // uvec4 of a B slice per invocation
 layout(local_size_x = NT) in;
 layout(push_constant) uniform Push { GemmParams p; } pc;
 
@@ -59,15 +61,15 @@ void main() {
     for (int64_t tmi = int64_t(gl_WorkGroupID.y); tmi < p.tiles_m; tmi += int64_t(gl_NumWorkGroups.y))
     for (int64_t tni = int64_t(gl_WorkGroupID.x); tni < p.tiles_n; tni += int64_t(gl_NumWorkGroups.x)) {
         const int64_t row0 = tmi * BM, col0 = tni * BN;
-        fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
+        fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][FN];
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-            [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+            [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
         for (int64_t r = 0L; r < nr; ++r) {
             const int64_t bz = reduce ? r : z;
             const int64_t ao = bz * sa0, bo = bz * sb0;
-            uvec4 ra[2], rb[2];
-            // slice loader: A: 128 rows x 4 uvec4, B: 32 rows x 16 uvec4; 2 each per invocation
+            uvec4 ra[2], rb[NQB];
+            // slice loader: A: 128 rows x 4 uvec4 (2 per invocation), B: 32 rows x BN/8 uvec4
 #define LOAD_SLICE(k0)                                                                          \
             [[unroll]] for (uint q = 0u; q < 2u; ++q) {                                         \
                 const uint ia = tid + q * NT;                                                   \
@@ -81,8 +83,10 @@ void main() {
                         w[e] = h(pa, o + int64_t(e) * sa2, gm < M && gk + int64_t(e) < K);      \
                     ra[q] = uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16)); \
                 }                                                                               \
+            }                                                                                   \
+            [[unroll]] for (uint q = 0u; q < NQB; ++q) {                                        \
                 const uint ib = tid + q * NT;                                                   \
-                const int64_t gkb = (k0) + int64_t(ib / 16u), gn = col0 + int64_t((ib % 16u) * 8u); \
+                const int64_t gkb = (k0) + int64_t(ib / (BN / 8u)), gn = col0 + int64_t((ib % (BN / 8u)) * 8u); \
                 if (VEC_B != 0) {                                                               \
                     rb[q] = (gkb < K && gn < N) ? RsV4(pb + uint64_t(bo + gkb * sb1 + gn) * 2UL).v : uvec4(0u); \
                 } else {                                                                        \
@@ -99,33 +103,35 @@ void main() {
                 [[unroll]] for (uint q = 0u; q < 2u; ++q) {
                     const uint ia = tid + q * NT;
                     As[(ia / 4u) * AST + ia % 4u] = ra[q];
+                }
+                [[unroll]] for (uint q = 0u; q < NQB; ++q) {
                     const uint ib = tid + q * NT;
-                    Bs[(ib / 16u) * BST + ib % 16u] = rb[q];
+                    Bs[(ib / (BN / 8u)) * BST + ib % (BN / 8u)] = rb[q];
                 }
                 barrier();
                 if (k0 + BK < K) { LOAD_SLICE(k0 + BK) }
                 [[unroll]] for (uint ks = 0u; ks < BK / 16u; ++ks) {
                     fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[4];
-                    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[2];
+                    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[FN];
                     [[unroll]] for (uint i = 0u; i < 4u; ++i)
                         coopMatLoadNV(fa[i], As, (wm * 64u + i * 16u) * AST + ks * 2u, AST, false);
-                    [[unroll]] for (uint j = 0u; j < 2u; ++j)
-                        coopMatLoadNV(fb[j], Bs, (ks * 16u) * BST + (wn * 32u + j * 16u) / 8u, BST, false);
+                    [[unroll]] for (uint j = 0u; j < FN; ++j)
+                        coopMatLoadNV(fb[j], Bs, (ks * 16u) * BST + (wn * 16u * FN + j * 16u) / 8u, BST, false);
                     [[unroll]] for (uint i = 0u; i < 4u; ++i)
-                        [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+                        [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
                 }
             }
         }
 
         // epilogue, one fragment at a time through this subgroup's staging area
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-            [[unroll]] for (uint j = 0u; j < 2u; ++j) {
+            [[unroll]] for (uint j = 0u; j < FN; ++j) {
                 coopMatStoreNV(acc[i][j], Cs, sg * 256u, 16u, false);
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
                 for (uint e = gl_SubgroupInvocationID; e < 256u; e += gl_SubgroupSize) {
                     const int64_t gm = row0 + int64_t(wm * 64u + i * 16u + e / 16u);
-                    const int64_t gn = col0 + int64_t(wn * 32u + j * 16u + e % 16u);
+                    const int64_t gn = col0 + int64_t(wn * 16u * FN + j * 16u + e % 16u);
                     if (gm < M && gn < N) {
                         float cv = 0.0;
                         if (usec) cv = gm_load(p.cin, z * p.sci[0] + gm * p.sci[1] + gn * p.sci[2]);

@@ -26,6 +26,7 @@ typedef struct gemm_cfg {
     int tm, tn, bk, vw;  /* tiled: the tile is (16 tm) x (16 tn), bk deep */
     int a_kc, b_nc;      /* stride-1 dims, for coalesced tile loads */
     int vec_a, vec_b;    /* coopmat: 16-byte loads */
+    int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
     char name[48];
 } gemm_cfg;
@@ -65,6 +66,21 @@ static void scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t out[2]) {
 
 static int aligned16(uint64_t addr) { return addr % 16 == 0; }
 
+/* Quads of 4 elements along each operand's stride-1 dimension can be one
+ * vector load: the stride is 1, the other strides and the extent along it
+ * are multiples of 4, and the address is aligned to the quad. */
+static int vload_ok(const rs_gemm_desc *d, int a_kc, int b_nc) {
+    if (d->dtype != RS_FLOAT32 && d->dtype != RS_FLOAT16 && d->dtype != RS_BFLOAT16) return 0;
+    uint64_t align = 4 * rs_dtype_size(d->dtype);
+    const int64_t *sa = d->a.stride, *sb = d->b.stride;
+    int a_ok = a_kc ? (sa[2] == 1 && d->k % 4 == 0 && sa[1] % 4 == 0)
+                    : (sa[1] == 1 && d->m % 4 == 0 && sa[2] % 4 == 0);
+    int b_ok = b_nc ? (sb[2] == 1 && d->n % 4 == 0 && sb[1] % 4 == 0)
+                    : (sb[1] == 1 && d->k % 4 == 0 && sb[2] % 4 == 0);
+    return a_ok && b_ok && sa[0] % 4 == 0 && sb[0] % 4 == 0 && d->a.address % align == 0 &&
+           d->b.address % align == 0;
+}
+
 /* Picks the kernel for a shape class. */
 static void choose(const rs_features *f, const rs_gemm_desc *d, gemm_cfg *c) {
     memset(c, 0, sizeof *c);
@@ -73,16 +89,17 @@ static void choose(const rs_features *f, const rs_gemm_desc *d, gemm_cfg *c) {
     int esz = acc_size(d->dtype);
 
     if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
-        f->max_shared_memory >= 28 * 1024 && d->m >= 64 && d->n >= 64 && d->k >= 32 &&
+        f->max_shared_memory >= 36 * 1024 && d->m >= 64 && d->n >= 64 && d->k >= 32 &&
         !d->conj_a && !d->conj_b) {
         c->kind = KIND_COOP;
-        c->bm = c->bn = 128;
+        c->bm = 128;
+        c->bn = 256;
         /* 16-byte loads: A contiguous along k, B along n, rows 16-byte aligned */
         c->vec_a = d->a.stride[2] == 1 && d->a.stride[1] % 8 == 0 && d->a.stride[0] % 8 == 0 &&
                    d->k % 8 == 0 && aligned16(d->a.address);
         c->vec_b = d->b.stride[2] == 1 && d->b.stride[1] % 8 == 0 && d->b.stride[0] % 8 == 0 &&
                    d->n % 8 == 0 && aligned16(d->b.address);
-        snprintf(c->name, sizeof c->name, "coopmat-128x128%s%s", c->vec_a ? "-va" : "",
+        snprintf(c->name, sizeof c->name, "coopmat-128x256%s%s", c->vec_a ? "-va" : "",
                  c->vec_b ? "-vb" : "");
         return;
     }
@@ -117,7 +134,8 @@ static void choose(const rs_features *f, const rs_gemm_desc *d, gemm_cfg *c) {
     c->b_nc = iabs64(d->b.stride[2]) == 1 || d->k == 1;
     c->bm = 16 * c->tm;
     c->bn = 16 * c->tn;
-    snprintf(c->name, sizeof c->name, "tiled-%dx%d", 16 * c->tm, 16 * c->tn);
+    c->vload = c->vw == 4 && vload_ok(d, c->a_kc, c->b_nc);
+    snprintf(c->name, sizeof c->name, "tiled-%dx%d%s", 16 * c->tm, 16 * c->tn, c->vload ? "-v4" : "");
 }
 
 /* The access record of a (batch, rows, cols) operand. */
@@ -172,8 +190,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     } else if (cfg.kind == KIND_DOT) {
         snprintf(defines, sizeof defines, "DT=%d;KIND=1", (int)d->dtype);
     } else {
-        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d",
-                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc);
+        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d",
+                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload);
     }
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), file, defines, &k)) != RS_OK) return st;

@@ -31,7 +31,7 @@ static rs_gemm_operand op3(uint64_t addr, int64_t sb, int64_t sr, int64_t sc) {
 
 /* float32: C[b] = beta Cin[b] + alpha A[b] @ B[b]; A stored transposed
  * (k-major), B broadcast over the batch (stride 0), Cin a broadcast row. */
-static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const char *expect_kernel) {
+static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int btrans, const char *expect_kernel) {
     rs_device *dev = ctest_device();
     rs_stream *s = stream0(dev);
     size_t na = (size_t)(batch * m * k), nb = (size_t)(k * n), nc = (size_t)(batch * m * n);
@@ -53,7 +53,7 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const char *
     d.dtype = RS_FLOAT32;
     d.batch = batch, d.m = m, d.n = n, d.k = k;
     d.a = op3(da, m * k, 1, m);  /* A[b][i][p] at b*m*k + p*m + i */
-    d.b = op3(db, 0, n, 1);
+    d.b = btrans ? op3(db, 0, 1, k) : op3(db, 0, n, 1); /* B[p][j] at p*n + j, or j*k + p */
     d.c = op3(dc, m * n, n, 1);
     d.cin = op3(dbias, 0, 0, 1);
     d.use_cin = 1;
@@ -72,7 +72,7 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const char *
             for (int64_t j = 0; j < n; j++) {
                 double acc = 0, mag = 0;
                 for (int64_t p = 0; p < k; p++) {
-                    double t = (double)a[z * m * k + p * m + i] * b[p * n + j];
+                    double t = (double)a[z * m * k + p * m + i] * b[btrans ? j * k + p : p * n + j];
                     acc += t;
                     mag += fabs(t);
                 }
@@ -88,12 +88,15 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const char *
     free(a), free(b), free(bias), free(c);
 }
 
-TEST(f32_small_tile) { run_f32(2, 19, 23, 7, "tiled-32x32"); }
-TEST(f32_medium_tile) { run_f32(1, 70, 65, 33, "tiled-64x64"); }
-TEST(f32_large_tile) { run_f32(2, 257, 129, 65, NULL); }
-TEST(f32_skinny) { run_f32(1, 5, 200, 40, "tiled-16x64"); }
-TEST(f32_matrix_vector) { run_f32(3, 100, 1, 300, "dot"); }
-TEST(f32_dot_long_k) { run_f32(1, 2, 3, 5000, "dot"); }
+TEST(f32_small_tile) { run_f32(2, 19, 23, 7, 0, "tiled-32x32"); }
+TEST(f32_medium_tile) { run_f32(1, 70, 65, 33, 1, "tiled-64x64"); }
+TEST(f32_medium_tile_vector_loads) { run_f32(1, 64, 68, 20, 0, "tiled-64x64-v4"); }
+TEST(f32_medium_tile_vector_loads_bt) { run_f32(2, 72, 64, 24, 1, "tiled-64x64-v4"); }
+TEST(f32_large_tile) { run_f32(2, 257, 129, 65, 0, NULL); }
+TEST(f32_large_tile_vector_loads) { run_f32(2, 512, 516, 36, 1, "tiled-128x128-v4"); }
+TEST(f32_skinny) { run_f32(1, 5, 200, 40, 0, "tiled-16x64"); }
+TEST(f32_matrix_vector) { run_f32(3, 100, 1, 300, 0, "dot"); }
+TEST(f32_dot_long_k) { run_f32(1, 2, 3, 5000, 1, "dot"); }
 
 TEST(f32_k_zero_is_beta_cin) {
     rs_device *dev = ctest_device();
@@ -304,7 +307,10 @@ TEST(cross_int32_strided) {
 int main(void) {
     RUN(f32_small_tile);
     RUN(f32_medium_tile);
+    RUN(f32_medium_tile_vector_loads);
+    RUN(f32_medium_tile_vector_loads_bt);
     RUN(f32_large_tile);
+    RUN(f32_large_tile_vector_loads);
     RUN(f32_skinny);
     RUN(f32_matrix_vector);
     RUN(f32_dot_long_k);
