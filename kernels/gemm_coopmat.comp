@@ -25,7 +25,12 @@
 
 #define NT 256
 #define BM 128
+#ifndef FN
 #define FN 4                // 16 x 16 fragments per subgroup along n (4 along m)
+#endif
+#ifndef VARIANT
+#define VARIANT 0  // 1: fragments straight from global memory (probe: full tiles, VEC_A/VEC_B only)
+#endif
 #define BN (4 * 16 * FN)   // 4 subgroups along n
 #define BK 32
 #define AST (BK / 8 + 1)   // row stride of As, in uvec4
@@ -39,6 +44,7 @@ shared uvec4 Bs[BK * BST];
 shared float Cs[8 * 256];
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsV4 { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsH { float16_t v[]; };
 
 uint h(uint64_t base, int64_t off, bool ok) { return ok ? uint(RsU16(base + uint64_t(off) * 2UL).v) : 0u; }
 
@@ -97,6 +103,18 @@ void main() {
                     rb[q] = uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16)); \
                 }                                                                               \
             }
+#if VARIANT == 1
+            for (int64_t k0 = 0L; k0 < K; k0 += 16L) {
+                fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[4];
+                fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[FN];
+                [[unroll]] for (uint i = 0u; i < 4u; ++i)
+                    coopMatLoadNV(fa[i], RsH(pa + uint64_t(ao + (row0 + int64_t(wm * 64u + i * 16u)) * sa1 + k0) * 2UL).v, 0u, uint(sa1), false);
+                [[unroll]] for (uint j = 0u; j < FN; ++j)
+                    coopMatLoadNV(fb[j], RsH(pb + uint64_t(bo + k0 * sb1 + col0 + int64_t(wn * 16u * FN + j * 16u)) * 2UL).v, 0u, uint(sb1), false);
+                [[unroll]] for (uint i = 0u; i < 4u; ++i)
+                    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+            }
+#else
             LOAD_SLICE(0L)
             for (int64_t k0 = 0L; k0 < K; k0 += BK) {
                 barrier();
@@ -121,6 +139,7 @@ void main() {
                         [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
                 }
             }
+#endif
         }
 
         // epilogue, one fragment at a time through this subgroup's staging area
