@@ -248,3 +248,15 @@ def test_linear_forward_backward_native():
     assert_close(dx.grad.cpu(), x.grad)
     assert_close(dlin.weight.grad.cpu(), lin.weight.grad)
     assert_close(dlin.bias.grad.cpu(), lin.bias.grad)
+
+
+def test_cpu_operand_raises():
+    a = torch.ones(3, 3, device=D)
+    b = torch.ones(3, 3)
+    for fn in (lambda: torch.mm(a, b), lambda: torch.addmm(b, a, a), lambda: torch.bmm(a[None], b[None]),
+               lambda: torch.mv(a, b[0]), lambda: torch.dot(a[0], b[0]), lambda: torch.addr(a, a[0], b[0]),
+               lambda: torch.linalg.cross(a, b), lambda: torch.addbmm(a, a[None], b[None]),
+               lambda: torch.mm(a, a, out=b)):
+        with pytest.raises(RuntimeError, match="device"):
+            fn()
+    assert (a.cpu() == 1).all()
