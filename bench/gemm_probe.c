@@ -79,6 +79,8 @@ int main(void) {
         {"DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128},
         {"DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 256},
         {"DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=2", 128},
+        {"DT=5;VEC_A=1;VEC_B=1;VARIANT=2;FN=4", 256},  /* multiply-adds alone: the ceiling */
+        {"DT=5;VEC_A=1;VEC_B=1;VARIANT=2;FN=2", 128},
     };
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         rs_kernel *k;

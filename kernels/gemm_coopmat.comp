@@ -29,7 +29,8 @@
 #define FN 4                // 16 x 16 fragments per subgroup along n (4 along m)
 #endif
 #ifndef VARIANT
-#define VARIANT 0  // 1: fragments straight from global memory (probe: full tiles, VEC_A/VEC_B only)
+#define VARIANT 0  // probes (bench/gemm_probe.c): 1 fragments straight from global memory
+                   // (full tiles, VEC_A/VEC_B only), 2 multiply-adds alone (wrong results)
 #endif
 #define BN (4 * 16 * FN)   // 4 subgroups along n
 #define BK 32
@@ -103,7 +104,20 @@ void main() {
                     rb[q] = uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16)); \
                 }                                                                               \
             }
-#if VARIANT == 1
+#if VARIANT == 2
+            // probe only (wrong results): the fragments are loaded once, so
+            // the loop measures the multiply-add rate alone
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ga[4];
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> gb[FN];
+            [[unroll]] for (uint i = 0u; i < 4u; ++i)
+                coopMatLoadNV(ga[i], RsH(pa + uint64_t(ao + (row0 + int64_t(wm * 64u + i * 16u)) * sa1) * 2UL).v, 0u, uint(sa1), false);
+            [[unroll]] for (uint j = 0u; j < FN; ++j)
+                coopMatLoadNV(gb[j], RsH(pb + uint64_t(bo + col0 + int64_t(wn * 16u * FN + j * 16u)) * 2UL).v, 0u, uint(sb1), false);
+            for (int64_t k0 = 0L; k0 < K; k0 += 16L) {
+                [[unroll]] for (uint i = 0u; i < 4u; ++i)
+                    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(ga[i], gb[j], acc[i][j]);
+            }
+#elif VARIANT == 1
             for (int64_t k0 = 0L; k0 < K; k0 += 16L) {
                 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[4];
                 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[FN];
