@@ -279,8 +279,12 @@ rs_status rs_cross(rs_stream *s, const rs_tensor *out, const rs_tensor *a, const
     rs_pointwise p;
     memset(&p, 0, sizeof p);
     p.name = "cross";
-    /* no scalar operand: complex128 scalars do not fit the engine's slots */
-    p.expr = "(rs_mul(a, b) - rs_mul(c, d))";
+    /* no scalar operand: complex128 scalars do not fit the engine's slots.
+     * float16/bfloat16: CPU's kernel computes in c10::Half/BFloat16
+     * arithmetic, which rounds each product to the dtype; so do we */
+    p.expr = (dt == RS_FLOAT16 || dt == RS_BFLOAT16)
+                 ? "(RS_ROUND(OUT_DT)(a * b) - RS_ROUND(OUT_DT)(c * d))"
+                 : "(rs_mul(a, b) - rs_mul(c, d))";
     p.common = p.compute = p.result = dt;
     p.ninputs = 4;
     for (int i = 0; i < 3; ++i) {

@@ -390,6 +390,30 @@ Tensor& addr_impl(const Tensor& self, const Tensor& vec1, const Tensor& vec2, co
   if (vec1.scalar_type() != dt || vec2.scalar_type() != dt || out.scalar_type() != dt) throw NeedsHost();
   Tensor s = self.expand({vec1.size(0), vec2.size(0)});
   at::native::resize_output(out, {vec1.size(0), vec2.size(0)});
+  if (dt == at::kHalf || dt == at::kBFloat16) {
+    // CPU computes alpha * vec1 * vec2 + beta * self in Half/BFloat16
+    // arithmetic, rounding after every operation: the pointwise engine
+    // over the broadcast views, with the same roundings
+    if (out.numel() == 0) return out;
+    if (overlaps(out, vec1) || overlaps(out, vec2)) throw NeedsHost();
+    const bool use_self = !scalar_is_zero(beta);
+    rs_pointwise p{};
+    p.name = "addr";
+    p.expr = use_self ? "(RS_ROUND(OUT_DT)(RS_ROUND(OUT_DT)(s0 * b) * c) + RS_ROUND(OUT_DT)(s1 * a))"
+                      : "(RS_ROUND(OUT_DT)(s0 * b) * c)";
+    p.common = p.compute = p.result = static_cast<rs_dtype>(dt);
+    p.ninputs = 3;
+    p.out = describe(out);
+    p.in[0] = describe(s);
+    p.in[1] = describe(vec1.unsqueeze(1).expand({vec1.size(0), vec2.size(0)}));
+    p.in[2] = describe(vec2.unsqueeze(0).expand({vec1.size(0), vec2.size(0)}));
+    p.nscalars = 2;
+    // alpha.to<scalar_t>(), beta.to<scalar_t>()
+    p.s[0][0].f = dt == at::kHalf ? static_cast<float>(alpha.to<at::Half>()) : static_cast<float>(alpha.to<at::BFloat16>());
+    p.s[1][0].f = dt == at::kHalf ? static_cast<float>(beta.to<at::Half>()) : static_cast<float>(beta.to<at::BFloat16>());
+    check(rs_pointwise_run(current_stream_for(out), &p));
+    return out;
+  }
   // an outer product: a GEMM with k = 1
   run_gemm(out, vec1.unsqueeze(1), vec2.unsqueeze(0), s, alpha, beta, false, false, /*allow_bool=*/true);
   return out;

@@ -260,3 +260,17 @@ def test_cpu_operand_raises():
         with pytest.raises(RuntimeError, match="device"):
             fn()
     assert (a.cpu() == 1).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_addr_and_cross_round_like_cpu(dtype):
+    """CPU's addr and cross compute in Half/BFloat16 arithmetic (a rounding
+    after every operation): the same bits here."""
+    g = torch.Generator().manual_seed(3)
+    s, v1, v2 = (torch.randn(40, 30, generator=g).to(dtype), torch.randn(40, generator=g).to(dtype),
+                 torch.randn(30, generator=g).to(dtype))
+    for beta, alpha in [(1, 1), (0.5, -3.25), (0, 2)]:
+        got = _native(lambda: torch.addr(s.to(D), v1.to(D), v2.to(D), beta=beta, alpha=alpha))
+        assert torch.equal(got.cpu(), torch.addr(s, v1, v2, beta=beta, alpha=alpha)), (beta, alpha)
+    a, b = torch.randn(50, 3, generator=g).to(dtype), torch.randn(50, 3, generator=g).to(dtype)
+    assert torch.equal(_native(lambda: torch.linalg.cross(a.to(D), b.to(D))).cpu(), torch.linalg.cross(a, b))
