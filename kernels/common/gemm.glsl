@@ -42,8 +42,10 @@ bool gm_mad(bool a, bool b, bool c) { return c || (a && b); }
 int64_t gm_mad(int64_t a, int64_t b, int64_t c) { return c + a * b; }
 uint64_t gm_mad(uint64_t a, uint64_t b, uint64_t c) { return c + a * b; }
 float gm_mad(float a, float b, float c) { return fma(a, b, c); }
+// complex: fused, two roundings per component (closer to the exact sum,
+// as CPU's FMA-based BLAS kernels are)
 vec2 gm_mad(vec2 a, vec2 b, vec2 c) {
-    return vec2(c.x + (a.x * b.x - a.y * b.y), c.y + (a.x * b.y + a.y * b.x));
+    return vec2(fma(a.x, b.x, fma(-a.y, b.y, c.x)), fma(a.x, b.y, fma(a.y, b.x, c.y)));
 }
 #if RS_IS_BOOL(DT)
 #define GM_ADD(x, y) ((x) || (y))
@@ -75,7 +77,7 @@ vec2 gm_axpby(vec2 al, vec2 acc, vec2 be, vec2 c, bool use_c) {
 #if RS_HAS_FP64
 double gm_mad(double a, double b, double c) { return fma(a, b, c); }
 dvec2 gm_mad(dvec2 a, dvec2 b, dvec2 c) {
-    return dvec2(c.x + (a.x * b.x - a.y * b.y), c.y + (a.x * b.y + a.y * b.x));
+    return dvec2(fma(a.x, b.x, fma(-a.y, b.y, c.x)), fma(a.x, b.y, fma(a.y, b.x, c.y)));
 }
 double gm_conj(double a) { return a; }
 dvec2 gm_conj(dvec2 a) { return dvec2(a.x, -a.y); }

@@ -329,7 +329,21 @@ Tensor& addbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
   check_devices({self, out});
   Tensor s = self.expand({b1.size(1), b2.size(2)});
   at::native::resize_output(out, {b1.size(1), b2.size(2)});
-  run_gemm(out, b1, b2, s, alpha, beta, /*reduce=*/true);
+  const at::ScalarType dt = out.scalar_type();
+  if (at::isIntegralType(dt, true) || dt == at::kFloat || b1.size(0) == 0) {
+    // one kernel summing over the whole batch: exact for integers (wrapping);
+    // for float32 it differs from CPU's batch-by-batch order at rounding
+    // noise only
+    run_gemm(out, b1, b2, s, alpha, beta, /*reduce=*/true);
+  } else {
+    // CPU accumulates batch by batch (an addmm_ per batch, the result
+    // rounded to the dtype each time, alpha applied per batch), which for
+    // float16/bfloat16 (roundings) and complex64 (a complex alpha) differs
+    // beyond the tolerance from one sum: the same order here
+    if (out.numel() > 0 && (overlaps(out, b1) || overlaps(out, b2))) throw NeedsHost();
+    run_gemm(out, b1[0], b2[0], s, alpha, beta);
+    for (int64_t b = 1; b < b1.size(0); ++b) run_gemm(out, b1[b], b2[b], out, alpha, 1);
+  }
   return out;
 }
 
@@ -353,13 +367,19 @@ Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scal
 
 Tensor& addbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                 const Scalar& alpha) {
+  // CPU: addbmm_out(self, b1, b2, beta, alpha, out=self), self resized to
+  // the product's shape when it only broadcasts to it
   return native_or_host<at::_ops::addbmm_>(
       [&]() -> Tensor& {
         check_addbmm(self, b1, b2);
-        TORCH_CHECK(self.size(0) == b1.size(1) && self.size(1) == b2.size(2) && self.dim() == 2,
-                    "The expanded size of the tensor (", self.dim() > 0 ? self.size(0) : 0,
-                    ") must match the existing size");
-        run_gemm(self, b1, b2, self, alpha, beta, /*reduce=*/true);
+        if (self.dim() == 2 && self.size(0) == b1.size(1) && self.size(1) == b2.size(2)) {
+          addbmm_impl(self, b1, b2, beta, alpha, self);
+        } else {
+          Tensor tmp = at::empty({0}, self.options());
+          addbmm_impl(self, b1, b2, beta, alpha, tmp);
+          self.resize_(tmp.sizes());
+          self.copy_(tmp);
+        }
         return self;
       },
       self, b1, b2, beta, alpha);
