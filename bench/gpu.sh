@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -46,6 +46,18 @@ export RUSSET_HOST_OPS=${RUSSET_HOST_OPS:-allow}
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
+
+# ---- gemm-probe: the C core and bench/gemm_probe.c only (no torch build)
+if [ "${1:-}" = gemm-probe ]; then
+    echo "== gemm-probe"
+    mkdir -p build/probe
+    python3 tools/embed_kernels.py kernels build/kernels_embedded.c
+    ls src/vk/*.c src/engine/*.c build/kernels_embedded.c bench/gemm_probe.c | xargs -P "$(nproc)" -I{} sh -c \
+        'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
+    gcc -o build/gemm_probe build/probe/*.o -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm
+    ./build/gemm_probe
+    exit 0
+fi
 
 # ---- build _russet.so against this torch. Call the library target directly:
 # `make build` would run scripts/setup.sh (apt-get, .venv), which cannot work
@@ -100,6 +112,7 @@ case "${1:-all}" in
     runtime) PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}" ;;
     pointwise) PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"} ;;
     reduce) PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"} ;;
+    gemm) PYTHONPATH=python $PY bench/bench_gemm.py ${OUT:+--json "$OUT/bench-gemm.json"} ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo

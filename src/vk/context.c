@@ -174,7 +174,17 @@ static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext
                                             .pNext = &f12};
     int has_af = has_extension(ext, next, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     if (has_af) f12.pNext = &af;
+    /* cooperative matrices: the NV extension, the one whose GLSL
+     * (GL_NV_cooperative_matrix) the shader compiler russet builds with
+     * knows; its SPIR-V uses the Vulkan memory model */
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    int has_cm = has_extension(ext, next, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    if (has_cm) {
+        cmf.pNext = f2.pNext;
+        f2.pNext = &cmf;
+    }
     vkGetPhysicalDeviceFeatures2(pd, &f2);
 
     memset(f, 0, sizeof *f);
@@ -189,7 +199,8 @@ static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext
     f->has_atomic_int64 = f12.shaderBufferInt64Atomics;
     f->has_atomic_float32_add = has_af && af.shaderBufferFloat32AtomicAdd;
     f->has_atomic_float64_add = has_af && af.shaderBufferFloat64AtomicAdd;
-    f->has_cooperative_matrix = has_extension(ext, next, "VK_KHR_cooperative_matrix");
+    f->has_cooperative_matrix = has_cm && cmf.cooperativeMatrix && f12.vulkanMemoryModel &&
+                                f12.shaderFloat16 && f11.storageBuffer16BitAccess;
     f->has_buffer_device_address = f12.bufferDeviceAddress;
     f->has_timeline_semaphore = f12.timelineSemaphore;
     f->subgroup_size = sub.subgroupSize;
@@ -414,6 +425,15 @@ static rs_status create_device(int index, rs_device **out) {
     f2.features.shaderInt16 = (VkBool32)f->has_int16;
     const char *dext[4];
     uint32_t ndext = 0;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .cooperativeMatrix = VK_TRUE};
+    if (f->has_cooperative_matrix) { /* kernels/gemm_coopmat.comp */
+        dext[ndext++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        f12.vulkanMemoryModel = VK_TRUE;
+        cmf.pNext = f2.pNext;
+        f2.pNext = &cmf;
+    }
     if (has_extension(ext, next, "VK_KHR_portability_subset")) dext[ndext++] = "VK_KHR_portability_subset";
     if (f->has_atomic_float32_add || f->has_atomic_float64_add) {
         dext[ndext++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;

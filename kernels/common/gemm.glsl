@@ -1,0 +1,119 @@
+// gemm.glsl: what the GEMM kernels share: the parameter block (written by
+// src/engine/gemm.c, struct gemm_params: keep the two in step), the
+// accumulation type of the dtype DT and its arithmetic, loads and stores.
+//
+// ACC is the opmath type of DT (common/opmath.glsl): float for the float32
+// family, int64_t/uint64_t for integers (wrapping, so the stored low bits
+// are CPU's wrapping arithmetic in the dtype), bool (and/or, as CPU's addr),
+// vec2 for complex64, double/dvec2 with fp64.
+#ifndef RS_GEMM_GLSL
+#define RS_GEMM_GLSL
+
+#include "common/dtype.glsl"
+#include "common/opmath.glsl"
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+
+#define ACC RS_OPMT(DT)
+
+#define GF_USE_CIN 1u
+#define GF_CONJ_A 2u
+#define GF_CONJ_B 4u
+#define GF_REDUCE 8u
+
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer GemmParams {
+    uint64_t a, b, c, cin;
+    int64_t m, n, k, batch;
+    int64_t sa[3];
+    int64_t sb[3];
+    int64_t sc[3];
+    int64_t sci[3];
+    uint64_t alpha[2];
+    uint64_t beta[2];
+    uint flags;
+    uint pad;
+    int64_t tiles_m, tiles_n;
+};
+
+// ---- arithmetic in ACC: gm_mad(a, b, c) = c + a * b
+bool gm_mad(bool a, bool b, bool c) { return c || (a && b); }
+int64_t gm_mad(int64_t a, int64_t b, int64_t c) { return c + a * b; }
+uint64_t gm_mad(uint64_t a, uint64_t b, uint64_t c) { return c + a * b; }
+float gm_mad(float a, float b, float c) { return fma(a, b, c); }
+// complex: fused, two roundings per component (closer to the exact sum,
+// as CPU's FMA-based BLAS kernels are)
+vec2 gm_mad(vec2 a, vec2 b, vec2 c) {
+    return vec2(fma(a.x, b.x, fma(-a.y, b.y, c.x)), fma(a.x, b.y, fma(a.y, b.x, c.y)));
+}
+#if RS_IS_BOOL(DT)
+#define GM_ADD(x, y) ((x) || (y))
+#else
+#define GM_ADD(x, y) ((x) + (y))
+#endif
+bool gm_conj(bool a) { return a; }
+int64_t gm_conj(int64_t a) { return a; }
+uint64_t gm_conj(uint64_t a) { return a; }
+float gm_conj(float a) { return a; }
+vec2 gm_conj(vec2 a) { return vec2(a.x, -a.y); }
+// alpha * acc + beta * c (use_c) or alpha * acc, as CPU's gemm epilogue
+bool gm_axpby(bool al, bool acc, bool be, bool c, bool use_c) {
+    return (al && acc) || (use_c && be && c);
+}
+int64_t gm_axpby(int64_t al, int64_t acc, int64_t be, int64_t c, bool use_c) {
+    return use_c ? be * c + al * acc : al * acc;
+}
+uint64_t gm_axpby(uint64_t al, uint64_t acc, uint64_t be, uint64_t c, bool use_c) {
+    return use_c ? be * c + al * acc : al * acc;
+}
+float gm_axpby(float al, float acc, float be, float c, bool use_c) {
+    return use_c ? be * c + al * acc : al * acc;
+}
+vec2 gm_cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+vec2 gm_axpby(vec2 al, vec2 acc, vec2 be, vec2 c, bool use_c) {
+    return use_c ? gm_cmul(be, c) + gm_cmul(al, acc) : gm_cmul(al, acc);
+}
+#if RS_HAS_FP64
+double gm_mad(double a, double b, double c) { return fma(a, b, c); }
+dvec2 gm_mad(dvec2 a, dvec2 b, dvec2 c) {
+    return dvec2(fma(a.x, b.x, fma(-a.y, b.y, c.x)), fma(a.x, b.y, fma(a.y, b.x, c.y)));
+}
+double gm_conj(double a) { return a; }
+dvec2 gm_conj(dvec2 a) { return dvec2(a.x, -a.y); }
+double gm_axpby(double al, double acc, double be, double c, bool use_c) {
+    return use_c ? be * c + al * acc : al * acc;
+}
+dvec2 gm_zcmul(dvec2 a, dvec2 b) { return dvec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+dvec2 gm_axpby(dvec2 al, dvec2 acc, dvec2 be, dvec2 c, bool use_c) {
+    return use_c ? gm_zcmul(be, c) + gm_zcmul(al, acc) : gm_zcmul(al, acc);
+}
+#endif
+
+// ---- scalars (alpha, beta) from their slots
+#if RS_IS_CD(DT)
+ACC gm_scalar(uint64_t s0, uint64_t s1) { return dvec2(uint64BitsToDouble(s0), uint64BitsToDouble(s1)); }
+#else
+ACC gm_scalar(uint64_t s0, uint64_t s1) { return RS_FROM_BITS(DT)(s0); }
+#endif
+
+// ---- element load (in ACC) and store (from ACC)
+ACC gm_load(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
+
+void gm_store(uint64_t base, int64_t off, ACC v) {
+#if RS_IS_BOOL(DT)
+    RS_SET_B(DT)(base, off, v);
+#elif RS_IS_INT(DT)
+    RS_SET_I(DT)(base, off, uint64_t(v));
+#elif RS_IS_FLT(DT)
+    RS_SET_F(DT)(base, off, v);
+#elif RS_IS_CF(DT)
+    RS_SET_CF(DT)(base, off, v);
+#elif RS_IS_DBL(DT)
+    RS_SET_D(DT)(base, off, doubleBitsToUint64(v));
+#else
+    RS_SET_CD(DT)(base, off, u64vec2(doubleBitsToUint64(v.x), doubleBitsToUint64(v.y)));
+#endif
+}
+
+#endif

@@ -1,0 +1,300 @@
+/* gemm.c: the matrix-product engine (rs_gemm) and the cross product
+ * (rs_cross). The kernels are kernels/gemm.comp (tiled and dot) and
+ * kernels/gemm_coopmat.comp (float16 on cooperative matrices). The parameter
+ * block goes in the stream arena (it is larger than push constants); its
+ * layout is GemmParams in kernels/common/gemm.glsl. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+typedef struct gemm_params {
+    uint64_t a, b, c, cin;
+    int64_t m, n, k, batch;
+    int64_t sa[3], sb[3], sc[3], sci[3];
+    uint64_t alpha[2], beta[2];
+    uint32_t flags, pad;
+    int64_t tiles_m, tiles_n;
+} gemm_params;
+
+enum { GF_USE_CIN = 1, GF_CONJ_A = 2, GF_CONJ_B = 4, GF_REDUCE = 8 };
+
+enum { KIND_TILED = 0, KIND_DOT = 1, KIND_COOP = 2 };
+
+typedef struct gemm_cfg {
+    int kind;
+    int tm, tn, bk, vw;  /* tiled: the tile is (16 tm) x (16 tn), bk deep */
+    int a_kc, b_nc;      /* stride-1 dims, for coalesced tile loads */
+    int vec_a, vec_b;    /* coopmat: 16-byte loads */
+    int vload;           /* tiled: 4-element vector loads */
+    int64_t bm, bn;      /* tile size (for the grid) */
+    char name[48];
+} gemm_cfg;
+
+static int is_float_family(rs_dtype d) {
+    return d == RS_FLOAT32 || d == RS_FLOAT16 || d == RS_BFLOAT16 ||
+           (d >= RS_FLOAT8_E5M2 && d <= RS_FLOAT8_E4M3FNUZ) || d == RS_FLOAT8_E8M0FNU;
+}
+
+/* Bytes of the accumulation type in shared memory. */
+static int acc_size(rs_dtype d) {
+    if (d == RS_COMPLEX128) return 16;
+    if (is_float_family(d) || d == RS_BOOL) return 4;
+    return 8; /* integers (int64), float64, complex32/64 */
+}
+
+static int64_t iabs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The slot bits of a scalar in the accumulation type (as the pointwise
+ * engine's scalars: float in the low 32 bits, complex64 as two floats). */
+static void scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t out[2]) {
+    out[0] = v[0].u;
+    out[1] = v[1].u;
+    if (dt == RS_COMPLEX32 || dt == RS_COMPLEX64) {
+        uint32_t re, im;
+        memcpy(&re, &v[0].cf.re, 4);
+        memcpy(&im, &v[0].cf.im, 4);
+        out[0] = (uint64_t)re | (uint64_t)im << 32;
+        out[1] = 0;
+    } else if (is_float_family(dt)) {
+        uint32_t f;
+        memcpy(&f, &v[0].f, 4);
+        out[0] = f;
+        out[1] = 0;
+    }
+}
+
+static int aligned16(uint64_t addr) { return addr % 16 == 0; }
+
+/* Quads of 4 elements along each operand's stride-1 dimension can be one
+ * vector load: the stride is 1, the other strides and the extent along it
+ * are multiples of 4, and the address is aligned to the quad. */
+static int vload_ok(const rs_gemm_desc *d, int a_kc, int b_nc) {
+    if (d->dtype != RS_FLOAT32 && d->dtype != RS_FLOAT16 && d->dtype != RS_BFLOAT16) return 0;
+    uint64_t align = 4 * rs_dtype_size(d->dtype);
+    const int64_t *sa = d->a.stride, *sb = d->b.stride;
+    int a_ok = a_kc ? (sa[2] == 1 && d->k % 4 == 0 && sa[1] % 4 == 0)
+                    : (sa[1] == 1 && d->m % 4 == 0 && sa[2] % 4 == 0);
+    int b_ok = b_nc ? (sb[2] == 1 && d->n % 4 == 0 && sb[1] % 4 == 0)
+                    : (sb[1] == 1 && d->k % 4 == 0 && sb[2] % 4 == 0);
+    return a_ok && b_ok && sa[0] % 4 == 0 && sb[0] % 4 == 0 && d->a.address % align == 0 &&
+           d->b.address % align == 0;
+}
+
+/* Picks the kernel for a shape class. */
+static void choose(const rs_features *f, const rs_gemm_desc *d, gemm_cfg *c) {
+    memset(c, 0, sizeof *c);
+    int64_t nz = d->reduce_batch ? 1 : d->batch;
+    int64_t k_total = d->k * (d->reduce_batch ? d->batch : 1);
+    int esz = acc_size(d->dtype);
+
+    if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
+        f->max_shared_memory >= 36 * 1024 && d->m >= 64 && d->n >= 64 && d->k >= 32 &&
+        !d->conj_a && !d->conj_b) {
+        c->kind = KIND_COOP;
+        c->bm = 128;
+        c->bn = 256;
+        /* 16-byte loads: A contiguous along k, B along n, rows 16-byte aligned */
+        c->vec_a = d->a.stride[2] == 1 && d->a.stride[1] % 8 == 0 && d->a.stride[0] % 8 == 0 &&
+                   d->k % 8 == 0 && aligned16(d->a.address);
+        c->vec_b = d->b.stride[2] == 1 && d->b.stride[1] % 8 == 0 && d->b.stride[0] % 8 == 0 &&
+                   d->n % 8 == 0 && aligned16(d->b.address);
+        snprintf(c->name, sizeof c->name, "coopmat-128x256%s%s", c->vec_a ? "-va" : "",
+                 c->vec_b ? "-vb" : "");
+        return;
+    }
+    /* matrix-vector and dot shapes, and tiny outputs over a long k: one
+     * workgroup per output element */
+    if (((d->m == 1 || d->n == 1) && k_total >= 32) || (nz * d->m * d->n <= 256 && k_total >= 1024)) {
+        c->kind = KIND_DOT;
+        snprintf(c->name, sizeof c->name, "dot");
+        return;
+    }
+    c->kind = KIND_TILED;
+    c->bk = 16;
+    if (esz == 16) {
+        c->tm = c->tn = 2;
+        c->bk = 8;
+    } else if (d->m <= 16 && d->n >= 64) {
+        c->tm = 1; /* skinny: 16 x 64 */
+        c->tn = 4;
+    } else if (d->n <= 16 && d->m >= 64) {
+        c->tm = 4; /* 64 x 16 */
+        c->tn = 1;
+    } else if (esz == 4 && d->m >= 128 && d->n >= 128 &&
+               ((d->m + 127) / 128) * ((d->n + 127) / 128) * nz >= 32) {
+        c->tm = c->tn = 8; /* large: 128 x 128 */
+    } else if (d->m >= 64 && d->n >= 64) {
+        c->tm = c->tn = 4; /* medium: 64 x 64 */
+    } else {
+        c->tm = c->tn = 2; /* small: 32 x 32 */
+    }
+    c->vw = (is_float_family(d->dtype) && c->tm % 4 == 0 && c->tn % 4 == 0) ? 4 : 1;
+    c->a_kc = iabs64(d->a.stride[2]) == 1 || d->m == 1;
+    c->b_nc = iabs64(d->b.stride[2]) == 1 || d->k == 1;
+    c->bm = 16 * c->tm;
+    c->bn = 16 * c->tn;
+    c->vload = c->vw == 4 && vload_ok(d, c->a_kc, c->b_nc);
+    snprintf(c->name, sizeof c->name, "tiled-%dx%d%s", 16 * c->tm, 16 * c->tn, c->vload ? "-v4" : "");
+}
+
+/* The access record of a (batch, rows, cols) operand. */
+static rs_access operand_access(rs_dtype dt, const rs_gemm_operand *o, int64_t batch, int64_t rows,
+                                int64_t cols, int write) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = o->address;
+    t.dtype = dt;
+    t.ndim = 3;
+    t.sizes[0] = batch;
+    t.sizes[1] = rows;
+    t.sizes[2] = cols;
+    for (int i = 0; i < 3; ++i) t.strides[i] = o->stride[i];
+    return rs_tensor_access(&t, write);
+}
+
+static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
+    if (!s) return rs_error(RS_ERR_INVALID, "rs_gemm: stream is NULL");
+    if (!d) return rs_error(RS_ERR_INVALID, "rs_gemm: descriptor is NULL");
+    if (!rs_dtype_valid(d->dtype)) return rs_error(RS_ERR_INVALID, "rs_gemm: invalid dtype %d", (int)d->dtype);
+    if (d->batch < 0 || d->m < 0 || d->n < 0 || d->k < 0)
+        return rs_error(RS_ERR_INVALID, "rs_gemm: negative size (batch %lld, m %lld, n %lld, k %lld)",
+                        (long long)d->batch, (long long)d->m, (long long)d->n, (long long)d->k);
+    if (rs_dtype_needs_fp64(d->dtype) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_gemm: %s needs float64 arithmetic, which this device "
+                        "(or profile) lacks", rs_dtype_name(d->dtype));
+    return RS_OK;
+}
+
+const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
+    static _Thread_local gemm_cfg c;
+    if (validate(s, d) != RS_OK) return "invalid";
+    choose(rs_stream_features(s), d, &c);
+    return c.name;
+}
+
+rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
+    rs_status st = validate(s, d);
+    if (st != RS_OK) return st;
+    int64_t nz = d->reduce_batch ? 1 : d->batch;
+    if (nz == 0 || d->m == 0 || d->n == 0) return RS_OK;
+    const rs_features *f = rs_stream_features(s);
+    gemm_cfg cfg;
+    choose(f, d, &cfg);
+
+    char defines[160];
+    const char *file = "gemm.comp";
+    if (cfg.kind == KIND_COOP) {
+        file = "gemm_coopmat.comp";
+        snprintf(defines, sizeof defines, "DT=%d;VEC_A=%d;VEC_B=%d", (int)d->dtype, cfg.vec_a, cfg.vec_b);
+    } else if (cfg.kind == KIND_DOT) {
+        snprintf(defines, sizeof defines, "DT=%d;KIND=1", (int)d->dtype);
+    } else {
+        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d",
+                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload);
+    }
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), file, defines, &k)) != RS_OK) return st;
+
+    gemm_params p;
+    memset(&p, 0, sizeof p);
+    p.a = d->a.address;
+    p.b = d->b.address;
+    p.c = d->c.address;
+    p.cin = d->cin.address;
+    p.m = d->m;
+    p.n = d->n;
+    p.k = d->k;
+    p.batch = d->batch;
+    for (int i = 0; i < 3; ++i) {
+        p.sa[i] = d->a.stride[i];
+        p.sb[i] = d->b.stride[i];
+        p.sc[i] = d->c.stride[i];
+        p.sci[i] = d->cin.stride[i];
+    }
+    rs_scalar alpha[2];
+    memcpy(alpha, d->alpha, sizeof alpha);
+    /* k == 0 (or an empty batch sum): C = beta * Cin, whatever alpha is (CPU) */
+    if (d->k == 0 || (d->reduce_batch && d->batch == 0)) memset(alpha, 0, sizeof alpha);
+    scalar_bits(d->dtype, alpha, p.alpha);
+    scalar_bits(d->dtype, d->beta, p.beta);
+    p.flags = (d->use_cin ? GF_USE_CIN : 0) | (d->conj_a ? GF_CONJ_A : 0) | (d->conj_b ? GF_CONJ_B : 0) |
+              (d->reduce_batch ? GF_REDUCE : 0);
+
+    uint32_t groups[3] = {1, 1, 1};
+    if (cfg.kind == KIND_DOT) {
+        uint64_t total = (uint64_t)(nz * d->m * d->n);
+        groups[0] = (uint32_t)(total < 65535 ? total : 65535);
+        uint64_t rest = (total + 65534) / 65535;
+        groups[1] = (uint32_t)(rest < 64 ? rest : 64);
+    } else {
+        p.tiles_m = (d->m + cfg.bm - 1) / cfg.bm;
+        p.tiles_n = (d->n + cfg.bn - 1) / cfg.bn;
+        groups[0] = (uint32_t)(p.tiles_n < 65535 ? p.tiles_n : 65535);
+        groups[1] = (uint32_t)(p.tiles_m < 65535 ? p.tiles_m : 65535);
+        groups[2] = (uint32_t)(nz < 65535 ? nz : 65535);
+    }
+
+    void *host = NULL;
+    uint64_t addr = 0;
+    if ((st = rs_stream_arena(s, sizeof p, &host, &addr)) != RS_OK) return st;
+    memcpy(host, &p, sizeof p);
+
+    rs_access acc[4];
+    int na = 0;
+    int64_t kb = d->batch; /* A and B span the whole batch, reduced or not */
+    if (d->k > 0 && kb > 0) {
+        acc[na++] = operand_access(d->dtype, &d->a, kb, d->m, d->k, 0);
+        acc[na++] = operand_access(d->dtype, &d->b, kb, d->k, d->n, 0);
+    }
+    if (d->use_cin) acc[na++] = operand_access(d->dtype, &d->cin, nz, d->m, d->n, 0);
+    acc[na++] = operand_access(d->dtype, &d->c, nz, d->m, d->n, 1);
+    uint64_t push = addr;
+    return rs_dispatch(s, k, groups, &push, sizeof push, acc, na);
+}
+
+/* ---- cross product: out[i] = a[i+1] b[i+2] - a[i+2] b[i+1] (indices mod 3)
+ * along `dim`, one pointwise launch per component. */
+
+static rs_tensor component(const rs_tensor *t, int dim, int i) {
+    rs_tensor v = *t;
+    v.address = t->address + (uint64_t)(t->strides[dim] * i * (int64_t)rs_dtype_size(t->dtype));
+    v.sizes[dim] = 1;
+    return v;
+}
+
+rs_status rs_cross(rs_stream *s, const rs_tensor *out, const rs_tensor *a, const rs_tensor *b, int dim) {
+    if (!s || !out || !a || !b) return rs_error(RS_ERR_INVALID, "rs_cross: NULL argument");
+    if (dim < 0 || dim >= out->ndim || out->sizes[dim] != 3)
+        return rs_error(RS_ERR_INVALID, "rs_cross: dimension %d does not have size 3", dim);
+    if (a->ndim != out->ndim || b->ndim != out->ndim)
+        return rs_error(RS_ERR_INVALID, "rs_cross: operands have different ranks");
+    for (int i = 0; i < out->ndim; ++i)
+        if (a->sizes[i] != out->sizes[i] || b->sizes[i] != out->sizes[i])
+            return rs_error(RS_ERR_INVALID, "rs_cross: operands have different shapes");
+    if (a->dtype != out->dtype || b->dtype != out->dtype)
+        return rs_error(RS_ERR_INVALID, "rs_cross: operands have different dtypes");
+    if (rs_tensor_numel(out) == 0) return RS_OK;
+    rs_dtype dt = out->dtype;
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "cross";
+    /* no scalar operand: complex128 scalars do not fit the engine's slots.
+     * float16/bfloat16: CPU's kernel computes in c10::Half/BFloat16
+     * arithmetic, which rounds each product to the dtype; so do we */
+    p.expr = (dt == RS_FLOAT16 || dt == RS_BFLOAT16)
+                 ? "(RS_ROUND(OUT_DT)(a * b) - RS_ROUND(OUT_DT)(c * d))"
+                 : "(rs_mul(a, b) - rs_mul(c, d))";
+    p.common = p.compute = p.result = dt;
+    p.ninputs = 4;
+    for (int i = 0; i < 3; ++i) {
+        p.out = component(out, dim, i);
+        p.in[0] = component(a, dim, (i + 1) % 3);
+        p.in[1] = component(b, dim, (i + 2) % 3);
+        p.in[2] = component(a, dim, (i + 2) % 3);
+        p.in[3] = component(b, dim, (i + 1) % 3);
+        rs_status st = rs_pointwise_run(s, &p);
+        if (st != RS_OK) return st;
+    }
+    return RS_OK;
+}
