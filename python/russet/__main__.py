@@ -255,8 +255,9 @@ def cmd_demo(args):
     if host_step:
         print(f"    which made {sum(host_step.values())} host-executed kernel calls: {top(host_step)}")
     print(f"  whole run: {sum(host_total.values())} host-executed op calls over {len(host_total)} ops")
-    print("  (host execution runs PyTorch's CPU kernel on the device memory; most compute ops\n"
-          "   have no native kernel yet: see README.md, Status)")
+    if host_total:
+        print("  (host execution runs PyTorch's CPU kernel on the device memory, counted: see\n"
+              "   README.md, Status, for what runs natively)")
 
     ok = True
     try:
