@@ -5,21 +5,32 @@ time per step, the ratio, and the aten ops that ran on the host in the timed
 steps (the issue's goal: none but float64).
 
     python bench/bench_train.py [--steps 200] [--batch 64] [--json out.json]
+
+Each device trains in its own process: PyTorch's autograd engine asserts
+when CUDA and a PrivateUse1 backend are both registered in one process
+(pytorch/pytorch#161129), so the CUDA peer runs without russet
+(TORCH_DEVICE_BACKEND_AUTOLOAD=0) and russet without CUDA
+(CUDA_VISIBLE_DEVICES=).
 """
 
 import argparse
+import importlib.util
 import json
 import os
+import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+PYDIR = os.path.join(os.path.dirname(HERE), "python")
 
 import torch  # noqa: E402
 
-import russet  # noqa: E402,F401
-from russet.__main__ import _make_model, _make_task  # noqa: E402
+# the demo's task and model, without importing (registering) russet
+_spec = importlib.util.spec_from_file_location("russet_demo", os.path.join(PYDIR, "russet", "__main__.py"))
+_demo = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_demo)
+_make_model, _make_task = _demo._make_model, _demo._make_task
 
 
 def sync(dev):
@@ -56,8 +67,30 @@ def time_steps(dev, steps, batch):
     final = loss.item()
     sync(dev)
     dt = (time.perf_counter() - t0) / steps
-    host = torch.russet.host_op_counts() if dev == "russet" else {}
+    host = dict(torch.russet.host_op_counts()) if dev == "russet" else {}
     return dt, final, host
+
+
+def child(dev, steps, batch):
+    if dev == "russet":
+        sys.path.insert(0, PYDIR)
+        import russet  # noqa: F401
+    dt, loss, host = time_steps(dev, steps, batch)
+    name = torch.russet.get_device_properties().name if dev == "russet" else dev
+    print(json.dumps({"dt": dt, "loss": loss, "host": host, "name": name}))
+
+
+def run_child(dev, steps, batch):
+    env = dict(os.environ)
+    if dev == "russet":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    else:
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", dev, "--steps", str(steps),
+                        "--batch", str(batch)], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{dev} run failed:\n{r.stdout}\n{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
@@ -65,20 +98,23 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child:
+        return child(args.child, args.steps, args.batch)
     peer = "cuda" if torch.cuda.is_available() else "cpu"
-    props = torch.russet.get_device_properties()
-    print(f"russet on {props.name}, profile {props.profile}; peer: torch {peer}")
-    r_dt, r_loss, host = time_steps("russet", args.steps, args.batch)
-    p_dt, p_loss, _ = time_steps(peer, args.steps, args.batch)
-    print(f"time per step: russet {r_dt * 1e3:.2f} ms, torch {peer} {p_dt * 1e3:.2f} ms, "
-          f"ratio {r_dt / p_dt:.2f}x (time)")
-    print(f"final loss: russet {r_loss:.5f}, torch {peer} {p_loss:.5f}")
-    print(f"host-executed ops in {args.steps} steps: {host or 'none'}")
+    r = run_child("russet", args.steps, args.batch)
+    p = run_child(peer, args.steps, args.batch)
+    print(f"russet on {r['name']}; peer: torch {peer}")
+    print(f"time per step: russet {r['dt'] * 1e3:.2f} ms, torch {peer} {p['dt'] * 1e3:.2f} ms, "
+          f"ratio {r['dt'] / p['dt']:.2f}x (time)")
+    print(f"final loss: russet {r['loss']:.5f}, torch {peer} {p['loss']:.5f}")
+    print(f"host-executed ops in {args.steps} steps: {r['host'] or 'none'}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": props.name, "peer": peer, "ms_per_step": {"russet": r_dt * 1e3, peer: p_dt * 1e3},
-                       "host_ops": host}, f, indent=1)
+            json.dump({"device": r["name"], "peer": peer,
+                       "ms_per_step": {"russet": r["dt"] * 1e3, peer: p["dt"] * 1e3}, "host_ops": r["host"]},
+                      f, indent=1)
 
 
 if __name__ == "__main__":
