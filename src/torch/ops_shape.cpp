@@ -1,0 +1,147 @@
+// Shape ops that move data: cat, flip, roll, tril/triu, equal. They are
+// copies (rs_copy, through copy_ of views) and pointwise ops, composed
+// here; every dtype runs natively (copies move float64 as bits).
+#include "torch/reduce.h"
+
+#include <ATen/WrapDimUtils.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/cat_meta.h>
+#include <ATen/ops/cat_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/tril_meta.h>
+#include <ATen/ops/tril_ops.h>
+#include <ATen/ops/triu_meta.h>
+#include <ATen/ops/triu_ops.h>
+#include <ATen/ops/view_as_real.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+
+// cat: ATen's meta checks the inputs and sizes `out` (dtype promotion
+// included); each input is then copied into its slice.
+Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
+  OutOps<at::meta::structured_cat> m(out);
+  auto pre = m.meta(tensors, dim);
+  if (out.numel() == 0) return out;
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    // legacy empty tensors (1-d, size 0) take no part, as in ATen
+    if (t.dim() == 1 && t.numel() == 0) continue;
+    int64_t size = t.size(pre.dim);
+    if (size > 0) out.narrow(pre.dim, offset, size).copy_(t);
+    offset += size;
+  }
+  return out;
+}
+
+// flip: one copy from a view that walks the flipped dims backwards
+Tensor flip(const Tensor& self, at::IntArrayRef dims) {
+  uint64_t mask = 0;
+  for (int64_t d : dims) mask |= 1ULL << at::maybe_wrap_dim(d, self.dim());
+  TORCH_CHECK(static_cast<size_t>(__builtin_popcountll(mask)) == dims.size(),
+              "dims has duplicates, original flip dims size=", dims.size(),
+              ", but unique flip dims size=", __builtin_popcountll(mask));
+  Tensor in = resolved(self);
+  Tensor out = at::empty_like(in, at::MemoryFormat::Preserve);
+  if (out.numel() == 0) return out;
+  rs_tensor src = describe(in);
+  for (int d = 0; d < src.ndim; ++d) {
+    if (!(mask >> d & 1) || src.sizes[d] <= 1) continue;
+    src.address += static_cast<uint64_t>((src.sizes[d] - 1) * src.strides[d] * static_cast<int64_t>(in.element_size()));
+    src.strides[d] = -src.strides[d];
+  }
+  rs_tensor dst = describe(out);
+  check(rs_copy(current_stream_for(self), &dst, &src));
+  return out;
+}
+
+// roll: per dim, the two slices swap places
+Tensor roll_dims(const Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
+  TORCH_CHECK(!shifts.empty(), "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    Tensor flat = self.contiguous().view(-1);
+    int64_t zero = 0;
+    return roll_dims(flat, shifts, at::IntArrayRef(&zero, 1)).view(self.sizes());
+  }
+  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  Tensor cur = self;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = at::maybe_wrap_dim(dims[i], self.dim());
+    int64_t n = cur.size(d);
+    Tensor out = at::empty_like(cur, at::MemoryFormat::Preserve);
+    int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
+    if (s == 0) {
+      out.copy_(cur);
+    } else {
+      out.narrow(d, s, n - s).copy_(cur.narrow(d, 0, n - s));
+      out.narrow(d, 0, s).copy_(cur.narrow(d, n - s, s));
+    }
+    cur = out;
+  }
+  return cur;
+}
+
+// tril/triu: where(keep, self, 0), keep from the row and column indices
+template <class Meta, class Op>
+Tensor& triangle_out(const Tensor& self, int64_t diagonal, Tensor& out, bool lower) {
+  OutOps<Meta> m(out);
+  m.meta(self, diagonal);
+  if (out.numel() == 0) return out;
+  int64_t rows = self.size(-2), cols = self.size(-1);
+  auto idx = self.options().dtype(at::kLong);
+  Tensor diff = at::arange(cols, idx).unsqueeze(0).sub(at::arange(rows, idx).unsqueeze(1));  // col - row
+  Tensor keep = lower ? diff.le(diagonal) : diff.ge(diagonal);
+  // float64/complex128 as their int64 bits: where moves values, and the
+  // zero bits are +0.0 (no fp64 arithmetic needed, native under apple)
+  Tensor src = self, dst = out;
+  if (self.scalar_type() == at::kDouble) {
+    src = self.view(at::kLong);
+    dst = out.view(at::kLong);
+  } else if (self.scalar_type() == at::kComplexDouble) {
+    src = at::view_as_real(self.resolve_conj()).view(at::kLong);
+    dst = at::view_as_real(out).view(at::kLong);
+    keep = keep.unsqueeze(-1);
+  }
+  at::where_out(dst, keep, src, at::zeros({}, src.options()));
+  return out;
+}
+
+Tensor& tril_out(const Tensor& self, int64_t diagonal, Tensor& out) {
+  return triangle_out<at::meta::structured_tril, at::_ops::tril_out>(self, diagonal, out, true);
+}
+Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) {
+  return triangle_out<at::meta::structured_triu, at::_ops::triu_out>(self, diagonal, out, false);
+}
+
+// equal: same sizes and every element == (a bool on the host: one sync)
+bool equal(const Tensor& self, const Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ",
+              self.device(), " and ", other.device());
+  TORCH_CHECK(self.dtype() == other.dtype(), "Expected object of scalar type ", self.dtype(),
+              " but got scalar type ", other.dtype(), " for argument 'other'");
+  if (!self.sizes().equals(other.sizes())) return false;
+  if (self.numel() == 0) return true;
+  return at::eq(self, other).all().item<bool>();
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("cat.out", cat_out);
+  m.impl("flip", flip);
+  m.impl("roll", roll_dims);
+  m.impl("tril.out", tril_out);
+  m.impl("triu.out", triu_out);
+  m.impl("equal", equal);
+}
+
+}  // namespace russet

@@ -1,0 +1,71 @@
+"""cat, flip, roll, tril/triu, equal against CPU: OpInfo samples for every
+dtype CPU supports (all native: copies move float64 as bits, and the
+triangle ops are a where over index comparisons), plus layouts and errors."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+
+D = "russet"
+
+OPS = [("cat", ""), ("flip", ""), ("fliplr", ""), ("flipud", ""), ("roll", ""), ("rot90", ""),
+       ("tril", ""), ("triu", "")]
+
+
+@pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
+def test_matches_cpu(name, variant):
+    # copies and where need no float64 arithmetic: native for every dtype
+    check_opinfo(name, variant, native=False)
+    torch.russet.reset_host_op_counts()
+    x = torch.randn(4, 5, dtype=torch.float64)
+    {"cat": lambda t: torch.cat([t, t], 1), "flip": lambda t: t.flip(0), "fliplr": torch.fliplr,
+     "flipud": torch.flipud, "roll": lambda t: t.roll(2, 1), "rot90": torch.rot90, "tril": torch.tril,
+     "triu": torch.triu}[name](x.to(D))
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.complex64, torch.float16])
+def test_layouts(dtype):
+    x = torch.testing.make_tensor((3, 4, 5), dtype=dtype, device="cpu")
+    d = x.to(D)
+    for t, u in [(x, d), (x.transpose(0, 2), d.transpose(0, 2)), (x[:, ::2], d[:, ::2])]:
+        assert torch.equal(torch.cat([u, u[:1]], 0).cpu(), torch.cat([t, t[:1]], 0))
+        assert torch.equal(u.flip(0, 2).cpu(), t.flip(0, 2))
+        assert torch.equal(u.roll((1, -3), (1, 2)).cpu(), t.roll((1, -3), (1, 2)))
+        assert torch.equal(u.roll(7).cpu(), t.roll(7))
+        assert torch.equal(u.tril(-1).cpu(), t.tril(-1))
+        assert torch.equal(u.triu(2).cpu(), t.triu(2))
+    y = d.clone()
+    y.tril_(1)
+    assert torch.equal(y.cpu(), x.tril(1))
+
+
+def test_cat_promotes_skips_legacy_empty_and_writes_out():
+    a = torch.arange(6, dtype=torch.int32).view(2, 3)
+    b = torch.rand(1, 3)
+    got = torch.cat([a.to(D), torch.empty(0, device=D), b.to(D)])
+    assert_close(got.cpu(), torch.cat([a, torch.empty(0), b]))
+    out = torch.empty(0, device=D)
+    torch.cat([b.to(D), b.to(D)], 1, out=out)
+    assert out.shape == (1, 6)
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
+        torch.cat([a.to(D), torch.rand(2, 2, device=D)], 0)
+
+
+def test_equal():
+    x = torch.tensor([1.0, float("nan"), 3.0])
+    d = x.to(D)
+    assert torch.equal(d, d.clone()) == torch.equal(x, x.clone())
+    assert torch.equal(d[:1], d[:1].clone())
+    assert not torch.equal(d, d[:2])
+    assert torch.equal(torch.empty(0, device=D), torch.empty(0, device=D))
+
+
+def test_flip_errors():
+    d = torch.rand(2, 3, device=D)
+    with pytest.raises(RuntimeError, match="duplicates"):
+        d.flip(0, 0)
+    with pytest.raises(IndexError):
+        d.flip(2)
