@@ -394,7 +394,64 @@ RS_API rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p);
 /* (src/engine/reduce.c, softmax.c, loss.c) */
 
 /* ---------------------------------------------------------------- scans and sorting */
-/* (src/engine/scan.c, sort.c) */
+/* (src/engine/scan.c, sort.c, select.c) All of these work along the last
+ * dim of contiguous tensors ([rows, n]; a 0-dim tensor is one row of 1):
+ * the caller moves the dim last. */
+
+typedef enum rs_scan_op {
+    RS_SCAN_SUM = 1,       /* cumsum: integers accumulate in 64 bits, float32 in float-float */
+    RS_SCAN_PROD = 2,      /* cumprod */
+    RS_SCAN_MAX = 3,       /* cummax: values and int64 indices (NaN greatest, ties: later) */
+    RS_SCAN_MIN = 4,       /* cummin */
+    RS_SCAN_LOGSUMEXP = 5  /* logcumsumexp (floating dtypes) */
+} rs_scan_op;
+
+/* Inclusive scan of src into dst (same sizes; dst's dtype may differ, the
+ * accumulation is in src's dtype's accumulate type). `indices` (int64, same
+ * sizes) only for MAX and MIN, else NULL. float64 needs shaderFloat64:
+ * RS_ERR_UNSUPPORTED (run it on the host). */
+RS_API rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_tensor *dst,
+                         const rs_tensor *indices);
+
+/* Stable sort of each row of src (bool, integers incl. uint16/32/64,
+ * float16, bfloat16, float32, float64: no fp64 arithmetic needed). NaN
+ * sorts above everything, -0 == +0. The first `k` (1..n, n for a full
+ * sort) of each sorted row go to `values` (src's dtype, [rows, k], may be
+ * NULL) and `indices` (int64, [rows, k], may be NULL). Rows of any length
+ * up to 2^31 padded elements in all. */
+RS_API rs_status rs_sort(rs_stream *s, const rs_tensor *src, int descending, int64_t k,
+                         const rs_tensor *values, const rs_tensor *indices);
+
+typedef enum rs_pick {
+    RS_PICK_KTH = 1,       /* the k-th smallest (k from 0) */
+    RS_PICK_MEDIAN = 2,    /* the lower median; the first NaN if the row has one */
+    RS_PICK_NANMEDIAN = 3  /* the lower median of the non-NaN elements */
+} rs_pick;
+/* One element per row of src, by a sort: values (src's dtype) and int64
+ * indices (may be NULL), both with `rows` elements, contiguous. */
+RS_API rs_status rs_sort_pick(rs_stream *s, const rs_tensor *src, rs_pick mode, int64_t k,
+                              const rs_tensor *values, const rs_tensor *indices);
+
+/* out[i] = insertion point of values[i] in its row of `boundaries` (one
+ * row shared by all values, or one row per row of values), with PyTorch's
+ * CPU comparisons; `right` as searchsorted's. `sorter` (int64, boundaries'
+ * sizes, or NULL) gives the sorted order. values and boundaries share a
+ * dtype (the caller promotes); out is int64 or int32. float64:
+ * RS_ERR_UNSUPPORTED. */
+RS_API rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, const rs_tensor *values,
+                                 const rs_tensor *sorter, int right, const rs_tensor *out);
+
+/* nonzero and masked_select, in two calls. rs_nonzero_count counts the
+ * nonzero elements of src (contiguous, any dtype, < 2^32 elements) and
+ * waits for the count (the output size depends on the data); *offsets is
+ * scratch memory that rs_nonzero_write consumes and frees (pass it even on
+ * an error path; 0 when src is empty). rs_nonzero_write writes, in order,
+ * the coordinates of the nonzero elements (coords: int64 [count, ndim],
+ * may be NULL) and/or values_src[i] for each nonzero src[i] (values_out:
+ * [count], values_src's dtype; may be NULL). */
+RS_API rs_status rs_nonzero_count(rs_stream *s, const rs_tensor *src, uint64_t *offsets, int64_t *count);
+RS_API rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets, const rs_tensor *coords,
+                                  const rs_tensor *values_src, const rs_tensor *values_out);
 
 /* ---------------------------------------------------------------- matrix products */
 /* (src/engine/gemm.c) */

@@ -1,0 +1,219 @@
+// scan.comp: inclusive scans along the last dim of a contiguous [rows, n]
+// input (the adapter moves the scanned dim last): cumsum, cumprod, cummax,
+// cummin (values and int64 indices), logcumsumexp.
+//
+// One workgroup per row (grid-stride over rows). The row is processed in
+// chunks of RS_WG * ITEMS elements: each invocation scans its ITEMS
+// consecutive elements sequentially, the workgroup scans the invocations'
+// totals in shared memory (Hillis-Steele), and a carry runs across chunks.
+//
+// Defines: IN_DT (input dtype code; the adapter has cast it to the result
+// dtype where PyTorch does), OUT_DT (values dtype), OP (1 sum, 2 prod,
+// 3 max, 4 min, 5 logsumexp).
+//
+// Accumulation as PyTorch's CPU (at::acc_type<T, false>): integers in 64
+// bits; float32 accumulates in double there, so sum and prod use a float-float
+// pair (hi + lo, ~48 mantissa bits) here; float16/bfloat16 accumulate in
+// float. Scan states combine as combine(earlier, later).
+#version 460
+#extension GL_KHR_shader_subgroup_basic : enable
+#include "common/dtype.glsl"
+#include "common/index.glsl"
+
+#define T_DT IN_DT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+#if OUT_DT != IN_DT
+#define T_DT OUT_DT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+#endif
+
+#define ITEMS 4
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push {
+    uint64_t src;
+    uint64_t dst;      // values, contiguous [rows, n]
+    uint64_t idx;      // int64 indices (OP 3, 4), contiguous [rows, n]
+    uint64_t rows;
+    uint64_t n;
+} pc;
+
+#define IS_FLOAT RS_IS_FLT(IN_DT)
+#define IS_U64 (IN_DT == 29)
+#define FF (IN_DT == 6 && (OP == 1 || OP == 2))  // float32 sum/prod: float-float
+
+// ---------------------------------------------------------------- the state
+#if OP == 3 || OP == 4
+// (value, index); NaN is greater than everything and ties take the later
+// element, as CPU's cummax_cummin_helper (std::greater_equal / less_equal).
+#if IS_FLOAT
+#define V float
+#else
+#define V uint64_t
+#endif
+struct S { V v; int64_t i; };
+bool takes_later(V a, V b) {
+#if IS_FLOAT
+    if (isnan(b)) return true;
+    if (isnan(a)) return false;
+#if OP == 3
+    return b >= a;
+#else
+    return b <= a;
+#endif
+#elif IS_U64
+#if OP == 3
+    return b >= a;
+#else
+    return b <= a;
+#endif
+#else
+#if OP == 3
+    return int64_t(b) >= int64_t(a);
+#else
+    return int64_t(b) <= int64_t(a);
+#endif
+#endif
+}
+S combine(S a, S b) { return takes_later(a.v, b.v) ? b : a; }
+S identity() {
+    S s;
+#if IS_FLOAT
+    s.v = OP == 3 ? uintBitsToFloat(0xFF800000u) : uintBitsToFloat(0x7F800000u);
+#elif IS_U64
+    s.v = OP == 3 ? 0UL : ~0UL;
+#else
+    s.v = OP == 3 ? 0x8000000000000000UL : 0x7FFFFFFFFFFFFFFFUL;
+#endif
+    s.i = 0L;
+    return s;
+}
+S load_s(int64_t o, int64_t j) {
+    S s;
+    s.v = RS_GET(IN_DT)(pc.src, o);
+    s.i = j;
+    return s;
+}
+
+#elif FF
+// float-float: value = x + y, |y| <= ulp(x) / 2.
+#define S vec2
+S fast_two_sum(float a, float b) {
+    precise float s = a + b;
+    precise float e = b - (s - a);
+    return vec2(s, e);
+}
+S combine(S a, S b) {
+#if OP == 1
+    precise float s = a.x + b.x;
+    if (isinf(s) || isnan(s)) return vec2(s, 0.0);
+    precise float bb = s - a.x;
+    precise float e = (a.x - (s - bb)) + (b.x - bb);
+    precise float lo = e + (a.y + b.y);
+    return fast_two_sum(s, lo);
+#else
+    precise float p = a.x * b.x;
+    if (isinf(p) || isnan(p) || p == 0.0) return vec2(p, 0.0);
+    precise float e = fma(a.x, b.x, -p);
+    precise float lo = e + (a.x * b.y + a.y * b.x);
+    return fast_two_sum(p, lo);
+#endif
+}
+S identity() { return OP == 1 ? vec2(0.0, 0.0) : vec2(1.0, 0.0); }
+S load_s(int64_t o, int64_t j) { return vec2(RS_GET(IN_DT)(pc.src, o), 0.0); }
+
+#elif IS_FLOAT
+#define S float
+// log1p without cancellation (Goldberg's trick)
+float log1p_(float u) {
+    precise float w = 1.0 + u;
+    return w == 1.0 ? u : log(w) * (u / (w - 1.0));
+}
+S combine(S a, S b) {
+#if OP == 1
+    return a + b;
+#elif OP == 2
+    return a * b;
+#else
+    // c10 _log_add_exp_helper(x = b, y = a): NaN propagates, equal
+    // infinities stay.
+    float mn, mx;
+    if (isnan(a)) { mn = a; mx = a; }
+    else { mn = min(a, b); mx = max(a, b); }
+    if (isnan(b)) return b;
+    if (mn != mx || !isinf(mn)) return mx + log1p_(exp(mn - mx));
+    return b;
+#endif
+}
+S identity() { return OP == 1 ? 0.0 : OP == 2 ? 1.0 : uintBitsToFloat(0xFF800000u); }
+S load_s(int64_t o, int64_t j) { return RS_GET(IN_DT)(pc.src, o); }
+
+#else  // integers and bool: 64-bit wrapping arithmetic
+#define S uint64_t
+S combine(S a, S b) {
+#if OP == 1
+    return a + b;
+#else
+    return a * b;
+#endif
+}
+S identity() { return OP == 1 ? 0UL : 1UL; }
+S load_s(int64_t o, int64_t j) { return RS_GET(IN_DT)(pc.src, o); }
+#endif
+
+void store_s(int64_t o, S s) {
+#if OP == 3 || OP == 4
+#if IS_FLOAT
+    RS_SET_F(OUT_DT)(pc.dst, o, s.v);
+#else
+    RS_SET_I(OUT_DT)(pc.dst, o, s.v);
+#endif
+    RsI64(pc.idx + 8UL * uint64_t(o)).v = s.i;
+#elif FF
+    RS_SET_F(OUT_DT)(pc.dst, o, s.x + s.y);
+#elif IS_FLOAT
+    RS_SET_F(OUT_DT)(pc.dst, o, s);
+#else
+    RS_SET_I(OUT_DT)(pc.dst, o, s);
+#endif
+}
+
+shared S sh[RS_WG];
+
+void main() {
+    uint t = gl_LocalInvocationID.x;
+    int64_t n = int64_t(pc.n);
+    for (uint64_t row = gl_WorkGroupID.x; row < pc.rows; row += gl_NumWorkGroups.x) {
+        int64_t base = int64_t(row) * n;
+        S carry = identity();
+        for (int64_t c0 = 0; c0 < n; c0 += int64_t(RS_WG * ITEMS)) {
+            int64_t j0 = c0 + int64_t(t) * ITEMS;
+            S loc[ITEMS];
+            S acc = identity();
+            [[unroll]] for (int k = 0; k < ITEMS; ++k) {
+                int64_t j = j0 + k;
+                if (j < n) acc = combine(acc, load_s(base + j, j));
+                loc[k] = acc;
+            }
+            sh[t] = acc;
+            barrier();
+            // inclusive Hillis-Steele over the invocations' totals
+            for (uint d = 1u; d < RS_WG; d <<= 1) {
+                S other = t >= d ? sh[t - d] : identity();
+                barrier();
+                if (t >= d) sh[t] = combine(other, sh[t]);
+                barrier();
+            }
+            S prefix = t > 0u ? combine(carry, sh[t - 1u]) : carry;
+            [[unroll]] for (int k = 0; k < ITEMS; ++k) {
+                int64_t j = j0 + k;
+                if (j < n) store_s(base + j, combine(prefix, loc[k]));
+            }
+            S total = combine(carry, sh[RS_WG - 1]);
+            barrier();
+            carry = total;
+        }
+    }
+}

@@ -1,0 +1,181 @@
+// Searching and selection (src/engine/select.c): searchsorted, bucketize,
+// nonzero (argwhere and where(cond) are ATen composites of it) and
+// masked_select. nonzero and masked_select sync once, to learn their size.
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/BucketizationUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/bucketize_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/masked_select_ops.h>
+#include <ATen/ops/nonzero_ops.h>
+#include <ATen/ops/searchsorted_ops.h>
+#include <torch/library.h>
+
+#include <limits>
+
+#include "torch/rows.h"
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+
+// ---------------------------------------------------------------- searchsorted
+
+Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                         std::optional<std::string_view> side_opt, const std::optional<Tensor>& sorter_opt,
+                         Tensor& result) {
+  return native_or_host<at::_ops::searchsorted_Tensor_out>(
+      [&]() -> Tensor& {
+        Tensor sorter = sorter_opt.has_value() ? *sorter_opt : Tensor();
+        at::native::searchsorted_pre_check(sorted_sequence, self, result, out_int32, right, side_opt, sorter);
+        at::native::resize_output(result, self.sizes());
+        bool is_right = side_opt ? *side_opt == "right" : right;
+        if (self.numel() == 0) return result;
+        Tensor input = self, boundaries = sorted_sequence, srt = sorter;
+        if (self.scalar_type() != sorted_sequence.scalar_type()) {
+          Tensor ti, tb, ts;
+          at::native::searchsorted_maybe_trim_input_tensors(ti, tb, ts, self, sorted_sequence, sorter);
+          if (ti.defined()) input = ti;
+          if (tb.defined()) boundaries = tb;
+        }
+        if (input.is_cpu()) input = input.to(self.device());  // a wrapped scalar
+        input = input.contiguous();
+        boundaries = boundaries.contiguous();
+        if (srt.defined()) srt = srt.contiguous();
+        c10::DeviceGuard guard(sorted_sequence.device());
+        Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+        // a 0-dim boundaries/values tensor is one row
+        Tensor b1 = boundaries.dim() == 0 ? boundaries.reshape({1}) : boundaries;
+        Tensor i1 = input.dim() == 0 ? input.reshape({1}) : input;
+        Tensor o1 = out.dim() == 0 ? out.reshape({1}) : out;
+        rs_tensor db = describe(b1), dv = describe(i1), dout = describe(o1), ds{};
+        if (srt.defined()) ds = describe(srt.dim() == 0 ? srt.reshape({1}) : srt);
+        check_or_host(rs_searchsorted(current_stream_for(sorted_sequence), &db, &dv, srt.defined() ? &ds : nullptr,
+                                      is_right ? 1 : 0, &dout));
+        if (!out.is_same(result)) result.copy_(out);
+        return result;
+      },
+      sorted_sequence, self, out_int32, right, side_opt, sorter_opt, result);
+}
+
+Tensor searchsorted_t(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  Tensor result = at::empty({0}, self.options().dtype(out_int32 ? at::kInt : at::kLong).device(sorted_sequence.device()));
+  searchsorted_out(sorted_sequence, self, out_int32, right, side, sorter, result);
+  return result;
+}
+
+Tensor& searchsorted_scalar_out(const Tensor& sorted_sequence, const at::Scalar& self, bool out_int32, bool right,
+                                std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
+                                Tensor& result) {
+  Tensor t = at::native::searchsorted_scalar_tensor(self, sorted_sequence.device());
+  return searchsorted_out(sorted_sequence, t, out_int32, right, side, sorter, result);
+}
+Tensor searchsorted_scalar(const Tensor& sorted_sequence, const at::Scalar& self, bool out_int32, bool right,
+                           std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  Tensor t = at::native::searchsorted_scalar_tensor(self, sorted_sequence.device());
+  return searchsorted_t(sorted_sequence, t, out_int32, right, side, sorter);
+}
+
+Tensor& bucketize_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, Tensor& result) {
+  TORCH_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return searchsorted_out(boundaries, self, out_int32, right, std::nullopt, std::nullopt, result);
+}
+Tensor bucketize_t(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  Tensor result = at::empty({0}, boundaries.options().dtype(out_int32 ? at::kInt : at::kLong));
+  return bucketize_out(self, boundaries, out_int32, right, result);
+}
+Tensor bucketize_scalar(const at::Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return bucketize_t(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
+}
+
+// ---------------------------------------------------------------- nonzero, masked_select
+
+Tensor& nonzero_out(const Tensor& self, Tensor& result) {
+  TORCH_CHECK(self.numel() < std::numeric_limits<int>::max(),
+              "nonzero is not supported for tensors with more than INT_MAX elements, "
+              "See https://github.com/pytorch/pytorch/issues/51871");
+  TORCH_CHECK(result.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+              result.scalar_type());
+  TORCH_CHECK(self.device() == result.device(), "expected self and result to be on the same device, but got ",
+              self.device(), " and ", result.device());
+  c10::DeviceGuard guard(self.device());
+  Tensor x = self.contiguous();
+  rs_tensor dx = describe(x);
+  rs_stream* s = current_stream_for(self);
+  uint64_t offsets = 0;
+  int64_t count = 0;
+  check(rs_nonzero_count(s, &dx, &offsets, &count));
+  try {
+    at::native::resize_output(result, {count, self.dim()});
+    Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+    rs_tensor dc = describe(out);
+    rs_status st = rs_nonzero_write(s, &dx, offsets, count > 0 ? &dc : nullptr, nullptr, nullptr);
+    offsets = 0;
+    check(st);
+    if (!out.is_same(result)) result.copy_(out);
+  } catch (...) {
+    if (offsets) rs_nonzero_write(s, &dx, offsets, nullptr, nullptr, nullptr);
+    throw;
+  }
+  return result;
+}
+Tensor nonzero(const Tensor& self) {
+  Tensor result = at::empty({0}, self.options().dtype(at::kLong));
+  return nonzero_out(self, result);
+}
+
+Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& result) {
+  TORCH_CHECK(mask.scalar_type() == at::ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  TORCH_CHECK(self.scalar_type() == result.scalar_type(),
+              "masked_select(): self and result must have the same scalar type");
+  at::assert_no_internal_overlap(result);
+  at::assert_no_overlap(result, self);
+  at::assert_no_overlap(result, mask);
+  auto [m_, s_] = at::expand_outplace(mask, self);
+  c10::DeviceGuard guard(self.device());
+  Tensor m = m_->contiguous(), v = s_->contiguous();
+  rs_tensor dm = describe(m);
+  rs_stream* s = current_stream_for(self);
+  uint64_t offsets = 0;
+  int64_t count = 0;
+  check(rs_nonzero_count(s, &dm, &offsets, &count));
+  try {
+    at::native::resize_output(result, {count});
+    Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+    // values are copied as bytes: the masked view of any dtype
+    rs_tensor dvf = describe(v.reshape({-1})), dout = describe(out);
+    rs_status st = rs_nonzero_write(s, &dm, offsets, nullptr, count > 0 ? &dvf : nullptr, count > 0 ? &dout : nullptr);
+    offsets = 0;
+    check(st);
+    if (!out.is_same(result)) result.copy_(out);
+  } catch (...) {
+    if (offsets) rs_nonzero_write(s, &dm, offsets, nullptr, nullptr, nullptr);
+    throw;
+  }
+  return result;
+}
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  Tensor result = at::empty({0}, self.options());
+  return masked_select_out(self, mask, result);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("searchsorted.Tensor", TORCH_FN(searchsorted_t));
+  m.impl("searchsorted.Tensor_out", TORCH_FN(searchsorted_out));
+  m.impl("searchsorted.Scalar", TORCH_FN(searchsorted_scalar));
+  m.impl("searchsorted.Scalar_out", TORCH_FN(searchsorted_scalar_out));
+  m.impl("bucketize.Tensor", TORCH_FN(bucketize_t));
+  m.impl("bucketize.Tensor_out", TORCH_FN(bucketize_out));
+  m.impl("bucketize.Scalar", TORCH_FN(bucketize_scalar));
+  m.impl("nonzero", TORCH_FN(nonzero));
+  m.impl("nonzero.out", TORCH_FN(nonzero_out));
+  m.impl("masked_select", TORCH_FN(masked_select));
+  m.impl("masked_select.out", TORCH_FN(masked_select_out));
+}
+
+}  // namespace russet

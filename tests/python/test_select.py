@@ -1,0 +1,104 @@
+"""Searching and selection (src/engine/select.c) against PyTorch CPU:
+searchsorted, bucketize, nonzero, argwhere, where(cond), masked_select."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+from scan_sort_util import D, native
+
+
+@pytest.mark.parametrize("name", ["searchsorted", "bucketize", "nonzero", "argwhere", "masked_select"])
+def test_opinfo(name):
+    check_opinfo(name)
+
+
+DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16,
+          torch.float32]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_searchsorted_forms(dtype):
+    g = torch.Generator().manual_seed(0)
+    b = torch.randint(0, 20, (3, 12), generator=g).sort(1)[0].to(dtype)
+    v = torch.randint(-2, 22, (3, 9), generator=g).to(dtype)
+    for right in (False, True):
+        for out_int32 in (False, True):
+            exp = torch.searchsorted(b, v, right=right, out_int32=out_int32)
+            got = native(lambda: torch.searchsorted(b.to(D), v.to(D), right=right, out_int32=out_int32))
+            assert got.dtype == exp.dtype and torch.equal(got.cpu(), exp)
+        side = "right" if right else "left"
+        exp = torch.searchsorted(b[0], v, side=side)
+        assert torch.equal(native(lambda: torch.searchsorted(b[0].to(D), v.to(D), side=side)).cpu(), exp)
+        exp = torch.bucketize(v, b[1], right=right)
+        assert torch.equal(native(lambda: torch.bucketize(v.to(D), b[1].to(D), right=right)).cpu(), exp)
+    # sorter
+    u = torch.randint(0, 20, (3, 12), generator=g).to(dtype)
+    srt = u.argsort(1)
+    exp = torch.searchsorted(u, v, sorter=srt)
+    assert torch.equal(native(lambda: torch.searchsorted(u.to(D), v.to(D), sorter=srt.to(D))).cpu(), exp)
+
+
+def test_searchsorted_scalar_nan_mixed_dtypes():
+    b = torch.tensor([1.0, 2.0, 2.0, 3.0, float("nan")])
+    for val in (2, 2.5, float("nan"), -1):
+        for right in (False, True):
+            exp = torch.searchsorted(b, val, right=right)
+            assert torch.equal(native(lambda: torch.searchsorted(b.to(D), val, right=right)).cpu(), exp)
+    bi = torch.tensor([0, 3, 5, 9])
+    vf = torch.tensor([[2.5, 5.0], [9.5, -1.0]])
+    assert torch.equal(torch.searchsorted(bi.to(D), vf.to(D)).cpu(), torch.searchsorted(bi, vf))
+    assert torch.equal(torch.bucketize(3, bi.to(D)).cpu(), torch.bucketize(3, bi))
+    out = torch.empty(4, device=D, dtype=torch.int64)
+    torch.searchsorted(bi.to(D), vf.to(D), out=out)
+    assert torch.equal(out.cpu(), torch.searchsorted(bi, vf))
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                                   torch.uint16, torch.uint32, torch.uint64, torch.float16, torch.bfloat16,
+                                   torch.float32, torch.complex64])
+def test_nonzero_masked_select_dtypes(dtype):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randint(0, 3, (5, 7, 300), generator=g) == 0).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 0, ::7] = float("nan")
+        x[1, 1, ::5] = -0.0
+    assert torch.equal(native(lambda: torch.nonzero(x.to(D))).cpu(), torch.nonzero(x))
+    mask = torch.rand(5, 7, 300, generator=g) > 0.6
+    assert_close(native(lambda: torch.masked_select(x.to(D), mask.to(D))).cpu(), torch.masked_select(x, mask),
+                 equal_nan=True)
+
+
+def test_nonzero_shapes_and_where():
+    g = torch.Generator().manual_seed(2)
+    for x in (torch.tensor(0.0), torch.tensor(2.0), torch.empty(0, 3), torch.zeros(4, 5),
+              torch.randn(3, 4, 5, generator=g).transpose(0, 2) > 0.3):
+        assert torch.equal(native(lambda: torch.nonzero(x.to(D))).cpu(), torch.nonzero(x))
+        assert torch.equal(native(lambda: torch.argwhere(x.to(D))).cpu(), torch.argwhere(x))
+    x = torch.randn(4, 6, generator=g) > 0
+    got = torch.where(x.to(D))
+    exp = torch.where(x)
+    assert len(got) == len(exp) and all(torch.equal(a.cpu(), b) for a, b in zip(got, exp))
+    big = torch.rand(200_000, generator=g) > 0.5
+    assert torch.equal(native(lambda: torch.nonzero(big.to(D))).cpu(), torch.nonzero(big))
+    # broadcast mask and a non-contiguous out=
+    v = torch.randn(3, 4, generator=g)
+    m = torch.tensor([True, False, True, True])
+    assert torch.equal(native(lambda: torch.masked_select(v.to(D), m.to(D))).cpu(), torch.masked_select(v, m))
+    out = torch.empty(2, 5, device=D, dtype=torch.int64).t()
+    torch.nonzero(x.to(D), out=out)
+    assert torch.equal(out.cpu(), torch.nonzero(x))
+
+
+def test_errors():
+    x = torch.randn(3, 4, device=D)
+    with pytest.raises(RuntimeError, match="expected BoolTensor for mask"):
+        torch.masked_select(x, (x > 0).to(torch.uint8))
+    b = torch.arange(5, device=D)
+    with pytest.raises(RuntimeError, match="side and right can't be set to opposites"):
+        torch.searchsorted(b, b, right=True, side="left")
+    with pytest.raises(RuntimeError, match="boundaries tensor must be 1 dimension"):
+        torch.bucketize(b, b.reshape(1, 5))
+    with pytest.raises(RuntimeError):
+        torch.searchsorted(torch.arange(6, device=D).reshape(2, 3), torch.zeros(3, 2, device=D))
