@@ -124,6 +124,18 @@ S combine(S a, S b) {
 S identity() { return OP == 1 ? vec2(0.0, 0.0) : vec2(1.0, 0.0); }
 S load_s(int64_t o, int64_t j) { return vec2(RS_GET(IN_DT)(pc.src, o), 0.0); }
 
+#elif RS_IS_CF(IN_DT)  // complex64 sum/prod (CPU accumulates in complex<double>)
+#define S vec2
+S combine(S a, S b) {
+#if OP == 1
+    return a + b;
+#else
+    return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+#endif
+}
+S identity() { return OP == 1 ? vec2(0.0, 0.0) : vec2(1.0, 0.0); }
+S load_s(int64_t o, int64_t j) { return RS_GET(IN_DT)(pc.src, o); }
+
 #elif IS_FLOAT
 #define S float
 // log1p without cancellation (Goldberg's trick)
@@ -173,6 +185,8 @@ void store_s(int64_t o, S s) {
     RsI64(pc.idx + 8UL * uint64_t(o)).v = s.i;
 #elif FF
     RS_SET_F(OUT_DT)(pc.dst, o, s.x + s.y);
+#elif RS_IS_CF(IN_DT)
+    RS_SET_CF(OUT_DT)(pc.dst, o, s);
 #elif IS_FLOAT
     RS_SET_F(OUT_DT)(pc.dst, o, s);
 #else

@@ -34,7 +34,7 @@ layout(push_constant) uniform Push {
     uint64_t src;      // MODE 1: values; MODE 2, 4: src (or mask)
     uint64_t aux;      // MODE 1: boundaries; MODE 4: masked_select values
     uint64_t sorter;   // MODE 1
-    uint64_t out;
+    uint64_t dst;
     uint64_t nz;       // MODE 2-4: block counts / offsets
     uint64_t params;   // MODE 4: int64 sizes[ndim]
     uint64_t numel;    // MODE 1: values; MODE 2, 4: src elements; MODE 3: blocks
@@ -82,9 +82,9 @@ void main() {
             else hi = mid;
         }
 #if OUT32
-        RsU32(pc.out + 4UL * e).v = uint(lo);
+        RsU32(pc.dst + 4UL * e).v = uint(lo);
 #else
-        RsI64(pc.out + 8UL * e).v = lo;
+        RsI64(pc.dst + 8UL * e).v = lo;
 #endif
     }
 }
@@ -162,10 +162,10 @@ void main() {
             for (int d = int(pc.ndim) - 1; d >= 0; --d) {
                 uint64_t r;
                 rs_divmod(rem, uint64_t(RsI64(pc.params + 8UL * uint64_t(d)).v), r);
-                RsI64(pc.out + 8UL * (pos * uint64_t(pc.ndim) + uint64_t(d))).v = int64_t(r);
+                RsI64(pc.dst + 8UL * (pos * uint64_t(pc.ndim) + uint64_t(d))).v = int64_t(r);
             }
 #else
-            uint64_t s = pc.aux + e * VSIZE, dd = pc.out + pos * VSIZE;
+            uint64_t s = pc.aux + e * VSIZE, dd = pc.dst + pos * VSIZE;
 #if VSIZE == 1
             RsU8(dd).v = RsU8(s).v;
 #elif VSIZE == 2

