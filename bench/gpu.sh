@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|sort|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -99,6 +99,7 @@ if [ -n "${OUT:-}" ]; then json_args=(--json "$OUT/bench-gpu.json"); fi
 case "${1:-all}" in
     runtime) PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}" ;;
     pointwise) PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"} ;;
+    sort) PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"} ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo
