@@ -7,7 +7,11 @@
 // consecutive elements sequentially, the workgroup scans the invocations'
 // totals in shared memory (Hillis-Steele), and a carry runs across chunks.
 //
-// Defines: IN_DT (input dtype code; the adapter has cast it to the result
+// Long rows with few of them use three passes instead (MODE 1: each
+// block's total; MODE 2: exclusive scan of the totals per row; MODE 3: each
+// block's scan after its prefix), so that the whole GPU works on them.
+//
+// Defines: MODE (0..3), IN_DT (input dtype code; the adapter has cast it to the result
 // dtype where PyTorch does), OUT_DT (values dtype), OP (1 sum, 2 prod,
 // 3 max, 4 min, 5 logsumexp).
 //
@@ -38,6 +42,8 @@ layout(push_constant) uniform Push {
     uint64_t idx;      // int64 indices (OP 3, 4), contiguous [rows, n]
     uint64_t rows;
     uint64_t n;
+    uint64_t scratch;  // MODE 1-3: block states [rows, nb]
+    uint64_t nb;       // MODE 1-3: blocks per row
 } pc;
 
 #define IS_FLOAT RS_IS_FLT(IN_DT)
@@ -54,6 +60,7 @@ layout(push_constant) uniform Push {
 #define V uint64_t
 #endif
 struct S { V v; int64_t i; };
+#define STATE_SIZE 16
 bool takes_later(V a, V b) {
 #if IS_FLOAT
     if (isnan(b)) return true;
@@ -100,6 +107,7 @@ S load_s(int64_t o, int64_t j) {
 #elif FF
 // float-float: value = x + y, |y| <= ulp(x) / 2.
 #define S vec2
+#define STATE_SIZE 8
 S fast_two_sum(float a, float b) {
     precise float s = a + b;
     precise float e = b - (s - a);
@@ -126,6 +134,7 @@ S load_s(int64_t o, int64_t j) { return vec2(RS_GET(IN_DT)(pc.src, o), 0.0); }
 
 #elif RS_IS_CF(IN_DT)  // complex64 sum/prod (CPU accumulates in complex<double>)
 #define S vec2
+#define STATE_SIZE 8
 S combine(S a, S b) {
 #if OP == 1
     return a + b;
@@ -138,6 +147,7 @@ S load_s(int64_t o, int64_t j) { return RS_GET(IN_DT)(pc.src, o); }
 
 #elif IS_FLOAT
 #define S float
+#define STATE_SIZE 8
 // log1p without cancellation (Goldberg's trick)
 float log1p_(float u) {
     precise float w = 1.0 + u;
@@ -164,6 +174,7 @@ S load_s(int64_t o, int64_t j) { return RS_GET(IN_DT)(pc.src, o); }
 
 #else  // integers and bool: 64-bit wrapping arithmetic
 #define S uint64_t
+#define STATE_SIZE 8
 S combine(S a, S b) {
 #if OP == 1
     return a + b;
@@ -196,38 +207,90 @@ void store_s(int64_t o, S s) {
 
 shared S sh[RS_WG];
 
+// Long rows (MODE 1-3) are cut into blocks of one chunk; the blocks'
+// totals live in `scratch` ([rows, nb] states).
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer SRef { S v; };
+SRef sref(uint64_t i) { return SRef(pc.scratch + uint64_t(STATE_SIZE) * i); }
+
+// Scans one chunk of RS_WG * ITEMS elements of a row from c0, after
+// `carry`; stores the results unless `store` is false. Returns the carry
+// for the next chunk. Every invocation of the workgroup calls it.
+S scan_chunk(int64_t base, int64_t c0, int64_t n, S carry, bool store) {
+    uint t = gl_LocalInvocationID.x;
+    int64_t j0 = c0 + int64_t(t) * ITEMS;
+    S loc[ITEMS];
+    S acc = identity();
+    [[unroll]] for (int k = 0; k < ITEMS; ++k) {
+        int64_t j = j0 + k;
+        if (j < n) acc = combine(acc, load_s(base + j, j));
+        loc[k] = acc;
+    }
+    sh[t] = acc;
+    barrier();
+    // inclusive Hillis-Steele over the invocations' totals
+    for (uint d = 1u; d < RS_WG; d <<= 1) {
+        S other = t >= d ? sh[t - d] : identity();
+        barrier();
+        if (t >= d) sh[t] = combine(other, sh[t]);
+        barrier();
+    }
+    if (store) {
+        S prefix = t > 0u ? combine(carry, sh[t - 1u]) : carry;
+        [[unroll]] for (int k = 0; k < ITEMS; ++k) {
+            int64_t j = j0 + k;
+            if (j < n) store_s(base + j, combine(prefix, loc[k]));
+        }
+    }
+    S total = combine(carry, sh[RS_WG - 1]);
+    barrier();
+    return total;
+}
+
+#define CHUNK int64_t(RS_WG * ITEMS)
+
 void main() {
     uint t = gl_LocalInvocationID.x;
     int64_t n = int64_t(pc.n);
+#if MODE == 0
+    // a workgroup per row
     for (uint64_t row = gl_WorkGroupID.x; row < pc.rows; row += gl_NumWorkGroups.x) {
         int64_t base = int64_t(row) * n;
         S carry = identity();
-        for (int64_t c0 = 0; c0 < n; c0 += int64_t(RS_WG * ITEMS)) {
-            int64_t j0 = c0 + int64_t(t) * ITEMS;
-            S loc[ITEMS];
-            S acc = identity();
-            [[unroll]] for (int k = 0; k < ITEMS; ++k) {
-                int64_t j = j0 + k;
-                if (j < n) acc = combine(acc, load_s(base + j, j));
-                loc[k] = acc;
-            }
-            sh[t] = acc;
+        for (int64_t c0 = 0; c0 < n; c0 += CHUNK) carry = scan_chunk(base, c0, n, carry, true);
+    }
+#elif MODE == 1 || MODE == 3
+    // a workgroup per block: its total (1), or its scan after the
+    // exclusive prefix of the blocks before it (3)
+    for (uint64_t w = gl_WorkGroupID.x; w < pc.rows * pc.nb; w += gl_NumWorkGroups.x) {
+        uint64_t row = w / pc.nb, blk = w - row * pc.nb;
+        int64_t base = int64_t(row) * n;
+#if MODE == 1
+        S total = scan_chunk(base, int64_t(blk) * CHUNK, n, identity(), false);
+        if (t == 0u) sref(w).v = total;
+#else
+        S carry = sref(w).v;
+        scan_chunk(base, int64_t(blk) * CHUNK, n, carry, true);
+#endif
+    }
+#else  // MODE 2: exclusive scan of each row's block totals, in place
+    for (uint64_t row = gl_WorkGroupID.x; row < pc.rows; row += gl_NumWorkGroups.x) {
+        S carry = identity();
+        for (uint64_t c0 = 0UL; c0 < pc.nb; c0 += uint64_t(RS_WG)) {
+            uint64_t b = c0 + t;
+            S v = b < pc.nb ? sref(row * pc.nb + b).v : identity();
+            sh[t] = v;
             barrier();
-            // inclusive Hillis-Steele over the invocations' totals
             for (uint d = 1u; d < RS_WG; d <<= 1) {
                 S other = t >= d ? sh[t - d] : identity();
                 barrier();
                 if (t >= d) sh[t] = combine(other, sh[t]);
                 barrier();
             }
-            S prefix = t > 0u ? combine(carry, sh[t - 1u]) : carry;
-            [[unroll]] for (int k = 0; k < ITEMS; ++k) {
-                int64_t j = j0 + k;
-                if (j < n) store_s(base + j, combine(prefix, loc[k]));
-            }
+            if (b < pc.nb) sref(row * pc.nb + b).v = t > 0u ? combine(carry, sh[t - 1u]) : carry;
             S total = combine(carry, sh[RS_WG - 1]);
             barrier();
             carry = total;
         }
     }
+#endif
 }

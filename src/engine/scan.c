@@ -6,8 +6,25 @@
 #include "engine/engine.h"
 
 typedef struct scan_push {
-    uint64_t src, dst, idx, rows, n;
+    uint64_t src, dst, idx, rows, n, scratch, nb;
 } scan_push;
+
+#define CHUNK 1024  /* RS_WG * ITEMS in scan.comp */
+
+static rs_status dispatch_mode(rs_stream *s, const rs_tensor *src, const rs_tensor *dst, rs_scan_op op, int mode,
+                               uint64_t groups, const scan_push *pc, const rs_access *acc, int nacc) {
+    char defines[96];
+    snprintf(defines, sizeof defines, "MODE=%d;IN_DT=%d;OUT_DT=%d;OP=%d", mode, (int)src->dtype, (int)dst->dtype,
+             (int)op);
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(rs_stream_device(s), "scan.comp", defines, &k);
+    if (st != RS_OK) return st;
+    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
+    if (cap == 0 || cap > 65535) cap = 65535;
+    if (groups > cap) groups = cap;
+    uint32_t g[3] = {(uint32_t)groups, 1, 1};
+    return rs_dispatch(s, k, g, pc, sizeof *pc, acc, nacc);
+}
 
 static int row_shape(const rs_tensor *t, int64_t *rows, int64_t *n) {
     *n = t->ndim == 0 ? 1 : t->sizes[t->ndim - 1];
@@ -60,19 +77,24 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: logcumsumexp needs a floating dtype");
     if (rows == 0 || n == 0) return RS_OK;
 
-    char defines[96];
-    snprintf(defines, sizeof defines, "IN_DT=%d;OUT_DT=%d;OP=%d", (int)src->dtype, (int)dst->dtype, (int)op);
-    rs_kernel *k = NULL;
-    rs_status st = rs_kernel_get(rs_stream_device(s), "scan.comp", defines, &k);
-    if (st != RS_OK) return st;
-    scan_push pc = {src->address, dst->address, minmax ? indices->address : 0, (uint64_t)rows, (uint64_t)n};
-    rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 1}};
+    scan_push pc = {src->address, dst->address, minmax ? indices->address : 0, (uint64_t)rows, (uint64_t)n, 0, 0};
+    rs_access acc[4] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 1}, {0, 0, 1}};
     int nacc = 2;
     if (minmax) acc[nacc++] = rs_tensor_access(indices, 1);
-    uint64_t groups = (uint64_t)rows;
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    if (cap == 0 || cap > 65535) cap = 65535;
-    if (groups > cap) groups = cap;
-    uint32_t g[3] = {(uint32_t)groups, 1, 1};
-    return rs_dispatch(s, k, g, &pc, sizeof pc, acc, nacc);
+    /* Few long rows: three passes over blocks, so that every compute unit
+     * works (a workgroup per row would leave the GPU idle). */
+    uint64_t nb = ((uint64_t)n + CHUNK - 1) / CHUNK;
+    if (nb < 4 || rows >= 256) return dispatch_mode(s, src, dst, op, 0, (uint64_t)rows, &pc, acc, nacc);
+    rs_device *dev = rs_stream_device(s);
+    uint64_t ssize = (uint64_t)rows * nb * 16;
+    rs_status st = rs_alloc(dev, ssize, s, &pc.scratch);
+    if (st != RS_OK) return st;
+    pc.nb = nb;
+    acc[nacc++] = (rs_access){pc.scratch, ssize, 1};
+    rs_access first[2] = {acc[0], acc[nacc - 1]};
+    st = dispatch_mode(s, src, dst, op, 1, (uint64_t)rows * nb, &pc, first, 2);
+    if (st == RS_OK) st = dispatch_mode(s, src, dst, op, 2, (uint64_t)rows, &pc, first + 1, 1);
+    if (st == RS_OK) st = dispatch_mode(s, src, dst, op, 3, (uint64_t)rows * nb, &pc, acc, nacc);
+    rs_free(dev, pc.scratch);  /* reused only after this stream's work */
+    return st;
 }

@@ -34,7 +34,7 @@ static uint64_t upload(const void *host, size_t bytes) {
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
 TEST(cumsum_int32_to_int64_and_float) {
-    enum { R = 3, N = 1500 };  /* more than one chunk of 1024 */
+    enum { R = 3, N = 9000 };  /* several chunks of 1024: the three-pass path */
     int32_t *x = malloc(sizeof(int32_t) * R * N);
     int64_t *y = malloc(sizeof(int64_t) * R * N);
     uint32_t seed = 1;

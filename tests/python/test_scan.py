@@ -115,11 +115,18 @@ def test_cummax_cummin_ties_nan_inf():
             ev, ei = f(x.to(dt), 1)
             assert_close(v.cpu(), ev, equal_nan=True)
             assert torch.equal(i.cpu(), ei)
-    n = torch.randint(0, 4, (3, 2000), dtype=torch.int64)
+    n = torch.randint(0, 4, (3, 6000), dtype=torch.int64)  # the three-pass path
     for f in (torch.cummax, torch.cummin):
         v, i = native(lambda: f(n.to(D), 1))
         ev, ei = f(n, 1)
         assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+    xf = torch.randn(2, 7000)
+    xf[0, 3000:3010] = float("nan")
+    for f in (torch.cummax, torch.cummin):
+        v, i = native(lambda: f(xf.to(D), 1))
+        ev, ei = f(xf, 1)
+        assert torch.equal(i.cpu(), ei)
+        assert_close(v.cpu(), ev, equal_nan=True)
     u = torch.tensor([0, 200, 7, 255, 3, 255, 0], dtype=torch.uint8)
     for f in (torch.cummax, torch.cummin):
         v, i = native(lambda: f(u.to(D), 0))
