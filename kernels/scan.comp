@@ -209,8 +209,27 @@ shared S sh[RS_WG];
 
 // Long rows (MODE 1-3) are cut into blocks of one chunk; the blocks'
 // totals live in `scratch` ([rows, nb] states).
+// (a struct state is stored member by member: SPIR-V 1.3 has no
+// OpCopyLogical between the block's and the function's struct types)
+#if OP == 3 || OP == 4
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer SRef { V v; int64_t i; };
+S sload(uint64_t i) {
+    SRef r = SRef(pc.scratch + uint64_t(STATE_SIZE) * i);
+    S s;
+    s.v = r.v;
+    s.i = r.i;
+    return s;
+}
+void sstore(uint64_t i, S s) {
+    SRef r = SRef(pc.scratch + uint64_t(STATE_SIZE) * i);
+    r.v = s.v;
+    r.i = s.i;
+}
+#else
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer SRef { S v; };
-SRef sref(uint64_t i) { return SRef(pc.scratch + uint64_t(STATE_SIZE) * i); }
+S sload(uint64_t i) { return SRef(pc.scratch + uint64_t(STATE_SIZE) * i).v; }
+void sstore(uint64_t i, S s) { SRef(pc.scratch + uint64_t(STATE_SIZE) * i).v = s; }
+#endif
 
 // Scans one chunk of RS_WG * ITEMS elements of a row from c0, after
 // `carry`; stores the results unless `store` is false. Returns the carry
@@ -266,9 +285,9 @@ void main() {
         int64_t base = int64_t(row) * n;
 #if MODE == 1
         S total = scan_chunk(base, int64_t(blk) * CHUNK, n, identity(), false);
-        if (t == 0u) sref(w).v = total;
+        if (t == 0u) sstore(w, total);
 #else
-        S carry = sref(w).v;
+        S carry = sload(w);
         scan_chunk(base, int64_t(blk) * CHUNK, n, carry, true);
 #endif
     }
@@ -277,7 +296,7 @@ void main() {
         S carry = identity();
         for (uint64_t c0 = 0UL; c0 < pc.nb; c0 += uint64_t(RS_WG)) {
             uint64_t b = c0 + t;
-            S v = b < pc.nb ? sref(row * pc.nb + b).v : identity();
+            S v = b < pc.nb ? sload(row * pc.nb + b) : identity();
             sh[t] = v;
             barrier();
             for (uint d = 1u; d < RS_WG; d <<= 1) {
@@ -286,7 +305,7 @@ void main() {
                 if (t >= d) sh[t] = combine(other, sh[t]);
                 barrier();
             }
-            if (b < pc.nb) sref(row * pc.nb + b).v = t > 0u ? combine(carry, sh[t - 1u]) : carry;
+            if (b < pc.nb) sstore(row * pc.nb + b, t > 0u ? combine(carry, sh[t - 1u]) : carry);
             S total = combine(carry, sh[RS_WG - 1]);
             barrier();
             carry = total;
