@@ -12,6 +12,8 @@
 //   position nz[b]: NONZERO=1 writes their coordinates (int64 [count, ndim],
 //   sizes in `params`), NONZERO=0 writes values[e] (masked_select; VSIZE
 //   bytes each) where src (the mask) is nonzero.
+// - MODE 5 (permute): out[perm[i]] = src[i], int64 (perm in `aux`): the
+//   inverse of unique from the sorted order.
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -86,6 +88,14 @@ void main() {
 #else
         RsI64(pc.dst + 8UL * e).v = lo;
 #endif
+    }
+}
+
+#elif MODE == 5
+void main() {
+    RS_FOR_EACH(e, pc.numel) {
+        int64_t p = RsI64(pc.aux + 8UL * e).v;
+        RsI64(pc.dst + 8UL * uint64_t(p)).v = RsI64(pc.src + 8UL * e).v;
     }
 }
 

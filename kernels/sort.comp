@@ -16,10 +16,10 @@
 // - MODE 4 (gather): values[row, j] = src[row, idx], indices = idx, for
 //   the first `kout` of each row (a sort writes all n; topk writes k).
 // - MODE 5 (pick): one element per row: the k-th (kthvalue), the median
-//   (the first NaN if any, as CPU), or the nanmedian.
+//   (the first NaN if any, as CPU), the nanmedian, or the mode.
 // Defines: MODE, IN_DT, KEY64 (64-bit keys: int64, uint64, float64),
 // DESC (descending), L (block size, shared memory), PICK (MODE 5: 1 kth,
-// 2 median, 3 nanmedian).
+// 2 median, 3 nanmedian, 4 mode).
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -216,8 +216,29 @@ void main() {
 #endif
 #if PICK == 2
         pos = m < pc.n ? m : (pc.n - 1u) / 2u;
-#else
+#elif PICK == 3
         pos = m == 0u ? 0u : (m - 1u) / 2u;
+#else
+        // mode: the smallest value of the longest run (CPU: a later run
+        // wins only when strictly longer); NaNs never equal each other.
+        // Its index: the run's last element (the largest original index).
+        uint best = 0u, run = 0u;
+        pos = 0u;
+        for (uint i = 0u; i < pc.n; ++i) {
+            run++;
+            KT ki = kload(base + i);
+            bool ends = i + 1u == pc.n || ki != kload(base + i + 1u);
+#if IS_FLOATY
+            ends = ends || ki == KNAN;
+#endif
+            if (ends) {
+                if (run > best) {
+                    best = run;
+                    pos = i;
+                }
+                run = 0u;
+            }
+        }
 #endif
 #endif
         uint id = iload(base + pos);

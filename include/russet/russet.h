@@ -425,7 +425,8 @@ RS_API rs_status rs_sort(rs_stream *s, const rs_tensor *src, int descending, int
 typedef enum rs_pick {
     RS_PICK_KTH = 1,       /* the k-th smallest (k from 0) */
     RS_PICK_MEDIAN = 2,    /* the lower median; the first NaN if the row has one */
-    RS_PICK_NANMEDIAN = 3  /* the lower median of the non-NaN elements */
+    RS_PICK_NANMEDIAN = 3, /* the lower median of the non-NaN elements */
+    RS_PICK_MODE = 4       /* the most frequent (the smallest of those), index of its last */
 } rs_pick;
 /* One element per row of src, by a sort: values (src's dtype) and int64
  * indices (may be NULL), both with `rows` elements, contiguous. */
@@ -452,6 +453,10 @@ RS_API rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, cons
 RS_API rs_status rs_nonzero_count(rs_stream *s, const rs_tensor *src, uint64_t *offsets, int64_t *count);
 RS_API rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets, const rs_tensor *coords,
                                   const rs_tensor *values_src, const rs_tensor *values_out);
+
+/* out[perm[i]] = src[i]; contiguous int64 tensors of one size, perm a
+ * permutation (unique's inverse from the sorted order). */
+RS_API rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out);
 
 /* ---------------------------------------------------------------- matrix products */
 /* (src/engine/gemm.c) */

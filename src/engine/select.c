@@ -7,7 +7,7 @@
 #include "engine/engine.h"
 
 typedef struct select_push {
-    uint64_t src, aux, sorter, out, nz, params, numel, nv, m;
+    uint64_t src, aux, sorter, dst, nz, params, numel, nv, m;
     uint32_t brows, ndim;
 } select_push;
 
@@ -66,7 +66,7 @@ rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, const rs_te
     pc.src = values->address;
     pc.aux = boundaries->address;
     pc.sorter = sorter ? sorter->address : 0;
-    pc.out = out->address;
+    pc.dst = out->address;
     pc.numel = (uint64_t)numel;
     pc.nv = (uint64_t)(nv ? nv : 1);
     pc.m = (uint64_t)(brows == 0 ? 0 : m);
@@ -152,7 +152,7 @@ rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets,
             memcpy(host, src->sizes, 8 * (size_t)src->ndim);
         }
         pc.ndim = (uint32_t)src->ndim;
-        pc.out = coords->address;
+        pc.dst = coords->address;
         if ((st = count_kernel(s, 4, src, ";NONZERO=1", &k)) != RS_OK) goto done;
         rs_access acc[3] = {rs_tensor_access(src, 0), nz, rs_tensor_access(coords, 1)};
         if (src->ndim > 0 && (st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, 3)) != RS_OK) goto done;
@@ -167,7 +167,7 @@ rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets,
         snprintf(extra, sizeof extra, ";NONZERO=0;VSIZE=%zu", rs_dtype_size(values_src->dtype));
         if ((st = count_kernel(s, 4, src, extra, &k)) != RS_OK) goto done;
         pc.aux = values_src->address;
-        pc.out = values_out->address;
+        pc.dst = values_out->address;
         rs_access acc[4] = {rs_tensor_access(src, 0), nz, rs_tensor_access(values_src, 0),
                             rs_tensor_access(values_out, 1)};
         if ((st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, 4)) != RS_OK) goto done;
@@ -175,4 +175,25 @@ rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets,
 done:
     rs_free(dev, offsets);
     return st;
+}
+
+rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out) {
+    if (!s || !src || !perm || !out) return rs_error(RS_ERR_INVALID, "rs_permute_scatter: NULL argument");
+    int64_t n = rs_tensor_numel(src);
+    if (src->dtype != RS_INT64 || perm->dtype != RS_INT64 || out->dtype != RS_INT64 ||
+        rs_tensor_numel(perm) != n || rs_tensor_numel(out) != n || !rs_tensor_is_contiguous(src) ||
+        !rs_tensor_is_contiguous(perm) || !rs_tensor_is_contiguous(out))
+        return rs_error(RS_ERR_INVALID, "rs_permute_scatter: src, perm and out must be contiguous int64 of one size");
+    if (n == 0) return RS_OK;
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(rs_stream_device(s), "select.comp", "MODE=5", &k);
+    if (st != RS_OK) return st;
+    select_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.src = src->address;
+    pc.aux = perm->address;
+    pc.dst = out->address;
+    pc.numel = (uint64_t)n;
+    rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(perm, 0), rs_tensor_access(out, 1)};
+    return rs_launch(s, k, (uint64_t)n, &pc, sizeof pc, acc, 3);
 }

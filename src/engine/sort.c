@@ -183,7 +183,7 @@ rs_status rs_sort_pick(rs_stream *s, const rs_tensor *src, rs_pick mode, int64_t
     rs_status e;
     if (!s || !values) return rs_error(RS_ERR_INVALID, "rs_sort_pick: NULL argument");
     if ((e = check_src(src, "rs_sort_pick")) != RS_OK) return e;
-    if (mode < RS_PICK_KTH || mode > RS_PICK_NANMEDIAN) return rs_error(RS_ERR_INVALID, "rs_sort_pick: bad mode");
+    if (mode < RS_PICK_KTH || mode > RS_PICK_MODE) return rs_error(RS_ERR_INVALID, "rs_sort_pick: bad mode");
     int64_t n = src->ndim == 0 ? 1 : src->sizes[src->ndim - 1];
     if (n == 0) return rs_error(RS_ERR_INVALID, "rs_sort_pick: empty rows");
     int64_t rows = rs_tensor_numel(src) / n;

@@ -1,12 +1,20 @@
 // Searching and selection (src/engine/select.c): searchsorted, bucketize,
-// nonzero (argwhere and where(cond) are ATen composites of it) and
-// masked_select. nonzero and masked_select sync once, to learn their size.
+// nonzero (argwhere and where(cond) are ATen composites of it),
+// masked_select, and unique/unique_consecutive (a sort, run starts, and
+// their count). nonzero, masked_select and unique sync once, to learn their
+// size.
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/BucketizationUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/_unique2_ops.h>
+#include <ATen/ops/_unique_ops.h>
 #include <ATen/ops/bucketize_ops.h>
+#include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/unique_consecutive_ops.h>
 #include <ATen/ops/masked_select_ops.h>
 #include <ATen/ops/nonzero_ops.h>
 #include <ATen/ops/searchsorted_ops.h>
@@ -162,6 +170,93 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   return masked_select_out(self, mask, result);
 }
 
+// ---------------------------------------------------------------- unique
+
+// unique of the flattened tensor: the first element of each run of equal
+// values (after a stable sort, or consecutive runs as they are), the
+// inverse (each element's run) and the counts, as CPU's sorted template:
+// NaNs are never equal. One sync: the number of runs.
+std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& self, bool sort, bool return_inverse,
+                                               bool return_counts) {
+  c10::DeviceGuard guard(self.device());
+  rs_stream* s = current_stream_for(self);
+  const int64_t n = self.numel();
+  auto lopt = self.options().dtype(at::kLong);
+  Tensor inverse = return_inverse ? at::empty(self.sizes(), lopt) : at::empty({0}, lopt);
+  Tensor counts = at::empty({0}, lopt);
+  if (n == 0) return {at::empty({0}, self.options()), inverse, counts};
+  Tensor x = self.reshape({-1}).contiguous();
+  Tensor sv = x, perm;
+  if (sort) {
+    sv = at::empty({n}, self.options());
+    perm = at::empty({n}, lopt);
+    rs_tensor dx = describe(x), dv = describe(sv), dp = describe(perm);
+    check_or_host(rs_sort(s, &dx, 0, n, &dv, &dp));
+  }
+  // mask[i]: element i of the (sorted) sequence starts a run
+  Tensor mask = at::empty({n}, self.options().dtype(at::kBool));
+  mask.narrow(0, 0, 1).fill_(true);
+  if (n > 1) {
+    Tensor tail = mask.narrow(0, 1, n - 1);
+    at::ne_out(tail, sv.narrow(0, 1, n - 1), sv.narrow(0, 0, n - 1));
+  }
+  rs_tensor dm = describe(mask);
+  uint64_t offsets = 0;
+  int64_t k = 0;
+  check(rs_nonzero_count(s, &dm, &offsets, &k));
+  Tensor values = at::empty({k}, self.options());
+  Tensor starts = at::empty({k, 1}, lopt);
+  {
+    rs_tensor dstarts = describe(starts), dsv = describe(sv), dvals = describe(values);
+    check(rs_nonzero_write(s, &dm, offsets, &dstarts, &dsv, &dvals));
+  }
+  if (return_inverse) {
+    Tensor gid = at::cumsum(mask, 0, at::kLong).sub_(1);
+    if (sort) {
+      Tensor inv = inverse.view({-1});
+      rs_tensor dg = describe(gid), dp = describe(perm), di = describe(inv);
+      check(rs_permute_scatter(s, &dg, &dp, &di));
+    } else {
+      inverse.view({-1}).copy_(gid);
+    }
+  }
+  if (return_counts) {
+    Tensor st = starts.view({k});
+    Tensor ends = at::empty({k}, lopt);
+    if (k > 1) ends.narrow(0, 0, k - 1).copy_(st.narrow(0, 1, k - 1));
+    ends.narrow(0, k - 1, 1).fill_(n);
+    counts = at::sub(ends, st);
+  }
+  return {values, inverse, counts};
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  return native_or_host<at::_ops::_unique2>(
+      [&]() { return unique_flat(self, /*sort=*/true, return_inverse, return_counts); }, self, sorted,
+      return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor> unique_(const Tensor& self, bool sorted, bool return_inverse) {
+  return native_or_host<at::_ops::_unique>(
+      [&]() -> std::tuple<Tensor, Tensor> {
+        auto [v, i, c] = unique_flat(self, true, return_inverse, false);
+        return {v, i};
+      },
+      self, sorted, return_inverse);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  return native_or_host<at::_ops::unique_consecutive>(
+      [&]() {
+        // with a dim (or a 1-d tensor's dim 0, the same thing) CPU goes
+        // through unique_dim_consecutive; only the flat form is native
+        if (dim.has_value() && !(self.dim() == 1 && at::maybe_wrap_dim(*dim, 1) == 0)) throw NeedsHost();
+        return unique_flat(self, /*sort=*/false, return_inverse, return_counts);
+      },
+      self, return_inverse, return_counts, dim);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -176,6 +271,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nonzero.out", TORCH_FN(nonzero_out));
   m.impl("masked_select", TORCH_FN(masked_select));
   m.impl("masked_select.out", TORCH_FN(masked_select_out));
+  m.impl("_unique2", TORCH_FN(unique2));
+  m.impl("_unique", TORCH_FN(unique_));
+  m.impl("unique_consecutive", TORCH_FN(unique_consecutive));
 }
 
 }  // namespace russet

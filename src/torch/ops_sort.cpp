@@ -1,6 +1,7 @@
 // Sorting (src/engine/sort.c): sort (always stable; argsort and msort are
 // ATen composites of it), topk (the first k of a sort), and the order
-// statistics kthvalue, median and nanmedian (a sort and a pick per row).
+// statistics kthvalue, median, nanmedian and mode (a sort and a pick per
+// row).
 // Every dtype CPU sorts runs natively, float64 included (keys are bits).
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ReduceOpsUtils.h>
@@ -9,6 +10,7 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/kthvalue_ops.h>
 #include <ATen/ops/median_ops.h>
+#include <ATen/ops/mode_ops.h>
 #include <ATen/ops/nanmedian_ops.h>
 #include <ATen/ops/sort_meta.h>
 #include <ATen/ops/sort_ops.h>
@@ -140,6 +142,18 @@ std::tuple<Tensor&, Tensor&> nanmedian_dim_out(const Tensor& self, int64_t dim, 
                                                          values, indices);
 }
 
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim_, bool keepdim) {
+  return native_or_host<at::_ops::mode>(
+      [&]() -> std::tuple<Tensor, Tensor> {
+        int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
+        at::native::zero_numel_check_dims(self, dim, "mode()");
+        Tensor values, indices;
+        pick(self, dim, RS_PICK_MODE, 0, keepdim, values, indices);
+        return {values, indices};
+      },
+      self, dim_, keepdim);
+}
+
 // median()/nanmedian() of all elements: a 0-dim result.
 template <class Op>
 Tensor median_all_impl(rs_pick mode, const Tensor& self) {
@@ -168,6 +182,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("median.dim_values", TORCH_FN(median_dim_out));
   m.impl("nanmedian.dim_values", TORCH_FN(nanmedian_dim_out));
   m.impl("median", TORCH_FN(median_all));
+  m.impl("mode", TORCH_FN(mode));
   m.impl("nanmedian", TORCH_FN(nanmedian_all));
 }
 

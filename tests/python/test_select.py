@@ -106,3 +106,61 @@ def test_errors():
         torch.bucketize(b, b.reshape(1, 5))
     with pytest.raises(RuntimeError):
         torch.searchsorted(torch.arange(6, device=D).reshape(2, 3), torch.zeros(3, 2, device=D))
+
+
+def _unique_check(name):
+    from opinfo_check import HOST_DTYPES, _to, opinfo
+    op = opinfo(name)
+    checked = 0
+    for dtype in sorted(op.supported_dtypes("cpu"), key=str):
+        for s in list(op.sample_inputs("cpu", dtype))[:20]:
+            exp = op.op(s.input, *s.args, **s.kwargs)
+            torch.russet.reset_host_op_counts()
+            got = op.op(s.input.to(D), *s.args, **_to(s.kwargs, D))
+            host = torch.russet.host_op_counts()
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            assert len(exp) == len(got)
+            for e, g in zip(exp, got):
+                assert_close(g.cpu(), e, equal_nan=True)
+            flat = s.kwargs.get("dim") is None or (name == "unique_consecutive" and s.input.dim() == 1)
+            if flat and dtype not in HOST_DTYPES:
+                assert not host, f"{name} {dtype} {s}: ran on the host: {host}"
+            checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+def test_opinfo_unique(name):
+    _unique_check(name)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16,
+                                   torch.bfloat16, torch.float32])
+def test_unique_forms(dtype):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 6, (4, 50), generator=g).to(dtype)
+    if dtype.is_floating_point:
+        x[0, ::9] = float("nan")
+    for ri in (False, True):
+        for rc in (False, True):
+            exp = torch.unique(x, return_inverse=ri, return_counts=rc)
+            got = native(lambda: torch.unique(x.to(D), return_inverse=ri, return_counts=rc))
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            for e, gg in zip(exp, got):
+                assert_close(gg.cpu(), e, equal_nan=True)
+            exp = torch.unique_consecutive(x, return_inverse=ri, return_counts=rc)
+            got = native(lambda: torch.unique_consecutive(x.to(D), return_inverse=ri, return_counts=rc))
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            for e, gg in zip(exp, got):
+                assert_close(gg.cpu(), e, equal_nan=True)
+    big = torch.randint(0, 1000, (30000,), generator=g)
+    v, i, c = native(lambda: torch.unique(big.to(D), return_inverse=True, return_counts=True))
+    ev, ei, ec = torch.unique(big, return_inverse=True, return_counts=True)
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei) and torch.equal(c.cpu(), ec)
+    e = torch.empty(0, 3)
+    for a, b in zip(torch.unique(e.to(D), return_inverse=True, return_counts=True),
+                    torch.unique(e, return_inverse=True, return_counts=True)):
+        assert a.shape == b.shape

@@ -61,7 +61,7 @@ def test_opinfo_topk():
     check_samples("topk", cmp)
 
 
-@pytest.mark.parametrize("name", ["kthvalue", "median", "nanmedian"])
+@pytest.mark.parametrize("name", ["kthvalue", "median", "nanmedian", "mode"])
 def test_opinfo_order_statistics(name):
     def dim_of(s):
         a = s.args[1:] if name == "kthvalue" else s.args
