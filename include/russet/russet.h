@@ -458,6 +458,18 @@ RS_API rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t o
  * permutation (unique's inverse from the sorted order). */
 RS_API rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out);
 
+/* Minimum and maximum of a contiguous, non-empty tensor (bool, integers,
+ * float16/bfloat16/float32), read back to the host (waits): .i (.u for
+ * uint64) for integers, .f for floats (NaN if any element is NaN). */
+RS_API rs_status rs_minmax(rs_stream *s, const rs_tensor *src, rs_scalar *mn, rs_scalar *mx);
+/* out[v] = number of elements of src equal to v (src: integers >= 0, all
+ * below numel(out), the caller checks; out: any dtype), or the sum of their
+ * float32 weights (out float32; needs float32 atomic add). */
+RS_API rs_status rs_bincount(rs_stream *s, const rs_tensor *src, const rs_tensor *weights, const rs_tensor *out);
+/* histc: out[b] = number of elements of src in bin b of `edges` (src's
+ * dtype, numel(out) + 1 edges, as CPU's linspace), as CPU's histogramdd. */
+RS_API rs_status rs_histc(rs_stream *s, const rs_tensor *src, const rs_tensor *edges, const rs_tensor *out);
+
 /* ---------------------------------------------------------------- matrix products */
 /* (src/engine/gemm.c) */
 

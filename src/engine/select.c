@@ -197,3 +197,149 @@ rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor
     rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(perm, 0), rs_tensor_access(out, 1)};
     return rs_launch(s, k, (uint64_t)n, &pc, sizeof pc, acc, 3);
 }
+
+/* ---- counting (kernels/select_count.comp) */
+
+typedef struct count_push {
+    uint64_t src, aux, counts, numel;
+    uint32_t bins, pad;
+} count_push;
+
+static int is_flt(rs_dtype dt) { return dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT32; }
+static int is_int(rs_dtype dt) {
+    return dt == RS_BOOL || dt == RS_UINT8 || dt == RS_INT8 || dt == RS_INT16 || dt == RS_INT32 ||
+           dt == RS_INT64 || dt == RS_UINT16 || dt == RS_UINT32 || dt == RS_UINT64;
+}
+
+static rs_status count_get(rs_stream *s, int mode, rs_dtype dt, int weights, rs_kernel **k) {
+    char defines[64];
+    snprintf(defines, sizeof defines, "MODE=%d;IN_DT=%d;WEIGHTS=%d", mode, (int)dt, weights);
+    return rs_kernel_get(rs_stream_device(s), "select_count.comp", defines, k);
+}
+
+rs_status rs_minmax(rs_stream *s, const rs_tensor *src, rs_scalar *mn, rs_scalar *mx) {
+    if (!s || !src || !mn || !mx) return rs_error(RS_ERR_INVALID, "rs_minmax: NULL argument");
+    if (!is_flt(src->dtype) && !is_int(src->dtype))
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_minmax: no kernel for %s", rs_dtype_name(src->dtype));
+    if (!rs_tensor_is_contiguous(src)) return rs_error(RS_ERR_INVALID, "rs_minmax: src must be contiguous");
+    int64_t numel = rs_tensor_numel(src);
+    if (numel == 0) return rs_error(RS_ERR_INVALID, "rs_minmax: empty tensor");
+    rs_device *dev = rs_stream_device(s);
+    uint64_t groups = ((uint64_t)numel + 4 * RS_KERNEL_WG - 1) / (4 * RS_KERNEL_WG);
+    if (groups > 1024) groups = 1024;
+    uint64_t part = 0, size = 16 * groups;
+    rs_status st = rs_alloc(dev, size, s, &part);
+    if (st != RS_OK) return st;
+    rs_kernel *k1 = NULL, *k2 = NULL;
+    count_push pc = {src->address, part, 0, (uint64_t)numel, 0, 0};
+    rs_access acc[2] = {rs_tensor_access(src, 0), {part, size, 1}};
+    uint32_t g[3] = {(uint32_t)groups, 1, 1}, one[3] = {1, 1, 1};
+    uint64_t words[2] = {0, 0};
+    if ((st = count_get(s, 1, src->dtype, 0, &k1)) != RS_OK) goto done;
+    if ((st = count_get(s, 2, src->dtype, 0, &k2)) != RS_OK) goto done;
+    if ((st = rs_dispatch(s, k1, g, &pc, sizeof pc, acc, 2)) != RS_OK) goto done;
+    pc.numel = groups;
+    if ((st = rs_dispatch(s, k2, one, &pc, sizeof pc, acc + 1, 1)) != RS_OK) goto done;
+    if ((st = rs_memcpy_dtoh(s, words, part, 16)) != RS_OK) goto done;
+    if (is_flt(src->dtype)) {
+        uint32_t a = (uint32_t)words[0], b = (uint32_t)words[1];
+        memcpy(&mn->f, &a, 4);
+        memcpy(&mx->f, &b, 4);
+    } else {
+        mn->u = words[0];
+        mx->u = words[1];
+    }
+done:
+    rs_free(dev, part);
+    return st;
+}
+
+/* uint32 counts -> out (any dtype rs_copy converts to), then frees them. */
+static rs_status counts_to(rs_stream *s, uint64_t counts, uint64_t n, const rs_tensor *out) {
+    rs_tensor c;
+    memset(&c, 0, sizeof c);
+    c.address = counts;
+    c.dtype = RS_UINT32;
+    c.ndim = 1;
+    c.sizes[0] = (int64_t)n;
+    c.strides[0] = 1;
+    rs_status st = rs_copy(s, out, &c);
+    rs_free(rs_stream_device(s), counts);
+    return st;
+}
+
+rs_status rs_bincount(rs_stream *s, const rs_tensor *src, const rs_tensor *weights, const rs_tensor *out) {
+    if (!s || !src || !out) return rs_error(RS_ERR_INVALID, "rs_bincount: NULL argument");
+    if (!is_int(src->dtype) || src->dtype == RS_BOOL)
+        return rs_error(RS_ERR_INVALID, "rs_bincount: src must have an integer dtype");
+    int64_t numel = rs_tensor_numel(src), nbins = rs_tensor_numel(out);
+    if (!rs_tensor_is_contiguous(src) || !rs_tensor_is_contiguous(out) ||
+        (weights && (!rs_tensor_is_contiguous(weights) || rs_tensor_numel(weights) != numel)))
+        return rs_error(RS_ERR_INVALID, "rs_bincount: tensors must be contiguous, weights of src's size");
+    if (weights && (weights->dtype != RS_FLOAT32 || out->dtype != RS_FLOAT32))
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_bincount: weights and out must be float32");
+    if (weights && !rs_stream_features(s)->has_atomic_float32_add)
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_bincount: weights need float32 atomic add");
+    rs_device *dev = rs_stream_device(s);
+    rs_status st;
+    if (nbins == 0) return RS_OK;
+    rs_kernel *k = NULL;
+    if ((st = count_get(s, 3, src->dtype, weights != NULL, &k)) != RS_OK) return st;
+    count_push pc = {src->address, weights ? weights->address : 0, 0, (uint64_t)numel, 0, 0};
+    if (weights) {
+        float zero = 0.0f;
+        if ((st = rs_fill(s, out, &zero)) != RS_OK) return st;
+        pc.counts = out->address;
+        rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(weights, 0), rs_tensor_access(out, 1)};
+        return rs_launch(s, k, (uint64_t)numel, &pc, sizeof pc, acc, 3);
+    }
+    uint64_t counts = 0, size = 4 * (uint64_t)nbins;
+    if ((st = rs_alloc(dev, size, s, &counts)) != RS_OK) return st;
+    rs_tensor ct;
+    memset(&ct, 0, sizeof ct);
+    ct.address = counts;
+    ct.dtype = RS_UINT32;
+    ct.ndim = 1;
+    ct.sizes[0] = nbins;
+    ct.strides[0] = 1;
+    uint32_t zero = 0;
+    pc.counts = counts;
+    rs_access acc[2] = {rs_tensor_access(src, 0), {counts, size, 1}};
+    if ((st = rs_fill(s, &ct, &zero)) == RS_OK) st = rs_launch(s, k, (uint64_t)numel, &pc, sizeof pc, acc, 2);
+    if (st != RS_OK) {
+        rs_free(dev, counts);
+        return st;
+    }
+    return counts_to(s, counts, (uint64_t)nbins, out);
+}
+
+rs_status rs_histc(rs_stream *s, const rs_tensor *src, const rs_tensor *edges, const rs_tensor *out) {
+    if (!s || !src || !edges || !out) return rs_error(RS_ERR_INVALID, "rs_histc: NULL argument");
+    if (!is_flt(src->dtype)) return rs_error(RS_ERR_UNSUPPORTED, "rs_histc: no kernel for %s", rs_dtype_name(src->dtype));
+    int64_t bins = rs_tensor_numel(out);
+    if (edges->dtype != src->dtype || rs_tensor_numel(edges) != bins + 1 || !rs_tensor_is_contiguous(src) ||
+        !rs_tensor_is_contiguous(edges) || bins < 1)
+        return rs_error(RS_ERR_INVALID, "rs_histc: src contiguous, edges of src's dtype with bins + 1 elements");
+    rs_device *dev = rs_stream_device(s);
+    uint64_t counts = 0, size = 4 * (uint64_t)bins;
+    rs_status st = rs_alloc(dev, size, s, &counts);
+    if (st != RS_OK) return st;
+    rs_tensor ct;
+    memset(&ct, 0, sizeof ct);
+    ct.address = counts;
+    ct.dtype = RS_UINT32;
+    ct.ndim = 1;
+    ct.sizes[0] = bins;
+    ct.strides[0] = 1;
+    uint32_t zero = 0;
+    rs_kernel *k = NULL;
+    count_push pc = {src->address, edges->address, counts, (uint64_t)rs_tensor_numel(src), (uint32_t)bins, 0};
+    rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(edges, 0), {counts, size, 1}};
+    if ((st = rs_fill(s, &ct, &zero)) == RS_OK && (st = count_get(s, 4, src->dtype, 0, &k)) == RS_OK)
+        st = rs_launch(s, k, pc.numel, &pc, sizeof pc, acc, 3);
+    if (st != RS_OK) {
+        rs_free(dev, counts);
+        return st;
+    }
+    return counts_to(s, counts, (uint64_t)bins, out);
+}

@@ -1,15 +1,20 @@
 // Searching and selection (src/engine/select.c): searchsorted, bucketize,
 // nonzero (argwhere and where(cond) are ATen composites of it),
-// masked_select, and unique/unique_consecutive (a sort, run starts, and
-// their count). nonzero, masked_select and unique sync once, to learn their
-// size.
+// masked_select, unique/unique_consecutive (a sort, run starts, and
+// their count), bincount and histc (atomic counts). nonzero, masked_select,
+// unique and bincount sync once, to learn their size (histc too when it
+// takes its range from the data, as CPU).
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/BucketizationUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_unique2_ops.h>
 #include <ATen/ops/_unique_ops.h>
+#include <ATen/ops/bincount_ops.h>
 #include <ATen/ops/bucketize_ops.h>
+#include <ATen/ops/histc_ops.h>
+#include <ATen/ops/linspace.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ne.h>
@@ -257,6 +262,88 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
       self, return_inverse, return_counts, dim);
 }
 
+// ---------------------------------------------------------------- bincount, histc
+
+// (min, max) of a russet tensor, read back (one sync), as doubles.
+std::pair<double, double> minmax_of(const Tensor& x, rs_stream* s) {
+  Tensor c = x.contiguous();
+  rs_tensor d = describe(c.reshape({-1}));
+  rs_scalar mn{}, mx{};
+  check_or_host(rs_minmax(s, &d, &mn, &mx));
+  if (at::isFloatingType(x.scalar_type())) return {mn.f, mx.f};
+  if (x.scalar_type() == at::kUInt64) return {double(mn.u), double(mx.u)};
+  return {double(mn.i), double(mx.i)};
+}
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights_opt, int64_t minlength) {
+  return native_or_host<at::_ops::bincount>(
+      [&]() -> Tensor {
+        Tensor weights = weights_opt.has_value() ? *weights_opt : Tensor();
+        TORCH_CHECK(minlength >= 0, "minlength should be >= 0");
+        if (!at::isIntegralType(self.scalar_type(), /*includeBool=*/false)) throw NeedsHost();  // CPU's error
+        if (self.dim() == 1 && self.numel() == 0) return at::zeros({minlength}, self.options().dtype(at::kLong));
+        TORCH_CHECK(self.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
+        bool has_weights = weights.defined();
+        TORCH_CHECK(!has_weights || (weights.dim() == 1 && weights.size(0) == self.size(0)),
+                    "weights should be 1-d and have the same length as input");
+        if (has_weights && weights.scalar_type() != at::kFloat) throw NeedsHost();  // a float64 result
+        c10::DeviceGuard guard(self.device());
+        rs_stream* s = current_stream_for(self);
+        Tensor x = self.contiguous();
+        auto [mn, mx] = minmax_of(x, s);
+        TORCH_CHECK(mn >= 0, "bincount only supports 1-d non-negative integral inputs.");
+        int64_t nbins = std::max(static_cast<int64_t>(mx) + 1, minlength);
+        Tensor out = at::empty({nbins}, self.options().dtype(has_weights ? at::kFloat : at::kLong));
+        Tensor w = has_weights ? weights.contiguous() : Tensor();
+        rs_tensor dx = describe(x), dout = describe(out), dw{};
+        if (has_weights) dw = describe(w);
+        check_or_host(rs_bincount(s, &dx, has_weights ? &dw : nullptr, &dout));
+        return out;
+      },
+      self, weights_opt, minlength);
+}
+
+Tensor& histc_out(const Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max, Tensor& hist) {
+  return native_or_host<at::_ops::histc_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+        TORCH_CHECK(hist.scalar_type() == self.scalar_type(), "torch.histogram: input tensor and hist tensor should",
+                    " have the same dtype, but got input ", self.scalar_type(), " and hist ", hist.scalar_type());
+        // float32 only: CPU bins float16/bfloat16 with arithmetic rounded
+        // to the dtype, which the float kernel does not reproduce where
+        // edges collide
+        if (self.scalar_type() != at::kFloat) throw NeedsHost();
+        c10::DeviceGuard guard(self.device());
+        rs_stream* s = current_stream_for(self);
+        at::native::resize_output(hist, {bins});
+        double lo = min.to<double>(), hi = max.to<double>();
+        if (lo == hi && self.numel() > 0) std::tie(lo, hi) = minmax_of(self, s);
+        if (lo == hi) {
+          lo -= 1;
+          hi += 1;
+        }
+        TORCH_CHECK(!(std::isinf(lo) || std::isinf(hi) || std::isnan(lo) || std::isnan(hi)), "torch.histc: range of [",
+                    lo, ", ", hi, "] is not finite");
+        TORCH_CHECK(lo < hi, "torch.histc: max must be larger than min");
+        Tensor edges = at::linspace(lo, hi, bins + 1, self.options());
+        if (self.numel() == 0) {
+          hist.zero_();
+          return hist;
+        }
+        Tensor x = self.reshape({-1}).contiguous();
+        Tensor out = hist.is_contiguous() ? hist : at::empty({bins}, hist.options());
+        rs_tensor dx = describe(x), de = describe(edges), dout = describe(out);
+        check_or_host(rs_histc(s, &dx, &de, &dout));
+        if (!out.is_same(hist)) hist.copy_(out);
+        return hist;
+      },
+      self, bins, min, max, hist);
+}
+Tensor histc(const Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max) {
+  Tensor hist = at::empty({0}, self.options());
+  return histc_out(self, bins, min, max, hist);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -272,6 +359,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_select", TORCH_FN(masked_select));
   m.impl("masked_select.out", TORCH_FN(masked_select_out));
   m.impl("_unique2", TORCH_FN(unique2));
+  m.impl("bincount", TORCH_FN(bincount));
+  m.impl("histc", TORCH_FN(histc));
+  m.impl("histc.out", TORCH_FN(histc_out));
   m.impl("_unique", TORCH_FN(unique_));
   m.impl("unique_consecutive", TORCH_FN(unique_consecutive));
 }

@@ -164,3 +164,53 @@ def test_unique_forms(dtype):
     for a, b in zip(torch.unique(e.to(D), return_inverse=True, return_counts=True),
                     torch.unique(e, return_inverse=True, return_counts=True)):
         assert a.shape == b.shape
+
+
+def test_opinfo_counting():
+    # float32 histc is native; float16/bfloat16/float64 histc and bincount
+    # with non-float32 weights (a float64 result) run on the host
+    check_opinfo("histc", dtypes=[torch.float32])
+    check_opinfo("histc", dtypes=[torch.float16, torch.bfloat16, torch.float64], native=False)
+    check_opinfo("bincount", native=False)
+
+
+def test_bincount_histc_forms():
+    g = torch.Generator().manual_seed(4)
+    for dt in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
+        x = torch.randint(0, 50, (3000,), generator=g).to(dt)
+        assert torch.equal(native(lambda: torch.bincount(x.to(D))).cpu(), torch.bincount(x))
+        assert torch.equal(native(lambda: torch.bincount(x.to(D), minlength=80)).cpu(), torch.bincount(x, minlength=80))
+    w = torch.rand(3000, generator=g)
+    assert_close(native(lambda: torch.bincount(x.to(D), weights=w.to(D))).cpu(), torch.bincount(x, weights=w))
+    assert torch.equal(native(lambda: torch.bincount(torch.empty(0, dtype=torch.int64, device=D), minlength=3)).cpu(),
+                       torch.zeros(3, dtype=torch.int64))
+    # float16 weights give float64 on CPU: host execution under apple
+    wh = w.to(torch.float16)
+    assert_close(torch.bincount(x.to(D), weights=wh.to(D)).cpu(), torch.bincount(x, weights=wh))
+    y = torch.randn(5000, generator=g) * 3
+    for args in ((), (10,), (7, -2, 2), (13, -1.5, 4.25)):
+        assert torch.equal(native(lambda: torch.histc(y.to(D), *args)).cpu(), torch.histc(y, *args)), args
+    y[::97] = float("nan")  # NaNs are skipped (with an explicit range)
+    for args in ((7, -2, 2), (13, -1.5, 4.25), (100, -5, 5)):
+        assert torch.equal(native(lambda: torch.histc(y.to(D), *args)).cpu(), torch.histc(y, *args)), args
+    z = torch.randn(4, 6, generator=g).t()
+    assert torch.equal(native(lambda: torch.histc(z.to(D), 5)).cpu(), torch.histc(z, 5))
+    assert torch.equal(torch.histc(torch.empty(0, device=D), 4).cpu(), torch.histc(torch.empty(0), 4))
+    assert torch.equal(torch.histc(torch.full((5,), 2.0, device=D), 4).cpu(), torch.histc(torch.full((5,), 2.0), 4))
+
+
+def test_counting_errors():
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        torch.bincount(torch.tensor([-1, 2], device=D))
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        torch.bincount(torch.tensor([[1]], device=D))
+    with pytest.raises(RuntimeError, match="minlength should be >= 0"):
+        torch.bincount(torch.tensor([1], device=D), minlength=-1)
+    with pytest.raises(RuntimeError, match="weights should be 1-d and have the same length as input"):
+        torch.bincount(torch.tensor([1, 2], device=D), weights=torch.ones(1, device=D))
+    with pytest.raises(RuntimeError, match="bins must be > 0"):
+        torch.histc(torch.ones(3, device=D), bins=0)
+    with pytest.raises(RuntimeError, match="max must be larger than min"):
+        torch.histc(torch.ones(3, device=D), min=3, max=1)
+    with pytest.raises(RuntimeError, match="is not finite"):
+        torch.histc(torch.tensor([1.0, float("nan")], device=D))
