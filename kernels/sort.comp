@@ -13,6 +13,8 @@
 // - MODE 2 (global step): one compare-exchange step (k, j) with j >= L over
 //   the scratch arrays (stages longer than a block).
 // - MODE 3 (local merge): the steps j < L of stage k, in shared memory.
+// Long rows are sorted by sort_radix.comp instead; MODE 4 and 5 read its
+// pairs too (row stride n instead of P).
 // - MODE 4 (gather): values[row, j] = src[row, idx], indices = idx, for
 //   the first `kout` of each row (a sort writes all n; topk writes k).
 // - MODE 5 (pick): one element per row: the k-th (kthvalue), the median
@@ -42,61 +44,16 @@ layout(push_constant) uniform Push {
     uint k;           // stage (MODE 2, 3); kout (MODE 4); k (MODE 5)
     uint j;           // step (MODE 2)
     uint rows;
+    uint rstride;     // MODE 4, 5: row stride of the scratch pairs (P, or n after a radix sort)
 } pc;
 
-#if KEY64
-#define KT uint64_t
-#define KPAD 0xFFFFFFFFFFFFFFFFUL
-#define KNAN 0xFFF8000000000000UL
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer KRef { uint64_t v; };
-#define KSZ 8UL
-#else
-#define KT uint
-#define KPAD 0xFFFFFFFFu
-#define KNAN 0xFFC00000u
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer KRef { uint v; };
-#define KSZ 4UL
-#endif
+#include "common/sort_key.glsl"
 
 KT kload(uint f) { return KRef(pc.keys + KSZ * uint64_t(f)).v; }
 void kstore(uint f, KT v) { KRef(pc.keys + KSZ * uint64_t(f)).v = v; }
 uint iload(uint f) { return RsU32(pc.idx + 4UL * uint64_t(f)).v; }
 void istore(uint f, uint v) { RsU32(pc.idx + 4UL * uint64_t(f)).v = v; }
 
-#define IS_FLOATY (RS_IS_FLT(IN_DT) || IN_DT == 7)
-
-// The order-preserving key of src element o.
-KT encode(int64_t o) {
-    KT key;
-#if KEY64
-    uint64_t v = RS_GET(IN_DT)(pc.src, o);
-#if IN_DT == 4
-    key = v ^ 0x8000000000000000UL;
-#elif IN_DT == 29
-    key = v;
-#else  // float64 bits
-    if ((v & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL) v = 0x7FF8000000000000UL;
-    if (v == 0x8000000000000000UL) v = 0UL;
-    key = rs_sign64(v) ? ~v : (v | 0x8000000000000000UL);
-#endif
-#else
-#if RS_IS_FLT(IN_DT)
-    float f = RS_GET(IN_DT)(pc.src, o);
-    uint b = isnan(f) ? 0x7FC00000u : (f == 0.0 ? 0u : floatBitsToUint(f));
-    key = (b & 0x80000000u) != 0u ? ~b : (b | 0x80000000u);
-#elif IN_DT == 1 || IN_DT == 2 || IN_DT == 3
-    key = uint(RS_GET(IN_DT)(pc.src, o)) ^ 0x80000000u;
-#else  // bool, uint8, uint16, uint32
-    key = uint(RS_GET(IN_DT)(pc.src, o));
-#endif
-#endif
-#if DESC
-    key = ~key;
-#endif
-    return key;
-}
-
-bool greater(KT ka, uint ia, KT kb, uint ib) { return ka > kb || (ka == kb && ia > ib); }
 
 #if MODE == 1 || MODE == 3
 shared KT skey[L];
@@ -138,7 +95,7 @@ void main() {
 #if MODE == 1
                 uint row = f >> pc.logp, j = f & (P - 1u);
                 id = j;
-                if (j < pc.n) key = encode(int64_t(row) * int64_t(pc.n) + int64_t(j));
+                if (j < pc.n) key = encode(pc.src, int64_t(row) * int64_t(pc.n) + int64_t(j));
 #else
                 key = kload(f);
                 id = iload(f);
@@ -184,7 +141,7 @@ void main() {
     RS_FOR_EACH(e, uint64_t(pc.rows) * uint64_t(kout)) {
         uint64_t row = e / uint64_t(kout);
         uint j = uint(e - row * uint64_t(kout));
-        uint id = iload(uint(row << pc.logp) + j);
+        uint id = iload(uint(row) * pc.rstride + j);
         int64_t so = int64_t(row) * int64_t(pc.n) + int64_t(id);
         if (pc.values != 0UL) {
             uint es = uint(RS_SIZE(IN_DT));
@@ -200,7 +157,7 @@ void main() {
 #elif MODE == 5
     RS_FOR_EACH(r64, uint64_t(pc.rows)) {
         uint row = uint(r64);
-        uint base = row << pc.logp;
+        uint base = row * pc.rstride;
         uint pos = pc.k;
 #if PICK != 1
         uint m = pc.n;

@@ -130,11 +130,11 @@ static void sort_case(int64_t rows, int64_t n, int desc) {
         }
         if (desc) {
             /* NaN first, then the largest; stable among ties */
-            for (int64_t j = 0; j < n; ++j) if (isnan(ref[2 * j])) ref[2 * j] = -INFINITY, ref[2 * j + 1] -= 1000.0f;
+            for (int64_t j = 0; j < n; ++j) if (isnan(ref[2 * j])) ref[2 * j] = -INFINITY, ref[2 * j + 1] -= 1000000.0f;
         }
         qsort(ref, (size_t)n, 2 * sizeof(float), cmp_key);
         for (int64_t j = 0; j < n; ++j) {
-            int64_t want = desc && ref[2 * j + 1] < 0 ? (int64_t)(ref[2 * j + 1] + 1000.0f) : (int64_t)ref[2 * j + 1];
+            int64_t want = desc && ref[2 * j + 1] < 0 ? (int64_t)(ref[2 * j + 1] + 1000000.0f) : (int64_t)ref[2 * j + 1];
             CHECK(ix[r * n + j] == want);
             float got = v[r * n + j], exp = x[r * n + want];
             CHECK(isnan(exp) ? isnan(got) : got == exp);
@@ -146,7 +146,13 @@ static void sort_case(int64_t rows, int64_t n, int desc) {
 
 TEST(sort_short_rows) { sort_case(5, 300, 0); }
 TEST(sort_short_rows_descending) { sort_case(3, 77, 1); }
-TEST(sort_long_row) { sort_case(1, 20000, 0); }
+TEST(sort_long_row) { sort_case(1, 20000, 0); }  /* radix */
+TEST(sort_long_rows_descending) { sort_case(3, 5000, 1); }
+TEST(sort_long_row_bitonic) {
+    setenv("RUSSET_SORT", "bitonic", 1);
+    sort_case(2, 9000, 0);
+    unsetenv("RUSSET_SORT");
+}
 
 TEST(sort_int64_and_median) {
     int64_t x[7] = {5, -3, 9, -3, 0, 100, -70};
@@ -180,6 +186,8 @@ int main(void) {
     RUN(sort_short_rows);
     RUN(sort_short_rows_descending);
     RUN(sort_long_row);
+    RUN(sort_long_rows_descending);
+    RUN(sort_long_row_bitonic);
     RUN(sort_int64_and_median);
     CTEST_END();
 }

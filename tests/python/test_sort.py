@@ -100,6 +100,33 @@ def test_sort_dtypes_stable_exact(dtype):
             assert_close(v.cpu(), ev, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ALL)
+def test_sort_long_rows_radix_dtypes(dtype):
+    # rows longer than a shared-memory block take the radix sort
+    g = torch.Generator().manual_seed(7)
+    if dtype == torch.bool:
+        x = torch.rand(2, 6000, generator=g) > 0.5
+    elif dtype.is_floating_point:
+        x = torch.randint(-300, 300, (2, 6000), generator=g).to(dtype) / 8
+        x[0, ::13] = float("nan")
+        x[1, ::17] = -float("inf")
+        x[1, ::19] = -0.0
+    elif dtype in (torch.uint16, torch.uint32, torch.uint64):
+        x = torch.randint(0, 60000, (2, 6000), generator=g).to(dtype)
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(max(info.min, -1000), min(info.max, 1000), (2, 6000), generator=g).to(dtype)
+    for desc in (False, True):
+        ev, ei = torch.sort(x, dim=1, descending=desc, stable=True)
+        v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
+        assert torch.equal(i.cpu(), ei), (dtype, desc)
+        assert_close(v.cpu(), ev, equal_nan=True)
+    if dtype not in (torch.bool, torch.uint16, torch.uint32, torch.uint64):  # CPU has no kthvalue for these
+        ev, _ = torch.kthvalue(x, 777, dim=1)
+        v, i = native(lambda: torch.kthvalue(x.to(D), 777, dim=1))
+        assert_close(v.cpu(), ev, equal_nan=True)
+
+
 def test_sort_long_rows():
     g = torch.Generator().manual_seed(4)
     x = torch.randn(100_000, generator=g)
