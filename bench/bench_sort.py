@@ -4,7 +4,9 @@ CPU.
 
     python bench/bench_sort.py [--numel 16777216] [--json out.json]
 
-- sort of `numel` float32 (values and indices), target >= 30% of CUDA;
+- sort of `numel` float32 (values and indices), target >= 30% of CUDA; the
+  same with the global bitonic merge (RUSSET_SORT=bitonic) instead of the
+  radix sort;
 - sort of 4096 rows of 4096 float32 (shared-memory rows);
 - cumsum of `numel` float32 (one row), and of 4096 x 4096 along dim 1;
 - topk(k=100) of `numel` float32; nonzero of `numel` bools.
@@ -46,10 +48,21 @@ def best_time(fn, dev, reps):
     return best
 
 
+def bitonic_sort(x):
+    """torch.sort with russet's global bitonic merge for long rows (the
+    engine reads RUSSET_SORT at each sort; the peer ignores it)."""
+    os.environ["RUSSET_SORT"] = "bitonic"
+    try:
+        return torch.sort(x)
+    finally:
+        del os.environ["RUSSET_SORT"]
+
+
 def cases(numel):
     side = 4096 if numel >= 4096 * 4096 else 1024
     return [
         ("sort float32 (1 row)", lambda g: torch.rand(numel, generator=g), lambda x: torch.sort(x), 0.30),
+        ("sort float32 (1 row), bitonic merge", lambda g: torch.rand(numel, generator=g), bitonic_sort, None),
         (f"sort float32 ({side} rows of {side})", lambda g: torch.rand(side, side, generator=g),
          lambda x: torch.sort(x, dim=1), None),
         ("cumsum float32 (1 row)", lambda g: torch.rand(numel, generator=g), lambda x: torch.cumsum(x, 0), None),
