@@ -54,15 +54,31 @@ layout(push_constant) uniform Push {
 #if OP == 3 || OP == 4
 // (value, index); NaN is greater than everything and ties take the later
 // element, as CPU's cummax_cummin_helper (std::greater_equal / less_equal).
+// float64 compares its bits as order-preserving keys: no fp64 arithmetic.
 #if IS_FLOAT
 #define V float
 #else
 #define V uint64_t
 #endif
+#if IN_DT == 7
+bool dnan(uint64_t b) { return (b & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL; }
+uint64_t dkey(uint64_t b) {
+    if (b == 0x8000000000000000UL) b = 0UL;  // -0 == +0
+    return rs_sign64(b) ? ~b : (b | 0x8000000000000000UL);
+}
+#endif
 struct S { V v; int64_t i; };
 #define STATE_SIZE 16
 bool takes_later(V a, V b) {
-#if IS_FLOAT
+#if IN_DT == 7
+    if (dnan(b)) return true;
+    if (dnan(a)) return false;
+#if OP == 3
+    return dkey(b) >= dkey(a);
+#else
+    return dkey(b) <= dkey(a);
+#endif
+#elif IS_FLOAT
     if (isnan(b)) return true;
     if (isnan(a)) return false;
 #if OP == 3
@@ -89,6 +105,8 @@ S identity() {
     S s;
 #if IS_FLOAT
     s.v = OP == 3 ? uintBitsToFloat(0xFF800000u) : uintBitsToFloat(0x7F800000u);
+#elif IN_DT == 7
+    s.v = OP == 3 ? 0xFFF0000000000000UL : 0x7FF0000000000000UL;  // -inf, +inf
 #elif IS_U64
     s.v = OP == 3 ? 0UL : ~0UL;
 #else
@@ -131,6 +149,19 @@ S combine(S a, S b) {
 }
 S identity() { return OP == 1 ? vec2(0.0, 0.0) : vec2(1.0, 0.0); }
 S load_s(int64_t o, int64_t j) { return vec2(RS_GET(IN_DT)(pc.src, o), 0.0); }
+
+#elif IN_DT == 7  // float64 sum/prod: only with RS_HAS_FP64 (the host refuses otherwise)
+#define S double
+#define STATE_SIZE 8
+S combine(S a, S b) {
+#if OP == 1
+    return a + b;
+#else
+    return a * b;
+#endif
+}
+S identity() { return OP == 1 ? 0.0LF : 1.0LF; }
+S load_s(int64_t o, int64_t j) { return uint64BitsToDouble(RS_GET(IN_DT)(pc.src, o)); }
 
 #elif RS_IS_CF(IN_DT)  // complex64 sum/prod (CPU accumulates in complex<double>)
 #define S vec2
@@ -190,12 +221,16 @@ void store_s(int64_t o, S s) {
 #if OP == 3 || OP == 4
 #if IS_FLOAT
     RS_SET_F(OUT_DT)(pc.dst, o, s.v);
+#elif IN_DT == 7
+    RS_SET_D(OUT_DT)(pc.dst, o, s.v);
 #else
     RS_SET_I(OUT_DT)(pc.dst, o, s.v);
 #endif
     RsI64(pc.idx + 8UL * uint64_t(o)).v = s.i;
 #elif FF
     RS_SET_F(OUT_DT)(pc.dst, o, s.x + s.y);
+#elif IN_DT == 7
+    RS_SET_D(OUT_DT)(pc.dst, o, doubleBitsToUint64(s));
 #elif RS_IS_CF(IN_DT)
     RS_SET_CF(OUT_DT)(pc.dst, o, s);
 #elif IS_FLOAT

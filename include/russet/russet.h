@@ -408,8 +408,9 @@ typedef enum rs_scan_op {
 
 /* Inclusive scan of src into dst (same sizes; dst's dtype may differ, the
  * accumulation is in src's dtype's accumulate type). `indices` (int64, same
- * sizes) only for MAX and MIN, else NULL. float64 needs shaderFloat64:
- * RS_ERR_UNSUPPORTED (run it on the host). */
+ * sizes) only for MAX and MIN, else NULL. float64: MAX and MIN always
+ * (they compare bits); SUM and PROD need shaderFloat64; LOGSUMEXP never.
+ * RS_ERR_UNSUPPORTED then (run it on the host). */
 RS_API rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_tensor *dst,
                          const rs_tensor *indices);
 

@@ -44,7 +44,7 @@ static int scan_dtype_ok(rs_dtype dt) {
     switch (dt) {
     case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
     case RS_UINT16: case RS_UINT32: case RS_UINT64:
-    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_COMPLEX64:
+    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_COMPLEX64: case RS_FLOAT64:
         return 1;
     default:
         return 0;
@@ -64,8 +64,13 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
     if (!row_shape(src, &rows, &n) || !rs_tensor_is_contiguous(dst) ||
         (minmax && !rs_tensor_is_contiguous(indices)))
         return rs_error(RS_ERR_INVALID, "rs_scan: tensors must be contiguous (scan along the last dim)");
-    if (rs_dtype_needs_fp64(src->dtype) || rs_dtype_needs_fp64(dst->dtype))
-        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: float64 scans run on the host");
+    /* float64: cummax/cummin compare bits (no fp64 needed); sum and prod
+     * need shaderFloat64; logcumsumexp (GLSL has no double exp/log) never */
+    if (rs_dtype_needs_fp64(src->dtype) || rs_dtype_needs_fp64(dst->dtype)) {
+        int f64 = src->dtype == RS_FLOAT64 && dst->dtype == RS_FLOAT64;
+        int ok = f64 && (minmax || ((op == RS_SCAN_SUM || op == RS_SCAN_PROD) && rs_stream_features(s)->has_fp64));
+        if (!ok) return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: this float64 scan runs on the host");
+    }
     if (!scan_dtype_ok(src->dtype) || !scan_dtype_ok(dst->dtype))
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: no scan kernel for %s -> %s", rs_dtype_name(src->dtype),
                         rs_dtype_name(dst->dtype));

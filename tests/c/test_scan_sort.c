@@ -95,6 +95,32 @@ TEST(cummax_ties_and_nan) {
     rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
 }
 
+/* float64: cummax compares bits (any device); cumsum needs fp64. */
+TEST(float64_scans) {
+    double x[6] = {1.5, -2.0, 7.25, 7.25, NAN, 3.0};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, 6 * sizeof(int64_t), g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT64, 1, 6), dst = mat(b, RS_FLOAT64, 1, 6), idx = mat(c, RS_INT64, 1, 6);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, &idx));
+    double v[6];
+    int64_t i[6];
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i, c, sizeof i));
+    int64_t ei[6] = {0, 0, 2, 3, 4, 4};
+    for (int k = 0; k < 6; ++k) CHECK(i[k] == ei[k]);
+    CHECK(v[3] == 7.25 && isnan(v[5]));
+    rs_status st = rs_scan(g_s, RS_SCAN_SUM, &src, &dst, NULL);
+    if (rs_device_features(g_dev)->has_fp64) {
+        CHECK(st == RS_OK);
+        CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+        CHECK(v[0] == 1.5 && v[1] == -0.5 && v[3] == 14.0 && isnan(v[4]));
+    } else {
+        CHECK(st == RS_ERR_UNSUPPORTED);
+    }
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
 static int cmp_key(const void *pa, const void *pb) {
     const float *a = pa, *b = pb;
     int na = isnan(a[0]), nb = isnan(b[0]);
@@ -183,6 +209,7 @@ int main(void) {
     }
     RUN(cumsum_int32_to_int64_and_float);
     RUN(cummax_ties_and_nan);
+    RUN(float64_scans);
     RUN(sort_short_rows);
     RUN(sort_short_rows_descending);
     RUN(sort_long_row);

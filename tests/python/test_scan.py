@@ -140,10 +140,17 @@ def test_logcumsumexp_infinities():
     assert_close(native(lambda: torch.logcumsumexp(x.to(D), 0)).cpu(), torch.logcumsumexp(x, 0), equal_nan=True)
 
 
-def test_float64_runs_on_host_under_apple():
-    x = torch.randn(4, 5, dtype=torch.float64)
-    torch.russet.reset_host_op_counts()
-    assert_close(torch.cumsum(x.to(D), 1).cpu(), torch.cumsum(x, 1))
+def test_float64():
+    # cumsum/cumprod need fp64 (host under apple); cummax/cummin compare bits
+    x = torch.randn(4, 3000, dtype=torch.float64)
+    x[1, ::7] = float("nan")
+    x[2, ::5] = -0.0
+    assert_close(torch.cumsum(x.to(D), 1).cpu(), torch.cumsum(x, 1), equal_nan=True)
+    for f in (torch.cummax, torch.cummin):
+        v, i = native(lambda: f(x.to(D), 1))
+        ev, ei = f(x, 1)
+        assert torch.equal(i.cpu(), ei)
+        assert_close(v.cpu(), ev, equal_nan=True)
 
 
 def test_backward():
