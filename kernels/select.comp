@@ -52,6 +52,17 @@ layout(push_constant) uniform Push {
 bool lt(V a, V b) { return a < b; }
 bool ge(V a, V b) { return a >= b; }
 bool gt(V a, V b) { return a > b; }
+#elif CT == 7
+// float64 without fp64 arithmetic: comparisons of order-preserving keys of
+// the bits, false when either side is NaN (as IEEE comparisons)
+#define V uint64_t
+bool dnan(uint64_t b) { return (b & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL; }
+uint64_t dkey(uint64_t b) {
+    if (b == 0x8000000000000000UL) b = 0UL;  // -0 == +0
+    return rs_sign64(b) ? ~b : (b | 0x8000000000000000UL);
+}
+bool ge(V a, V b) { return !dnan(a) && !dnan(b) && dkey(a) >= dkey(b); }
+bool gt(V a, V b) { return !dnan(a) && !dnan(b) && dkey(a) > dkey(b); }
 #elif CT == 29
 #define V uint64_t
 bool ge(V a, V b) { return a >= b; }

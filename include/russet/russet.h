@@ -438,8 +438,8 @@ RS_API rs_status rs_sort_pick(rs_stream *s, const rs_tensor *src, rs_pick mode, 
  * row shared by all values, or one row per row of values), with PyTorch's
  * CPU comparisons; `right` as searchsorted's. `sorter` (int64, boundaries'
  * sizes, or NULL) gives the sorted order. values and boundaries share a
- * dtype (the caller promotes); out is int64 or int32. float64:
- * RS_ERR_UNSUPPORTED. */
+ * dtype (the caller promotes); out is int64 or int32. float64 compares
+ * bits (no fp64 needed). */
 RS_API rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, const rs_tensor *values,
                                  const rs_tensor *sorter, int right, const rs_tensor *out);
 

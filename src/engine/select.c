@@ -26,7 +26,7 @@ static int search_dtype_ok(rs_dtype dt) {
     switch (dt) {
     case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
     case RS_UINT16: case RS_UINT32: case RS_UINT64:
-    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32:
+    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_FLOAT64:
         return 1;
     default:
         return 0;

@@ -15,7 +15,7 @@ def test_opinfo(name):
 
 
 DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16,
-          torch.float32]
+          torch.float32, torch.float64]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -45,11 +45,12 @@ def test_searchsorted_forms(dtype):
 
 
 def test_searchsorted_scalar_nan_mixed_dtypes():
-    b = torch.tensor([1.0, 2.0, 2.0, 3.0, float("nan")])
-    for val in (2, 2.5, float("nan"), -1):
-        for right in (False, True):
-            exp = torch.searchsorted(b, val, right=right)
-            assert torch.equal(native(lambda: torch.searchsorted(b.to(D), val, right=right)).cpu(), exp)
+    for dt in (torch.float32, torch.float64):
+        b = torch.tensor([-0.0, 1.0, 2.0, 2.0, 3.0, float("nan")], dtype=dt)
+        for val in (2, 2.5, float("nan"), -1, 0.0, -0.0):
+            for right in (False, True):
+                exp = torch.searchsorted(b, val, right=right)
+                assert torch.equal(native(lambda: torch.searchsorted(b.to(D), val, right=right)).cpu(), exp)
     bi = torch.tensor([0, 3, 5, 9])
     vf = torch.tensor([[2.5, 5.0], [9.5, -1.0]])
     assert torch.equal(torch.searchsorted(bi.to(D), vf.to(D)).cpu(), torch.searchsorted(bi, vf))
