@@ -14,6 +14,8 @@
 //   bytes each) where src (the mask) is nonzero.
 // - MODE 5 (permute): out[perm[i]] = src[i], int64 (perm in `aux`): the
 //   inverse of unique from the sorted order.
+// - MODE 6 (run starts): out[i] = src[i] starts a run of equal values
+//   (unique): IEEE equality, float64 on its bits. Defines: IN_DT.
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -107,6 +109,30 @@ void main() {
     RS_FOR_EACH(e, pc.numel) {
         int64_t p = RsI64(pc.aux + 8UL * e).v;
         RsI64(pc.dst + 8UL * uint64_t(p)).v = RsI64(pc.src + 8UL * e).v;
+    }
+}
+
+#elif MODE == 6
+// run starts: dst[i] (bool) = i == 0 || src[i] != src[i - 1], with IEEE
+// equality (NaN differs from everything, -0 == +0); float64 on its bits
+bool same(int64_t i, int64_t j) {
+#if RS_IS_FLT(IN_DT)
+    return RS_GET(IN_DT)(pc.src, i) == RS_GET(IN_DT)(pc.src, j);
+#elif RS_IS_DBL(IN_DT)
+    uint64_t a = RS_GET(IN_DT)(pc.src, i), b = RS_GET(IN_DT)(pc.src, j);
+    bool nan = (a & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL || (b & 0x7FFFFFFFFFFFFFFFUL) > 0x7FF0000000000000UL;
+    return !nan && (a == b || ((a | b) << 1) == 0UL);
+#elif RS_IS_CF(IN_DT)
+    vec2 a = RS_GET(IN_DT)(pc.src, i), b = RS_GET(IN_DT)(pc.src, j);
+    return a.x == b.x && a.y == b.y;
+#else
+    return RS_GET(IN_DT)(pc.src, i) == RS_GET(IN_DT)(pc.src, j);
+#endif
+}
+void main() {
+    RS_FOR_EACH(e, pc.numel) {
+        bool start = e == 0UL || !same(int64_t(e), int64_t(e) - 1);
+        RsU8(pc.dst + e).v = uint8_t(start ? 1u : 0u);
     }
 }
 

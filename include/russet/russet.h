@@ -458,6 +458,9 @@ RS_API rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t o
 /* out[perm[i]] = src[i]; contiguous int64 tensors of one size, perm a
  * permutation (unique's inverse from the sorted order). */
 RS_API rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out);
+/* out[i] (bool) = i == 0 || src[i] != src[i - 1] (IEEE: NaN never equal,
+ * -0 == +0); contiguous, any dtype but complex128. */
+RS_API rs_status rs_run_starts(rs_stream *s, const rs_tensor *src, const rs_tensor *out);
 
 /* Minimum and maximum of a contiguous, non-empty tensor (bool, integers,
  * float16/bfloat16/float32), read back to the host (waits): .i (.u for

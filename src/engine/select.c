@@ -343,3 +343,24 @@ rs_status rs_histc(rs_stream *s, const rs_tensor *src, const rs_tensor *edges, c
     }
     return counts_to(s, counts, (uint64_t)bins, out);
 }
+
+rs_status rs_run_starts(rs_stream *s, const rs_tensor *src, const rs_tensor *out) {
+    if (!s || !src || !out) return rs_error(RS_ERR_INVALID, "rs_run_starts: NULL argument");
+    int64_t n = rs_tensor_numel(src);
+    if (out->dtype != RS_BOOL || rs_tensor_numel(out) != n || !rs_tensor_is_contiguous(src) ||
+        !rs_tensor_is_contiguous(out))
+        return rs_error(RS_ERR_INVALID, "rs_run_starts: src contiguous, out contiguous bool of src's size");
+    if (rs_dtype_needs_fp64(src->dtype) && src->dtype != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_run_starts: no kernel for %s", rs_dtype_name(src->dtype));
+    if (n == 0) return RS_OK;
+    rs_kernel *k = NULL;
+    rs_status st = count_kernel(s, 6, src, NULL, &k);
+    if (st != RS_OK) return st;
+    select_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.src = src->address;
+    pc.dst = out->address;
+    pc.numel = (uint64_t)n;
+    rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(out, 1)};
+    return rs_launch(s, k, (uint64_t)n, &pc, sizeof pc, acc, 2);
+}

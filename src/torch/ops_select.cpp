@@ -17,7 +17,6 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/ne.h>
 #include <ATen/ops/sub.h>
 #include <ATen/ops/unique_consecutive_ops.h>
 #include <ATen/ops/masked_select_ops.h>
@@ -200,12 +199,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& self, bool sort, bo
   }
   // mask[i]: element i of the (sorted) sequence starts a run
   Tensor mask = at::empty({n}, self.options().dtype(at::kBool));
-  mask.narrow(0, 0, 1).fill_(true);
-  if (n > 1) {
-    Tensor tail = mask.narrow(0, 1, n - 1);
-    at::ne_out(tail, sv.narrow(0, 1, n - 1), sv.narrow(0, 0, n - 1));
-  }
-  rs_tensor dm = describe(mask);
+  rs_tensor dsv0 = describe(sv), dm = describe(mask);
+  check_or_host(rs_run_starts(s, &dsv0, &dm));
   uint64_t offsets = 0;
   int64_t k = 0;
   check(rs_nonzero_count(s, &dm, &offsets, &k));
