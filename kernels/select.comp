@@ -43,7 +43,7 @@ layout(push_constant) uniform Push {
     uint64_t params;   // MODE 4: int64 sizes[ndim]
     uint64_t numel;    // MODE 1: values; MODE 2, 4: src elements; MODE 3: blocks
     uint64_t nv;       // MODE 1: values per row
-    uint64_t m;        // MODE 1: boundaries per row
+    uint64_t m;        // MODE 1: boundaries per row; MODE 4: rows to write at most
     uint brows;        // MODE 1
     uint ndim;         // MODE 4
 } pc;
@@ -202,7 +202,7 @@ void main() {
 #else
         uint64_t pos = uint64_t(RsU32(pc.nz + 4UL * b).v) + uint64_t(sh[t] - cnt);
         for (uint k = 0u; k < ITEMS; ++k) {
-            if ((flags & (1u << k)) == 0u) continue;
+            if ((flags & (1u << k)) == 0u || pos >= pc.m) continue;  // m: row limit (nonzero_static)
             uint64_t e = e0 + k;
 #if NONZERO
             uint64_t rem = e;

@@ -445,7 +445,8 @@ RS_API rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, cons
 
 /* nonzero and masked_select, in two calls. rs_nonzero_count counts the
  * nonzero elements of src (contiguous, any dtype, < 2^32 elements) and
- * waits for the count (the output size depends on the data); *offsets is
+ * waits for the count (the output size depends on the data; count may be
+ * NULL: no wait); *offsets is
  * scratch memory that rs_nonzero_write consumes and frees (pass it even on
  * an error path; 0 when src is empty). rs_nonzero_write writes, in order,
  * the coordinates of the nonzero elements (coords: int64 [count, ndim],
@@ -454,6 +455,11 @@ RS_API rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, cons
 RS_API rs_status rs_nonzero_count(rs_stream *s, const rs_tensor *src, uint64_t *offsets, int64_t *count);
 RS_API rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets, const rs_tensor *coords,
                                   const rs_tensor *values_src, const rs_tensor *values_out);
+/* The same, writing only the first `max_rows` (all if < 0): nonzero_static
+ * passes count = NULL to rs_nonzero_count (no wait) and its size here. */
+RS_API rs_status rs_nonzero_write_max(rs_stream *s, const rs_tensor *src, uint64_t offsets, int64_t max_rows,
+                                      const rs_tensor *coords, const rs_tensor *values_src,
+                                      const rs_tensor *values_out);
 
 /* out[perm[i]] = src[i]; contiguous int64 tensors of one size, perm a
  * permutation (unique's inverse from the sorted order). */

@@ -85,9 +85,9 @@ static rs_status count_kernel(rs_stream *s, int mode, const rs_tensor *src, cons
 }
 
 rs_status rs_nonzero_count(rs_stream *s, const rs_tensor *src, uint64_t *offsets, int64_t *count) {
-    if (!s || !src || !offsets || !count) return rs_error(RS_ERR_INVALID, "rs_nonzero_count: NULL argument");
+    if (!s || !src || !offsets) return rs_error(RS_ERR_INVALID, "rs_nonzero_count: NULL argument");
     *offsets = 0;
-    *count = 0;
+    if (count) *count = 0;
     if (!rs_tensor_is_contiguous(src)) return rs_error(RS_ERR_INVALID, "rs_nonzero_count: src must be contiguous");
     int64_t numel = rs_tensor_numel(src);
     if ((uint64_t)numel >= (1ull << 32))
@@ -112,6 +112,7 @@ rs_status rs_nonzero_count(rs_stream *s, const rs_tensor *src, uint64_t *offsets
     pc.numel = nblocks;
     uint32_t g1[3] = {1, 1, 1};
     if ((st = rs_dispatch(s, ks, g1, &pc, sizeof pc, acc + 1, 1)) != RS_OK) goto fail;
+    if (!count) return RS_OK;  /* nonzero_static: no sync */
     uint32_t total = 0;
     if ((st = rs_memcpy_dtoh(s, &total, *offsets + 4 * nblocks, 4)) != RS_OK) goto fail;
     *count = total;
@@ -124,6 +125,11 @@ fail:
 
 rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets, const rs_tensor *coords,
                            const rs_tensor *values_src, const rs_tensor *values_out) {
+    return rs_nonzero_write_max(s, src, offsets, -1, coords, values_src, values_out);
+}
+
+rs_status rs_nonzero_write_max(rs_stream *s, const rs_tensor *src, uint64_t offsets, int64_t max_rows,
+                               const rs_tensor *coords, const rs_tensor *values_src, const rs_tensor *values_out) {
     rs_status st = RS_OK;
     rs_device *dev = s ? rs_stream_device(s) : NULL;
     if (!s || !src) return rs_error(RS_ERR_INVALID, "rs_nonzero_write: NULL argument");
@@ -139,6 +145,7 @@ rs_status rs_nonzero_write(rs_stream *s, const rs_tensor *src, uint64_t offsets,
     pc.src = src->address;
     pc.nz = offsets;
     pc.numel = (uint64_t)numel;
+    pc.m = max_rows < 0 ? ~0ull : (uint64_t)max_rows;  /* rows written: those below */
     uint32_t g[3] = {capped(s, nblocks), 1, 1};
     rs_kernel *k = NULL;
     if (coords) {

@@ -139,6 +139,33 @@ Tensor nonzero(const Tensor& self) {
   return nonzero_out(self, result);
 }
 
+// nonzero_static: the first `size` rows of nonzero, padded with
+// fill_value; no sync (the count stays on the device).
+Tensor& nonzero_static_out(const Tensor& self, int64_t size, int64_t fill_value, Tensor& result) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  TORCH_CHECK(result.scalar_type() == at::kLong, "nonzero_static: Expected out tensor to have scalar type Long but got ",
+              "scalar type", result.scalar_type());
+  TORCH_CHECK(self.numel() < std::numeric_limits<int>::max(),
+              "nonzero_static is not supported for tensors with more than INT_MAX elements");
+  at::native::resize_output(result, {size, self.dim()});
+  if (result.numel() == 0) return result;
+  c10::DeviceGuard guard(self.device());
+  Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+  out.fill_(fill_value);
+  Tensor x = self.contiguous();
+  rs_tensor dx = describe(x), dc = describe(out);
+  rs_stream* s = current_stream_for(self);
+  uint64_t offsets = 0;
+  check(rs_nonzero_count(s, &dx, &offsets, nullptr));
+  check(rs_nonzero_write_max(s, &dx, offsets, size, &dc, nullptr, nullptr));
+  if (!out.is_same(result)) result.copy_(out);
+  return result;
+}
+Tensor nonzero_static(const Tensor& self, int64_t size, int64_t fill_value) {
+  Tensor result = at::empty({0}, self.options().dtype(at::kLong));
+  return nonzero_static_out(self, size, fill_value, result);
+}
+
 Tensor& masked_select_out(const Tensor& self, const Tensor& mask, Tensor& result) {
   TORCH_CHECK(mask.scalar_type() == at::ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   TORCH_CHECK(self.scalar_type() == result.scalar_type(),
@@ -351,6 +378,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bucketize.Scalar", TORCH_FN(bucketize_scalar));
   m.impl("nonzero", TORCH_FN(nonzero));
   m.impl("nonzero.out", TORCH_FN(nonzero_out));
+  m.impl("nonzero_static", TORCH_FN(nonzero_static));
+  m.impl("nonzero_static.out", TORCH_FN(nonzero_static_out));
   m.impl("masked_select", TORCH_FN(masked_select));
   m.impl("masked_select.out", TORCH_FN(masked_select_out));
   m.impl("_unique2", TORCH_FN(unique2));

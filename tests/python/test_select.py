@@ -9,7 +9,7 @@ from opinfo_check import check_opinfo
 from scan_sort_util import D, native
 
 
-@pytest.mark.parametrize("name", ["searchsorted", "bucketize", "nonzero", "argwhere", "masked_select"])
+@pytest.mark.parametrize("name", ["searchsorted", "bucketize", "nonzero", "nonzero_static", "argwhere", "masked_select"])
 def test_opinfo(name):
     check_opinfo(name)
 
@@ -221,3 +221,15 @@ def test_counting_errors():
         torch.histc(torch.ones(3, device=D), min=3, max=1)
     with pytest.raises(RuntimeError, match="is not finite"):
         torch.histc(torch.tensor([1.0, float("nan")], device=D))
+
+
+def test_nonzero_static():
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(7, 300, generator=g) > 0.5
+    for size in (0, 1, 10, 2000, 3000):
+        for fill in (-1, 5):
+            exp = torch.nonzero_static(x, size=size, fill_value=fill)
+            got = native(lambda: torch.nonzero_static(x.to(D), size=size, fill_value=fill))
+            assert torch.equal(got.cpu(), exp)
+    with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+        torch.nonzero_static(x.to(D), size=-1)
