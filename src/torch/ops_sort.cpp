@@ -154,6 +154,20 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim_, bool keepdim) 
       self, dim_, keepdim);
 }
 
+// mode.values: ATen's composite checks for CPU/CUDA/XPU before anything
+// else, so the out= form needs its own registration.
+std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim_, bool keepdim, Tensor& values,
+                                      Tensor& indices) {
+  return native_or_host<at::_ops::mode_values>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
+        at::native::zero_numel_check_dims(self, dim, "mode()");
+        pick(self, dim, RS_PICK_MODE, 0, keepdim, values, indices);
+        return {values, indices};
+      },
+      self, dim_, keepdim, values, indices);
+}
+
 // median()/nanmedian() of all elements: a 0-dim result.
 template <class Op>
 Tensor median_all_impl(rs_pick mode, const Tensor& self) {
@@ -183,6 +197,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nanmedian.dim_values", TORCH_FN(nanmedian_dim_out));
   m.impl("median", TORCH_FN(median_all));
   m.impl("mode", TORCH_FN(mode));
+  m.impl("mode.values", TORCH_FN(mode_out));
   m.impl("nanmedian", TORCH_FN(nanmedian_all));
 }
 

@@ -198,6 +198,16 @@ def test_kthvalue_median():
     assert native(lambda: torch.median(torch.arange(10, device=D))).item() == 4
 
 
+def test_mode_out():
+    x = torch.randint(0, 4, (5, 30))
+    v = torch.empty(0, dtype=torch.int64, device=D)
+    i = torch.empty(0, dtype=torch.int64, device=D)
+    native(lambda: torch.mode(x.to(D), 1, out=(v, i)))
+    ev, _ = torch.mode(x, 1)
+    assert torch.equal(v.cpu(), ev)
+    assert torch.equal(x.gather(1, i.cpu().unsqueeze(1)).squeeze(1), ev)
+
+
 def test_quantile_runs():
     x = torch.randn(5, 40)
     q = torch.tensor([0.1, 0.5, 0.9])
