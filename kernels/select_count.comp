@@ -8,9 +8,9 @@
 // - MODE 3 (bincount): counts[src[i]] += 1 (uint32 atomics), or
 //   out[src[i]] += weights[i] (float32 atomic add) with WEIGHTS.
 // - MODE 4 (histc): the bin of each element in [edges[0], edges[bins]] as
-//   CPU's histogramdd with local search: linear interpolation, then an
-//   upper_bound among the neighbouring edges; the last bin includes its
-//   right edge; counts[bin] += 1.
+//   CPU's histc (histogramdd's linear interpolation, in the input dtype:
+//   float16/bfloat16 round every step); the last bin includes its right
+//   edge; counts[bin] += 1.
 // Defines: MODE, IN_DT (src), WEIGHTS (MODE 3).
 #version 460
 #extension GL_KHR_memory_scope_semantics : enable
@@ -115,18 +115,20 @@ void main() {
 
 #elif MODE == 4
 float edge(uint k) { return RS_GET(IN_DT)(pc.aux, int64_t(k)); }
+// CPU computes in the input dtype: float16/bfloat16 round every step
+#if IN_DT == 6
+#define RND(x) (x)
+#else
+#define RND(x) RS_ROUND(IN_DT)(x)
+#endif
 
 void main() {
     float lo = edge(0u), hi = edge(pc.bins);
+    float span = RND(hi - lo), nb = RND(float(pc.bins));
     RS_FOR_EACH(i, pc.numel) {
         float e = RS_GET(IN_DT)(pc.src, int64_t(i));
         if (!(e >= lo && e <= hi)) continue;  // outside, or NaN
-        int pos = int((e - lo) * float(pc.bins) / (hi - lo));
-        int pmin = max(0, pos - 1), pmax = min(pos + 2, int(pc.bins) + 1);
-        // upper_bound(edges[pmin..pmax), e) - 1
-        int p = pmin;
-        while (p < pmax && !(e < edge(uint(p)))) p++;
-        pos = p - 1;
+        int pos = int(RND(RND(RND(e - lo) * nb) / span));
         if (pos == int(pc.bins)) pos -= 1;
         if (pos >= 0) atomicAdd(Counts(pc.counts).c[pos], 1u);
     }

@@ -331,10 +331,12 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const at::Scalar& min, const
         TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
         TORCH_CHECK(hist.scalar_type() == self.scalar_type(), "torch.histogram: input tensor and hist tensor should",
                     " have the same dtype, but got input ", self.scalar_type(), " and hist ", hist.scalar_type());
-        // float32 only: CPU bins float16/bfloat16 with arithmetic rounded
-        // to the dtype, which the float kernel does not reproduce where
-        // edges collide
-        if (self.scalar_type() != at::kFloat) throw NeedsHost();
+        // float16/bfloat16 counts are exact here, rounded once to the
+        // dtype; CPU adds them up in the dtype, so its counts stop growing
+        // past 2048 (float16) / 256 (bfloat16) per bin
+        if (self.scalar_type() != at::kFloat && self.scalar_type() != at::kHalf &&
+            self.scalar_type() != at::kBFloat16)
+          throw NeedsHost();
         c10::DeviceGuard guard(self.device());
         rs_stream* s = current_stream_for(self);
         at::native::resize_output(hist, {bins});
