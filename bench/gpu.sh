@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|train|reduce+train|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|train|reduce+train|sort|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -117,6 +117,7 @@ case "${1:-all}" in
     reduce+train)
         PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"}
         PYTHONPATH=python $PY bench/bench_train.py ${OUT:+--json "$OUT/bench-train.json"} ;;
+    sort) PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"} ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo

@@ -1,0 +1,220 @@
+/* Scans and sorting in the C core (src/engine/scan.c, sort.c), against
+ * host references. No torch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+static rs_device *g_dev;
+static rs_stream *g_s;
+
+static rs_tensor mat(uint64_t addr, rs_dtype dt, int64_t rows, int64_t n) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = addr;
+    t.dtype = dt;
+    t.ndim = 2;
+    t.sizes[0] = rows;
+    t.sizes[1] = n;
+    t.strides[0] = n;
+    t.strides[1] = 1;
+    return t;
+}
+
+static uint64_t upload(const void *host, size_t bytes) {
+    uint64_t a = 0;
+    if (rs_alloc(g_dev, bytes ? bytes : 1, g_s, &a) != RS_OK) return 0;
+    if (bytes) rs_memcpy_htod(g_s, a, host, bytes);
+    return a;
+}
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+
+TEST(cumsum_int32_to_int64_and_float) {
+    enum { R = 3, N = 9000 };  /* several chunks of 1024: the three-pass path */
+    int32_t *x = malloc(sizeof(int32_t) * R * N);
+    int64_t *y = malloc(sizeof(int64_t) * R * N);
+    uint32_t seed = 1;
+    for (int i = 0; i < R * N; ++i) x[i] = (int32_t)(lcg(&seed) >> 8) - (1 << 23);
+    uint64_t a = upload(x, sizeof(int32_t) * R * N), b = 0;
+    CHECK(a != 0);
+    CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * R * N, g_s, &b));
+    rs_tensor src = mat(a, RS_INT32, R, N), dst = mat(b, RS_INT64, R, N);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_SUM, &src, &dst, NULL));
+    CHECK_OK(rs_memcpy_dtoh(g_s, y, b, sizeof(int64_t) * R * N));
+    for (int r = 0; r < R; ++r) {
+        int64_t acc = 0;
+        for (int j = 0; j < N; ++j) {
+            acc += x[r * N + j];
+            CHECK(y[r * N + j] == acc);
+        }
+    }
+    /* float32: float-float accumulation matches a double reference closely */
+    float *f = malloc(sizeof(float) * R * N), *g = malloc(sizeof(float) * R * N);
+    for (int i = 0; i < R * N; ++i) f[i] = (float)((int)(lcg(&seed) >> 16) - 32768) / 1024.0f;
+    uint64_t fa = upload(f, sizeof(float) * R * N), fb_ = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof(float) * R * N, g_s, &fb_));
+    rs_tensor fs = mat(fa, RS_FLOAT32, R, N), fd = mat(fb_, RS_FLOAT32, R, N);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_SUM, &fs, &fd, NULL));
+    CHECK_OK(rs_memcpy_dtoh(g_s, g, fb_, sizeof(float) * R * N));
+    for (int r = 0; r < R; ++r) {
+        double acc = 0;
+        for (int j = 0; j < N; ++j) {
+            acc += f[r * N + j];
+            CHECK(g[r * N + j] == (float)acc);
+        }
+    }
+    rs_free(g_dev, a);
+    rs_free(g_dev, b);
+    rs_free(g_dev, fa);
+    rs_free(g_dev, fb_);
+    free(x); free(y); free(f); free(g);
+}
+
+TEST(cummax_ties_and_nan) {
+    float x[8] = {1, 3, 3, 2, NAN, 5, NAN, 0};
+    float ev[8] = {1, 3, 3, 3, NAN, NAN, NAN, NAN};
+    int64_t ei[8] = {0, 1, 2, 2, 4, 4, 6, 6};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, sizeof ei, g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT32, 1, 8), dst = mat(b, RS_FLOAT32, 1, 8), idx = mat(c, RS_INT64, 1, 8);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, &idx));
+    float v[8];
+    int64_t i[8];
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i, c, sizeof i));
+    for (int k = 0; k < 8; ++k) {
+        CHECK(isnan(ev[k]) ? isnan(v[k]) : v[k] == ev[k]);
+        CHECK(i[k] == ei[k]);
+    }
+    CHECK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, NULL) == RS_ERR_INVALID);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
+/* float64: cummax compares bits (any device); cumsum needs fp64. */
+TEST(float64_scans) {
+    double x[6] = {1.5, -2.0, 7.25, 7.25, NAN, 3.0};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, 6 * sizeof(int64_t), g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT64, 1, 6), dst = mat(b, RS_FLOAT64, 1, 6), idx = mat(c, RS_INT64, 1, 6);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, &idx));
+    double v[6];
+    int64_t i[6];
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i, c, sizeof i));
+    int64_t ei[6] = {0, 0, 2, 3, 4, 4};
+    for (int k = 0; k < 6; ++k) CHECK(i[k] == ei[k]);
+    CHECK(v[3] == 7.25 && isnan(v[5]));
+    rs_status st = rs_scan(g_s, RS_SCAN_SUM, &src, &dst, NULL);
+    if (rs_device_features(g_dev)->has_fp64) {
+        CHECK(st == RS_OK);
+        CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+        CHECK(v[0] == 1.5 && v[1] == -0.5 && v[3] == 14.0 && isnan(v[4]));
+    } else {
+        CHECK(st == RS_ERR_UNSUPPORTED);
+    }
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
+static int cmp_key(const void *pa, const void *pb) {
+    const float *a = pa, *b = pb;
+    int na = isnan(a[0]), nb = isnan(b[0]);
+    if (na != nb) return na - nb;
+    if (!na && a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];  /* stable: by original index */
+}
+
+/* Short rows (shared memory only) and a long row (global merge steps). */
+static void sort_case(int64_t rows, int64_t n, int desc) {
+    size_t cnt = (size_t)(rows * n);
+    float *x = malloc(sizeof(float) * cnt + 4), *v = malloc(sizeof(float) * cnt + 4);
+    int64_t *ix = malloc(sizeof(int64_t) * cnt + 8);
+    float *ref = malloc(sizeof(float) * 2 * (size_t)n + 8);
+    uint32_t seed = 7;
+    for (size_t i = 0; i < cnt; ++i) {
+        uint32_t r = lcg(&seed) >> 20;
+        x[i] = r == 5 ? NAN : (float)((int)(r % 97) - 48) * 0.5f;  /* many ties */
+    }
+    uint64_t a = upload(x, sizeof(float) * cnt), b = 0, c = 0;
+    CHECK(a != 0);
+    CHECK_OK(rs_alloc(g_dev, sizeof(float) * cnt, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * cnt, g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT32, rows, n), vt = mat(b, RS_FLOAT32, rows, n), it = mat(c, RS_INT64, rows, n);
+    CHECK_OK(rs_sort(g_s, &src, desc, n, &vt, &it));
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof(float) * cnt));
+    CHECK_OK(rs_memcpy_dtoh(g_s, ix, c, sizeof(int64_t) * cnt));
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) {
+            float val = x[r * n + j];
+            ref[2 * j] = desc && !isnan(val) ? -val : val;  /* descending: NaN still first */
+            ref[2 * j + 1] = (float)j;
+        }
+        if (desc) {
+            /* NaN first, then the largest; stable among ties */
+            for (int64_t j = 0; j < n; ++j) if (isnan(ref[2 * j])) ref[2 * j] = -INFINITY, ref[2 * j + 1] -= 1000000.0f;
+        }
+        qsort(ref, (size_t)n, 2 * sizeof(float), cmp_key);
+        for (int64_t j = 0; j < n; ++j) {
+            int64_t want = desc && ref[2 * j + 1] < 0 ? (int64_t)(ref[2 * j + 1] + 1000000.0f) : (int64_t)ref[2 * j + 1];
+            CHECK(ix[r * n + j] == want);
+            float got = v[r * n + j], exp = x[r * n + want];
+            CHECK(isnan(exp) ? isnan(got) : got == exp);
+        }
+    }
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    free(x); free(v); free(ix); free(ref);
+}
+
+TEST(sort_short_rows) { sort_case(5, 300, 0); }
+TEST(sort_short_rows_descending) { sort_case(3, 77, 1); }
+TEST(sort_long_row) { sort_case(1, 20000, 0); }  /* radix */
+TEST(sort_long_rows_descending) { sort_case(3, 5000, 1); }
+TEST(sort_long_row_bitonic) {
+    setenv("RUSSET_SORT", "bitonic", 1);
+    sort_case(2, 9000, 0);
+    unsetenv("RUSSET_SORT");
+}
+
+TEST(sort_int64_and_median) {
+    int64_t x[7] = {5, -3, 9, -3, 0, 100, -70};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &c));
+    rs_tensor src = mat(a, RS_INT64, 1, 7), vt = mat(b, RS_INT64, 1, 7), it = mat(c, RS_INT64, 1, 7);
+    CHECK_OK(rs_sort(g_s, &src, 0, 7, &vt, &it));
+    int64_t v[7], i[7];
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i, c, sizeof i));
+    int64_t ev[7] = {-70, -3, -3, 0, 5, 9, 100}, ei[7] = {6, 1, 3, 4, 0, 2, 5};
+    for (int k = 0; k < 7; ++k) CHECK(v[k] == ev[k] && i[k] == ei[k]);
+    rs_tensor v1 = mat(b, RS_INT64, 1, 1), i1 = mat(c, RS_INT64, 1, 1);
+    CHECK_OK(rs_sort_pick(g_s, &src, RS_PICK_MEDIAN, 0, &v1, &i1));
+    CHECK_OK(rs_memcpy_dtoh(g_s, v, b, 8));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i, c, 8));
+    CHECK(v[0] == 0 && i[0] == 4);
+    CHECK(rs_sort_pick(g_s, &src, RS_PICK_KTH, 7, &v1, &i1) == RS_ERR_INVALID);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
+int main(void) {
+    g_dev = ctest_device();
+    if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
+        fprintf(stderr, "no stream: %s\n", rs_last_error());
+        return 1;
+    }
+    RUN(cumsum_int32_to_int64_and_float);
+    RUN(cummax_ties_and_nan);
+    RUN(float64_scans);
+    RUN(sort_short_rows);
+    RUN(sort_short_rows_descending);
+    RUN(sort_long_row);
+    RUN(sort_long_rows_descending);
+    RUN(sort_long_row_bitonic);
+    RUN(sort_int64_and_median);
+    CTEST_END();
+}

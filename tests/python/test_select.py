@@ -1,0 +1,245 @@
+"""Searching and selection (src/engine/select.c) against PyTorch CPU:
+searchsorted, bucketize, nonzero, argwhere, where(cond), masked_select."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+from scan_sort_util import D, native
+
+
+@pytest.mark.parametrize("name", ["searchsorted", "bucketize", "nonzero", "nonzero_static", "argwhere", "masked_select"])
+def test_opinfo(name):
+    check_opinfo(name)
+
+
+DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16,
+          torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_searchsorted_forms(dtype):
+    g = torch.Generator().manual_seed(0)
+    b = torch.randint(0, 20, (3, 12), generator=g).sort(1)[0].to(dtype)
+    v = torch.randint(-2, 22, (3, 9), generator=g).to(dtype)
+    for right in (False, True):
+        for out_int32 in (False, True):
+            exp = torch.searchsorted(b, v, right=right, out_int32=out_int32)
+            got = native(lambda: torch.searchsorted(b.to(D), v.to(D), right=right, out_int32=out_int32))
+            assert got.dtype == exp.dtype and torch.equal(got.cpu(), exp)
+        side = "right" if right else "left"
+        exp = torch.searchsorted(b[0], v, side=side)
+        assert torch.equal(native(lambda: torch.searchsorted(b[0].to(D), v.to(D), side=side)).cpu(), exp)
+        exp = torch.bucketize(v, b[1], right=right)
+        assert torch.equal(native(lambda: torch.bucketize(v.to(D), b[1].to(D), right=right)).cpu(), exp)
+    # sorter
+    u = torch.randint(0, 20, (3, 12), generator=g).to(dtype)
+    srt = u.argsort(1)
+    exp = torch.searchsorted(u, v, sorter=srt)
+    # ATen's argument check takes the sorter's aminmax (a reduction, not
+    # this engine's): the only op allowed on the host
+    torch.russet.reset_host_op_counts()
+    assert torch.equal(torch.searchsorted(u.to(D), v.to(D), sorter=srt.to(D)).cpu(), exp)
+    assert set(torch.russet.host_op_counts()) <= {"aten::aminmax.out"}
+
+
+def test_searchsorted_scalar_nan_mixed_dtypes():
+    for dt in (torch.float32, torch.float64):
+        b = torch.tensor([-0.0, 1.0, 2.0, 2.0, 3.0, float("nan")], dtype=dt)
+        for val in (2, 2.5, float("nan"), -1, 0.0, -0.0):
+            for right in (False, True):
+                exp = torch.searchsorted(b, val, right=right)
+                assert torch.equal(native(lambda: torch.searchsorted(b.to(D), val, right=right)).cpu(), exp)
+    bi = torch.tensor([0, 3, 5, 9])
+    vf = torch.tensor([[2.5, 5.0], [9.5, -1.0]])
+    assert torch.equal(torch.searchsorted(bi.to(D), vf.to(D)).cpu(), torch.searchsorted(bi, vf))
+    assert torch.equal(torch.bucketize(3, bi.to(D)).cpu(), torch.bucketize(3, bi))
+    out = torch.empty(4, device=D, dtype=torch.int64)
+    torch.searchsorted(bi.to(D), vf.to(D), out=out)
+    assert torch.equal(out.cpu(), torch.searchsorted(bi, vf))
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,  # CPU lacks uint16-64
+                                   torch.float16, torch.bfloat16,
+                                   torch.float32, torch.complex64])
+def test_nonzero_masked_select_dtypes(dtype):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randint(0, 3, (5, 7, 300), generator=g) == 0).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 0, ::7] = float("nan")
+        x[1, 1, ::5] = -0.0
+    assert torch.equal(native(lambda: torch.nonzero(x.to(D))).cpu(), torch.nonzero(x))
+    mask = torch.rand(5, 7, 300, generator=g) > 0.6
+    assert_close(native(lambda: torch.masked_select(x.to(D), mask.to(D))).cpu(), torch.masked_select(x, mask),
+                 equal_nan=True)
+
+
+def test_nonzero_shapes_and_where():
+    g = torch.Generator().manual_seed(2)
+    for x in (torch.tensor(0.0), torch.tensor(2.0), torch.empty(0, 3), torch.zeros(4, 5),
+              torch.randn(3, 4, 5, generator=g).transpose(0, 2) > 0.3):
+        assert torch.equal(native(lambda: torch.nonzero(x.to(D))).cpu(), torch.nonzero(x))
+        assert torch.equal(native(lambda: torch.argwhere(x.to(D))).cpu(), torch.argwhere(x))
+    x = torch.randn(4, 6, generator=g) > 0
+    got = torch.where(x.to(D))
+    exp = torch.where(x)
+    assert len(got) == len(exp) and all(torch.equal(a.cpu(), b) for a, b in zip(got, exp))
+    big = torch.rand(200_000, generator=g) > 0.5
+    assert torch.equal(native(lambda: torch.nonzero(big.to(D))).cpu(), torch.nonzero(big))
+    # broadcast mask and a non-contiguous out=
+    v = torch.randn(3, 4, generator=g)
+    m = torch.tensor([True, False, True, True])
+    assert torch.equal(native(lambda: torch.masked_select(v.to(D), m.to(D))).cpu(), torch.masked_select(v, m))
+    out = torch.empty(2, 5, device=D, dtype=torch.int64).t()
+    torch.nonzero(x.to(D), out=out)
+    assert torch.equal(out.cpu(), torch.nonzero(x))
+
+
+def test_errors():
+    x = torch.randn(3, 4, device=D)
+    with pytest.raises(RuntimeError, match="expected BoolTensor for mask"):
+        torch.masked_select(x, (x > 0).to(torch.uint8))
+    b = torch.arange(5, device=D)
+    with pytest.raises(RuntimeError, match="side and right can't be set to opposites"):
+        torch.searchsorted(b, b, right=True, side="left")
+    with pytest.raises(RuntimeError, match="boundaries tensor must be 1 dimension"):
+        torch.bucketize(b, b.reshape(1, 5))
+    with pytest.raises(RuntimeError):
+        torch.searchsorted(torch.arange(6, device=D).reshape(2, 3), torch.zeros(3, 2, device=D))
+
+
+def _unique_check(name):
+    from opinfo_check import HOST_DTYPES, _to, opinfo
+    op = opinfo(name)
+    checked = 0
+    for dtype in sorted(op.supported_dtypes("cpu"), key=str):
+        for s in list(op.sample_inputs("cpu", dtype))[:20]:
+            exp = op.op(s.input, *s.args, **s.kwargs)
+            torch.russet.reset_host_op_counts()
+            got = op.op(s.input.to(D), *s.args, **_to(s.kwargs, D))
+            host = torch.russet.host_op_counts()
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            assert len(exp) == len(got)
+            for e, g in zip(exp, got):
+                assert_close(g.cpu(), e, equal_nan=True)
+            flat = s.kwargs.get("dim") is None or (name == "unique_consecutive" and s.input.dim() == 1)
+            if flat and dtype not in HOST_DTYPES:
+                assert not host, f"{name} {dtype} {s}: ran on the host: {host}"
+            checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+def test_opinfo_unique(name):
+    _unique_check(name)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int32, torch.int64, torch.float16,
+                                   torch.bfloat16, torch.float32, torch.float64])
+def test_unique_forms(dtype):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 6, (4, 50), generator=g).to(dtype)
+    if dtype.is_floating_point:
+        x[0, ::9] = float("nan")
+        x[1, ::4] = -0.0
+    for ri in (False, True):
+        for rc in (False, True):
+            exp = torch.unique(x, return_inverse=ri, return_counts=rc)
+            got = native(lambda: torch.unique(x.to(D), return_inverse=ri, return_counts=rc))
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            assert_close(got[0].cpu(), exp[0], equal_nan=True)
+            if ri:
+                # which NaN slot a NaN maps to follows CPU's unstable sort:
+                # the inverse must give back x
+                assert_close(got[0].cpu()[got[1].cpu()], x, equal_nan=True)
+            if rc:
+                assert torch.equal(got[-1].cpu(), exp[-1])
+            exp = torch.unique_consecutive(x, return_inverse=ri, return_counts=rc)
+            got = native(lambda: torch.unique_consecutive(x.to(D), return_inverse=ri, return_counts=rc))
+            exp = exp if isinstance(exp, tuple) else (exp,)
+            got = got if isinstance(got, tuple) else (got,)
+            for e, gg in zip(exp, got):
+                assert_close(gg.cpu(), e, equal_nan=True)
+    big = torch.randint(0, 1000, (30000,), generator=g)
+    v, i, c = native(lambda: torch.unique(big.to(D), return_inverse=True, return_counts=True))
+    ev, ei, ec = torch.unique(big, return_inverse=True, return_counts=True)
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei) and torch.equal(c.cpu(), ec)
+    e = torch.empty(0, 3)
+    for a, b in zip(torch.unique(e.to(D), return_inverse=True, return_counts=True),
+                    torch.unique(e, return_inverse=True, return_counts=True)):
+        assert a.shape == b.shape
+
+
+def test_opinfo_counting():
+    # float32 histc is native; float16/bfloat16/float64 histc and bincount
+    # with non-float32 weights (a float64 result) run on the host
+    check_opinfo("histc", dtypes=[torch.float32, torch.float16, torch.bfloat16])
+    check_opinfo("histc", dtypes=[torch.float64], native=False)
+    check_opinfo("bincount", native=False)
+
+
+def test_bincount_histc_forms():
+    g = torch.Generator().manual_seed(4)
+    for dt in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
+        x = torch.randint(0, 50, (3000,), generator=g).to(dt)
+        assert torch.equal(native(lambda: torch.bincount(x.to(D))).cpu(), torch.bincount(x))
+        assert torch.equal(native(lambda: torch.bincount(x.to(D), minlength=80)).cpu(), torch.bincount(x, minlength=80))
+    w = torch.rand(3000, generator=g)
+    assert_close(native(lambda: torch.bincount(x.to(D), weights=w.to(D))).cpu(), torch.bincount(x, weights=w))
+    assert torch.equal(native(lambda: torch.bincount(torch.empty(0, dtype=torch.int64, device=D), minlength=3)).cpu(),
+                       torch.zeros(3, dtype=torch.int64))
+    # float16 weights give float64 on CPU: host execution under apple
+    wh = w.to(torch.float16)
+    assert_close(torch.bincount(x.to(D), weights=wh.to(D)).cpu(), torch.bincount(x, weights=wh))
+    y = torch.randn(5000, generator=g) * 3
+    for args in ((), (10,), (7, -2, 2), (13, -1.5, 4.25)):
+        assert torch.equal(native(lambda: torch.histc(y.to(D), *args)).cpu(), torch.histc(y, *args)), args
+    y[::97] = float("nan")  # NaNs are skipped (with an explicit range)
+    for args in ((7, -2, 2), (13, -1.5, 4.25), (100, -5, 5)):
+        assert torch.equal(native(lambda: torch.histc(y.to(D), *args)).cpu(), torch.histc(y, *args)), args
+    z = torch.randn(4, 6, generator=g).t()
+    assert torch.equal(native(lambda: torch.histc(z.to(D), 5)).cpu(), torch.histc(z, 5))
+    # float16/bfloat16: CPU's binning arithmetic rounds to the dtype; counts
+    # below 256 are exact in both
+    for dt in (torch.float16, torch.bfloat16):
+        for k in range(6):
+            h = (torch.randn(600, generator=g) * 3).to(dt)
+            for args in ((7,), (100,), (13, -1.5, 4.25), (33, -9.0, 2.0)):
+                assert torch.equal(native(lambda: torch.histc(h.to(D), *args)).cpu(), torch.histc(h, *args)), (dt, args)
+    # past 256 per bin CPU's bfloat16 sums saturate; ours are the exact counts rounded once
+    h = torch.zeros(1000, dtype=torch.bfloat16)
+    assert native(lambda: torch.histc(h.to(D), 1)).cpu().item() == torch.tensor(1000.0).to(torch.bfloat16).item()
+    assert torch.equal(torch.histc(torch.empty(0, device=D), 4).cpu(), torch.histc(torch.empty(0), 4))
+    assert torch.equal(torch.histc(torch.full((5,), 2.0, device=D), 4).cpu(), torch.histc(torch.full((5,), 2.0), 4))
+
+
+def test_counting_errors():
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        torch.bincount(torch.tensor([-1, 2], device=D))
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        torch.bincount(torch.tensor([[1]], device=D))
+    with pytest.raises(RuntimeError, match="minlength should be >= 0"):
+        torch.bincount(torch.tensor([1], device=D), minlength=-1)
+    with pytest.raises(RuntimeError, match="weights should be 1-d and have the same length as input"):
+        torch.bincount(torch.tensor([1, 2], device=D), weights=torch.ones(1, device=D))
+    with pytest.raises(RuntimeError, match="bins must be > 0"):
+        torch.histc(torch.ones(3, device=D), bins=0)
+    with pytest.raises(RuntimeError, match="max must be larger than min"):
+        torch.histc(torch.ones(3, device=D), min=3, max=1)
+    with pytest.raises(RuntimeError, match="is not finite"):
+        torch.histc(torch.tensor([1.0, float("nan")], device=D))
+
+
+def test_nonzero_static():
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(7, 300, generator=g) > 0.5
+    for size in (0, 1, 10, 2000, 3000):
+        for fill in (-1, 5):
+            exp = torch.nonzero_static(x, size=size, fill_value=fill)
+            got = native(lambda: torch.nonzero_static(x.to(D), size=size, fill_value=fill))
+            assert torch.equal(got.cpu(), exp)
+    with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+        torch.nonzero_static(x.to(D), size=-1)

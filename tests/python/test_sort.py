@@ -1,0 +1,236 @@
+"""Sorting (src/engine/sort.c) against PyTorch CPU: sort, argsort, msort,
+topk, kthvalue, median, nanmedian."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+from scan_sort_util import D, check_samples, native, values_and_consistent_indices
+
+ALL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+       torch.uint32, torch.uint64, torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+def _stable_sort_compare(expected, got, s):
+    # CPU's unstable sort may order ties differently: compare values, and
+    # that the indices gather them
+    if isinstance(expected, torch.Tensor):
+        exp_v = expected
+        got_v = got
+        if exp_v.dtype == torch.int64 and s.input.dtype != torch.int64:  # argsort
+            x = s.input
+            dim = s.kwargs.get("dim", s.args[0] if s.args else -1) if x.dim() else 0
+            if x.dim() == 0:
+                assert torch.equal(got, expected)
+                return
+            assert_close(x.gather(dim, got), x.gather(dim, expected), equal_nan=True)
+            return
+        assert_close(got_v, exp_v, equal_nan=True)
+        return
+    x = s.input
+    assert_close(got[0], expected[0], equal_nan=True)
+    if x.dim() == 0:
+        assert got[1].item() == 0
+        return
+    dim = s.kwargs.get("dim", s.args[0] if s.args and isinstance(s.args[0], int) else -1)
+    assert_close(x.gather(dim, got[1]), got[0], equal_nan=True)
+    if s.kwargs.get("stable"):
+        assert torch.equal(got[1], expected[1])
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort", "msort"])
+def test_opinfo_sort(name):
+    check_samples(name, _stable_sort_compare)
+
+
+def test_opinfo_topk():
+    def dim_of(s):
+        return s.kwargs.get("dim", s.args[1] if len(s.args) > 1 else -1)
+
+    def cmp(expected, got, s):
+        if len(s.args) > 3 and not s.args[3]:  # sorted=False: same set of values
+            ev = expected[0].sort(dim_of(s))[0] if s.input.dim() else expected[0]
+            gv = got[0].sort(dim_of(s))[0] if s.input.dim() else got[0]
+            assert_close(gv, ev, equal_nan=True)
+            if s.input.dim():
+                assert_close(s.input.gather(dim_of(s), got[1]), got[0], equal_nan=True)
+            return
+        values_and_consistent_indices(expected, got, s, dim_of)
+
+    check_samples("topk", cmp)
+
+
+@pytest.mark.parametrize("name", ["kthvalue", "median", "nanmedian", "mode"])
+def test_opinfo_order_statistics(name):
+    def dim_of(s):
+        a = s.args[1:] if name == "kthvalue" else s.args
+        return s.kwargs.get("dim", a[0] if a else -1)
+
+    def cmp(expected, got, s):
+        if isinstance(expected, torch.Tensor):  # median() of all elements
+            assert_close(got, expected, equal_nan=True)
+        else:
+            values_and_consistent_indices(expected, got, s, dim_of)
+
+    check_samples(name, cmp)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_sort_dtypes_stable_exact(dtype):
+    g = torch.Generator().manual_seed(3)
+    if dtype == torch.bool:
+        x = torch.rand(5, 300, generator=g) > 0.5
+    elif dtype.is_floating_point:
+        x = torch.randint(-8, 8, (5, 300), generator=g).to(dtype) / 4
+        x[0, ::7] = float("nan")
+        x[1, ::5] = float("inf")
+        x[1, ::11] = -float("inf")
+        x[2, ::3] = -0.0
+    elif dtype in (torch.uint16, torch.uint32, torch.uint64):
+        x = torch.randint(0, 60000, (5, 300), generator=g).to(dtype)
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(max(info.min, -100), min(info.max, 100), (5, 300), generator=g).to(dtype)
+    for dim in (0, 1):
+        for desc in (False, True):
+            ev, ei = torch.sort(x, dim=dim, descending=desc, stable=True)
+            v, i = native(lambda: torch.sort(x.to(D), dim=dim, descending=desc, stable=True))
+            assert torch.equal(i.cpu(), ei), (dtype, dim, desc)
+            assert_close(v.cpu(), ev, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_sort_long_rows_radix_dtypes(dtype):
+    # rows longer than a shared-memory block take the radix sort
+    g = torch.Generator().manual_seed(7)
+    if dtype == torch.bool:
+        x = torch.rand(2, 6000, generator=g) > 0.5
+    elif dtype.is_floating_point:
+        x = torch.randint(-300, 300, (2, 6000), generator=g).to(dtype) / 8
+        x[0, ::13] = float("nan")
+        x[1, ::17] = -float("inf")
+        x[1, ::19] = -0.0
+    elif dtype in (torch.uint16, torch.uint32, torch.uint64):
+        x = torch.randint(0, 60000, (2, 6000), generator=g).to(dtype)
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(max(info.min, -1000), min(info.max, 1000), (2, 6000), generator=g).to(dtype)
+    for desc in (False, True):
+        ev, ei = torch.sort(x, dim=1, descending=desc, stable=True)
+        v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
+        assert torch.equal(i.cpu(), ei), (dtype, desc)
+        assert_close(v.cpu(), ev, equal_nan=True)
+    if dtype not in (torch.bool, torch.uint16, torch.uint32, torch.uint64):  # CPU has no kthvalue for these
+        ev, _ = torch.kthvalue(x, 777, dim=1)
+        v, i = native(lambda: torch.kthvalue(x.to(D), 777, dim=1))
+        assert_close(v.cpu(), ev, equal_nan=True)
+
+
+def test_sort_long_rows():
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(100_000, generator=g)
+    ev, ei = torch.sort(x, stable=True)
+    v, i = native(lambda: torch.sort(x.to(D), stable=True))
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+    # ties across shared-memory blocks, descending, int64 keys
+    n = torch.randint(0, 50, (3, 9000), generator=g)
+    ev, ei = torch.sort(n, dim=1, descending=True, stable=True)
+    v, i = native(lambda: torch.sort(n.to(D), dim=1, descending=True, stable=True))
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+
+
+def test_sort_noncontiguous_out_and_small():
+    x = torch.randn(7, 6, 5)
+    xt = x.permute(2, 0, 1)
+    for dim in range(3):
+        ev, ei = torch.sort(xt, dim=dim, stable=True)
+        v, i = native(lambda: torch.sort(xt.to(D), dim=dim, stable=True))
+        assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+    vo = torch.empty(0, device=D)
+    io = torch.empty(0, device=D, dtype=torch.int64)
+    native(lambda: torch.sort(x.to(D), dim=0, out=(vo, io)))
+    ev, ei = torch.sort(x, dim=0, stable=True)
+    assert torch.equal(vo.cpu(), ev) and torch.equal(io.cpu(), ei)
+    for t in (torch.tensor(3.0), torch.empty(0), torch.empty(2, 0), torch.tensor([1.0])):
+        ev, ei = torch.sort(t)
+        v, i = native(lambda: torch.sort(t.to(D)))
+        assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+    assert torch.equal(native(lambda: torch.argsort(x.to(D), dim=1, stable=True)).cpu(),
+                       torch.argsort(x, dim=1, stable=True))
+    assert torch.equal(native(lambda: torch.msort(x.to(D))).cpu(), torch.msort(x))
+
+
+def test_topk_largest_smallest():
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(4, 5000, generator=g)
+    for largest in (True, False):
+        for k in (1, 7, 5000):
+            ev, ei = torch.topk(x, k, dim=1, largest=largest)
+            v, i = native(lambda: torch.topk(x.to(D), k, dim=1, largest=largest))
+            assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+    xn = x.clone()
+    xn[:, ::100] = float("nan")
+    ev, _ = torch.topk(xn, 60, dim=1)
+    v, i = native(lambda: torch.topk(xn.to(D), 60, dim=1))
+    assert_close(v.cpu(), ev, equal_nan=True)
+
+
+def test_kthvalue_median():
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(6, 501, generator=g)
+    x[1, 7] = float("nan")
+    x[2, ::2] = float("nan")
+    x[3] = float("nan")
+    for keepdim in (False, True):
+        for f, args in ((torch.kthvalue, (17, 1)), (torch.median, (1,)), (torch.nanmedian, (1,))):
+            ev, ei = f(x, *args, keepdim=keepdim)
+            v, i = native(lambda: f(x.to(D), *args, keepdim=keepdim))
+            assert_close(v.cpu(), ev, equal_nan=True)
+            assert_close(x.gather(1, i.cpu().reshape(6, 1)).reshape(ev.shape), ev, equal_nan=True)
+    # the first NaN's index, as CPU
+    _, i = torch.median(x.to(D), 1)
+    assert i[1].item() == 7 and i[2].item() == 0
+    y = torch.randn(4, 9, generator=g)
+    assert_close(native(lambda: torch.median(y.to(D))).cpu(), torch.median(y))
+    assert_close(native(lambda: torch.nanmedian(x.to(D))).cpu(), torch.nanmedian(x))
+    assert native(lambda: torch.median(x.to(D))).cpu().isnan()
+    assert native(lambda: torch.median(torch.arange(10, device=D))).item() == 4
+
+
+def test_mode_out():
+    x = torch.randint(0, 4, (5, 30))
+    v = torch.empty(0, dtype=torch.int64, device=D)
+    i = torch.empty(0, dtype=torch.int64, device=D)
+    native(lambda: torch.mode(x.to(D), 1, out=(v, i)))
+    ev, _ = torch.mode(x, 1)
+    assert torch.equal(v.cpu(), ev)
+    assert torch.equal(x.gather(1, i.cpu().unsqueeze(1)).squeeze(1), ev)
+
+
+def test_quantile_runs():
+    x = torch.randn(5, 40)
+    q = torch.tensor([0.1, 0.5, 0.9])
+    assert_close(torch.quantile(x.to(D), q.to(D), dim=1).cpu(), torch.quantile(x, q, dim=1))
+    assert_close(torch.nanquantile(x.to(D), 0.3).cpu(), torch.nanquantile(x, 0.3))
+
+
+def test_sort_backward():
+    x = torch.randn(4, 7, requires_grad=True)
+    xd = x.detach().to(D).requires_grad_()
+    g = torch.randn(4, 7)
+    (gx,) = torch.autograd.grad(torch.sort(x, 1)[0], x, g)
+    (gd,) = torch.autograd.grad(torch.sort(xd, 1)[0], xd, g.to(D))
+    assert_close(gd.cpu(), gx)
+
+
+def test_errors():
+    x = torch.randn(3, 4, device=D)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        torch.sort(x, dim=2)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        torch.topk(x, 5, dim=1)
+    with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range"):
+        torch.kthvalue(x, 0, 1)
+    with pytest.raises(IndexError, match="Expected reduction dim 1 to have non-zero size"):
+        torch.median(torch.empty(3, 0, device=D), 1)
