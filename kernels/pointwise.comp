@@ -171,6 +171,9 @@ void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_D
 }
 
 void main() {
+#if defined(RS_IGAM_SHARED) && RS_IGAM_SHARED
+    rs_igam_init();  // igamma's table into shared memory (ops_special.glsl)
+#endif
     RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s0);
     RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
     RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);

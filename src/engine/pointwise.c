@@ -127,6 +127,10 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     for (int k = 0; k < p->ninputs && !bad; ++k)
         bad = appendf(defines, sizeof defines, &len, "IN%d_DT=%d;IN%d_S=%d;IN%d_L=%d;", k, (int)p->in[k].dtype,
                       k, p->is_scalar[k] ? 1 : 0, k, layout_index[k]);
+    /* igamma/igammac read a 625-entry table: kernels that use them copy it
+     * into shared memory first (see ops_special.glsl for why) */
+    if (!bad && strstr(p->expr, "rs_op_igamma"))
+        bad = appendf(defines, sizeof defines, &len, "RS_IGAM_SHARED=1;");
     if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;VEC4=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, vec4, p->expr);
     if (bad) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name);
 
