@@ -71,7 +71,11 @@ def test_igamma_all_opinfo_samples(name):
     each to compile on lavapipe (a 625-entry table indexed in a loop), which
     the sweep reported as a hang; ops_special.glsl says how that was fixed."""
     assert check_opinfo(name, max_samples=10**6) >= 27
-    assert check_opinfo(name, max_samples=10**6, inplace=True) > 0
+    a = torch.rand(6, 5) * 25
+    x = torch.rand(5) * 25
+    got = a.to(D)
+    getattr(got, name + "_")(x.to(D))
+    assert_close(got.cpu(), getattr(a.clone(), name + "_")(x))
 
 
 @pytest.mark.parametrize("fn,ref", [(torch.special.gammainc, torch.igamma),
