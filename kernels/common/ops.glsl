@@ -359,6 +359,7 @@ float rs_abs(float a) { return abs(a); }
 float rs_cabs(vec2 z) {
     float x = abs(z.x), y = abs(z.y);
     if (isinf(x) || isinf(y)) return RS_INF_F;
+    if (isnan(x) || isnan(y)) return RS_NAN_F;  // (GLSL's max drops NaN)
     float m = max(x, y), n = min(x, y);
     if (m == 0.0) return 0.0;
     float r = n / m;
@@ -513,5 +514,6 @@ double rs_trunc(double a) { return trunc(a); }
 #include "common/ops_special.glsl"
 #include "common/ops_activation.glsl"
 #include "common/ops_misc.glsl"
+#include "common/ops_math64.glsl"  // float64/complex128 transcendentals (fp64 devices)
 
 #endif

@@ -549,7 +549,7 @@ vec2 rs_op_sinc(vec2 z) {
 
 // ---------------------------------------------------------------- float64 (devices with fp64)
 // The ops that are exact in double with GLSL's builtins; the transcendental
-// ones have no double version here and run on the host for float64.
+// ones are in common/ops_math64.glsl.
 #if RS_HAS_FP64
 double rs_op_trunc(double x) { return trunc(x); }
 double rs_op_floor(double x) { return floor(x); }
