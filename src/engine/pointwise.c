@@ -99,15 +99,21 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     if (l.numel == 0) return RS_OK;
 
     /* the 16-byte path: contiguous, every tensor operand in the common
-     * dtype, a 4-byte one, 16-byte aligned; the tail of fewer than 4
-     * elements runs as a second, plain launch */
-    int vec4 = l.ndim == 0 && l.numel >= 4 && p->out.dtype == p->common && p->result == p->compute &&
-               (p->common == RS_FLOAT32 || p->common == RS_INT32 || p->common == RS_UINT32) &&
-               p->out.address % 16 == 0;
-    for (int k = 0; vec4 && k < p->ninputs; ++k)
-        if (!p->is_scalar[k]) vec4 = p->in[k].dtype == p->common && p->in[k].address % 16 == 0;
-    if (vec4 && l.numel % 4) {
-        int64_t whole = l.numel / 4 * 4;
+     * dtype (bool, integers, float16/bfloat16/float32, float64), the
+     * output too, 16-byte aligned; 16 / size elements per access. The tail
+     * of fewer than that runs as a second, plain launch. */
+    rs_dtype cm = p->common;
+    int vec_dt = cm == RS_BOOL || cm == RS_UINT8 || cm == RS_INT8 || cm == RS_INT16 || cm == RS_UINT16 ||
+                 cm == RS_INT32 || cm == RS_UINT32 || cm == RS_INT64 || cm == RS_UINT64 || cm == RS_FLOAT16 ||
+                 cm == RS_BFLOAT16 || cm == RS_FLOAT32 || (cm == RS_FLOAT64 && f->has_fp64);
+    int vecw = vec_dt ? (int)(16 / rs_dtype_size(cm)) : 0;
+    int vec = vecw && l.ndim == 0 && l.numel >= vecw && p->out.dtype == cm && p->result == p->compute &&
+              p->out.address % 16 == 0;
+    for (int k = 0; vec && k < p->ninputs; ++k)
+        if (!p->is_scalar[k]) vec = p->in[k].dtype == cm && p->in[k].address % 16 == 0;
+    if (!vec) vecw = 0;
+    if (vec && l.numel % vecw) {
+        int64_t whole = l.numel / vecw * vecw;
         rs_pointwise tail = *p;
         tail.out = one_dim(&p->out, whole, l.numel - whole);
         for (int k = 0; k < p->ninputs; ++k)
@@ -131,7 +137,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
      * into shared memory first (see ops_special.glsl for why) */
     if (!bad && strstr(p->expr, "rs_op_igamma"))
         bad = appendf(defines, sizeof defines, &len, "RS_IGAM_SHARED=1;");
-    if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;VEC4=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, vec4, p->expr);
+    if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;VECW=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, vecw, p->expr);
     if (bad) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name);
 
     rs_device *dev = rs_stream_device(s);
@@ -159,7 +165,9 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     for (int i = 0; i < p->nscalars; ++i)
         if ((st = scalar_bits(p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
     if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
-    /* the contiguous kernels take 4 elements per invocation */
-    uint64_t items = l.ndim == 0 ? (pc.numel + 3) / 4 : pc.numel;
+    /* the contiguous kernels take 4 elements per invocation, the 16-byte
+     * path 16 bytes */
+    uint64_t per = vecw ? (uint64_t)vecw : 4;
+    uint64_t items = l.ndim == 0 ? (pc.numel + per - 1) / per : pc.numel;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, nacc);
 }
