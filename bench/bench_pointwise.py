@@ -87,6 +87,7 @@ def bandwidth(dev, numel, reps):
     for name, (fn, nbytes) in cases.items():
         t = best_time(fn, dev, reps)
         res[name] = nbytes / t / 1e9
+        print(f"  {dev:6s} {name}: {res[name]:.1f} GB/s", flush=True)  # kept if a run is cut short
     # correctness of what was timed
     torch.add(a, b, out=out)
     assert torch.allclose(out.cpu(), a.cpu() + b.cpu()), f"{dev}: add is wrong"
