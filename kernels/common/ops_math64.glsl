@@ -35,8 +35,9 @@ double rs_op_exp(double x) {
     if (x < -745.1332191019412LF) return 0.0LF;
     double n = floor(x * RS_LOG2E_D + 0.5LF);
     precise double r = (x - n * RS_LN2_HI) - n * RS_LN2_LO;
-    precise double s = 1.0LF;
-    for (int k = 17; k >= 1; --k) s = 1.0LF + s * r / double(k);
+    // Taylor to r^17 by Horner with the coefficients 1/k! (no divisions:
+    // double division is slow on GPUs)
+    double s = 1.0LF + r * (1.0LF + r * (0.5LF + r * (0.16666666666666666LF + r * (0.041666666666666664LF + r * (0.008333333333333333LF + r * (0.001388888888888889LF + r * (0.0001984126984126984LF + r * (2.48015873015873e-05LF + r * (2.7557319223985893e-06LF + r * (2.755731922398589e-07LF + r * (2.505210838544172e-08LF + r * (2.08767569878681e-09LF + r * (1.6059043836821613e-10LF + r * (1.1470745597729725e-11LF + r * (7.647163731819816e-13LF + r * (4.779477332387385e-14LF + r * (2.8114572543455206e-15LF)))))))))))))))));
     int ni = int(n);
     int n1 = ni / 2;  // two steps: neither factor overflows or flushes
     return ldexp(ldexp(s, n1), ni - n1);
@@ -56,8 +57,7 @@ double rs_op_expm1(double x) {
     if (isnan(x)) return x;
     if (abs(x) < 0.5LF) {
         // x (1 + x/2 (1 + x/3 (...))), to x^20 / 20!
-        double t = 1.0LF;
-        for (int k = 20; k >= 2; --k) t = 1.0LF + x * t / double(k);
+        double t = 1.0LF + x * (0.5LF + x * (0.16666666666666666LF + x * (0.041666666666666664LF + x * (0.008333333333333333LF + x * (0.001388888888888889LF + x * (0.0001984126984126984LF + x * (2.48015873015873e-05LF + x * (2.7557319223985893e-06LF + x * (2.755731922398589e-07LF + x * (2.505210838544172e-08LF + x * (2.08767569878681e-09LF + x * (1.6059043836821613e-10LF + x * (1.1470745597729725e-11LF + x * (7.647163731819816e-13LF + x * (4.779477332387385e-14LF + x * (2.8114572543455206e-15LF + x * (1.5619206968586225e-16LF + x * (8.22063524662433e-18LF + x * (4.110317623312165e-19LF)))))))))))))))))));
         return x * t;
     }
     if (x < -40.0LF) return -1.0LF;
@@ -79,8 +79,7 @@ void rs_m_log_parts_d(double x, out double e, out double lm) {
     }
     double f = (m - 1.0LF) / (m + 1.0LF);
     double f2 = f * f;
-    double s = 1.0LF / 25.0LF;
-    for (int j = 23; j >= 1; j -= 2) s = s * f2 + 1.0LF / double(j);
+    double s = 1.0LF + f2 * (0.3333333333333333LF + f2 * (0.2LF + f2 * (0.14285714285714285LF + f2 * (0.1111111111111111LF + f2 * (0.09090909090909091LF + f2 * (0.07692307692307693LF + f2 * (0.06666666666666667LF + f2 * (0.058823529411764705LF + f2 * (0.05263157894736842LF + f2 * (0.047619047619047616LF + f2 * (0.043478260869565216LF + f2 * (0.04LF))))))))))));
     e = double(ee);
     lm = 2.0LF * f * s;
 }
@@ -155,8 +154,7 @@ double rs_m_atan_pos_d(double t) {
     const double SQRT3 = 1.73205080756887729353LF;
     if (shift) t = (t * SQRT3 - 1.0LF) / (t + SQRT3);
     double t2 = t * t;
-    double s = 1.0LF / 37.0LF;  // k = 18: (-1)^18 / 37
-    for (int k = 17; k >= 0; --k) s = ((k & 1) != 0 ? -1.0LF : 1.0LF) / double(2 * k + 1) + t2 * s;
+    double s = 1.0LF + t2 * (-0.3333333333333333LF + t2 * (0.2LF + t2 * (-0.14285714285714285LF + t2 * (0.1111111111111111LF + t2 * (-0.09090909090909091LF + t2 * (0.07692307692307693LF + t2 * (-0.06666666666666667LF + t2 * (0.058823529411764705LF + t2 * (-0.05263157894736842LF + t2 * (0.047619047619047616LF + t2 * (-0.043478260869565216LF + t2 * (0.04LF + t2 * (-0.037037037037037035LF + t2 * (0.034482758620689655LF + t2 * (-0.03225806451612903LF + t2 * (0.030303030303030304LF + t2 * (-0.02857142857142857LF + t2 * (0.02702702702702703LF))))))))))))))))));
     double r = t * s;
     if (shift) r += 0.52359877559829887308LF;  // pi/6
     if (inv) r = (RS_PIO2_HI_D - r) + RS_PIO2_LO_D;
