@@ -568,6 +568,27 @@ dvec2 rs_mx_cmul_g(dvec2 z, dvec2 w) {
     }
     return dvec2(x, y);
 }
+double rs_mx_lerp(double s, double e, double w) {
+    bool small = abs(w) < 0.5LF;
+    return fma(small ? w : w - 1.0LF, e - s, small ? s : e);
+}
+double rs_mx_addcmul(double s, double t1, double t2, double v) {
+    precise double p = v * t1;
+    p = p * t2;
+    return s + p;
+}
+double rs_mx_addcdiv(double s, double t1, double t2, double v) {
+    precise double p = v * t1;
+    p = p / t2;
+    return s + p;
+}
+dvec2 rs_mx_lerp(dvec2 s, dvec2 e, dvec2 w) {
+    bool small = rs_cabs(w) < 0.5LF;
+    dvec2 coeff = small ? w : w - dvec2(1.0LF, 0.0LF);
+    return rs_cmul(coeff, e - s) + (small ? s : e);
+}
+dvec2 rs_mx_addcmul(dvec2 s, dvec2 t1, dvec2 t2, dvec2 v) { return s + rs_cmul(rs_cmul(v, t1), t2); }
+dvec2 rs_mx_addcdiv(dvec2 s, dvec2 t1, dvec2 t2, dvec2 v) { return s + rs_cdiv(rs_cmul(v, t1), t2); }
 dvec2 rs_mx_pow(dvec2 x, dvec2 y) { return rs_op_exp(rs_mx_cmul_g(y, rs_op_log(x))); }
 
 // ---------------------------------------------------------------- arithmetic of ops.glsl in double

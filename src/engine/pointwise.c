@@ -20,11 +20,18 @@ typedef struct pointwise_push {
     uint32_t site;
 } pointwise_push;
 
-/* The bits of a scalar slot for a value of opmath dtype `dt` (complex128
- * scalars do not fit a slot). */
-static rs_status scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t *out) {
-    if (dt == RS_COMPLEX128)
-        return rs_error(RS_ERR_UNSUPPORTED, "rs_pointwise: complex128 scalar operands are not supported");
+/* The bits of a scalar slot for a value of opmath dtype `dt`. A complex128
+ * scalar does not fit a slot: its 16 bytes go to the stream's arena and the
+ * slot holds their address (rs_fb_cd in common/opmath.glsl). */
+static rs_status scalar_bits(rs_stream *s, rs_dtype dt, const rs_scalar v[2], uint64_t *out) {
+    if (dt == RS_COMPLEX128) {
+        void *host = NULL;
+        rs_status st = rs_stream_arena(s, 16, &host, out);
+        if (st != RS_OK) return st;
+        memcpy(host, &v[0].d, 8);
+        memcpy((char *)host + 8, &v[1].d, 8);
+        return RS_OK;
+    }
     *out = v[0].u;
     if (dt == RS_COMPLEX32 || dt == RS_COMPLEX64) {
         uint32_t re, im;
@@ -156,14 +163,14 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     acc[nacc++] = rs_tensor_access(&p->out, 1);
     for (int i = 0; i < p->ninputs; ++i) {
         if (p->is_scalar[i]) {
-            if ((st = scalar_bits(p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
+            if ((st = scalar_bits(s, p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
         } else {
             pc.in[i] = p->in[i].address;
             acc[nacc++] = rs_tensor_access(&p->in[i], 0);
         }
     }
     for (int i = 0; i < p->nscalars; ++i)
-        if ((st = scalar_bits(p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
+        if ((st = scalar_bits(s, p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
     if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
     /* the contiguous kernels take 4 elements per invocation, the 16-byte
      * path 16 bytes */

@@ -38,6 +38,8 @@ OPS = [
     ("nan_to_num", ""), ("clamp", ""), ("nn.functional.gelu", ""), ("nn.functional.silu", ""),
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
+    # complex128 scalar operands (alpha, value, fill: 16 bytes through the arena)
+    ("add", ""), ("sub", ""), ("rsub", ""), ("masked_fill", ""), ("lerp", ""), ("addcmul", ""), ("addcdiv", ""),
 ]
 
 
