@@ -5,7 +5,7 @@
 //
 // Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
 // value in the push constants), IN<k>_L (its index in the layout; the output
-// is 0), NT (tensors in the layout), VEC4 (the 16-byte path, below), OUT_DT, CT_DT (compute dtype), RT_DT
+// is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements per word), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
 // dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
@@ -74,18 +74,79 @@ void rs_raise(uint code, int64_t value) {
 #define RS_CT_BITS (RS_SIZE(CM_DT) * 8)
 #include "common/ops.glsl"
 
-#if VEC4
-// Every operand read from memory and the output have the common dtype, a
-// 4-byte one (float32, int32, uint32), contiguous and 16-byte aligned:
-// 16-byte loads and stores, 4 elements per access. Lane decoders:
-float rs_dec4_6(uint w) { return uintBitsToFloat(w); }
-int64_t rs_dec4_3(uint w) { return int64_t(int(w)); }
-int64_t rs_dec4_28(uint w) { return int64_t(w); }
-#define RS_DEC4(d) RS_CAT(rs_dec4_, d)
-// the output has the common dtype: float32 or a 32-bit integer
-uint rs_enc4(float r) { return floatBitsToUint(r); }
-uint rs_enc4(int64_t r) { return uint(uint64_t(r) & 0xFFFFFFFFUL); }
+#if VECW
+// The 16-byte path: every operand read from memory and the output have the
+// common dtype (bool, an integer, float16/bfloat16/float32 or float64),
+// contiguous and 16-byte aligned; VECW = 16 / its size elements per access.
+// Lanes are taken from and put into the 16-byte words as bits.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+uint64_t rs_vlane(uvec4 q, int l) {
+#if VECW == 16
+    return uint64_t((q[l >> 2] >> uint((l & 3) * 8)) & 0xFFu);
+#elif VECW == 8
+    return uint64_t((q[l >> 1] >> uint((l & 1) * 16)) & 0xFFFFu);
+#elif VECW == 4
+    return uint64_t(q[l]);
+#else
+    return uint64_t(q[2 * l]) | (uint64_t(q[2 * l + 1]) << 32);
+#endif
+}
+void rs_vput(inout uvec4 q, int l, uint64_t b) {
+#if VECW == 16
+    q[l >> 2] |= (uint(b) & 0xFFu) << uint((l & 3) * 8);
+#elif VECW == 8
+    q[l >> 1] |= (uint(b) & 0xFFFFu) << uint((l & 1) * 16);
+#elif VECW == 4
+    q[l] = uint(b);
+#else
+    q[2 * l] = uint(b);
+    q[2 * l + 1] = uint(b >> 32);
+#endif
+}
+// bits of the common dtype -> its opmath value, and back (as the loaders
+// and the stores of common/dtype_inst.glsl do)
+RS_OPMT(CM_DT) rs_vdec(uint64_t b) {
+#if CM_DT == 11
+    return b != 0UL;
+#elif CM_DT == 0 || CM_DT == 27 || CM_DT == 28 || CM_DT == 4
+    return int64_t(b);
+#elif CM_DT == 1
+    return int64_t(int(uint(b) << 24u) >> 24);
+#elif CM_DT == 2
+    return int64_t(int(uint(b) << 16u) >> 16);
+#elif CM_DT == 3
+    return int64_t(int(uint(b)));
+#elif CM_DT == 29
+    return b;
+#elif CM_DT == 6
+    return uintBitsToFloat(uint(b));
+#elif CM_DT == 5
+    return rs_f16_dec(uint(b));
+#elif CM_DT == 15
+    return rs_bf16_dec(uint(b));
+#elif CM_DT == 7
+    return uint64BitsToDouble(b);
+#else
+#error "VECW: dtype without a 16-byte path"
+#endif
+}
+uint64_t rs_venc(RS_OPMT(CM_DT) r) {
+#if CM_DT == 11
+    return r ? 1UL : 0UL;
+#elif CM_DT == 29
+    return r;
+#elif RS_IS_INT(CM_DT)
+    return uint64_t(r);
+#elif CM_DT == 6
+    return uint64_t(floatBitsToUint(r));
+#elif CM_DT == 5
+    return uint64_t(rs_f16_enc(r));
+#elif CM_DT == 15
+    return uint64_t(rs_bf16_enc(r));
+#else
+    return doubleBitsToUint64(r);
+#endif
+}
 #endif
 
 // The expression over loaded values (scalars first, then the inputs).
@@ -171,12 +232,15 @@ void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_D
 }
 
 void main() {
+#if defined(RS_IGAM_SHARED) && RS_IGAM_SHARED
+    rs_igam_init();  // igamma's table into shared memory (ops_special.glsl)
+#endif
     RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s0);
     RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
     RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
     RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
-#if VEC4
-    uint64_t nv = pc.numel / 4UL;  // whole quads; the host runs the tail separately
+#if VECW
+    uint64_t nv = pc.numel / uint64_t(VECW);  // whole words; the host runs the tail separately
     for (uint64_t q = uint64_t(gl_GlobalInvocationID.x); q < nv;
          q += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
         uint64_t off = q * 16UL;
@@ -212,23 +276,23 @@ void main() {
         RS_OPMT(IN3_DT) d;
 #endif
 #endif
-        uvec4 qr;
+        uvec4 qr = uvec4(0u);
         // not unrolled here: lavapipe then evaluated some float functions
         // (pow) differently from the scalar path; drivers still may
-        [[dont_unroll]] for (int l = 0; l < 4; ++l) {
+        [[dont_unroll]] for (int l = 0; l < VECW; ++l) {
 #if NIN > 0 && !IN0_S
-            a = RS_DEC4(IN0_DT)(qa[l]);
+            a = rs_vdec(rs_vlane(qa, l));
 #endif
 #if NIN > 1 && !IN1_S
-            b = RS_DEC4(IN1_DT)(qb[l]);
+            b = rs_vdec(rs_vlane(qb, l));
 #endif
 #if NIN > 2 && !IN2_S
-            c = RS_DEC4(IN2_DT)(qc[l]);
+            c = rs_vdec(rs_vlane(qc, l));
 #endif
 #if NIN > 3 && !IN3_S
-            d = RS_DEC4(IN3_DT)(qd[l]);
+            d = rs_vdec(rs_vlane(qd, l));
 #endif
-            qr[l] = rs_enc4(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d)));
+            rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
         }
         RsV4(pc.out_ + off).v = qr;
     }

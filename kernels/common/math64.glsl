@@ -27,18 +27,23 @@ double rs_exp_d(double x) {
     if (x > 709.78LF) return 1.0LF / 0.0LF;
     if (x < -745.2LF) return 0.0LF;
     double n = floor(x * 1.44269504088896340736LF + 0.5LF);
-    double r = (x - n * RS_LN2_HI) - n * RS_LN2_LO;
+    precise double r = (x - n * RS_LN2_HI) - n * RS_LN2_LO;
     double s = 1.0LF;
     for (int k = 17; k >= 1; --k) s = 1.0LF + s * r / double(k);
     return ldexp(s, int(n));
 }
 
-// sin and cos of x in [-pi, pi].
+// sin and cos of x: exact for |x| up to about 1e6 (fdlibm's three-part
+// pi/2, 33 bits per part, so that q times a part is exact), then losing
+// about log2(|x|) - 20 bits.
 void rs_sincos_d(double x, out double s, out double c) {
-    const double PIO2_HI = 1.57079632679489655800e+00LF;
-    const double PIO2_LO = 6.12323399573676603587e-17LF;
+    const double P1 = 1.57079632673412561417e+00LF;
+    const double P2 = 6.07710050630396597660e-11LF;
+    const double P3 = 2.02226624879595063154e-21LF;
     double q = floor(x * 0.63661977236758134308LF + 0.5LF);
-    double r = (x - q * PIO2_HI) - q * PIO2_LO;  // |r| <= pi/4
+    precise double u1 = x - q * P1;
+    precise double u2 = u1 - q * P2;
+    precise double r = u2 - q * P3;  // |r| <= pi/4
     double r2 = r * r;
     double ps = 0.0LF, pc = 0.0LF;
     double ts = 1.0LF / 6227020800.0LF;   // 1/13!

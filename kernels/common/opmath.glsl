@@ -65,9 +65,12 @@ vec2 rs_fb_c(uint64_t b) { return vec2(uintBitsToFloat(uint(b & 0xFFFFFFFFUL)), 
 #if RS_HAS_FP64
 double rs_fb_d(uint64_t b) { return uint64BitsToDouble(b); }
 #define rs_fb_7 rs_fb_d
-// complex128 scalars do not fit a slot (the engine refuses them); the real
-// part only, so that complex128 kernels without scalars compile
-dvec2 rs_fb_cd(uint64_t b) { return dvec2(uint64BitsToDouble(b), 0.0LF); }
+// complex128 scalars do not fit a slot: the engine puts the 16 bytes in the
+// stream's arena and the slot holds their address (0: an unused slot)
+dvec2 rs_fb_cd(uint64_t b) {
+    if (b == 0UL) return dvec2(0.0LF);
+    return dvec2(uint64BitsToDouble(RsU64(b).v), uint64BitsToDouble(RsU64(b + 8UL).v));
+}
 #define rs_fb_10 rs_fb_cd
 #endif
 

@@ -359,6 +359,7 @@ float rs_abs(float a) { return abs(a); }
 float rs_cabs(vec2 z) {
     float x = abs(z.x), y = abs(z.y);
     if (isinf(x) || isinf(y)) return RS_INF_F;
+    if (isnan(x) || isnan(y)) return RS_NAN_F;  // (GLSL's max drops NaN)
     float m = max(x, y), n = min(x, y);
     if (m == 0.0) return 0.0;
     float r = n / m;
@@ -478,6 +479,7 @@ float rs_sqrt(float a) { return sqrt(a); }
 float rs_floor(float a) { return floor(a); }
 float rs_ceil(float a) { return ceil(a); }
 float rs_trunc(float a) { return trunc(a); }
+float rs_op_atan(float x);  // ops_math.glsl
 // C's atan2, with its special cases (GLSL leaves atan(0, 0) undefined)
 float rs_atan2(float y, float x) {
     const float pi = 3.14159265358979323846;
@@ -489,7 +491,15 @@ float rs_atan2(float y, float x) {
         return x > 0.0 ? sy * 0.0 : sy * pi;
     }
     if (x == 0.0 || isinf(y)) return sy * pi / 2.0;
-    return atan(y, x);
+    // GLSL's atan(y, x) is off by up to 2e-5 relative on lavapipe: the
+    // ratio of the smaller to the larger magnitude through rs_op_atan
+    // (ops_math.glsl), then pi/2 - a and pi - a with two-part constants
+    float ax = abs(x), ay = abs(y);
+    bool swap = ay > ax;
+    float a = rs_op_atan(swap ? ax / ay : ay / ax);
+    if (swap) a = (1.57079625129699707031 - a) + 7.54978995489188216e-8;
+    if (x < 0.0) a = (3.14159250259399414062 - a) + 1.50995799097837643e-7;
+    return sy * a;
 }
 #if RS_HAS_FP64
 double rs_sqrt(double a) { return sqrt(a); }
@@ -504,5 +514,6 @@ double rs_trunc(double a) { return trunc(a); }
 #include "common/ops_special.glsl"
 #include "common/ops_activation.glsl"
 #include "common/ops_misc.glsl"
+#include "common/ops_math64.glsl"  // float64/complex128 transcendentals (fp64 devices)
 
 #endif

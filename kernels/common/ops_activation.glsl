@@ -85,11 +85,9 @@ float rs_act_gelu_tanh_backward(float dy, float x) {
 }
 
 // ---------------------------------------------------------------- silu, mish
-vec2 rs_act_cexp(vec2 z) {
-    float e = exp(z.x);
-    if (z.y == 0.0) return vec2(e, z.y);
-    return vec2(e * cos(z.y), e * sin(z.y));
-}
+// complex exp (std::exp): the accurate one of ops_math.glsl (GLSL's
+// builtins were off by 1e-4 on some silu samples)
+vec2 rs_act_cexp(vec2 z) { return rs_op_exp(z); }
 float rs_act_silu(float x) { return x / (1.0 + rs_exp(-x)); }
 vec2 rs_act_silu(vec2 x) { return rs_cdiv(x, vec2(1.0, 0.0) + rs_act_cexp(-x)); }
 // silu_backward_kernel (dy, x)

@@ -425,6 +425,7 @@ vec2 rs_op_exp2(vec2 z) { return rs_op_exp(vec2(RS_LN2_F * z.x, RS_LN2_F * z.y))
 float rs_m_log_abs(vec2 z) {
     float x = abs(z.x), y = abs(z.y);
     if (isinf(x) || isinf(y)) return RS_INF_F;
+    if (isnan(x) || isnan(y)) return RS_NAN_F;  // (GLSL's max drops NaN)
     float m = max(x, y), n = min(x, y);
     if (m == 0.0) return -RS_INF_F;
     float r = n / m;
@@ -548,7 +549,7 @@ vec2 rs_op_sinc(vec2 z) {
 
 // ---------------------------------------------------------------- float64 (devices with fp64)
 // The ops that are exact in double with GLSL's builtins; the transcendental
-// ones have no double version here and run on the host for float64.
+// ones are in common/ops_math64.glsl.
 #if RS_HAS_FP64
 double rs_op_trunc(double x) { return trunc(x); }
 double rs_op_floor(double x) { return floor(x); }

@@ -20,11 +20,18 @@ typedef struct pointwise_push {
     uint32_t site;
 } pointwise_push;
 
-/* The bits of a scalar slot for a value of opmath dtype `dt` (complex128
- * scalars do not fit a slot). */
-static rs_status scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t *out) {
-    if (dt == RS_COMPLEX128)
-        return rs_error(RS_ERR_UNSUPPORTED, "rs_pointwise: complex128 scalar operands are not supported");
+/* The bits of a scalar slot for a value of opmath dtype `dt`. A complex128
+ * scalar does not fit a slot: its 16 bytes go to the stream's arena and the
+ * slot holds their address (rs_fb_cd in common/opmath.glsl). */
+static rs_status scalar_bits(rs_stream *s, rs_dtype dt, const rs_scalar v[2], uint64_t *out) {
+    if (dt == RS_COMPLEX128) {
+        void *host = NULL;
+        rs_status st = rs_stream_arena(s, 16, &host, out);
+        if (st != RS_OK) return st;
+        memcpy(host, &v[0].d, 8);
+        memcpy((char *)host + 8, &v[1].d, 8);
+        return RS_OK;
+    }
     *out = v[0].u;
     if (dt == RS_COMPLEX32 || dt == RS_COMPLEX64) {
         uint32_t re, im;
@@ -99,15 +106,21 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     if (l.numel == 0) return RS_OK;
 
     /* the 16-byte path: contiguous, every tensor operand in the common
-     * dtype, a 4-byte one, 16-byte aligned; the tail of fewer than 4
-     * elements runs as a second, plain launch */
-    int vec4 = l.ndim == 0 && l.numel >= 4 && p->out.dtype == p->common && p->result == p->compute &&
-               (p->common == RS_FLOAT32 || p->common == RS_INT32 || p->common == RS_UINT32) &&
-               p->out.address % 16 == 0;
-    for (int k = 0; vec4 && k < p->ninputs; ++k)
-        if (!p->is_scalar[k]) vec4 = p->in[k].dtype == p->common && p->in[k].address % 16 == 0;
-    if (vec4 && l.numel % 4) {
-        int64_t whole = l.numel / 4 * 4;
+     * dtype (bool, integers, float16/bfloat16/float32, float64), the
+     * output too, 16-byte aligned; 16 / size elements per access. The tail
+     * of fewer than that runs as a second, plain launch. */
+    rs_dtype cm = p->common;
+    int vec_dt = cm == RS_BOOL || cm == RS_UINT8 || cm == RS_INT8 || cm == RS_INT16 || cm == RS_UINT16 ||
+                 cm == RS_INT32 || cm == RS_UINT32 || cm == RS_INT64 || cm == RS_UINT64 || cm == RS_FLOAT16 ||
+                 cm == RS_BFLOAT16 || cm == RS_FLOAT32 || (cm == RS_FLOAT64 && f->has_fp64);
+    int vecw = vec_dt ? (int)(16 / rs_dtype_size(cm)) : 0;
+    int vec = vecw && l.ndim == 0 && l.numel >= vecw && p->out.dtype == cm && p->result == p->compute &&
+              p->out.address % 16 == 0;
+    for (int k = 0; vec && k < p->ninputs; ++k)
+        if (!p->is_scalar[k]) vec = p->in[k].dtype == cm && p->in[k].address % 16 == 0;
+    if (!vec) vecw = 0;
+    if (vec && l.numel % vecw) {
+        int64_t whole = l.numel / vecw * vecw;
         rs_pointwise tail = *p;
         tail.out = one_dim(&p->out, whole, l.numel - whole);
         for (int k = 0; k < p->ninputs; ++k)
@@ -127,7 +140,11 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     for (int k = 0; k < p->ninputs && !bad; ++k)
         bad = appendf(defines, sizeof defines, &len, "IN%d_DT=%d;IN%d_S=%d;IN%d_L=%d;", k, (int)p->in[k].dtype,
                       k, p->is_scalar[k] ? 1 : 0, k, layout_index[k]);
-    if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;VEC4=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, vec4, p->expr);
+    /* igamma/igammac read a 625-entry table: kernels that use them copy it
+     * into shared memory first (see ops_special.glsl for why) */
+    if (!bad && strstr(p->expr, "rs_op_igamma"))
+        bad = appendf(defines, sizeof defines, &len, "RS_IGAM_SHARED=1;");
+    if (!bad) bad = appendf(defines, sizeof defines, &len, "CONTIG=%d;VECW=%d;EXPR=%s", l.ndim == 0 ? 1 : 0, vecw, p->expr);
     if (bad) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name);
 
     rs_device *dev = rs_stream_device(s);
@@ -146,16 +163,18 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     acc[nacc++] = rs_tensor_access(&p->out, 1);
     for (int i = 0; i < p->ninputs; ++i) {
         if (p->is_scalar[i]) {
-            if ((st = scalar_bits(p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
+            if ((st = scalar_bits(s, p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
         } else {
             pc.in[i] = p->in[i].address;
             acc[nacc++] = rs_tensor_access(&p->in[i], 0);
         }
     }
     for (int i = 0; i < p->nscalars; ++i)
-        if ((st = scalar_bits(p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
+        if ((st = scalar_bits(s, p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
     if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
-    /* the contiguous kernels take 4 elements per invocation */
-    uint64_t items = l.ndim == 0 ? (pc.numel + 3) / 4 : pc.numel;
+    /* the contiguous kernels take 4 elements per invocation, the 16-byte
+     * path 16 bytes */
+    uint64_t per = vecw ? (uint64_t)vecw : 4;
+    uint64_t items = l.ndim == 0 ? (pc.numel + per - 1) / per : pc.numel;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, nacc);
 }

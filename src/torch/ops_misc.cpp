@@ -169,9 +169,9 @@ Tensor& pow_ts_out(const Tensor& base, const Scalar& exp, Tensor& out) {
         const auto dtype = m.common_dtype();
         // PowKernel.cpp: sqrt/rsqrt/reciprocal, then x*x, x*x*x, 1/(x*x)
         if (dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16 || at::isComplexType(dtype)) {
-          if (exp.equal(.5)) return run_pointwise(m, "pow_sqrt", "rs_sqrt(a)"), out;
-          if (exp.equal(-0.5)) return run_pointwise(m, "pow_rsqrt", "rs_rsqrt(a)"), out;
-          if (exp.equal(-1.0)) return run_pointwise(m, "pow_reciprocal", "rs_reciprocal(a)"), out;
+          if (exp.equal(.5)) return run_pointwise(m, "pow_sqrt", "rs_op_sqrt(a)"), out;
+          if (exp.equal(-0.5)) return run_pointwise(m, "pow_rsqrt", "rs_op_rsqrt(a)"), out;
+          if (exp.equal(-1.0)) return run_pointwise(m, "pow_reciprocal", "rs_op_reciprocal(a)"), out;
         }
         if (dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16 || at::isComplexType(dtype)) {
           bool real_exp = !exp.isComplex() || exp.toComplexDouble().imag() == 0;

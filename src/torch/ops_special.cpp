@@ -122,11 +122,8 @@ UNARY(entr_out, structured_special_entr, special_entr_out, "rs_op_entr(a)")
 UNARY(log_ndtr_out, structured_special_log_ndtr, special_log_ndtr_out, "rs_op_log_ndtr(a)")
 BINARY(xlog1py_out, structured_special_xlog1py, special_xlog1py_out, "rs_op_xlog1py(a, b)")
 BINARY(zeta_out, structured_special_zeta, special_zeta_out, "rs_op_zeta(a, b)")
-// igamma/igammac (rs_op_igamma/igammac in ops_special.glsl) are not
-// registered: in the full conformance sweep their kernels ran without end on
-// some float16/bfloat16/float32 samples (a series that does not terminate),
-// which hangs the queue. They run through host execution until the loops are
-// bounded and tested on those samples.
+BINARY(igamma_out, structured_igamma, igamma_out, "rs_op_igamma(a, b)")
+BINARY(igammac_out, structured_igammac, igammac_out, "rs_op_igammac(a, b)")
 
 // Math.h's *_forward functions (float ports in ops_special.glsl); the
 // polynomials take n as a float tensor, cast to int64 as CPU does
@@ -221,6 +218,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("special_log_ndtr.out", log_ndtr_out);
   m.impl("special_xlog1py.out", xlog1py_out);
   m.impl("special_zeta.out", zeta_out);
+  m.impl("igamma.out", igamma_out);
+  m.impl("igammac.out", igammac_out);
   m.impl("mvlgamma", mvlgamma);
   m.impl("mvlgamma.out", mvlgamma_out);
   m.impl("mvlgamma_", mvlgamma_);

@@ -91,8 +91,8 @@ void to_scalar(const at::Scalar& v, at::ScalarType dtype, rs_dtype t, rs_scalar 
 }
 
 // A compile log whose only errors are "no matching overloaded function" at
-// the expression itself (pointwise.comp), i.e. the op has no overload for
-// these dtypes.
+// the expression itself (pointwise.comp), and the conversion errors that
+// follow them, i.e. the op has no overload for these dtypes.
 bool missing_overload(const char* log) {
   bool any = false;
   for (const char* p = std::strstr(log, "error:"); p; p = std::strstr(p + 1, "error:")) {
@@ -101,8 +101,14 @@ bool missing_overload(const char* log) {
     if (std::strncmp(line, "pointwise.comp:", 15) != 0) return false;
     const char* eol = std::strchr(p, '\n');
     std::string msg(p, eol ? eol : p + std::strlen(p));
-    if (msg.find("no matching overloaded function") == std::string::npos) return false;
-    any = true;
+    if (msg.find("no matching overloaded function") != std::string::npos) {
+      any = true;
+      continue;
+    }
+    // glslang types the failed call as float: for a vector result
+    // (complex) a conversion error follows
+    if (any && msg.find("cannot convert from ' const float'") != std::string::npos) continue;
+    return false;
   }
   return any;
 }

@@ -231,13 +231,36 @@ rs_status rs_stream_flush_locked(rs_stream *s) {
     return RS_OK;
 }
 
+/* How long a host wait for the GPU may last: RUSSET_SYNC_TIMEOUT seconds
+ * (default 120; 0 waits forever). A kernel that never terminates would
+ * otherwise hang the process in its next sync, with no message. Read on
+ * every wait (cheap next to a wait), so a program may change it. */
+static uint64_t sync_timeout_ns(double *seconds) {
+    double t = 120.0;
+    const char *e = getenv("RUSSET_SYNC_TIMEOUT");
+    if (e && *e) {
+        char *end = NULL;
+        double v = strtod(e, &end);
+        if (end != e && v >= 0.0) t = v;
+    }
+    *seconds = t;
+    if (t == 0.0 || t > 1.8e10) return UINT64_MAX;
+    return (uint64_t)(t * 1e9);
+}
+
 rs_status rs_stream_wait_value(rs_stream *s, uint64_t value) {
     if (value == 0) return RS_OK;
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
                               .semaphoreCount = 1,
                               .pSemaphores = &s->timeline,
                               .pValues = &value};
-    VkResult r = vkWaitSemaphores(s->dev->device, &wi, UINT64_MAX);
+    double seconds;
+    VkResult r = vkWaitSemaphores(s->dev->device, &wi, sync_timeout_ns(&seconds));
+    if (r == VK_TIMEOUT)
+        return rs_error(RS_ERR_VULKAN,
+                        "russet: the GPU did not finish the submitted work within %g s (RUSSET_SYNC_TIMEOUT): "
+                        "a kernel may not terminate, or the work is longer than that limit; the device may "
+                        "still be busy with it", seconds);
     if (r != VK_SUCCESS) return rs_vk_error(r, "vkWaitSemaphores");
     return RS_OK;
 }

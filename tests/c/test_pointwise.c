@@ -3,6 +3,7 @@
  * against values computed here. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctest.h"
@@ -209,11 +210,48 @@ TEST(fp64_needs_the_feature_and_bad_expressions_fail) {
     rs_free(dev, d);
 }
 
+/* A sync that outlasts RUSSET_SYNC_TIMEOUT fails with a clear error rather
+ * than waiting forever; the work itself is left alone and a later sync with
+ * no limit (0) sees it finish. (A long kernel, not an endless one: the
+ * device must still be torn down cleanly afterwards.) */
+TEST(sync_times_out_with_a_clear_error) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    enum { N = 1 << 22 };
+    uint64_t da, dout;
+    CHECK_OK(rs_alloc(dev, (uint64_t)N * 4, s, &da));
+    CHECK_OK(rs_alloc(dev, (uint64_t)N * 4, s, &dout));
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "slow";
+    p.expr = "rs_op_lgamma(rs_op_igammac(rs_op_exp(a), a))";
+    p.common = p.compute = p.result = RS_FLOAT32;
+    p.ninputs = 1;
+    p.out = vec(dout, RS_FLOAT32, N);
+    p.in[0] = vec(da, RS_FLOAT32, N);
+    /* the kernel compiles before the limit applies */
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_stream_synchronize(s));
+    for (int i = 0; i < 3; i++) CHECK_OK(rs_pointwise_run(s, &p));
+    setenv("RUSSET_SYNC_TIMEOUT", "0.000001", 1);
+    rs_status st = rs_stream_synchronize(s);
+    CHECK(st == RS_ERR_VULKAN);
+    CHECK(strstr(rs_last_error(), "did not finish") != NULL);
+    CHECK(strstr(rs_last_error(), "RUSSET_SYNC_TIMEOUT") != NULL);
+    setenv("RUSSET_SYNC_TIMEOUT", "0", 1);
+    CHECK_OK(rs_stream_synchronize(s));
+    unsetenv("RUSSET_SYNC_TIMEOUT");
+    rs_free(dev, da);
+    rs_free(dev, dout);
+}
+
 int main(void) {
     RUN(float_add_with_alpha_and_scalar);
     RUN(int8_wraps_and_broadcasts);
     RUN(compare_to_bool_and_fp16_output_rounds);
     RUN(integer_division_by_zero_raises_at_sync);
     RUN(fp64_needs_the_feature_and_bad_expressions_fail);
+    RUN(sync_times_out_with_a_clear_error);
     CTEST_END();
 }

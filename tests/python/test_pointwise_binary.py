@@ -2,6 +2,8 @@
 dtype CPU supports; native (no host execution) except float64/complex128
 under the apple profile."""
 
+import os
+
 import pytest
 import torch
 from torch.testing import assert_close
@@ -89,3 +91,33 @@ def test_float64_runs_on_host_under_apple():
     assert_close((a.to(D) + a.to(D)).cpu(), a + a)
     if os.environ.get("RUSSET_PROFILE", "apple") == "apple":
         assert torch.russet.host_op_counts().get("aten::add.out", 0) >= 1
+
+
+_VEC_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32, torch.uint32,
+               torch.int64, torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", _VEC_DTYPES, ids=str)
+def test_sixteen_byte_path_every_width(dtype):
+    """The contiguous 16-byte path (16 / size elements per access, the tail
+    as a second launch): lengths around the word, unaligned views (plain
+    path), a scalar operand, against CPU."""
+    from torch.testing._internal.common_utils import make_tensor
+    for n in [1, 3, 15, 16, 17, 31, 33, 1000, 4099]:
+        a = make_tensor((n + 1,), dtype=dtype, device="cpu", low=-50, high=50)
+        b = make_tensor((n + 1,), dtype=dtype, device="cpu", low=-50, high=50)
+        for x, y in [(a[:n], b[:n]), (a[1:], b[1:]), (a[:n], b[1:])]:
+            torch.russet.reset_host_op_counts()
+            xd, yd = x.to(D), y.to(D)
+            checked = 0
+            for f in [lambda p, q: torch.add(p, q, alpha=2), lambda p, q: torch.mul(p, 3), torch.maximum,
+                      torch.bitwise_xor, torch.logical_xor]:
+                try:
+                    want = f(x, y)
+                except (RuntimeError, NotImplementedError):  # CPU has no kernel for the dtype
+                    continue
+                assert_close(f(xd, yd).cpu(), want, equal_nan=True)
+                checked += 1
+            assert checked >= 2
+            if dtype != torch.float64 or os.environ.get("RUSSET_PROFILE") == "native":
+                assert not torch.russet.host_op_counts(), dtype

@@ -34,20 +34,51 @@ def test_misc_op_matches_cpu(name, variant):
     check_opinfo(name, variant)
 
 
-# complex pow and logaddexp need complex exp/log of the unary family: host for now
-COMPLEX = {torch.complex64, torch.complex128, torch.complex32}
-
-
 def test_pow_matches_cpu():
-    check_opinfo("pow", dtypes=_dtypes("pow", drop=COMPLEX))
+    # every dtype, complex64 included (complex pow: cexp(y clog(x)) with
+    # y log(x) in double-float, ops_misc.glsl), every sample
+    check_opinfo("pow", max_samples=10**6)
 
 
 def test_logaddexp_matches_cpu():
-    check_opinfo("logaddexp", dtypes=_dtypes("logaddexp", drop=COMPLEX))
+    check_opinfo("logaddexp", max_samples=10**6)
 
 
 def test_ldexp_matches_cpu():
-    check_opinfo("ldexp", dtypes=_dtypes("ldexp", drop=COMPLEX))
+    check_opinfo("ldexp")
+
+
+def test_complex_pow_special_values():
+    inf, nan = float("inf"), float("nan")
+    v = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.5, -0.5, inf, -inf, nan, 1e-20, 30.0])
+    z = torch.complex(v[:, None].expand(-1, 11), v[None, :].expand(11, -1)).reshape(-1)
+    y = torch.cat([z[::3], torch.tensor([2.0 + 0j, 0.5 + 0j, -1.0 + 0j, 3.0 + 0j])])[None, :].expand(121, -1)
+    x = z[:, None].expand(-1, y.shape[1])
+    torch.russet.reset_host_op_counts()
+    got = torch.pow(x.to(D), y.to(D)).cpu()
+    assert not torch.russet.host_op_counts()
+    want = torch.pow(x, y)
+    # the OpInfo's complex64 tolerance where CPU is finite; non-finite
+    # results where CPU's are
+    fin = want.real.isfinite() & want.imag.isfinite()
+    assert_close(got[fin], want[fin], rtol=1.3e-5, atol=1e-4)
+    assert torch.equal(got.real.isfinite() & got.imag.isfinite(), fin)
+    for e in [2.0, 3.0, -2.0, 0.5, -1.0, 1.5, 2 + 1j, -0.5j]:
+        got = torch.pow(z.to(D), e).cpu()
+        want = torch.pow(z, e)
+        fin = want.real.isfinite() & want.imag.isfinite()
+        assert_close(got[fin], want[fin], rtol=1.3e-5, atol=1e-4)
+
+
+def test_complex_logaddexp_special_values():
+    inf, nan = float("inf"), float("nan")
+    v = torch.tensor([0.0, -1.0, 3.5, inf, -inf, nan, 80.0, -80.0])
+    z = torch.complex(v[:, None].expand(-1, 8), v.flip(0)[None, :].expand(8, -1)).reshape(-1)
+    a, b = z[:, None].expand(-1, 64), z[None, :].expand(64, -1)
+    torch.russet.reset_host_op_counts()
+    got = torch.logaddexp(a.to(D), b.to(D)).cpu()
+    assert not torch.russet.host_op_counts()
+    assert_close(got, torch.logaddexp(a, b), equal_nan=True)
 
 
 def test_float_power_matches_cpu():

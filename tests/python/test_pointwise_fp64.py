@@ -1,0 +1,117 @@
+"""float64 and complex128 pointwise ops on a device with fp64 (the native
+profile; lavapipe has shaderFloat64): they run natively there
+(kernels/common/ops_math64.glsl), against CPU with the OpInfo samples, and
+the double transcendentals are accurate to a few ulp. Under the apple
+profile the same ops go to host execution (test_pointwise_*.py check that).
+
+The profile is fixed when the library starts, so each test runs its checks
+in a subprocess with RUSSET_PROFILE=native."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def _run(code):
+    env = dict(os.environ, RUSSET_PROFILE="native", RUSSET_HOST_OPS="allow",
+               PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), HERE, os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1500)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# (OpInfo name, variant): float64 and complex128 (where CPU has them) native
+OPS = [
+    ("exp", ""), ("exp2", ""), ("expm1", ""), ("log", ""), ("log2", ""), ("log10", ""), ("log1p", ""),
+    ("sin", ""), ("cos", ""), ("tan", ""), ("asin", ""), ("acos", ""), ("atan", ""), ("sinh", ""),
+    ("cosh", ""), ("tanh", ""), ("asinh", ""), ("acosh", ""), ("atanh", ""), ("sigmoid", ""), ("erf", ""),
+    ("erfc", ""), ("sinc", ""), ("sqrt", ""), ("rsqrt", ""), ("logit", ""), ("angle", ""), ("abs", ""),
+    ("neg", ""), ("sgn", ""), ("polar", ""), ("atan2", ""), ("pow", ""), ("float_power", ""), ("logaddexp", ""),
+    ("logaddexp2", ""), ("xlogy", ""), ("hypot", ""), ("fmod", ""), ("remainder", ""), ("div", "floor_rounding"),
+    ("maximum", ""), ("minimum", ""), ("fmax", ""), ("fmin", ""), ("copysign", ""), ("nextafter", ""),
+    ("nan_to_num", ""), ("clamp", ""), ("nn.functional.gelu", ""), ("nn.functional.silu", ""),
+    ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
+    ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
+    # complex128 scalar operands (alpha, value, fill: 16 bytes through the arena)
+    ("add", ""), ("sub", ""), ("rsub", ""), ("masked_fill", ""), ("lerp", ""), ("addcmul", ""), ("addcdiv", ""),
+]
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_fp64_ops_native_and_match_cpu(chunk):
+    ops = OPS[chunk::4]
+    res = _run(f"""
+import json, torch, russet
+from opinfo_check import check_opinfo, opinfo
+assert torch.russet.get_device_properties(0).profile == "native"
+out = {{}}
+for name, variant in {ops!r}:
+    dts = [d for d in opinfo(name, variant).supported_dtypes("cpu") if d in (torch.float64, torch.complex128)]
+    out[name + "." + variant] = check_opinfo(name, variant, dtypes=dts)
+print(json.dumps(out))
+""")
+    assert len(res) == len(ops) and all(n > 0 for n in res.values()), res
+
+
+def test_fp64_transcendentals_accurate():
+    """A few ulp against CPU (glibc) on 6,000 values, special values exact."""
+    res = _run("""
+import json, torch, russet
+torch.manual_seed(0)
+x = torch.cat([torch.randn(2000, dtype=torch.float64) * 3, torch.randn(2000, dtype=torch.float64) * 300,
+               torch.rand(2000, dtype=torch.float64) * 2 - 1,
+               torch.tensor([0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e-310, 1e300,
+                             -1e300, 709.7, -745.0, 2.0, 8.0, 1024.0, 3.0e5, -7.5e5])])
+out = {}
+for fn in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
+           "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "sinc"]:
+    f = getattr(torch, fn)
+    torch.russet.reset_host_op_counts()
+    g = f(x.to("russet")).cpu()
+    assert not torch.russet.host_op_counts(), fn
+    e = f(x)
+    fin = e.isfinite() & (e != 0)
+    rel = ((g - e).abs() / e.abs())[fin].max().item()
+    special = torch.equal(g[~fin].nan_to_num(7.0), e[~fin].nan_to_num(7.0))
+    out[fn] = [rel, special]
+print(json.dumps(out))
+""")
+    for fn, (rel, special) in res.items():
+        assert rel < 2e-15, (fn, rel)
+        assert special, fn
+    # erfc: Cephes' rational fit, exp(-x^2) without the split of x^2
+    res = _run("""
+import json, torch, russet
+x = torch.linspace(-6, 26, 5001, dtype=torch.float64)
+g = torch.erfc(x.to("russet")).cpu(); e = torch.erfc(x)
+print(json.dumps([((g - e).abs() / e.abs())[e > 0].max().item()]))
+""")
+    assert res[0] < 1e-13, res
+
+
+def test_complex128_pow_logaddexp_special_values():
+    res = _run("""
+import json, torch, russet
+inf, nan = float("inf"), float("nan")
+v = torch.tensor([0.0, -1.0, 2.5, inf, -inf, nan, 30.0], dtype=torch.float64)
+z = torch.complex(v[:, None].expand(-1, 7), v.flip(0)[None, :].expand(7, -1)).reshape(-1)
+a, b = z[:, None].expand(-1, 49), z[None, :].expand(49, -1)
+out = []
+for f in [torch.pow, torch.logaddexp]:
+    torch.russet.reset_host_op_counts()
+    g = f(a.to("russet"), b.to("russet")).cpu()
+    assert not torch.russet.host_op_counts()
+    e = f(a, b)
+    fin = e.real.isfinite() & e.imag.isfinite()
+    ok = torch.allclose(g[fin], e[fin], rtol=1e-7, atol=1e-7)
+    nf = torch.equal(g.real.isfinite() & g.imag.isfinite(), fin)
+    out.append([ok, nf])
+print(json.dumps(out))
+""")
+    assert res == [[True, True], [True, True]], res
