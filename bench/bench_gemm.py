@@ -25,25 +25,8 @@ import torch  # noqa: E402
 import russet  # noqa: E402,F401
 
 
-def sync(dev):
-    if dev == "russet":
-        torch.russet.synchronize()
-    elif dev.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def best_time(fn, dev, reps, per_sync):
-    fn()
-    sync(dev)
-    best = float("inf")
-    for _ in range(reps):
-        sync(dev)
-        t0 = time.perf_counter()
-        for _ in range(per_sync):
-            fn()
-        sync(dev)
-        best = min(best, (time.perf_counter() - t0) / per_sync)
-    return best
+# timing helpers shared by the benchmarks
+from bench_pointwise import best_time, sync  # noqa: E402,F401
 
 
 def case(dtype, m, n, k, peer, reps, per_sync, layout="nn"):

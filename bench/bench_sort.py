@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
@@ -28,24 +27,13 @@ import torch  # noqa: E402
 import russet  # noqa: E402,F401
 
 
-def sync(dev):
-    if dev == "russet":
-        torch.russet.synchronize()
-    elif dev.startswith("cuda"):
-        torch.cuda.synchronize()
+# timing helpers shared by the benchmarks
+from bench_pointwise import best_time as _best_time  # noqa: E402
 
 
 def best_time(fn, dev, reps):
-    fn()
-    sync(dev)
-    best = float("inf")
-    for _ in range(reps):
-        sync(dev)
-        t0 = time.perf_counter()
-        fn()
-        sync(dev)
-        best = min(best, time.perf_counter() - t0)
-    return best
+    """Best time of one call (a sort is long enough to time alone)."""
+    return _best_time(fn, dev, reps, per_sync=1)
 
 
 def bitonic_sort(x):

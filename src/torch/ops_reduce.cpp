@@ -163,63 +163,55 @@ Tensor& amin_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, Tensor& 
                                                                           keepdim, out, self, dim, keepdim);
 }
 
-std::tuple<Tensor&, Tensor&> max_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
-                                          Tensor& indices) {
-  return native_or_host<at::_ops::max_dim_max>(
+// max/min over one dim, values and indices
+template <class Meta, class Op>
+std::tuple<Tensor&, Tensor&> arg_dim_out(const char* name, rs_reduce_op op, const Tensor& self, int64_t dim,
+                                         bool keepdim, Tensor& values, Tensor& indices) {
+  return native_or_host<Op>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        OutOps<at::meta::structured_max_dim> m(values, indices);
+        OutOps<Meta> m(values, indices);
         auto pre = m.meta(self, dim, keepdim);
-        run_reduce("max", RS_REDUCE_ARGMAX, order_acc(self), self, values, indices,
+        run_reduce(name, op, order_acc(self), self, values, indices,
                    reduce_mask(self, std::optional<int64_t>(pre.dim)), keepdim);
         return {values, indices};
       },
       self, dim, keepdim, values, indices);
+}
+
+std::tuple<Tensor&, Tensor&> max_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                          Tensor& indices) {
+  return arg_dim_out<at::meta::structured_max_dim, at::_ops::max_dim_max>("max", RS_REDUCE_ARGMAX, self, dim,
+                                                                          keepdim, values, indices);
 }
 
 std::tuple<Tensor&, Tensor&> min_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
                                           Tensor& indices) {
-  return native_or_host<at::_ops::min_dim_min>(
-      [&]() -> std::tuple<Tensor&, Tensor&> {
-        OutOps<at::meta::structured_min_dim> m(values, indices);
-        auto pre = m.meta(self, dim, keepdim);
-        run_reduce("min", RS_REDUCE_ARGMIN, order_acc(self), self, values, indices,
-                   reduce_mask(self, std::optional<int64_t>(pre.dim)), keepdim);
-        return {values, indices};
-      },
-      self, dim, keepdim, values, indices);
+  return arg_dim_out<at::meta::structured_min_dim, at::_ops::min_dim_min>("min", RS_REDUCE_ARGMIN, self, dim,
+                                                                          keepdim, values, indices);
 }
 
 // torch.max(x) / torch.min(x): the whole tensor, a 0-dim result
-Tensor& max_all_out(const Tensor& self, Tensor& out) {
-  return native_or_host<at::_ops::max_unary_out>(
+template <class Op>
+Tensor& extreme_all_out(const char* name, rs_reduce_op op, const Tensor& self, Tensor& out) {
+  return native_or_host<Op>(
       [&]() -> Tensor& {
-        TORCH_CHECK(self.numel() > 0,
-                    "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                    "reduction dim with the 'dim' argument.");
-        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "max(): does not support complex input");
+        TORCH_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. ",
+                    "Specify the reduction dim with the 'dim' argument.");
+        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), name, "(): does not support complex input");
         TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
                     self.scalar_type(), ", but got ", out.scalar_type(), " instead");
         at::native::resize_output(out, {});
-        run_reduce("max", RS_REDUCE_MAX, order_acc(self), self, out, Tensor(), ~0ULL, false);
+        run_reduce(name, op, order_acc(self), self, out, Tensor(), ~0ULL, false);
         return out;
       },
       self, out);
 }
 
+Tensor& max_all_out(const Tensor& self, Tensor& out) {
+  return extreme_all_out<at::_ops::max_unary_out>("max", RS_REDUCE_MAX, self, out);
+}
 Tensor& min_all_out(const Tensor& self, Tensor& out) {
-  return native_or_host<at::_ops::min_unary_out>(
-      [&]() -> Tensor& {
-        TORCH_CHECK(self.numel() > 0,
-                    "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                    "reduction dim with the 'dim' argument.");
-        TORCH_CHECK(!c10::isComplexType(self.scalar_type()), "min(): does not support complex input");
-        TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
-                    self.scalar_type(), ", but got ", out.scalar_type(), " instead");
-        at::native::resize_output(out, {});
-        run_reduce("min", RS_REDUCE_MIN, order_acc(self), self, out, Tensor(), ~0ULL, false);
-        return out;
-      },
-      self, out);
+  return extreme_all_out<at::_ops::min_unary_out>("min", RS_REDUCE_MIN, self, out);
 }
 
 Tensor max_all(const Tensor& self) {

@@ -40,7 +40,7 @@ template <class Meta, class Op>
 Tensor& cum_out(rs_scan_op op, const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, Tensor& out) {
   return native_or_host<Op>(
       [&]() -> Tensor& {
-        OutOpN<Meta, 1> m({&out});
+        OutOps<Meta> m(out);
         m.meta(self, dim, dtype);
         if (self.dim() == 0) {
           out.copy_(self);

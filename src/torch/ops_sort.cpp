@@ -43,7 +43,7 @@ std::tuple<Tensor&, Tensor&> sort_out(const Tensor& self, std::optional<bool> st
                                       Tensor& values, Tensor& indices) {
   return native_or_host<at::_ops::sort_values_stable>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        OutOpN<at::meta::structured_sort_stable, 2> m({&values, &indices});
+        OutOps<at::meta::structured_sort_stable> m(values, indices);
         m.meta(self, stable, dim, descending);
         dim = at::maybe_wrap_dim(dim, self.dim());
         if (self.dim() == 0 && self.numel() == 1) {
@@ -61,7 +61,7 @@ std::tuple<Tensor&, Tensor&> topk_out(const Tensor& self, int64_t k, int64_t dim
                                       Tensor& values, Tensor& indices) {
   return native_or_host<at::_ops::topk_values>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        OutOpN<at::meta::structured_topk, 2> m({&values, &indices});
+        OutOps<at::meta::structured_topk> m(values, indices);
         m.meta(self, k, dim, largest, sorted);
         dim = at::maybe_wrap_dim(dim, self.dim(), /*wrap_scalar=*/true);
         if (k == 0) return {values, indices};

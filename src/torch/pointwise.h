@@ -82,6 +82,26 @@ struct OutOp final : Meta {
   const at::Tensor& out_;
 };
 
+// A structured meta class run against caller-given outputs (one or two),
+// for the structured ops whose meta class derives from MetaBase rather than
+// TensorIteratorBase (reductions, softmax, sort, scans...): unlike OutOp,
+// nothing to forward the outputs to.
+template <class Meta>
+struct OutOps final : Meta {
+  explicit OutOps(const at::Tensor& a) : outs_{&a, nullptr} {}
+  OutOps(const at::Tensor& a, const at::Tensor& b) : outs_{&a, &b} {}
+  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                          at::TensorOptions options RUSSET_NAMES_PARAM) override {
+    resize_out(*outs_[idx], sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::TensorOptions options RUSSET_NAMES_PARAM) override {
+    resize_out(*outs_[idx], sizes, strides, options);
+  }
+  const at::Tensor& maybe_get_output(int64_t idx) override { return *outs_[idx]; }
+  const at::Tensor* outs_[2];
+};
+
 // The out= kernel of a structured pointwise op: Meta::meta(args...) against
 // `out`, then `expr`; through host execution (the op `Op`, an at::_ops::
 // struct) when the device cannot run it. Every ops_*.cpp builds on this.

@@ -40,22 +40,5 @@ void run_reduce(const char* name, rs_reduce_op op, rs_dtype acc, const at::Tenso
 // `self` with its conjugate and negative bits materialized.
 at::Tensor resolved(const at::Tensor& self);
 
-// A structured meta class run against caller-given outputs (one or two).
-// Unlike OutOp in pointwise.h, the meta classes here derive from MetaBase,
-// not TensorIteratorBase: nothing to forward the outputs to.
-template <class Meta>
-struct OutOps final : Meta {
-  explicit OutOps(const at::Tensor& a, const at::Tensor& b = at::Tensor()) : outs_{&a, &b} {}
-  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options RUSSET_NAMES_PARAM) override {
-    resize_out(*outs_[idx], sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options RUSSET_NAMES_PARAM) override {
-    resize_out(*outs_[idx], sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t idx) override { return *outs_[idx]; }
-  const at::Tensor* outs_[2];
-};
 
 }  // namespace russet

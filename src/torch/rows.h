@@ -53,21 +53,5 @@ inline void check_or_host(rs_status st) {
   check(st);
 }
 
-// A structured meta class run against caller-given outputs (OutOp for ops
-// with several outputs).
-template <class Meta, size_t N>
-struct OutOpN final : Meta {
-  explicit OutOpN(std::array<at::Tensor*, N> outs) : outs_(outs) {}
-  void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                          at::TensorOptions options RUSSET_NAMES_PARAM) override {
-    resize_out(*outs_[idx], sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::TensorOptions options RUSSET_NAMES_PARAM) override {
-    resize_out(*outs_[idx], sizes, strides, options);
-  }
-  const at::Tensor& maybe_get_output(int64_t idx) override { return *outs_[idx]; }
-  std::array<at::Tensor*, N> outs_;
-};
 
 }  // namespace russet
