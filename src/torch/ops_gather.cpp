@@ -1,10 +1,13 @@
 // gather and scatter (src and value forms) along one dim through the C
 // core's rs_gather_run: elements move as bytes, so every dtype is native.
-// Sort, topk, kthvalue, median and mode take their backward through scatter.
+// Sort, topk, kthvalue, median and mode take their backward through scatter;
+// index_select (and so nn.Embedding's forward) is a gather.
 #include "torch/reduce.h"
 
 #include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/gather_meta.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/gather_ops.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/scatter_meta.h>
@@ -62,12 +65,47 @@ Tensor& scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, 
   return out;
 }
 
+// index_select: a gather whose index is the vector expanded over the
+// other dims (stride 0); not structured, checked as ATen's CPU kernel
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
+              "index_select(): Expected dtype int32 or int64 for index");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "index_select(): self and result must have the same ",
+              "scalar type");
+  TORCH_CHECK(self.device() == index.device() && self.device() == out.device(),
+              "Expected all tensors to be on the same device, but found at least two devices");
+  int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) shape[d] = index.numel();
+  at::native::resize_output(out, shape);
+  if (out.numel() == 0) return out;
+  if (self.dim() == 0) {
+    TORCH_CHECK(index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+                index.numel(), " value(s)");
+    run_gather(RS_GATHER, resolved(self), 0, index.reshape({}), out);
+    return out;
+  }
+  std::vector<int64_t> view(self.dim(), 1);
+  view[d] = index.numel();
+  Tensor idx = index.reshape({-1}).view(view).expand(shape);
+  run_gather(RS_GATHER, resolved(self), d, idx, out);
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out = at::empty({0}, self.options());
+  return index_select_out(self, dim, index, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("gather.out", gather_out);
   m.impl("scatter.src_out", scatter_src_out);
   m.impl("scatter.value_out", scatter_value_out);
+  m.impl("index_select.out", index_select_out);
+  m.impl("index_select", index_select);
 }
 
 }  // namespace russet

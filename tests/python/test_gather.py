@@ -11,7 +11,7 @@ from opinfo_check import check_opinfo
 
 D = "russet"
 
-OPS = [("gather", ""), ("scatter", ""), ("take_along_dim", "")]
+OPS = [("gather", ""), ("scatter", ""), ("take_along_dim", ""), ("index_select", "")]
 
 
 @pytest.mark.parametrize("name,variant", OPS, ids=[n for n, _ in OPS])
@@ -67,3 +67,28 @@ def test_selection_backward_runs_natively(fn):
     fn(xd).backward(g.to(D))
     assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
     assert_close(xd.grad.cpu(), xc.grad)
+
+
+def test_index_select_and_embedding_forward():
+    x = torch.randn(6, 5)
+    d = x.to(D)
+    for dim, idx in [(0, torch.tensor([5, 0, 0, 3])), (1, torch.tensor([4, 1], dtype=torch.int32)),
+                     (1, torch.tensor(2)), (0, torch.tensor([], dtype=torch.long))]:
+        torch.russet.reset_host_op_counts()
+        got = torch.index_select(d, dim, idx.to(D))
+        assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+        assert torch.equal(got.cpu(), torch.index_select(x, dim, idx))
+    assert torch.equal(torch.index_select(d.t(), 0, torch.tensor([1, 3], device=D)).cpu(),
+                       torch.index_select(x.t(), 0, torch.tensor([1, 3])))
+    emb = torch.nn.Embedding(10, 4)
+    embd = torch.nn.Embedding(10, 4).to(D)
+    embd.load_state_dict(emb.state_dict())
+    ids = torch.tensor([[1, 2, 9], [0, 0, 4]])
+    torch.russet.reset_host_op_counts()
+    out = embd(ids.to(D))
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    assert torch.equal(out.detach().cpu(), emb(ids).detach())
+    with pytest.raises(RuntimeError, match="vector"):
+        torch.index_select(d, 0, torch.tensor([[0]], device=D))
+    with pytest.raises(RuntimeError, match="int32 or int64"):
+        torch.index_select(d, 0, torch.tensor([0.0], device=D))
