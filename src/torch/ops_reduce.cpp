@@ -365,9 +365,10 @@ void run_var(rs_reduce_op op, const Tensor& self, OptDims dim, const std::option
              reduce_mask(self, dim), keepdim, 0.0, c);
 }
 
-Tensor& var_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim,
-                Tensor& out) {
-  return native_or_host<at::_ops::var_correction_out>(
+template <class Op>
+Tensor& var_like_out(rs_reduce_op op, const Tensor& self, OptDims dim, const std::optional<Scalar>& correction,
+                     bool keepdim, Tensor& out) {
+  return native_or_host<Op>(
       [&]() -> Tensor& {
         check_var("std and var", self);
         // CPU casts the result to any out dtype it can be cast to
@@ -375,26 +376,20 @@ Tensor& var_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& co
         TORCH_CHECK(at::canCast(dt, out.scalar_type()), "result type ", dt,
                     " can't be cast to the desired output type ", out.scalar_type());
         at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
-        run_var(RS_REDUCE_VAR, self, dim, correction, keepdim, out, Tensor());
+        run_var(op, self, dim, correction, keepdim, out, Tensor());
         return out;
       },
       self, dim, correction, keepdim, out);
 }
 
+Tensor& var_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim,
+                Tensor& out) {
+  return var_like_out<at::_ops::var_correction_out>(RS_REDUCE_VAR, self, dim, correction, keepdim, out);
+}
+
 Tensor& std_out(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim,
                 Tensor& out) {
-  return native_or_host<at::_ops::std_correction_out>(
-      [&]() -> Tensor& {
-        check_var("std and var", self);
-        // CPU casts the result to any out dtype it can be cast to
-        auto dt = c10::toRealValueType(self.scalar_type());
-        TORCH_CHECK(at::canCast(dt, out.scalar_type()), "result type ", dt,
-                    " can't be cast to the desired output type ", out.scalar_type());
-        at::native::resize_output(out, reduced_shape(self, reduce_mask(self, dim), keepdim));
-        run_var(RS_REDUCE_STD, self, dim, correction, keepdim, out, Tensor());
-        return out;
-      },
-      self, dim, correction, keepdim, out);
+  return var_like_out<at::_ops::std_correction_out>(RS_REDUCE_STD, self, dim, correction, keepdim, out);
 }
 
 Tensor var(const Tensor& self, OptDims dim, const std::optional<Scalar>& correction, bool keepdim) {
