@@ -1,8 +1,9 @@
 // Regression losses: mse_loss, smooth_l1_loss, huber_loss and their
 // backward kernels, composed from native pointwise ops and reductions in
 // CPU's order of operations (ATen's PointwiseOpsKernel / BinaryOpsKernel
-// lambdas): the per-element loss in the opmath type (float32 for
-// float16/bfloat16) rounded once to the dtype, then the reduction.
+// lambdas): the per-element loss rounded to the dtype (mse: the difference
+// in the dtype, then its square; smooth_l1/huber: in float32 for
+// float16/bfloat16, rounded once), then the reduction.
 #include <ATen/core/Reduction.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
@@ -56,7 +57,8 @@ Tensor& mse_loss_out(const Tensor& self, const Tensor& target, int64_t reduction
   return native_or_host<at::_ops::mse_loss_out>(
       [&]() -> Tensor& {
         need_native(self);
-        Tensor d = diff(self, target);
+        // CPU: the difference in the dtype, its square computed once
+        Tensor d = self.sub(target);
         reduce_into(d.mul(d), self.scalar_type(), reduction, out);
         return out;
       },

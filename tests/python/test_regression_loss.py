@@ -48,3 +48,11 @@ def test_bad_arguments():
         F.smooth_l1_loss(a, a, beta=-1.0)
     with pytest.raises(RuntimeError, match="non-positive values for delta"):
         F.huber_loss(a, a, delta=0.0)
+
+
+def test_mse_float16_rounds_like_cpu():
+    # CPU rounds the difference to float16 before squaring: bit-equal here
+    torch.manual_seed(0)
+    a, b = (torch.randn(4096) * 10).half(), (torch.randn(4096) * 10).half()
+    got = F.mse_loss(a.to(D), b.to(D), reduction="none").cpu()
+    assert torch.equal(got, F.mse_loss(a, b, reduction="none"))
