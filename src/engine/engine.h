@@ -71,6 +71,14 @@ rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names,
 /* Writes sizes and the strides of `ntensors` views into the stream arena;
  * *params = 0 when the layout is contiguous. */
 rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params);
+/* Workgroups for a 1-D grid of `groups`: at most the device's limit and
+ * `limit` (the kernels loop over the rest). RS_GROUPS_MAX keeps
+ * gl_GlobalInvocationID.x (32-bit) from wrapping. */
+#define RS_GROUPS_MAX (1u << 22)
+uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
+/* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
+ * (sort.c; searchsorted shares the keys). */
+int rs_dtype_has_sort_key(rs_dtype dt);
 /* Records a 1-D dispatch that covers `items` invocations (grid-stride). */
 rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
                     uint32_t push_size, const rs_access *acc, int n_acc);

@@ -191,9 +191,7 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
     if (r->out.address) acc[nacc++] = rs_tensor_access(&r->out, 1);
     if (r->out2.address) acc[nacc++] = rs_tensor_access(&r->out2, 1);
 
-    uint64_t cap = f->max_workgroup_count_x;
-    if (cap == 0 || cap > (1u << 22)) cap = 1u << 22;
-    uint32_t g[3] = {(uint32_t)(groups < cap ? groups : cap), (uint32_t)nsplit, 1};
+    uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), (uint32_t)nsplit, 1};
 
     char defines[256];
     rs_kernel *k = NULL;
@@ -219,7 +217,7 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
         if (tpo2 > RS_KERNEL_WG) tpo2 = RS_KERNEL_WG;
         pc.tpo = (uint32_t)tpo2;
         uint64_t groups2 = (nout + RS_KERNEL_WG / tpo2 - 1) / (RS_KERNEL_WG / tpo2);
-        uint32_t g2[3] = {(uint32_t)(groups2 < cap ? groups2 : cap), 1, 1};
+        uint32_t g2[3] = {rs_groups_capped(s, groups2, RS_GROUPS_MAX), 1, 1};
         tacc.write = 0;
         acc[0] = tacc;
         snprintf(defines, sizeof defines, "ROP=%d;RCONTIG=0;IN_DT=%d;ACC_DT=%d;OUT_DT=%d;OUT2_DT=%d;NORM_KIND=%d;PASS=2",

@@ -19,10 +19,7 @@ static rs_status dispatch_mode(rs_stream *s, const rs_tensor *src, const rs_tens
     rs_kernel *k = NULL;
     rs_status st = rs_kernel_get(rs_stream_device(s), "scan.comp", defines, &k);
     if (st != RS_OK) return st;
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    if (cap == 0 || cap > 65535) cap = 65535;
-    if (groups > cap) groups = cap;
-    uint32_t g[3] = {(uint32_t)groups, 1, 1};
+    uint32_t g[3] = {rs_groups_capped(s, groups, 65535), 1, 1};
     return rs_dispatch(s, k, g, pc, sizeof *pc, acc, nacc);
 }
 

@@ -16,21 +16,8 @@ typedef struct select_push {
 static int64_t last_dim(const rs_tensor *t) { return t->ndim == 0 ? 1 : t->sizes[t->ndim - 1]; }
 
 static uint32_t capped(rs_stream *s, uint64_t groups) {
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    if (cap == 0 || cap > 65535) cap = 65535;
-    if (groups > cap) groups = cap;
-    return groups ? (uint32_t)groups : 1u;
-}
-
-static int search_dtype_ok(rs_dtype dt) {
-    switch (dt) {
-    case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
-    case RS_UINT16: case RS_UINT32: case RS_UINT64:
-    case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_FLOAT64:
-        return 1;
-    default:
-        return 0;
-    }
+    uint32_t g = rs_groups_capped(s, groups, 65535);
+    return g ? g : 1u;
 }
 
 rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, const rs_tensor *values, const rs_tensor *sorter,
@@ -38,7 +25,7 @@ rs_status rs_searchsorted(rs_stream *s, const rs_tensor *boundaries, const rs_te
     if (!s || !boundaries || !values || !out) return rs_error(RS_ERR_INVALID, "rs_searchsorted: NULL argument");
     if (boundaries->dtype != values->dtype)
         return rs_error(RS_ERR_INVALID, "rs_searchsorted: boundaries and values must have one dtype");
-    if (!search_dtype_ok(values->dtype))
+    if (!rs_dtype_has_sort_key(values->dtype))
         return rs_error(RS_ERR_UNSUPPORTED, "rs_searchsorted: no kernel for %s", rs_dtype_name(values->dtype));
     if (out->dtype != RS_INT64 && out->dtype != RS_INT32)
         return rs_error(RS_ERR_INVALID, "rs_searchsorted: out must be int64 or int32");

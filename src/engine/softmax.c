@@ -59,8 +59,6 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
                         {p->out, elems * rs_dtype_size(p->out_dtype), 1},
                         {pc.b, elems * rs_dtype_size(b_dt), 0}};
     uint64_t groups = (rows + RS_KERNEL_WG / tpo - 1) / (RS_KERNEL_WG / tpo);
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    if (cap == 0 || cap > (1u << 22)) cap = 1u << 22;
-    uint32_t g[3] = {(uint32_t)(groups < cap ? groups : cap), 1, 1};
+    uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), 1, 1};
     return rs_dispatch(s, k, g, &pc, sizeof pc, acc, backward ? 3 : 2);
 }

@@ -27,7 +27,7 @@ typedef struct radix_push {
 
 static int key64(rs_dtype dt) { return dt == RS_INT64 || dt == RS_UINT64 || dt == RS_FLOAT64; }
 
-static int sort_dtype_ok(rs_dtype dt) {
+int rs_dtype_has_sort_key(rs_dtype dt) {
     switch (dt) {
     case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
     case RS_UINT16: case RS_UINT32: case RS_UINT64:
@@ -68,11 +68,8 @@ static rs_status kernel(rs_stream *s, const rs_tensor *src, int mode, int desc, 
 
 static rs_status groups_dispatch_n(rs_stream *s, rs_kernel *k, uint64_t groups, const void *pc, uint32_t size,
                                    const rs_access *acc, int nacc) {
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    if (cap == 0 || cap > 65535) cap = 65535;
-    if (groups > cap) groups = cap;
-    if (groups == 0) groups = 1;
-    uint32_t g[3] = {(uint32_t)groups, 1, 1};
+    uint32_t capped = rs_groups_capped(s, groups, 65535);
+    uint32_t g[3] = {capped ? capped : 1u, 1, 1};
     return rs_dispatch(s, k, g, pc, size, acc, nacc);
 }
 static rs_status groups_dispatch(rs_stream *s, rs_kernel *k, uint64_t groups, const sort_push *pc,
@@ -234,7 +231,7 @@ static void release(sort_state *st) {
 
 static rs_status check_src(const rs_tensor *src, const char *op) {
     if (!src) return rs_error(RS_ERR_INVALID, "%s: src is NULL", op);
-    if (!sort_dtype_ok(src->dtype))
+    if (!rs_dtype_has_sort_key(src->dtype))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no sort for dtype %s", op, rs_dtype_name(src->dtype));
     if (!rs_tensor_is_contiguous(src)) return rs_error(RS_ERR_INVALID, "%s: src must be contiguous", op);
     return RS_OK;

@@ -133,13 +133,14 @@ const rs_features *rs_stream_features(rs_stream *s) {
 rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
                     uint32_t push_size, const rs_access *acc, int n_acc) {
     if (items == 0) return RS_OK;
-    uint64_t groups = (items + RS_KERNEL_WG - 1) / RS_KERNEL_WG;
-    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
-    /* keep gl_GlobalInvocationID.x (32-bit) from wrapping; the kernels loop */
-    if (cap == 0 || cap > (1u << 22)) cap = 1u << 22;
-    if (groups > cap) groups = cap;
-    uint32_t g[3] = {(uint32_t)groups, 1, 1};
+    uint32_t g[3] = {rs_groups_capped(s, (items + RS_KERNEL_WG - 1) / RS_KERNEL_WG, RS_GROUPS_MAX), 1, 1};
     return rs_dispatch(s, k, g, push, push_size, acc, n_acc);
+}
+
+uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit) {
+    uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
+    if (cap == 0 || cap > limit) cap = limit;
+    return (uint32_t)(groups > cap ? cap : groups);
 }
 
 rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out) {

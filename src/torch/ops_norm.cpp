@@ -27,12 +27,12 @@ using OptTensor = std::optional<Tensor>;
 
 bool defined(const OptTensor& t) { return t.has_value() && t->defined(); }
 
-// float64/complex128 on a device without fp64: the whole op on the host
+// float16/bfloat16/float32, and float64 with fp64: native; anything else
+// runs the whole op on the host
 void need_native(const Tensor& x) {
-  if (!c10::isReducedFloatingType(x.scalar_type()) && x.scalar_type() != at::kFloat) {
-    const rs_features* f = rs_device_features(device(x.device().index()));
-    if (x.scalar_type() == at::kDouble ? !f->has_fp64 : true) throw NeedsHost{};
-  }
+  auto t = x.scalar_type();
+  if (!c10::isReducedFloatingType(t) && t != at::kFloat && t != at::kDouble) throw NeedsHost{};
+  host_if_no_fp64(x);
 }
 
 // the computation dtype: float32 for float16/bfloat16

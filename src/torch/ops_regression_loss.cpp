@@ -32,12 +32,6 @@ at::ScalarType opmath_of(const Tensor& t) {
   return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
 }
 
-// float64 on a device without fp64 runs the whole op on the host
-void need_native(const Tensor& t) {
-  if (t.scalar_type() == at::kDouble && !rs_device_features(device(t.device().index()))->has_fp64)
-    throw NeedsHost{};
-}
-
 // the per-element losses `elems` (opmath type) rounded to the dtype, reduced
 void reduce_into(const Tensor& elems, at::ScalarType dtype, int64_t reduction, Tensor& out) {
   Tensor loss = elems.to(dtype);
@@ -56,7 +50,7 @@ Tensor diff(const Tensor& self, const Tensor& target) {
 Tensor& mse_loss_out(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
   return native_or_host<at::_ops::mse_loss_out>(
       [&]() -> Tensor& {
-        need_native(self);
+        host_if_no_fp64(self);
         // CPU: the difference in the dtype, its square computed once
         Tensor d = self.sub(target);
         reduce_into(d.mul(d), self.scalar_type(), reduction, out);
@@ -70,7 +64,7 @@ Tensor& mse_loss_backward_out(const Tensor& grad, const Tensor& self, const Tens
                               Tensor& grad_input) {
   return native_or_host<at::_ops::mse_loss_backward_grad_input>(
       [&]() -> Tensor& {
-        need_native(self);
+        host_if_no_fp64(self);
         double norm = reduction == at::Reduction::Mean ? 2. / static_cast<double>(self.numel()) : 2.;
         Tensor r = self.sub(target).mul_(norm).mul_(grad);
         at::native::resize_output(grad_input, r.sizes());
@@ -85,7 +79,7 @@ Tensor& smooth_l1_loss_out(const Tensor& self, const Tensor& target, int64_t red
   return native_or_host<at::_ops::smooth_l1_loss_out>(
       [&]() -> Tensor& {
         TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
-        need_native(self);
+        host_if_no_fp64(self);
         Tensor z = diff(self, target).abs_();
         Tensor e = beta == 0 ? z : at::where(z.lt(beta), z.mul(0.5).mul_(z).div_(beta), z.sub(0.5 * beta));
         reduce_into(e, self.scalar_type(), reduction, out);
@@ -99,7 +93,7 @@ Tensor& smooth_l1_loss_backward_out(const Tensor& grad, const Tensor& self, cons
                                     int64_t reduction, double beta, Tensor& grad_input) {
   return native_or_host<at::_ops::smooth_l1_loss_backward_grad_input>(
       [&]() -> Tensor& {
-        need_native(self);
+        host_if_no_fp64(self);
         double norm = reduction == at::Reduction::Mean ? 1. / static_cast<double>(self.numel()) : 1.;
         Tensor x = diff(self, target);
         Tensor g = grad.to(x.scalar_type()).expand(x.sizes());
@@ -117,7 +111,7 @@ Tensor& huber_loss_out(const Tensor& self, const Tensor& target, int64_t reducti
   return native_or_host<at::_ops::huber_loss_out>(
       [&]() -> Tensor& {
         TORCH_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
-        need_native(self);
+        host_if_no_fp64(self);
         Tensor z = diff(self, target).abs_();
         Tensor e = at::where(z.lt(delta), z.mul(0.5).mul_(z), z.sub(0.5 * delta).mul_(delta));
         reduce_into(e, self.scalar_type(), reduction, out);
@@ -131,7 +125,7 @@ Tensor& huber_loss_backward_out(const Tensor& grad, const Tensor& self, const Te
                                 double delta, Tensor& grad_input) {
   return native_or_host<at::_ops::huber_loss_backward_out>(
       [&]() -> Tensor& {
-        need_native(self);
+        host_if_no_fp64(self);
         double norm = reduction == at::Reduction::Mean ? 1. / static_cast<double>(self.numel()) : 1.;
         Tensor x = diff(self, target);
         Tensor g = grad.to(x.scalar_type()).expand(x.sizes());

@@ -49,50 +49,53 @@ void run_softmax(rs_softmax_op op, const Tensor& a, const Tensor& b, int64_t dim
   if (!oc.is_same(out)) out.copy_(oc);
 }
 
-Tensor& softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
-  return native_or_host<at::_ops::_softmax_out>(
+// forward: Meta::meta(self, dim, half_to_float) sizes out
+template <class Meta, class Op>
+Tensor& forward_out(rs_softmax_op op, const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  return native_or_host<Op>(
       [&]() -> Tensor& {
-        OutOps<at::meta::structured__softmax> m(out);
+        OutOps<Meta> m(out);
         m.meta(self, dim, half_to_float);
-        run_softmax(RS_SOFTMAX, resolved(self), Tensor(), dim, out);
+        run_softmax(op, resolved(self), Tensor(), dim, out);
         return out;
       },
       self, dim, half_to_float, out);
 }
 
-Tensor& log_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
-  return native_or_host<at::_ops::_log_softmax_out>(
+// backward: Meta::meta(grad, output, dim, input_dtype) sizes grad_input
+template <class Meta, class Op>
+Tensor& backward_out(rs_softmax_op op, const Tensor& grad, const Tensor& output, int64_t dim,
+                     at::ScalarType input_dtype, Tensor& grad_input) {
+  return native_or_host<Op>(
       [&]() -> Tensor& {
-        OutOps<at::meta::structured__log_softmax> m(out);
-        m.meta(self, dim, half_to_float);
-        run_softmax(RS_LOG_SOFTMAX, resolved(self), Tensor(), dim, out);
-        return out;
+        OutOps<Meta> m(grad_input);
+        m.meta(grad, output, dim, input_dtype);
+        run_softmax(op, resolved(grad), resolved(output), dim, grad_input);
+        return grad_input;
       },
-      self, dim, half_to_float, out);
+      grad, output, dim, input_dtype, grad_input);
+}
+
+Tensor& softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  return forward_out<at::meta::structured__softmax, at::_ops::_softmax_out>(RS_SOFTMAX, self, dim, half_to_float,
+                                                                            out);
+}
+
+Tensor& log_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  return forward_out<at::meta::structured__log_softmax, at::_ops::_log_softmax_out>(RS_LOG_SOFTMAX, self, dim,
+                                                                                    half_to_float, out);
 }
 
 Tensor& softmax_backward_out(const Tensor& grad, const Tensor& output, int64_t dim, at::ScalarType input_dtype,
                              Tensor& grad_input) {
-  return native_or_host<at::_ops::_softmax_backward_data_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured__softmax_backward_data> m(grad_input);
-        m.meta(grad, output, dim, input_dtype);
-        run_softmax(RS_SOFTMAX_BACKWARD, resolved(grad), resolved(output), dim, grad_input);
-        return grad_input;
-      },
-      grad, output, dim, input_dtype, grad_input);
+  return backward_out<at::meta::structured__softmax_backward_data, at::_ops::_softmax_backward_data_out>(
+      RS_SOFTMAX_BACKWARD, grad, output, dim, input_dtype, grad_input);
 }
 
 Tensor& log_softmax_backward_out(const Tensor& grad, const Tensor& output, int64_t dim,
                                  at::ScalarType input_dtype, Tensor& grad_input) {
-  return native_or_host<at::_ops::_log_softmax_backward_data_out>(
-      [&]() -> Tensor& {
-        OutOps<at::meta::structured__log_softmax_backward_data> m(grad_input);
-        m.meta(grad, output, dim, input_dtype);
-        run_softmax(RS_LOG_SOFTMAX_BACKWARD, resolved(grad), resolved(output), dim, grad_input);
-        return grad_input;
-      },
-      grad, output, dim, input_dtype, grad_input);
+  return backward_out<at::meta::structured__log_softmax_backward_data, at::_ops::_log_softmax_backward_data_out>(
+      RS_LOG_SOFTMAX_BACKWARD, grad, output, dim, input_dtype, grad_input);
 }
 
 }  // namespace

@@ -25,8 +25,6 @@ void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef st
   }
 }
 
-namespace {
-
 // PyTorch's opmath type for a dtype, as an rs_dtype.
 rs_dtype opmath(at::ScalarType t) {
   switch (t) {
@@ -42,6 +40,14 @@ rs_dtype opmath(at::ScalarType t) {
       return RS_FLOAT32;
   }
 }
+
+void host_if_no_fp64(const at::Tensor& t) {
+  if (rs_dtype_needs_fp64(static_cast<rs_dtype>(t.scalar_type())) &&
+      !rs_device_features(device(t.device().index()))->has_fp64)
+    throw NeedsHost{};
+}
+
+namespace {
 
 rs_dtype real_of(rs_dtype t) {
   return t == RS_COMPLEX64 ? RS_FLOAT32 : t == RS_COMPLEX128 ? RS_FLOAT64 : t;

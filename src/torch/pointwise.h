@@ -27,6 +27,13 @@ struct NeedsHost {};
 
 void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// PyTorch's opmath type for a dtype, as an rs_dtype (bool stays bool).
+rs_dtype opmath(at::ScalarType t);
+
+// Throws NeedsHost when `t`'s dtype needs fp64 arithmetic (float64,
+// complex128) and its device has none (the apple profile).
+void host_if_no_fp64(const at::Tensor& t);
+
 // Runs `body` (the native kernel); if it needs the host, runs the op `Op`
 // (an at::_ops:: struct) through host execution with the same arguments.
 template <class Op, class Body, class... Args>

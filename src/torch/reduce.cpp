@@ -58,16 +58,8 @@ rs_tensor keepdim_view(const at::Tensor& result, int64_t ndim, uint64_t mask, bo
 }
 
 rs_dtype reduce_acc(at::ScalarType t) {
-  switch (t) {
-    case at::kUInt64: return RS_UINT64;
-    case at::kDouble: return RS_FLOAT64;
-    case at::kComplexHalf:
-    case at::kComplexFloat: return RS_COMPLEX64;
-    case at::kComplexDouble: return RS_COMPLEX128;
-    default:
-      if (at::isIntegralType(t, /*includeBool=*/true)) return RS_INT64;
-      return RS_FLOAT32;
-  }
+  // opmath, except that bool counts as int64
+  return t == at::kBool ? RS_INT64 : opmath(t);
 }
 
 at::Tensor resolved(const at::Tensor& self) {
