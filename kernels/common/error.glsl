@@ -6,7 +6,8 @@
 // The including kernel defines rs_raise(code, value) over its push
 // constants, e.g.
 //     #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
-// Codes: 1 index out of range (value: the index), 2 integer division by zero.
+// Codes: 1 index out of range (value: the index), 2 integer division by zero,
+// 3 an input outside [0, 1], 4 a target outside [0, 1] (binary_cross_entropy).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

@@ -515,5 +515,6 @@ double rs_trunc(double a) { return trunc(a); }
 #include "common/ops_activation.glsl"
 #include "common/ops_misc.glsl"
 #include "common/ops_math64.glsl"  // float64/complex128 transcendentals (fp64 devices)
+#include "common/ops_loss.glsl"
 
 #endif

@@ -6,6 +6,10 @@
 #include "torch/reduce.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_batch_norm_with_update_ops.h>
+#include <ATen/ops/_native_batch_norm_legit_ops.h>
+#include <ATen/ops/batch_norm_backward_ops.h>
 #include <ATen/ops/native_batch_norm_backward_ops.h>
 #include <ATen/ops/native_batch_norm_ops.h>
 #include <ATen/ops/native_group_norm_backward_ops.h>
@@ -134,50 +138,152 @@ std::vector<int64_t> channel_shape(const Tensor& x) {
   return s;
 }
 
+// native_batch_norm's computation, shared by its out= form and the
+// _native_batch_norm_legit / _batch_norm_with_update entry points. As CPU:
+// statistics in float32 (float16/bfloat16 inputs), saved in the parameters'
+// dtype and read back from it, then y = x * alpha + beta per channel with
+// alpha = invstd * weight and beta = bias - mean * alpha.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const OptTensor& weight,
+                                                      const OptTensor& bias, const OptTensor& running_mean,
+                                                      const OptTensor& running_var, bool training, double momentum,
+                                                      double eps) {
+  TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
+  need_native(input);
+  int64_t c = input.size(1);
+  auto at = acc_type(input);
+  // save_mean/save_invstd: the parameters' dtype when they differ (mixed)
+  auto stat_dt = defined(weight) ? weight->scalar_type() : input.scalar_type();
+  Tensor x = input.to(at);
+  auto cs = channel_shape(input);
+  Tensor mean, invstd;
+  if (training) {
+    TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
+    auto [var, mu] = at::var_mean(x, channel_dims(input), /*correction=*/0, /*keepdim=*/false);
+    int64_t n = input.numel() / c;
+    // CPU's bfloat16 kernel keeps the sum of squares and the variance in
+    // bfloat16 (its float16 kernel does not); the statistics it saves and
+    // transforms with are in stat_dt
+    double dn = static_cast<double>(n);
+    Tensor var_sum = var.mul(dn), v = var;
+    if (stat_dt == at::kBFloat16) {
+      var_sum = var_sum.to(stat_dt).to(at);
+      v = var_sum.div(dn).to(stat_dt).to(at);
+    }
+    mean = mu.to(stat_dt);
+    invstd = at::rsqrt(v.add(eps)).to(stat_dt);
+    // running = momentum * stat + (1 - momentum) * running, rounded once to
+    // the running tensor's dtype (CPU: the float32 mean before rounding,
+    // computed in double; bit-equal for float16, within a rounding else)
+    auto update = [&](const Tensor& run, const Tensor& stat) {
+      run.copy_(run.to(at).mul(1 - momentum).add_(stat, momentum));
+    };
+    if (defined(running_mean)) update(*running_mean, mu);
+    if (defined(running_var)) update(*running_var, var_sum.div(dn - 1));
+  } else {
+    TORCH_CHECK(defined(running_mean) && defined(running_var),
+                "running_mean and running_var must be defined in evaluation mode");
+  }
+  Tensor m = training ? mean.to(at) : running_mean->to(at);
+  Tensor inv = training ? invstd.to(at) : at::rsqrt(running_var->to(at).add(eps));
+  Tensor alpha = defined(weight) ? inv.mul(weight->to(at)) : inv;
+  Tensor beta = m.mul(alpha).neg_();
+  if (defined(bias)) beta = bias->to(at).sub(m.mul(alpha));
+  Tensor y = x.mul(alpha.view(cs)).add_(beta.view(cs)).to(input.scalar_type());
+  if (!training) {
+    // CPU returns empty statistics in evaluation mode
+    return {y, at::empty({0}, input.options().dtype(stat_dt)), at::empty({0}, input.options().dtype(stat_dt))};
+  }
+  return {y, mean, invstd};
+}
+
 std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
                                               const OptTensor& running_mean, const OptTensor& running_var,
                                               bool training, double momentum, double eps) {
   return native_or_host<at::_ops::native_batch_norm>(
-      [&]() -> std::tuple<Tensor, Tensor, Tensor> {
-        TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
-        need_native(input);
-        int64_t c = input.size(1);
-        auto at = acc_type(input);
-        // save_mean/save_invstd: the parameters' dtype when they differ (mixed)
-        auto stat_dt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-        Tensor x = input.to(at);
-        auto cs = channel_shape(input);
-        Tensor mean, invstd;
-        if (training) {
-          TORCH_CHECK(input.numel() / c > 1 || !training,
-                      "Expected more than 1 value per channel when training, got input size ", input.sizes());
-          auto [var, mu] = at::var_mean(x, channel_dims(input), /*correction=*/0, /*keepdim=*/false);
-          mean = mu;
-          invstd = at::rsqrt(var.add(eps));
-          int64_t n = input.numel() / c;
-          if (defined(running_mean))
-            running_mean->mul_(1 - momentum).add_(mu.to(running_mean->scalar_type()), momentum);
-          if (defined(running_var))
-            running_var->mul_(1 - momentum)
-                .add_(var.mul(static_cast<double>(n) / static_cast<double>(n - 1)).to(running_var->scalar_type()),
-                      momentum);
-        } else {
-          TORCH_CHECK(defined(running_mean) && defined(running_var),
-                      "running_mean and running_var must be defined in evaluation mode");
-          mean = running_mean->to(at);
-          invstd = at::rsqrt(running_var->to(at).add(eps));
-        }
-        Tensor y = x.sub(mean.view(cs)).mul_(invstd.view(cs));
-        if (defined(weight)) y.mul_(weight->to(at).view(cs));
-        if (defined(bias)) y.add_(bias->to(at).view(cs));
-        if (!training) {
-          // CPU returns empty statistics in evaluation mode
-          return {y.to(input.scalar_type()), at::empty({0}, input.options().dtype(stat_dt)),
-                  at::empty({0}, input.options().dtype(stat_dt))};
-        }
-        return {y.to(input.scalar_type()), mean.to(stat_dt), invstd.to(stat_dt)};
-      },
+      [&] { return batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps); },
       input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+// the out= forms: compute, then resize and copy into the given tensors
+std::tuple<Tensor&, Tensor&, Tensor&> write_outs(std::tuple<Tensor, Tensor, Tensor> r, Tensor& o0, Tensor& o1,
+                                                 Tensor& o2) {
+  Tensor* outs[3] = {&o0, &o1, &o2};
+  Tensor vals[3] = {std::get<0>(r), std::get<1>(r), std::get<2>(r)};
+  for (int i = 0; i < 3; ++i) {
+    at::native::resize_output(*outs[i], vals[i].sizes());
+    outs[i]->copy_(vals[i]);
+  }
+  return {o0, o1, o2};
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_out(const Tensor& input, const OptTensor& weight,
+                                                     const OptTensor& bias, const OptTensor& running_mean,
+                                                     const OptTensor& running_var, bool training, double momentum,
+                                                     double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return native_or_host<at::_ops::native_batch_norm_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        return write_outs(batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps),
+                          out, save_mean, save_invstd);
+      },
+      input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+// _native_batch_norm_legit: native_batch_norm with the running statistics
+// required (or absent, .no_stats)
+std::tuple<Tensor, Tensor, Tensor> batch_norm_legit(const Tensor& input, const OptTensor& weight,
+                                                    const OptTensor& bias, Tensor& running_mean, Tensor& running_var,
+                                                    bool training, double momentum, double eps) {
+  return native_or_host<at::_ops::_native_batch_norm_legit>(
+      [&] { return batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps); },
+      input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_out(const Tensor& input, const OptTensor& weight,
+                                                           const OptTensor& bias, Tensor& running_mean,
+                                                           Tensor& running_var, bool training, double momentum,
+                                                           double eps, Tensor& out, Tensor& save_mean,
+                                                           Tensor& save_invstd) {
+  return native_or_host<at::_ops::_native_batch_norm_legit_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        return write_outs(batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps),
+                          out, save_mean, save_invstd);
+      },
+      input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_legit_no_stats(const Tensor& input, const OptTensor& weight,
+                                                             const OptTensor& bias, bool training, double momentum,
+                                                             double eps) {
+  return native_or_host<at::_ops::_native_batch_norm_legit_no_stats>(
+      [&] { return batch_norm_compute(input, weight, bias, {}, {}, training, momentum, eps); }, input, weight, bias,
+      training, momentum, eps);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_no_stats_out(const Tensor& input, const OptTensor& weight,
+                                                                    const OptTensor& bias, bool training,
+                                                                    double momentum, double eps, Tensor& out,
+                                                                    Tensor& save_mean, Tensor& save_invstd) {
+  return native_or_host<at::_ops::_native_batch_norm_legit_no_stats_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        return write_outs(batch_norm_compute(input, weight, bias, {}, {}, training, momentum, eps), out, save_mean,
+                          save_invstd);
+      },
+      input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+// _batch_norm_with_update (the training form torch.export/compile emit):
+// native_batch_norm in training mode plus an empty `reserve` (cuDNN's
+// workspace elsewhere; CPU returns an empty uint8 tensor too)
+std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_with_update(const Tensor& input, const OptTensor& weight,
+                                                                  const OptTensor& bias, Tensor& running_mean,
+                                                                  Tensor& running_var, double momentum, double eps) {
+  return native_or_host<at::_ops::_batch_norm_with_update>(
+      [&]() -> std::tuple<Tensor, Tensor, Tensor, Tensor> {
+        auto [y, m, v] = batch_norm_compute(input, weight, bias, running_mean, running_var, true, momentum, eps);
+        return {y, m, v, at::empty({0}, input.options().dtype(at::kByte))};
+      },
+      input, weight, bias, running_mean, running_var, momentum, eps);
 }
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -220,6 +326,22 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
         return {gi, gw, gb};
       },
       grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, mask);
+}
+
+// batch_norm_backward (the backward of _batch_norm_with_update / _no_update):
+// `update` is native_batch_norm_backward's `train`; reserve is unused
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_reserve(const Tensor& grad_out, const Tensor& input,
+                                                               const Tensor& weight, const OptTensor& running_mean,
+                                                               const OptTensor& running_var,
+                                                               const OptTensor& save_mean, const OptTensor& save_var,
+                                                               bool update, double eps, std::array<bool, 3> mask,
+                                                               const Tensor& reserve) {
+  return native_or_host<at::_ops::batch_norm_backward>(
+      [&] {
+        return batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update,
+                                   eps, mask);
+      },
+      grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, mask, reserve);
 }
 
 // ---------------------------------------------------------------- group norm
@@ -283,7 +405,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_layer_norm", layer_norm);
   m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("native_batch_norm", batch_norm);
+  m.impl("native_batch_norm.out", batch_norm_out);
+  m.impl("_native_batch_norm_legit", batch_norm_legit);
+  m.impl("_native_batch_norm_legit.out", batch_norm_legit_out);
+  m.impl("_native_batch_norm_legit.no_stats", batch_norm_legit_no_stats);
+  m.impl("_native_batch_norm_legit.no_stats_out", batch_norm_legit_no_stats_out);
+  m.impl("_batch_norm_with_update", batch_norm_with_update);
   m.impl("native_batch_norm_backward", batch_norm_backward);
+  m.impl("batch_norm_backward", batch_norm_backward_reserve);
   m.impl("native_group_norm", group_norm);
   m.impl("native_group_norm_backward", group_norm_backward);
 }

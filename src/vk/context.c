@@ -551,6 +551,9 @@ rs_status rs_device_check_error(rs_device *dev) {
                         (long long)value);
     if (code == 2)
         return rs_error(RS_ERR_DEVICE_ASSERT, "ZeroDivisionError (integer division by zero in %s)", name);
+    if (code == 3 || code == 4)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s: all elements of %s should be between 0 and 1", name,
+                        code == 3 ? "input" : "target");
     return rs_error(RS_ERR_DEVICE_ASSERT, "russet: device-side assertion in %s (code %u, value %lld)",
                     name, code, (long long)value);
 }

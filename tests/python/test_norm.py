@@ -12,6 +12,7 @@ from opinfo_check import check_opinfo
 D = "russet"
 
 OPS = [("nn.functional.layer_norm", ""), ("native_layer_norm", ""), ("nn.functional.batch_norm", ""),
+       ("native_batch_norm", ""), ("_native_batch_norm_legit", ""), ("_batch_norm_with_update", ""),
        ("nn.functional.group_norm", ""), ("nn.functional.instance_norm", ""), ("nn.functional.rms_norm", "")]
 
 
@@ -95,3 +96,63 @@ def test_bad_input_raises_like_cpu():
         F.layer_norm(d, [5])
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         F.batch_norm(torch.randn(1, 3, device=D), None, None, training=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("shape", [(1, 25, 5), (5, 5, 5), (3, 2, 3, 4), (2, 8, 40)])
+def test_batch_norm_statistics_bitwise_as_cpu(dtype, shape):
+    # CPU saves mean/invstd in the parameters' dtype and transforms with those
+    # rounded values (its bfloat16 kernel also rounds the sum of squares):
+    # russet reproduces the bits for float16/bfloat16 (float32: CPU sums in
+    # double, so within float32 rounding)
+    torch.manual_seed(sum(shape))
+    c = shape[1]
+    x = (torch.randn(shape) * 3 + 1).to(dtype)
+    w, b = torch.randn(c).to(dtype), torch.randn(c).to(dtype)
+    rm, rv = torch.randn(c).to(dtype), torch.rand(c).to(dtype) + 0.5
+    rmd, rvd = rm.to(D), rv.to(D)
+    exp = torch.native_batch_norm(x, w, b, rm, rv, True, 0.1, 0.6)
+    got = host_free(lambda: torch.native_batch_norm(x.to(D), w.to(D), b.to(D), rmd, rvd, True, 0.1, 0.6))
+    exact = dict(rtol=0, atol=0) if dtype != torch.float32 else {}
+    for g, e in zip(got, exp):
+        assert g.dtype == e.dtype
+        assert_close(g.cpu(), e, **exact)
+    # the running statistics: one rounding of momentum * stat + (1 - momentum) * running
+    assert_close(rmd.cpu(), rm)
+    assert_close(rvd.cpu(), rv)
+
+
+def test_batch_norm_out_legit_and_with_update_forms():
+    torch.manual_seed(1)
+    x, w, b = torch.randn(4, 3, 6), torch.randn(3), torch.randn(3)
+    rm, rv = torch.zeros(3), torch.ones(3)
+    rmd, rvd = rm.to(D), rv.to(D)
+    # out= forms write into (and resize) the given tensors
+    outs_c = [torch.empty(0) for _ in range(3)]
+    outs_d = [torch.empty(0, device=D) for _ in range(3)]
+    torch.native_batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, out=tuple(outs_c))
+    host_free(lambda: torch.native_batch_norm(x.to(D), w.to(D), b.to(D), rmd, rvd, True, 0.1, 1e-5,
+                                              out=tuple(outs_d)))
+    for g, e in zip(outs_d, outs_c):
+        assert_close(g.cpu(), e)
+    assert_close(rmd.cpu(), rm)
+    assert_close(rvd.cpu(), rv)
+    # the no-stats form (instance norm without running statistics)
+    exp = torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)
+    got = host_free(lambda: torch.ops.aten._native_batch_norm_legit.no_stats(x.to(D), w.to(D), b.to(D), True,
+                                                                               0.1, 1e-5))
+    for g, e in zip(got, exp):
+        assert_close(g.cpu(), e)
+    # _batch_norm_with_update and its backward (batch_norm_backward)
+    xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+    yc = torch.ops.aten._batch_norm_with_update(xc, w, b, rm, rv, 0.1, 1e-5)
+    yd = host_free(lambda: torch.ops.aten._batch_norm_with_update(xd, w.to(D), b.to(D), rmd, rvd, 0.1, 1e-5))
+    assert yd[3].dtype == yc[3].dtype and yd[3].numel() == yc[3].numel() == 0
+    for g, e in zip(yd[:3], yc[:3]):
+        assert_close(g.detach().cpu(), e.detach())
+    gc = torch.ops.aten.batch_norm_backward(yc[0].detach(), x, w, rm, rv, yc[1], yc[2], True, 1e-5,
+                                            [True, True, True], yc[3])
+    gd = host_free(lambda: torch.ops.aten.batch_norm_backward(yd[0].detach(), xd.detach(), w.to(D), rmd, rvd,
+                                                              yd[1], yd[2], True, 1e-5, [True, True, True], yd[3]))
+    for g, e in zip(gd, gc):
+        assert_close(g.cpu(), e, rtol=1e-4, atol=1e-5)
