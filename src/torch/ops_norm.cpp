@@ -5,6 +5,7 @@
 // without fp64, float64 inputs run the whole op through host execution.
 #include "torch/reduce.h"
 
+#include <ATen/AccumulateType.h>
 #include <ATen/ops/empty.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_batch_norm_with_update_ops.h>
@@ -16,6 +17,10 @@
 #include <ATen/ops/native_group_norm_ops.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/native_layer_norm_ops.h>
+#include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/renorm_meta.h>
+#include <ATen/ops/renorm_ops.h>
 #include <ATen/ops/rsqrt.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/var_mean.h>
@@ -399,9 +404,43 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
       grad_out, input, mean, rstd, weight, n, c, hxw, group, mask);
 }
 
+// ---------------------------------------------------------------- renorm
+
+// As CPU's renorm_out: the p-norm of each slice along `dim` (float32 for
+// float16/bfloat16), factor = norm > maxnorm ? maxnorm / (norm + 1e-7) : 1 in
+// the norm's type and rounded to self's dtype, then self * factor.
+Tensor& renorm_out(const Tensor& self, const at::Scalar& p, int64_t dim, const at::Scalar& maxnorm, Tensor& out) {
+  return native_or_host<at::_ops::renorm_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_renorm> m(out);
+        m.meta(self, p, dim, maxnorm);
+        host_if_no_fp64(self);
+        dim = c10::maybe_wrap_dim(dim, self.dim());
+        std::vector<int64_t> reduce_dims;
+        for (int64_t d = 0; d < self.dim(); ++d)
+          if (d != dim) reduce_dims.push_back(d);
+        auto dtype = self.scalar_type();
+        auto acc = at::toAccumulateType(dtype, /*is_cuda=*/true);
+        Tensor norm = acc != dtype ? at::linalg_vector_norm(self, p, reduce_dims, true, acc)
+                                   : at::linalg_vector_norm(self, p, reduce_dims, true);
+        Tensor factor = acc == c10::toRealValueType(dtype) ? norm : at::empty(norm.sizes(), self.options());
+        auto iter = at::TensorIteratorConfig()
+                        .add_output(factor)
+                        .add_const_input(norm)
+                        .set_check_mem_overlap(false)
+                        .cast_common_dtype_to_outputs(true)
+                        .build();
+        run_pointwise(iter, "renorm_factor", "(a > s0 ? s0 / (a + 1e-7) : 1.0)", Result::Compute, {maxnorm});
+        at::mul_out(out, self, factor);
+        return out;
+      },
+      self, p, dim, maxnorm, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("renorm.out", renorm_out);
   m.impl("native_layer_norm", layer_norm);
   m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("native_batch_norm", batch_norm);

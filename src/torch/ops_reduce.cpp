@@ -39,6 +39,7 @@
 #include <ATen/ops/std_ops.h>
 #include <ATen/ops/sum_meta.h>
 #include <ATen/ops/sum_ops.h>
+#include <ATen/ops/trace_ops.h>
 #include <ATen/ops/var_mean_ops.h>
 #include <ATen/ops/var_ops.h>
 #include <ATen/WrapDimUtils.h>
@@ -427,9 +428,23 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptDims dim, const std::
   return var_mean_like<at::_ops::std_mean_correction>("std_mean", RS_REDUCE_STD, self, dim, correction, keepdim);
 }
 
+// trace: the diagonal's sum, integers into int64 as CPU's trace
+Tensor trace(const Tensor& self) {
+  return native_or_host<at::_ops::trace>(
+      [&]() -> Tensor {
+        TORCH_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+        TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"trace\" not implemented for 'Bool'");
+        host_if_no_fp64(self);
+        auto dt = c10::isIntegralType(self.scalar_type(), /*includeBool=*/false) ? at::kLong : self.scalar_type();
+        return self.diagonal().sum(dt);
+      },
+      self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("trace", trace);
   m.impl("sum.IntList_out", sum_out);
   m.impl("mean.out", mean_out);
   m.impl("prod.int_out", prod_dim_out);

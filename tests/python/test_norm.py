@@ -13,6 +13,7 @@ D = "russet"
 
 OPS = [("nn.functional.layer_norm", ""), ("native_layer_norm", ""), ("nn.functional.batch_norm", ""),
        ("native_batch_norm", ""), ("_native_batch_norm_legit", ""), ("_batch_norm_with_update", ""),
+       ("renorm", ""),
        ("nn.functional.group_norm", ""), ("nn.functional.instance_norm", ""), ("nn.functional.rms_norm", "")]
 
 
@@ -156,3 +157,20 @@ def test_batch_norm_out_legit_and_with_update_forms():
                                                               yd[1], yd[2], True, 1e-5, [True, True, True], yd[3]))
     for g, e in zip(gd, gc):
         assert_close(g.cpu(), e, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.complex64])
+def test_renorm_inplace_out_and_layouts(dtype):
+    torch.manual_seed(2)
+    x = (torch.randn(4, 6, 3) * 2).to(dtype)
+    for p, dim, maxnorm in ((2, 0, 1.0), (1, 1, 0.5), (float("inf"), -1, 2.0), (3.5, 2, 100.0)):
+        exp = torch.renorm(x, p, dim, maxnorm)
+        assert_close(host_free(lambda: torch.renorm(x.to(D), p, dim, maxnorm)).cpu(), exp)
+        assert_close(host_free(lambda: torch.renorm(x.transpose(0, 2).to(D), p, dim, maxnorm)).cpu(),
+                     torch.renorm(x.transpose(0, 2), p, dim, maxnorm))
+        y = x.to(D)
+        host_free(lambda: y.renorm_(p, dim, maxnorm))
+        assert_close(y.cpu(), exp)
+        out = torch.empty(0, dtype=dtype, device=D)
+        host_free(lambda: torch.renorm(x.to(D), p, dim, maxnorm, out=out))
+        assert_close(out.cpu(), exp)

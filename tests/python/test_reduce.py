@@ -19,7 +19,7 @@ OPS = [
     ("linalg.vector_norm", ""), ("norm", ""), ("norm", "fro"), ("norm", "inf"),
     ("var", ""), ("var", "unbiased"), ("std", ""), ("std", "unbiased"),
     ("var_mean", ""), ("var_mean", "unbiased"), ("std_mean", ""), ("std_mean", "unbiased"),
-    ("logsumexp", ""), ("masked.sum", ""), ("masked.amax", ""),
+    ("logsumexp", ""), ("masked.sum", ""), ("masked.amax", ""), ("trace", ""),
 ]
 
 
@@ -174,3 +174,17 @@ def test_autograd_through_reductions():
     (x.sum(1) * 2 + x.amax(0).sum() + x.var() + x.norm()).sum().backward()
     (d.sum(1) * 2 + d.amax(0).sum() + d.var() + d.norm()).sum().backward()
     assert_close(d.grad.cpu(), x.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_trace_dtypes_layouts_and_errors_like_cpu():
+    for dt in (torch.uint8, torch.int32, torch.float16, torch.float32, torch.complex64):
+        x = (torch.randn(5, 7) * 4).to(dt)
+        for v in (x, x.t(), x[1:, ::2]):
+            got = torch.trace(v.to(D))
+            assert got.dtype == torch.trace(v).dtype
+            assert_close(got.cpu(), torch.trace(v))
+    assert_close(torch.trace(torch.empty(0, 3, device=D)).cpu(), torch.trace(torch.empty(0, 3)))
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        torch.trace(torch.randn(2, 2, 2, device=D))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        torch.trace(torch.ones(2, 2, dtype=torch.bool, device=D))
