@@ -177,14 +177,27 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
     }
     mean = mu.to(stat_dt);
     invstd = at::rsqrt(v.add(eps)).to(stat_dt);
-    // running = momentum * stat + (1 - momentum) * running, rounded once to
-    // the running tensor's dtype (CPU: the float32 mean before rounding,
-    // computed in double; bit-equal for float16, within a rounding else)
-    auto update = [&](const Tensor& run, const Tensor& stat) {
-      run.copy_(run.to(at).mul(1 - momentum).add_(stat, momentum));
-    };
-    if (defined(running_mean)) update(*running_mean, mu);
-    if (defined(running_var)) update(*running_var, var_sum.div(dn - 1));
+    if (stat_dt == at::kBFloat16) {
+      // CPU's bfloat16 kernel updates in bfloat16 arithmetic: momentum and
+      // 1 - momentum rounded to bfloat16, each product and the mean's sum
+      // rounded; the variance's products summed in float
+      double m = static_cast<double>(c10::BFloat16(static_cast<float>(momentum)));
+      double om = static_cast<double>(c10::BFloat16(static_cast<float>(1 - m)));
+      if (defined(running_mean)) running_mean->copy_(mean.mul(m).add_(running_mean->mul(om)));
+      if (defined(running_var)) {
+        Tensor unbiased = var_sum.div(dn - 1).to(stat_dt).to(at);
+        running_var->copy_(unbiased.mul_(m).add_(running_var->mul(om).to(at)));
+      }
+    } else {
+      // momentum * stat + (1 - momentum) * running, rounded once to the
+      // running tensor's dtype (CPU: the float32 mean before rounding,
+      // computed in double for float32; bit-equal for float16)
+      auto update = [&](const Tensor& run, const Tensor& stat) {
+        run.copy_(run.to(at).mul(1 - momentum).add_(stat, momentum));
+      };
+      if (defined(running_mean)) update(*running_mean, mu);
+      if (defined(running_var)) update(*running_var, var_sum.div(dn - 1));
+    }
   } else {
     TORCH_CHECK(defined(running_mean) && defined(running_var),
                 "running_mean and running_var must be defined in evaluation mode");
