@@ -1,0 +1,105 @@
+"""nn.LSTM, nn.GRU, nn.LSTMCell, nn.GRUCell against CPU: on any device but
+CPU, ATen's RNN code calls the fused cells (_thnn_fused_lstm_cell,
+_thnn_fused_gru_cell and their backward kernels), which PyTorch has only for
+CUDA; russet composes them natively. CPU runs the unfused path with the same
+mathematics: outputs, states and every gradient must match, with no host
+execution."""
+
+import pytest
+import torch
+import torch.nn as nn
+from torch.testing import assert_close
+
+D = "russet"
+
+
+def host_free(fn):
+    torch.russet.reset_host_op_counts()
+    r = fn()
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    return r
+
+
+def compare(module, inputs, tol):
+    torch.manual_seed(0)
+    dev = type(module)(**module.init_kwargs).to(D)
+    dev.load_state_dict(module.state_dict())
+    xc = [x.clone().requires_grad_() for x in inputs]
+    xd = [x.to(D).requires_grad_() for x in inputs]
+    oc, od = module(*xc), host_free(lambda: dev(*xd))
+    flat = lambda o: [t for t in (o if isinstance(o, tuple) else (o,)) for t in (t if isinstance(t, tuple) else (t,))]
+    for a, b in zip(flat(od), flat(oc)):
+        assert_close(a.detach().cpu(), b.detach(), **tol)
+    gs = [torch.randn(t.shape) for t in flat(oc)]
+    torch.autograd.backward(flat(oc), gs)
+    host_free(lambda: torch.autograd.backward(flat(od), [g.to(D) for g in gs]))
+    for a, b in zip(xd, xc):
+        assert_close(a.grad.cpu(), b.grad, **tol)
+    for (n, pd), (_, pc) in zip(dev.named_parameters(), module.named_parameters()):
+        assert_close(pd.grad.cpu(), pc.grad, **tol, msg=lambda m: f"{n}: {m}")
+
+
+def make(cls, **kw):
+    m = cls(**kw)
+    m.init_kwargs = kw
+    return m
+
+
+TOL = dict(rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(num_layers=2, bidirectional=True), dict(bias=False),
+                                dict(proj_size=3), dict(batch_first=True, num_layers=2)],
+                         ids=["plain", "2layer-bidir", "nobias", "proj", "batchfirst"])
+def test_lstm_matches_cpu(kw):
+    torch.manual_seed(1)
+    m = make(nn.LSTM, input_size=5, hidden_size=6, **kw)
+    x = torch.randn(4, 3, 5)
+    compare(m, [x], TOL)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(num_layers=2, bidirectional=True), dict(bias=False)],
+                         ids=["plain", "2layer-bidir", "nobias"])
+def test_gru_matches_cpu(kw):
+    torch.manual_seed(2)
+    m = make(nn.GRU, input_size=5, hidden_size=6, **kw)
+    x = torch.randn(4, 3, 5)
+    compare(m, [x], TOL)
+
+
+def test_lstm_with_initial_state():
+    torch.manual_seed(3)
+    m = make(nn.LSTM, input_size=4, hidden_size=5)
+    x, h, c = torch.randn(3, 2, 4), torch.randn(1, 2, 5), torch.randn(1, 2, 5)
+    dev = make(nn.LSTM, input_size=4, hidden_size=5).to(D)
+    dev.load_state_dict(m.state_dict())
+    oc, (hc, cc) = m(x, (h, c))
+    od, (hd, cd) = host_free(lambda: dev(x.to(D), (h.to(D), c.to(D))))
+    for a, b in ((od, oc), (hd, hc), (cd, cc)):
+        assert_close(a.detach().cpu(), b.detach(), **TOL)
+
+
+@pytest.mark.parametrize("cls", [nn.LSTMCell, nn.GRUCell])
+def test_cells_match_cpu(cls):
+    torch.manual_seed(4)
+    m = make(cls, input_size=5, hidden_size=7)
+    compare(m, [torch.randn(3, 5)], TOL)
+
+
+def test_bad_state_shape_raises():
+    g = torch.randn(2, 8, device=D)
+    with pytest.raises(RuntimeError, match="state must be"):
+        torch.ops.aten._thnn_fused_lstm_cell(g, g, torch.randn(3, 2, device=D))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
+def test_reduced_precision_forward(cls, dtype):
+    # the fused cells compute in float32 and round once; CPU's unfused path
+    # rounds every op: equal within the dtype's tolerance
+    torch.manual_seed(5)
+    m = cls(5, 6).to(dtype)
+    x = torch.randn(4, 3, 5).to(dtype)
+    dev = cls(5, 6).to(dtype).to(D)
+    dev.load_state_dict(m.state_dict())
+    assert_close(host_free(lambda: dev(x.to(D))[0]).cpu(), m(x)[0].detach())
