@@ -96,10 +96,20 @@ def test_bad_state_shape_raises():
 @pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
 def test_reduced_precision_forward(cls, dtype):
     # the fused cells compute in float32 and round once; CPU's unfused path
-    # rounds every op: equal within the dtype's tolerance
+    # rounds every op, and over the recurrence the two drift apart by more
+    # than the dtype's tolerance. So both are measured against the float32
+    # computation on the same (rounded) weights and inputs: russet must be at
+    # least as close to it as CPU's own reduced-precision result, and close.
     torch.manual_seed(5)
     m = cls(5, 6).to(dtype)
     x = torch.randn(4, 3, 5).to(dtype)
+    ref = cls(5, 6)
+    ref.load_state_dict({k: v.float() for k, v in m.state_dict().items()})
+    exact = ref(x.float())[0].detach()
     dev = cls(5, 6).to(dtype).to(D)
     dev.load_state_dict(m.state_dict())
-    assert_close(host_free(lambda: dev(x.to(D))[0]).cpu(), m(x)[0].detach())
+    got = host_free(lambda: dev(x.to(D))[0]).cpu().float()
+    cpu_err = (m(x)[0].detach().float() - exact).abs().max()
+    our_err = (got - exact).abs().max()
+    assert our_err <= max(cpu_err, torch.finfo(dtype).eps), (our_err, cpu_err)
+    assert_close(got.to(dtype), exact.to(dtype), atol=4 * torch.finfo(dtype).eps, rtol=0)
