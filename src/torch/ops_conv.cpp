@@ -1,21 +1,39 @@
-// Convolution, through host execution until it has a native kernel.
+// Convolution (1-d, 2-d, 3-d; strided, padded, dilated, grouped, transposed)
+// and its backward, natively: im2col as a strided view, then the native GEMM.
 //
 // For PrivateUse1, aten::convolution dispatches to convolution_overrideable
-// (and its backward to convolution_backward_overrideable), which CPU does not
-// implement: the generic host fallback cannot serve them, and every conv
-// layer used to fail. Here they run CPU's convolution on host copies of the
-// operands, counted and governed by RUSSET_HOST_OPS like any host op.
+// (its backward to convolution_backward_overrideable) after ATen has checked
+// the shapes. Three primitives serve every case:
+//   forward      cols = the padded input's sliding windows, an as_strided
+//                view (N, C, O..., K...) copied into (N, G, L, C/G * K) rows,
+//                times the weight (G, O/G, C/G * K): one batched matmul;
+//   input grad   the rows of grad_output times the weight, then col2im: one
+//                strided in-place add per kernel offset into the padded
+//                gradient (overlapping windows sum, in a fixed order);
+//   weight grad  grad_output's rows times the input's cols, summed over the
+//                batch inside the matmul.
+// A transposed convolution's forward is the input gradient of the plain
+// convolution with the same weight, and its backward swaps the roles.
+// float32, float16, bfloat16 (computed in float32: products, window sums and
+// the bias, rounded once at the end), integers, and float64 on fp64 devices
+// run natively (complex never reaches here: F.conv* split it into real
+// convolutions); float64 under the apple profile runs on the host through
+// CPU's convolution, counted like any host op.
+#include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
-#include "torch/adapter.h"
+#include "torch/pointwise.h"
 
 namespace russet {
 namespace {
 
 using at::Tensor;
 using OptTensor = std::optional<Tensor>;
+using Dims = std::vector<int64_t>;
 
 Tensor host(const Tensor& t) { return t.defined() ? t.to(at::kCPU) : t; }
 Tensor back(const Tensor& t, const Tensor& like) { return t.defined() ? t.to(like.device()) : t; }
@@ -25,15 +43,188 @@ void check_same_device(const Tensor& input, const Tensor& weight) {
               "least two devices, ", input.device(), " and ", weight.device(), "!");
 }
 
+// the dtypes computed natively: floating (float64 only with fp64; throws
+// NeedsHost otherwise) and integers
+bool native_dtype(const Tensor& t) {
+  auto d = t.scalar_type();
+  if (c10::isComplexType(d) || d == at::kBool) return false;
+  host_if_no_fp64(t);
+  return c10::isFloatingType(d) || c10::isIntegralType(d, /*includeBool=*/false);
+}
+
+// the computation dtype: float32 for float16/bfloat16
+at::ScalarType acc_of(const Tensor& t) {
+  return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
+}
+
+struct Geometry {
+  int64_t k = 0;  // spatial dims
+  Dims stride, pad, dil;
+  int64_t groups = 1;
+};
+
+Geometry geometry(int64_t k, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+                  int64_t groups) {
+  // ATen's checks expanded one-element lists already; keep it exact anyway
+  auto expand = [k](at::IntArrayRef v, int64_t dflt) {
+    Dims r(k, dflt);
+    for (int64_t i = 0; i < k; ++i) r[i] = v.empty() ? dflt : v[v.size() == 1 ? 0 : i];
+    return r;
+  };
+  return {k, expand(stride, 1), expand(padding, 0), expand(dilation, 1), groups};
+}
+
+int64_t prod(const Dims& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// the (N, G, L, C/G * K) rows of x's sliding windows for output sizes `out`
+Tensor im2col(const Tensor& x, const Geometry& g, const Dims& ksize, const Dims& out) {
+  int64_t n = x.size(0), c = x.size(1), k = g.k;
+  std::vector<int64_t> pads;
+  for (int64_t d = k - 1; d >= 0; --d) pads.insert(pads.end(), {g.pad[d], g.pad[d]});
+  Tensor xp = at::constant_pad_nd(x.to(acc_of(x)), pads, 0).contiguous();
+  Dims sizes{n, g.groups, c / g.groups}, strides{xp.stride(0), xp.stride(1) * (c / g.groups), xp.stride(1)};
+  for (int64_t d = 0; d < k; ++d) {
+    sizes.push_back(out[d]);
+    strides.push_back(xp.stride(2 + d) * g.stride[d]);
+  }
+  for (int64_t d = 0; d < k; ++d) {
+    sizes.push_back(ksize[d]);
+    strides.push_back(xp.stride(2 + d) * g.dil[d]);
+  }
+  Tensor win = xp.as_strided(sizes, strides, xp.storage_offset());
+  // (N, G, O..., C/G, K...)
+  Dims perm{0, 1};
+  for (int64_t d = 0; d < k; ++d) perm.push_back(3 + d);
+  perm.push_back(2);
+  for (int64_t d = 0; d < k; ++d) perm.push_back(3 + k + d);
+  return win.permute(perm).reshape({n, g.groups, prod(out), c / g.groups * prod(ksize)});
+}
+
+// y = conv(x, w): x (N, C, I...), w (O, C/G, K...); in x's computation
+// dtype (acc_of), as are the other two primitives' results
+Tensor conv_forward(const Tensor& x, const Tensor& w, const Geometry& g, const Dims& out) {
+  int64_t n = x.size(0), o = w.size(0);
+  Dims ksize(w.sizes().begin() + 2, w.sizes().end());
+  Tensor cols = im2col(x, g, ksize, out);                                       // (N, G, L, CgK)
+  Tensor wm = w.to(acc_of(w)).reshape({g.groups, o / g.groups, -1}).transpose(1, 2);  // (G, CgK, Og)
+  Tensor y = at::matmul(cols, wm);                                              // (N, G, L, Og)
+  Dims shape{n, o};
+  shape.insert(shape.end(), out.begin(), out.end());
+  return y.permute({0, 1, 3, 2}).reshape(shape);
+}
+
+// dx = conv's input gradient for dy (N, O, out...), w (O, C/G, K...), x's
+// spatial sizes `in` (col2im: each kernel offset adds its strided slab)
+Tensor conv_input_grad(const Tensor& dy, const Tensor& w, const Geometry& g, const Dims& in) {
+  int64_t n = dy.size(0), o = w.size(0), cg = w.size(1), c = cg * g.groups, k = g.k;
+  Dims ksize(w.sizes().begin() + 2, w.sizes().end()), out(dy.sizes().begin() + 2, dy.sizes().end());
+  int64_t l = prod(out);
+  auto t = acc_of(dy);
+  Tensor rows = dy.to(t).reshape({n, g.groups, o / g.groups, l}).transpose(2, 3);  // (N, G, L, Og)
+  Tensor wm = w.to(t).reshape({g.groups, o / g.groups, -1});                    // (G, Og, CgK)
+  Tensor cols = at::matmul(rows, wm);                                           // (N, G, L, CgK)
+  Dims cshape{n, g.groups};
+  cshape.insert(cshape.end(), out.begin(), out.end());
+  cshape.push_back(cg);
+  cshape.insert(cshape.end(), ksize.begin(), ksize.end());
+  cols = cols.reshape(cshape);                                                  // (N, G, O..., Cg, K...)
+  Dims padded{n, c};
+  for (int64_t d = 0; d < k; ++d) padded.push_back(in[d] + 2 * g.pad[d]);
+  Tensor dxp = at::zeros(padded, dy.options().dtype(t));
+  Dims off(k, 0);
+  for (int64_t idx = 0; idx < prod(ksize); ++idx) {
+    // kernel offset idx -> (k1, ..., kk), last dim fastest
+    for (int64_t d = k - 1, r = idx; d >= 0; --d) {
+      off[d] = r % ksize[d];
+      r /= ksize[d];
+    }
+    Tensor slab = dxp;
+    for (int64_t d = 0; d < k; ++d)
+      slab = slab.slice(2 + d, off[d] * g.dil[d], off[d] * g.dil[d] + g.stride[d] * (out[d] - 1) + 1, g.stride[d]);
+    // cols at this offset: (N, G, O..., Cg) -> (N, C, O...)
+    Tensor part = cols;
+    for (int64_t d = k - 1; d >= 0; --d) part = part.select(3 + k + d, off[d]);
+    Dims perm{0, 1, 2 + k};
+    for (int64_t d = 0; d < k; ++d) perm.push_back(2 + d);
+    slab.add_(part.permute(perm).reshape(slab.sizes()));
+  }
+  Tensor dx = dxp;
+  for (int64_t d = 0; d < k; ++d) dx = dx.narrow(2 + d, g.pad[d], in[d]);
+  return dx;
+}
+
+// dw for dy (N, O, out...) and x (N, C, I...); w's shape `wshape`
+Tensor conv_weight_grad(const Tensor& dy, const Tensor& x, const Geometry& g, at::IntArrayRef wshape) {
+  int64_t n = dy.size(0), o = wshape[0];
+  Dims ksize(wshape.begin() + 2, wshape.end()), out(dy.sizes().begin() + 2, dy.sizes().end());
+  int64_t l = prod(out);
+  Tensor cols = im2col(x, g, ksize, out);                                       // (N, G, L, CgK)
+  // (G, Og, N*L) @ (G, N*L, CgK): the batch sums inside the product
+  Tensor rows = dy.to(acc_of(dy)).reshape({n, g.groups, o / g.groups, l}).permute({1, 2, 0, 3}).reshape(
+      {g.groups, o / g.groups, n * l});
+  Tensor c2 = cols.permute({1, 0, 2, 3}).reshape({g.groups, n * l, -1});
+  return at::matmul(rows, c2).reshape(wshape);
+}
+
+Dims conv_out_sizes(const Tensor& x, const Tensor& w, const Geometry& g) {
+  Dims out(g.k);
+  for (int64_t d = 0; d < g.k; ++d)
+    out[d] = (x.size(2 + d) + 2 * g.pad[d] - g.dil[d] * (w.size(2 + d) - 1) - 1) / g.stride[d] + 1;
+  return out;
+}
+
+Dims transposed_out_sizes(const Tensor& x, const Tensor& w, const Geometry& g, at::IntArrayRef output_padding) {
+  Dims out(g.k);
+  for (int64_t d = 0; d < g.k; ++d) {
+    int64_t op = output_padding.empty() ? 0 : output_padding[output_padding.size() == 1 ? 0 : d];
+    out[d] = (x.size(2 + d) - 1) * g.stride[d] - 2 * g.pad[d] + g.dil[d] * (w.size(2 + d) - 1) + op + 1;
+  }
+  return out;
+}
+
+Dims spatial(const Tensor& t) { return Dims(t.sizes().begin() + 2, t.sizes().end()); }
+
+// the host path for what the device cannot compute
+Tensor convolution_host(const Tensor& input, const Tensor& weight, const OptTensor& bias, at::IntArrayRef stride,
+                        at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+                        at::IntArrayRef output_padding, int64_t groups) {
+  note_host_op("aten::convolution_overrideable");
+  OptTensor b = bias.has_value() && bias->defined() ? OptTensor(host(*bias)) : std::nullopt;
+  return back(at::convolution(host(input), host(weight), b, stride, padding, dilation, transposed, output_padding,
+                              groups),
+              input);
+}
+
+bool runs_native(const Tensor& input, const Tensor& weight) {
+  try {
+    return native_dtype(input) && input.scalar_type() == weight.scalar_type() && input.dim() >= 3 &&
+           input.dim() <= 5;
+  } catch (const NeedsHost&) {
+    return false;
+  }
+}
+
 Tensor convolution(const Tensor& input, const Tensor& weight, const OptTensor& bias, at::IntArrayRef stride,
                    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
                    at::IntArrayRef output_padding, int64_t groups) {
   check_same_device(input, weight);
-  note_host_op("aten::convolution_overrideable");
-  OptTensor b = bias.has_value() && bias->defined() ? OptTensor(host(*bias)) : std::nullopt;
-  Tensor out = at::convolution(host(input), host(weight), b, stride, padding, dilation, transposed, output_padding,
-                               groups);
-  return back(out, input);
+  if (!runs_native(input, weight))
+    return convolution_host(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
+  Tensor y = transposed
+                 // weight (C_in, C_out/G, K...): the plain convolution from C_out to C_in
+                 ? conv_input_grad(input, weight, g, transposed_out_sizes(input, weight, g, output_padding))
+                 : conv_forward(input, weight, g, conv_out_sizes(input, weight, g));
+  if (bias.has_value() && bias->defined()) {
+    Dims bshape(y.dim(), 1);
+    bshape[1] = y.size(1);
+    y.add_(bias->to(y.scalar_type()).reshape(bshape));
+  }
+  return y.to(input.scalar_type()).contiguous(input.suggest_memory_format());
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
@@ -42,14 +233,37 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         bool transposed, at::IntArrayRef output_padding,
                                                         int64_t groups, std::array<bool, 3> mask) {
   check_same_device(input, weight);
-  note_host_op("aten::convolution_backward_overrideable");
-  // the bias has one element per output channel
-  int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
-  std::vector<int64_t> bias_sizes{out_channels};
-  auto [gi, gw, gb] = at::convolution_backward(host(grad_output), host(input), host(weight),
-                                               at::OptionalIntArrayRef(bias_sizes), stride, padding, dilation,
-                                               transposed, output_padding, groups, mask);
-  return {back(gi, input), back(gw, input), back(gb, input)};
+  if (!runs_native(input, weight)) {
+    note_host_op("aten::convolution_backward_overrideable");
+    // the bias has one element per output channel
+    int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
+    std::vector<int64_t> bias_sizes{out_channels};
+    auto [gi, gw, gb] = at::convolution_backward(host(grad_output), host(input), host(weight),
+                                                 at::OptionalIntArrayRef(bias_sizes), stride, padding, dilation,
+                                                 transposed, output_padding, groups, mask);
+    return {back(gi, input), back(gw, input), back(gb, input)};
+  }
+  Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
+  Tensor gi, gw, gb;
+  Tensor dy = grad_output.contiguous();
+  if (!transposed) {
+    if (mask[0]) gi = conv_input_grad(dy, weight, g, spatial(input));
+    if (mask[1]) gw = conv_weight_grad(dy, input, g, weight.sizes());
+  } else {
+    // y = conv_input_grad(x, w): dx = conv(dy, w), dw = the weight gradient
+    // with the roles of x (as the output gradient) and dy (as the input)
+    // swapped
+    if (mask[0]) gi = conv_forward(dy, weight, g, spatial(input));
+    if (mask[1]) gw = conv_weight_grad(input, dy, g, weight.sizes());
+  }
+  if (mask[2]) {
+    Dims dims{0};
+    for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
+    gb = grad_output.sum(dims);
+  }
+  if (gi.defined()) gi = gi.to(input.scalar_type()).contiguous(input.suggest_memory_format());
+  if (gw.defined()) gw = gw.to(weight.scalar_type());
+  return {gi, gw, gb};
 }
 
 }  // namespace
