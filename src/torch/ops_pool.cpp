@@ -1,0 +1,439 @@
+// Max and average pooling (2-d and 3-d; 1-d reaches the 2-d kernels through
+// ATen's composites) and their backward kernels, natively, on the same idea
+// as convolution (ops_conv.cpp): the windows are a strided view of the
+// padded input, reduced by the native engines; the backward kernels add one
+// strided slab per kernel offset (overlapping windows sum).
+//
+//   max:  windows of the input padded with -inf (the lowest value for
+//         integers), copied into (B, L, K) rows; max over K gives the value
+//         and the first maximal offset (NaN wins, as CPU); the offset turns
+//         into CPU's index, the flat position in the input plane.
+//   avg:  the window sums of the zero-padded input (float32 for float16 and
+//         bfloat16) over the divisor: divisor_override, or the number of
+//         window positions inside the padded input (count_include_pad) or
+//         inside the input, counted the same way over a tensor of ones.
+//
+// Shapes, checks and errors come from ATen's structured meta functions
+// (2-d) and Pool.h's checks (3-d). float64 under the apple profile runs on
+// the host through the usual counted fallback.
+#include "torch/pointwise.h"
+
+#include <ATen/native/Pool.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/avg_pool2d_backward_meta.h>
+#include <ATen/ops/avg_pool2d_backward_ops.h>
+#include <ATen/ops/avg_pool2d_meta.h>
+#include <ATen/ops/avg_pool2d_ops.h>
+#include <ATen/ops/avg_pool3d_backward_meta.h>
+#include <ATen/ops/avg_pool3d_backward_ops.h>
+#include <ATen/ops/avg_pool3d_meta.h>
+#include <ATen/ops/avg_pool3d_ops.h>
+#include <ATen/ops/constant_pad_nd.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
+#include <ATen/ops/max_pool2d_with_indices_backward_ops.h>
+#include <ATen/ops/max_pool2d_with_indices_meta.h>
+#include <ATen/ops/max_pool2d_with_indices_ops.h>
+#include <ATen/ops/max_pool3d_with_indices_backward_ops.h>
+#include <ATen/ops/max_pool3d_with_indices_ops.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include <limits>
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+using Dims = std::vector<int64_t>;
+
+// One pooling's geometry over the last k dims of the input.
+struct Pool {
+  int64_t k;
+  Dims in, out, kernel, stride, pad, dil;
+};
+
+Dims expand(at::IntArrayRef v, int64_t k, Dims dflt) {
+  if (v.empty()) return dflt;
+  Dims r(k);
+  for (int64_t i = 0; i < k; ++i) r[i] = v[v.size() == 1 ? 0 : i];
+  return r;
+}
+
+Pool geometry(const Tensor& self, const Tensor& out, int64_t k, at::IntArrayRef kernel, at::IntArrayRef stride,
+              at::IntArrayRef pad, at::IntArrayRef dil) {
+  Pool p;
+  p.k = k;
+  for (int64_t d = 0; d < k; ++d) {
+    p.in.push_back(self.size(self.dim() - k + d));
+    p.out.push_back(out.size(out.dim() - k + d));
+  }
+  p.kernel = expand(kernel, k, {});
+  p.stride = expand(stride, k, p.kernel);
+  p.pad = expand(pad, k, Dims(k, 0));
+  p.dil = expand(dil, k, Dims(k, 1));
+  return p;
+}
+
+int64_t prod(const Dims& v) {
+  int64_t r = 1;
+  for (int64_t x : v) r *= x;
+  return r;
+}
+
+// x (B, I...) padded left by pad and right so that every window fits, with
+// `value`; the windows as a view (B, O..., K...)
+Tensor windows(const Tensor& x, const Pool& p, const at::Scalar& value) {
+  std::vector<int64_t> pads;
+  for (int64_t d = p.k - 1; d >= 0; --d) {
+    int64_t extent = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dil[d] + 1;
+    int64_t right = std::max<int64_t>(0, extent - p.in[d] - p.pad[d]);
+    pads.insert(pads.end(), {p.pad[d], right});
+  }
+  Tensor xp = at::constant_pad_nd(x, pads, value).contiguous();
+  Dims sizes{xp.size(0)}, strides{xp.stride(0)};
+  for (int64_t d = 0; d < p.k; ++d) {
+    sizes.push_back(p.out[d]);
+    strides.push_back(xp.stride(1 + d) * p.stride[d]);
+  }
+  for (int64_t d = 0; d < p.k; ++d) {
+    sizes.push_back(p.kernel[d]);
+    strides.push_back(xp.stride(1 + d) * p.dil[d]);
+  }
+  return xp.as_strided(sizes, strides, xp.storage_offset());
+}
+
+// the window's first input position along dim d, broadcastable over (B, O...)
+Tensor starts(const Pool& p, int64_t d, const at::TensorOptions& opts) {
+  Dims shape(1 + p.k, 1);
+  shape[1 + d] = p.out[d];
+  return at::arange(p.out[d], opts.dtype(at::kLong)).mul_(p.stride[d]).sub_(p.pad[d]).view(shape);
+}
+
+// the input viewed as (B, I...) and the computation dtype
+Tensor batched(const Tensor& t, int64_t k) {
+  Dims shape{-1};
+  shape.insert(shape.end(), t.sizes().end() - k, t.sizes().end());
+  return t.reshape(shape);
+}
+
+at::ScalarType acc_of(const Tensor& t) {
+  return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
+}
+
+at::Scalar lowest(at::ScalarType t) {
+  if (c10::isFloatingType(t)) return -std::numeric_limits<double>::infinity();
+  if (t == at::kByte) return 0;
+  if (t == at::kChar) return std::numeric_limits<int8_t>::min();
+  if (t == at::kShort) return std::numeric_limits<int16_t>::min();
+  if (t == at::kInt) return std::numeric_limits<int32_t>::min();
+  return std::numeric_limits<int64_t>::min();
+}
+
+// ---------------------------------------------------------------- max
+
+void max_pool(const Tensor& self, const Pool& p, const Tensor& out, const Tensor& indices) {
+  host_if_no_fp64(self);
+  if (out.numel() == 0) return;
+  Tensor x = batched(self, p.k);
+  int64_t b = x.size(0), l = prod(p.out), kk = prod(p.kernel);
+  Tensor rows = windows(x, p, lowest(x.scalar_type())).reshape({b, l, kk});
+  auto [val, arg] = rows.max(2);
+  // offset -> input position per dim -> flat index in the input plane
+  Dims shape{b};
+  shape.insert(shape.end(), p.out.begin(), p.out.end());
+  Tensor off = arg.view(shape), flat = at::zeros({1}, arg.options());
+  int64_t rest = kk;
+  for (int64_t d = 0; d < p.k; ++d) {
+    rest /= p.kernel[d];
+    Tensor kd = off.div(rest, "floor").remainder_(p.kernel[d]);
+    Tensor pos = starts(p, d, arg.options()).add(kd.mul_(p.dil[d]));
+    flat = flat.mul(p.in[d]).add(pos);
+  }
+  out.copy_(val.view(out.sizes()));
+  indices.copy_(flat.view(indices.sizes()));
+}
+
+// grad_input += grad where the window's chosen index is that offset's
+// position: one strided slab per kernel offset (ties across windows add)
+Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, const Tensor& indices) {
+  host_if_no_fp64(self);
+  auto t = acc_of(self);
+  Tensor g = batched(grad, p.k).to(t), idx = batched(indices, p.k);
+  int64_t b = g.size(0);
+  Dims padded{b};
+  for (int64_t d = 0; d < p.k; ++d) {
+    int64_t extent = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dil[d] + 1;
+    padded.push_back(p.pad[d] + std::max(p.in[d] + p.pad[d], extent));
+  }
+  Tensor gp = at::zeros(padded, g.options());
+  Dims off(p.k, 0);
+  for (int64_t o = 0; o < prod(p.kernel); ++o) {
+    for (int64_t d = p.k - 1, r = o; d >= 0; --d) {
+      off[d] = r % p.kernel[d];
+      r /= p.kernel[d];
+    }
+    Tensor flat = at::zeros({1}, idx.options()), valid;
+    for (int64_t d = 0; d < p.k; ++d) {
+      Tensor pos = starts(p, d, idx.options()).add_(off[d] * p.dil[d]);
+      Tensor ok = pos.ge(0).logical_and_(pos.lt(p.in[d]));
+      valid = valid.defined() ? valid.logical_and(ok) : ok;
+      flat = flat.mul(p.in[d]).add(pos);
+    }
+    Tensor hit = idx.eq(flat).logical_and_(valid);
+    Tensor slab = gp;
+    for (int64_t d = 0; d < p.k; ++d)
+      slab = slab.slice(1 + d, off[d] * p.dil[d], off[d] * p.dil[d] + p.stride[d] * (p.out[d] - 1) + 1, p.stride[d]);
+    slab.add_(g.mul(hit));
+  }
+  Tensor gi = gp;
+  for (int64_t d = 0; d < p.k; ++d) gi = gi.narrow(1 + d, p.pad[d], p.in[d]);
+  return gi.to(self.scalar_type()).reshape(self.sizes());
+}
+
+std::tuple<Tensor&, Tensor&> max_pool2d_out(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                                            at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode, Tensor& out,
+                                            Tensor& indices) {
+  return native_or_host<at::_ops::max_pool2d_with_indices_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<at::meta::structured_max_pool2d_with_indices> m(out, indices);
+        m.meta(self, kernel, stride, pad, dil, ceil_mode);
+        max_pool(self, geometry(self, out, 2, kernel, stride, pad, dil), out, indices);
+        return {out, indices};
+      },
+      self, kernel, stride, pad, dil, ceil_mode, out, indices);
+}
+
+Tensor& max_pool2d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                at::IntArrayRef stride, at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode,
+                                const Tensor& indices, Tensor& gi) {
+  return native_or_host<at::_ops::max_pool2d_with_indices_backward_grad_input>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_max_pool2d_with_indices_backward> m(gi);
+        m.meta(grad, self, kernel, stride, pad, dil, ceil_mode, indices);
+        gi.copy_(max_pool_backward(grad, self, geometry(self, grad, 2, kernel, stride, pad, dil), indices));
+        return gi;
+      },
+      grad, self, kernel, stride, pad, dil, ceil_mode, indices, gi);
+}
+
+// 3-d: not structured in ATen; sizes and checks as its CPU kernel
+Pool pool3d_geometry(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef pad,
+                     at::IntArrayRef dil, bool ceil_mode, const char* name) {
+  TORCH_CHECK(kernel.size() == 1 || kernel.size() == 3, name,
+              ": kernel_size must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 3, name,
+              ": stride must either be omitted, a single int, or a tuple of three ints");
+  TORCH_CHECK(pad.size() == 1 || pad.size() == 3, name,
+              ": padding must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(dil.size() == 1 || dil.size() == 3, name,
+              ": dilation must be either a single int, or a tuple of three ints");
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  Pool p;
+  p.k = 3;
+  p.kernel = expand(kernel, 3, {});
+  p.stride = expand(stride, 3, p.kernel);
+  p.pad = expand(pad, 3, Dims(3, 0));
+  p.dil = expand(dil, 3, Dims(3, 1));
+  for (int64_t d = 0; d < 3; ++d) {
+    p.in.push_back(self.size(self.dim() - 3 + d));
+    p.out.push_back(at::native::pooling_output_shape<int64_t>(p.in[d], p.kernel[d], p.pad[d], p.stride[d],
+                                                               p.dil[d], ceil_mode));
+  }
+  at::native::pool3d_shape_check(self, self.size(self.dim() - 4), p.kernel[0], p.kernel[1], p.kernel[2],
+                                 p.stride[0], p.stride[1], p.stride[2], p.pad[0], p.pad[1], p.pad[2], p.dil[0],
+                                 p.dil[1], p.dil[2], p.in[0], p.in[1], p.in[2], p.out[0], p.out[1], p.out[2], name);
+  return p;
+}
+
+Dims out_shape(const Tensor& self, const Pool& p) {
+  Dims s(self.sizes().begin(), self.sizes().end() - p.k);
+  s.insert(s.end(), p.out.begin(), p.out.end());
+  return s;
+}
+
+std::tuple<Tensor&, Tensor&> max_pool3d_out(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                                            at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode, Tensor& out,
+                                            Tensor& indices) {
+  return native_or_host<at::_ops::max_pool3d_with_indices_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        Pool p = pool3d_geometry(self, kernel, stride, pad, dil, ceil_mode, "max_pool3d_with_indices()");
+        auto shape = out_shape(self, p);
+        at::native::resize_output(out, shape);
+        at::native::resize_output(indices, shape);
+        max_pool(self, p, out, indices);
+        return {out, indices};
+      },
+      self, kernel, stride, pad, dil, ceil_mode, out, indices);
+}
+
+std::tuple<Tensor, Tensor> max_pool3d(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                                      at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode) {
+  Tensor out = at::empty({0}, self.options()), indices = at::empty({0}, self.options().dtype(at::kLong));
+  max_pool3d_out(self, kernel, stride, pad, dil, ceil_mode, out, indices);
+  return {out, indices};
+}
+
+Tensor& max_pool3d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                at::IntArrayRef stride, at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode,
+                                const Tensor& indices, Tensor& gi) {
+  return native_or_host<at::_ops::max_pool3d_with_indices_backward_grad_input>(
+      [&]() -> Tensor& {
+        Pool p = pool3d_geometry(self, kernel, stride, pad, dil, ceil_mode, "max_pool3d_with_indices_backward()");
+        TORCH_CHECK(grad.sizes().equals(out_shape(self, p)) && indices.sizes().equals(grad.sizes()),
+                    "max_pool3d_with_indices_backward(): grad_output and indices must have the output's shape ",
+                    out_shape(self, p), ", got ", grad.sizes(), " and ", indices.sizes());
+        at::native::resize_output(gi, self.sizes());
+        gi.copy_(max_pool_backward(grad, self, p, indices));
+        return gi;
+      },
+      grad, self, kernel, stride, pad, dil, ceil_mode, indices, gi);
+}
+
+Tensor max_pool3d_backward(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                           at::IntArrayRef pad, at::IntArrayRef dil, bool ceil_mode, const Tensor& indices) {
+  Tensor gi = at::empty({0}, self.options());
+  return max_pool3d_backward_out(grad, self, kernel, stride, pad, dil, ceil_mode, indices, gi);
+}
+
+// ---------------------------------------------------------------- avg
+
+// the divisor per output position (broadcastable over (B, O...))
+Tensor avg_divisor(const Pool& p, bool count_include_pad, std::optional<int64_t> divisor_override,
+                   const at::TensorOptions& opts) {
+  if (divisor_override.has_value()) return at::full_like(at::empty({1}, opts), *divisor_override);
+  // ones over the counted region: the input, or the input and its padding
+  Dims in{1}, pads;
+  for (int64_t d = 0; d < p.k; ++d) in.push_back(p.in[d]);
+  Tensor ones = at::ones(in, opts);
+  Pool q = p;
+  if (count_include_pad) {
+    for (int64_t d = p.k - 1; d >= 0; --d) pads.insert(pads.end(), {p.pad[d], p.pad[d]});
+    ones = at::constant_pad_nd(ones, pads, 1);
+    for (int64_t d = 0; d < p.k; ++d) {
+      q.in[d] += 2 * p.pad[d];
+      q.pad[d] = 0;
+    }
+    // the windows start p.pad earlier in this already-padded frame
+  }
+  Dims wdims;
+  for (int64_t d = 0; d < p.k; ++d) wdims.push_back(1 + p.k + d);
+  return windows(ones, q, 0).sum(wdims);
+}
+
+void avg_pool(const Tensor& self, const Pool& p, bool count_include_pad, std::optional<int64_t> divisor_override,
+              const Tensor& out) {
+  host_if_no_fp64(self);
+  if (out.numel() == 0) return;
+  auto t = acc_of(self);
+  Tensor x = batched(self, p.k).to(t);
+  Dims wdims;
+  for (int64_t d = 0; d < p.k; ++d) wdims.push_back(1 + p.k + d);
+  Tensor sum = windows(x, p, 0).sum(wdims);
+  Tensor div = avg_divisor(p, count_include_pad, divisor_override, x.options());
+  // integers: CPU divides in the dtype (truncating)
+  if (c10::isIntegralType(t, /*includeBool=*/false)) sum.div_(div, "trunc");
+  else sum.div_(div);
+  out.copy_(sum.view(out.sizes()));
+}
+
+Tensor avg_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, bool count_include_pad,
+                         std::optional<int64_t> divisor_override) {
+  host_if_no_fp64(self);
+  auto t = acc_of(self);
+  Tensor g = batched(grad, p.k).to(t);
+  Tensor div = avg_divisor(p, count_include_pad, divisor_override, g.options());
+  g = c10::isIntegralType(t, /*includeBool=*/false) ? g.div(div, "trunc") : g.div(div);
+  int64_t b = g.size(0);
+  Dims padded{b};
+  for (int64_t d = 0; d < p.k; ++d) {
+    int64_t extent = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dil[d] + 1;
+    padded.push_back(p.pad[d] + std::max(p.in[d] + p.pad[d], extent));
+  }
+  Tensor gp = at::zeros(padded, g.options());
+  Dims off(p.k, 0);
+  for (int64_t o = 0; o < prod(p.kernel); ++o) {
+    for (int64_t d = p.k - 1, r = o; d >= 0; --d) {
+      off[d] = r % p.kernel[d];
+      r /= p.kernel[d];
+    }
+    Tensor slab = gp;
+    for (int64_t d = 0; d < p.k; ++d)
+      slab = slab.slice(1 + d, off[d] * p.dil[d], off[d] * p.dil[d] + p.stride[d] * (p.out[d] - 1) + 1, p.stride[d]);
+    slab.add_(g);
+  }
+  Tensor gi = gp;
+  for (int64_t d = 0; d < p.k; ++d) gi = gi.narrow(1 + d, p.pad[d], p.in[d]);
+  return gi.to(self.scalar_type()).reshape(self.sizes());
+}
+
+template <class Meta, class Op>
+Tensor& avg_pool_out(int64_t k, const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride,
+                     at::IntArrayRef pad, bool ceil_mode, bool count_include_pad,
+                     std::optional<int64_t> divisor_override, Tensor& out) {
+  return native_or_host<Op>(
+      [&]() -> Tensor& {
+        OutOps<Meta> m(out);
+        m.meta(self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override);
+        avg_pool(self, geometry(self, out, k, kernel, stride, pad, {}), count_include_pad, divisor_override, out);
+        return out;
+      },
+      self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+template <class Meta, class Op>
+Tensor& avg_pool_backward_out(int64_t k, const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                              at::IntArrayRef stride, at::IntArrayRef pad, bool ceil_mode, bool count_include_pad,
+                              std::optional<int64_t> divisor_override, Tensor& gi) {
+  return native_or_host<Op>(
+      [&]() -> Tensor& {
+        OutOps<Meta> m(gi);
+        m.meta(grad, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override);
+        gi.copy_(avg_pool_backward(grad, self, geometry(self, grad, k, kernel, stride, pad, {}), count_include_pad,
+                                   divisor_override));
+        return gi;
+      },
+      grad, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, gi);
+}
+
+Tensor& avg_pool2d_out(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef pad,
+                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
+  return avg_pool_out<at::meta::structured_avg_pool2d, at::_ops::avg_pool2d_out>(
+      2, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, out);
+}
+Tensor& avg_pool3d_out(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef stride, at::IntArrayRef pad,
+                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
+  return avg_pool_out<at::meta::structured_avg_pool3d, at::_ops::avg_pool3d_out>(
+      3, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, out);
+}
+Tensor& avg_pool2d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                at::IntArrayRef stride, at::IntArrayRef pad, bool ceil_mode, bool count_include_pad,
+                                std::optional<int64_t> divisor_override, Tensor& gi) {
+  return avg_pool_backward_out<at::meta::structured_avg_pool2d_backward, at::_ops::avg_pool2d_backward_grad_input>(
+      2, grad, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, gi);
+}
+Tensor& avg_pool3d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                at::IntArrayRef stride, at::IntArrayRef pad, bool ceil_mode, bool count_include_pad,
+                                std::optional<int64_t> divisor_override, Tensor& gi) {
+  return avg_pool_backward_out<at::meta::structured_avg_pool3d_backward, at::_ops::avg_pool3d_backward_grad_input>(
+      3, grad, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, gi);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("max_pool2d_with_indices.out", max_pool2d_out);
+  m.impl("max_pool2d_with_indices_backward.grad_input", max_pool2d_backward_out);
+  m.impl("max_pool3d_with_indices", max_pool3d);
+  m.impl("max_pool3d_with_indices.out", max_pool3d_out);
+  m.impl("max_pool3d_with_indices_backward", max_pool3d_backward);
+  m.impl("max_pool3d_with_indices_backward.grad_input", max_pool3d_backward_out);
+  m.impl("avg_pool2d.out", avg_pool2d_out);
+  m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out);
+  m.impl("avg_pool3d.out", avg_pool3d_out);
+  m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out);
+}
+
+}  // namespace russet

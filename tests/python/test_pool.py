@@ -1,0 +1,100 @@
+"""Max and average pooling natively (src/torch/ops_pool.cpp): every OpInfo
+of max_pool1d/2d/3d and avg_pool1d/2d/3d for every dtype CPU supports (float64
+on the host under apple), the indices CPU returns (first maximum, NaN wins),
+ceil_mode, padding, dilation, count_include_pad, divisor_override, the
+backward kernels (overlapping windows add), layouts and CPU's errors."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+
+D = "russet"
+OPS = ["nn.functional.max_pool1d", "nn.functional.max_pool2d", "nn.functional.max_pool3d",
+       "nn.functional.avg_pool1d", "nn.functional.avg_pool2d", "nn.functional.avg_pool3d",
+       "max_pool2d_with_indices_backward"]
+
+
+def host_free(fn):
+    torch.russet.reset_host_op_counts()
+    r = fn()
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    return r
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_opinfo_samples_match_cpu(name):
+    check_opinfo(name)
+
+
+def grads_match(fn, x):
+    xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+    yc, yd = fn(xc), host_free(lambda: fn(xd))
+    yc, yd = (yc if isinstance(yc, tuple) else (yc,)), (yd if isinstance(yd, tuple) else (yd,))
+    for a, b in zip(yd, yc):
+        assert_close(a.detach().cpu(), b.detach())
+    g = torch.randn(yc[0].shape)
+    yc[0].backward(g)
+    host_free(lambda: yd[0].backward(g.to(D)))
+    assert_close(xd.grad.cpu(), xc.grad)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, ceil_mode=True),
+                                dict(kernel_size=3, stride=1, dilation=2), dict(kernel_size=(3, 2), stride=(2, 1),
+                                                                               padding=(1, 0), ceil_mode=True)])
+def test_max_pool2d_values_indices_and_gradient(kw):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 7, 6)
+    grads_match(lambda t: F.max_pool2d(t, return_indices=True, **kw), x)
+
+
+def test_max_pool_ties_nan_and_infinities_like_cpu():
+    x = torch.tensor([[[[1., 1., 2., 2.], [float("nan"), 0., 2., 5.], [-float("inf"), 3., 3., 3.],
+                        [0., 0., float("inf"), 1.]]]])
+    for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1)):
+        vc, ic = F.max_pool2d(x, return_indices=True, **kw)
+        vd, id_ = host_free(lambda: F.max_pool2d(x.to(D), return_indices=True, **kw))
+        assert_close(vd.cpu(), vc, equal_nan=True)
+        assert torch.equal(id_.cpu(), ic)
+    # overlapping windows choosing the same input: its gradients add
+    grads_match(lambda t: F.max_pool2d(t, 3, stride=1, padding=1), torch.ones(1, 1, 4, 4))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+                                dict(kernel_size=2, ceil_mode=True), dict(kernel_size=3, stride=2, padding=1,
+                                                                          ceil_mode=True, count_include_pad=False),
+                                dict(kernel_size=2, divisor_override=3)])
+def test_avg_pool2d_divisors_and_gradient(kw):
+    torch.manual_seed(1)
+    grads_match(lambda t: F.avg_pool2d(t, **kw), torch.randn(2, 3, 7, 5))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8])
+def test_dtypes(dtype):
+    x = (torch.randn(2, 2, 6, 6) * 20).to(dtype)
+    assert_close(host_free(lambda: F.max_pool2d(x.to(D), 3, 2, 1)).cpu(), F.max_pool2d(x, 3, 2, 1))
+    if dtype.is_floating_point or dtype == torch.int64:
+        assert_close(host_free(lambda: F.avg_pool2d(x.to(D), 3, 2, 1)).cpu(), F.avg_pool2d(x, 3, 2, 1))
+
+
+def test_3d_1d_channels_last_and_unbatched():
+    torch.manual_seed(2)
+    grads_match(lambda t: F.max_pool3d(t, 2, stride=(1, 2, 2), padding=1), torch.randn(1, 2, 4, 5, 6))
+    grads_match(lambda t: F.avg_pool3d(t, (2, 3, 2), padding=(1, 1, 0), ceil_mode=True), torch.randn(2, 1, 5, 6, 4))
+    grads_match(lambda t: F.max_pool1d(t, 3, 2, 1), torch.randn(2, 3, 9))
+    x = torch.randn(2, 3, 8, 8).to(memory_format=torch.channels_last)
+    assert_close(host_free(lambda: F.max_pool2d(x.to(D), 2)).cpu(), F.max_pool2d(x, 2))
+    assert_close(host_free(lambda: F.avg_pool2d(x[0].to(D), 3)).cpu(), F.avg_pool2d(x[0], 3))
+
+
+def test_errors_like_cpu():
+    x = torch.randn(1, 1, 4, 4, device=D)
+    with pytest.raises(RuntimeError, match="pad should be at most half"):
+        F.max_pool2d(x, 2, padding=2)
+    with pytest.raises(RuntimeError, match="pad should"):
+        F.avg_pool2d(x, 2, padding=2)
+    with pytest.raises(RuntimeError):
+        F.max_pool3d(torch.randn(2, 2, device=D), 2)
