@@ -19,9 +19,12 @@
 // run natively (complex never reaches here: F.conv* split it into real
 // convolutions); float64 under the apple profile runs on the host through
 // CPU's convolution, counted like any host op.
+#include <ATen/native/im2col_shape_check.h>
+#include <ATen/ops/col2im_ops.h>
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
+#include <ATen/ops/im2col_ops.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
@@ -117,6 +120,33 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Geometry& g, const D
   return y.permute({0, 1, 3, 2}).reshape(shape);
 }
 
+// col2im: cols (N, C, O..., K...) summed into (N, C, in...): each kernel
+// offset adds its strided slab of the padded result, then the padding is cut
+Tensor col2im(const Tensor& cols, const Geometry& g, const Dims& in) {
+  int64_t n = cols.size(0), c = cols.size(1), k = g.k;
+  Dims out(cols.sizes().begin() + 2, cols.sizes().begin() + 2 + k), ksize(cols.sizes().begin() + 2 + k, cols.sizes().end());
+  Dims padded{n, c};
+  for (int64_t d = 0; d < k; ++d) padded.push_back(in[d] + 2 * g.pad[d]);
+  Tensor xp = at::zeros(padded, cols.options());
+  Dims off(k, 0);
+  for (int64_t idx = 0; idx < prod(ksize); ++idx) {
+    // kernel offset idx -> (k1, ..., kk), last dim fastest
+    for (int64_t d = k - 1, r = idx; d >= 0; --d) {
+      off[d] = r % ksize[d];
+      r /= ksize[d];
+    }
+    Tensor slab = xp;
+    for (int64_t d = 0; d < k; ++d)
+      slab = slab.slice(2 + d, off[d] * g.dil[d], off[d] * g.dil[d] + g.stride[d] * (out[d] - 1) + 1, g.stride[d]);
+    Tensor part = cols;
+    for (int64_t d = k - 1; d >= 0; --d) part = part.select(2 + k + d, off[d]);
+    slab.add_(part);
+  }
+  Tensor x = xp;
+  for (int64_t d = 0; d < k; ++d) x = x.narrow(2 + d, g.pad[d], in[d]);
+  return x;
+}
+
 // dx = conv's input gradient for dy (N, O, out...), w (O, C/G, K...), x's
 // spatial sizes `in` (col2im: each kernel offset adds its strided slab)
 Tensor conv_input_grad(const Tensor& dy, const Tensor& w, const Geometry& g, const Dims& in) {
@@ -131,30 +161,14 @@ Tensor conv_input_grad(const Tensor& dy, const Tensor& w, const Geometry& g, con
   cshape.insert(cshape.end(), out.begin(), out.end());
   cshape.push_back(cg);
   cshape.insert(cshape.end(), ksize.begin(), ksize.end());
-  cols = cols.reshape(cshape);                                                  // (N, G, O..., Cg, K...)
-  Dims padded{n, c};
-  for (int64_t d = 0; d < k; ++d) padded.push_back(in[d] + 2 * g.pad[d]);
-  Tensor dxp = at::zeros(padded, dy.options().dtype(t));
-  Dims off(k, 0);
-  for (int64_t idx = 0; idx < prod(ksize); ++idx) {
-    // kernel offset idx -> (k1, ..., kk), last dim fastest
-    for (int64_t d = k - 1, r = idx; d >= 0; --d) {
-      off[d] = r % ksize[d];
-      r /= ksize[d];
-    }
-    Tensor slab = dxp;
-    for (int64_t d = 0; d < k; ++d)
-      slab = slab.slice(2 + d, off[d] * g.dil[d], off[d] * g.dil[d] + g.stride[d] * (out[d] - 1) + 1, g.stride[d]);
-    // cols at this offset: (N, G, O..., Cg) -> (N, C, O...)
-    Tensor part = cols;
-    for (int64_t d = k - 1; d >= 0; --d) part = part.select(3 + k + d, off[d]);
-    Dims perm{0, 1, 2 + k};
-    for (int64_t d = 0; d < k; ++d) perm.push_back(2 + d);
-    slab.add_(part.permute(perm).reshape(slab.sizes()));
-  }
-  Tensor dx = dxp;
-  for (int64_t d = 0; d < k; ++d) dx = dx.narrow(2 + d, g.pad[d], in[d]);
-  return dx;
+  // (N, G, O..., Cg, K...) -> (N, C, O..., K...)
+  Dims perm{0, 1, 2 + k};
+  for (int64_t d = 0; d < k; ++d) perm.push_back(2 + d);
+  for (int64_t d = 0; d < k; ++d) perm.push_back(3 + k + d);
+  Dims fshape{n, c};
+  fshape.insert(fshape.end(), out.begin(), out.end());
+  fshape.insert(fshape.end(), ksize.begin(), ksize.end());
+  return col2im(cols.reshape(cshape).permute(perm).reshape(fshape), g, in);
 }
 
 // dw for dy (N, O, out...) and x (N, C, I...); w's shape `wshape`
@@ -187,6 +201,57 @@ Dims transposed_out_sizes(const Tensor& x, const Tensor& w, const Geometry& g, a
 }
 
 Dims spatial(const Tensor& t) { return Dims(t.sizes().begin() + 2, t.sizes().end()); }
+
+// ---------------------------------------------------------------- F.unfold / F.fold
+
+// im2col (N, C, H, W) -> (N, C*KH*KW, L), and col2im back (overlaps sum),
+// as CPU's checks and layouts (channel-major, then kernel offsets)
+Tensor im2col_op(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dilation, at::IntArrayRef padding,
+                 at::IntArrayRef stride) {
+  return native_or_host<at::_ops::im2col>(
+      [&]() -> Tensor {
+        TORCH_CHECK(kernel.size() == 2 && dilation.size() == 2 && padding.size() == 2 && stride.size() == 2,
+                    "It is expected kernel_size, dilation, padding and stride to have two elements each");
+        at::native::im2col_shape_check(self, Tensor(), kernel[0], kernel[1], dilation[0], dilation[1], padding[0],
+                                       padding[1], stride[0], stride[1]);
+        host_if_no_fp64(self);
+        bool batched = self.dim() == 4;
+        Tensor x = batched ? self : self.unsqueeze(0);
+        Geometry g = geometry(2, stride, padding, dilation, 1);
+        Dims ksize(kernel.begin(), kernel.end()), out(2);
+        for (int64_t d = 0; d < 2; ++d)
+          out[d] = (x.size(2 + d) + 2 * g.pad[d] - g.dil[d] * (ksize[d] - 1) - 1) / g.stride[d] + 1;
+        Tensor cols = im2col(x, g, ksize, out).squeeze(1).transpose(1, 2).to(self.scalar_type()).contiguous();
+        return batched ? cols : cols.squeeze(0);
+      },
+      self, kernel, dilation, padding, stride);
+}
+
+Tensor col2im_op(const Tensor& self, at::IntArrayRef output_size, at::IntArrayRef kernel,
+                 at::IntArrayRef dilation, at::IntArrayRef padding, at::IntArrayRef stride) {
+  return native_or_host<at::_ops::col2im>(
+      [&]() -> Tensor {
+        TORCH_CHECK(output_size.size() == 2 && kernel.size() == 2 && dilation.size() == 2 && padding.size() == 2 &&
+                        stride.size() == 2,
+                    "It is expected output_size, kernel_size, dilation, padding and stride to have two elements each");
+        int64_t oh = output_size[0], ow = output_size[1];
+        at::native::col2im_shape_check(self, Tensor(), oh, ow, kernel[0], kernel[1], dilation[0], dilation[1],
+                                       padding[0], padding[1], stride[0], stride[1]);
+        host_if_no_fp64(self);
+        bool batched = self.dim() == 3;
+        Tensor x = batched ? self : self.unsqueeze(0);
+        Geometry g = geometry(2, stride, padding, dilation, 1);
+        Dims ksize(kernel.begin(), kernel.end()), in{oh, ow}, out(2);
+        for (int64_t d = 0; d < 2; ++d)
+          out[d] = (in[d] + 2 * g.pad[d] - g.dil[d] * (ksize[d] - 1) - 1) / g.stride[d] + 1;
+        int64_t n = x.size(0), c = x.size(1) / (ksize[0] * ksize[1]);
+        // (N, C*K, L) -> (N, C, O..., K...)
+        Tensor cols = x.to(acc_of(x)).reshape({n, c, ksize[0], ksize[1], out[0], out[1]}).permute({0, 1, 4, 5, 2, 3});
+        Tensor y = col2im(cols, g, in).to(self.scalar_type());
+        return batched ? y : y.squeeze(0);
+      },
+      self, output_size, kernel, dilation, padding, stride);
+}
 
 // the host path for what the device cannot compute
 Tensor convolution_host(const Tensor& input, const Tensor& weight, const OptTensor& bias, at::IntArrayRef stride,
@@ -271,6 +336,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolution_backward);
+  m.impl("im2col", im2col_op);
+  m.impl("col2im", col2im_op);
 }
 
 }  // namespace russet

@@ -139,3 +139,29 @@ def test_float64_under_apple_is_counted_host_and_complex_is_native():
 def test_conv_with_a_cpu_weight_is_a_device_error():
     with pytest.raises(RuntimeError, match="same device"):
         F.conv2d(torch.randn(1, 1, 4, 4, device=D), torch.randn(1, 1, 3, 3))
+
+
+def test_unfold_opinfo_and_fold_like_cpu():
+    import sys
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    from opinfo_check import check_opinfo
+    check_opinfo("nn.functional.unfold")
+    torch.manual_seed(3)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.complex64):
+        x = torch.randn(2, 3 * 2 * 3, 12).to(dtype)
+        kw = dict(output_size=(5, 6), kernel_size=(2, 3), dilation=(1, 1), padding=(1, 0), stride=(2, 1))
+        got = host_free(lambda: F.fold(x.to(D), **kw))
+        if dtype in (torch.float16, torch.bfloat16):
+            # overlapping windows sum in float32 and round once (CPU's kernel
+            # adds in the dtype): the float32 computation, rounded
+            assert_close(got.cpu(), F.fold(x.float(), **kw).to(dtype))
+        else:
+            assert_close(got.cpu(), F.fold(x, **kw), rtol=1e-5, atol=1e-5)
+    # fold and unfold are each other's backward
+    t = torch.randn(1, 2, 6, 5)
+    tc, td = t.clone().requires_grad_(), t.to(D).requires_grad_()
+    F.unfold(tc, 3, padding=1, stride=2).pow(2).sum().backward()
+    host_free(lambda: F.unfold(td, 3, padding=1, stride=2).pow(2).sum().backward())
+    assert_close(td.grad.cpu(), tc.grad, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError):
+        F.fold(torch.randn(1, 7, 4, device=D), (3, 3), 2)
