@@ -1,0 +1,245 @@
+// Interpolation (F.interpolate / nn.Upsample): nearest, nearest-exact,
+// linear, bilinear and trilinear, forward and backward, natively. Every
+// mode is separable: one pass per spatial dim, last dim first, as CPU's
+// kernels nest their loops.
+//   nearest:  y = x.index_select(d, src) with CPU's source index
+//             (min(floor(dst * scale), in - 1); nearest-exact: of dst + 0.5);
+//   linear:   y = x[i0] * (1 - l) + x[i1] * l with CPU's i0, i1 and lambda
+//             (area_pixel_compute_source_index; align_corners);
+//   backward: the adjoint per dim, index_add of the (weighted) gradient.
+// Indices and weights are made on the device from an arange, in float32 as
+// CPU computes them for float32/float16/bfloat16 (float64 for float64).
+// float16/bfloat16 interpolate in float32 and round once (CPU's bfloat16
+// linear kernels round differently: russet matches the float32 result
+// rounded); uint8 (bi)linear runs on the host (CPU's fixed-point kernel).
+#include "torch/pointwise.h"
+
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_upsample_nearest_exact1d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact1d_backward_ops.h>
+#include <ATen/ops/_upsample_nearest_exact1d_meta.h>
+#include <ATen/ops/_upsample_nearest_exact1d_ops.h>
+#include <ATen/ops/_upsample_nearest_exact2d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact2d_backward_ops.h>
+#include <ATen/ops/_upsample_nearest_exact2d_meta.h>
+#include <ATen/ops/_upsample_nearest_exact2d_ops.h>
+#include <ATen/ops/_upsample_nearest_exact3d_backward_meta.h>
+#include <ATen/ops/_upsample_nearest_exact3d_backward_ops.h>
+#include <ATen/ops/_upsample_nearest_exact3d_meta.h>
+#include <ATen/ops/_upsample_nearest_exact3d_ops.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/upsample_bilinear2d_backward_meta.h>
+#include <ATen/ops/upsample_bilinear2d_backward_ops.h>
+#include <ATen/ops/upsample_bilinear2d_meta.h>
+#include <ATen/ops/upsample_bilinear2d_ops.h>
+#include <ATen/ops/upsample_linear1d_backward_meta.h>
+#include <ATen/ops/upsample_linear1d_backward_ops.h>
+#include <ATen/ops/upsample_linear1d_meta.h>
+#include <ATen/ops/upsample_linear1d_ops.h>
+#include <ATen/ops/upsample_nearest1d_backward_meta.h>
+#include <ATen/ops/upsample_nearest1d_backward_ops.h>
+#include <ATen/ops/upsample_nearest1d_meta.h>
+#include <ATen/ops/upsample_nearest1d_ops.h>
+#include <ATen/ops/upsample_nearest2d_backward_meta.h>
+#include <ATen/ops/upsample_nearest2d_backward_ops.h>
+#include <ATen/ops/upsample_nearest2d_meta.h>
+#include <ATen/ops/upsample_nearest2d_ops.h>
+#include <ATen/ops/upsample_nearest3d_backward_meta.h>
+#include <ATen/ops/upsample_nearest3d_backward_ops.h>
+#include <ATen/ops/upsample_nearest3d_meta.h>
+#include <ATen/ops/upsample_nearest3d_ops.h>
+#include <ATen/ops/upsample_trilinear3d_backward_meta.h>
+#include <ATen/ops/upsample_trilinear3d_backward_ops.h>
+#include <ATen/ops/upsample_trilinear3d_meta.h>
+#include <ATen/ops/upsample_trilinear3d_ops.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+using Scales = std::vector<std::optional<double>>;
+
+enum class Mode { Nearest, NearestExact, Linear };
+
+// dst positions 0..out-1 in the index arithmetic's float type
+Tensor positions(int64_t out, at::ScalarType ft, const at::TensorOptions& opts) {
+  return at::arange(out, opts.dtype(at::kLong)).to(ft);
+}
+
+// CPU's nearest source index along a dim
+Tensor nearest_index(int64_t in, int64_t out, std::optional<double> scale, bool exact, at::ScalarType ft,
+                     const at::TensorOptions& opts) {
+  auto idx = opts.dtype(at::kLong);
+  if (!exact && out == in) return at::arange(out, idx);
+  if (!exact && out == 2 * in) return at::arange(out, idx).div_(2, "floor");
+  // compute_scales_value: 1 / scale when given, else in / out (float)
+  double s = scale.has_value() && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
+  if (ft == at::kFloat) s = static_cast<double>(static_cast<float>(s));
+  Tensor p = positions(out, ft, opts);
+  if (exact) p.add_(0.5);
+  return p.mul_(s).floor_().to(at::kLong).clamp_max_(in - 1);
+}
+
+// CPU's linear source indices i0, i1 and weight lambda along a dim
+std::tuple<Tensor, Tensor, Tensor> linear_index(int64_t in, int64_t out, bool align_corners,
+                                                std::optional<double> scale, at::ScalarType ft,
+                                                const at::TensorOptions& opts) {
+  double s;
+  if (align_corners) s = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  else s = scale.has_value() && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
+  if (ft == at::kFloat) s = static_cast<double>(static_cast<float>(s));
+  Tensor src = positions(out, ft, opts);
+  if (align_corners) src.mul_(s);
+  else src.add_(0.5).mul_(s).sub_(0.5).clamp_min_(0);
+  Tensor i0 = src.to(at::kLong);  // truncation (src >= 0)
+  Tensor lambda = src.sub(i0.to(ft));
+  Tensor i1 = i0.add(i0.lt(in - 1).to(at::kLong));
+  return {i0, i1, lambda};
+}
+
+at::ScalarType compute_type(const Tensor& t) {
+  return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
+}
+// the index arithmetic's type: CPU's opmath (float64 only for float64)
+at::ScalarType index_type(const Tensor& t) { return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat; }
+
+// weights shaped to broadcast along dim d of a k+2-dim tensor
+Tensor along(const Tensor& w, int64_t dims, int64_t d) {
+  std::vector<int64_t> shape(dims, 1);
+  shape[d] = w.size(0);
+  return w.view(shape);
+}
+
+Tensor interpolate(const Tensor& self, at::IntArrayRef out, const Scales& scales, Mode mode, bool align_corners) {
+  host_if_no_fp64(self);
+  // CPU's uint8 (bi)linear kernel works in fixed point with its own rounding:
+  // not reproduced here
+  if (mode == Mode::Linear && !c10::isFloatingType(self.scalar_type())) throw NeedsHost{};
+  int64_t k = static_cast<int64_t>(out.size()), nd = self.dim();
+  auto ft = index_type(self);
+  Tensor y = self.to(compute_type(self));
+  for (int64_t j = k - 1; j >= 0; --j) {
+    int64_t d = nd - k + j, in = self.size(d);
+    if (mode == Mode::Linear) {
+      auto [i0, i1, l] = linear_index(in, out[j], align_corners, scales[j], ft, self.options());
+      Tensor lw = along(l.to(y.scalar_type()), nd, d);
+      Tensor a = at::index_select(y, d, i0), b = at::index_select(y, d, i1);
+      // (1 - l) * x0 + l * x1, as CPU's w0lambda * x0 + w1lambda * x1
+      y = a.mul(lw.neg().add(1)).add_(b.mul(lw));
+    } else {
+      y = at::index_select(y, d, nearest_index(in, out[j], scales[j], mode == Mode::NearestExact, ft, self.options()));
+    }
+  }
+  return y.to(self.scalar_type());
+}
+
+Tensor interpolate_backward(const Tensor& grad, at::IntArrayRef out, at::IntArrayRef in_size, const Scales& scales,
+                            Mode mode, bool align_corners) {
+  host_if_no_fp64(grad);
+  int64_t k = static_cast<int64_t>(out.size()), nd = grad.dim();
+  auto ft = index_type(grad);
+  Tensor g = grad.to(compute_type(grad));
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t d = nd - k + j, in = in_size[2 + j];
+    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
+    shape[d] = in;
+    Tensor acc = at::zeros(shape, g.options());
+    if (mode == Mode::Linear) {
+      auto [i0, i1, l] = linear_index(in, out[j], align_corners, scales[j], ft, grad.options());
+      Tensor lw = along(l.to(g.scalar_type()), nd, d);
+      acc.index_add_(d, i0, g.mul(lw.neg().add(1)));
+      acc.index_add_(d, i1, g.mul(lw));
+    } else {
+      acc.index_add_(d, nearest_index(in, out[j], scales[j], mode == Mode::NearestExact, ft, grad.options()), g);
+    }
+    g = acc;
+  }
+  return g.to(grad.scalar_type());
+}
+
+Tensor& store(Tensor& out, const Tensor& r) {
+  out.copy_(r);
+  return out;
+}
+
+// ---- registrations: the structured .out forms (functional forms reach them)
+#define RS_NEAREST(NAME, META, K, MODE, ...)                                                                  \
+  Tensor& NAME##_out(const Tensor& self, at::IntArrayRef output_size, RS_SCALE_PARAMS_##K, Tensor& out) {      \
+    return native_or_host<at::_ops::NAME##_out>(                                                              \
+        [&]() -> Tensor& {                                                                                    \
+          OutOps<at::meta::META> m(out);                                                                      \
+          m.meta(self, output_size, RS_SCALE_ARGS_##K);                                                       \
+          return store(out, interpolate(self, output_size, {RS_SCALE_ARGS_##K}, MODE, false));                \
+        },                                                                                                    \
+        self, output_size, RS_SCALE_ARGS_##K, out);                                                           \
+  }                                                                                                           \
+  Tensor& NAME##_backward_out(const Tensor& grad, at::IntArrayRef output_size, at::IntArrayRef input_size,    \
+                              RS_SCALE_PARAMS_##K, Tensor& gi) {                                              \
+    return native_or_host<at::_ops::NAME##_backward_grad_input>(                                              \
+        [&]() -> Tensor& {                                                                                    \
+          OutOps<at::meta::META##_backward> m(gi);                                                            \
+          m.meta(grad, output_size, input_size, RS_SCALE_ARGS_##K);                                           \
+          return store(gi, interpolate_backward(grad, output_size, input_size, {RS_SCALE_ARGS_##K}, MODE, false)); \
+        },                                                                                                    \
+        grad, output_size, input_size, RS_SCALE_ARGS_##K, gi);                                                \
+  }
+#define RS_LINEAR(NAME, K)                                                                                    \
+  Tensor& NAME##_out(const Tensor& self, at::IntArrayRef output_size, bool ac, RS_SCALE_PARAMS_##K,            \
+                     Tensor& out) {                                                                           \
+    return native_or_host<at::_ops::NAME##_out>(                                                              \
+        [&]() -> Tensor& {                                                                                    \
+          OutOps<at::meta::structured_##NAME> m(out);                                                         \
+          m.meta(self, output_size, ac, RS_SCALE_ARGS_##K);                                                   \
+          return store(out, interpolate(self, output_size, {RS_SCALE_ARGS_##K}, Mode::Linear, ac));           \
+        },                                                                                                    \
+        self, output_size, ac, RS_SCALE_ARGS_##K, out);                                                       \
+  }                                                                                                           \
+  Tensor& NAME##_backward_out(const Tensor& grad, at::IntArrayRef output_size, at::IntArrayRef input_size,    \
+                              bool ac, RS_SCALE_PARAMS_##K, Tensor& gi) {                                     \
+    return native_or_host<at::_ops::NAME##_backward_grad_input>(                                              \
+        [&]() -> Tensor& {                                                                                    \
+          OutOps<at::meta::structured_##NAME##_backward> m(gi);                                               \
+          m.meta(grad, output_size, input_size, ac, RS_SCALE_ARGS_##K);                                       \
+          return store(gi, interpolate_backward(grad, output_size, input_size, {RS_SCALE_ARGS_##K},           \
+                                                Mode::Linear, ac));                                           \
+        },                                                                                                    \
+        grad, output_size, input_size, ac, RS_SCALE_ARGS_##K, gi);                                            \
+  }
+#define RS_SCALE_PARAMS_1 std::optional<double> s0
+#define RS_SCALE_ARGS_1 s0
+#define RS_SCALE_PARAMS_2 std::optional<double> s0, std::optional<double> s1
+#define RS_SCALE_ARGS_2 s0, s1
+#define RS_SCALE_PARAMS_3 std::optional<double> s0, std::optional<double> s1, std::optional<double> s2
+#define RS_SCALE_ARGS_3 s0, s1, s2
+RS_NEAREST(upsample_nearest1d, structured_upsample_nearest1d, 1, Mode::Nearest)
+RS_NEAREST(upsample_nearest2d, structured_upsample_nearest2d, 2, Mode::Nearest)
+RS_NEAREST(upsample_nearest3d, structured_upsample_nearest3d, 3, Mode::Nearest)
+RS_NEAREST(_upsample_nearest_exact1d, structured__upsample_nearest_exact1d, 1, Mode::NearestExact)
+RS_NEAREST(_upsample_nearest_exact2d, structured__upsample_nearest_exact2d, 2, Mode::NearestExact)
+RS_NEAREST(_upsample_nearest_exact3d, structured__upsample_nearest_exact3d, 3, Mode::NearestExact)
+RS_LINEAR(upsample_linear1d, 1)
+RS_LINEAR(upsample_bilinear2d, 2)
+RS_LINEAR(upsample_trilinear3d, 3)
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+#define RS_REG(NAME)                          \
+  m.impl(#NAME ".out", NAME##_out);           \
+  m.impl(#NAME "_backward.grad_input", NAME##_backward_out);
+  RS_REG(upsample_nearest1d)
+  RS_REG(upsample_nearest2d)
+  RS_REG(upsample_nearest3d)
+  RS_REG(_upsample_nearest_exact1d)
+  RS_REG(_upsample_nearest_exact2d)
+  RS_REG(_upsample_nearest_exact3d)
+  RS_REG(upsample_linear1d)
+  RS_REG(upsample_bilinear2d)
+  RS_REG(upsample_trilinear3d)
+#undef RS_REG
+}
+
+}  // namespace russet
