@@ -9,8 +9,9 @@
 // Slice offsets of self and src come from the coalesced views in `params`.
 //
 // Defines: DT (self's and src's dtype), OP (0 sum, 1 prod, 2 mean, 3 amax,
-// 4 amin, 5 copy: the last wins), ACC_OPMATH (float16/bfloat16 accumulate in
-// float, rounded once; else every step rounds to DT as CPU's scalar loop).
+// 4 amin, 5 copy: the last wins), ACC_OPMATH (float16/bfloat16/complex32
+// accumulate in float, rounded once, as CPU's scatter kernels; else every
+// step rounds to DT, as CPU's index_reduce and index_put loops).
 // An index outside [0, dim_size) raises the device error flag (code 1).
 #version 460
 #include "common/dtype.glsl"
@@ -70,6 +71,8 @@ void st(int64_t o, A v) {
 A rnd(A v) {
 #if IS_F && !ACC_OPMATH
     return RS_ROUND(DT)(v);
+#elif DT == 8 && !ACC_OPMATH  // complex32: each part rounds to float16
+    return vec2(rs_f16_dec(rs_f16_enc(v.x)), rs_f16_dec(rs_f16_enc(v.y)));
 #else
     return v;
 #endif
@@ -81,11 +84,11 @@ int64_t wrap(int64_t v) {
 #if DT == 0
     return v & 0xFFL;
 #elif DT == 1
-    return int64_t(int8_t(v));
+    return (v << 56) >> 56;  // arithmetic shifts: sign extension
 #elif DT == 2
-    return int64_t(int16_t(v));
+    return (v << 48) >> 48;
 #elif DT == 3
-    return int64_t(int(v));
+    return (v << 32) >> 32;
 #else
     return v;
 #endif
@@ -245,6 +248,10 @@ void main() {
             acc = rnd(combine(acc, scaled(v, alpha, scale, use_alpha, use_scale)));
         }
 #if OP == 2
+        // CPU: the sum rounded to DT, then divided (and rounded again)
+#if IS_F
+        acc = RS_ROUND(DT)(acc);
+#endif
         int64_t count = int64_t(end - p) + (incl ? 1L : 0L);
 #if IS_I
         int64_t a = wrap(acc);

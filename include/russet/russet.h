@@ -597,7 +597,7 @@ RS_API rs_status rs_gather_run(rs_stream *s, const rs_gather *g);
  * position order (a stable sort of the index, then one sequential pass per
  * segment), which is CPU's order, so results are bit-equal to CPU's where
  * CPU rounds the same way: each step rounds to self's dtype (integers wrap)
- * unless acc_opmath (float16/bfloat16 then accumulate in float and round
+ * unless acc_opmath (float16/bfloat16/complex32 then accumulate in float and round
  * once). include_self = 0 starts from the op's identity (0, 1, -inf/lowest,
  * +inf/highest). MEAN divides by the count (+1 with include_self), flooring
  * for integers; COPY keeps the last. SUM with has_alpha adds alpha * src
@@ -607,8 +607,8 @@ RS_API rs_status rs_gather_run(rs_stream *s, const rs_gather *g);
  * (scale_grad_by_freq). An index outside [0, self.size(dim)) raises the
  * device error flag (the adapter wraps negative indices where PyTorch does).
  * Dtypes: bool, uint8, int8/16/32/64, float16, bfloat16, float32,
- * complex64 (no AMAX/AMIN); float64 only with fp64 (RS_ERR_UNSUPPORTED
- * otherwise). */
+ * complex64 (no AMAX/AMIN), complex32 (SUM only); float64 only with fp64 (RS_ERR_UNSUPPORTED
+ * otherwise). COPY moves bits: every dtype of 1 to 8 bytes. */
 typedef enum rs_index_reduce_op {
     RS_IR_SUM = 0, RS_IR_PROD = 1, RS_IR_MEAN = 2, RS_IR_AMAX = 3, RS_IR_AMIN = 4, RS_IR_COPY = 5
 } rs_index_reduce_op;

@@ -29,11 +29,13 @@ typedef struct ir_push {
 
 enum { F_SHARED = 1, F_INCLUDE_SELF = 2, F_SKIP = 4, F_SCALE = 8, F_ALPHA = 16 };
 
-static int supported(rs_dtype dt) {
+static int supported(rs_dtype dt, rs_index_reduce_op op) {
     switch (dt) {
     case RS_BOOL: case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
     case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT32: case RS_FLOAT64: case RS_COMPLEX64:
         return 1;
+    case RS_COMPLEX32:
+        return op == RS_IR_SUM;
     default:
         return 0;
     }
@@ -72,9 +74,17 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
     if ((int)p->op < RS_IR_SUM || p->op > RS_IR_COPY) return rs_error(RS_ERR_INVALID, "%s: bad op", name);
     rs_dtype dt = p->self.dtype;
     if (p->src.dtype != dt) return rs_error(RS_ERR_INVALID, "%s: self and src must have one dtype", name);
-    if (!supported(dt))
+    if (p->op == RS_IR_COPY) {
+        /* a copy moves bits: any dtype of 1, 2, 4 or 8 bytes as that integer */
+        size_t es = rs_dtype_size(dt);
+        if (es == 1) dt = RS_UINT8;
+        else if (es == 2) dt = RS_INT16;
+        else if (es == 4) dt = RS_INT32;
+        else if (es == 8) dt = RS_INT64;
+    }
+    if (!supported(dt, p->op))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: dtype %s is not supported", name, rs_dtype_name(dt));
-    if ((p->op == RS_IR_AMAX || p->op == RS_IR_AMIN) && dt == RS_COMPLEX64)
+    if ((p->op == RS_IR_AMAX || p->op == RS_IR_AMIN) && (dt == RS_COMPLEX64 || dt == RS_COMPLEX32))
         return rs_error(RS_ERR_INVALID, "%s: amax/amin of complex numbers", name);
     if (p->op == RS_IR_MEAN && dt == RS_BOOL) return rs_error(RS_ERR_UNSUPPORTED, "%s: mean of bool", name);
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
@@ -174,7 +184,7 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
                    (p->has_skip ? F_SKIP : 0) | (p->scale_by_count ? F_SCALE : 0) | (p->has_alpha ? F_ALPHA : 0);
         if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) goto done;
         char defines[96];
-        int opmath = p->acc_opmath && (dt == RS_FLOAT16 || dt == RS_BFLOAT16);
+        int opmath = p->acc_opmath && (dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_COMPLEX32);
         snprintf(defines, sizeof defines, "DT=%d;OP=%d;ACC_OPMATH=%d", (int)dt, (int)p->op, opmath);
         rs_kernel *k = NULL;
         if ((st = rs_kernel_get(dev, "scatter_reduce.comp", defines, &k)) != RS_OK) goto done;

@@ -1,0 +1,503 @@
+// Index reductions through the C core's rs_index_reduce_run (stable-sorted
+// segments reduced in CPU's order: deterministic, bit-equal where CPU rounds
+// the same way): scatter_add, scatter_reduce, index_add, index_reduce,
+// index_copy, embedding_dense_backward, put_, index_put_ (_index_put_impl_);
+// and what composes on gather/scatter: index_fill_, take, masked_scatter_.
+// Dtypes the engine lacks (float64 without fp64, uint16/32/64, complex32,
+// complex128) run through host execution.
+#include "torch/pointwise.h"
+#include "torch/reduce.h"
+
+#include <ATen/ExpandUtils.h>
+#include <ATen/TensorUtils.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/IndexingUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_index_put_impl_ops.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/embedding_dense_backward_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/index_add_meta.h>
+#include <ATen/ops/index_add_ops.h>
+#include <ATen/ops/index_copy_meta.h>
+#include <ATen/ops/index_copy_ops.h>
+#include <ATen/ops/index_fill_ops.h>
+#include <ATen/ops/index_reduce_meta.h>
+#include <ATen/ops/index_reduce_ops.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/masked_scatter_ops.h>
+#include <ATen/ops/put_ops.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/scatter_add_meta.h>
+#include <ATen/ops/scatter_add_ops.h>
+#include <ATen/ops/scatter_reduce_meta.h>
+#include <ATen/ops/scatter_reduce_ops.h>
+#include <ATen/ops/take_ops.h>
+#include <ATen/ops/view_as_real.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/scatter_meta.h>
+#include <ATen/ops/scatter_ops.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include <string_view>
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+
+// Throws NeedsHost unless the engine computes `op` on this dtype here.
+void host_unless_native(const Tensor& self, rs_index_reduce_op op) {
+  if (op == RS_IR_COPY) return;  // moves bits: every dtype (complex128 as two float64)
+  switch (self.scalar_type()) {
+    case at::kBool:
+      if (op == RS_IR_MEAN) throw NeedsHost{};
+      return;
+    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kBFloat16: case at::kFloat:
+      return;
+    case at::kComplexFloat:
+      if (op == RS_IR_AMAX || op == RS_IR_AMIN) throw NeedsHost{};
+      return;
+    case at::kComplexHalf:  // sums only (each part rounded to float16 per step)
+      if (op != RS_IR_SUM) throw NeedsHost{};
+      return;
+    case at::kDouble:
+      host_if_no_fp64(self);
+      return;
+    default:
+      throw NeedsHost{};
+  }
+}
+
+rs_scalar scalar_slot(const at::Scalar& v, at::ScalarType t) {
+  rs_scalar s{};
+  switch (t) {
+    case at::kBool: s.u = v.to<bool>() ? 1 : 0; break;
+    case at::kHalf: case at::kBFloat16: case at::kFloat: s.f = v.to<float>(); break;
+    case at::kDouble: s.d = v.to<double>(); break;
+    case at::kComplexHalf:
+    case at::kComplexFloat: {
+      auto c = v.to<c10::complex<float>>();
+      s.cf.re = c.real();
+      s.cf.im = c.imag();
+      break;
+    }
+    default: s.i = v.to<int64_t>(); break;
+  }
+  return s;
+}
+
+struct Opts {
+  bool shared = false, include_self = true, acc_opmath = false, scale = false;
+  std::optional<int64_t> skip;
+  const at::Scalar* alpha = nullptr;
+};
+
+// Reduces src into `self` (written in place) along dim.
+void run_ir(const char* name, rs_index_reduce_op op, const Tensor& self, int64_t dim, const Tensor& index,
+            const Tensor& src, const Opts& o) {
+  if (index.numel() == 0) return;
+  auto one_d = [](const Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; };
+  rs_index_reduce p{};
+  p.name = name;
+  p.op = op;
+  p.dim = self.dim() == 0 ? 0 : static_cast<int>(at::maybe_wrap_dim(dim, self.dim()));
+  p.shared_index = o.shared;
+  p.include_self = o.include_self;
+  p.acc_opmath = o.acc_opmath;
+  p.scale_by_count = o.scale;
+  p.has_skip = o.skip.has_value();
+  p.skip_index = o.skip.value_or(0);
+  if (o.alpha && !(o.alpha->equal(1))) {
+    p.has_alpha = 1;
+    p.alpha = scalar_slot(*o.alpha, self.scalar_type());
+  }
+  Tensor sv = one_d(self), rv = one_d(resolved(src));
+  if (op == RS_IR_COPY && self.scalar_type() == at::kComplexDouble) {  // 16 bytes: its two halves
+    TORCH_INTERNAL_ASSERT(o.shared);
+    sv = at::view_as_real(sv);
+    rv = at::view_as_real(rv);
+  }
+  p.self = describe(sv);
+  p.src = describe(rv);
+  p.index = describe(o.shared ? index.reshape({-1}) : one_d(index));
+  check(rs_index_reduce_run(current_stream_for(self), &p));
+}
+
+rs_index_reduce_op op_of(std::string_view reduce) {
+  if (reduce == "sum") return RS_IR_SUM;
+  if (reduce == "prod") return RS_IR_PROD;
+  if (reduce == "mean") return RS_IR_MEAN;
+  if (reduce == "amax" || reduce == "max") return RS_IR_AMAX;  // ATen accepts both names
+  return RS_IR_AMIN;  // "amin", "min": the meta function rejected anything else
+}
+
+// CPU (ScatterGatherKernel) accumulates float16/bfloat16/complex32 scatters
+// in float and rounds once; index_add does too on the first or last dim of
+// a tensor of 2+ dims (elsewhere each addition rounds to the dtype).
+bool index_add_opmath(const Tensor& self, int64_t dim) {
+  return self.dim() > 1 && (dim == 0 || dim == self.dim() - 1);
+}
+
+Tensor& scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
+  return native_or_host<at::_ops::scatter_add_out>(
+      [&]() -> Tensor& {
+        host_unless_native(self, RS_IR_SUM);
+        OutOps<at::meta::structured_scatter_add> m(out);
+        m.meta(self, dim, index, src);
+        if (!out.is_same(self)) out.copy_(self);
+        int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+        Opts o;
+        o.acc_opmath = true;
+        run_ir("scatter_add", RS_IR_SUM, out, d, index, src, o);
+        return out;
+      },
+      self, dim, index, src, out);
+}
+
+Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               std::string_view reduce, bool include_self, Tensor& out) {
+  return native_or_host<at::_ops::scatter_reduce_two_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_scatter_reduce_two> m(out);
+        m.meta(self, dim, index, src, reduce, include_self);  // checks `reduce`
+        auto op = op_of(reduce);
+        host_unless_native(self, op);
+        if (!out.is_same(self)) out.copy_(self);
+        int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+        Opts o;
+        o.include_self = include_self;
+        o.acc_opmath = true;
+        run_ir("scatter_reduce", op, out, d, index, src, o);
+        return out;
+      },
+      self, dim, index, src, reduce, include_self, out);
+}
+
+// scatter with reduce="add" / "multiply" (src or a value): CPU's
+// scatter_reduce_stub, self included
+rs_index_reduce_op legacy_op(std::string_view reduce) { return reduce == "add" ? RS_IR_SUM : RS_IR_PROD; }
+
+Tensor& scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           std::string_view reduce, Tensor& out) {
+  return native_or_host<at::_ops::scatter_reduce_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_scatter_reduce> m(out);
+        m.meta(self, dim, index, src, reduce);
+        host_unless_native(self, legacy_op(reduce));
+        if (!out.is_same(self)) out.copy_(self);
+        int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+        Opts o;
+        o.acc_opmath = true;
+        run_ir("scatter", legacy_op(reduce), out, d, index, src, o);
+        return out;
+      },
+      self, dim, index, src, reduce, out);
+}
+
+Tensor& scatter_value_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const at::Scalar& value,
+                                 std::string_view reduce, Tensor& out) {
+  return native_or_host<at::_ops::scatter_value_reduce_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_scatter_value_reduce> m(out);
+        m.meta(self, dim, index, value, reduce);
+        host_unless_native(self, legacy_op(reduce));
+        if (!out.is_same(self)) out.copy_(self);
+        if (index.numel() == 0) return out;
+        int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+        Tensor v = at::scalar_tensor(value, out.options()).expand(index.sizes());
+        Opts o;
+        o.acc_opmath = true;
+        run_ir("scatter", legacy_op(reduce), out, d, index, v, o);
+        return out;
+      },
+      self, dim, index, value, reduce, out);
+}
+
+// the shared-index ops (index_add, index_reduce, index_copy): source's
+// slice k goes to self's slice index[k]
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const at::Scalar& alpha, Tensor& out) {
+  return native_or_host<at::_ops::index_add_out>(
+      [&]() -> Tensor& {
+        host_unless_native(self, RS_IR_SUM);
+        OutOps<at::meta::structured_index_add> m(out);
+        m.meta(self, dim, index, source, alpha);
+        if (!out.is_same(self)) out.copy_(self);
+        Opts o;
+        o.shared = true;
+        o.alpha = &alpha;
+        o.acc_opmath = index_add_opmath(out, at::maybe_wrap_dim(dim, std::max<int64_t>(out.dim(), 1)));
+        run_ir("index_add", RS_IR_SUM, out, dim, index, source.dim() == 0 ? source.view({1}) : source, o);
+        return out;
+      },
+      self, dim, index, source, alpha, out);
+}
+
+Tensor& index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         std::string_view reduce, bool include_self, Tensor& out) {
+  return native_or_host<at::_ops::index_reduce_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_index_reduce> m(out);
+        m.meta(self, dim, index, source, reduce, include_self);
+        auto op = op_of(reduce);
+        host_unless_native(self, op);
+        TORCH_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");
+        if (!out.is_same(self)) out.copy_(self);
+        Opts o;
+        o.shared = true;
+        o.include_self = include_self;
+        run_ir("index_reduce", op, out, dim, index, source.dim() == 0 ? source.view({1}) : source, o);
+        return out;
+      },
+      self, dim, index, source, reduce, include_self, out);
+}
+
+Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  return native_or_host<at::_ops::index_copy_out>(
+      [&]() -> Tensor& {
+        host_unless_native(self, RS_IR_COPY);
+        OutOps<at::meta::structured_index_copy> m(out);
+        m.meta(self, dim, index, source);
+        if (!out.is_same(self)) out.copy_(self);
+        Opts o;
+        o.shared = true;
+        run_ir("index_copy", RS_IR_COPY, out, dim, index, source.dim() == 0 ? source.view({1}) : source, o);
+        return out;
+      },
+      self, dim, index, source, out);
+}
+
+// nn.Embedding's backward: the rows of grad summed into num_weights rows in
+// index order (CPU's embedding_dense_backward_cpu), padding_idx skipped,
+// each scaled by 1 / its index's count with scale_grad_by_freq
+Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, c10::SymInt num_weights,
+                                c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  return native_or_host<at::_ops::embedding_dense_backward>(
+      [&]() -> Tensor {
+        TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
+                    "embedding_backward: Expected tensor for argument #2 'indices' to have one of the following "
+                    "scalar types: Long, Int; but got ", indices.scalar_type(), " instead");
+        host_unless_native(grad, RS_IR_SUM);
+        int64_t n = num_weights.expect_int(), d = grad.size(-1);
+        Tensor gw = at::zeros({n, d}, grad.options());
+        int64_t numel = indices.numel();
+        if (numel == 0 || d == 0) return gw;
+        Opts o;
+        o.shared = true;
+        o.scale = scale_grad_by_freq;
+        o.skip = padding_idx.expect_int();
+        run_ir("embedding_backward", RS_IR_SUM, gw, 0, indices, grad.reshape({numel, d}), o);
+        return gw;
+      },
+      grad, indices, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq);
+}
+
+// index in [-n, n) wrapped to [0, n); other values stay out of range (the
+// kernels raise them)
+Tensor wrapped(const Tensor& index, int64_t n) { return at::where(index.lt(0), index.add(n), index); }
+
+// put_: self as a flat (row-major) tensor, index into it
+Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  return native_or_host<at::_ops::put_>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(index.scalar_type() == at::kLong, "put_(): Expected a long tensor for index, but got ",
+                    index.scalar_type());
+        TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+                    "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+                    self.scalar_type(), " and source.dtype = ", source.scalar_type());
+        TORCH_CHECK(index.numel() == source.numel(), "put_(): Expected source and index to have the same number ",
+                    "of elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
+        TORCH_CHECK(self.numel() > 0 || index.numel() == 0, "put_(): Tried to put elements into an empty tensor");
+        auto op = accumulate ? RS_IR_SUM : RS_IR_COPY;
+        host_unless_native(self, op);
+        if (index.numel() == 0) return self;
+        bool direct = self.is_contiguous();
+        Tensor flat = direct ? self.view({-1}) : self.contiguous().view({-1});
+        Opts o;
+        o.shared = true;
+        run_ir("put_", op, flat, 0, wrapped(index.reshape({-1}), self.numel()), source.reshape({-1}), o);
+        if (!direct) self.copy_(flat.view(self.sizes()));
+        return self;
+      },
+      self, index, source, accumulate);
+}
+
+// take: a gather from the flat self
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  TORCH_CHECK(index.scalar_type() == at::kLong, "take(): Expected a long tensor for index, but got ",
+              index.scalar_type());
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "take(): self and result expected to have the same dtype, ",
+              "but got self.dtype = ", self.scalar_type(), " and result.dtype = ", out.scalar_type());
+  TORCH_CHECK(self.numel() > 0 || index.numel() == 0, "take(): tried to take from an empty tensor");
+  at::native::resize_output(out, index.sizes());
+  if (index.numel() == 0) return out;
+  Tensor flat = self.reshape({-1});
+  Tensor r = at::index_select(flat, 0, wrapped(index.reshape({-1}), self.numel()));
+  out.copy_(r.view(index.sizes()));
+  return out;
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  Tensor out = at::empty({0}, self.options());
+  return take_out(self, index, out);
+}
+
+// index_fill_: a scatter of the value along dim with the index expanded
+// over the other dims (every dtype: elements move as bytes)
+Tensor& index_fill_value(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  TORCH_CHECK_INDEX(index.dim() <= 1, "Index has to be a vector/scalar");
+  TORCH_CHECK(index.scalar_type() == at::kLong, "index_fill_(): Expected dtype int64 for index.");
+  TORCH_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  if (index.numel() == 0 || self.numel() == 0) return self;
+  Tensor s = self.dim() == 0 ? self.view({1}) : self;
+  std::vector<int64_t> shape(s.sizes().begin(), s.sizes().end()), view(s.dim(), 1);
+  shape[d] = index.numel();
+  view[d] = index.numel();
+  Tensor idx = wrapped(index.reshape({-1}), s.size(d)).view(view).expand(shape);
+  Tensor v = value.to(self.scalar_type()).expand(shape);
+  rs_gather g{};
+  g.mode = RS_SCATTER;
+  g.dim = static_cast<int>(d);
+  g.self = describe(s);
+  g.index = describe(idx);
+  g.other = describe(resolved(v));
+  check(rs_gather_run(current_stream_for(self), &g));
+  return self;
+}
+
+Tensor& index_fill_int_scalar(Tensor& self, int64_t dim, const Tensor& index, const at::Scalar& value) {
+  return index_fill_value(self, dim, index, at::scalar_tensor(value, self.options()));
+}
+
+Tensor& index_fill_int_tensor(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return index_fill_value(self, dim, index, value.device() == self.device() ? value : value.to(self.device()));
+}
+
+// masked_scatter_: the k-th true position of the mask (row-major over self)
+// takes source's k-th element: ranks from a cumsum, a gather, a copy.
+// Source is read through a one-element pad in front, so that a position
+// past its end raises (device-side) and an all-false mask reads nothing.
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "masked_scatter_: expected self and source to have same ",
+              "dtypes but got", self.scalar_type(), " and ", source.scalar_type());
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  if (self.numel() == 0) return self;
+  Tensor m = mask.expand(self.sizes()).reshape({-1});
+  Tensor pos = at::cumsum(m, 0, at::kLong);  // 1-based rank of each true position
+  Tensor padded = at::cat({at::zeros({1}, source.options()), source.reshape({-1})});
+  Tensor taken = at::index_select(padded, 0, at::where(m, pos, at::zeros({}, pos.options())));
+  // copied to the true positions (the others index -1: skipped)
+  int64_t n = self.numel();
+  Tensor targets = at::where(m, at::arange(n, pos.options()), at::full({}, -1, pos.options()));
+  bool direct = self.is_contiguous();
+  Tensor flat = direct ? self.view({-1}) : self.contiguous().view({-1});
+  Opts o;
+  o.shared = true;
+  o.skip = -1;
+  run_ir("masked_scatter_", RS_IR_COPY, flat, 0, targets, taken, o);
+  if (!direct) self.copy_(flat.view(self.sizes()));
+  return self;
+}
+
+// index_put_ (accumulate or not): ATen's make_info steps (masks to
+// indices, broadcast, indexed dims transposed to the front unless
+// adjacent), then one linear index into the indexed dims, reduced as
+// index_add / index_copy along them. Values broadcast to the result's shape.
+Tensor& index_put_impl(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values,
+                       bool accumulate, bool unsafe) {
+  return native_or_host<at::_ops::_index_put_impl_>(
+      [&]() -> Tensor& {
+        auto op = accumulate ? RS_IR_SUM : RS_IR_COPY;
+        host_unless_native(self, op);
+        TORCH_CHECK_INDEX(indices.size() <= (size_t)self.dim(), "too many indices for tensor of dimension ",
+                          self.dim(), " (got ", indices.size(), ")");
+        TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination ",
+                    "dtypes match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(),
+                    " for the source.");
+        at::native::checkIndexTensorTypes(indices, /*allow_int*/ true);
+        auto idx = at::native::expandTensors(self, indices);
+        try {
+          idx = at::expand_outplace(idx);
+        } catch (std::exception&) {
+          TORCH_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together");
+        }
+        while (idx.size() < (size_t)self.dim()) idx.emplace_back();
+        Tensor t = self;
+        if (!at::native::hasContiguousSubspace(idx)) std::tie(t, idx) = at::native::transposeToFront(t, idx);
+        int64_t a = 0;
+        while (a < (int64_t)idx.size() && !idx[a].defined()) ++a;
+        if (a == (int64_t)idx.size()) throw NeedsHost{};
+        int64_t b = a;
+        while (b < (int64_t)idx.size() && idx[b].defined()) ++b;
+        // the linear index over dims [a, b); components out of range make it -1
+        Tensor lin, ok;
+        int64_t P = 1;
+        for (int64_t k = b - 1; k >= a; --k) {
+          int64_t n = t.size(k);
+          Tensor i = idx[k].to(at::kLong);
+          Tensor in_range = i.ge(-n).logical_and(i.lt(n));
+          Tensor term = wrapped(i, n).mul(P);
+          lin = lin.defined() ? lin.add(term) : term;
+          ok = ok.defined() ? ok.logical_and(in_range) : in_range;
+          P *= n;
+        }
+        lin = at::where(ok, lin, at::full({}, -1, lin.options()));
+        auto bshape = idx[a].sizes();
+        int64_t nb = idx[a].numel();
+        if (nb == 0 || t.numel() == 0) return self;
+        // self (transposed) as [pre, P, post]: a view when dims a..b merge
+        std::vector<int64_t> tshape, vshape, full;
+        for (int64_t k = 0; k < a; ++k) tshape.push_back(t.size(k));
+        tshape.push_back(P);
+        for (int64_t k = b; k < t.dim(); ++k) tshape.push_back(t.size(k));
+        for (int64_t k = 0; k < a; ++k) full.push_back(t.size(k));
+        full.insert(full.end(), bshape.begin(), bshape.end());
+        for (int64_t k = b; k < t.dim(); ++k) full.push_back(t.size(k));
+        vshape = tshape;
+        vshape[a] = nb;
+        Tensor v = values.expand(full).reshape(vshape);
+        std::optional<Tensor> tv;
+        {
+          auto st = at::detail::computeStride(t.sizes(), t.strides(), tshape);
+          if (st.has_value()) tv = t.as_strided(tshape, *st);
+        }
+        Tensor target = tv ? *tv : t.contiguous().view(tshape);
+        Opts o;
+        o.shared = true;
+        run_ir("index_put_", op, target, a, lin.reshape({-1}), v, o);
+        if (!tv) t.copy_(target.view(t.sizes()));
+        return self;
+      },
+      self, indices, values, accumulate, unsafe);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("scatter_add.out", scatter_add_out);
+  m.impl("scatter.reduce_out", scatter_reduce_out);
+  m.impl("scatter.value_reduce_out", scatter_value_reduce_out);
+  m.impl("scatter_reduce.two_out", scatter_reduce_two_out);
+  m.impl("index_add.out", index_add_out);
+  m.impl("index_reduce.out", index_reduce_out);
+  m.impl("index_copy.out", index_copy_out);
+  m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("put_", put_);
+  m.impl("take", take);
+  m.impl("take.out", take_out);
+  m.impl("index_fill_.int_Scalar", index_fill_int_scalar);
+  m.impl("index_fill_.int_Tensor", index_fill_int_tensor);
+  m.impl("masked_scatter_", masked_scatter_);
+  m.impl("_index_put_impl_", index_put_impl);
+}
+
+}  // namespace russet
