@@ -24,6 +24,7 @@
 #include <ATen/ops/index_copy_meta.h>
 #include <ATen/ops/index_copy_ops.h>
 #include <ATen/ops/index_fill_ops.h>
+#include <ATen/ops/index_ops.h>
 #include <ATen/ops/index_reduce_meta.h>
 #include <ATen/ops/index_reduce_ops.h>
 #include <ATen/ops/index_select.h>
@@ -408,76 +409,119 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
   return self;
 }
 
-// index_put_ (accumulate or not): ATen's make_info steps (masks to
-// indices, broadcast, indexed dims transposed to the front unless
-// adjacent), then one linear index into the indexed dims, reduced as
-// index_add / index_copy along them. Values broadcast to the result's shape.
+// Advanced indexing, ATen's make_info steps: masks become indices
+// (nonzero), the indices broadcast, and unless the indexed dims are adjacent
+// they move to the front with self. Then one linear index over the indexed
+// dims [a, b) (an out-of-range component makes it -1, which the kernels
+// raise), and self as [pre, P, post] (P: the indexed dims merged), a view
+// when they merge (`view` false: a contiguous copy).
+struct Linear {
+  Tensor t;          // self, transposed if needed
+  Tensor target;     // t as [pre, P, post]
+  bool view = true;  // target aliases t
+  Tensor lin;        // int64 [nb]
+  int64_t a = 0;
+  std::vector<int64_t> full;  // the result's shape: pre + broadcast index + post
+  std::vector<int64_t> flat;  // pre + [nb] + post
+  bool empty = false;
+};
+
+Linear linearize(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  TORCH_CHECK_INDEX(indices.size() <= (size_t)self.dim(), "too many indices for tensor of dimension ", self.dim(),
+                    " (got ", indices.size(), ")");
+  at::native::checkIndexTensorTypes(indices, /*allow_int*/ true);
+  auto idx = at::native::expandTensors(self, indices);
+  try {
+    idx = at::expand_outplace(idx);
+  } catch (std::exception&) {
+    TORCH_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together");
+  }
+  while (idx.size() < (size_t)self.dim()) idx.emplace_back();
+  Linear L;
+  L.t = self;
+  if (!at::native::hasContiguousSubspace(idx)) std::tie(L.t, idx) = at::native::transposeToFront(L.t, idx);
+  int64_t a = 0;
+  while (a < (int64_t)idx.size() && !idx[a].defined()) ++a;
+  if (a == (int64_t)idx.size()) throw NeedsHost{};  // no index tensor at all
+  int64_t b = a;
+  while (b < (int64_t)idx.size() && idx[b].defined()) ++b;
+  Tensor lin, ok;
+  int64_t P = 1;
+  for (int64_t k = b - 1; k >= a; --k) {
+    int64_t n = L.t.size(k);
+    Tensor i = idx[k].to(at::kLong);
+    Tensor in_range = i.ge(-n).logical_and(i.lt(n));
+    Tensor term = wrapped(i, n).mul(P);
+    lin = lin.defined() ? lin.add(term) : term;
+    ok = ok.defined() ? ok.logical_and(in_range) : in_range;
+    P *= n;
+  }
+  L.lin = at::where(ok, lin, at::full({}, -1, lin.options())).reshape({-1});
+  L.a = a;
+  auto bshape = idx[a].sizes();
+  int64_t nb = idx[a].numel();
+  std::vector<int64_t> tshape;
+  for (int64_t k = 0; k < a; ++k) tshape.push_back(L.t.size(k));
+  tshape.push_back(P);
+  for (int64_t k = b; k < L.t.dim(); ++k) tshape.push_back(L.t.size(k));
+  for (int64_t k = 0; k < a; ++k) L.full.push_back(L.t.size(k));
+  L.full.insert(L.full.end(), bshape.begin(), bshape.end());
+  for (int64_t k = b; k < L.t.dim(); ++k) L.full.push_back(L.t.size(k));
+  L.flat = tshape;
+  L.flat[a] = nb;
+  L.empty = nb == 0 || L.t.numel() == 0;
+  auto st = at::detail::computeStride(L.t.sizes(), L.t.strides(), tshape);
+  if (st.has_value()) {
+    L.target = L.t.as_strided(tshape, *st);
+  } else {
+    L.view = false;
+    L.target = L.t.contiguous().view(tshape);
+  }
+  return L;
+}
+
+// index_put_ (accumulate or not): SUM / COPY along the merged indexed dims;
+// values broadcast to the result's shape
 Tensor& index_put_impl(Tensor& self, const c10::List<std::optional<Tensor>>& indices, const Tensor& values,
                        bool accumulate, bool unsafe) {
   return native_or_host<at::_ops::_index_put_impl_>(
       [&]() -> Tensor& {
         auto op = accumulate ? RS_IR_SUM : RS_IR_COPY;
         host_unless_native(self, op);
-        TORCH_CHECK_INDEX(indices.size() <= (size_t)self.dim(), "too many indices for tensor of dimension ",
-                          self.dim(), " (got ", indices.size(), ")");
         TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination ",
                     "dtypes match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(),
                     " for the source.");
-        at::native::checkIndexTensorTypes(indices, /*allow_int*/ true);
-        auto idx = at::native::expandTensors(self, indices);
-        try {
-          idx = at::expand_outplace(idx);
-        } catch (std::exception&) {
-          TORCH_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together");
-        }
-        while (idx.size() < (size_t)self.dim()) idx.emplace_back();
-        Tensor t = self;
-        if (!at::native::hasContiguousSubspace(idx)) std::tie(t, idx) = at::native::transposeToFront(t, idx);
-        int64_t a = 0;
-        while (a < (int64_t)idx.size() && !idx[a].defined()) ++a;
-        if (a == (int64_t)idx.size()) throw NeedsHost{};
-        int64_t b = a;
-        while (b < (int64_t)idx.size() && idx[b].defined()) ++b;
-        // the linear index over dims [a, b); components out of range make it -1
-        Tensor lin, ok;
-        int64_t P = 1;
-        for (int64_t k = b - 1; k >= a; --k) {
-          int64_t n = t.size(k);
-          Tensor i = idx[k].to(at::kLong);
-          Tensor in_range = i.ge(-n).logical_and(i.lt(n));
-          Tensor term = wrapped(i, n).mul(P);
-          lin = lin.defined() ? lin.add(term) : term;
-          ok = ok.defined() ? ok.logical_and(in_range) : in_range;
-          P *= n;
-        }
-        lin = at::where(ok, lin, at::full({}, -1, lin.options()));
-        auto bshape = idx[a].sizes();
-        int64_t nb = idx[a].numel();
-        if (nb == 0 || t.numel() == 0) return self;
-        // self (transposed) as [pre, P, post]: a view when dims a..b merge
-        std::vector<int64_t> tshape, vshape, full;
-        for (int64_t k = 0; k < a; ++k) tshape.push_back(t.size(k));
-        tshape.push_back(P);
-        for (int64_t k = b; k < t.dim(); ++k) tshape.push_back(t.size(k));
-        for (int64_t k = 0; k < a; ++k) full.push_back(t.size(k));
-        full.insert(full.end(), bshape.begin(), bshape.end());
-        for (int64_t k = b; k < t.dim(); ++k) full.push_back(t.size(k));
-        vshape = tshape;
-        vshape[a] = nb;
-        Tensor v = values.expand(full).reshape(vshape);
-        std::optional<Tensor> tv;
-        {
-          auto st = at::detail::computeStride(t.sizes(), t.strides(), tshape);
-          if (st.has_value()) tv = t.as_strided(tshape, *st);
-        }
-        Tensor target = tv ? *tv : t.contiguous().view(tshape);
+        Linear L = linearize(self, indices);
+        if (L.empty) return self;
+        Tensor v = values.expand(L.full).reshape(L.flat);
         Opts o;
         o.shared = true;
-        run_ir("index_put_", op, target, a, lin.reshape({-1}), v, o);
-        if (!tv) t.copy_(target.view(t.sizes()));
+        run_ir("index_put_", op, L.target, L.a, L.lin, v, o);
+        if (!L.view) L.t.copy_(L.target.view(L.t.sizes()));
         return self;
       },
       self, indices, values, accumulate, unsafe);
+}
+
+// index (x[idx]): a gather along the merged indexed dims (every dtype)
+Tensor& index_out(const Tensor& self, const c10::List<std::optional<Tensor>>& indices, Tensor& out) {
+  return native_or_host<at::_ops::index_Tensor_out>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(self.scalar_type() == out.scalar_type(), "index_out: self (", self.scalar_type(),
+                    ") and result (", out.scalar_type(), ") must have the same scalar type");
+        Linear L = linearize(self, indices);
+        at::native::resize_output(out, L.full);
+        if (out.numel() == 0) return out;
+        Tensor r = at::index_select(L.target, L.a, L.lin);
+        out.copy_(r.view(L.full));
+        return out;
+      },
+      self, indices, out);
+}
+
+Tensor index(const Tensor& self, const c10::List<std::optional<Tensor>>& indices) {
+  Tensor out = at::empty({0}, self.options());
+  return index_out(self, indices, out);
 }
 
 }  // namespace
@@ -498,6 +542,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_fill_.int_Tensor", index_fill_int_tensor);
   m.impl("masked_scatter_", masked_scatter_);
   m.impl("_index_put_impl_", index_put_impl);
+  m.impl("index.Tensor", index);
+  m.impl("index.Tensor_out", index_out);
 }
 
 }  // namespace russet
