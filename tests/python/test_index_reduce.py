@@ -326,3 +326,14 @@ def test_reduced_float_rounding_as_cpu(dtype):
     assert torch.equal(w.to(D).put(k.to(D), v.to(D), accumulate=True).cpu(), w.put(k, v, accumulate=True))
     assert torch.equal(w.to(D).index_put((k.to(D),), v.to(D), accumulate=True).cpu(),
                        w.index_put((k,), v, accumulate=True))
+
+
+def test_bincount_float_weights_bit_equal():
+    # summed in input order by the sorted segments, as CPU's loop
+    for dt in (torch.uint8, torch.int64):
+        x = torch.randint(0, 20, (3000,), dtype=dt)
+        w = torch.randn(3000)
+        torch.russet.reset_host_op_counts()
+        got = torch.bincount(x.to(D), w.to(D), minlength=25)
+        assert _host_counts() == {}, _host_counts()
+        assert torch.equal(got.cpu(), torch.bincount(x, w, minlength=25))
