@@ -337,3 +337,31 @@ def test_bincount_float_weights_bit_equal():
         got = torch.bincount(x.to(D), w.to(D), minlength=25)
         assert _host_counts() == {}, _host_counts()
         assert torch.equal(got.cpu(), torch.bincount(x, w, minlength=25))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int8, torch.bool, torch.complex128])
+def test_advanced_indexing_reads(dtype):
+    z, zd = _pair((5, 4, 3), dtype)
+    keys = [(torch.tensor([0, 2, -1]),), (slice(None), torch.tensor([[1], [3]])),
+            (torch.tensor([0, 4]), slice(1, 3), torch.tensor([1, -1])), (torch.tensor(2), torch.tensor([0, 0, 1])),
+            (torch.rand(5, 4) > 0.5,), (Ellipsis, torch.tensor([2, 0]))]
+    for key in keys:
+        dkey = tuple(k.to(D) if isinstance(k, torch.Tensor) else k for k in key)
+        torch.russet.reset_host_op_counts()
+        got = zd[dkey]
+        assert _host_counts() == {}, _host_counts()
+        assert torch.equal(got.cpu(), z[key]), key
+    zt = z.transpose(0, 2)  # a non-contiguous self: the indexed dims do not merge into a view
+    got = zd.transpose(0, 2)[torch.tensor([1, 0], device=D), torch.tensor([3, 3], device=D)]
+    assert torch.equal(got.cpu(), zt[torch.tensor([1, 0]), torch.tensor([3, 3])])
+    zd[torch.tensor([9], device=D)]
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.russet.synchronize()
+
+
+def test_index_put_and_getitem_gradients_native():
+    idx = torch.tensor([0, 2, 2])
+    _grad_native(lambda x, v: x.index_put((idx.to(x.device),), v, accumulate=True), (4, 3), (3, 3))
+    _grad_native(lambda x: x[idx.to(x.device), 1:], (4, 3))
+    _grad_native(lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0, 2]], device=x.device), s, "sum"),
+                 (1, 4), (1, 3))
