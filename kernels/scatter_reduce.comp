@@ -12,7 +12,9 @@
 // 4 amin, 5 copy: the last wins), ACC_OPMATH (float16/bfloat16/complex32
 // accumulate in float, rounded once, as CPU's scatter kernels; else every
 // step rounds to DT, as CPU's index_reduce and index_put loops).
-// An index outside [0, dim_size) raises the device error flag (code 1).
+// DIRECT=1 (short slices): no sort; `keys` is the index itself (IDX32: int32)
+// and one invocation per (slice, target) scans the slice's k entries in
+// order. An index outside [0, dim_size) raises the device error flag (code 1).
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -34,6 +36,7 @@ layout(push_constant) uniform Push {
     uint64_t slices, k;
     uint64_t alpha;  // SUM with F_ALPHA: the opmath scalar slot
     int64_t skip;
+    int64_t index_dim_stride;  // DIRECT: the index's stride along dim (keys: the index itself)
     uint ndim, site, flags, pad;
 } pc;
 
@@ -49,6 +52,7 @@ layout(push_constant) uniform Push {
 #define IS_B RS_IS_BOOL(DT)
 #define IS_D RS_IS_DBL(DT)
 #define IS_C RS_IS_CF(DT)
+#define IS_CD RS_IS_CD(DT)  // complex128: with fp64 only, no alpha
 
 A ld(uint64_t base, int64_t o) { return RS_LDO(DT)(base, o); }
 
@@ -61,6 +65,8 @@ void st(int64_t o, A v) {
     RS_SET_F(DT)(pc.self_, o, v);
 #elif IS_D
     RS_SET_D(DT)(pc.self_, o, doubleBitsToUint64(v));
+#elif IS_CD
+    RS_SET_CD(DT)(pc.self_, o, u64vec2(doubleBitsToUint64(v.x), doubleBitsToUint64(v.y)));
 #else
     RS_SET_CF(DT)(pc.self_, o, v);
 #endif
@@ -99,6 +105,8 @@ int64_t wrap(int64_t v) {
 A identity() {
 #if OP == 1 && IS_C
     return vec2(1.0, 0.0);
+#elif OP == 1 && IS_CD
+    return dvec2(1.0LF, 0.0LF);
 #elif OP == 1
     return A(1);
 #elif OP == 3 || OP == 4
@@ -129,6 +137,11 @@ vec2 cmul(vec2 a, vec2 b) {
     precise vec2 r = vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
     return r;
 }
+#elif IS_CD
+dvec2 cmul(dvec2 a, dvec2 b) {
+    precise dvec2 r = dvec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+    return r;
+}
 #endif
 
 A alpha_value() {
@@ -140,6 +153,8 @@ A alpha_value() {
     return uintBitsToFloat(uint(pc.alpha & 0xFFFFFFFFUL));
 #elif IS_D
     return uint64BitsToDouble(pc.alpha);
+#elif IS_CD
+    return dvec2(1.0LF, 0.0LF);  // (the engine refuses another alpha)
 #else
     return vec2(uintBitsToFloat(uint(pc.alpha & 0xFFFFFFFFUL)), uintBitsToFloat(uint(pc.alpha >> 32)));
 #endif
@@ -157,7 +172,7 @@ A combine(A acc, A v) {
 #elif OP == 1
 #if IS_B
     r = acc && v;
-#elif IS_C
+#elif IS_C || IS_CD
     r = cmul(acc, v);
 #else
     r = acc * v;
@@ -196,6 +211,8 @@ A scaled(A v, A alpha, float scale, bool use_alpha, bool use_scale) {
 #elif IS_D
     if (use_alpha) r = alpha * v;
     if (use_scale) r = double(scale) * r;
+#elif IS_CD
+    if (use_scale) r = r * double(scale);
 #else
     if (use_alpha) r = alpha * v;
 #endif
@@ -207,12 +224,78 @@ A scaled(A v, A alpha, float scale, bool use_alpha, bool use_scale) {
 #endif
 }
 
+// self's element at t_off := acc reduced with `count` sources (MEAN divides)
+void finish(int64_t t_off, A acc, int64_t count) {
+#if OP == 2
+    // CPU: the sum rounded to DT, then divided (and rounded again)
+#if IS_F
+    acc = RS_ROUND(DT)(acc);
+#endif
+#if IS_I
+    int64_t a = wrap(acc);
+    acc = a >= 0L ? a / count : -((-a + count - 1L) / count);  // floor division
+#elif IS_C
+    acc = acc * (1.0 / float(count));
+#elif IS_CD
+    acc = acc * (1.0LF / double(count));
+#elif IS_D
+    acc = acc / double(count);
+#else
+    acc = acc / float(count);
+#endif
+#endif
+    st(t_off, acc);
+}
+
+#if DIRECT
+// the index's element p of slice offset o (int32 or int64)
+int64_t index_at(int64_t o, uint64_t p) {
+    int64_t off = o + int64_t(p) * pc.index_dim_stride;
+#if IDX32
+    return int64_t(int(RsU32(pc.keys + 4UL * uint64_t(off)).v));
+#else
+    return RsI64(pc.keys + 8UL * uint64_t(off)).v;
+#endif
+}
+#endif
+
 void main() {
     bool shared_idx = (pc.flags & F_SHARED) != 0u;
     bool incl = (pc.flags & F_INCLUDE_SELF) != 0u;
     bool use_alpha = (pc.flags & F_ALPHA) != 0u;
     bool use_scale = (pc.flags & F_SCALE) != 0u;
+    bool use_skip = (pc.flags & F_SKIP) != 0u;
     A alpha = alpha_value();
+#if DIRECT
+    // one invocation per (slice s, target j): scans the slice's k index
+    // entries in order (small k * dim_size only); j == 0 checks their range
+    uint64_t n = uint64_t(pc.dim_size);
+    RS_FOR_EACH(item, pc.slices * n) {
+        uint64_t s = item / n;
+        int64_t j = int64_t(item % n);
+        int64_t o[5] = int64_t[5](int64_t(s), int64_t(s), int64_t(s), 0L, 0L);
+        if (pc.ndim != 0u) rs_offsetn(pc.params, pc.ndim, 3, s, o);
+        int64_t oi = shared_idx ? 0L : o[2];
+        uint64_t hits = 0UL;
+        for (uint64_t p = 0UL; p < pc.k; ++p) {
+            int64_t key = index_at(oi, p);
+            if (use_skip && key == pc.skip) continue;
+            if (j == 0L && uint64_t(key) >= uint64_t(pc.dim_size)) rs_raise_at(pc.err, pc.site, 1u, key);
+            if (key == j) hits++;
+        }
+        if (hits == 0UL) continue;
+        int64_t t_off = o[0] + j * pc.self_dim_stride;
+        float scale = use_scale ? 1.0 / float(hits) : 1.0;
+        A acc = incl ? ld(pc.self_, t_off) : identity();
+        for (uint64_t p = 0UL; p < pc.k; ++p) {
+            int64_t key = index_at(oi, p);
+            if (key != j || (use_skip && key == pc.skip)) continue;
+            A v = ld(pc.src, o[1] + int64_t(p) * pc.src_dim_stride);
+            acc = rnd(combine(acc, scaled(v, alpha, scale, use_alpha, use_scale)));
+        }
+        finish(t_off, acc, int64_t(hits) + (incl ? 1L : 0L));
+    }
+#else
     uint64_t total = pc.slices * pc.k;
     RS_FOR_EACH(item, total) {
         uint64_t s, p;
@@ -226,7 +309,7 @@ void main() {
         uint64_t row = shared_idx ? 0UL : s * pc.k;
         int64_t key = RsI64(pc.keys + 8UL * (row + p)).v;
         if (p > 0UL && RsI64(pc.keys + 8UL * (row + p - 1UL)).v == key) continue;
-        if ((pc.flags & F_SKIP) != 0u && key == pc.skip) continue;
+        if (use_skip && key == pc.skip) continue;
         if (uint64_t(key) >= uint64_t(pc.dim_size)) {
             rs_raise_at(pc.err, pc.site, 1u, key);
             continue;
@@ -237,34 +320,13 @@ void main() {
         uint64_t end = p + 1UL;
         while (end < pc.k && RsI64(pc.keys + 8UL * (row + end)).v == key) end++;
         float scale = use_scale ? 1.0 / float(end - p) : 1.0;
-#if OP == 5
-        uint64_t j = uint64_t(RsI64(pc.perm + 8UL * (row + end - 1UL)).v);
-        st(t_off, ld(pc.src, o[1] + int64_t(j) * pc.src_dim_stride));
-#else
         A acc = incl ? ld(pc.self_, t_off) : identity();
         for (uint64_t q = p; q < end; ++q) {
             int64_t j = RsI64(pc.perm + 8UL * (row + q)).v;
             A v = ld(pc.src, o[1] + j * pc.src_dim_stride);
             acc = rnd(combine(acc, scaled(v, alpha, scale, use_alpha, use_scale)));
         }
-#if OP == 2
-        // CPU: the sum rounded to DT, then divided (and rounded again)
-#if IS_F
-        acc = RS_ROUND(DT)(acc);
-#endif
-        int64_t count = int64_t(end - p) + (incl ? 1L : 0L);
-#if IS_I
-        int64_t a = wrap(acc);
-        acc = a >= 0L ? a / count : -((-a + count - 1L) / count);  // floor division
-#elif IS_C
-        acc = acc * (1.0 / float(count));
-#elif IS_D
-        acc = acc / double(count);
-#else
-        acc = acc / float(count);
-#endif
-#endif
-        st(t_off, acc);
-#endif
+        finish(t_off, acc, int64_t(end - p) + (incl ? 1L : 0L));
     }
+#endif
 }

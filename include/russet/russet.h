@@ -607,7 +607,7 @@ RS_API rs_status rs_gather_run(rs_stream *s, const rs_gather *g);
  * (scale_grad_by_freq). An index outside [0, self.size(dim)) raises the
  * device error flag (the adapter wraps negative indices where PyTorch does).
  * Dtypes: bool, uint8, int8/16/32/64, float16, bfloat16, float32,
- * complex64 (no AMAX/AMIN), complex32 (SUM only); float64 only with fp64 (RS_ERR_UNSUPPORTED
+ * complex64 (no AMAX/AMIN), complex32 (SUM only); float64 and complex128 (no alpha) only with fp64 (RS_ERR_UNSUPPORTED
  * otherwise). COPY moves bits: every dtype of 1 to 8 bytes. */
 typedef enum rs_index_reduce_op {
     RS_IR_SUM = 0, RS_IR_PROD = 1, RS_IR_MEAN = 2, RS_IR_AMAX = 3, RS_IR_AMIN = 4, RS_IR_COPY = 5

@@ -10,8 +10,12 @@
  * 3. One invocation per (slice, sorted position); the first position of each
  *    run of equal keys reduces the run in order into self's element, read
  *    once and written once. No atomics: the result does not depend on
- *    scheduling, and the order is CPU's. */
+ *    scheduling, and the order is CPU's.
+ * Short slices (k * dim_size <= DIRECT_MAX_WORK) skip 1 and 2: one
+ * invocation per target scans its slice's index in order (same order, same
+ * results, one launch and no scratch memory). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -24,8 +28,14 @@ typedef struct ir_push {
     uint64_t slices, k;
     uint64_t alpha;
     int64_t skip;
+    int64_t index_dim_stride;
     uint32_t ndim, site, flags, pad;
 } ir_push;
+
+/* Shapes whose slices are short (k index entries, dim_size targets) take
+ * the direct pass instead: one invocation per target scans the slice's
+ * index in order (k * dim_size reads each, no sort, one launch). */
+#define DIRECT_MAX_WORK 2048
 
 enum { F_SHARED = 1, F_INCLUDE_SELF = 2, F_SKIP = 4, F_SCALE = 8, F_ALPHA = 16 };
 
@@ -36,6 +46,8 @@ static int supported(rs_dtype dt, rs_index_reduce_op op) {
         return 1;
     case RS_COMPLEX32:
         return op == RS_IR_SUM;
+    case RS_COMPLEX128:
+        return op != RS_IR_AMAX && op != RS_IR_AMIN;
     default:
         return 0;
     }
@@ -87,8 +99,10 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
     if ((p->op == RS_IR_AMAX || p->op == RS_IR_AMIN) && (dt == RS_COMPLEX64 || dt == RS_COMPLEX32))
         return rs_error(RS_ERR_INVALID, "%s: amax/amin of complex numbers", name);
     if (p->op == RS_IR_MEAN && dt == RS_BOOL) return rs_error(RS_ERR_UNSUPPORTED, "%s: mean of bool", name);
-    if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs shaderFloat64", name);
+    if ((dt == RS_FLOAT64 || dt == RS_COMPLEX128) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64", name, rs_dtype_name(dt));
+    if (dt == RS_COMPLEX128 && p->has_alpha)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: complex128 with alpha", name);
     if (p->index.dtype != RS_INT64 && p->index.dtype != RS_INT32)
         return rs_error(RS_ERR_INVALID, "%s: the index must be int64 or int32", name);
     int nd = p->self.ndim;
@@ -121,16 +135,59 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
         if (d != p->dim) slices *= shape->sizes[d];
     if (K == 0 || slices == 0) return RS_OK;
     int64_t R = p->shared_index ? 1 : slices;
+    rs_device *dev = rs_stream_device(s);
+    rs_status st;
+    int opmath = p->acc_opmath && (dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_COMPLEX32);
+    ir_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.self_ = p->self.address;
+    pc.src = p->src.address;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, name);
+    pc.dim_size = p->self.sizes[p->dim];
+    pc.self_dim_stride = p->self.strides[p->dim];
+    pc.src_dim_stride = p->src.strides[p->dim];
+    pc.slices = (uint64_t)slices;
+    pc.k = (uint64_t)K;
+    pc.alpha = p->alpha.u;
+    pc.skip = p->skip_index;
+    pc.flags = (p->shared_index ? F_SHARED : 0) | (p->include_self ? F_INCLUDE_SELF : 0) |
+               (p->has_skip ? F_SKIP : 0) | (p->scale_by_count ? F_SCALE : 0) | (p->has_alpha ? F_ALPHA : 0);
+    char defines[128];
+
+    /* RUSSET_INDEX_REDUCE=sort forces the sorted segments (for tests) */
+    const char *force = getenv("RUSSET_INDEX_REDUCE");
+    int direct = pc.dim_size > 0 && (uint64_t)K * (uint64_t)pc.dim_size <= DIRECT_MAX_WORK;
+    if (force && strcmp(force, "sort") == 0) direct = 0;
+    if (direct) {
+        /* the direct pass: self, src and index slices coalesced together */
+        rs_tensor vs = drop_dim(&p->self, shape, p->dim), vr = drop_dim(&p->src, shape, p->dim);
+        rs_tensor vi = p->shared_index ? vs : drop_dim(&p->index, shape, p->dim);
+        if (p->shared_index)
+            for (int d = 0; d < vi.ndim; ++d) vi.strides[d] = 0;
+        const rs_tensor *v3[3] = {&vs, &vr, &vi};
+        const char *n3[3] = {"self", "src", "index"};
+        rs_layout l3;
+        if ((st = rs_layout_make_n(v3, n3, 3, &l3)) != RS_OK) return st;
+        pc.keys = p->index.address;
+        pc.index_dim_stride = p->shared_index ? p->index.strides[0] : p->index.strides[p->dim];
+        pc.ndim = (uint32_t)l3.ndim;
+        if ((st = rs_layout_upload(s, &l3, 3, &pc.params)) != RS_OK) return st;
+        snprintf(defines, sizeof defines, "DT=%d;OP=%d;ACC_OPMATH=%d;DIRECT=1;IDX32=%d", (int)dt, (int)p->op, opmath,
+                 p->index.dtype == RS_INT32);
+        rs_kernel *k = NULL;
+        if ((st = rs_kernel_get(dev, "scatter_reduce.comp", defines, &k)) != RS_OK) return st;
+        rs_access acc[3] = {rs_tensor_access(&p->self, 1), rs_tensor_access(&p->src, 0),
+                            rs_tensor_access(&p->index, 0)};
+        return rs_launch(s, k, (uint64_t)slices * (uint64_t)pc.dim_size, &pc, sizeof pc, acc, 3);
+    }
 
     /* the two slice views, coalesced */
     rs_tensor vself = drop_dim(&p->self, shape, p->dim), vsrc = drop_dim(&p->src, shape, p->dim);
     const rs_tensor *views[2] = {&vself, &vsrc};
     const char *vnames[2] = {"self", "src"};
     rs_layout l;
-    rs_status st = rs_layout_make_n(views, vnames, 2, &l);
-    if (st != RS_OK) return st;
-
-    rs_device *dev = rs_stream_device(s);
+    if ((st = rs_layout_make_n(views, vnames, 2, &l)) != RS_OK) return st;
     uint64_t bytes = (uint64_t)R * (uint64_t)K * 8u;
     uint64_t keys = 0, sorted = 0, perm = 0;
     if ((st = rs_alloc(dev, bytes, s, &keys)) != RS_OK) return st;
@@ -164,28 +221,11 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
         if ((st = rs_sort(s, &kt, 0, K, &vt, &it)) != RS_OK) goto done;
 
         /* 3. the segments */
-        ir_push pc;
-        memset(&pc, 0, sizeof pc);
-        pc.self_ = p->self.address;
-        pc.src = p->src.address;
         pc.keys = sorted;
         pc.perm = perm;
-        pc.err = rs_device_error_address(dev);
-        pc.site = rs_device_error_site(dev, name);
-        pc.dim_size = p->self.sizes[p->dim];
-        pc.self_dim_stride = p->self.strides[p->dim];
-        pc.src_dim_stride = p->src.strides[p->dim];
-        pc.slices = (uint64_t)slices;
-        pc.k = (uint64_t)K;
-        pc.alpha = p->alpha.u;
-        pc.skip = p->skip_index;
         pc.ndim = (uint32_t)l.ndim;
-        pc.flags = (p->shared_index ? F_SHARED : 0) | (p->include_self ? F_INCLUDE_SELF : 0) |
-                   (p->has_skip ? F_SKIP : 0) | (p->scale_by_count ? F_SCALE : 0) | (p->has_alpha ? F_ALPHA : 0);
         if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) goto done;
-        char defines[96];
-        int opmath = p->acc_opmath && (dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_COMPLEX32);
-        snprintf(defines, sizeof defines, "DT=%d;OP=%d;ACC_OPMATH=%d", (int)dt, (int)p->op, opmath);
+        snprintf(defines, sizeof defines, "DT=%d;OP=%d;ACC_OPMATH=%d;DIRECT=0;IDX32=0", (int)dt, (int)p->op, opmath);
         rs_kernel *k = NULL;
         if ((st = rs_kernel_get(dev, "scatter_reduce.comp", defines, &k)) != RS_OK) goto done;
         rs_access acc[4] = {rs_tensor_access(&p->self, 1), rs_tensor_access(&p->src, 0), {sorted, bytes, 0},

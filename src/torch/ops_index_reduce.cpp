@@ -70,6 +70,10 @@ void host_unless_native(const Tensor& self, rs_index_reduce_op op) {
     case at::kDouble:
       host_if_no_fp64(self);
       return;
+    case at::kComplexDouble:
+      if (op == RS_IR_AMAX || op == RS_IR_AMIN) throw NeedsHost{};
+      host_if_no_fp64(self);
+      return;
     default:
       throw NeedsHost{};
   }
@@ -115,6 +119,7 @@ void run_ir(const char* name, rs_index_reduce_op op, const Tensor& self, int64_t
   p.has_skip = o.skip.has_value();
   p.skip_index = o.skip.value_or(0);
   if (o.alpha && !(o.alpha->equal(1))) {
+    if (self.scalar_type() == at::kComplexDouble) throw NeedsHost{};  // (16 bytes: no slot)
     p.has_alpha = 1;
     p.alpha = scalar_slot(*o.alpha, self.scalar_type());
   }

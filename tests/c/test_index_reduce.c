@@ -125,13 +125,21 @@ TEST(index_add_float16_rounding) {
 }
 
 /* integer ops: sum wraps in int8, mean floors the wrapped sum, amax/amin
- * without self start from the dtype's limits, prod, copy keeps the last */
+ * without self start from the dtype's limits, prod, copy keeps the last;
+ * self of 4 elements (the direct pass) and of 600 (the sorted segments:
+ * the elements past 4 stay as they are) */
+static void int8_ops_n(int N);
 TEST(int8_ops) {
-    enum { N = 4, K = 9 };
-    int8_t self[N] = {10, -20, 30, 100};
+    int8_ops_n(4);
+    int8_ops_n(600);
+}
+static void int8_ops_n(int N) {
+    enum { K = 9 };
+    int8_t self[600] = {10, -20, 30, 100};
+    for (int i = 4; i < N; ++i) self[i] = (int8_t)i;
     int8_t src[K] = {100, 100, -7, 5, 127, -128, 3, 50, -1};
     int64_t idx[K] = {3, 3, 0, 0, 1, 1, 0, 3, 1};
-    struct { rs_index_reduce_op op; int incl; int8_t want[N]; } cases[] = {
+    struct { rs_index_reduce_op op; int incl; int8_t want[4]; } cases[] = {
         {RS_IR_SUM, 1, {(int8_t)(10 - 7 + 5 + 3), (int8_t)(-20 + 127 - 128 - 1), 30, (int8_t)(100 + 100 + 100 + 50)}},
         {RS_IR_MEAN, 1, {3, -6, 30, (int8_t)(94 / 4)}},  /* floor(11/4)=2? see below */
         {RS_IR_AMAX, 0, {5, 127, 30, 100}},
@@ -144,7 +152,7 @@ TEST(int8_ops) {
      * wrap(350) = 94 over 4 -> 23 */
     cases[1].want[0] = 2;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        uint64_t a = upload(self, sizeof self), b = upload(src, sizeof src), ci = upload(idx, sizeof idx);
+        uint64_t a = upload(self, (size_t)N), b = upload(src, sizeof src), ci = upload(idx, sizeof idx);
         int64_t ss[1] = {N}, is[1] = {K};
         rs_index_reduce p;
         memset(&p, 0, sizeof p);
@@ -156,11 +164,12 @@ TEST(int8_ops) {
         p.src = view(b, RS_INT8, 1, is);
         p.index = view(ci, RS_INT64, 1, is);
         CHECK_OK(rs_index_reduce_run(g_s, &p));
-        int8_t out[N];
-        CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
+        int8_t out[600];
+        CHECK_OK(rs_memcpy_dtoh(g_s, out, a, (size_t)N));
         for (int i = 0; i < N; ++i) {
-            if (out[i] != cases[c].want[i]) fprintf(stderr, "  op %d slot %d: %d, want %d\n", (int)cases[c].op, i, out[i], cases[c].want[i]);
-            CHECK(out[i] == cases[c].want[i]);
+            int8_t want = i < 4 ? cases[c].want[i] : self[i];
+            if (out[i] != want) fprintf(stderr, "  N %d op %d slot %d: %d, want %d\n", N, (int)cases[c].op, i, out[i], want);
+            CHECK(out[i] == want);
         }
         rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, ci);
     }
