@@ -16,7 +16,11 @@
 #include <ATen/ops/_index_put_impl_ops.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/cumsum.h>
+#include <ATen/ops/_unique.h>
 #include <ATen/ops/embedding_dense_backward_ops.h>
+#include <ATen/ops/embedding_renorm_ops.h>
+#include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
@@ -304,6 +308,31 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, c10::
       grad, indices, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq);
 }
 
+// nn.Embedding(max_norm=...)'s forward: each row that `indices` names (once)
+// scaled to max_norm / (norm + 1e-7) where its norm exceeds max_norm, as
+// CPU's embedding_renorm_; unique (one sync, as CPU's .item() per row), a
+// gather, a norm, an index_copy
+Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  return native_or_host<at::_ops::embedding_renorm_>(
+      [&]() -> Tensor& {
+        TORCH_CHECK(self.dim() == 2, "embedding_renorm_(): expected a 2-D weight, but got ", self.dim(), "-D");
+        TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
+                    "embedding_renorm_(): expected indices of type Long or Int, but got ", indices.scalar_type());
+        host_if_no_fp64(self);
+        if (indices.numel() == 0 || self.numel() == 0) return self;
+        Tensor uniq = std::get<0>(at::_unique(indices.reshape({-1}), /*sorted*/ true, /*return_inverse*/ false));
+        Tensor rows = at::index_select(self, 0, uniq);
+        // the norm in the dtype (CPU: row.norm().item()); the scale in float
+        // (CPU: double), applied in float and rounded once (CPU's opmath mul)
+        Tensor norms = at::linalg_vector_norm(rows, norm_type, at::IntArrayRef{1}, false).to(at::kFloat);
+        Tensor scale = at::where(norms.gt(max_norm), norms.add(1e-7).reciprocal().mul(max_norm),
+                                 at::ones_like(norms));
+        self.index_copy_(0, uniq, rows.to(at::kFloat).mul(scale.unsqueeze(1)).to(self.scalar_type()));
+        return self;
+      },
+      self, indices, max_norm, norm_type);
+}
+
 // index in [-n, n) wrapped to [0, n); other values stay out of range (the
 // kernels raise them)
 Tensor wrapped(const Tensor& index, int64_t n) { return at::where(index.lt(0), index.add(n), index); }
@@ -540,6 +569,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_reduce.out", index_reduce_out);
   m.impl("index_copy.out", index_copy_out);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("embedding_renorm_", embedding_renorm_);
   m.impl("put_", put_);
   m.impl("take", take);
   m.impl("take.out", take_out);

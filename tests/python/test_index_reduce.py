@@ -373,3 +373,26 @@ def test_index_put_and_getitem_gradients_native():
     _grad_native(lambda x: x[idx.to(x.device), 1:], (4, 3))
     _grad_native(lambda x, s: x.scatter_reduce(1, torch.tensor([[0, 0, 2]], device=x.device), s, "sum"),
                  (1, 4), (1, 3))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_embedding_max_norm_native(dtype):
+    # embedding_renorm_: rows named by the ids scaled down to max_norm
+    w = torch.randn(10, 4).to(dtype) * 2
+    ids = torch.tensor([[1, 2, 9, 1], [0, 0, 4, 1]])
+    for norm_type in (2.0, 1.0):
+        a, b = w.clone(), w.to(D)
+        torch.embedding_renorm_(a, ids, 1.5, norm_type)
+        torch.russet.reset_host_op_counts()
+        torch.embedding_renorm_(b, ids.to(D), 1.5, norm_type)
+        assert _host_counts() == {}, _host_counts()
+        assert_close(b.cpu(), a)
+        untouched = torch.tensor([3, 5, 6, 7, 8])
+        assert torch.equal(b.cpu()[untouched], w[untouched])
+    emb = torch.nn.Embedding(10, 4, max_norm=1.0)
+    embd = torch.nn.Embedding(10, 4, max_norm=1.0).to(D)
+    embd.load_state_dict(emb.state_dict())
+    torch.russet.reset_host_op_counts()
+    out = embd(ids.to(D))
+    assert _host_counts() == {}, _host_counts()
+    assert_close(out.detach().cpu(), emb(ids).detach())
