@@ -483,7 +483,7 @@ Linear linearize(const Tensor& self, const c10::List<std::optional<Tensor>>& ind
   int64_t P = 1;
   for (int64_t k = b - 1; k >= a; --k) {
     int64_t n = L.t.size(k);
-    Tensor i = idx[k].to(at::kLong);
+    Tensor i = idx[k].to(self.device(), at::kLong);  // indices may be CPU tensors
     Tensor in_range = i.ge(-n).logical_and(i.lt(n));
     Tensor term = wrapped(i, n).mul(P);
     lin = lin.defined() ? lin.add(term) : term;
@@ -527,7 +527,7 @@ Tensor& index_put_impl(Tensor& self, const c10::List<std::optional<Tensor>>& ind
                     " for the source.");
         Linear L = linearize(self, indices);
         if (L.empty) return self;
-        Tensor v = values.expand(L.full).reshape(L.flat);
+        Tensor v = (values.device() == self.device() ? values : values.to(self.device())).expand(L.full).reshape(L.flat);
         Opts o;
         o.shared = true;
         run_ir("index_put_", op, L.target, L.a, L.lin, v, o);

@@ -365,6 +365,16 @@ def test_advanced_indexing_reads(dtype):
     zd[torch.tensor([9], device=D)]
     with pytest.raises(RuntimeError, match="out of bounds"):
         torch.russet.synchronize()
+    # CPU index tensors (and masks, lists, CPU values) index a russet tensor too
+    m = torch.rand(5, 4) > 0.5
+    for key in [(torch.tensor([0, 2]),), ([0, 2], slice(None), [1, 1]), (m,)]:
+        torch.russet.reset_host_op_counts()
+        assert torch.equal(zd[key].cpu(), z[key])
+        y, yd = z.clone(), zd.clone()
+        y[key] = torch.ones((), dtype=dtype)
+        yd[key] = torch.ones((), dtype=dtype)
+        assert torch.equal(yd.cpu(), y)
+        assert _host_counts() == {}, _host_counts()
 
 
 def test_index_put_and_getitem_gradients_native():
