@@ -1,10 +1,12 @@
-// Index reductions through the C core's rs_index_reduce_run (stable-sorted
-// segments reduced in CPU's order: deterministic, bit-equal where CPU rounds
-// the same way): scatter_add, scatter_reduce, index_add, index_reduce,
-// index_copy, embedding_dense_backward, put_, index_put_ (_index_put_impl_);
-// and what composes on gather/scatter: index_fill_, take, masked_scatter_.
-// Dtypes the engine lacks (float64 without fp64, uint16/32/64, complex32,
-// complex128) run through host execution.
+// Index reductions through the C core's rs_index_reduce_run (reduced in
+// CPU's order: deterministic, bit-equal where CPU rounds the same way):
+// scatter_add, scatter_reduce, scatter(reduce=), index_add, index_reduce,
+// index_copy, embedding_dense_backward, put_, index_put_ (_index_put_impl_)
+// and index.Tensor (advanced indexing); and what composes on them and on
+// gather/scatter: index_fill_, take, masked_scatter_, embedding_renorm_.
+// What the engine lacks runs through host execution: arithmetic on
+// float64/complex128 without fp64 (copies move bits: native), uint16/32/64,
+// complex32 other than sums, complex128 with an alpha.
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 
