@@ -6,6 +6,8 @@ accumulation order is reproduced, determinism, layouts, empty inputs, bad
 indices, and the gradients that go through scatter_add / index_add running
 natively."""
 
+import os
+
 import pytest
 import torch
 from torch.testing import assert_close
@@ -406,3 +408,32 @@ def test_embedding_max_norm_native(dtype):
     out = embd(ids.to(D))
     assert _host_counts() == {}, _host_counts()
     assert_close(out.detach().cpu(), emb(ids).detach())
+
+
+@pytest.fixture
+def force_sort():
+    # small shapes take the direct pass; this forces the sorted segments
+    # (the engine reads RUSSET_INDEX_REDUCE at every call)
+    old = os.environ.get("RUSSET_INDEX_REDUCE")
+    os.environ["RUSSET_INDEX_REDUCE"] = "sort"
+    yield
+    if old is None:
+        del os.environ["RUSSET_INDEX_REDUCE"]
+    else:
+        os.environ["RUSSET_INDEX_REDUCE"] = old
+
+
+@pytest.mark.parametrize("name,variant", [("scatter_add", ""), ("scatter_reduce", "mean"), ("scatter_reduce", "amax"),
+                                          ("index_add", ""), ("index_reduce", "prod"), ("index_copy", ""),
+                                          ("index_put", ""), ("put", ""), ("masked_scatter", "")])
+def test_opinfo_sorted_segments(force_sort, name, variant):
+    host = ALPHA_HOST.get((name, variant), set())
+    dtypes = sorted(opinfo(name, variant).supported_dtypes("cpu"), key=str)
+    check_opinfo(name, variant, dtypes=[d for d in dtypes if d not in host])
+
+
+def test_sorted_segments_match_direct(force_sort):
+    test_scatter_add_duplicates_bit_equal(torch.float16)
+    test_amax_nan_and_mean_floor()
+    test_embedding_backward_native(2, True)
+    test_bad_indices_raise()
