@@ -315,11 +315,26 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights_opt, in
         auto [mn, mx] = minmax_of(x, s);
         TORCH_CHECK(mn >= 0, "bincount only supports 1-d non-negative integral inputs.");
         int64_t nbins = std::max(static_cast<int64_t>(mx) + 1, minlength);
-        Tensor out = at::empty({nbins}, self.options().dtype(has_weights ? at::kFloat : at::kLong));
-        Tensor w = has_weights ? weights.contiguous() : Tensor();
-        rs_tensor dx = describe(x), dout = describe(out), dw{};
-        if (has_weights) dw = describe(w);
-        check_or_host(rs_bincount(s, &dx, has_weights ? &dw : nullptr, &dout));
+        if (has_weights) {
+          // float32 weights: summed in input order into zeros, by the index
+          // reductions' sorted segments (deterministic, CPU's order: bit-equal)
+          Tensor out = at::zeros({nbins}, self.options().dtype(at::kFloat));
+          rs_index_reduce p{};
+          p.name = "bincount";
+          p.op = RS_IR_SUM;
+          p.shared_index = 1;
+          p.include_self = 1;
+          p.self = describe(out);
+          p.src = describe(weights);
+          bool i32_64 = x.scalar_type() == at::kInt || x.scalar_type() == at::kLong;
+          Tensor xi = i32_64 ? x : x.to(at::kLong);
+          p.index = describe(xi);
+          check(rs_index_reduce_run(s, &p));
+          return out;
+        }
+        Tensor out = at::empty({nbins}, self.options().dtype(at::kLong));
+        rs_tensor dx = describe(x), dout = describe(out);
+        check_or_host(rs_bincount(s, &dx, nullptr, &dout));
         return out;
       },
       self, weights_opt, minlength);

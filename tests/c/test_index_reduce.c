@@ -1,0 +1,253 @@
+/* Index reductions in the C core (src/engine/scatter_reduce.c) against
+ * sequential host references: the result must be bit-equal to reducing the
+ * positions in increasing order, as CPU does. No torch. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+static rs_device *g_dev;
+static rs_stream *g_s;
+
+static rs_tensor view(uint64_t addr, rs_dtype dt, int nd, const int64_t *sizes) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = addr;
+    t.dtype = dt;
+    t.ndim = nd;
+    int64_t st = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+        t.sizes[d] = sizes[d];
+        t.strides[d] = st;
+        st *= sizes[d];
+    }
+    return t;
+}
+
+static uint64_t upload(const void *host, size_t bytes) {
+    uint64_t a = 0;
+    if (rs_alloc(g_dev, bytes ? bytes : 1, g_s, &a) != RS_OK) return 0;
+    if (bytes) rs_memcpy_htod(g_s, a, host, bytes);
+    return a;
+}
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+
+/* scatter_add along dim 1 of [R, N] with an index [R, K] full of duplicates:
+ * bit-equal to the sequential float sum; include_self = 0 starts at +0 */
+TEST(scatter_add_float32_bit_exact) {
+    enum { R = 5, N = 7, K = 3000 };  /* K > a shared-memory block: the radix sort */
+    float *self = malloc(sizeof(float) * R * N), *src = malloc(sizeof(float) * R * K),
+          *out = malloc(sizeof(float) * R * N), *ref = malloc(sizeof(float) * R * N);
+    int64_t *idx = malloc(sizeof(int64_t) * R * K);
+    uint32_t seed = 3;
+    for (int i = 0; i < R * N; ++i) self[i] = (float)((int)(lcg(&seed) >> 20) - 2048) / 7.0f;
+    for (int i = 0; i < R * K; ++i) {
+        src[i] = (float)((int)(lcg(&seed) >> 8) - (1 << 23)) / 3.0e5f;
+        idx[i] = (int64_t)((lcg(&seed) >> 16) % N);
+    }
+    for (int incl = 0; incl < 2; ++incl) {
+        uint64_t a = upload(self, sizeof(float) * R * N), b = upload(src, sizeof(float) * R * K),
+                 c = upload(idx, sizeof(int64_t) * R * K);
+        CHECK(a && b && c);
+        int64_t ss[2] = {R, N}, is[2] = {R, K};
+        rs_index_reduce p;
+        memset(&p, 0, sizeof p);
+        p.name = "scatter_add";
+        p.op = RS_IR_SUM;
+        p.dim = 1;
+        p.include_self = incl;
+        p.self = view(a, RS_FLOAT32, 2, ss);
+        p.src = view(b, RS_FLOAT32, 2, is);
+        p.index = view(c, RS_INT64, 2, is);
+        CHECK_OK(rs_index_reduce_run(g_s, &p));
+        CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof(float) * R * N));
+        for (int i = 0; i < R * N; ++i) ref[i] = self[i];
+        for (int r = 0; r < R; ++r) {
+            int touched[N] = {0};
+            for (int k = 0; k < K; ++k) {
+                float *t = &ref[r * N + idx[r * K + k]];
+                if (!incl && !touched[idx[r * K + k]]) {
+                    *t = 0.0f;
+                    touched[idx[r * K + k]] = 1;
+                }
+                *t = *t + src[r * K + k];
+            }
+        }
+        CHECK(memcmp(out, ref, sizeof(float) * R * N) == 0);
+        rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    }
+    free(self); free(src); free(out); free(ref); free(idx);
+}
+
+/* index_add (a shared 1-D int32 index) on [N, D] along dim 0, float16:
+ * every addition rounds to float16, as CPU's; and with acc_opmath one
+ * rounding at the end */
+TEST(index_add_float16_rounding) {
+    enum { V = 6, D = 5, K = 400 };
+    uint16_t self[V * D], src[K * D], out[V * D];
+    int32_t idx[K];
+    uint32_t seed = 9;
+    for (int i = 0; i < V * D; ++i) self[i] = rs_f16_from_f32((float)((int)(lcg(&seed) >> 24) - 128) / 16.0f);
+    for (int i = 0; i < K * D; ++i) src[i] = rs_f16_from_f32((float)((int)(lcg(&seed) >> 22) - 512) / 64.0f);
+    for (int k = 0; k < K; ++k) idx[k] = (int32_t)((lcg(&seed) >> 16) % V);
+    for (int opm = 0; opm < 2; ++opm) {
+        uint64_t a = upload(self, sizeof self), b = upload(src, sizeof src), c = upload(idx, sizeof idx);
+        int64_t ss[2] = {V, D}, rs[2] = {K, D}, is[1] = {K};
+        rs_index_reduce p;
+        memset(&p, 0, sizeof p);
+        p.name = "index_add";
+        p.op = RS_IR_SUM;
+        p.dim = 0;
+        p.shared_index = 1;
+        p.include_self = 1;
+        p.acc_opmath = opm;
+        p.self = view(a, RS_FLOAT16, 2, ss);
+        p.src = view(b, RS_FLOAT16, 2, rs);
+        p.index = view(c, RS_INT32, 1, is);
+        CHECK_OK(rs_index_reduce_run(g_s, &p));
+        CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
+        for (int v = 0; v < V; ++v)
+            for (int d = 0; d < D; ++d) {
+                float acc = rs_f16_to_f32(self[v * D + d]);
+                for (int k = 0; k < K; ++k)
+                    if (idx[k] == v) {
+                        acc = acc + rs_f16_to_f32(src[k * D + d]);
+                        if (!opm) acc = rs_f16_to_f32(rs_f16_from_f32(acc));
+                    }
+                CHECK(out[v * D + d] == rs_f16_from_f32(acc));
+            }
+        rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    }
+}
+
+/* integer ops: sum wraps in int8, mean floors the wrapped sum, amax/amin
+ * without self start from the dtype's limits, prod, copy keeps the last;
+ * self of 4 elements (the direct pass) and of 600 (the sorted segments:
+ * the elements past 4 stay as they are) */
+static void int8_ops_n(int N);
+TEST(int8_ops) {
+    int8_ops_n(4);
+    int8_ops_n(600);
+}
+static void int8_ops_n(int N) {
+    enum { K = 9 };
+    int8_t self[600] = {10, -20, 30, 100};
+    for (int i = 4; i < N; ++i) self[i] = (int8_t)i;
+    int8_t src[K] = {100, 100, -7, 5, 127, -128, 3, 50, -1};
+    int64_t idx[K] = {3, 3, 0, 0, 1, 1, 0, 3, 1};
+    struct { rs_index_reduce_op op; int incl; int8_t want[4]; } cases[] = {
+        {RS_IR_SUM, 1, {(int8_t)(10 - 7 + 5 + 3), (int8_t)(-20 + 127 - 128 - 1), 30, (int8_t)(100 + 100 + 100 + 50)}},
+        {RS_IR_MEAN, 1, {3, -6, 30, (int8_t)(94 / 4)}},  /* floor(11/4)=2? see below */
+        {RS_IR_AMAX, 0, {5, 127, 30, 100}},
+        {RS_IR_AMIN, 0, {-7, -128, 30, 50}},
+        {RS_IR_PROD, 1, {(int8_t)(10 * -7 * 5 * 3), (int8_t)(-20 * 127 * -128 * -1), 30, (int8_t)(100 * 100 * 100 * 50)}},
+        {RS_IR_COPY, 1, {3, -1, 30, 50}},
+    };
+    /* mean with self: slot 0: (10 - 7 + 5 + 3) = 11 over 4 -> 2; slot 1:
+     * wrap(-20 + 127 - 128 - 1) = -22 over 4 -> floor(-5.5) = -6; slot 3:
+     * wrap(350) = 94 over 4 -> 23 */
+    cases[1].want[0] = 2;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        uint64_t a = upload(self, (size_t)N), b = upload(src, sizeof src), ci = upload(idx, sizeof idx);
+        int64_t ss[1] = {N}, is[1] = {K};
+        rs_index_reduce p;
+        memset(&p, 0, sizeof p);
+        p.name = "scatter_reduce";
+        p.op = cases[c].op;
+        p.dim = 0;
+        p.include_self = cases[c].incl;
+        p.self = view(a, RS_INT8, 1, ss);
+        p.src = view(b, RS_INT8, 1, is);
+        p.index = view(ci, RS_INT64, 1, is);
+        CHECK_OK(rs_index_reduce_run(g_s, &p));
+        int8_t out[600];
+        CHECK_OK(rs_memcpy_dtoh(g_s, out, a, (size_t)N));
+        for (int i = 0; i < N; ++i) {
+            int8_t want = i < 4 ? cases[c].want[i] : self[i];
+            if (out[i] != want) fprintf(stderr, "  N %d op %d slot %d: %d, want %d\n", N, (int)cases[c].op, i, out[i], want);
+            CHECK(out[i] == want);
+        }
+        rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, ci);
+    }
+}
+
+/* float amax/amin: NaN from src wins, a NaN in self stays; embedding-style
+ * skip and scale by count; an out-of-range index raises at the sync */
+TEST(float_amax_skip_scale_and_errors) {
+    float self[3] = {1.0f, NAN, -5.0f};
+    float src[5] = {2.0f, NAN, 7.0f, 0.5f, -1.0f};
+    int64_t idx[5] = {0, 0, 1, 2, 2};
+    uint64_t a = upload(self, sizeof self), b = upload(src, sizeof src), c = upload(idx, sizeof idx);
+    int64_t ss[1] = {3}, is[1] = {5};
+    rs_index_reduce p;
+    memset(&p, 0, sizeof p);
+    p.name = "scatter_reduce";
+    p.op = RS_IR_AMAX;
+    p.include_self = 1;
+    p.self = view(a, RS_FLOAT32, 1, ss);
+    p.src = view(b, RS_FLOAT32, 1, is);
+    p.index = view(c, RS_INT64, 1, is);
+    CHECK_OK(rs_index_reduce_run(g_s, &p));
+    float out[3];
+    CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
+    CHECK(isnan(out[0]) && isnan(out[1]) && out[2] == 0.5f);
+    rs_free(g_dev, a);
+
+    /* embedding backward: rows of [5, 2] into [3, 2], padding index 1 skipped, scaled by 1/count */
+    float g[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, zeros[6] = {0}, w[6];
+    int64_t ids[5] = {0, 1, 0, 2, 0};
+    uint64_t ga = upload(g, sizeof g), wa = upload(zeros, sizeof zeros), ia = upload(ids, sizeof ids);
+    int64_t ws[2] = {3, 2}, gs[2] = {5, 2};
+    memset(&p, 0, sizeof p);
+    p.name = "embedding_backward";
+    p.op = RS_IR_SUM;
+    p.shared_index = 1;
+    p.include_self = 1;
+    p.has_skip = 1;
+    p.skip_index = 1;
+    p.scale_by_count = 1;
+    p.self = view(wa, RS_FLOAT32, 2, ws);
+    p.src = view(ga, RS_FLOAT32, 2, gs);
+    p.index = view(ia, RS_INT64, 1, is);
+    CHECK_OK(rs_index_reduce_run(g_s, &p));
+    CHECK_OK(rs_memcpy_dtoh(g_s, w, wa, sizeof w));
+    float third = 1.0f / 3.0f;
+    CHECK(w[0] == ((0.0f + third * 1) + third * 5) + third * 9);
+    CHECK(w[1] == ((0.0f + third * 2) + third * 6) + third * 10);
+    CHECK(w[2] == 0.0f && w[3] == 0.0f);
+    CHECK(w[4] == 7.0f && w[5] == 8.0f);
+
+    /* out of range (and negative) indices */
+    int64_t bad[5] = {0, 3, 0, -1, 0};
+    CHECK_OK(rs_memcpy_htod(g_s, ia, bad, sizeof bad));
+    CHECK_OK(rs_index_reduce_run(g_s, &p));
+    CHECK(rs_stream_synchronize(g_s) == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "out of bounds") != NULL);
+    /* bad arguments */
+    p.src.dtype = RS_INT32;
+    CHECK(rs_index_reduce_run(g_s, &p) == RS_ERR_INVALID);
+    p.src.dtype = RS_FLOAT32;
+    p.op = RS_IR_AMAX;
+    p.self.dtype = p.src.dtype = RS_COMPLEX64;
+    CHECK(rs_index_reduce_run(g_s, &p) == RS_ERR_INVALID);
+    p.self.dtype = p.src.dtype = RS_UINT32;
+    CHECK(rs_index_reduce_run(g_s, &p) == RS_ERR_UNSUPPORTED);
+    rs_free(g_dev, b); rs_free(g_dev, c); rs_free(g_dev, ga); rs_free(g_dev, wa); rs_free(g_dev, ia);
+}
+
+int main(void) {
+    g_dev = ctest_device();
+    if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
+        fprintf(stderr, "no stream: %s\n", rs_last_error());
+        return 1;
+    }
+    RUN(scatter_add_float32_bit_exact);
+    RUN(index_add_float16_rounding);
+    RUN(int8_ops);
+    RUN(float_amax_skip_scale_and_errors);
+    CTEST_END();
+}
