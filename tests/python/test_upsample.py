@@ -1,0 +1,63 @@
+"""F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear) and
+its backward natively (src/torch/ops_upsample.cpp) against CPU: OpInfo
+samples for every dtype CPU supports (float16/bfloat16: the float32
+computation rounded once; uint8 (bi)linear and float64 under apple: host),
+scale factors, align_corners, gradients."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo
+
+D = "russet"
+MODES = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear"]
+
+
+def host_free(fn):
+    torch.russet.reset_host_op_counts()
+    r = fn()
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    return r
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_opinfo_samples_match_cpu(mode):
+    op_dtypes = None
+    if mode in ("bilinear",):
+        # uint8 bilinear: CPU's fixed-point kernel, served on the host
+        op_dtypes = [torch.float16, torch.bfloat16, torch.float32]
+    check_opinfo("nn.functional.interpolate", mode, dtypes=op_dtypes)
+
+
+@pytest.mark.parametrize("mode,shape", [("nearest", (2, 3, 5, 4)), ("nearest-exact", (1, 2, 4, 5)),
+                                        ("linear", (2, 3, 7)), ("bilinear", (2, 2, 5, 6)),
+                                        ("trilinear", (1, 2, 3, 4, 5)), ("nearest", (1, 1, 3, 4, 2))])
+@pytest.mark.parametrize("how", [dict(scale_factor=2), dict(scale_factor=0.6), dict(size="odd")])
+def test_values_and_gradients(mode, shape, how):
+    torch.manual_seed(0)
+    kw = dict(how)
+    if kw.get("size") == "odd":
+        kw["size"] = tuple(s * 2 + 1 for s in shape[2:])
+    if mode in ("linear", "bilinear", "trilinear"):
+        kw["align_corners"] = shape[0] == 2
+    x = torch.randn(shape)
+    xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+    yc = F.interpolate(xc, mode=mode, **kw)
+    yd = host_free(lambda: F.interpolate(xd, mode=mode, **kw))
+    assert_close(yd.detach().cpu(), yc.detach(), rtol=1e-5, atol=1e-5)
+    g = torch.randn(yc.shape)
+    yc.backward(g)
+    host_free(lambda: yd.backward(g.to(D)))
+    assert_close(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_uint8_bilinear_goes_through_the_counted_host_path():
+    x = torch.randint(0, 255, (1, 2, 5, 5), dtype=torch.uint8)
+    torch.russet.reset_host_op_counts()
+    got = F.interpolate(x.to(D), scale_factor=2, mode="bilinear")
+    assert torch.russet.host_op_counts()
+    assert torch.equal(got.cpu(), F.interpolate(x, scale_factor=2, mode="bilinear"))
+    assert torch.equal(host_free(lambda: F.interpolate(x.to(D), scale_factor=2, mode="nearest")).cpu(),
+                       F.interpolate(x, scale_factor=2, mode="nearest"))
