@@ -19,7 +19,14 @@
 #include "torch/pointwise.h"
 
 #include <ATen/native/Pool.h>
+#include <ATen/ops/_adaptive_avg_pool2d_backward_ops.h>
+#include <ATen/ops/_adaptive_avg_pool2d_ops.h>
+#include <ATen/ops/_adaptive_avg_pool3d_backward_ops.h>
+#include <ATen/ops/_adaptive_avg_pool3d_ops.h>
+#include <ATen/ops/adaptive_avg_pool2d_ops.h>
+#include <ATen/ops/adaptive_avg_pool3d_ops.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/matmul.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_backward_ops.h>
 #include <ATen/ops/avg_pool2d_meta.h>
@@ -421,6 +428,107 @@ Tensor& avg_pool3d_backward_out(const Tensor& grad, const Tensor& self, at::IntA
       3, grad, self, kernel, stride, pad, ceil_mode, count_include_pad, divisor_override, gi);
 }
 
+// ---------------------------------------------------------------- adaptive avg
+
+// Adaptive average pooling is separable: each output averages the product of
+// one interval per dim (CPU's start = floor(o * in / out), end =
+// ceil((o + 1) * in / out)), so the window sums are one matmul per dim with a
+// 0/1 membership matrix (out, in), then one division by the window sizes.
+std::pair<Tensor, Tensor> adaptive_matrix(int64_t in, int64_t out, const at::TensorOptions& opts) {
+  auto lo = opts.dtype(at::kLong);
+  Tensor o = at::arange(out, lo);
+  Tensor start = o.mul(in).div_(out, "floor").unsqueeze(1);
+  Tensor end = o.add(1).mul_(in).add_(out - 1).div_(out, "floor").unsqueeze(1);
+  Tensor i = at::arange(in, lo).unsqueeze(0);
+  Tensor member = i.ge(start).logical_and_(i.lt(end)).to(opts.dtype().toScalarType());
+  return {member, end.sub(start).squeeze(1)};
+}
+
+void check_adaptive(const Tensor& self, at::IntArrayRef out, int64_t k, const char* name) {
+  TORCH_CHECK(static_cast<int64_t>(out.size()) == k, name, ": output_size must be ", k);
+  TORCH_CHECK(self.dim() == k + 1 || self.dim() == k + 2, name, ": Expected ", k + 1, "D or ", k + 2,
+              "D tensor, but got ", self.sizes());
+  for (int64_t d = 1; d < self.dim(); ++d)
+    TORCH_CHECK(self.size(d) > 0, name, ": Expected input to have non-zero size for non-batch dimensions, but input ",
+                "has sizes ", self.sizes(), " with dimension ", d, " being empty");
+  for (int64_t o : out) TORCH_CHECK(o >= 0, name, ": elements of output_size must be greater than or equal to 0");
+}
+
+// x (..., I...) -> (..., O...) window sums (`transpose`: the adjoint, O -> I)
+Tensor adaptive_apply(Tensor y, const Dims& in, const Dims& out, bool adjoint) {
+  int64_t k = static_cast<int64_t>(in.size()), nd = y.dim();
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t d = nd - k + j;
+    Tensor m = adaptive_matrix(in[j], out[j], y.options()).first;  // (O, I)
+    y = at::matmul(y.movedim(d, -1), adjoint ? m : m.t()).movedim(-1, d);
+  }
+  return y;
+}
+
+Tensor adaptive_counts(const Dims& in, const Dims& out, int64_t nd, const at::TensorOptions& opts) {
+  int64_t k = static_cast<int64_t>(in.size());
+  Tensor c;
+  for (int64_t j = 0; j < k; ++j) {
+    Dims shape(nd, 1);
+    shape[nd - k + j] = out[j];
+    Tensor len = adaptive_matrix(in[j], out[j], opts).second.to(opts.dtype().toScalarType()).view(shape);
+    c = c.defined() ? c.mul(len) : len;
+  }
+  return c;
+}
+
+Tensor adaptive_avg(const Tensor& self, at::IntArrayRef output_size, int64_t k, const char* name) {
+  check_adaptive(self, output_size, k, name);
+  host_if_no_fp64(self);
+  Dims in(self.sizes().end() - k, self.sizes().end()), out(output_size.begin(), output_size.end());
+  Tensor x = self.to(acc_of(self));
+  Tensor y = adaptive_apply(x, in, out, false).div_(adaptive_counts(in, out, x.dim(), x.options()));
+  return y.to(self.scalar_type()).contiguous(self.suggest_memory_format());
+}
+
+Tensor adaptive_avg_backward(const Tensor& grad, const Tensor& self, int64_t k) {
+  host_if_no_fp64(self);
+  Dims in(self.sizes().end() - k, self.sizes().end()), out(grad.sizes().end() - k, grad.sizes().end());
+  Tensor g = grad.to(acc_of(grad));
+  g = g.div(adaptive_counts(in, out, g.dim(), g.options()));
+  return adaptive_apply(g, in, out, true).to(self.scalar_type()).contiguous(self.suggest_memory_format());
+}
+
+Tensor adaptive_avg2d(const Tensor& self, at::IntArrayRef output_size) {
+  return native_or_host<at::_ops::_adaptive_avg_pool2d>(
+      [&] { return adaptive_avg(self, output_size, 2, "adaptive_avg_pool2d()"); }, self, output_size);
+}
+Tensor adaptive_avg3d(const Tensor& self, at::IntArrayRef output_size) {
+  return native_or_host<at::_ops::_adaptive_avg_pool3d>(
+      [&] { return adaptive_avg(self, output_size, 3, "adaptive_avg_pool3d()"); }, self, output_size);
+}
+Tensor& adaptive_avg2d_out(const Tensor& self, at::IntArrayRef output_size, Tensor& out) {
+  return native_or_host<at::_ops::adaptive_avg_pool2d_out>(
+      [&]() -> Tensor& {
+        Tensor r = adaptive_avg(self, output_size, 2, "adaptive_avg_pool2d()");
+        at::native::resize_output(out, r.sizes());
+        return out.copy_(r);
+      },
+      self, output_size, out);
+}
+Tensor& adaptive_avg3d_out(const Tensor& self, at::IntArrayRef output_size, Tensor& out) {
+  return native_or_host<at::_ops::adaptive_avg_pool3d_out>(
+      [&]() -> Tensor& {
+        Tensor r = adaptive_avg(self, output_size, 3, "adaptive_avg_pool3d()");
+        at::native::resize_output(out, r.sizes());
+        return out.copy_(r);
+      },
+      self, output_size, out);
+}
+Tensor adaptive_avg2d_backward(const Tensor& grad, const Tensor& self) {
+  return native_or_host<at::_ops::_adaptive_avg_pool2d_backward>(
+      [&] { return adaptive_avg_backward(grad, self, 2); }, grad, self);
+}
+Tensor adaptive_avg3d_backward(const Tensor& grad, const Tensor& self) {
+  return native_or_host<at::_ops::_adaptive_avg_pool3d_backward>(
+      [&] { return adaptive_avg_backward(grad, self, 3); }, grad, self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -434,6 +542,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out);
   m.impl("avg_pool3d.out", avg_pool3d_out);
   m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out);
+  m.impl("_adaptive_avg_pool2d", adaptive_avg2d);
+  m.impl("_adaptive_avg_pool3d", adaptive_avg3d);
+  m.impl("adaptive_avg_pool2d.out", adaptive_avg2d_out);
+  m.impl("adaptive_avg_pool3d.out", adaptive_avg3d_out);
+  m.impl("_adaptive_avg_pool2d_backward", adaptive_avg2d_backward);
+  m.impl("_adaptive_avg_pool3d_backward", adaptive_avg3d_backward);
 }
 
 }  // namespace russet

@@ -98,3 +98,21 @@ def test_errors_like_cpu():
         F.avg_pool2d(x, 2, padding=2)
     with pytest.raises(RuntimeError):
         F.max_pool3d(torch.randn(2, 2, device=D), 2)
+
+
+@pytest.mark.parametrize("name", ["nn.functional.adaptive_avg_pool1d", "nn.functional.adaptive_avg_pool2d",
+                                  "nn.functional.adaptive_avg_pool3d"])
+def test_adaptive_avg_opinfo(name):
+    # float16/bfloat16 average in float32 and round once (CPU's 3-d bfloat16
+    # kernel sums in bfloat16: the harness accepts the float32 result rounded)
+    check_opinfo(name)
+
+
+@pytest.mark.parametrize("shape,out", [((2, 3, 7, 5), (3, 4)), ((1, 2, 9, 9), (9, 9)), ((2, 10, 6), (4, 1)),
+                                       ((1, 2, 5, 6, 7), (2, 3, 4))])
+def test_adaptive_avg_values_and_gradients(shape, out):
+    torch.manual_seed(4)
+    fn = F.adaptive_avg_pool3d if len(out) == 3 else F.adaptive_avg_pool2d
+    grads_match(lambda t: fn(t, out), torch.randn(shape))
+    with pytest.raises(RuntimeError, match="non-zero size"):
+        F.adaptive_avg_pool2d(torch.randn(1, 0, 3, device=D), (2, 2))
