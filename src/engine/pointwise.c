@@ -173,8 +173,8 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
         if ((st = scalar_bits(s, p->compute, p->s[i], &pc.s[i])) != RS_OK) return st;
     if ((st = rs_layout_upload(s, &l, nt, &pc.params)) != RS_OK) return st;
     /* the contiguous kernels take 4 elements per invocation, the 16-byte
-     * path 16 bytes */
-    uint64_t per = vecw ? (uint64_t)vecw : 4;
+     * path two words of 16 bytes (pointwise.comp's VQ) */
+    uint64_t per = vecw ? 2 * (uint64_t)vecw : 4;
     uint64_t items = l.ndim == 0 ? (pc.numel + per - 1) / per : pc.numel;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, nacc);
 }

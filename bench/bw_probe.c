@@ -1,0 +1,245 @@
+/* bw_probe.c: times variants of the bandwidth-bound kernels (copy.comp's
+ * float32 -> float16 path, pointwise.comp's 16-byte path with exp and add,
+ * softmax.comp on 4096 x 4096) through their tuning defines, with the C core
+ * only (no torch: it builds in seconds on the GPU machine; bench/gpu.sh
+ * probe). Each variant's output is checked against the first variant's (the
+ * production one) or against a host computation. A tool for tuning, not a
+ * benchmark against a peer: bench_pointwise.py and bench_reduce.py give the
+ * ratios to torch CUDA. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "russet/russet.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define DIE(st) do { if ((st) != RS_OK) { fprintf(stderr, "line %d: %s\n", __LINE__, rs_last_error()); exit(1); } } while (0)
+
+typedef struct copy_push {
+    uint64_t dst, src, params, numel;
+    uint32_t ndim, pad;
+} copy_push;
+
+typedef struct pw_push {
+    uint64_t out, in[4], params, numel, s[4], err;
+    uint32_t ndim, site;
+} pw_push;
+
+typedef struct sm_push {
+    uint64_t a, b, out, outer, n, inner, err;
+    uint32_t tpo, site;
+} sm_push;
+
+static rs_device *dev;
+static rs_stream *s;
+
+/* best time of one dispatch: `per` dispatches between syncs, best of 5 */
+static double time_kernel(rs_kernel *k, uint32_t groups, const void *pc, uint32_t size, const rs_access *acc,
+                          int nacc) {
+    uint32_t g[3] = {groups, 1, 1};
+    const int per = 20;
+    DIE(rs_dispatch(s, k, g, pc, size, acc, nacc));
+    DIE(rs_stream_synchronize(s));
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+        for (int i = 0; i < per; i++) DIE(rs_dispatch(s, k, g, pc, size, acc, nacc));
+        DIE(rs_stream_synchronize(s));
+        double t = (now() - t0) / per;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+static rs_kernel *kernel(const char *src, const char *defines) {
+    rs_kernel *k = NULL;
+    if (rs_kernel_get(dev, src, defines, &k) != RS_OK) {
+        printf("  %-60s compile failed: %s\n", defines, rs_last_error());
+        return NULL;
+    }
+    return k;
+}
+
+static uint32_t groups_for(uint64_t items) {
+    uint64_t g = (items + 255) / 256;
+    return (uint32_t)(g > (1u << 22) ? (1u << 22) : g);
+}
+
+int main(int argc, char **argv) {
+    DIE(rs_device_get(0, &dev));
+    DIE(rs_stream_get(dev, 0, &s));
+    /* elements (a multiple of 4096 * 4096 / 4 for the softmax rows) */
+    const uint64_t N = argc > 1 ? strtoull(argv[1], NULL, 0) : 64ull << 20;
+    float *hx = malloc(N * 4), *hy = malloc(N * 4), *hr = malloc(N * 4);
+    uint16_t *hh = malloc(N * 2), *hh2 = malloc(N * 2);
+    uint32_t x = 12345;
+    for (uint64_t i = 0; i < N; i++) {
+        x = x * 1664525u + 1013904223u;
+        hx[i] = ((x >> 8) / 16777216.0f) * 20.0f - 10.0f;  /* [-10, 10) */
+        x = x * 1664525u + 1013904223u;
+        hy[i] = ((x >> 8) / 16777216.0f) * 2.0f - 1.0f;
+    }
+    uint64_t da, db, dout;
+    DIE(rs_alloc(dev, N * 4, s, &da));
+    DIE(rs_alloc(dev, N * 4, s, &db));
+    DIE(rs_alloc(dev, N * 4, s, &dout));
+    DIE(rs_memcpy_htod(s, da, hx, N * 4));
+    DIE(rs_memcpy_htod(s, db, hy, N * 4));
+    DIE(rs_stream_synchronize(s));
+
+    /* ---- the ceiling: vkCmdCopyBuffer of 256 MiB */
+    {
+        double best = 1e30;
+        for (int r = 0; r < 5; r++) {
+            DIE(rs_stream_synchronize(s));
+            double t0 = now();
+            for (int i = 0; i < 20; i++) DIE(rs_memcpy_dtod(s, dout, da, N * 4));
+            DIE(rs_stream_synchronize(s));
+            double t = (now() - t0) / 20;
+            if (t < best) best = t;
+        }
+        printf("vkCmdCopyBuffer 256 MiB: %.0f GB/s (read + write)\n", 2.0 * N * 4 / best / 1e9);
+    }
+
+    /* ---- copy.comp: float32 -> float16, 64M */
+    printf("\ncast float32 -> float16, %llu elements (GB/s = 6 bytes an element)\n", (unsigned long long)N);
+    for (uint64_t i = 0; i < N; i++) hh[i] = rs_f16_from_f32(hx[i]);
+    const char *cv[] = {"CQ=2;CSPLIT=0", "CQ=1;CSPLIT=1", "CQ=2;CSPLIT=1", "CQ=4;CSPLIT=1"};
+    int cq[] = {2, 1, 2, 4};
+    for (int v = 0; v < 4; v++) {
+        char d[160];
+        snprintf(d, sizeof d, "SRC_DT=6;DST_DT=5;CONTIG=1;VEC4=1;%s", cv[v]);
+        rs_kernel *k = kernel("copy.comp", d);
+        if (!k) continue;
+        copy_push pc = {dout, da, 0, N, 0, 0};
+        rs_access acc[2] = {{da, N * 4, 0}, {dout, N * 2, 1}};
+        uint64_t items = (N / 4 + cq[v] - 1) / cq[v];
+        memset(hh2, 0, N * 2);
+        DIE(rs_memcpy_htod(s, dout, hh2, N * 2));
+        double t = time_kernel(k, groups_for(items), &pc, sizeof pc, acc, 2);
+        DIE(rs_memcpy_dtoh(s, hh2, dout, N * 2));
+        printf("  %-40s %7.0f GB/s  %s\n", cv[v], 6.0 * N / t / 1e9, memcmp(hh, hh2, N * 2) ? "WRONG" : "ok");
+        fflush(stdout);
+    }
+
+    /* ---- pointwise.comp's 16-byte path, float32, 64M */
+    printf("\npointwise float32, %llu elements, 16-byte path (GB/s = bytes read + written)\n",
+           (unsigned long long)N);
+    struct { const char *expr; int nin; const char *knobs; } pv[] = {
+        {"rs_op_exp(a)", 1, "VQ=2"},
+        {"rs_op_exp(a)", 1, "VQ=1"},
+        {"rs_op_exp(a)", 1, "VQ=4"},
+        {"rs_op_exp(a)", 1, "VQ=2;RS_VLANES=[[unroll]]"},
+        {"rs_op_exp(a)", 1, "VQ=1;RS_VLANES=[[unroll]]"},
+        {"exp(a)", 1, "VQ=2"},
+        {"a", 1, "VQ=2"},
+        {"a", 1, "VQ=1"},
+        {"a + b", 2, "VQ=2"},
+        {"a + b", 2, "VQ=1"},
+        {"a + b", 2, "VQ=1;RS_VLANES=[[unroll]]"},
+    };
+    for (size_t v = 0; v < sizeof pv / sizeof pv[0]; v++) {
+        char d[400];
+        if (pv[v].nin == 1)
+            snprintf(d, sizeof d, "NIN=1;NT=2;OUT_DT=6;CM_DT=6;CT_DT=6;RT_DT=6;IN0_DT=6;IN0_S=0;IN0_L=1;"
+                     "CONTIG=1;VECW=4;%s;EXPR=%s", pv[v].knobs, pv[v].expr);
+        else
+            snprintf(d, sizeof d, "NIN=2;NT=3;OUT_DT=6;CM_DT=6;CT_DT=6;RT_DT=6;IN0_DT=6;IN0_S=0;IN0_L=1;"
+                     "IN1_DT=6;IN1_S=0;IN1_L=2;CONTIG=1;VECW=4;%s;EXPR=%s", pv[v].knobs, pv[v].expr);
+        rs_kernel *k = kernel("pointwise.comp", d);
+        if (!k) continue;
+        pw_push pc;
+        memset(&pc, 0, sizeof pc);
+        pc.out = dout, pc.in[0] = da, pc.in[1] = db, pc.numel = N, pc.err = rs_device_error_address(dev);
+        int vq = strstr(pv[v].knobs, "VQ=4") ? 4 : strstr(pv[v].knobs, "VQ=2") ? 2 : 1;
+        rs_access acc[3] = {{dout, N * 4, 1}, {da, N * 4, 0}, {db, N * 4, 0}};
+        double t = time_kernel(k, groups_for(N / 4 / vq), &pc, sizeof pc, acc, 1 + pv[v].nin);
+        DIE(rs_memcpy_dtoh(s, hr, dout, N * 4));
+        /* same bits as the first variant with the same expression */
+        static float *ref[3];
+        int slot = strcmp(pv[v].expr, "rs_op_exp(a)") == 0 ? 0 : strcmp(pv[v].expr, "a + b") == 0 ? 1 : 2;
+        const char *verdict = "";
+        if (strcmp(pv[v].expr, "exp(a)") != 0) {
+            if (!ref[slot]) {
+                ref[slot] = malloc(N * 4);
+                memcpy(ref[slot], hr, N * 4);
+                verdict = "(reference)";
+            } else {
+                verdict = memcmp(ref[slot], hr, N * 4) ? "DIFFERENT BITS" : "same bits";
+            }
+        }
+        double bytes = (double)N * 4 * (1 + pv[v].nin);
+        printf("  %-14s %-30s %7.0f GB/s  %s\n", pv[v].expr, pv[v].knobs, bytes / t / 1e9, verdict);
+        fflush(stdout);
+    }
+
+    /* ---- softmax.comp over 4096 x 4096 float32, last dim */
+    printf("\nsoftmax float32 (4096, 4096), last dim (GB/s = 2 x 64 MiB)\n");
+    const uint64_t C = 4096, R = N / C < 4096 ? N / C : 4096;
+    struct { const char *d; uint32_t tpo; } sv[] = {
+        {"ROWREG=16;SMVEC=1", 256},
+        {"ROWREG=0;SMVEC=0", 64},
+        {"ROWREG=16;SMVEC=0", 256},
+        {"ROWREG=32;SMVEC=1", 128},
+        {"ROWREG=64;SMVEC=1", 64},
+    };
+    float *sref = NULL;
+    for (size_t v = 0; v < sizeof sv / sizeof sv[0]; v++) {
+        for (int mode = 0; mode < 2; mode++) {
+            char d[200];
+            snprintf(d, sizeof d, "MODE=%d;A_DT=6;B_DT=6;OUT_DT=6;%s", mode, sv[v].d);
+            rs_kernel *k = kernel("softmax.comp", d);
+            if (!k) continue;
+            sm_push pc;
+            memset(&pc, 0, sizeof pc);
+            pc.a = pc.b = da, pc.out = dout, pc.outer = R, pc.n = C, pc.inner = 1;
+            pc.err = rs_device_error_address(dev);
+            pc.tpo = sv[v].tpo;
+            rs_access acc[2] = {{da, R * C * 4, 0}, {dout, R * C * 4, 1}};
+            double t = time_kernel(k, (uint32_t)((R + 256 / sv[v].tpo - 1) / (256 / sv[v].tpo)), &pc, sizeof pc,
+                                   acc, 2);
+            const char *verdict = "";
+            if (mode == 0) {
+                DIE(rs_memcpy_dtoh(s, hr, dout, R * C * 4));
+                /* against a host softmax in double on sampled rows */
+                double worst = 0;
+                for (int t2 = 0; t2 < 16; t2++) {
+                    uint64_t r = (t2 * 2654435761u) % R;
+                    const float *xr = hx + r * C;
+                    double m = -INFINITY, sum = 0;
+                    for (uint64_t j = 0; j < C; j++) m = xr[j] > m ? xr[j] : m;
+                    for (uint64_t j = 0; j < C; j++) sum += exp(xr[j] - m);
+                    for (uint64_t j = 0; j < C; j++) {
+                        double e = fabs(hr[r * C + j] - exp(xr[j] - m) / sum) / (exp(xr[j] - m) / sum);
+                        if (e > worst) worst = e;
+                    }
+                }
+                if (!sref) {
+                    sref = malloc(R * C * 4);
+                    memcpy(sref, hr, R * C * 4);
+                }
+                double dmax = 0;
+                for (uint64_t i = 0; i < R * C; i++) {
+                    double e = fabs(hr[i] - sref[i]) / (fabs(sref[i]) + 1e-30);
+                    if (e > dmax) dmax = e;
+                }
+                static char buf[120];
+                snprintf(buf, sizeof buf, "max rel err %.1e vs double, %.1e vs first", worst, dmax);
+                verdict = buf;
+            }
+            printf("  %s %-22s tpo %3u %7.0f GB/s  %s\n", mode ? "log_softmax" : "softmax    ", sv[v].d, sv[v].tpo,
+                   2.0 * R * C * 4 / t / 1e9, verdict);
+            fflush(stdout);
+        }
+    }
+    rs_shutdown();
+    return 0;
+}
