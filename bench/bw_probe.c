@@ -130,68 +130,84 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
 
-    /* ---- pointwise.comp's 16-byte path, float32, 64M */
-    printf("\npointwise float32, %llu elements, 16-byte path (GB/s = bytes read + written)\n",
-           (unsigned long long)N);
-    struct { const char *expr; int nin; const char *knobs; } pv[] = {
-        {"rs_op_exp(a)", 1, "VQ=2"},
-        {"rs_op_exp(a)", 1, "VQ=1"},
-        {"rs_op_exp(a)", 1, "VQ=4"},
-        {"rs_op_exp(a)", 1, "VQ=2;RS_VLANES=[[unroll]]"},
-        {"rs_op_exp(a)", 1, "VQ=1;RS_VLANES=[[unroll]]"},
-        {"exp(a)", 1, "VQ=2"},
-        {"a", 1, "VQ=2"},
-        {"a", 1, "VQ=1"},
-        {"a + b", 2, "VQ=2"},
-        {"a + b", 2, "VQ=1"},
-        {"a + b", 2, "VQ=1;RS_VLANES=[[unroll]]"},
+    /* ---- pointwise.comp's 16-byte path, 256 MiB a tensor: every variant
+     * timed first, then each checked (a host read between timings slowed
+     * the later ones in the first run) */
+    printf("\npointwise, 256 MiB a tensor, 16-byte path (GB/s = bytes read + written)\n");
+    struct { const char *expr; int nin, dt; const char *knobs; } pv[] = {
+        {"rs_op_exp(a)", 1, 6, "VQ=2"},
+        {"rs_op_exp(a)", 1, 6, "VQ=1"},
+        {"rs_op_exp(a)", 1, 6, "VQ=4"},
+        {"exp(a)", 1, 6, "VQ=2"},
+        {"a", 1, 6, "VQ=2"},
+        {"a", 1, 6, "VQ=1"},
+        {"a + b", 2, 6, "VQ=2"},
+        {"a + b", 2, 6, "VQ=1"},
+        {"a + b", 2, 1, "VQ=2"},
+        {"a + b", 2, 1, "VQ=1"},
     };
-    for (size_t v = 0; v < sizeof pv / sizeof pv[0]; v++) {
+    enum { NPV = sizeof pv / sizeof pv[0] };
+    rs_kernel *pk[NPV];
+    pw_push ppc[NPV];
+    uint32_t pgroups[NPV];
+    int pnacc[NPV];
+    rs_access pacc[3] = {{dout, N * 4, 1}, {da, N * 4, 0}, {db, N * 4, 0}};
+    for (int v = 0; v < NPV; v++) {
         char d[400];
+        int dt = pv[v].dt, vecw = dt == 6 ? 4 : 16;
         if (pv[v].nin == 1)
-            snprintf(d, sizeof d, "NIN=1;NT=2;OUT_DT=6;CM_DT=6;CT_DT=6;RT_DT=6;IN0_DT=6;IN0_S=0;IN0_L=1;"
-                     "CONTIG=1;VECW=4;%s;EXPR=%s", pv[v].knobs, pv[v].expr);
+            snprintf(d, sizeof d, "NIN=1;NT=2;OUT_DT=%d;CM_DT=%d;CT_DT=%d;RT_DT=%d;IN0_DT=%d;IN0_S=0;IN0_L=1;"
+                     "CONTIG=1;VECW=%d;%s;EXPR=%s", dt, dt, dt, dt, dt, vecw, pv[v].knobs, pv[v].expr);
         else
-            snprintf(d, sizeof d, "NIN=2;NT=3;OUT_DT=6;CM_DT=6;CT_DT=6;RT_DT=6;IN0_DT=6;IN0_S=0;IN0_L=1;"
-                     "IN1_DT=6;IN1_S=0;IN1_L=2;CONTIG=1;VECW=4;%s;EXPR=%s", pv[v].knobs, pv[v].expr);
-        rs_kernel *k = kernel("pointwise.comp", d);
-        if (!k) continue;
-        pw_push pc;
-        memset(&pc, 0, sizeof pc);
-        pc.out = dout, pc.in[0] = da, pc.in[1] = db, pc.numel = N, pc.err = rs_device_error_address(dev);
+            snprintf(d, sizeof d, "NIN=2;NT=3;OUT_DT=%d;CM_DT=%d;CT_DT=%d;RT_DT=%d;IN0_DT=%d;IN0_S=0;IN0_L=1;"
+                     "IN1_DT=%d;IN1_S=0;IN1_L=2;CONTIG=1;VECW=%d;%s;EXPR=%s", dt, dt, dt, dt, dt, dt, vecw,
+                     pv[v].knobs, pv[v].expr);
+        pk[v] = kernel("pointwise.comp", d);
+        memset(&ppc[v], 0, sizeof ppc[v]);
+        ppc[v].out = dout, ppc[v].in[0] = da, ppc[v].in[1] = db, ppc[v].err = rs_device_error_address(dev);
+        ppc[v].numel = N * 4 / (dt == 6 ? 4 : 1);
         int vq = strstr(pv[v].knobs, "VQ=4") ? 4 : strstr(pv[v].knobs, "VQ=2") ? 2 : 1;
-        rs_access acc[3] = {{dout, N * 4, 1}, {da, N * 4, 0}, {db, N * 4, 0}};
-        double t = time_kernel(k, groups_for(N / 4 / vq), &pc, sizeof pc, acc, 1 + pv[v].nin);
+        pgroups[v] = groups_for(N / 4 / vq);  /* N * 4 bytes in 16-byte words */
+        pnacc[v] = 1 + pv[v].nin;
+    }
+    double pt[NPV];
+    for (int v = 0; v < NPV; v++)
+        if (pk[v]) pt[v] = time_kernel(pk[v], pgroups[v], &ppc[v], sizeof ppc[v], pacc, pnacc[v]);
+    float *pref[3] = {NULL, NULL, NULL};
+    for (int v = 0; v < NPV; v++) {
+        if (!pk[v]) continue;
+        uint32_t g[3] = {pgroups[v], 1, 1};
+        DIE(rs_dispatch(s, pk[v], g, &ppc[v], sizeof ppc[v], pacc, pnacc[v]));
         DIE(rs_memcpy_dtoh(s, hr, dout, N * 4));
-        /* same bits as the first variant with the same expression */
-        static float *ref[3];
-        int slot = strcmp(pv[v].expr, "rs_op_exp(a)") == 0 ? 0 : strcmp(pv[v].expr, "a + b") == 0 ? 1 : 2;
+        int slot = strcmp(pv[v].expr, "rs_op_exp(a)") == 0 ? 0 : strcmp(pv[v].expr, "a + b") != 0 ? -1
+                 : pv[v].dt == 6 ? 1 : 2;
         const char *verdict = "";
-        if (strcmp(pv[v].expr, "exp(a)") != 0) {
-            if (!ref[slot]) {
-                ref[slot] = malloc(N * 4);
-                memcpy(ref[slot], hr, N * 4);
-                verdict = "(reference)";
-            } else {
-                verdict = memcmp(ref[slot], hr, N * 4) ? "DIFFERENT BITS" : "same bits";
-            }
+        if (slot >= 0 && !pref[slot]) {
+            pref[slot] = malloc(N * 4);
+            memcpy(pref[slot], hr, N * 4);
+            verdict = "(reference)";
+        } else if (slot >= 0) {
+            verdict = memcmp(pref[slot], hr, N * 4) ? "DIFFERENT BITS" : "same bits";
         }
         double bytes = (double)N * 4 * (1 + pv[v].nin);
-        printf("  %-14s %-30s %7.0f GB/s  %s\n", pv[v].expr, pv[v].knobs, bytes / t / 1e9, verdict);
+        printf("  %-14s %-5s %-10s %7.0f GB/s  %s\n", pv[v].expr, pv[v].dt == 6 ? "f32" : "int8", pv[v].knobs,
+               bytes / pt[v] / 1e9, verdict);
         fflush(stdout);
     }
+    if (pk[0])
+        printf("  again after the host reads: %s %s %7.0f GB/s\n", pv[0].expr, pv[0].knobs,
+               (double)N * 8 / time_kernel(pk[0], pgroups[0], &ppc[0], sizeof ppc[0], pacc, 2) / 1e9);
 
-    /* ---- softmax.comp over 4096 x 4096 float32, last dim */
+    /* ---- softmax.comp over 4096 x 4096 float32, last dim: timed, then
+     * the production variant checked against a host softmax in double */
     printf("\nsoftmax float32 (4096, 4096), last dim (GB/s = 2 x 64 MiB)\n");
     const uint64_t C = 4096, R = N / C < 4096 ? N / C : 4096;
     struct { const char *d; uint32_t tpo; } sv[] = {
         {"ROWREG=16;SMVEC=1", 256},
-        {"ROWREG=0;SMVEC=0", 64},
-        {"ROWREG=16;SMVEC=0", 256},
         {"ROWREG=32;SMVEC=1", 128},
-        {"ROWREG=64;SMVEC=1", 64},
+        {"ROWREG=0;SMVEC=0", 64},
     };
-    float *sref = NULL;
+    rs_access sacc[2] = {{da, R * C * 4, 0}, {dout, R * C * 4, 1}};
     for (size_t v = 0; v < sizeof sv / sizeof sv[0]; v++) {
         for (int mode = 0; mode < 2; mode++) {
             char d[200];
@@ -203,13 +219,15 @@ int main(int argc, char **argv) {
             pc.a = pc.b = da, pc.out = dout, pc.outer = R, pc.n = C, pc.inner = 1;
             pc.err = rs_device_error_address(dev);
             pc.tpo = sv[v].tpo;
-            rs_access acc[2] = {{da, R * C * 4, 0}, {dout, R * C * 4, 1}};
-            double t = time_kernel(k, (uint32_t)((R + 256 / sv[v].tpo - 1) / (256 / sv[v].tpo)), &pc, sizeof pc,
-                                   acc, 2);
-            const char *verdict = "";
-            if (mode == 0) {
+            uint32_t groups = (uint32_t)((R + 256 / sv[v].tpo - 1) / (256 / sv[v].tpo));
+            double t = time_kernel(k, groups, &pc, sizeof pc, sacc, 2);
+            printf("  %s %-22s tpo %3u %7.0f GB/s\n", mode ? "log_softmax" : "softmax    ", sv[v].d, sv[v].tpo,
+                   2.0 * R * C * 4 / t / 1e9);
+            fflush(stdout);
+            if (v == 0 && mode == 0) {
+                uint32_t g[3] = {groups, 1, 1};
+                DIE(rs_dispatch(s, k, g, &pc, sizeof pc, sacc, 2));
                 DIE(rs_memcpy_dtoh(s, hr, dout, R * C * 4));
-                /* against a host softmax in double on sampled rows */
                 double worst = 0;
                 for (int t2 = 0; t2 < 16; t2++) {
                     uint64_t r = (t2 * 2654435761u) % R;
@@ -222,22 +240,79 @@ int main(int argc, char **argv) {
                         if (e > worst) worst = e;
                     }
                 }
-                if (!sref) {
-                    sref = malloc(R * C * 4);
-                    memcpy(sref, hr, R * C * 4);
-                }
-                double dmax = 0;
-                for (uint64_t i = 0; i < R * C; i++) {
-                    double e = fabs(hr[i] - sref[i]) / (fabs(sref[i]) + 1e-30);
-                    if (e > dmax) dmax = e;
-                }
-                static char buf[120];
-                snprintf(buf, sizeof buf, "max rel err %.1e vs double, %.1e vs first", worst, dmax);
-                verdict = buf;
+                printf("    (max rel err against double on 16 rows: %.1e)\n", worst);
             }
-            printf("  %s %-22s tpo %3u %7.0f GB/s  %s\n", mode ? "log_softmax" : "softmax    ", sv[v].d, sv[v].tpo,
-                   2.0 * R * C * 4 / t / 1e9, verdict);
-            fflush(stdout);
+        }
+    }
+
+    /* ---- the radix sort of 16M float32 (src/engine/sort.c): the whole
+     * rs_sort, then each of its kernels alone, to see where the time goes */
+    {
+        const uint64_t n = N / 4 < (16u << 20) ? N / 4 : (16u << 20);
+        printf("\nsort of %llu float32 (values and int64 indices)\n", (unsigned long long)n);
+        uint64_t vals, inds;
+        DIE(rs_alloc(dev, n * 4, s, &vals));
+        DIE(rs_alloc(dev, n * 8, s, &inds));
+        rs_tensor src, tv, ti;
+        memset(&src, 0, sizeof src);
+        src.address = da, src.dtype = RS_FLOAT32, src.ndim = 1, src.sizes[0] = (int64_t)n, src.strides[0] = 1;
+        tv = src, tv.address = vals;
+        ti = src, ti.address = inds, ti.dtype = RS_INT64;
+        double best = 1e30;
+        for (int r = 0; r < 6; r++) {
+            DIE(rs_stream_synchronize(s));
+            double t0 = now();
+            DIE(rs_sort(s, &src, 0, (int64_t)n, &tv, &ti));
+            DIE(rs_stream_synchronize(s));
+            double t = now() - t0;
+            if (r > 0 && t < best) best = t;
+        }
+        printf("  rs_sort                      %8.3f ms\n", best * 1e3);
+        /* its parts (sort.c's radix_pairs), each timed alone */
+        const uint32_t CH = 1024;
+        uint64_t nb = (n + CH - 1) / CH;
+        uint64_t keys, idx, keys2, idx2, hist, incl;
+        DIE(rs_alloc(dev, n * 4, s, &keys));
+        DIE(rs_alloc(dev, n * 4, s, &idx));
+        DIE(rs_alloc(dev, n * 4, s, &keys2));
+        DIE(rs_alloc(dev, n * 4, s, &idx2));
+        DIE(rs_alloc(dev, 16 * nb * 4, s, &hist));
+        DIE(rs_alloc(dev, 16 * nb * 8, s, &incl));
+        struct { uint64_t src, keys, idx, keys_out, idx_out, hist, incl; uint32_t n, rows, nb, shift; } rp = {
+            da, keys, idx, keys2, idx2, hist, incl, (uint32_t)n, 1, (uint32_t)nb, 8};
+        rs_kernel *k1 = kernel("sort_radix.comp", "MODE=1;IN_DT=6;KEY64=0;DESC=0");
+        rs_kernel *k2 = kernel("sort_radix.comp", "MODE=2;IN_DT=6;KEY64=0;DESC=0");
+        rs_kernel *k3 = kernel("sort_radix.comp", "MODE=3;IN_DT=6;KEY64=0;DESC=0");
+        rs_access a1[3] = {{da, n * 4, 0}, {keys, n * 4, 1}, {idx, n * 4, 1}};
+        rs_access a2[2] = {{keys, n * 4, 0}, {hist, 16 * nb * 4, 1}};
+        rs_access a3[6] = {{keys, n * 4, 0}, {idx, n * 4, 0}, {hist, 16 * nb * 4, 0}, {incl, 16 * nb * 8, 0},
+                           {keys2, n * 4, 1}, {idx2, n * 4, 1}};
+        uint32_t gcap = (uint32_t)(nb > 65535 ? 65535 : nb);
+        if (k1 && k2 && k3) {
+            double t1 = time_kernel(k1, groups_for(n), &rp, sizeof rp, a1, 3);
+            double t2 = time_kernel(k2, gcap, &rp, sizeof rp, a2, 2);
+            rs_tensor th, tin;
+            memset(&th, 0, sizeof th);
+            th.address = hist, th.dtype = RS_UINT32, th.ndim = 2, th.sizes[0] = 1, th.sizes[1] = (int64_t)(16 * nb);
+            th.strides[0] = (int64_t)(16 * nb), th.strides[1] = 1;
+            tin = th, tin.address = incl, tin.dtype = RS_INT64;
+            double ts = 1e30;
+            for (int r = 0; r < 5; r++) {
+                DIE(rs_stream_synchronize(s));
+                double t0 = now();
+                for (int i = 0; i < 20; i++) DIE(rs_scan(s, RS_SCAN_SUM, &th, &tin, NULL));
+                DIE(rs_stream_synchronize(s));
+                double t = (now() - t0) / 20;
+                if (t < ts) ts = t;
+            }
+            double t3 = time_kernel(k3, gcap, &rp, sizeof rp, a3, 6);
+            printf("  init (keys, indices)         %8.3f ms   %6.0f GB/s\n", t1 * 1e3, 12.0 * n / t1 / 1e9);
+            printf("  histogram, one pass          %8.3f ms   %6.0f GB/s\n", t2 * 1e3, 4.0 * n / t2 / 1e9);
+            printf("  scan of the histogram        %8.3f ms   (%llu counters)\n", ts * 1e3,
+                   (unsigned long long)(16 * nb));
+            printf("  scatter, one pass            %8.3f ms   %6.0f GB/s\n", t3 * 1e3, 16.0 * n / t3 / 1e9);
+            printf("  init + 8 x (histogram + scan + scatter) = %.3f ms; the rest of rs_sort %.3f ms\n",
+                   (t1 + 8 * (t2 + ts + t3)) * 1e3, (best - t1 - 8 * (t2 + ts + t3)) * 1e3);
         }
     }
     rs_shutdown();
