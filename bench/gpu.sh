@@ -130,13 +130,18 @@ case "${1:-all}" in
     speed)
         # the bandwidth probe (C core only), then the peer benchmarks; each
         # step runs even when one before it fails
+        # (SPEED_STEPS picks the steps: probe pointwise reduce sort train)
         set +e
-        echo "== bw-probe"
-        (build_probe bw_probe >/tmp/probe-build.log 2>&1 || { tail -20 /tmp/probe-build.log; exit 1; }; ./build/bw_probe)
-        echo; PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"}
-        echo; PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"}
-        echo; PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"}
-        echo; PYTHONPATH=python $PY bench/bench_train.py ${OUT:+--json "$OUT/bench-train.json"} ;;
+        steps=" ${SPEED_STEPS:-probe pointwise reduce sort train} "
+        if [[ $steps == *" probe "* ]]; then
+            echo "== bw-probe"
+            (build_probe bw_probe >/tmp/probe-build.log 2>&1 || { tail -20 /tmp/probe-build.log; exit 1; }; ./build/bw_probe)
+        fi
+        for b in pointwise reduce sort train; do
+            if [[ $steps == *" $b "* ]]; then
+                echo; PYTHONPATH=python $PY bench/bench_$b.py ${OUT:+--json "$OUT/bench-$b.json"}
+            fi
+        done ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo
