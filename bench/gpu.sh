@@ -62,9 +62,10 @@ if [ "${1:-}" = gemm-probe ]; then
     exit 0
 fi
 if [ "${1:-}" = probe ]; then
-    echo "== bw-probe (copy, pointwise and softmax variants)"
+    echo "== bw-probe (copy, pointwise, softmax and sort kernels), then torch CUDA timed the same way"
     build_probe bw_probe
     ./build/bw_probe
+    $PY bench/cuda_ref.py
     exit 0
 fi
 
