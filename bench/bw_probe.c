@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     for (uint64_t i = 0; i < N; i++) hh[i] = rs_f16_from_f32(hx[i]);
     struct { const char *d; int cq; uint32_t cap; } cv[] = {
         {"CQ=2;CSPLIT=0", 2, 0}, {"CQ=1;CSPLIT=1", 1, 0}, {"CQ=2;CSPLIT=1", 2, 0}, {"CQ=4;CSPLIT=1", 4, 0},
-        {"CQ=2;CSPLIT=0", 2, 132 * 8}, {"CQ=2;CSPLIT=0", 2, 132 * 16}, {"CQ=2;CSPLIT=0", 2, 132 * 32},
+        {"CQ=2;CSPLIT=0;CP_RO=0", 2, 0}, {"CQ=2;CSPLIT=1;CP_RO=0", 2, 0}, {"CQ=1;CSPLIT=1;CP_RO=0", 1, 0},
     };
     for (size_t v = 0; v < sizeof cv / sizeof cv[0]; v++) {
         char d[160];
@@ -146,18 +146,21 @@ int main(int argc, char **argv) {
     printf("\npointwise, 256 MiB a tensor, 16-byte path (GB/s = bytes read + written)\n");
     struct { const char *expr; int nin, dt; const char *knobs; uint32_t cap; } pv[] = {
         {"rs_op_exp(a)", 1, 6, "VQ=2", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=2;PW_RO=0", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=1", 0},
-        {"rs_op_exp(a)", 1, 6, "VQ=4", 0},
-        {"rs_op_exp(a)", 1, 6, "VQ=2", 132 * 8},
-        {"rs_op_exp(a)", 1, 6, "VQ=2", 132 * 16},
-        {"rs_op_exp(a)", 1, 6, "VQ=2", 132 * 32},
-        {"rs_op_exp(a)", 1, 6, "VQ=4", 132 * 16},
-        {"exp(a)", 1, 6, "VQ=2", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=1;PW_RO=0", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=2;PW_WG=128", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=2;PW_WG=512", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=1;PW_WG=128", 0},
+        {"rs_op_exp(a)", 1, 6, "VQ=1;PW_WG=512", 0},
         {"a", 1, 6, "VQ=2", 0},
         {"a", 1, 6, "VQ=1", 0},
-        {"a", 1, 6, "VQ=2", 132 * 16},
+        {"a", 1, 6, "VQ=1;PW_RO=0", 0},
+        {"a", 1, 6, "VQ=1;PW_WG=128", 0},
+        {"a", 1, 6, "VQ=1;PW_WG=512", 0},
         {"a + b", 2, 6, "VQ=2", 0},
         {"a + b", 2, 6, "VQ=1", 0},
+        {"a + b", 2, 6, "VQ=1;PW_RO=0", 0},
         {"a + b", 2, 1, "VQ=2", 0},
         {"a + b", 2, 1, "VQ=1", 0},
     };
@@ -182,7 +185,8 @@ int main(int argc, char **argv) {
         ppc[v].out = dout, ppc[v].in[0] = da, ppc[v].in[1] = db, ppc[v].err = rs_device_error_address(dev);
         ppc[v].numel = N * 4 / (dt == 6 ? 4 : 1);
         int vq = strstr(pv[v].knobs, "VQ=4") ? 4 : strstr(pv[v].knobs, "VQ=2") ? 2 : 1;
-        pgroups[v] = groups_for(N / 4 / vq);  /* N * 4 bytes in 16-byte words */
+        uint64_t wg = strstr(pv[v].knobs, "PW_WG=128") ? 128 : strstr(pv[v].knobs, "PW_WG=512") ? 512 : 256;
+        pgroups[v] = groups_for(N / 4 / vq * 256 / wg);  /* N * 4 bytes in 16-byte words */
         if (pv[v].cap && pgroups[v] > pv[v].cap) pgroups[v] = pv[v].cap;
         pnacc[v] = 1 + pv[v].nin;
     }
@@ -220,7 +224,7 @@ int main(int argc, char **argv) {
     const uint64_t C = 4096, R = N / C < 4096 ? N / C : 4096;
     struct { const char *d; uint32_t tpo; } sv[] = {
         {"ROWREG=16;SMVEC=1", 256},
-        {"ROWREG=32;SMVEC=1", 128},
+        {"ROWREG=16;SMVEC=1;SM_RO=0", 256},
         {"ROWREG=0;SMVEC=0", 64},
     };
     rs_access sacc[2] = {{da, R * C * 4, 0}, {dout, R * C * 4, 1}};

@@ -13,7 +13,11 @@
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
-layout(local_size_x = RS_WG) in;
+// PW_WG: the workgroup size (tuning, 16-byte path only; the host assumes RS_WG)
+#ifndef PW_WG
+#define PW_WG RS_WG
+#endif
+layout(local_size_x = PW_WG) in;
 
 // elements per invocation on the contiguous path
 #define RS_UNROLL 4
@@ -80,6 +84,18 @@ void rs_raise(uint code, int64_t value) {
 // contiguous and 16-byte aligned; VECW = 16 / its size elements per access.
 // Lanes are taken from and put into the 16-byte words as bits.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+// inputs read through a read-only, restrict reference (PW_RO, a tuning knob):
+// the driver may then use its read-only load path
+#ifndef PW_RO
+#define PW_RO 1
+#endif
+#if PW_RO
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer RsV4R { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) restrict writeonly buffer RsV4W { uvec4 v; };
+#else
+#define RsV4R RsV4
+#define RsV4W RsV4
+#endif
 // words per invocation (the host's launch assumes the default), and how the
 // lanes of a word are looped (tuning knobs)
 #ifndef VQ
@@ -252,9 +268,9 @@ void main() {
     // contiguous; several loads in flight per invocation)
     uint64_t nv = pc.numel / uint64_t(VECW);  // whole words; the host runs the tail separately
     uint64_t lid = uint64_t(gl_LocalInvocationID.x);
-    uint64_t nvi = (nv + uint64_t(VQ * RS_WG) - 1UL) / uint64_t(VQ * RS_WG) * uint64_t(RS_WG);
+    uint64_t nvi = (nv + uint64_t(VQ * PW_WG) - 1UL) / uint64_t(VQ * PW_WG) * uint64_t(PW_WG);
     for (uint64_t g = uint64_t(gl_GlobalInvocationID.x); g < nvi;
-         g += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
+         g += uint64_t(gl_NumWorkGroups.x) * uint64_t(PW_WG)) {
         uint64_t q0 = (g - lid) * uint64_t(VQ) + lid;
 #if NIN > 0 && !IN0_S
         uvec4 qa[VQ];
@@ -269,25 +285,25 @@ void main() {
         uvec4 qd[VQ];
 #endif
         [[unroll]] for (int w = 0; w < VQ; ++w) {
-            uint64_t q = q0 + uint64_t(w * RS_WG);
+            uint64_t q = q0 + uint64_t(w * PW_WG);
             if (q < nv) {
                 uint64_t off = q * 16UL;
 #if NIN > 0 && !IN0_S
-                qa[w] = RsV4(pc.in0 + off).v;
+                qa[w] = RsV4R(pc.in0 + off).v;
 #endif
 #if NIN > 1 && !IN1_S
-                qb[w] = RsV4(pc.in1 + off).v;
+                qb[w] = RsV4R(pc.in1 + off).v;
 #endif
 #if NIN > 2 && !IN2_S
-                qc[w] = RsV4(pc.in2 + off).v;
+                qc[w] = RsV4R(pc.in2 + off).v;
 #endif
 #if NIN > 3 && !IN3_S
-                qd[w] = RsV4(pc.in3 + off).v;
+                qd[w] = RsV4R(pc.in3 + off).v;
 #endif
             }
         }
         [[unroll]] for (int w = 0; w < VQ; ++w) {
-            uint64_t q = q0 + uint64_t(w * RS_WG);
+            uint64_t q = q0 + uint64_t(w * PW_WG);
             if (q >= nv) break;
 #if NIN > 0
 #if IN0_S
@@ -335,7 +351,7 @@ void main() {
 #endif
                 rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
             }
-            RsV4(pc.out_ + q * 16UL).v = qr;
+            RsV4W(pc.out_ + q * 16UL).v = qr;
         }
     }
 #elif CONTIG
