@@ -64,6 +64,8 @@ fi
 if [ "${1:-}" = probe ]; then
     echo "== bw-probe (copy, pointwise, softmax and sort kernels), then torch CUDA timed the same way"
     build_probe bw_probe
+    ./build/bw_probe fp64
+    [ "${PROBE_FP64_ONLY:-0}" = 1 ] && exit 0
     ./build/bw_probe
     $PY bench/cuda_ref.py
     exit 0
