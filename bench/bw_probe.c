@@ -78,8 +78,8 @@ static uint32_t groups_for(uint64_t items) {
     return (uint32_t)(g > (1u << 22) ? (1u << 22) : g);
 }
 
-/* float64 exp through the 16-byte path, with and without the read-only
- * input references (PW_RO), against the host's exp: max relative error */
+/* float64 exp through the 16-byte path against the host's exp: max
+ * relative error */
 static int fp64_check(void) {
     const uint64_t n = 3 * 4096;
     double *hx = malloc(n * 8), *hy = malloc(n * 8);
@@ -93,8 +93,8 @@ static int fp64_check(void) {
     DIE(rs_alloc(dev, n * 8, s, &da));
     DIE(rs_alloc(dev, n * 8, s, &dout));
     DIE(rs_memcpy_htod(s, da, hx, n * 8));
-    const char *knobs[] = {"VQ=2;PW_RO=1", "VQ=2;PW_RO=0", "VQ=1;PW_RO=1", "VQ=1;PW_RO=0"};
-    for (int v = 0; v < 4; v++) {
+    const char *knobs[] = {"VQ=2", "VQ=1"};
+    for (int v = 0; v < 2; v++) {
         char d[300];
         snprintf(d, sizeof d, "NIN=1;NT=2;OUT_DT=7;CM_DT=7;CT_DT=7;RT_DT=7;IN0_DT=7;IN0_S=0;IN0_L=1;"
                  "CONTIG=1;VECW=2;%s;EXPR=rs_op_exp(a)", knobs[v]);
@@ -184,7 +184,6 @@ int main(int argc, char **argv) {
     for (uint64_t i = 0; i < N; i++) hh[i] = rs_f16_from_f32(hx[i]);
     struct { const char *d; int cq; uint32_t cap; } cv[] = {
         {"CQ=2;CSPLIT=0", 2, 0}, {"CQ=1;CSPLIT=1", 1, 0}, {"CQ=2;CSPLIT=1", 2, 0}, {"CQ=4;CSPLIT=1", 4, 0},
-        {"CQ=2;CSPLIT=0;CP_RO=0", 2, 0}, {"CQ=2;CSPLIT=1;CP_RO=0", 2, 0}, {"CQ=1;CSPLIT=1;CP_RO=0", 1, 0},
     };
     for (size_t v = 0; v < sizeof cv / sizeof cv[0]; v++) {
         char d[160];
@@ -211,21 +210,17 @@ int main(int argc, char **argv) {
     printf("\npointwise, 256 MiB a tensor, 16-byte path (GB/s = bytes read + written)\n");
     struct { const char *expr; int nin, dt; const char *knobs; uint32_t cap; } pv[] = {
         {"rs_op_exp(a)", 1, 6, "VQ=2", 0},
-        {"rs_op_exp(a)", 1, 6, "VQ=2;PW_RO=0", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=1", 0},
-        {"rs_op_exp(a)", 1, 6, "VQ=1;PW_RO=0", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=2;PW_WG=128", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=2;PW_WG=512", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=1;PW_WG=128", 0},
         {"rs_op_exp(a)", 1, 6, "VQ=1;PW_WG=512", 0},
         {"a", 1, 6, "VQ=2", 0},
         {"a", 1, 6, "VQ=1", 0},
-        {"a", 1, 6, "VQ=1;PW_RO=0", 0},
         {"a", 1, 6, "VQ=1;PW_WG=128", 0},
         {"a", 1, 6, "VQ=1;PW_WG=512", 0},
         {"a + b", 2, 6, "VQ=2", 0},
         {"a + b", 2, 6, "VQ=1", 0},
-        {"a + b", 2, 6, "VQ=1;PW_RO=0", 0},
         {"a + b", 2, 1, "VQ=2", 0},
         {"a + b", 2, 1, "VQ=1", 0},
     };
@@ -289,7 +284,6 @@ int main(int argc, char **argv) {
     const uint64_t C = 4096, R = N / C < 4096 ? N / C : 4096;
     struct { const char *d; uint32_t tpo; } sv[] = {
         {"ROWREG=16;SMVEC=1", 256},
-        {"ROWREG=16;SMVEC=1;SM_RO=0", 256},
         {"ROWREG=0;SMVEC=0", 64},
     };
     rs_access sacc[2] = {{da, R * C * 4, 0}, {dout, R * C * 4, 1}};

@@ -58,21 +58,8 @@ void rs_copy_one(int64_t od, int64_t os) {
 #ifndef CSPLIT
 #define CSPLIT 0
 #endif
-// CP_RO (tuning): the source read through read-only restrict references
-#ifndef CP_RO
-#define CP_RO 1
-#endif
-#if CP_RO
-#define RS_CPQ restrict readonly
-#define RS_CPW restrict writeonly
-#else
-#define RS_CPQ
-#define RS_CPW
-#endif
-layout(buffer_reference, std430, buffer_reference_align = 16) RS_CPQ buffer RsQ4 { uvec4 v; };
-layout(buffer_reference, std430, buffer_reference_align = 8) RS_CPQ buffer RsQ2 { uvec2 v; };
-layout(buffer_reference, std430, buffer_reference_align = 16) RS_CPW buffer RsQ4W { uvec4 v; };
-layout(buffer_reference, std430, buffer_reference_align = 8) RS_CPW buffer RsQ2W { uvec2 v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsQ4 { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsQ2 { uvec2 v; };
 #if SRC_DT == 6 && DST_DT == 5
 uint rs_enc16(float f) { return rs_f16_enc(f); }
 #elif SRC_DT == 6 && DST_DT == 15
@@ -91,7 +78,7 @@ uvec2 rs_cvt4(uvec4 w) {
 #define RS_QIN uvec4
 #define RS_QOUT uvec2
 #define RS_LDQ(q) RsQ4(pc.src + (q) * 16UL).v
-#define RS_STQ(q, val) RsQ2W(pc.dst + (q) * 8UL).v = (val)
+#define RS_STQ(q, val) RsQ2(pc.dst + (q) * 8UL).v = (val)
 #else
 uvec4 rs_cvt4(uvec2 h) {
     return uvec4(floatBitsToUint(rs_dec16(h.x & 0xFFFFu)), floatBitsToUint(rs_dec16(h.x >> 16)),
@@ -100,7 +87,7 @@ uvec4 rs_cvt4(uvec2 h) {
 #define RS_QIN uvec2
 #define RS_QOUT uvec4
 #define RS_LDQ(q) RsQ2(pc.src + (q) * 8UL).v
-#define RS_STQ(q, val) RsQ4W(pc.dst + (q) * 16UL).v = (val)
+#define RS_STQ(q, val) RsQ4(pc.dst + (q) * 16UL).v = (val)
 #endif
 #endif
 
@@ -132,7 +119,7 @@ void main() {
         if (q + 1UL < nq) {
 #if SRC_DT == 6
             uvec4 w0 = RS_LDQ(q), w1 = RS_LDQ(q + 1UL);
-            RsQ4W(pc.dst + q * 8UL).v = uvec4(rs_cvt4(w0), rs_cvt4(w1));
+            RsQ4(pc.dst + q * 8UL).v = uvec4(rs_cvt4(w0), rs_cvt4(w1));
 #else
             uvec4 h = RsQ4(pc.src + q * 8UL).v;
             RS_STQ(q, rs_cvt4(h.xy));

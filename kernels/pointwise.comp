@@ -84,18 +84,6 @@ void rs_raise(uint code, int64_t value) {
 // contiguous and 16-byte aligned; VECW = 16 / its size elements per access.
 // Lanes are taken from and put into the 16-byte words as bits.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
-// inputs read through a read-only, restrict reference (PW_RO, a tuning knob):
-// the driver may then use its read-only load path
-#ifndef PW_RO
-#define PW_RO 1
-#endif
-#if PW_RO
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer RsV4R { uvec4 v; };
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict writeonly buffer RsV4W { uvec4 v; };
-#else
-#define RsV4R RsV4
-#define RsV4W RsV4
-#endif
 // words per invocation (the host's launch assumes the default), and how the
 // lanes of a word are looped (tuning knobs)
 #ifndef VQ
@@ -289,16 +277,16 @@ void main() {
             if (q < nv) {
                 uint64_t off = q * 16UL;
 #if NIN > 0 && !IN0_S
-                qa[w] = RsV4R(pc.in0 + off).v;
+                qa[w] = RsV4(pc.in0 + off).v;
 #endif
 #if NIN > 1 && !IN1_S
-                qb[w] = RsV4R(pc.in1 + off).v;
+                qb[w] = RsV4(pc.in1 + off).v;
 #endif
 #if NIN > 2 && !IN2_S
-                qc[w] = RsV4R(pc.in2 + off).v;
+                qc[w] = RsV4(pc.in2 + off).v;
 #endif
 #if NIN > 3 && !IN3_S
-                qd[w] = RsV4R(pc.in3 + off).v;
+                qd[w] = RsV4(pc.in3 + off).v;
 #endif
             }
         }
@@ -351,7 +339,7 @@ void main() {
 #endif
                 rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
             }
-            RsV4W(pc.out_ + q * 16UL).v = qr;
+            RsV4(pc.out_ + q * 16UL).v = qr;
         }
     }
 #elif CONTIG

@@ -113,15 +113,6 @@ float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
 // elements in order, then over the lanes in sm_tree: the same arithmetic
 // as the three-pass kernel below but for the order of the sum's terms.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer SmV4 { vec4 v; };
-// SM_RO (tuning): rows read through a read-only, restrict reference
-#ifndef SM_RO
-#define SM_RO 1
-#endif
-#if SM_RO
-layout(buffer_reference, std430, buffer_reference_align = 16) restrict readonly buffer SmV4R { vec4 v; };
-#else
-#define SmV4R SmV4
-#endif
 #if SMVEC
 #define SM_NQ (ROWREG / 4)
 #define SM_IDX(k) (4u * (lane + uint((k) / 4) * tpo) + uint((k) % 4))
@@ -151,9 +142,9 @@ void main() {
             uint j = 4u * (lane + uint(q) * tpo);
             vec4 v = vec4(0.0), w = vec4(0.0);
             if (live && j < n) {
-                v = SmV4R(pc.a + (base + uint64_t(j)) * 4UL).v;
+                v = SmV4(pc.a + (base + uint64_t(j)) * 4UL).v;
 #if MODE >= 2
-                w = SmV4R(pc.b + (base + uint64_t(j)) * 4UL).v;
+                w = SmV4(pc.b + (base + uint64_t(j)) * 4UL).v;
 #endif
             }
             x[4 * q] = v.x, x[4 * q + 1] = v.y, x[4 * q + 2] = v.z, x[4 * q + 3] = v.w;
