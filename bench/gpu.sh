@@ -61,6 +61,14 @@ if [ "${1:-}" = gemm-probe ]; then
     ./build/gemm_probe
     exit 0
 fi
+if [ "${1:-}" = coopmat-khr ]; then
+    echo "== VK_KHR_cooperative_matrix: shapes and the multiply-add rate (bench/coopmat)"
+    mkdir -p build
+    gcc -std=c11 -D_GNU_SOURCE -O2 -Ibench/coopmat bench/coopmat/khr_probe.c -o build/khr_probe -lvulkan
+    ./build/khr_probe
+    [ "${2:-}" = only ] && exit 0
+    set -- probe
+fi
 if [ "${1:-}" = probe ]; then
     echo "== bw-probe (copy, pointwise, softmax and sort kernels), then torch CUDA timed the same way"
     build_probe bw_probe
