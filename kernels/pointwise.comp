@@ -5,7 +5,8 @@
 //
 // Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
 // value in the push constants), IN<k>_L (its index in the layout; the output
-// is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements per word), OUT_DT, CT_DT (compute dtype), RT_DT
+// is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements
+// per word; VQ words per invocation), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
 // dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
@@ -84,13 +85,9 @@ void rs_raise(uint code, int64_t value) {
 // contiguous and 16-byte aligned; VECW = 16 / its size elements per access.
 // Lanes are taken from and put into the 16-byte words as bits.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
-// words per invocation (the host's launch assumes the default), and how the
-// lanes of a word are looped (tuning knobs)
+// VQ: words per invocation (the host passes it and sizes the launch by it)
 #ifndef VQ
-#define VQ 2
-#endif
-#ifndef RS_VLANES
-#define RS_VLANES [[dont_unroll]]
+#define VQ 1
 #endif
 uint64_t rs_vlane(uvec4 q, int l) {
 #if VECW == 16
@@ -324,7 +321,7 @@ void main() {
             uvec4 qr = uvec4(0u);
             // not unrolled here: lavapipe then evaluated some float functions
             // (pow) differently from the scalar path; drivers still may
-            RS_VLANES for (int l = 0; l < VECW; ++l) {
+            [[dont_unroll]] for (int l = 0; l < VECW; ++l) {
 #if NIN > 0 && !IN0_S
                 a = rs_vdec(rs_vlane(qa[w], l));
 #endif
