@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|train|reduce+train|sort|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|speed|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -47,15 +47,35 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
 
-# ---- gemm-probe: the C core and bench/gemm_probe.c only (no torch build)
+# ---- probes: the C core and one bench/*_probe.c only (no torch build)
+build_probe() {  # $1: gemm_probe or bw_probe
+    rm -rf build/probe && mkdir -p build/probe
+    python3 tools/embed_kernels.py kernels build/kernels_embedded.c
+    ls src/vk/*.c src/engine/*.c build/kernels_embedded.c bench/$1.c | xargs -P "$(nproc)" -I{} sh -c \
+        'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
+    gcc -o build/$1 build/probe/*.o -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm
+}
 if [ "${1:-}" = gemm-probe ]; then
     echo "== gemm-probe"
-    mkdir -p build/probe
-    python3 tools/embed_kernels.py kernels build/kernels_embedded.c
-    ls src/vk/*.c src/engine/*.c build/kernels_embedded.c bench/gemm_probe.c | xargs -P "$(nproc)" -I{} sh -c \
-        'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
-    gcc -o build/gemm_probe build/probe/*.o -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm
+    build_probe gemm_probe
     ./build/gemm_probe
+    exit 0
+fi
+if [ "${1:-}" = coopmat-khr ]; then
+    echo "== VK_KHR_cooperative_matrix: shapes and the multiply-add rate (bench/coopmat)"
+    mkdir -p build
+    gcc -std=c11 -D_GNU_SOURCE -O2 -Ibench/coopmat bench/coopmat/khr_probe.c -o build/khr_probe -lvulkan
+    ./build/khr_probe
+    [ "${2:-}" = only ] && exit 0
+    set -- probe
+fi
+if [ "${1:-}" = probe ]; then
+    echo "== bw-probe (copy, pointwise, softmax and sort kernels), then torch CUDA timed the same way"
+    build_probe bw_probe
+    ./build/bw_probe fp64
+    [ "${PROBE_FP64_ONLY:-0}" = 1 ] && exit 0
+    ./build/bw_probe
+    $PY bench/cuda_ref.py
     exit 0
 fi
 
@@ -118,6 +138,21 @@ case "${1:-all}" in
         PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"}
         PYTHONPATH=python $PY bench/bench_train.py ${OUT:+--json "$OUT/bench-train.json"} ;;
     sort) PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"} ;;
+    speed)
+        # the bandwidth probe (C core only), then the peer benchmarks; each
+        # step runs even when one before it fails
+        # (SPEED_STEPS picks the steps: probe pointwise reduce sort train)
+        set +e
+        steps=" ${SPEED_STEPS:-probe pointwise reduce sort train} "
+        if [[ $steps == *" probe "* ]]; then
+            echo "== bw-probe"
+            (build_probe bw_probe >/tmp/probe-build.log 2>&1 || { tail -20 /tmp/probe-build.log; exit 1; }; ./build/bw_probe)
+        fi
+        for b in pointwise reduce sort train; do
+            if [[ $steps == *" $b "* ]]; then
+                echo; PYTHONPATH=python $PY bench/bench_$b.py ${OUT:+--json "$OUT/bench-$b.json"}
+            fi
+        done ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo

@@ -1,7 +1,8 @@
 // copy.comp: dst[i] = (DST_DT) src[i] for strided views, any dtype pair
 // (conversions as PyTorch's CPU casts; see common/dtype.glsl).
 // Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous), VEC4
-// (the 16-byte path for float32 <-> float16/bfloat16).
+// (the 16-byte path for float32 <-> float16/bfloat16; CQ and CSPLIT below
+// shape it, for tuning: the host assumes their defaults).
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -45,8 +46,18 @@ void rs_copy_one(int64_t od, int64_t os) {
 #define RS_UNROLL 4
 
 #if VEC4
-// float32 <-> float16/bfloat16, contiguous and aligned: 4 elements per
-// access (16 bytes of float32, 8 of the 16-bit side)
+// float32 <-> float16/bfloat16, contiguous and 16-byte aligned: whole quads
+// of 4 elements (16 bytes of float32, 8 of the 16-bit side), CQ quads per
+// invocation. CSPLIT 0: an invocation's quads are adjacent (CQ = 2: one
+// 16-byte access on the 16-bit side, two on the float32 side); 1: they are
+// a workgroup apart (every access of a warp contiguous). The tail of fewer
+// than 4 elements runs as a second, plain launch (src/engine/copy.c).
+#ifndef CQ
+#define CQ 2
+#endif
+#ifndef CSPLIT
+#define CSPLIT 0
+#endif
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsQ4 { uvec4 v; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsQ2 { uvec2 v; };
 #if SRC_DT == 6 && DST_DT == 5
@@ -58,22 +69,69 @@ float rs_dec16(uint h) { return rs_f16_dec(h); }
 #else
 float rs_dec16(uint h) { return rs_bf16_dec(h); }
 #endif
+#if SRC_DT == 6
+// a quad: float32 bits -> packed 16-bit values
+uvec2 rs_cvt4(uvec4 w) {
+    return uvec2(rs_enc16(uintBitsToFloat(w.x)) | (rs_enc16(uintBitsToFloat(w.y)) << 16),
+                 rs_enc16(uintBitsToFloat(w.z)) | (rs_enc16(uintBitsToFloat(w.w)) << 16));
+}
+#define RS_QIN uvec4
+#define RS_QOUT uvec2
+#define RS_LDQ(q) RsQ4(pc.src + (q) * 16UL).v
+#define RS_STQ(q, val) RsQ2(pc.dst + (q) * 8UL).v = (val)
+#else
+uvec4 rs_cvt4(uvec2 h) {
+    return uvec4(floatBitsToUint(rs_dec16(h.x & 0xFFFFu)), floatBitsToUint(rs_dec16(h.x >> 16)),
+                 floatBitsToUint(rs_dec16(h.y & 0xFFFFu)), floatBitsToUint(rs_dec16(h.y >> 16)));
+}
+#define RS_QIN uvec2
+#define RS_QOUT uvec4
+#define RS_LDQ(q) RsQ2(pc.src + (q) * 8UL).v
+#define RS_STQ(q, val) RsQ4(pc.dst + (q) * 16UL).v = (val)
+#endif
 #endif
 
 void main() {
 #if VEC4
-    uint64_t nq = pc.numel / 4UL;  // the tail runs as a second launch
-    for (uint64_t q = uint64_t(gl_GlobalInvocationID.x); q < nq; q += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
-#if SRC_DT == 6
-        uvec4 w = RsQ4(pc.src + q * 16UL).v;
-        RsQ2(pc.dst + q * 8UL).v = uvec2(rs_enc16(uintBitsToFloat(w.x)) | (rs_enc16(uintBitsToFloat(w.y)) << 16),
-                                         rs_enc16(uintBitsToFloat(w.z)) | (rs_enc16(uintBitsToFloat(w.w)) << 16));
-#else
-        uvec2 h = RsQ2(pc.src + q * 8UL).v;
-        RsQ4(pc.dst + q * 16UL).v = uvec4(floatBitsToUint(rs_dec16(h.x & 0xFFFFu)), floatBitsToUint(rs_dec16(h.x >> 16)),
-                                          floatBitsToUint(rs_dec16(h.y & 0xFFFFu)), floatBitsToUint(rs_dec16(h.y >> 16)));
-#endif
+    uint64_t nq = pc.numel / 4UL;
+    uint64_t stride = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG);
+#if CSPLIT
+    // invocation g (lane l) takes quads (g - l) CQ + l + c RS_WG
+    uint64_t lid = uint64_t(gl_LocalInvocationID.x);
+    uint64_t nv = (nq + uint64_t(CQ * RS_WG) - 1UL) / uint64_t(CQ * RS_WG) * uint64_t(RS_WG);
+    for (uint64_t g = uint64_t(gl_GlobalInvocationID.x); g < nv; g += stride) {
+        uint64_t q0 = (g - lid) * uint64_t(CQ) + lid;
+        RS_QIN w[CQ];
+        [[unroll]] for (int c = 0; c < CQ; ++c) {
+            uint64_t q = q0 + uint64_t(c * RS_WG);
+            if (q < nq) w[c] = RS_LDQ(q);
+        }
+        [[unroll]] for (int c = 0; c < CQ; ++c) {
+            uint64_t q = q0 + uint64_t(c * RS_WG);
+            if (q < nq) RS_STQ(q, rs_cvt4(w[c]));
+        }
     }
+#elif CQ == 2
+    // quads 2g and 2g + 1: one 16-byte access on the 16-bit side
+    uint64_t nv = (nq + 1UL) / 2UL;
+    for (uint64_t g = uint64_t(gl_GlobalInvocationID.x); g < nv; g += stride) {
+        uint64_t q = 2UL * g;
+        if (q + 1UL < nq) {
+#if SRC_DT == 6
+            uvec4 w0 = RS_LDQ(q), w1 = RS_LDQ(q + 1UL);
+            RsQ4(pc.dst + q * 8UL).v = uvec4(rs_cvt4(w0), rs_cvt4(w1));
+#else
+            uvec4 h = RsQ4(pc.src + q * 8UL).v;
+            RS_STQ(q, rs_cvt4(h.xy));
+            RS_STQ(q + 1UL, rs_cvt4(h.zw));
+#endif
+        } else {
+            RS_STQ(q, rs_cvt4(RS_LDQ(q)));
+        }
+    }
+#else
+#error "copy.comp: CQ > 2 needs CSPLIT"
+#endif
 #elif CONTIG
     uint64_t n = pc.numel;
     uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);

@@ -5,7 +5,8 @@
 //
 // Defines: NIN, IN<k>_DT (dtype code), IN<k>_S (1: a scalar operand, its
 // value in the push constants), IN<k>_L (its index in the layout; the output
-// is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements per word), OUT_DT, CT_DT (compute dtype), RT_DT
+// is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements
+// per word; VQ words per invocation), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
 // dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
@@ -13,7 +14,11 @@
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
-layout(local_size_x = RS_WG) in;
+// PW_WG: the workgroup size (tuning, 16-byte path only; the host assumes RS_WG)
+#ifndef PW_WG
+#define PW_WG RS_WG
+#endif
+layout(local_size_x = PW_WG) in;
 
 // elements per invocation on the contiguous path
 #define RS_UNROLL 4
@@ -80,6 +85,10 @@ void rs_raise(uint code, int64_t value) {
 // contiguous and 16-byte aligned; VECW = 16 / its size elements per access.
 // Lanes are taken from and put into the 16-byte words as bits.
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+// VQ: words per invocation (the host passes it and sizes the launch by it)
+#ifndef VQ
+#define VQ 1
+#endif
 uint64_t rs_vlane(uvec4 q, int l) {
 #if VECW == 16
     return uint64_t((q[l >> 2] >> uint((l & 3) * 8)) & 0xFFu);
@@ -240,61 +249,95 @@ void main() {
     RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
     RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
 #if VECW
+    // VQ words per invocation, a workgroup apart (each access of a warp
+    // contiguous; several loads in flight per invocation)
     uint64_t nv = pc.numel / uint64_t(VECW);  // whole words; the host runs the tail separately
-    for (uint64_t q = uint64_t(gl_GlobalInvocationID.x); q < nv;
-         q += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
-        uint64_t off = q * 16UL;
+    uint64_t lid = uint64_t(gl_LocalInvocationID.x);
+    uint64_t nvi = (nv + uint64_t(VQ * PW_WG) - 1UL) / uint64_t(VQ * PW_WG) * uint64_t(PW_WG);
+    for (uint64_t g = uint64_t(gl_GlobalInvocationID.x); g < nvi;
+         g += uint64_t(gl_NumWorkGroups.x) * uint64_t(PW_WG)) {
+        uint64_t q0 = (g - lid) * uint64_t(VQ) + lid;
+#if NIN > 0 && !IN0_S
+        uvec4 qa[VQ];
+#endif
+#if NIN > 1 && !IN1_S
+        uvec4 qb[VQ];
+#endif
+#if NIN > 2 && !IN2_S
+        uvec4 qc[VQ];
+#endif
+#if NIN > 3 && !IN3_S
+        uvec4 qd[VQ];
+#endif
+        [[unroll]] for (int w = 0; w < VQ; ++w) {
+            uint64_t q = q0 + uint64_t(w * PW_WG);
+            if (q < nv) {
+                uint64_t off = q * 16UL;
+#if NIN > 0 && !IN0_S
+                qa[w] = RsV4(pc.in0 + off).v;
+#endif
+#if NIN > 1 && !IN1_S
+                qb[w] = RsV4(pc.in1 + off).v;
+#endif
+#if NIN > 2 && !IN2_S
+                qc[w] = RsV4(pc.in2 + off).v;
+#endif
+#if NIN > 3 && !IN3_S
+                qd[w] = RsV4(pc.in3 + off).v;
+#endif
+            }
+        }
+        [[unroll]] for (int w = 0; w < VQ; ++w) {
+            uint64_t q = q0 + uint64_t(w * PW_WG);
+            if (q >= nv) break;
 #if NIN > 0
 #if IN0_S
-        RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+            RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
 #else
-        uvec4 qa = RsV4(pc.in0 + off).v;
-        RS_OPMT(IN0_DT) a;
+            RS_OPMT(IN0_DT) a;
 #endif
 #endif
 #if NIN > 1
 #if IN1_S
-        RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+            RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
 #else
-        uvec4 qb = RsV4(pc.in1 + off).v;
-        RS_OPMT(IN1_DT) b;
+            RS_OPMT(IN1_DT) b;
 #endif
 #endif
 #if NIN > 2
 #if IN2_S
-        RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+            RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
 #else
-        uvec4 qc = RsV4(pc.in2 + off).v;
-        RS_OPMT(IN2_DT) c;
+            RS_OPMT(IN2_DT) c;
 #endif
 #endif
 #if NIN > 3
 #if IN3_S
-        RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+            RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
 #else
-        uvec4 qd = RsV4(pc.in3 + off).v;
-        RS_OPMT(IN3_DT) d;
+            RS_OPMT(IN3_DT) d;
 #endif
 #endif
-        uvec4 qr = uvec4(0u);
-        // not unrolled here: lavapipe then evaluated some float functions
-        // (pow) differently from the scalar path; drivers still may
-        [[dont_unroll]] for (int l = 0; l < VECW; ++l) {
+            uvec4 qr = uvec4(0u);
+            // not unrolled here: lavapipe then evaluated some float functions
+            // (pow) differently from the scalar path; drivers still may
+            [[dont_unroll]] for (int l = 0; l < VECW; ++l) {
 #if NIN > 0 && !IN0_S
-            a = rs_vdec(rs_vlane(qa, l));
+                a = rs_vdec(rs_vlane(qa[w], l));
 #endif
 #if NIN > 1 && !IN1_S
-            b = rs_vdec(rs_vlane(qb, l));
+                b = rs_vdec(rs_vlane(qb[w], l));
 #endif
 #if NIN > 2 && !IN2_S
-            c = rs_vdec(rs_vlane(qc, l));
+                c = rs_vdec(rs_vlane(qc[w], l));
 #endif
 #if NIN > 3 && !IN3_S
-            d = rs_vdec(rs_vlane(qd, l));
+                d = rs_vdec(rs_vlane(qd[w], l));
 #endif
-            rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
+                rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
+            }
+            RsV4(pc.out_ + q * 16UL).v = qr;
         }
-        RsV4(pc.out_ + off).v = qr;
     }
 #elif CONTIG
     // every view contiguous: each invocation takes RS_UNROLL elements, one

@@ -11,7 +11,9 @@
 //
 // Defines: MODE (0 softmax, 1 log_softmax, 2 softmax backward, 3
 // log_softmax backward), A_DT (input, or grad_output), B_DT (the forward
-// output, backward only), OUT_DT. Arithmetic in float32.
+// output, backward only), OUT_DT, ROWREG (0: the three passes; else the
+// row held in registers, ROWREG elements a lane, below), SMVEC (16-byte
+// accesses, with ROWREG). Arithmetic in float32.
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
@@ -102,6 +104,118 @@ float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
 #define SM_AB(e) (sm_a(e) * sm_b(e))
 #define SM_EXP(e) rs_op_exp(sm_a(e) - m)
 
+#if ROWREG
+// Rows of at most tpo * ROWREG elements (inner == 1, contiguous rows): the
+// lane keeps its ROWREG elements in registers, so the row is read once and
+// each exp is taken once. SMVEC (float32 rows, 16-byte aligned, n % 4 == 0):
+// the lane's elements are quads j = lane + k tpo, read and written as 16
+// bytes; else elements j = lane + k tpo. The sums and the max fold a lane's
+// elements in order, then over the lanes in sm_tree: the same arithmetic
+// as the three-pass kernel below but for the order of the sum's terms.
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer SmV4 { vec4 v; };
+#if SMVEC
+#define SM_NQ (ROWREG / 4)
+#define SM_IDX(k) (4u * (lane + uint((k) / 4) * tpo) + uint((k) % 4))
+#else
+#define SM_IDX(k) (lane + uint(k) * tpo)
+#endif
+
+void main() {
+    uint tpo = pc.tpo;
+    uint lid = gl_LocalInvocationID.x;
+    uint lane = lid & (tpo - 1u);
+    uint slot = lid / tpo;
+    uint opw = uint(RS_WG) / tpo;
+    uint64_t rows = pc.outer;
+    uint64_t ngroups = (rows + uint64_t(opw) - 1UL) / uint64_t(opw);
+    uint n = uint(pc.n);  // <= RS_WG * ROWREG
+    for (uint64_t g = uint64_t(gl_WorkGroupID.x); g < ngroups; g += uint64_t(gl_NumWorkGroups.x)) {
+        uint64_t row = g * uint64_t(opw) + uint64_t(slot);
+        bool live = row < rows;
+        uint64_t base = live ? row * uint64_t(n) : 0UL;
+        float x[ROWREG];
+#if MODE >= 2
+        float y[ROWREG];
+#endif
+#if SMVEC
+        [[unroll]] for (int q = 0; q < SM_NQ; ++q) {
+            uint j = 4u * (lane + uint(q) * tpo);
+            vec4 v = vec4(0.0), w = vec4(0.0);
+            if (live && j < n) {
+                v = SmV4(pc.a + (base + uint64_t(j)) * 4UL).v;
+#if MODE >= 2
+                w = SmV4(pc.b + (base + uint64_t(j)) * 4UL).v;
+#endif
+            }
+            x[4 * q] = v.x, x[4 * q + 1] = v.y, x[4 * q + 2] = v.z, x[4 * q + 3] = v.w;
+#if MODE >= 2
+            y[4 * q] = w.x, y[4 * q + 1] = w.y, y[4 * q + 2] = w.z, y[4 * q + 3] = w.w;
+#endif
+        }
+#else
+        [[unroll]] for (int k = 0; k < ROWREG; ++k) {
+            uint j = SM_IDX(k);
+            bool ok = live && j < n;
+            x[k] = ok ? sm_a(base + uint64_t(j)) : 0.0;
+#if MODE >= 2
+            y[k] = ok ? sm_b(base + uint64_t(j)) : 0.0;
+#endif
+        }
+#endif
+#if MODE <= 1
+        float m = -RS_INF_F;
+        [[unroll]] for (int k = 0; k < ROWREG; ++k)
+            if (live && SM_IDX(k) < n) m = sm_max(m, x[k]);
+        m = sm_tree(m, true, lid, lane, slot, tpo);
+        float sum = 0.0;
+        [[unroll]] for (int k = 0; k < ROWREG; ++k) {
+            if (live && SM_IDX(k) < n) {
+                float e = rs_op_exp(x[k] - m);
+                sum += e;
+#if MODE == 0
+                x[k] = e;
+#endif
+            }
+        }
+        sum = sm_tree(sum, false, lid, lane, slot, tpo);
+#if MODE == 0
+        float p = 1.0 / sum;
+#else
+        float p = rs_op_log(sum);
+#endif
+        [[unroll]] for (int k = 0; k < ROWREG; ++k)
+#if MODE == 0
+            x[k] = x[k] * p;
+#else
+            x[k] = (x[k] - m) - p;  // CPU's order
+#endif
+#else
+        float r = 0.0;
+        [[unroll]] for (int k = 0; k < ROWREG; ++k)
+            if (live && SM_IDX(k) < n) r += MODE == 2 ? x[k] * y[k] : x[k];
+        r = sm_tree(r, false, lid, lane, slot, tpo);
+        [[unroll]] for (int k = 0; k < ROWREG; ++k)
+#if MODE == 2
+            x[k] = y[k] * (x[k] - r);
+#else
+            x[k] = x[k] - rs_op_exp(y[k]) * r;
+#endif
+#endif
+        if (!live) continue;
+#if SMVEC
+        [[unroll]] for (int q = 0; q < SM_NQ; ++q) {
+            uint j = 4u * (lane + uint(q) * tpo);
+            if (j < n) SmV4(pc.out_ + (base + uint64_t(j)) * 4UL).v = vec4(x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]);
+        }
+#else
+        [[unroll]] for (int k = 0; k < ROWREG; ++k) {
+            uint j = SM_IDX(k);
+            if (j < n) RS_SET_F(OUT_DT)(pc.out_, int64_t(base + uint64_t(j)), x[k]);
+        }
+#endif
+    }
+}
+#else
 void main() {
     uint tpo = pc.tpo;
     uint lid = gl_LocalInvocationID.x;
@@ -164,3 +278,4 @@ void main() {
         for (; k < cnt; ++k, e += step) RS_SET_F(OUT_DT)(pc.out_, int64_t(e), sm_result(r, p, e));
     }
 }
+#endif

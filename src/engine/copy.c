@@ -28,6 +28,9 @@ static int is_bit_copy(rs_dtype d, rs_dtype s) {
     return 0;
 }
 
+/* quads of 4 elements per invocation on copy.comp's 16-byte path (its CQ) */
+#define VEC4_QUADS 2
+
 typedef struct copy_push {
     uint64_t dst, src, params, numel;
     uint32_t ndim, pad;
@@ -75,7 +78,9 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     copy_push pc = {dst->address, src->address, 0, (uint64_t)l.numel, (uint32_t)l.ndim, 0};
     if ((st = rs_layout_upload(s, &l, 2, &pc.params)) != RS_OK) return st;
     rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1)};
-    /* the contiguous kernels take 4 elements per invocation */
-    uint64_t items = l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4 : (uint64_t)l.numel;
+    /* the contiguous kernels take 4 elements per invocation, the 16-byte
+     * path VEC4_QUADS quads of 4 (copy.comp's CQ) */
+    uint64_t items = vec4 ? ((uint64_t)l.numel / 4 + VEC4_QUADS - 1) / VEC4_QUADS
+                   : l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4 : (uint64_t)l.numel;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, 2);
 }

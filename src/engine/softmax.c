@@ -5,6 +5,9 @@
 
 #include "engine/engine.h"
 
+/* elements a lane holds in registers on softmax.comp's one-read path */
+#define ROWREG 16
+
 typedef struct softmax_push {
     uint64_t a, b, out;
     uint64_t outer, n, inner;
@@ -32,10 +35,19 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
     if (!p->a || !p->out || (backward && !p->b)) return rs_error(RS_ERR_INVALID, "%s: missing tensor", name);
 
     /* lanes per row: a few elements each when rows are contiguous; one
-     * thread per row when inner > 1 (neighbours read neighbours) */
+     * thread per row when inner > 1 (neighbours read neighbours). Rows of
+     * at most RS_KERNEL_WG * ROWREG contiguous elements are held in
+     * registers (read once, one exp per element); float32 rows that are
+     * 16-byte aligned are read and written 16 bytes at a time. */
     uint64_t tpo = 1;
-    if (p->inner == 1)
+    int rowreg = p->inner == 1 && n <= RS_KERNEL_WG * ROWREG;
+    if (rowreg)
+        while (tpo * ROWREG < n) tpo <<= 1;
+    else if (p->inner == 1)
         while (tpo < RS_KERNEL_WG && tpo * 64 < n) tpo <<= 1; /* >= 64 elements a lane */
+    uint64_t b_addr = backward ? p->b : p->a;
+    int smvec = rowreg && p->a_dtype == RS_FLOAT32 && b_dt == RS_FLOAT32 && p->out_dtype == RS_FLOAT32 &&
+                n % 4 == 0 && p->a % 16 == 0 && b_addr % 16 == 0 && p->out % 16 == 0;
     rs_device *dev = rs_stream_device(s);
     softmax_push pc;
     memset(&pc, 0, sizeof pc);
@@ -49,8 +61,8 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
     pc.site = rs_device_error_site(dev, name);
     pc.tpo = (uint32_t)tpo;
     char defines[128];
-    snprintf(defines, sizeof defines, "MODE=%d;A_DT=%d;B_DT=%d;OUT_DT=%d", (int)p->op, (int)p->a_dtype, (int)b_dt,
-             (int)p->out_dtype);
+    snprintf(defines, sizeof defines, "MODE=%d;A_DT=%d;B_DT=%d;OUT_DT=%d;ROWREG=%d;SMVEC=%d", (int)p->op,
+             (int)p->a_dtype, (int)b_dt, (int)p->out_dtype, rowreg ? ROWREG : 0, smvec);
     rs_kernel *k = NULL;
     rs_status st = rs_kernel_get(dev, "softmax.comp", defines, &k);
     if (st != RS_OK) return st;

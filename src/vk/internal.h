@@ -106,6 +106,7 @@ typedef struct rs_batch {
     VkCommandBuffer cmd;
     uint64_t value;          /* the timeline value its submission signals */
     uint32_t dispatches;
+    uint64_t bytes;          /* memory its work touches (rs_access sizes) */
     rs_arena_chunk *chunks;  /* arena memory used by this batch */
     rs_wait *waits;
     uint32_t nwaits, capwaits;

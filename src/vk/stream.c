@@ -2,8 +2,10 @@
  *
  * A stream records dispatches and copies into its open batch (one command
  * buffer). The batch is submitted on a host read, a synchronize, an event
- * that needs it, memory pressure, or when it holds RS_BATCH_LIMIT
- * dispatches. Each submission signals the stream's timeline semaphore with
+ * that needs it, memory pressure, when it holds RS_BATCH_LIMIT
+ * dispatches, or once its work touches RS_BATCH_BYTES of memory (so that the
+ * GPU starts on large work while the host records what follows, as CUDA's
+ * eager launches do). Each submission signals the stream's timeline semaphore with
  * the next value; a batch (its command buffer and arena memory) is recycled
  * once the semaphore passes its value.
  *
@@ -19,6 +21,7 @@
 #include "vk/internal.h"
 
 #define RS_BATCH_LIMIT 256
+#define RS_BATCH_BYTES (64ull << 20)
 #define RS_ARENA_CHUNK (64 * 1024)
 /* arena chunks larger than this are freed after use, not kept */
 #define RS_ARENA_KEEP (4 * 1024 * 1024)
@@ -167,6 +170,7 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
     }
     b->next = NULL;
     b->dispatches = 0;
+    b->bytes = 0;
     b->bound = VK_NULL_HANDLE;
     b->value = s->submitted + 1;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -431,7 +435,8 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     vkCmdDispatch(b->cmd, groups[0], groups[1], groups[2]);
     b->dispatches++;
     s->total_dispatches++;
-    if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+    for (int i = 0; i < n_accesses; i++) b->bytes += accesses[i].size;
+    if (b->dispatches >= RS_BATCH_LIMIT || b->bytes >= RS_BATCH_BYTES) st = rs_stream_flush_locked(s);
     pthread_mutex_unlock(&s->lock);
     return st;
 }
@@ -537,7 +542,8 @@ rs_status rs_memcpy_dtod(rs_stream *s, uint64_t dst, uint64_t src, uint64_t size
         VkBufferCopy region = {soff, doff, size};
         vkCmdCopyBuffer(b->cmd, sbuf, dbuf, 1, &region);
         b->dispatches++;
-        if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+        b->bytes += 2 * size;
+        if (b->dispatches >= RS_BATCH_LIMIT || b->bytes >= RS_BATCH_BYTES) st = rs_stream_flush_locked(s);
     }
     pthread_mutex_unlock(&s->lock);
     return st;
