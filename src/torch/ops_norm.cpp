@@ -410,8 +410,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
           gi = gp.sub(a).sub_(xh.mul(b)).mul_(rs).to(input.scalar_type()).view(input.sizes());
         }
         auto pdt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-        if (mask[1]) gw = g.mul(xhat).sum({0, 2}).to(pdt);
-        if (mask[2]) gb = g.sum({0, 2}).to(pdt);
+        if (mask[1]) gw = g.mul(xhat).sum(at::IntArrayRef{0, 2}).to(pdt);
+        if (mask[2]) gb = g.sum(at::IntArrayRef{0, 2}).to(pdt);
         return {gi, gw, gb};
       },
       grad_out, input, mean, rstd, weight, n, c, hxw, group, mask);
