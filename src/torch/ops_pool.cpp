@@ -163,25 +163,39 @@ void max_pool(const Tensor& self, const Pool& p, const Tensor& out, const Tensor
   indices.copy_(flat.view(indices.sizes()));
 }
 
-// grad_input += grad where the window's chosen index is that offset's
-// position: one strided slab per kernel offset (ties across windows add)
-Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, const Tensor& indices) {
-  host_if_no_fp64(self);
-  auto t = acc_of(self);
-  Tensor g = batched(grad, p.k).to(t), idx = batched(indices, p.k);
-  int64_t b = g.size(0);
+// The backward kernels' common part: a zero gradient (B, padded...) gets, for
+// every kernel offset, `part(off)` (B, O...) added into that offset's strided
+// slab (overlapping windows sum), and is cropped to the input.
+template <class Part>
+Tensor fold_offsets(const Pool& p, int64_t b, const at::TensorOptions& opts, Part part) {
   Dims padded{b};
   for (int64_t d = 0; d < p.k; ++d) {
     int64_t extent = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dil[d] + 1;
     padded.push_back(p.pad[d] + std::max(p.in[d] + p.pad[d], extent));
   }
-  Tensor gp = at::zeros(padded, g.options());
+  Tensor gp = at::zeros(padded, opts);
   Dims off(p.k, 0);
   for (int64_t o = 0; o < prod(p.kernel); ++o) {
     for (int64_t d = p.k - 1, r = o; d >= 0; --d) {
       off[d] = r % p.kernel[d];
       r /= p.kernel[d];
     }
+    Tensor slab = gp;
+    for (int64_t d = 0; d < p.k; ++d)
+      slab = slab.slice(1 + d, off[d] * p.dil[d], off[d] * p.dil[d] + p.stride[d] * (p.out[d] - 1) + 1, p.stride[d]);
+    slab.add_(part(off));
+  }
+  Tensor gi = gp;
+  for (int64_t d = 0; d < p.k; ++d) gi = gi.narrow(1 + d, p.pad[d], p.in[d]);
+  return gi;
+}
+
+// grad_input += grad where the window's chosen index is that offset's
+// position (ties across windows add)
+Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, const Tensor& indices) {
+  host_if_no_fp64(self);
+  Tensor g = batched(grad, p.k).to(acc_of(self)), idx = batched(indices, p.k);
+  Tensor gi = fold_offsets(p, g.size(0), g.options(), [&](const Dims& off) {
     Tensor flat = at::zeros({1}, idx.options()), valid;
     for (int64_t d = 0; d < p.k; ++d) {
       Tensor pos = starts(p, d, idx.options()).add_(off[d] * p.dil[d]);
@@ -189,14 +203,8 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, 
       valid = valid.defined() ? valid.logical_and(ok) : ok;
       flat = flat.mul(p.in[d]).add(pos);
     }
-    Tensor hit = idx.eq(flat).logical_and_(valid);
-    Tensor slab = gp;
-    for (int64_t d = 0; d < p.k; ++d)
-      slab = slab.slice(1 + d, off[d] * p.dil[d], off[d] * p.dil[d] + p.stride[d] * (p.out[d] - 1) + 1, p.stride[d]);
-    slab.add_(g.mul(hit));
-  }
-  Tensor gi = gp;
-  for (int64_t d = 0; d < p.k; ++d) gi = gi.narrow(1 + d, p.pad[d], p.in[d]);
+    return g.mul(idx.eq(flat).logical_and_(valid));
+  });
   return gi.to(self.scalar_type()).reshape(self.sizes());
 }
 
@@ -353,26 +361,7 @@ Tensor avg_pool_backward(const Tensor& grad, const Tensor& self, const Pool& p, 
   Tensor g = batched(grad, p.k).to(t);
   Tensor div = avg_divisor(p, count_include_pad, divisor_override, g.options());
   g = c10::isIntegralType(t, /*includeBool=*/false) ? g.div(div, "trunc") : g.div(div);
-  int64_t b = g.size(0);
-  Dims padded{b};
-  for (int64_t d = 0; d < p.k; ++d) {
-    int64_t extent = (p.out[d] - 1) * p.stride[d] + (p.kernel[d] - 1) * p.dil[d] + 1;
-    padded.push_back(p.pad[d] + std::max(p.in[d] + p.pad[d], extent));
-  }
-  Tensor gp = at::zeros(padded, g.options());
-  Dims off(p.k, 0);
-  for (int64_t o = 0; o < prod(p.kernel); ++o) {
-    for (int64_t d = p.k - 1, r = o; d >= 0; --d) {
-      off[d] = r % p.kernel[d];
-      r /= p.kernel[d];
-    }
-    Tensor slab = gp;
-    for (int64_t d = 0; d < p.k; ++d)
-      slab = slab.slice(1 + d, off[d] * p.dil[d], off[d] * p.dil[d] + p.stride[d] * (p.out[d] - 1) + 1, p.stride[d]);
-    slab.add_(g);
-  }
-  Tensor gi = gp;
-  for (int64_t d = 0; d < p.k; ++d) gi = gi.narrow(1 + d, p.pad[d], p.in[d]);
+  Tensor gi = fold_offsets(p, g.size(0), g.options(), [&](const Dims&) { return g; });
   return gi.to(self.scalar_type()).reshape(self.sizes());
 }
 

@@ -45,6 +45,14 @@ def _downcast(x, dtype):
     return x
 
 
+def host_free(fn):
+    """Runs fn() and asserts that nothing ran through host execution."""
+    torch.russet.reset_host_op_counts()
+    r = fn()
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    return r
+
+
 def opinfo(name, variant=""):
     return _BY_NAME[(name, variant)]
 

@@ -9,17 +9,10 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 DTYPES = [torch.float16, torch.bfloat16, torch.float32]
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 def test_opinfo_samples_match_cpu():

@@ -18,16 +18,11 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 from torch.testing._internal.common_methods_invocations import op_db
 
+from opinfo_check import check_opinfo, host_free
+
 D = "russet"
 OPS = ["nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d",
        "nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d"]
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 def _to(x, device, dtype=None):
@@ -142,9 +137,6 @@ def test_conv_with_a_cpu_weight_is_a_device_error():
 
 
 def test_unfold_opinfo_and_fold_like_cpu():
-    import sys
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    from opinfo_check import check_opinfo
     check_opinfo("nn.functional.unfold")
     torch.manual_seed(3)
     for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.complex64):

@@ -7,17 +7,10 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 PS = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")]
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 @pytest.mark.parametrize("name", ["cdist", "nn.functional.pdist"])

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 
@@ -20,13 +20,6 @@ OPS = [("nn.functional.layer_norm", ""), ("native_layer_norm", ""), ("nn.functio
 @pytest.mark.parametrize("name,variant", OPS, ids=[n for n, _ in OPS])
 def test_matches_cpu(name, variant):
     check_opinfo(name, variant)
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 def grads_match(fn, *tensors, tol=None):

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 
@@ -30,13 +30,6 @@ def test_reduction_matches_cpu(name, variant):
 
 def both(x):
     return x, x.to(D)
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.uint8,

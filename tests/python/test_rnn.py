@@ -10,14 +10,9 @@ import torch
 import torch.nn as nn
 from torch.testing import assert_close
 
+from opinfo_check import host_free
+
 D = "russet"
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 def compare(module, inputs, tol):

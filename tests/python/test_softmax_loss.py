@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 
@@ -20,13 +20,6 @@ def test_matches_cpu(name, variant):
     # the with_dtype samples compute in float64 (dtype=torch.float64): host
     # execution under the apple profile whatever the input dtype
     check_opinfo(name, variant, native=variant != "with_dtype")
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])

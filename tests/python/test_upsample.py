@@ -9,17 +9,10 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 MODES = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear"]
-
-
-def host_free(fn):
-    torch.russet.reset_host_op_counts()
-    r = fn()
-    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-    return r
 
 
 @pytest.mark.parametrize("mode", MODES)
