@@ -25,7 +25,18 @@
 #include <ATen/ops/_adaptive_avg_pool3d_ops.h>
 #include <ATen/ops/adaptive_avg_pool2d_ops.h>
 #include <ATen/ops/adaptive_avg_pool3d_ops.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_ops.h>
+#include <ATen/ops/adaptive_max_pool2d_meta.h>
+#include <ATen/ops/adaptive_max_pool2d_ops.h>
+#include <ATen/ops/adaptive_max_pool3d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool3d_backward_ops.h>
+#include <ATen/ops/adaptive_max_pool3d_meta.h>
+#include <ATen/ops/adaptive_max_pool3d_ops.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_backward_ops.h>
@@ -518,6 +529,115 @@ Tensor adaptive_avg3d_backward(const Tensor& grad, const Tensor& self) {
       [&] { return adaptive_avg_backward(grad, self, 3); }, grad, self);
 }
 
+// ---------------------------------------------------------------- adaptive max
+
+// Adaptive max pooling: per spatial dim, the windows [start, end) padded to
+// the longest (positions past `end` point at an appended -inf), gathered with
+// index_select into (..., O, Kmax); max over the flattened window offsets
+// gives the value and the first maximal offset in row-major order (real
+// positions come first in every window, so all -inf windows report their
+// first real element, as CPU), turned into CPU's flat index.
+void adaptive_max(const Tensor& self, const Tensor& out, const Tensor& indices, int64_t k) {
+  host_if_no_fp64(self);
+  if (out.numel() == 0) return;
+  Tensor x = batched(self, k);
+  int64_t b = x.size(0);
+  Dims in(x.sizes().begin() + 1, x.sizes().end()), o(out.sizes().end() - k, out.sizes().end()), kmax(k);
+  std::vector<Tensor> start(k);
+  auto lo = x.options().dtype(at::kLong);
+  Tensor y = x;
+  for (int64_t d = 0; d < k; ++d) {
+    Tensor oo = at::arange(o[d], lo);
+    Tensor st = oo.mul(in[d]).div_(o[d], "floor");
+    Tensor en = oo.add(1).mul_(in[d]).add_(o[d] - 1).div_(o[d], "floor");
+    kmax[d] = (in[d] + o[d] - 1) / o[d] + 1;
+    Tensor pos = st.unsqueeze(1).add(at::arange(kmax[d], lo).unsqueeze(0));       // (O, Kmax)
+    pos = at::where(pos.lt(en.unsqueeze(1)), pos, at::full_like(pos, in[d]));     // past the end: the -inf
+    Dims pad_shape(y.sizes().begin(), y.sizes().end());
+    pad_shape[1 + 2 * d] = 1;
+    Tensor ext = at::cat({y, at::full(pad_shape, lowest(x.scalar_type()), y.options())}, 1 + 2 * d);
+    Dims shape(y.sizes().begin(), y.sizes().end());
+    shape[1 + 2 * d] = o[d];
+    shape.insert(shape.begin() + 2 + 2 * d, kmax[d]);
+    y = at::index_select(ext, 1 + 2 * d, pos.view({-1})).view(shape);             // (B, [O, K]..., I...)
+    start[d] = st;
+  }
+  // (B, O1, K1, O2, K2, ...) -> (B, O..., K...)
+  Dims perm{0};
+  for (int64_t d = 0; d < k; ++d) perm.push_back(1 + 2 * d);
+  for (int64_t d = 0; d < k; ++d) perm.push_back(2 + 2 * d);
+  auto [val, arg] = y.permute(perm).reshape({b, prod(o), prod(kmax)}).max(2);
+  Dims oshape{b};
+  oshape.insert(oshape.end(), o.begin(), o.end());
+  Tensor off = arg.view(oshape), flat = at::zeros({1}, lo);
+  int64_t rest = prod(kmax);
+  for (int64_t d = 0; d < k; ++d) {
+    rest /= kmax[d];
+    Dims sshape(1 + k, 1);
+    sshape[1 + d] = o[d];
+    Tensor pos = off.div(rest, "floor").remainder_(kmax[d]).add_(start[d].view(sshape));
+    flat = flat.mul(in[d]).add(pos);
+  }
+  out.copy_(val.view(out.sizes()));
+  indices.copy_(flat.view(indices.sizes()));
+}
+
+// the gradient lands on each window's chosen input (scatter_add: windows
+// that chose the same input add, in CPU's order)
+Tensor adaptive_max_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t k) {
+  host_if_no_fp64(self);
+  Tensor g = batched(grad, k), idx = batched(indices, k);
+  int64_t b = g.size(0);
+  auto t = acc_of(self);
+  Tensor gi = at::zeros({b, prod(Dims(self.sizes().end() - k, self.sizes().end()))}, g.options().dtype(t));
+  gi.scatter_add_(1, idx.reshape({b, -1}), g.reshape({b, -1}).to(t));
+  return gi.to(self.scalar_type()).view(self.sizes());
+}
+
+template <class Meta, class Op>
+std::tuple<Tensor&, Tensor&> adaptive_max_out(int64_t k, const Tensor& self, at::IntArrayRef output_size, Tensor& out,
+                                              Tensor& indices) {
+  return native_or_host<Op>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<Meta> m(out, indices);
+        m.meta(self, output_size);
+        adaptive_max(self, out, indices, k);
+        return {out, indices};
+      },
+      self, output_size, out, indices);
+}
+
+template <class Meta, class Op>
+Tensor& adaptive_max_backward_out(int64_t k, const Tensor& grad, const Tensor& self, const Tensor& indices,
+                                  Tensor& gi) {
+  return native_or_host<Op>(
+      [&]() -> Tensor& {
+        OutOps<Meta> m(gi);
+        m.meta(grad, self, indices);
+        return gi.copy_(adaptive_max_backward(grad, self, indices, k));
+      },
+      grad, self, indices, gi);
+}
+
+std::tuple<Tensor&, Tensor&> adaptive_max2d_out(const Tensor& self, at::IntArrayRef output_size, Tensor& out,
+                                                Tensor& indices) {
+  return adaptive_max_out<at::meta::structured_adaptive_max_pool2d, at::_ops::adaptive_max_pool2d_out>(
+      2, self, output_size, out, indices);
+}
+std::tuple<Tensor&, Tensor&> adaptive_max3d_out(const Tensor& self, at::IntArrayRef output_size, Tensor& out,
+                                                Tensor& indices) {
+  return adaptive_max_out<at::meta::structured_adaptive_max_pool3d, at::_ops::adaptive_max_pool3d_out>(
+      3, self, output_size, out, indices);
+}
+Tensor& adaptive_max2d_backward_out(const Tensor& grad, const Tensor& self, const Tensor& indices, Tensor& gi) {
+  return adaptive_max_backward_out<at::meta::structured_adaptive_max_pool2d_backward,
+                                   at::_ops::adaptive_max_pool2d_backward_grad_input>(2, grad, self, indices, gi);
+}
+Tensor& adaptive_max3d_backward_out(const Tensor& grad, const Tensor& self, const Tensor& indices, Tensor& gi) {
+  return adaptive_max_backward_out<at::meta::structured_adaptive_max_pool3d_backward,
+                                   at::_ops::adaptive_max_pool3d_backward_grad_input>(3, grad, self, indices, gi);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -531,6 +651,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out);
   m.impl("avg_pool3d.out", avg_pool3d_out);
   m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out);
+  m.impl("adaptive_max_pool2d.out", adaptive_max2d_out);
+  m.impl("adaptive_max_pool3d.out", adaptive_max3d_out);
+  m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max2d_backward_out);
+  m.impl("adaptive_max_pool3d_backward.grad_input", adaptive_max3d_backward_out);
   m.impl("_adaptive_avg_pool2d", adaptive_avg2d);
   m.impl("_adaptive_avg_pool3d", adaptive_avg3d);
   m.impl("adaptive_avg_pool2d.out", adaptive_avg2d_out);

@@ -109,3 +109,24 @@ def test_adaptive_avg_values_and_gradients(shape, out):
     grads_match(lambda t: fn(t, out), torch.randn(shape))
     with pytest.raises(RuntimeError, match="non-zero size"):
         F.adaptive_avg_pool2d(torch.randn(1, 0, 3, device=D), (2, 2))
+
+
+@pytest.mark.parametrize("name", ["nn.functional.adaptive_max_pool1d", "nn.functional.adaptive_max_pool2d",
+                                  "nn.functional.adaptive_max_pool3d"])
+def test_adaptive_max_opinfo(name):
+    check_opinfo(name)
+
+
+@pytest.mark.parametrize("shape,out", [((2, 3, 7, 5), (3, 4)), ((1, 2, 5, 5), (5, 5)), ((2, 1, 9, 4), (2, 3)),
+                                       ((1, 2, 5, 6, 7), (2, 3, 4))])
+def test_adaptive_max_indices_and_gradients(shape, out):
+    torch.manual_seed(5)
+    fn = F.adaptive_max_pool3d if len(out) == 3 else F.adaptive_max_pool2d
+    x = torch.randn(shape)
+    x.view(-1)[::7] = 1.0  # ties: the first maximum in row-major order, as CPU
+    grads_match(lambda t: fn(t, out, return_indices=True), x)
+    xi = torch.full(shape, -float("inf"))
+    vc, ic = fn(xi, out, return_indices=True)
+    vd, id_ = host_free(lambda: fn(xi.to(D), out, return_indices=True))
+    assert_close(vd.cpu(), vc)
+    assert torch.equal(id_.cpu(), ic)
