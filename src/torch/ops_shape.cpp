@@ -5,6 +5,10 @@
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/channel_shuffle_ops.h>
+#include <ATen/ops/repeat_interleave_ops.h>
+#include <ATen/ops/searchsorted.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/cat_meta.h>
 #include <ATen/ops/cat_ops.h>
 #include <ATen/ops/empty.h>
@@ -133,10 +137,55 @@ bool equal(const Tensor& self, const Tensor& other) {
   return at::eq(self, other).all().item<bool>();
 }
 
+// repeat_interleave(repeats): index i repeated repeats[i] times, as
+// searchsorted of 0..total-1 in the inclusive cumulative sum. The total is
+// data: without output_size it is read back (one sync, with CPU's check that
+// no repeat is negative).
+Tensor repeat_interleave_index(const Tensor& repeats, std::optional<int64_t> output_size) {
+  return native_or_host<at::_ops::repeat_interleave_Tensor>(
+      [&]() -> Tensor {
+        TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+        TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+                    "repeats has to be Long or Int tensor");
+        if (repeats.size(0) == 0) return at::empty({0}, repeats.options());
+        Tensor csum = repeats.cumsum(0, repeats.scalar_type());
+        int64_t total;
+        if (output_size.has_value()) {
+          total = *output_size;
+        } else {
+          Tensor both = at::stack({csum[-1].to(at::kLong), repeats.min().to(at::kLong)}).cpu();
+          TORCH_CHECK(both[1].item<int64_t>() >= 0, "repeats can not be negative");
+          total = both[0].item<int64_t>();
+        }
+        Tensor pos = at::arange(total, repeats.options());
+        return at::searchsorted(csum, pos, repeats.scalar_type() == at::kInt, /*right=*/true);
+      },
+      repeats, output_size);
+}
+
+// channel_shuffle: (N, g, C/g, *) transposed to (N, C/g, g, *), copied
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  return native_or_host<at::_ops::channel_shuffle>(
+      [&]() -> Tensor {
+        TORCH_CHECK(self.dim() > 2, "channel_shuffle expects input to have at least 3 dimensions, but got input with ",
+                    "sizes ", self.sizes());
+        TORCH_CHECK(groups > 0, "Number of groups to divide channels in must be positive. Value of groups:", groups);
+        int64_t c = self.size(1);
+        TORCH_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got ", c, " channels and ",
+                    groups, " groups.");
+        std::vector<int64_t> shape{self.size(0), groups, c / groups};
+        shape.insert(shape.end(), self.sizes().begin() + 2, self.sizes().end());
+        return self.reshape(shape).transpose(1, 2).reshape(self.sizes()).contiguous(self.suggest_memory_format());
+      },
+      self, groups);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat.out", cat_out);
+  m.impl("repeat_interleave.Tensor", repeat_interleave_index);
+  m.impl("channel_shuffle", channel_shuffle);
   m.impl("flip", flip);
   m.impl("roll", roll_dims);
   m.impl("tril.out", tril_out);

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo
+from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 
@@ -69,3 +69,27 @@ def test_flip_errors():
         d.flip(0, 0)
     with pytest.raises(IndexError):
         d.flip(2)
+
+
+@pytest.mark.parametrize("name", ["repeat_interleave", "nn.functional.channel_shuffle"])
+def test_repeat_interleave_and_channel_shuffle_opinfo(name):
+    check_opinfo(name)
+
+
+def test_repeat_interleave_forms_and_errors():
+    for dt in (torch.int64, torch.int32):
+        r = torch.tensor([2, 0, 3, 1], dtype=dt)
+        got = host_free(lambda: torch.repeat_interleave(r.to(D)))
+        assert got.dtype == torch.repeat_interleave(r).dtype
+        assert torch.equal(got.cpu(), torch.repeat_interleave(r))
+        assert torch.equal(host_free(lambda: torch.repeat_interleave(r.to(D), output_size=6)).cpu(),
+                           torch.repeat_interleave(r, output_size=6))
+    x = torch.randn(4, 3)
+    r = torch.tensor([1, 0, 2, 3])
+    assert_close(host_free(lambda: x.to(D).repeat_interleave(r.to(D), dim=0)).cpu(), x.repeat_interleave(r, dim=0))
+    with pytest.raises(RuntimeError, match="can not be negative"):
+        torch.repeat_interleave(torch.tensor([1, -1], device=D))
+    with pytest.raises(RuntimeError, match="Long or Int"):
+        torch.repeat_interleave(torch.tensor([1.0], device=D))
+    with pytest.raises(RuntimeError, match="divisible by groups"):
+        torch.nn.functional.channel_shuffle(torch.randn(1, 3, 2, 2, device=D), 2)
