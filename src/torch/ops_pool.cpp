@@ -50,6 +50,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full_like.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
+#include <ATen/ops/max_unpool2d_ops.h>
+#include <ATen/ops/max_unpool3d_ops.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_ops.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_ops.h>
@@ -638,6 +640,50 @@ Tensor& adaptive_max3d_backward_out(const Tensor& grad, const Tensor& self, cons
                                    at::_ops::adaptive_max_pool3d_backward_grad_input>(3, grad, self, indices, gi);
 }
 
+// ---------------------------------------------------------------- max_unpool
+
+// max_unpool: zeros of the output size, each value written at its index in
+// the (flattened) output plane. Repeated indices come from overlapping pool
+// windows and carry the same value, so the write order does not matter; an
+// index outside the plane raises at the next sync.
+Tensor max_unpool(const Tensor& self, const Tensor& indices, at::IntArrayRef output_size, int64_t k,
+                  const char* name) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "elements in indices should be type int64 but got: ",
+              indices.scalar_type());
+  TORCH_CHECK(static_cast<int64_t>(output_size.size()) == k, "There should be exactly ", k,
+              " elements (height, width) in output_size, but got ", output_size.size(), " elements.");
+  TORCH_CHECK(self.dim() == k + 1 || self.dim() == k + 2, "Input to ", name, " should be a ", k + 1, "d or ", k + 2,
+              "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
+  TORCH_CHECK(self.sizes().equals(indices.sizes()), "Expected shape of indices to be same as that of the input ",
+              "tensor (", self.sizes(), ") but got indices tensor with shape: ", indices.sizes());
+  for (int64_t d = 1; d < self.dim(); ++d)
+    TORCH_CHECK(self.size(d) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
+                self.sizes(), " with dimension ", d, " being empty.");
+  host_if_no_fp64(self);
+  Dims shape(self.sizes().begin(), self.sizes().end() - k), flat_shape(shape);
+  int64_t plane = 1;
+  for (int64_t o : output_size) plane *= o;
+  flat_shape.push_back(plane);
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  Dims src_shape(self.sizes().begin(), self.sizes().end() - k);
+  src_shape.push_back(-1);
+  Tensor out = at::zeros(flat_shape, self.options());
+  out.scatter_(-1, indices.reshape(src_shape), self.reshape(src_shape));
+  return out.view(shape);
+}
+
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, at::IntArrayRef output_size) {
+  return native_or_host<at::_ops::max_unpool2d>(
+      [&] { return max_unpool(self, indices, output_size, 2, "max_unpooling2d_forward_out"); }, self, indices,
+      output_size);
+}
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, at::IntArrayRef output_size, at::IntArrayRef stride,
+                    at::IntArrayRef padding) {
+  return native_or_host<at::_ops::max_unpool3d>(
+      [&] { return max_unpool(self, indices, output_size, 3, "max_unpooling3d_forward_out"); }, self, indices,
+      output_size, stride, padding);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -655,6 +701,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("adaptive_max_pool3d.out", adaptive_max3d_out);
   m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max2d_backward_out);
   m.impl("adaptive_max_pool3d_backward.grad_input", adaptive_max3d_backward_out);
+  m.impl("max_unpool2d", max_unpool2d);
+  m.impl("max_unpool3d", max_unpool3d);
   m.impl("_adaptive_avg_pool2d", adaptive_avg2d);
   m.impl("_adaptive_avg_pool3d", adaptive_avg3d);
   m.impl("adaptive_avg_pool2d.out", adaptive_avg2d_out);

@@ -130,3 +130,18 @@ def test_adaptive_max_indices_and_gradients(shape, out):
     vd, id_ = host_free(lambda: fn(xi.to(D), out, return_indices=True))
     assert_close(vd.cpu(), vc)
     assert torch.equal(id_.cpu(), ic)
+
+
+@pytest.mark.parametrize("name", ["nn.functional.max_unpool1d", "nn.functional.max_unpool2d",
+                                  "nn.functional.max_unpool3d"])
+def test_max_unpool_opinfo(name):
+    check_opinfo(name)
+
+
+def test_max_unpool_round_trip_gradient_and_bad_index():
+    torch.manual_seed(6)
+    x = torch.randn(2, 3, 6, 6)
+    v, i = F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)  # overlapping windows
+    grads_match(lambda t: F.max_unpool2d(t, i.to(t.device), 3, stride=2, padding=1, output_size=(6, 6)), v)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        F.max_unpool2d(v.to(D), torch.full_like(i, 99).to(D), 3, stride=2, padding=1, output_size=(6, 6)).cpu()
