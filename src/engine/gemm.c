@@ -6,6 +6,7 @@
  * block goes in the stream arena (it is larger than push constants); its
  * layout is GemmParams in kernels/common/gemm.glsl. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -91,10 +92,27 @@ static int vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
            aligned16(o->address);
 }
 
-/* The KHR module's variant: gemm_coopmat_khr.comp, 128x128 tiles (WN 2),
- * two shared-memory stages; 44 KiB of shared memory at most. */
-#define KHR_TILE "w2s2"
-#define KHR_SHARED (44 * 1024)
+/* The KHR modules' tile variants (gemm_coopmat_khr.comp; every layout of
+ * each is in kernels/spirv/, tools/build_spirv.py): 128x128 tiles (WN 2)
+ * with two shared-memory stages of 32-deep slices, or one stage of 64-deep
+ * slices; the shared memory each needs at most. The first is the default;
+ * RUSSET_GEMM_KHR_TILE picks another (a tuning knob for bench/gemm_probe.c). */
+static const struct { const char *name; uint32_t shared; } KHR_TILES[] = {
+    {"w2s2", 44 * 1024},
+    {"w2s1k64", 40 * 1024},
+};
+
+static int khr_tile(void) {
+    static int chosen = -1; /* read once; a race writes the same value */
+    if (chosen < 0) {
+        const char *e = getenv("RUSSET_GEMM_KHR_TILE");
+        int t = 0;
+        for (int i = 0; e && i < (int)(sizeof KHR_TILES / sizeof KHR_TILES[0]); i++)
+            if (strcmp(e, KHR_TILES[i].name) == 0) t = i;
+        chosen = t;
+    }
+    return chosen;
+}
 
 /* Picks the kernel for a shape class. */
 static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cfg *c) {
@@ -103,14 +121,15 @@ static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cf
     int64_t k_total = d->k * (d->reduce_batch ? d->batch : 1);
     int esz = acc_size(d->dtype);
 
-    if (khr && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 && f->max_shared_memory >= KHR_SHARED &&
+    if (khr && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 && f->max_shared_memory >= KHR_TILES[khr_tile()].shared &&
         d->m >= 64 && d->n >= 64 && d->k >= 32 && !d->conj_a && !d->conj_b) {
         c->kind = KIND_COOP_KHR;
         c->bm = 128;
         c->bn = 128;
         c->vec_a = vec8_ok(&d->a, 2, d->k) ? 1 : vec8_ok(&d->a, 1, d->m) ? 2 : 0;
         c->vec_b = vec8_ok(&d->b, 2, d->n) ? 1 : vec8_ok(&d->b, 1, d->k) ? 2 : 0;
-        snprintf(c->name, sizeof c->name, "coopmat-khr-128x128-a%d-b%d", c->vec_a, c->vec_b);
+        snprintf(c->name, sizeof c->name, "coopmat-khr-%s-a%d-b%d", KHR_TILES[khr_tile()].name, c->vec_a,
+                 c->vec_b);
         return;
     }
     if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
@@ -221,7 +240,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     rs_kernel *k = NULL;
     if (cfg.kind == KIND_COOP_KHR) {
         char module[64];
-        snprintf(module, sizeof module, "gemm_coopmat_khr_" KHR_TILE "_a%db%d", cfg.vec_a, cfg.vec_b);
+        snprintf(module, sizeof module, "gemm_coopmat_khr_%s_a%db%d", KHR_TILES[khr_tile()].name, cfg.vec_a,
+                 cfg.vec_b);
         st = rs_kernel_spirv(rs_stream_device(s), module, &k);
     } else {
         st = rs_kernel_get(rs_stream_device(s), file, defines, &k);
