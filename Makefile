@@ -22,7 +22,7 @@ VK_LIBS := -lvulkan $(SHADERC_LIBS) -lpthread -lm
 
 # ---- the C core (runtime + engines), no torch
 CORE_SRC := $(wildcard src/vk/*.c) $(wildcard src/engine/*.c)
-KERNEL_FILES := $(shell find kernels -type f \( -name '*.comp' -o -name '*.glsl' \) | sort)
+KERNEL_FILES := $(shell find kernels -type f \( -name '*.comp' -o -name '*.glsl' -o -name '*.spv' \) | sort)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/kernels_embedded.o
 CORE_LIB := $(BUILD)/librusset_core.a
 

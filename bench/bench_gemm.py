@@ -87,6 +87,7 @@ def main():
         ("float32", torch.float32, (4096,) * 3 if cuda else (s,) * 3, 0.50, "nn"),
         ("float32 B^T", torch.float32, (4096,) * 3 if cuda else (s,) * 3, None, "nt"),
         ("float16", torch.float16, (8192,) * 3 if cuda else (s,) * 3, 0.40, "nn"),
+        ("float16 B^T", torch.float16, (8192,) * 3 if cuda else (s,) * 3, None, "nt"),
         ("bfloat16", torch.bfloat16, (8192,) * 3 if cuda else (s,) * 3, 0.40, "nn"),
     ]
     rows = []

@@ -58,7 +58,10 @@ build_probe() {  # $1: gemm_probe or bw_probe
 if [ "${1:-}" = gemm-probe ]; then
     echo "== gemm-probe"
     build_probe gemm_probe
-    ./build/gemm_probe
+    # PROBE_ARGS: nv, noedges, novariants (bench/gemm_probe.c); PROBE_TILE2:
+    # then the production path and edges again with RUSSET_GEMM_KHR_TILE=$PROBE_TILE2
+    ./build/gemm_probe ${PROBE_ARGS:-}
+    if [ -n "${PROBE_TILE2:-}" ]; then RUSSET_GEMM_KHR_TILE=$PROBE_TILE2 ./build/gemm_probe novariants; fi
     exit 0
 fi
 if [ "${1:-}" = coopmat-khr ]; then

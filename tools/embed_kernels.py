@@ -1,6 +1,8 @@
 """Embeds the GLSL sources under kernels/ into a C file, so the library
 finds its kernels without a path at run time (shaderc resolves #include
-against this table)."""
+against this table), and the precompiled SPIR-V modules of kernels/spirv/
+(tools/build_spirv.py) as word arrays, which src/vk/kernel.c loads by name
+(rs_kernel_spirv)."""
 import os
 import sys
 
@@ -28,6 +30,24 @@ def main(root: str, dest: str) -> None:
         with open(path, encoding="utf-8") as f:
             lines.append(f'  {{"{name}",\n{c_string(f.read())}}},')
     lines += ["  {0, 0}", "};", ""]
+    mods = []
+    spv_dir = os.path.join(root, "spirv")
+    if os.path.isdir(spv_dir):
+        mods = sorted(n for n in os.listdir(spv_dir) if n.endswith(".spv"))
+    for i, n in enumerate(mods):
+        with open(os.path.join(spv_dir, n), "rb") as f:
+            data = f.read()
+        if len(data) % 4 or data[:4] != b"\x03\x02\x23\x07":
+            raise SystemExit(f"embed_kernels: {n} is not SPIR-V")
+        words = [int.from_bytes(data[j:j + 4], "little") for j in range(0, len(data), 4)]
+        lines.append(f"static const uint32_t spirv_{i}[{len(words)}] = {{")
+        for j in range(0, len(words), 8):
+            lines.append("  " + ",".join(f"0x{w:08x}" for w in words[j:j + 8]) + ",")
+        lines.append("};")
+    lines.append("const rs_kernel_spirv_module rs_kernel_spirv_modules[] = {")
+    for i, n in enumerate(mods):
+        lines.append(f'  {{"{n[:-4]}", spirv_{i}, sizeof spirv_{i}}},')
+    lines += ["  {0, 0, 0}", "};", ""]
     tmp = dest + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))

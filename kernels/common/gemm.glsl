@@ -18,24 +18,7 @@
 
 #define ACC RS_OPMT(DT)
 
-#define GF_USE_CIN 1u
-#define GF_CONJ_A 2u
-#define GF_CONJ_B 4u
-#define GF_REDUCE 8u
-
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer GemmParams {
-    uint64_t a, b, c, cin;
-    int64_t m, n, k, batch;
-    int64_t sa[3];
-    int64_t sb[3];
-    int64_t sc[3];
-    int64_t sci[3];
-    uint64_t alpha[2];
-    uint64_t beta[2];
-    uint flags;
-    uint pad;
-    int64_t tiles_m, tiles_n;
-};
+#include "common/gemm_params.glsl"
 
 // ---- arithmetic in ACC: gm_mad(a, b, c) = c + a * b
 bool gm_mad(bool a, bool b, bool c) { return c || (a && b); }

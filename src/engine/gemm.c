@@ -1,9 +1,12 @@
 /* gemm.c: the matrix-product engine (rs_gemm) and the cross product
  * (rs_cross). The kernels are kernels/gemm.comp (tiled and dot) and
- * kernels/gemm_coopmat.comp (float16 on cooperative matrices). The parameter
+ * kernels/gemm_coopmat.comp (float16 on NV cooperative matrices) and
+ * kernels/gemm_coopmat_khr.comp (float16 on VK_KHR_cooperative_matrix,
+ * precompiled SPIR-V: rs_kernel_spirv). The parameter
  * block goes in the stream arena (it is larger than push constants); its
  * layout is GemmParams in kernels/common/gemm.glsl. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -19,13 +22,13 @@ typedef struct gemm_params {
 
 enum { GF_USE_CIN = 1, GF_CONJ_A = 2, GF_CONJ_B = 4, GF_REDUCE = 8 };
 
-enum { KIND_TILED = 0, KIND_DOT = 1, KIND_COOP = 2 };
+enum { KIND_TILED = 0, KIND_DOT = 1, KIND_COOP = 2, KIND_COOP_KHR = 3 };
 
 typedef struct gemm_cfg {
     int kind;
     int tm, tn, bk, vw;  /* tiled: the tile is (16 tm) x (16 tn), bk deep */
     int a_kc, b_nc;      /* stride-1 dims, for coalesced tile loads */
-    int vec_a, vec_b;    /* coopmat: 16-byte loads */
+    int vec_a, vec_b;    /* coopmat: 16-byte loads (KHR: 2 = along m for A, along k for B) */
     int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
     char name[48];
@@ -81,13 +84,54 @@ static int vload_ok(const rs_gemm_desc *d, int a_kc, int b_nc) {
            d->b.address % align == 0;
 }
 
+/* 16 bytes (8 halves) at a time along a float16 operand's dimension `dim`
+ * (1: rows, 2: columns): stride 1 there, the other strides and the extent
+ * `ext` multiples of 8, the address aligned. */
+static int vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
+    return o->stride[dim] == 1 && o->stride[3 - dim] % 8 == 0 && o->stride[0] % 8 == 0 && ext % 8 == 0 &&
+           aligned16(o->address);
+}
+
+/* The KHR modules' tile variants (gemm_coopmat_khr.comp; every layout of
+ * each is in kernels/spirv/, tools/build_spirv.py): 128x128 tiles (WN 2)
+ * with two shared-memory stages of 32-deep slices, or one stage of 64-deep
+ * slices; the shared memory each needs at most. The first is the default;
+ * RUSSET_GEMM_KHR_TILE picks another (a tuning knob for bench/gemm_probe.c). */
+static const struct { const char *name; uint32_t shared; } KHR_TILES[] = {
+    {"w2s2", 44 * 1024},
+    {"w2s1k64", 40 * 1024},
+};
+
+static int khr_tile(void) {
+    static int chosen = -1; /* read once; a race writes the same value */
+    if (chosen < 0) {
+        const char *e = getenv("RUSSET_GEMM_KHR_TILE");
+        int t = 0;
+        for (int i = 0; e && i < (int)(sizeof KHR_TILES / sizeof KHR_TILES[0]); i++)
+            if (strcmp(e, KHR_TILES[i].name) == 0) t = i;
+        chosen = t;
+    }
+    return chosen;
+}
+
 /* Picks the kernel for a shape class. */
-static void choose(const rs_features *f, const rs_gemm_desc *d, gemm_cfg *c) {
+static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cfg *c) {
     memset(c, 0, sizeof *c);
     int64_t nz = d->reduce_batch ? 1 : d->batch;
     int64_t k_total = d->k * (d->reduce_batch ? d->batch : 1);
     int esz = acc_size(d->dtype);
 
+    if (khr && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 && f->max_shared_memory >= KHR_TILES[khr_tile()].shared &&
+        d->m >= 64 && d->n >= 64 && d->k >= 32 && !d->conj_a && !d->conj_b) {
+        c->kind = KIND_COOP_KHR;
+        c->bm = 128;
+        c->bn = 128;
+        c->vec_a = vec8_ok(&d->a, 2, d->k) ? 1 : vec8_ok(&d->a, 1, d->m) ? 2 : 0;
+        c->vec_b = vec8_ok(&d->b, 2, d->n) ? 1 : vec8_ok(&d->b, 1, d->k) ? 2 : 0;
+        snprintf(c->name, sizeof c->name, "coopmat-khr-%s-a%d-b%d", KHR_TILES[khr_tile()].name, c->vec_a,
+                 c->vec_b);
+        return;
+    }
     if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
         f->max_shared_memory >= 36 * 1024 && d->m >= 64 && d->n >= 64 && d->k >= 32 &&
         !d->conj_a && !d->conj_b) {
@@ -169,7 +213,7 @@ static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
 const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
     static _Thread_local gemm_cfg c;
     if (validate(s, d) != RS_OK) return "invalid";
-    choose(rs_stream_features(s), d, &c);
+    choose(rs_stream_features(s), rs_device_coopmat_khr_f16(rs_stream_device(s)), d, &c);
     return c.name;
 }
 
@@ -180,7 +224,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     if (nz == 0 || d->m == 0 || d->n == 0) return RS_OK;
     const rs_features *f = rs_stream_features(s);
     gemm_cfg cfg;
-    choose(f, d, &cfg);
+    choose(f, rs_device_coopmat_khr_f16(rs_stream_device(s)), d, &cfg);
 
     char defines[160];
     const char *file = "gemm.comp";
@@ -194,7 +238,15 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
                  (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload);
     }
     rs_kernel *k = NULL;
-    if ((st = rs_kernel_get(rs_stream_device(s), file, defines, &k)) != RS_OK) return st;
+    if (cfg.kind == KIND_COOP_KHR) {
+        char module[64];
+        snprintf(module, sizeof module, "gemm_coopmat_khr_%s_a%db%d", KHR_TILES[khr_tile()].name, cfg.vec_a,
+                 cfg.vec_b);
+        st = rs_kernel_spirv(rs_stream_device(s), module, &k);
+    } else {
+        st = rs_kernel_get(rs_stream_device(s), file, defines, &k);
+    }
+    if (st != RS_OK) return st;
 
     gemm_params p;
     memset(&p, 0, sizeof p);

@@ -215,6 +215,58 @@ static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext
     f->max_allocation_size = m3.maxMemoryAllocationSize;
 }
 
+/* ---- VK_KHR_cooperative_matrix (kernels/gemm_coopmat_khr.comp, precompiled
+ * SPIR-V). Debian 12's Vulkan headers (1.3.239) predate the extension: its
+ * few types are declared here, with the registry's values. */
+#define RS_ST_COOPMAT_FEATURES_KHR ((VkStructureType)1000506000)
+#define RS_ST_COOPMAT_PROPERTIES_KHR ((VkStructureType)1000506001)
+#define RS_COOPMAT_KHR_NAME "VK_KHR_cooperative_matrix"
+typedef struct rs_coopmat_features_khr {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
+} rs_coopmat_features_khr;
+typedef struct rs_coopmat_props_khr {
+    VkStructureType sType;
+    void *pNext;
+    uint32_t M, N, K;
+    int32_t A, B, C, Result; /* VkComponentTypeKHR: 0 float16, 1 float32 */
+    VkBool32 saturating;
+    int32_t scope;           /* VkScopeKHR: 3 subgroup */
+} rs_coopmat_props_khr;
+typedef VkResult(VKAPI_PTR *rs_pfn_coopmat_props_khr)(VkPhysicalDevice, uint32_t *, rs_coopmat_props_khr *);
+
+/* 1 when the device offers what gemm_coopmat_khr.comp needs: the extension
+ * and its feature, the Vulkan memory model, float16 arithmetic and storage,
+ * and 16x16x16 float16 x float16 -> float32 at subgroup scope. */
+static int query_coopmat_khr(VkPhysicalDevice pd, const VkExtensionProperties *ext, uint32_t next) {
+    if (!has_extension(ext, next, RS_COOPMAT_KHR_NAME)) return 0;
+    rs_coopmat_features_khr cf = {.sType = RS_ST_COOPMAT_FEATURES_KHR};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                            .pNext = &cf};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                            .pNext = &f12};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f11};
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    if (!cf.cooperativeMatrix || !f12.vulkanMemoryModel || !f12.shaderFloat16 || !f11.storageBuffer16BitAccess ||
+        !f2.features.shaderInt64)
+        return 0;
+    rs_pfn_coopmat_props_khr props =
+        (rs_pfn_coopmat_props_khr)vkGetInstanceProcAddr(g_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+    uint32_t np = 0;
+    if (!props || props(pd, &np, NULL) != VK_SUCCESS || np == 0) return 0;
+    rs_coopmat_props_khr *cp = calloc(np, sizeof *cp);
+    if (!cp) return 0;
+    for (uint32_t i = 0; i < np; i++) cp[i].sType = RS_ST_COOPMAT_PROPERTIES_KHR;
+    int found = 0;
+    if (props(pd, &np, cp) == VK_SUCCESS)
+        for (uint32_t i = 0; i < np && !found; i++)
+            found = cp[i].M == 16 && cp[i].N == 16 && cp[i].K == 16 && cp[i].A == 0 && cp[i].B == 0 &&
+                    cp[i].C == 1 && cp[i].Result == 1 && cp[i].scope == 3 && !cp[i].saturating;
+    free(cp);
+    return found;
+}
+
 /* DESIGN.md's table: what MoltenVK exposes on M1 to M4. */
 static void apply_apple_mask(rs_features *f) {
     f->has_fp64 = 0;
@@ -378,6 +430,8 @@ static rs_status create_device(int index, rs_device **out) {
     vkGetPhysicalDeviceProperties(dev->physical, &pprops);
     choose_memory(dev, pprops.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
     const rs_features *f = &dev->info.features;
+    /* never under the apple profile (no cooperative matrices on Apple GPUs) */
+    dev->coopmat_khr_f16 = dev->info.profile != RS_PROFILE_APPLE && query_coopmat_khr(dev->physical, ext, next);
 
     /* queue: the first family with compute */
     uint32_t nq = 0;
@@ -423,7 +477,7 @@ static rs_status create_device(int index, rs_device **out) {
     f2.features.shaderFloat64 = (VkBool32)f->has_fp64;
     f2.features.shaderInt64 = (VkBool32)f->has_int64;
     f2.features.shaderInt16 = (VkBool32)f->has_int16;
-    const char *dext[4];
+    const char *dext[5];
     uint32_t ndext = 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
@@ -433,6 +487,15 @@ static rs_status create_device(int index, rs_device **out) {
         f12.vulkanMemoryModel = VK_TRUE;
         cmf.pNext = f2.pNext;
         f2.pNext = &cmf;
+    }
+    rs_coopmat_features_khr kcf = {.sType = RS_ST_COOPMAT_FEATURES_KHR, .cooperativeMatrix = VK_TRUE};
+    if (dev->coopmat_khr_f16) { /* kernels/gemm_coopmat_khr.comp */
+        dext[ndext++] = RS_COOPMAT_KHR_NAME;
+        f12.vulkanMemoryModel = VK_TRUE;
+        f12.shaderFloat16 = VK_TRUE;
+        f11.storageBuffer16BitAccess = VK_TRUE;
+        kcf.pNext = f2.pNext;
+        f2.pNext = &kcf;
     }
     if (has_extension(ext, next, "VK_KHR_portability_subset")) dext[ndext++] = "VK_KHR_portability_subset";
     if (f->has_atomic_float32_add || f->has_atomic_float64_add) {
@@ -613,3 +676,5 @@ void rs_shutdown(void) {
     rs_kernels_forget_dir();
     pthread_mutex_unlock(&g_lock);
 }
+
+int rs_device_coopmat_khr_f16(rs_device *dev) { return dev->coopmat_khr_f16; }

@@ -5,7 +5,11 @@
  *   compiler version;
  * - on disk: the VkPipelineCache blob under $RUSSET_CACHE_DIR/pipelines/.
  * Each disk file carries a header with a magic, the key and a checksum; a
- * file that does not match is ignored and rewritten, never trusted. */
+ * file that does not match is ignored and rewritten, never trusted.
+ * rs_kernel_spirv: a few kernels that the run-time compiler cannot build
+ * come precompiled (kernels/spirv/, embedded by tools/embed_kernels.py) and
+ * are looked up by module name; they share the in-memory and pipeline
+ * caches. */
 #include <errno.h>
 #include <shaderc/shaderc.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 
 #include "vk/internal.h"
 #include "vk/kernel_sources.h"
+#include "engine/engine.h"
 
 #ifndef RS_SHADERC_VERSION
 #define RS_SHADERC_VERSION "unknown"
@@ -338,6 +343,47 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
     return RS_OK;
 }
 
+/* Under the cache lock: records a new pipeline under mem_key, or the
+ * compile failure `st` (so that callers trying the same kernel again get the
+ * same error at once). */
+static rs_status remember_locked(rs_device *dev, uint64_t mem_key, const char *name, rs_status st,
+                                 VkPipeline pipe, rs_kernel **kout) {
+    rs_kernel_cache *kc = &dev->kernels;
+    rs_kernel *k = NULL;
+    if (st == RS_ERR_COMPILE) {
+        /* remember the failure: callers may try the same kernel often */
+        rs_kernel *bad = calloc(1, sizeof *bad);
+        if (bad && (bad->name = strdup(name)) && (bad->error = strdup(rs_last_error())) &&
+            rs_map_put(&kc->by_key, mem_key, bad) == 0) {
+            bad = NULL;
+        }
+        if (bad) {
+            free(bad->name);
+            free(bad->error);
+            free(bad);
+        }
+        return st;
+    }
+    if (!st) {
+        k = calloc(1, sizeof *k);
+        if (k) {
+            k->name = strdup(name);
+            k->pipeline = pipe;
+        }
+        if (!k || !k->name || rs_map_put(&kc->by_key, mem_key, k)) {
+            if (k) free(k->name);
+            free(k);
+            vkDestroyPipeline(dev->device, pipe, NULL);
+            st = rs_error(RS_ERR_OOM, "russet: out of host memory");
+        } else {
+            kc->stats.pipelines_created++;
+            kc->created_since_save++;
+        }
+    }
+    *kout = k;
+    return st;
+}
+
 /* `text_key` is 0 for embedded sources, whose name identifies the text:
  * the hot path then hashes only the name and the defines. */
 static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, const char *defines,
@@ -390,37 +436,10 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
     VkPipeline pipe = VK_NULL_HANDLE;
     if (!st) st = make_pipeline(dev, name, spirv, size, &pipe);
     free(spirv);
-    if (st == RS_ERR_COMPILE) {
-        /* remember the failure: callers may try the same kernel often */
-        rs_kernel *bad = calloc(1, sizeof *bad);
-        if (bad && (bad->name = strdup(name)) && (bad->error = strdup(rs_last_error())) &&
-            rs_map_put(&kc->by_key, mem_key, bad) == 0) {
-            bad = NULL;
-        }
-        if (bad) {
-            free(bad->name);
-            free(bad->error);
-            free(bad);
-        }
+    if ((st = remember_locked(dev, mem_key, name, st, pipe, &k)) == RS_ERR_COMPILE) {
         pthread_mutex_unlock(&kc->lock);
         *out = NULL;
         return st;
-    }
-    if (!st) {
-        k = calloc(1, sizeof *k);
-        if (k) {
-            k->name = strdup(name);
-            k->pipeline = pipe;
-        }
-        if (!k || !k->name || rs_map_put(&kc->by_key, mem_key, k)) {
-            if (k) free(k->name);
-            free(k);
-            vkDestroyPipeline(dev->device, pipe, NULL);
-            st = rs_error(RS_ERR_OOM, "russet: out of host memory");
-        } else {
-            kc->stats.pipelines_created++;
-            kc->created_since_save++;
-        }
     }
     int save = !st && kc->created_since_save >= SAVE_EVERY;
     pthread_mutex_unlock(&kc->lock);
@@ -441,3 +460,29 @@ rs_status rs_kernel_from_source(rs_device *dev, const char *name, const char *gl
 }
 
 const char *rs_kernel_name(rs_kernel *k) { return k->name; }
+
+rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out) {
+    const rs_kernel_spirv_module *m = rs_kernel_spirv_modules;
+    while (m->name && strcmp(m->name, module) != 0) m++;
+    if (!m->name) return rs_error(RS_ERR_INVALID, "russet: no precompiled SPIR-V module named %s", module);
+    rs_kernel_cache *kc = &dev->kernels;
+    uint64_t key = rs_fnv1a(RS_FNV_SEED, "spirv:", 6);
+    key = rs_fnv1a(key, module, strlen(module) + 1);
+    uint64_t mem_key = key ? key : 1;
+    pthread_mutex_lock(&kc->lock);
+    rs_kernel *k = rs_map_get(&kc->by_key, mem_key);
+    if (k) {
+        kc->stats.pipeline_memory_hits++;
+        pthread_mutex_unlock(&kc->lock);
+        *out = k->pipeline ? k : NULL;
+        return k->pipeline ? RS_OK : rs_error(RS_ERR_COMPILE, "%s", k->error);
+    }
+    VkPipeline pipe = VK_NULL_HANDLE;
+    rs_status st = make_pipeline(dev, module, m->words, m->size, &pipe);
+    st = remember_locked(dev, mem_key, module, st, pipe, &k);
+    int save = !st && kc->created_since_save >= SAVE_EVERY;
+    pthread_mutex_unlock(&kc->lock);
+    if (save) rs_pipeline_cache_save(dev);
+    *out = st ? NULL : k;
+    return st;
+}

@@ -193,6 +193,35 @@ TEST(f16_accumulates_in_f32) {
     rs_free(dev, da), rs_free(dev, db), rs_free(dev, dc);
 }
 
+/* The precompiled-SPIR-V registry and the KHR cooperative-matrix choice:
+ * an unknown module is a clear error; under the apple profile the KHR path
+ * is off; float16 picks the KHR kernel exactly when the device has it
+ * (f16_accumulates_in_f32 then runs it). */
+TEST(khr_coopmat_choice) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    rs_kernel *k = (rs_kernel *)1;
+    CHECK(rs_kernel_spirv(dev, "no_such_module", &k) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "no_such_module") != NULL);
+    rs_device_info info;
+    CHECK_OK(rs_device_info_get(0, &info));
+    int khr = rs_device_coopmat_khr_f16(dev);
+    if (info.profile == RS_PROFILE_APPLE) CHECK(!khr);
+    rs_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = RS_FLOAT16;
+    d.batch = 1, d.m = 128, d.n = 128, d.k = 64;
+    d.a = op3(0, 0, 64, 1);
+    d.b = op3(0, 0, 1, 64); /* k-contiguous B: x @ w.T */
+    d.c = op3(0, 0, 128, 1);
+    const char *name = rs_gemm_kernel_name(s, &d);
+    int picked = strncmp(name, "coopmat-khr-", 12) == 0;
+    CHECK(picked == (khr && rs_device_features(dev)->subgroup_size == 32));
+    if (picked) CHECK(strstr(name, "-a1-b2") != NULL);
+    d.dtype = RS_BFLOAT16; /* no KHR path for bfloat16 */
+    CHECK(strncmp(rs_gemm_kernel_name(s, &d), "coopmat-khr-", 12) != 0);
+}
+
 /* complex64 with A conjugated (vdot-like), C = A^H-ish @ B. */
 TEST(complex64_conj) {
     rs_device *dev = ctest_device();
@@ -317,6 +346,7 @@ int main(void) {
     RUN(f32_k_zero_is_beta_cin);
     RUN(int8_wraps_reduce_batch);
     RUN(f16_accumulates_in_f32);
+    RUN(khr_coopmat_choice);
     RUN(complex64_conj);
     RUN(f64_native_or_unsupported);
     RUN(cross_int32_strided);

