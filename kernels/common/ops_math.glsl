@@ -52,10 +52,7 @@ float rs_op_exp(float x) {
     // multiply-add of a contracted x - n * C1 is not exact)
     precise float r = x - rs_m_iprod(ni, 355, -9);
     r = r - n * -2.12194440e-4;
-    float p = rs_m_exp_core(r);
-    // where 2^n is a normal float, one multiply: the exact product p 2^n
-    // rounded once, as rs_m_ldexp's two steps round it (fewer instructions)
-    return ni >= -126 && ni <= 127 ? p * uintBitsToFloat(uint(ni + 127) << 23) : rs_m_ldexp(p, ni);
+    return rs_m_ldexp(rs_m_exp_core(r), ni);
 }
 float rs_op_exp2(float x) {
     if (isnan(x)) return x;
