@@ -1,5 +1,5 @@
-// Binary pointwise ops: arithmetic, comparison, bitwise, min/max and
-// friends. ATen's structured meta functions do the shape and dtype work
+// Binary pointwise ops: arithmetic, comparison, bitwise, min/max, gcd/lcm
+// and friends. ATen's structured meta functions do the shape and dtype work
 // (pointwise.h); the expressions are kernels/common/ops.glsl functions.
 #include <ATen/ops/add_meta.h>
 #include <ATen/ops/add_ops.h>
@@ -25,10 +25,14 @@
 #include <ATen/ops/fmin_ops.h>
 #include <ATen/ops/fmod_meta.h>
 #include <ATen/ops/fmod_ops.h>
+#include <ATen/ops/gcd_meta.h>
+#include <ATen/ops/gcd_ops.h>
 #include <ATen/ops/ge_meta.h>
 #include <ATen/ops/ge_ops.h>
 #include <ATen/ops/gt_meta.h>
 #include <ATen/ops/gt_ops.h>
+#include <ATen/ops/lcm_meta.h>
+#include <ATen/ops/lcm_ops.h>
 #include <ATen/ops/le_meta.h>
 #include <ATen/ops/le_ops.h>
 #include <ATen/ops/lt_meta.h>
@@ -120,6 +124,8 @@ BINARY(lshift_out, structured_bitwise_left_shift_Tensor, bitwise_left_shift_Tens
        "rs_shl(a, b, RS_CT_BITS)", Result::Compute)
 BINARY(rshift_out, structured_bitwise_right_shift_Tensor, bitwise_right_shift_Tensor_out,
        "rs_shr(a, b, RS_CT_BITS)", Result::Compute)
+BINARY(gcd_out, structured_gcd, gcd_out, "rs_mx_gcd(a, b)", Result::Compute)
+BINARY(lcm_out, structured_lcm, lcm_out, "rs_mx_lcm(a, b)", Result::Compute)
 BINARY(eq_out, structured_eq_Tensor, eq_Tensor_out, "rs_eq(a, b)", Result::Bool)
 BINARY(ne_out, structured_ne_Tensor, ne_Tensor_out, "rs_ne(a, b)", Result::Bool)
 BINARY(lt_out, structured_lt_Tensor, lt_Tensor_out, "rs_lt(a, b)", Result::Bool)
@@ -153,6 +159,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_xor.Tensor_out", bitwise_xor_out);
   m.impl("bitwise_left_shift.Tensor_out", lshift_out);
   m.impl("bitwise_right_shift.Tensor_out", rshift_out);
+  m.impl("gcd.out", gcd_out);
+  m.impl("lcm.out", lcm_out);
   m.impl("eq.Tensor_out", eq_out);
   m.impl("ne.Tensor_out", ne_out);
   m.impl("lt.Tensor_out", lt_out);
