@@ -94,22 +94,70 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       self, other, alpha, out);
 }
 
+// CPU's mul and div kernels read a one-element second operand of a
+// float16/bfloat16 op at its original value in float
+// (iter.original_scalar_value<opmath_t>(2)), not rounded to the dtype, and
+// compute in float: for a Python number (a CPU scalar) the expression takes
+// it as s0, in float.
+bool scalar_in_float(at::TensorIteratorBase& iter, at::Scalar& s) {
+  if (!at::isReducedFloatingType(iter.common_dtype()) || !iter.is_cpu_scalar(2)) return false;
+  s = static_cast<double>(iter.original_scalar_value<float>(2));
+  return true;
+}
+
+// a / b (mode none, "trunc" or "floor"); `scalar_expr` with s0 for the
+// float16/bfloat16 op by a Python number
+void run_div(at::TensorIteratorBase& iter, std::optional<c10::string_view> mode) {
+  at::Scalar s;
+  bool sf = scalar_in_float(iter, s);
+  if (!mode.has_value()) {
+    if (sf) run_pointwise(iter, "div_s", "rs_div(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div", "rs_div(a, b)");
+  } else if (*mode == "trunc") {
+    if (sf) run_pointwise(iter, "div_trunc_s", "rs_op_trunc(a / s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div_trunc", "rs_div_trunc(a, b)");
+  } else {
+    if (sf) run_pointwise(iter, "div_floor_s", "rs_div_floor(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div_floor", "rs_div_floor(a, b)");
+  }
+}
+
 Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode,
                      Tensor& out) {
   return native_or_host<at::_ops::div_out_mode>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_div_Tensor_mode> m(out);
         m.meta(self, other, mode);
-        if (!mode.has_value()) run_pointwise(m, "div", "rs_div(a, b)");
-        else if (*mode == "trunc") run_pointwise(m, "div_trunc", "rs_div_trunc(a, b)");
-        else run_pointwise(m, "div_floor", "rs_div_floor(a, b)");
+        run_div(m, mode);
         return out;
       },
       self, other, mode, out);
 }
 
-BINARY(mul_out, structured_mul_Tensor, mul_out, "rs_mul(a, b)", Result::Compute)
-BINARY(div_out, structured_div_Tensor, div_out, "rs_div(a, b)", Result::Compute)
+Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  return native_or_host<at::_ops::div_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_div_Tensor> m(out);
+        m.meta(self, other);
+        run_div(m, std::nullopt);
+        return out;
+      },
+      self, other, out);
+}
+
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  return native_or_host<at::_ops::mul_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_mul_Tensor> m(out);
+        m.meta(self, other);
+        at::Scalar s;
+        if (scalar_in_float(m, s)) run_pointwise(m, "mul_s", "rs_mul(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+        else run_pointwise(m, "mul", "rs_mul(a, b)");
+        return out;
+      },
+      self, other, out);
+}
+
 BINARY(remainder_out, structured_remainder_Tensor, remainder_Tensor_out, "rs_remainder(a, b)", Result::Compute)
 BINARY(fmod_out, structured_fmod_Tensor, fmod_Tensor_out, "rs_fmod(a, b)", Result::Compute)
 BINARY(maximum_out, structured_maximum, maximum_out, "rs_maximum(a, b)", Result::Compute)
