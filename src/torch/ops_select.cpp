@@ -166,8 +166,9 @@ Tensor& isin_st_out(const at::Scalar& element, const Tensor& test, bool assume_u
       [&]() -> Tensor& {
         OutOps<at::meta::structured_isin_Scalar_Tensor> m(out);
         m.meta(element, test, assume_unique, invert);
-        isin_into(at::native::wrapped_scalar_tensor(element, test.device()), test, invert, out);
-        return out;
+        // ATen: the Tensor_Tensor form with the wrapped number (it sizes out)
+        return isin_tt_out(at::native::wrapped_scalar_tensor(element, test.device()), test, assume_unique, invert,
+                           out);
       },
       element, test, assume_unique, invert, out);
 }
