@@ -1,6 +1,6 @@
 // ops_misc.glsl: ternary and miscellaneous pointwise ops: clamp (bool), pow,
 // lerp, addcmul/addcdiv, hypot, copysign, nextafter, xlogy, logaddexp,
-// heaviside, gcd/lcm, frexp, nan_to_num, the random-distribution transforms, dropout and the
+// heaviside, gcd/lcm, frexp, hash_tensor's bits, nan_to_num, the random-distribution transforms, dropout and the
 // fused optimizer steps. Included by common/ops.glsl; overload per opmath
 // type as ops.glsl explains. Formulas follow ATen's CPU kernels
 // (BinaryOpsKernel.cpp, Math.h, PointwiseOpsKernel.cpp, PowKernel.cpp,
@@ -404,6 +404,47 @@ float rs_mx_frexp_exponent(float x) {
     float e;
     rs_mx_frexp(x, e);
     return e;
+}
+
+// ---------------------------------------------------------------- hash_tensor
+// The 64 bits of a float32 value (bits u) widened to double, exactly as a
+// CPU's float -> double conversion: subnormals normalized, NaN keeps its
+// payload and gets the quiet bit. Integer arithmetic only (no fp64).
+int64_t rs_mx_f32_bits_as_f64(uint u) {
+    uint64_t sign = uint64_t(u >> 31) << 63;
+    uint e = (u >> 23) & 0xFFu;
+    uint m = u & 0x7FFFFFu;
+    uint64_t ex, mant;
+    if (e == 0xFFu) {
+        ex = 0x7FFUL;
+        mant = uint64_t(m != 0u ? (m | 0x400000u) : 0u) << 29;
+    } else if (e == 0u) {
+        if (m == 0u) return int64_t(sign);
+        int msb = findMSB(m);  // m * 2^-149 = 1.f * 2^(msb - 149)
+        mant = uint64_t((m << uint(23 - msb)) & 0x7FFFFFu) << 29;
+        ex = uint64_t(msb - 149 + 1023);
+    } else {
+        ex = uint64_t(e) + 896UL;  // e - 127 + 1023
+        mant = uint64_t(m) << 29;
+    }
+    return int64_t(sign | (ex << 52) | mant);
+}
+// from the bits of a float32 / bfloat16 / float16 value (in the low bits of b)
+int64_t rs_mx_hash_f32(int64_t b) { return rs_mx_f32_bits_as_f64(uint(b)); }
+int64_t rs_mx_hash_bf16(int64_t b) { return rs_mx_f32_bits_as_f64((uint(b) & 0xFFFFu) << 16); }
+int64_t rs_mx_hash_f16(int64_t b) {
+    uint h = uint(b) & 0xFFFFu;
+    uint sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+    uint f;
+    if (e == 0x1Fu) f = sign | 0x7F800000u | (m << 13);
+    else if (e == 0u) {
+        if (m == 0u) f = sign;
+        else {
+            int msb = findMSB(m);  // m * 2^-24 = 1.f * 2^(msb - 24)
+            f = sign | (uint(msb - 24 + 127) << 23) | (((m << uint(10 - msb)) & 0x3FFu) << 13);
+        }
+    } else f = sign | ((e + 112u) << 23) | (m << 13);  // e - 15 + 127
+    return rs_mx_f32_bits_as_f64(f);
 }
 
 // ---------------------------------------------------------------- nan_to_num
