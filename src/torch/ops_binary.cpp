@@ -97,28 +97,35 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
 // CPU's mul and div kernels read a one-element second operand of a
 // float16/bfloat16 op at its original value in float
 // (iter.original_scalar_value<opmath_t>(2)), not rounded to the dtype, and
-// compute in float: for a Python number (a CPU scalar) the expression takes
-// it as s0, in float.
-bool scalar_in_float(at::TensorIteratorBase& iter, at::Scalar& s) {
-  if (!at::isReducedFloatingType(iter.common_dtype()) || !iter.is_cpu_scalar(2)) return false;
-  s = static_cast<double>(iter.original_scalar_value<float>(2));
-  return true;
+// compute in float: a Python number (a CPU scalar) becomes s0, in float;
+// a one-element float32 device tensor is read as float (keep its dtype).
+bool scalar_in_float(at::TensorIteratorBase& iter, at::Scalar& s, unsigned& keep) {
+  keep = 0;
+  if (!at::isReducedFloatingType(iter.common_dtype()) || !iter.is_scalar(2)) return false;
+  if (iter.is_cpu_scalar(2)) {
+    s = static_cast<double>(iter.original_scalar_value<float>(2));
+    return true;
+  }
+  if (iter.dtype(2) == at::kFloat) keep = 0b10;
+  return false;
 }
 
-// a / b (mode none, "trunc" or "floor"); `scalar_expr` with s0 for the
-// float16/bfloat16 op by a Python number
+// a / b (mode none, "trunc" or "floor"); with s0 for the float16/bfloat16
+// op by a Python number, as CPU's kernels
 void run_div(at::TensorIteratorBase& iter, std::optional<c10::string_view> mode) {
   at::Scalar s;
-  bool sf = scalar_in_float(iter, s);
+  unsigned keep;
+  bool sf = scalar_in_float(iter, s, keep);
   if (!mode.has_value()) {
     if (sf) run_pointwise(iter, "div_s", "rs_div(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-    else run_pointwise(iter, "div", "rs_div(a, b)");
+    else run_pointwise(iter, "div", "rs_div(a, b)", Result::Compute, {}, std::nullopt, keep);
   } else if (*mode == "trunc") {
     if (sf) run_pointwise(iter, "div_trunc_s", "rs_op_trunc(a / s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else if (keep) run_pointwise(iter, "div_trunc_f", "rs_op_trunc(a / b)", Result::Compute, {}, std::nullopt, keep);
     else run_pointwise(iter, "div_trunc", "rs_div_trunc(a, b)");
   } else {
     if (sf) run_pointwise(iter, "div_floor_s", "rs_div_floor(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-    else run_pointwise(iter, "div_floor", "rs_div_floor(a, b)");
+    else run_pointwise(iter, "div_floor", "rs_div_floor(a, b)", Result::Compute, {}, std::nullopt, keep);
   }
 }
 
@@ -151,8 +158,10 @@ Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
         OutOp<at::meta::structured_mul_Tensor> m(out);
         m.meta(self, other);
         at::Scalar s;
-        if (scalar_in_float(m, s)) run_pointwise(m, "mul_s", "rs_mul(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-        else run_pointwise(m, "mul", "rs_mul(a, b)");
+        unsigned keep;
+        if (scalar_in_float(m, s, keep))
+          run_pointwise(m, "mul_s", "rs_mul(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+        else run_pointwise(m, "mul", "rs_mul(a, b)", Result::Compute, {}, std::nullopt, keep);
         return out;
       },
       self, other, out);

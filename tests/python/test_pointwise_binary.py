@@ -156,3 +156,10 @@ def test_reduced_float_mul_div_by_python_number(dtype):
         got = fn(x.to(D)).cpu()
         assert not torch.russet.host_op_counts()
         assert torch.equal(got, fn(x)), i
+    # a one-element float32 tensor on the device: also read in float
+    s = torch.tensor(0.7071067811865476)
+    for i, fn in enumerate([torch.mul, torch.div, lambda a, b: torch.div(a, b, rounding_mode="trunc")]):
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D), s.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        assert torch.equal(got, fn(x, s)), i
