@@ -231,11 +231,18 @@ Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replace
   if (result.numel() == 0) return result;
   c10::DeviceGuard guard(self.device());
   {
-    Tensor valid = (self.max() < INFINITY).logical_and_(self.min() >= 0);
+    Tensor neg = self.ge(0).logical_not_().any();  // < 0 or NaN
+    Tensor inf = self.isinf().any();
     Tensor zero_row = (self.sum(-1) == 0).any();
-    Tensor flags = at::stack({valid, zero_row}).cpu();
-    TORCH_CHECK(flags[0].item<bool>(), "probability tensor contains either `inf`, `nan` or element < 0");
-    TORCH_CHECK(!flags[1].item<bool>(), "invalid multinomial distribution (sum of probabilities <= 0)");
+    Tensor flags = at::stack({neg, inf, zero_row}).cpu();
+    const bool bad_neg = flags[0].item<bool>(), bad_inf = flags[1].item<bool>(), bad_sum = flags[2].item<bool>();
+    if (!replacement || n_sample == 1) {
+      TORCH_CHECK(!bad_neg && !bad_inf, "probability tensor contains either `inf`, `nan` or element < 0");
+    } else {
+      TORCH_CHECK(!bad_neg, "invalid multinomial distribution (encountering probability entry < 0)");
+      TORCH_CHECK(!bad_inf, "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    }
+    TORCH_CHECK(!bad_sum, "invalid multinomial distribution (sum of probabilities <= 0)");
   }
   if (!replacement || n_sample == 1) {
     Tensor q = at::empty_like(self).exponential_(1, gen);

@@ -197,7 +197,14 @@ def test_multinomial_out_and_errors():
     with pytest.raises(RuntimeError, match="probability tensor contains"):
         torch.multinomial(torch.tensor([0.5, -0.1], device=D), 1)
     with pytest.raises(RuntimeError, match="probability tensor contains"):
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 1)
+    # CPU's messages with replacement (NaN fails its >= 0 check first)
+    with pytest.raises(RuntimeError, match="entry < 0"):
         torch.multinomial(torch.tensor([0.5, float("nan")], device=D), 2, replacement=True)
+    with pytest.raises(RuntimeError, match="infinity or NaN"):
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 2, replacement=True)
+    with pytest.raises(RuntimeError, match="sum of probabilities"):
+        torch.multinomial(torch.zeros(3, device=D), 2, replacement=True)
     with pytest.raises(RuntimeError, match="sum of probabilities"):
         torch.multinomial(torch.zeros(2, 3, device=D), 1)
     with pytest.raises(RuntimeError, match="1 or 2 dim"):
