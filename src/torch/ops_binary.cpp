@@ -71,13 +71,22 @@ using at::Tensor;
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Bool, out, self, other); \
   }
 
+// add/sub's alpha: CPU's kernel (the add ufunc) takes alpha.to<scalar_t>():
+// float16/bfloat16/complex32 round it to the dtype, then compute
+// a + alpha * b in float (one rounding, as its vectorized body). Other
+// dtypes keep it in opmath (equal values; no overflow check for integers).
+bool alpha_in_dtype(at::TensorIteratorBase& iter) {
+  auto t = iter.common_dtype();
+  return at::isReducedFloatingType(t) || t == at::kComplexHalf;
+}
+
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::add_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_add_Tensor> m(out);
         m.meta(self, other, alpha);
-        // CPU: alpha.to<opmath_t>()
-        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
+        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+                      !alpha_in_dtype(m));
         return out;
       },
       self, other, alpha, out);
@@ -88,7 +97,8 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_sub_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
+        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+                      !alpha_in_dtype(m));
         return out;
       },
       self, other, alpha, out);

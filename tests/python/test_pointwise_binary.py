@@ -163,3 +163,23 @@ def test_reduced_float_mul_div_by_python_number(dtype):
         got = fn(x.to(D), s.to(D)).cpu()
         assert not torch.russet.host_op_counts()
         assert torch.equal(got, fn(x, s)), i
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.complex32], ids=str)
+def test_reduced_add_sub_alpha_rounds_alpha_to_the_dtype(dtype):
+    # CPU's add kernel takes alpha.to<scalar_t>() and computes a + alpha * b
+    # in float with one rounding in its vectorized body: a contiguous length
+    # that is a multiple of 64 has no scalar tail on any vector width
+    torch.manual_seed(0)
+    real = torch.complex64 if dtype.is_complex else torch.float32
+    x = (torch.randn(256, dtype=real) * 5).to(dtype)
+    y = (torch.randn(256, dtype=real) * 5).to(dtype)
+    for fn in (lambda a, b: torch.add(a, b, alpha=3.14), lambda a, b: torch.sub(a, b, alpha=0.3),
+               lambda a, b: a.clone().add_(b, alpha=-1.7)):
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D), y.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        want = fn(x, y)
+        if dtype.is_complex:
+            got, want = got.to(torch.complex64), want.to(torch.complex64)
+        assert torch.equal(got, want)
