@@ -48,6 +48,12 @@ float rs_act_leaky_relu(float a, float negval) { return a > 0.0 ? a : a * negval
 // leaky_relu_backward_kernel (self, grad)
 float rs_act_leaky_relu_backward(float a, float b, float negval) { return a > 0.0 ? b : b * negval; }
 
+// ---------------------------------------------------------------- glu
+// glu_kernel over (first half, second half): a * (1 / (1 + exp(-b)))
+float rs_act_glu(float a, float b) { return a * (1.0 / (1.0 + rs_exp(-b))); }
+// glu_backward_kernel over (sigmoid(b), a, grad): (1 - s) * s * a * grad
+float rs_act_glu_backward(float s, float a, float g) { return (1.0 - s) * s * a * g; }
+
 // ---------------------------------------------------------------- gelu
 float rs_act_gelu(float x) {
     const float kAlpha = 0.70710678118654752440;  // M_SQRT1_2

@@ -331,11 +331,13 @@ float rs_op_sinc(float x) {
     float p = RS_PI_F * x;
     return rs_op_sin(p) / p;
 }
-// logit: eps < 0 means none (CPU passes -1); x == 1 gives +inf
+// logit: eps < 0 means none (CPU passes -1); x == 1 gives +inf. CPU computes
+// in the dtype: float16/bfloat16 round 1 - x and the quotient (rs_rcm).
 float rs_op_logit(float x, float eps) {
-    if (eps >= 0.0) x = x < eps ? eps : (x > 1.0 - eps ? 1.0 - eps : x);
+    float hi = rs_rcm(1.0 - eps);
+    if (eps >= 0.0) x = x < eps ? eps : (x > hi ? hi : x);
     if (x == 1.0) return RS_INF_F;
-    return rs_op_log(x / (1.0 - x));
+    return rs_op_log(rs_rcm(x / rs_rcm(1.0 - x)));
 }
 
 // ---------------------------------------------------------------- rounding

@@ -1,9 +1,9 @@
 // ops_misc.glsl: ternary and miscellaneous pointwise ops: clamp (bool), pow,
 // lerp, addcmul/addcdiv, hypot, copysign, nextafter, xlogy, logaddexp,
-// heaviside, nan_to_num, the random-distribution transforms, dropout and the
+// heaviside, gcd/lcm, frexp, hash_tensor's bits, nan_to_num, the random-distribution transforms, dropout and the
 // fused optimizer steps. Included by common/ops.glsl; overload per opmath
 // type as ops.glsl explains. Formulas follow ATen's CPU kernels
-// (BinaryOpsKernel.cpp, PointwiseOpsKernel.cpp, PowKernel.cpp,
+// (BinaryOpsKernel.cpp, Math.h, PointwiseOpsKernel.cpp, PowKernel.cpp,
 // LerpKernel.cpp, UnaryOpsKernel.cpp, FusedAdamKernel.cpp, FusedSGDKernel.cpp,
 // core/TransformationHelper.h). Names carry the rs_mx_ prefix.
 #ifndef RS_OPS_MISC_GLSL
@@ -347,6 +347,105 @@ bool rs_mx_heaviside(bool a, bool b) { return a || b; }
 int64_t rs_mx_heaviside(int64_t a, int64_t b) { return a == 0L ? b : (rs_neg64(a) ? 0L : 1L); }
 uint64_t rs_mx_heaviside(uint64_t a, uint64_t b) { return a == 0UL ? b : 1UL; }
 float rs_mx_heaviside(float a, float b) { return a == 0.0 ? b : (a > 0.0 ? 1.0 : 0.0); }
+
+// ---------------------------------------------------------------- gcd, lcm
+// calc_gcd (ATen/native/Math.h): Euclid on |a| and |b| in the dtype (|min|
+// wraps to min, as std::abs in the dtype does), C's truncating remainder.
+// A 64-bit Euclid takes at most 92 steps (Fibonacci); the bound is 100.
+int64_t rs_mx_iabs(int64_t a) { return rs_wcm(rs_neg64(a) ? -a : a); }
+int64_t rs_mx_gcd(int64_t a, int64_t b) {
+    a = rs_mx_iabs(a);
+    b = rs_mx_iabs(b);
+    for (int i = 0; i < 100 && a != 0L; i++) {
+        int64_t c = a;
+        a = a == -1L ? 0L : b - (b / a) * a;
+        b = c;
+    }
+    return b;
+}
+// lcm_kernel: g == 0 ? 0 : abs(a / g * b); int8/int16/uint8 compute in C's
+// int (exact), int32 wraps the product to int before the abs
+int64_t rs_mx_lcm(int64_t a, int64_t b) {
+    int64_t g = rs_mx_gcd(a, b);
+    if (g == 0L) return 0L;
+    int64_t p = (g == -1L ? -a : a / g) * b;
+#if defined(CM_DT) && CM_DT == 3
+    p = int64_t(int(p));
+#endif
+    return rs_neg64(p) ? -p : p;
+}
+
+// ---------------------------------------------------------------- frexp
+// std::frexp: x = m * 2^e with 0.5 <= |m| < 1; 0, inf and NaN give (x, 0).
+// From the bits, so that float32 subnormals work; the exponent is returned
+// as a float (exact) and stored to int32 by the engine.
+float rs_mx_frexp(float x, out float e) {
+    uint u = floatBitsToUint(x);
+    uint be = (u >> 23) & 0xFFu;
+    e = 0.0;
+    if (be == 0xFFu || (u & 0x7FFFFFFFu) == 0u) return x;
+    uint f = u & 0x7FFFFFu;
+    int ex;
+    if (be == 0u) {  // subnormal: f * 2^-149
+        int msb = findMSB(f);
+        f = (f << uint(23 - msb)) & 0x7FFFFFu;
+        ex = msb - 148;
+    } else {
+        ex = int(be) - 126;
+    }
+    e = float(ex);
+    return uintBitsToFloat((u & 0x80000000u) | (126u << 23) | f);
+}
+float rs_mx_frexp_mantissa(float x) {
+    float e;
+    return rs_mx_frexp(x, e);
+}
+float rs_mx_frexp_exponent(float x) {
+    float e;
+    rs_mx_frexp(x, e);
+    return e;
+}
+
+// ---------------------------------------------------------------- hash_tensor
+// The 64 bits of a float32 value (bits u) widened to double, exactly as a
+// CPU's float -> double conversion: subnormals normalized, NaN keeps its
+// payload and gets the quiet bit. Integer arithmetic only (no fp64).
+int64_t rs_mx_f32_bits_as_f64(uint u) {
+    uint64_t sign = uint64_t(u >> 31) << 63;
+    uint e = (u >> 23) & 0xFFu;
+    uint m = u & 0x7FFFFFu;
+    uint64_t ex, mant;
+    if (e == 0xFFu) {
+        ex = 0x7FFUL;
+        mant = uint64_t(m != 0u ? (m | 0x400000u) : 0u) << 29;
+    } else if (e == 0u) {
+        if (m == 0u) return int64_t(sign);
+        int msb = findMSB(m);  // m * 2^-149 = 1.f * 2^(msb - 149)
+        mant = uint64_t((m << uint(23 - msb)) & 0x7FFFFFu) << 29;
+        ex = uint64_t(msb - 149 + 1023);
+    } else {
+        ex = uint64_t(e) + 896UL;  // e - 127 + 1023
+        mant = uint64_t(m) << 29;
+    }
+    return int64_t(sign | (ex << 52) | mant);
+}
+// from the bits of a float32 / bfloat16 / float16 value (in the low bits of b)
+int64_t rs_mx_hash_f32(int64_t b) { return rs_mx_f32_bits_as_f64(uint(b)); }
+int64_t rs_mx_hash_bf16(int64_t b) { return rs_mx_f32_bits_as_f64((uint(b) & 0xFFFFu) << 16); }
+int64_t rs_mx_hash_f16(int64_t b) {
+    uint h = uint(b) & 0xFFFFu;
+    uint sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+    uint f;
+    if (e == 0x1Fu) f = sign | 0x7F800000u | (m << 13);
+    else if (e == 0u) {
+        if (m == 0u) f = sign;
+        else {
+            int msb = findMSB(m);  // m * 2^-24 = 1.f * 2^(msb - 24)
+            f = sign | (uint(msb - 24 + 127) << 23) | (((m << uint(10 - msb)) & 0x3FFu) << 13);
+        }
+    } else f = sign | ((e + 112u) << 23) | (m << 13);  // e - 15 + 127
+    return rs_mx_f32_bits_as_f64(f);
+}
 
 // ---------------------------------------------------------------- nan_to_num
 float rs_mx_nan_to_num(float a, float nan_v, float pos_v, float neg_v) {

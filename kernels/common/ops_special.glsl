@@ -43,22 +43,13 @@ float rs_op_ndtr(float x) {
     float y = 0.5 * rs_erfc(z);
     return t > 0.0 ? 1.0 - y : y;
 }
-// erfcx(z) for large z (continued fraction, as calc_erfcx for z > 50)
-float rs_m_erfcx_cf(float z) {
-    const float ispi = 0.56418958354775628694807945156;
-    if (z > 5e7) return ispi / z;
-    float z2 = z * z;
-    return ispi * (z2 * (z2 + 4.5) + 2.0) / (z * (z2 * (z2 + 5.0) + 3.75));
-}
-// calc_log_ndtr: log(erfc(-t) / 2) for x < -1 (erfcx form in the far tail)
+float rs_op_erfcx(float x);
+// calc_log_ndtr: log(erfcx(-t) / 2) - t * t for x < -1, log1p(-erfc(t) / 2)
+// above
 float rs_op_log_ndtr(float x) {
     float t = x * 0.70710678118654752440;
     if (isnan(x)) return x;
-    if (x < -1.0) {
-        float z = -t;
-        if (z > 8.0) return rs_op_log(rs_m_erfcx_cf(z) / 2.0) - t * t;
-        return rs_op_log(rs_erfc(z) / 2.0);
-    }
+    if (x < -1.0) return rs_op_log(rs_op_erfcx(-t) / 2.0) - t * t;
     return rs_op_log1p(-rs_erfc(t) / 2.0);
 }
 float rs_op_entr(float x) {

@@ -144,6 +144,12 @@ void write_back(const std::vector<Alias>& aliases) {
       impl->set_storage_offset(a.cpu.storage_offset());
       impl->set_sizes_and_strides(a.cpu.sizes(), a.cpu.strides());
     }
+    // a kernel may flip the conjugate/negative bit of an out= argument
+    // (linalg_lu_solve with left=False returns X^H that way)
+    if (!moved) {
+      if (a.cpu.is_conj() != a.orig.is_conj()) a.orig._set_conj(a.cpu.is_conj());
+      if (a.cpu.is_neg() != a.orig.is_neg()) a.orig._set_neg(a.cpu.is_neg());
+    }
   }
 }
 

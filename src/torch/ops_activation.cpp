@@ -18,6 +18,9 @@
 #include <ATen/ops/gelu_backward_ops.h>
 #include <ATen/ops/gelu_meta.h>
 #include <ATen/ops/gelu_ops.h>
+#include <ATen/ops/glu_backward_ops.h>
+#include <ATen/ops/glu_meta.h>
+#include <ATen/ops/glu_ops.h>
 #include <ATen/ops/hardshrink_backward_meta.h>
 #include <ATen/ops/hardshrink_backward_ops.h>
 #include <ATen/ops/hardshrink_meta.h>
@@ -44,6 +47,7 @@
 #include <ATen/ops/mish_ops.h>
 #include <ATen/ops/rrelu_with_noise_ops.h>
 #include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/sigmoid.h>
 #include <ATen/ops/sigmoid_backward_meta.h>
 #include <ATen/ops/sigmoid_backward_ops.h>
 #include <ATen/ops/silu_backward_meta.h>
@@ -64,6 +68,7 @@
 #include <ATen/ops/threshold_backward_ops.h>
 #include <ATen/ops/threshold_meta.h>
 #include <ATen/ops/threshold_ops.h>
+#include <ATen/WrapDimUtils.h>
 #include <torch/library.h>
 
 
@@ -255,6 +260,13 @@ Tensor& logit_backward_out(const Tensor& grad, const Tensor& self, std::optional
       grad, self, eps, out);
 }
 
+// glu: the meta function splits self in halves along dim and builds the
+// binary iterator (first, second)
+Tensor& glu_out(const Tensor& self, int64_t dim, Tensor& out) {
+  return structured_out<at::meta::structured_glu, at::_ops::glu_out>("glu", "rs_act_glu(a, b)", Result::Compute,
+                                                                     out, self, dim);
+}
+
 // ---------------------------------------------------------------- non-structured
 
 // relu = clamp_min(self, 0) (ATen's CPU relu)
@@ -346,6 +358,45 @@ Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
         return iter.output();
       },
       grad, self);
+}
+
+// glu_backward: ATen's glu_backward_cpu_out: the first half of grad_input
+// is sigmoid(second half), the second half (1 - s) * s * first * grad from
+// it, then the first half times grad
+Tensor& glu_backward_into(const Tensor& grad, const Tensor& self, int64_t dim, Tensor& grad_input) {
+  TORCH_CHECK(self.dim() > 0, "glu does not support 0-dimensional tensors");
+  auto wrap_dim = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.size(wrap_dim);
+  TORCH_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", wrap_dim, " is size ", n);
+  host_if_no_fp64(self);
+  grad_input.resize_as_(self);
+  const int64_t half = n / 2;
+  Tensor first = self.narrow(wrap_dim, 0, half);
+  Tensor second = self.narrow(wrap_dim, half, half);
+  Tensor gfirst = grad_input.narrow(wrap_dim, 0, half);
+  Tensor gsecond = grad_input.narrow(wrap_dim, half, half);
+  at::sigmoid_out(gfirst, second);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(gsecond)
+                  .add_const_input(gfirst)
+                  .add_const_input(first)
+                  .add_const_input(grad)
+                  .build();
+  run_pointwise(iter, "glu_backward", "rs_act_glu_backward(a, b, c)");
+  gfirst.mul_(grad);
+  return grad_input;
+}
+Tensor& glu_backward_out(const Tensor& grad, const Tensor& self, int64_t dim, Tensor& grad_input) {
+  return native_or_host<at::_ops::glu_backward_grad_input>(
+      [&]() -> Tensor& { return glu_backward_into(grad, self, dim, grad_input); }, grad, self, dim, grad_input);
+}
+Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim) {
+  return native_or_host<at::_ops::glu_backward>(
+      [&]() -> Tensor {
+        Tensor grad_input = at::empty({0}, self.options());
+        return glu_backward_into(grad, self, dim, grad_input);
+      },
+      grad, self, dim);
 }
 
 Tensor mish_backward(const Tensor& grad, const Tensor& self) {
@@ -524,6 +575,9 @@ Tensor& rrelu_with_noise_(Tensor& self, Tensor& noise, const Scalar& lower, cons
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("threshold.out", threshold_out);
+  m.impl("glu.out", glu_out);
+  m.impl("glu_backward", glu_backward);
+  m.impl("glu_backward.grad_input", glu_backward_out);
   m.impl("threshold_backward.grad_input", threshold_backward_out);
   m.impl("gelu.out", gelu_out);
   m.impl("gelu_backward.grad_input", gelu_backward_out);

@@ -1,5 +1,5 @@
-// Binary pointwise ops: arithmetic, comparison, bitwise, min/max and
-// friends. ATen's structured meta functions do the shape and dtype work
+// Binary pointwise ops: arithmetic, comparison, bitwise, min/max, gcd/lcm
+// and friends. ATen's structured meta functions do the shape and dtype work
 // (pointwise.h); the expressions are kernels/common/ops.glsl functions.
 #include <ATen/ops/add_meta.h>
 #include <ATen/ops/add_ops.h>
@@ -25,10 +25,14 @@
 #include <ATen/ops/fmin_ops.h>
 #include <ATen/ops/fmod_meta.h>
 #include <ATen/ops/fmod_ops.h>
+#include <ATen/ops/gcd_meta.h>
+#include <ATen/ops/gcd_ops.h>
 #include <ATen/ops/ge_meta.h>
 #include <ATen/ops/ge_ops.h>
 #include <ATen/ops/gt_meta.h>
 #include <ATen/ops/gt_ops.h>
+#include <ATen/ops/lcm_meta.h>
+#include <ATen/ops/lcm_ops.h>
 #include <ATen/ops/le_meta.h>
 #include <ATen/ops/le_ops.h>
 #include <ATen/ops/lt_meta.h>
@@ -67,13 +71,22 @@ using at::Tensor;
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Bool, out, self, other); \
   }
 
+// add/sub's alpha: CPU's kernel (the add ufunc) takes alpha.to<scalar_t>():
+// float16/bfloat16/complex32 round it to the dtype, then compute
+// a + alpha * b in float (one rounding, as its vectorized body). Other
+// dtypes keep it in opmath (equal values; no overflow check for integers).
+bool alpha_in_dtype(at::TensorIteratorBase& iter) {
+  auto t = iter.common_dtype();
+  return at::isReducedFloatingType(t) || t == at::kComplexHalf;
+}
+
 Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::add_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_add_Tensor> m(out);
         m.meta(self, other, alpha);
-        // CPU: alpha.to<opmath_t>()
-        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
+        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+                      !alpha_in_dtype(m));
         return out;
       },
       self, other, alpha, out);
@@ -84,10 +97,46 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_sub_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0, true);
+        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+                      !alpha_in_dtype(m));
         return out;
       },
       self, other, alpha, out);
+}
+
+// CPU's mul and div kernels read a one-element second operand of a
+// float16/bfloat16 op at its original value in float
+// (iter.original_scalar_value<opmath_t>(2)), not rounded to the dtype, and
+// compute in float: a Python number (a CPU scalar) becomes s0, in float;
+// a one-element float32 device tensor is read as float (keep its dtype).
+bool scalar_in_float(at::TensorIteratorBase& iter, at::Scalar& s, unsigned& keep) {
+  keep = 0;
+  if (!at::isReducedFloatingType(iter.common_dtype()) || !iter.is_scalar(2)) return false;
+  if (iter.is_cpu_scalar(2)) {
+    s = static_cast<double>(iter.original_scalar_value<float>(2));
+    return true;
+  }
+  if (iter.dtype(2) == at::kFloat) keep = 0b10;
+  return false;
+}
+
+// a / b (mode none, "trunc" or "floor"); with s0 for the float16/bfloat16
+// op by a Python number, as CPU's kernels
+void run_div(at::TensorIteratorBase& iter, std::optional<c10::string_view> mode) {
+  at::Scalar s;
+  unsigned keep;
+  bool sf = scalar_in_float(iter, s, keep);
+  if (!mode.has_value()) {
+    if (sf) run_pointwise(iter, "div_s", "rs_div(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div", "rs_div(a, b)", Result::Compute, {}, std::nullopt, keep);
+  } else if (*mode == "trunc") {
+    if (sf) run_pointwise(iter, "div_trunc_s", "rs_op_trunc(a / s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else if (keep) run_pointwise(iter, "div_trunc_f", "rs_op_trunc(a / b)", Result::Compute, {}, std::nullopt, keep);
+    else run_pointwise(iter, "div_trunc", "rs_div_trunc(a, b)");
+  } else {
+    if (sf) run_pointwise(iter, "div_floor_s", "rs_div_floor(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div_floor", "rs_div_floor(a, b)", Result::Compute, {}, std::nullopt, keep);
+  }
 }
 
 Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<c10::string_view> mode,
@@ -96,16 +145,38 @@ Tensor& div_mode_out(const Tensor& self, const Tensor& other, std::optional<c10:
       [&]() -> Tensor& {
         OutOp<at::meta::structured_div_Tensor_mode> m(out);
         m.meta(self, other, mode);
-        if (!mode.has_value()) run_pointwise(m, "div", "rs_div(a, b)");
-        else if (*mode == "trunc") run_pointwise(m, "div_trunc", "rs_div_trunc(a, b)");
-        else run_pointwise(m, "div_floor", "rs_div_floor(a, b)");
+        run_div(m, mode);
         return out;
       },
       self, other, mode, out);
 }
 
-BINARY(mul_out, structured_mul_Tensor, mul_out, "rs_mul(a, b)", Result::Compute)
-BINARY(div_out, structured_div_Tensor, div_out, "rs_div(a, b)", Result::Compute)
+Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  return native_or_host<at::_ops::div_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_div_Tensor> m(out);
+        m.meta(self, other);
+        run_div(m, std::nullopt);
+        return out;
+      },
+      self, other, out);
+}
+
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  return native_or_host<at::_ops::mul_out>(
+      [&]() -> Tensor& {
+        OutOp<at::meta::structured_mul_Tensor> m(out);
+        m.meta(self, other);
+        at::Scalar s;
+        unsigned keep;
+        if (scalar_in_float(m, s, keep))
+          run_pointwise(m, "mul_s", "rs_mul(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
+        else run_pointwise(m, "mul", "rs_mul(a, b)", Result::Compute, {}, std::nullopt, keep);
+        return out;
+      },
+      self, other, out);
+}
+
 BINARY(remainder_out, structured_remainder_Tensor, remainder_Tensor_out, "rs_remainder(a, b)", Result::Compute)
 BINARY(fmod_out, structured_fmod_Tensor, fmod_Tensor_out, "rs_fmod(a, b)", Result::Compute)
 BINARY(maximum_out, structured_maximum, maximum_out, "rs_maximum(a, b)", Result::Compute)
@@ -120,6 +191,8 @@ BINARY(lshift_out, structured_bitwise_left_shift_Tensor, bitwise_left_shift_Tens
        "rs_shl(a, b, RS_CT_BITS)", Result::Compute)
 BINARY(rshift_out, structured_bitwise_right_shift_Tensor, bitwise_right_shift_Tensor_out,
        "rs_shr(a, b, RS_CT_BITS)", Result::Compute)
+BINARY(gcd_out, structured_gcd, gcd_out, "rs_mx_gcd(a, b)", Result::Compute)
+BINARY(lcm_out, structured_lcm, lcm_out, "rs_mx_lcm(a, b)", Result::Compute)
 BINARY(eq_out, structured_eq_Tensor, eq_Tensor_out, "rs_eq(a, b)", Result::Bool)
 BINARY(ne_out, structured_ne_Tensor, ne_Tensor_out, "rs_ne(a, b)", Result::Bool)
 BINARY(lt_out, structured_lt_Tensor, lt_Tensor_out, "rs_lt(a, b)", Result::Bool)
@@ -153,6 +226,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_xor.Tensor_out", bitwise_xor_out);
   m.impl("bitwise_left_shift.Tensor_out", lshift_out);
   m.impl("bitwise_right_shift.Tensor_out", rshift_out);
+  m.impl("gcd.out", gcd_out);
+  m.impl("lcm.out", lcm_out);
   m.impl("eq.Tensor_out", eq_out);
   m.impl("ne.Tensor_out", ne_out);
   m.impl("lt.Tensor_out", lt_out);

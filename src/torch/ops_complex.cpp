@@ -84,6 +84,13 @@ Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
       self, out);
 }
 
+// conj_physical_ (CompositeExplicitAutograd in ATen, which calls the CPU
+// stub directly): conj_physical_out over self
+Tensor& conj_physical_(Tensor& self) {
+  if (!self.is_complex()) return self;
+  return russet::conj_physical_out(self, self);
+}
+
 // polar / complex: two real inputs of one float dtype, a complex output
 void complex_check(const Tensor& out, const Tensor& a, const Tensor& b) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "Expected object of scalar type ", a.scalar_type(),
@@ -129,6 +136,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("angle", angle);
   m.impl("angle.out", angle_out);
   m.impl("conj_physical.out", conj_physical_out);
+  m.impl("conj_physical_", conj_physical_);
   m.impl("polar.out", polar_out);
   m.impl("complex.out", complex_out);
 }

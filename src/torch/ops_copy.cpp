@@ -3,8 +3,9 @@
 // Host <-> device: the host side converts dtypes and layouts with PyTorch's
 // own CPU copy, so every dtype pair PyTorch supports works; the device side
 // moves contiguous bytes (rs_memcpy_*) and reorders strides with rs_copy.
-// Device <-> device: rs_copy converts on the GPU; a conversion the device
-// cannot do (fp64 under the apple profile) goes through the host, counted.
+// Device <-> device: rs_copy converts on the GPU, the pointwise engine
+// resolves conjugate/negative bits; a conversion the device cannot do (fp64
+// under the apple profile) goes through the host, counted.
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
@@ -12,7 +13,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "torch/adapter.h"
+#include "torch/pointwise.h"
 
 namespace russet {
 namespace {
@@ -74,25 +75,56 @@ bool may_overlap(const at::Tensor& a, const at::Tensor& b) {
   return xl < yh && yl < xh;
 }
 
+// stored(dst) = f(stored(src)) of one dtype, f = conj and/or negation
+// (the pointwise engine); false where the device cannot (fp64 under apple).
+bool transform_stored(const at::Tensor& dst, const at::Tensor& src, bool conj, bool neg) {
+  rs_pointwise p{};
+  p.name = "copy_bits";
+  p.expr = conj && neg ? "rs_neg(rs_op_conj(a))" : conj ? "rs_op_conj(a)" : "rs_neg(a)";
+  p.common = static_cast<rs_dtype>(dst.scalar_type());
+  p.compute = opmath(dst.scalar_type());
+  p.result = p.compute;
+  p.ninputs = 1;
+  p.out = describe(dst);
+  p.in[0] = describe(src);
+  rs_status st = rs_pointwise_run(current_stream_for(dst), &p);
+  if (st == RS_ERR_UNSUPPORTED) return false;
+  check(st);
+  return true;
+}
+
+// One device: the stored values converted by rs_copy; where the views'
+// conjugate or negative bits differ, the stored values of dst are those of
+// src conjugated and/or negated (a second pass when the dtypes differ too).
+// False where the device cannot (fp64 under the apple profile).
+bool copy_on_device(const at::Tensor& dst, at::Tensor src) {
+  c10::DeviceGuard guard(dst.device());
+  rs_stream* s = current_stream_for(dst);
+  bool conj = src.is_conj() != dst.is_conj();
+  bool neg = src.is_neg() != dst.is_neg();
+  if (may_overlap(dst, src) || ((conj || neg) && src.scalar_type() != dst.scalar_type())) {
+    // the stored values converted to dst's dtype in a temporary
+    at::Tensor tmp = empty_russet_like(src, dst.scalar_type(), src.device());
+    rs_tensor t = describe(tmp), v = describe(src);
+    rs_status st = rs_copy(s, &t, &v);
+    if (st == RS_ERR_UNSUPPORTED) return false;
+    check(st);
+    src = tmp;
+  }
+  if (conj || neg) return transform_stored(dst, src, conj, neg);
+  rs_tensor d = describe(dst), v = describe(src);
+  rs_status st = rs_copy(s, &d, &v);
+  if (st == RS_ERR_UNSUPPORTED) return false;
+  check(st);
+  return true;
+}
+
 void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src_in) {
   at::Tensor src = src_in.expand(dst.sizes());
   if (same_view(dst, src)) return;
-  bool bits = src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg();
-  if (!bits && src.device() == dst.device()) {
-    c10::DeviceGuard guard(dst.device());
-    if (may_overlap(dst, src)) {
-      at::Tensor tmp = empty_russet_like(src, src.scalar_type(), src.device());
-      rs_tensor t = describe(tmp), s = describe(src);
-      check(rs_copy(current_stream_for(dst), &t, &s));
-      src = tmp;
-    }
-    rs_tensor d = describe(dst), s = describe(src);
-    rs_status st = rs_copy(current_stream_for(dst), &d, &s);
-    if (st == RS_OK) return;
-    if (st != RS_ERR_UNSUPPORTED) throw_status(st);
-  }
-  // the device cannot convert (fp64 under apple), conj/neg bits, or two
-  // devices: convert on the host
+  if (src.device() == dst.device() && copy_on_device(dst, src)) return;
+  // the device cannot convert (fp64 under apple), or two devices: convert
+  // on the host
   note_host_op("aten::_copy_from");
   upload(dst, download(src));
 }

@@ -1,9 +1,13 @@
 // Range factories: arange, linspace, logspace, eye. The sizes and checks
 // follow ATen's RangeFactories.cpp; the values come from the C engine.
+// _efficientzerotensor (the zero gradients autograd makes) is a filled
+// zero tensor: no ZeroTensor dispatch key, whose null storage no russet
+// kernel could read.
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/logspace.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -92,6 +96,12 @@ at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
 
 at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
 
+at::Tensor efficientzerotensor(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout, std::optional<at::Device> device,
+                               std::optional<bool> pin_memory) {
+  return at::zeros(size, at::TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(pin_memory));
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -100,6 +110,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logspace.out", logspace_out);
   m.impl("eye.out", eye_out);
   m.impl("eye.m_out", eye_m_out);
+  m.impl("_efficientzerotensor", efficientzerotensor);
 }
 
 }  // namespace russet

@@ -1,6 +1,7 @@
 // Random pointwise distributions: bernoulli (scalar and tensor p), the
 // dropout mask (native_dropout), exponential_, geometric_, cauchy_,
-// log_normal_. Each draws float32 uniforms (or normals) from the Philox
+// log_normal_, normal with tensor mean/std, and multinomial (composed of
+// native ops as ATen's Distributions.cpp does). Each draws float32 uniforms (or normals) from the Philox
 // generator (uniform_/normal_, ops_random.cpp), so results are reproducible
 // under torch.manual_seed, then maps them with a pointwise expression
 // (kernels/common/ops_misc.glsl, the transformations of
@@ -8,7 +9,17 @@
 // (float64 under the apple profile) the op runs on the host from a CPU
 // generator seeded by the same (seed, offset), as ops_random.cpp does.
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/argmax.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/searchsorted.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/topk.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/ones_like.h>
@@ -150,6 +161,114 @@ Tensor& log_normal_(Tensor& self, double mean, double std, std::optional<at::Gen
       [&](Tensor& h, at::Generator& g) { h.log_normal_(mean, std, g); });
 }
 
+// ---------------------------------------------------------------- normal with tensor mean/std
+// ATen's normal_out_impl: standard normals (normal_, native Philox), then
+// mul_(std) and add_(mean). The std check reads one value, as CPU and CUDA do.
+void check_std(const Tensor& std) {
+  TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+  TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+}
+
+Tensor& normal_tt_out(const Tensor& mean, const Tensor& std, std::optional<at::Generator> gen, Tensor& out) {
+  check_std(std);
+  at::native::resize_output(out, at::infer_size(mean.sizes(), std.sizes()));
+  out.normal_(0, 1, gen);
+  out.mul_(std).add_(mean);
+  return out;
+}
+Tensor& normal_tf_out(const Tensor& mean, double std, std::optional<at::Generator> gen, Tensor& out) {
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  at::native::resize_output(out, mean.sizes());
+  out.normal_(0, std, gen);
+  out.add_(mean);
+  return out;
+}
+Tensor& normal_ft_out(double mean, const Tensor& std, std::optional<at::Generator> gen, Tensor& out) {
+  check_std(std);
+  Tensor mean_t = at::full({}, mean, out.options());
+  at::native::resize_output(out, at::infer_size(mean_t.sizes(), std.sizes()));
+  out.normal_(0, 1, gen);
+  out.mul_(std).add_(mean_t);
+  return out;
+}
+Tensor normal_tt(const Tensor& mean, const Tensor& std, std::optional<at::Generator> gen) {
+  check_std(std);
+  Tensor out = at::empty(at::infer_size(mean.sizes(), std.sizes()), mean.options(), at::MemoryFormat::Contiguous);
+  return normal_tt_out(mean, std, std::move(gen), out);
+}
+Tensor normal_tf(const Tensor& mean, double std, std::optional<at::Generator> gen) {
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  Tensor out = at::empty_like(mean, at::MemoryFormat::Contiguous);
+  return normal_tf_out(mean, std, std::move(gen), out);
+}
+Tensor normal_ft(double mean, const Tensor& std, std::optional<at::Generator> gen) {
+  check_std(std);
+  Tensor out = at::empty_like(std, at::MemoryFormat::Contiguous);
+  return normal_ft_out(mean, std, std::move(gen), out);
+}
+
+// ---------------------------------------------------------------- multinomial
+// ATen's checks; one sync for the validity of the probabilities (CPU syncs
+// for it too). Without replacement (or one sample): the Gumbel trick of
+// ATen, argmax / topk of p / q with q ~ Exp(1). With replacement: the
+// first index whose normalized cumulative probability reaches u, u uniform
+// in (0, 1] (searchsorted), as CPU's binary search.
+Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replacement,
+                        std::optional<at::Generator> gen, Tensor& result) {
+  const int64_t n_sample = n_sample_s.expect_int();
+  TORCH_CHECK(result.device() == self.device(), "multinomial arguments must have the same device");
+  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "prob_dist must be 1 or 2 dim");
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
+              self.scalar_type());
+  TORCH_CHECK(result.scalar_type() == at::kLong, "multinomial expects Long tensor out, got: ", result.scalar_type());
+  TORCH_CHECK(n_sample > 0, "cannot sample n_sample <= 0 samples");
+  const int64_t n_categories = self.size(-1);
+  TORCH_CHECK(replacement || n_sample <= n_categories,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  TORCH_CHECK(n_categories <= (int64_t(1) << 24), "number of categories cannot exceed 2^24");
+  if (self.dim() == 1) result.resize_({n_sample});
+  else result.resize_({self.size(0), n_sample});
+  if (result.numel() == 0) return result;
+  c10::DeviceGuard guard(self.device());
+  {
+    Tensor neg = self.ge(0).logical_not_().any();  // < 0 or NaN
+    Tensor inf = self.isinf().any();
+    Tensor zero_row = (self.sum(-1) == 0).any();
+    Tensor flags = at::stack({neg, inf, zero_row}).cpu();
+    const bool bad_neg = flags[0].item<bool>(), bad_inf = flags[1].item<bool>(), bad_sum = flags[2].item<bool>();
+    if (!replacement || n_sample == 1) {
+      TORCH_CHECK(!bad_neg && !bad_inf, "probability tensor contains either `inf`, `nan` or element < 0");
+    } else {
+      TORCH_CHECK(!bad_neg, "invalid multinomial distribution (encountering probability entry < 0)");
+      TORCH_CHECK(!bad_inf, "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    }
+    TORCH_CHECK(!bad_sum, "invalid multinomial distribution (sum of probabilities <= 0)");
+  }
+  if (!replacement || n_sample == 1) {
+    Tensor q = at::empty_like(self).exponential_(1, gen);
+    at::div_out(q, self, q);
+    if (n_sample == 1) {
+      at::argmax_out(result, q, /*dim=*/-1, /*keepdim=*/true);
+    } else {
+      Tensor vals = at::empty(result.sizes(), self.options());
+      at::topk_out(vals, result, q, n_sample);
+    }
+    return result;
+  }
+  Tensor cum = at::cumsum(self, -1, at::kFloat);
+  cum.div_(cum.narrow(-1, n_categories - 1, 1).clone());  // the last is exactly 1
+  Tensor u = at::empty(result.sizes(), self.options().dtype(at::kFloat));
+  u.uniform_(0, 1, gen);
+  u = 1 - u;
+  at::searchsorted_out(result, cum, u);
+  return result;
+}
+
+Tensor multinomial(const Tensor& self, c10::SymInt n_sample, bool replacement, std::optional<at::Generator> gen) {
+  Tensor result = at::empty({0}, self.options().dtype(at::kLong));
+  return multinomial_out(self, std::move(n_sample), replacement, std::move(gen), result);
+}
+
 // native_dropout (ATen's CPU version, fused): mask = U < 1 - p,
 // out = (x * mask) * (1 / (1 - p))
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
@@ -194,6 +313,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("geometric_", geometric_);
   m.impl("cauchy_", cauchy_);
   m.impl("log_normal_", log_normal_);
+  m.impl("normal.Tensor_Tensor", normal_tt);
+  m.impl("normal.Tensor_Tensor_out", normal_tt_out);
+  m.impl("normal.Tensor_float", normal_tf);
+  m.impl("normal.Tensor_float_out", normal_tf_out);
+  m.impl("normal.float_Tensor", normal_ft);
+  m.impl("normal.float_Tensor_out", normal_ft_out);
+  m.impl("multinomial", multinomial);
+  m.impl("multinomial.out", multinomial_out);
   m.impl("native_dropout", native_dropout);
   m.impl("native_dropout_backward", native_dropout_backward);
 }

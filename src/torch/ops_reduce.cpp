@@ -22,6 +22,10 @@
 #include <ATen/ops/argmin_ops.h>
 #include <ATen/ops/count_nonzero_ops.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/bitwise_xor.h>
+#include <ATen/ops/hash_tensor_meta.h>
+#include <ATen/ops/hash_tensor_ops.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/linalg_vector_norm_meta.h>
 #include <ATen/ops/linalg_vector_norm_ops.h>
 #include <ATen/ops/max_meta.h>
@@ -351,6 +355,73 @@ Tensor& norm_dtype_out(const Tensor& self, const std::optional<Scalar>& p, at::I
       self, p, dim, keepdim, dtype, out);
 }
 
+// ---------------------------------------------------------------- hash_tensor
+
+// hash_tensor (mode 0): the XOR of every value widened to 64 bits (floats
+// to double, integers to int64) and read as uint64. The 64-bit patterns
+// come from a pointwise map of the values' bits (integer arithmetic: native
+// for float16/bfloat16/float32, and float64 is a view of its bits); the
+// XOR runs as a tree of native bitwise_xor passes over halves of the
+// reduced extent, with the reduced dims moved last.
+Tensor& hash_tensor_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, int64_t mode, Tensor& out) {
+  return native_or_host<at::_ops::hash_tensor_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_hash_tensor> m(out);
+        m.meta(self, dim, keepdim, mode);
+        TORCH_CHECK(mode == 0, "hash_tensor only supports mode=0 (xor_sum)");
+        if (out.numel() == 0) return out;
+        const at::ScalarType t = self.scalar_type();
+        Tensor x = resolved(self);
+        Tensor bits;  // int64, self's shape
+        if (t == at::kDouble || t == at::kLong || t == at::kUInt64) {
+          bits = x.view(at::kLong);
+        } else if (t == at::kFloat || t == at::kHalf || t == at::kBFloat16) {
+          Tensor raw = x.view(t == at::kFloat ? at::kInt : at::kShort);
+          bits = at::empty(x.sizes(), x.options().dtype(at::kLong));
+          auto iter = at::TensorIteratorConfig()
+                          .add_output(bits)
+                          .add_const_input(raw)
+                          .check_all_same_dtype(false)
+                          .build();
+          const char* expr = t == at::kFloat ? "rs_mx_hash_f32(a)" : t == at::kHalf ? "rs_mx_hash_f16(a)"
+                                                                                  : "rs_mx_hash_bf16(a)";
+          run_pointwise(iter, "hash_bits", expr, Result::Compute, {}, at::kLong, 0b1);
+        } else {
+          TORCH_CHECK(at::isIntegralType(t, /*includeBool=*/true), "hash_tensor: unsupported dtype ", t);
+          bits = x.to(at::kLong);
+        }
+        // (outer, R): the kept dims, then the reduced ones
+        const uint64_t mask = reduce_mask(self, dim);
+        std::vector<int64_t> perm;
+        int64_t outer = 1, r = 1;
+        for (int64_t d = 0; d < self.dim(); d++)
+          if (!((mask >> d) & 1)) perm.push_back(d), outer *= self.size(d);
+        for (int64_t d = 0; d < self.dim(); d++)
+          if ((mask >> d) & 1) perm.push_back(d), r *= self.size(d);
+        Tensor w = bits.permute(perm).reshape({outer, r});
+        if (w.is_alias_of(x) || !w.is_contiguous()) w = w.clone(at::MemoryFormat::Contiguous);
+        if (r == 0) {
+          w = at::zeros({outer, 1}, w.options());
+          r = 1;
+        }
+        while (r > 1) {
+          if (r % 2) {  // fold the last column into the first
+            Tensor c0 = w.narrow(1, 0, 1);
+            at::bitwise_xor_out(c0, c0, w.narrow(1, r - 1, 1));
+            r -= 1;
+          }
+          const int64_t h = r / 2;
+          Tensor lo = w.narrow(1, 0, h);
+          at::bitwise_xor_out(lo, lo, w.narrow(1, h, h));
+          r = h;
+        }
+        Tensor res = w.narrow(1, 0, 1).reshape(out.sizes());
+        out.copy_(res.view(at::kUInt64));
+        return out;
+      },
+      self, dim, keepdim, mode, out);
+}
+
 // ---------------------------------------------------------------- var, std
 
 // CPU's checks and result dtypes for var/std (ReduceOps.cpp std_var_out)
@@ -470,6 +541,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any.all_out", any_all_out);
   m.impl("count_nonzero.dim_IntList", count_nonzero);
   m.impl("linalg_vector_norm.out", vector_norm_out);
+  m.impl("hash_tensor.out", hash_tensor_out);
   m.impl("norm.out", norm_out);
   m.impl("norm.dtype_out", norm_dtype_out);
   m.impl("var.correction", var);

@@ -1,18 +1,28 @@
 // Searching and selection (src/engine/select.c): searchsorted, bucketize,
 // nonzero (argwhere and where(cond) are ATen composites of it),
 // masked_select, unique/unique_consecutive (a sort, run starts, and
-// their count), bincount and histc (atomic counts). nonzero, masked_select,
+// their count), bincount and histc (atomic counts), and isin (a sort and a
+// searchsorted). nonzero, masked_select,
 // unique and bincount sync once, to learn their size (histc too when it
 // takes its range from the data, as CPU).
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/ScalarOps.h>
 #include <ATen/native/BucketizationUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_unique2_ops.h>
 #include <ATen/ops/_unique_ops.h>
 #include <ATen/ops/bincount_ops.h>
 #include <ATen/ops/bucketize_ops.h>
+#include <ATen/ops/eq.h>
 #include <ATen/ops/histc_ops.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/isin_meta.h>
+#include <ATen/ops/isin_ops.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/result_type.h>
+#include <ATen/ops/searchsorted.h>
+#include <ATen/ops/sort.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/cumsum.h>
@@ -101,6 +111,66 @@ Tensor bucketize_t(const Tensor& self, const Tensor& boundaries, bool out_int32,
 }
 Tensor bucketize_scalar(const at::Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   return bucketize_t(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
+}
+
+// ---------------------------------------------------------------- isin
+
+// Whether `elements` are in `test`: the (promoted) test elements sorted, each
+// element's first position not below it (searchsorted), and the value
+// there compared with ==, the equality of CPU's loop (NaN is never in,
+// -0 is 0). Through the host where the common dtype needs fp64.
+void isin_into(const Tensor& elements, const Tensor& test, bool invert, const Tensor& out) {
+  at::ScalarType common = at::result_type(elements, test);
+  if (rs_dtype_needs_fp64(static_cast<rs_dtype>(common)) && !rs_device_features(device(out.device().index()))->has_fp64)
+    throw NeedsHost{};
+  if (out.numel() == 0) return;
+  Tensor e = elements.to(out.device(), common);
+  Tensor t = test.to(common).reshape({-1});
+  if (t.numel() == 0) {
+    out.fill_(invert);
+    return;
+  }
+  Tensor sorted = std::get<0>(t.sort());
+  Tensor idx = at::searchsorted(sorted, e.reshape({-1})).clamp_max_(t.numel() - 1);
+  Tensor found = at::index_select(sorted, 0, idx).view(e.sizes());
+  if (invert) at::ne_out(const_cast<Tensor&>(out), found, e);
+  else at::eq_out(const_cast<Tensor&>(out), found, e);
+}
+
+Tensor& isin_tt_out(const Tensor& elements, const Tensor& test, bool assume_unique, bool invert, Tensor& out) {
+  return native_or_host<at::_ops::isin_Tensor_Tensor_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_isin_Tensor_Tensor> m(out);
+        m.meta(elements, test, assume_unique, invert);
+        isin_into(elements, test, invert, out);
+        return out;
+      },
+      elements, test, assume_unique, invert, out);
+}
+
+Tensor& isin_ts_out(const Tensor& elements, const at::Scalar& test, bool assume_unique, bool invert, Tensor& out) {
+  return native_or_host<at::_ops::isin_Tensor_Scalar_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_isin_Tensor_Scalar> m(out);
+        m.meta(elements, test, assume_unique, invert);
+        // ATen: eq / ne against the scalar
+        if (invert) at::ne_out(out, elements, test);
+        else at::eq_out(out, elements, test);
+        return out;
+      },
+      elements, test, assume_unique, invert, out);
+}
+
+Tensor& isin_st_out(const at::Scalar& element, const Tensor& test, bool assume_unique, bool invert, Tensor& out) {
+  return native_or_host<at::_ops::isin_Scalar_Tensor_out>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_isin_Scalar_Tensor> m(out);
+        m.meta(element, test, assume_unique, invert);
+        // ATen: the Tensor_Tensor form with the wrapped number (it sizes out)
+        return isin_tt_out(at::native::wrapped_scalar_tensor(element, test.device()), test, assume_unique, invert,
+                           out);
+      },
+      element, test, assume_unique, invert, out);
 }
 
 // ---------------------------------------------------------------- nonzero, masked_select
@@ -393,6 +463,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bucketize.Tensor", TORCH_FN(bucketize_t));
   m.impl("bucketize.Tensor_out", TORCH_FN(bucketize_out));
   m.impl("bucketize.Scalar", TORCH_FN(bucketize_scalar));
+  m.impl("isin.Tensor_Tensor_out", TORCH_FN(isin_tt_out));
+  m.impl("isin.Tensor_Scalar_out", TORCH_FN(isin_ts_out));
+  m.impl("isin.Scalar_Tensor_out", TORCH_FN(isin_st_out));
   m.impl("nonzero", TORCH_FN(nonzero));
   m.impl("nonzero.out", TORCH_FN(nonzero_out));
   m.impl("nonzero_static", TORCH_FN(nonzero_static));

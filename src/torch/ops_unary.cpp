@@ -1,7 +1,7 @@
 // Unary pointwise ops: arithmetic (neg, abs, sign, reciprocal, sqrt, ...),
 // rounding, float classification, logical/bitwise not, and the
 // transcendental functions (exp/log/trig/hyperbolic families, sigmoid,
-// logit, erf family, sinc). Structured ops run their ATen meta function
+// logit, erf family, sinc) and frexp. Structured ops run their ATen meta function
 // (pointwise.h); the others build their TensorIterator as ATen's
 // UnaryOps.cpp does. The expressions are kernels/common/ops_math.glsl
 // functions (rs_op_*).
@@ -45,6 +45,7 @@
 #include <ATen/ops/frac_ops.h>
 #include <ATen/ops/isinf_ops.h>
 #include <ATen/ops/isnan_ops.h>
+#include <ATen/ops/frexp_ops.h>
 #include <ATen/ops/isneginf_meta.h>
 #include <ATen/ops/isneginf_ops.h>
 #include <ATen/ops/isposinf_meta.h>
@@ -244,6 +245,35 @@ Tensor logit(const Tensor& self, std::optional<double> eps) {
 }
 Tensor& logit_(Tensor& self, std::optional<double> eps) { return logit_out(self, eps, self); }
 
+// frexp: ATen's frexp_out (floating self, mantissa in self's dtype, int32
+// exponent), as two passes over self: the exponent first, so that a
+// mantissa written over self still reads the input.
+std::tuple<Tensor&, Tensor&> frexp_out(const Tensor& self, Tensor& mantissa, Tensor& exponent) {
+  return native_or_host<at::_ops::frexp_Tensor_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        TORCH_CHECK(at::isFloatingType(self.scalar_type()), "torch.frexp() only supports floating-point dtypes");
+        TORCH_CHECK(mantissa.dtype() == self.dtype(), "torch.frexp() expects mantissa to have dtype ", self.dtype(),
+                    " but got ", mantissa.dtype());
+        TORCH_CHECK(exponent.dtype() == at::kInt, "torch.frexp() expects exponent to have int dtype but got ",
+                    exponent.dtype());
+        host_if_no_fp64(self);
+        for (int pass = 0; pass < 2; pass++) {
+          const Tensor& out = pass == 0 ? exponent : mantissa;
+          auto iter = at::TensorIteratorConfig()
+                          .add_output(out)
+                          .add_const_input(self)
+                          .check_all_same_dtype(false)
+                          .set_check_mem_overlap(true)
+                          .build();
+          run_pointwise(iter, pass == 0 ? "frexp_exponent" : "frexp_mantissa",
+                        pass == 0 ? "rs_mx_frexp_exponent(a)" : "rs_mx_frexp_mantissa(a)", Result::Compute, {},
+                        self.scalar_type());
+        }
+        return std::forward_as_tuple(mantissa, exponent);
+      },
+      self, mantissa, exponent);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -294,6 +324,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logit", logit);
   m.impl("logit_", logit_);
   m.impl("logit.out", logit_out);
+  m.impl("frexp.Tensor_out", frexp_out);
 }
 
 }  // namespace russet

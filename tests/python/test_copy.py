@@ -6,6 +6,7 @@ float pairs) are exactly representable in every dtype involved, so there is
 no rounding-mode question: any difference is a bug.
 """
 
+import os
 import warnings
 
 import pytest
@@ -321,3 +322,77 @@ def test_conj_and_neg_views_copy_correctly():
     n = r.to("russet")._neg_view()
     assert torch.equal(n.cpu(), -r)
     assert torch.equal(n.clone().cpu(), -r)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+def test_conj_neg_bits_resolve_natively(dtype):
+    """Device copies between views whose conjugate/negative bits differ run
+    natively (the pointwise engine), also with a dtype change, broadcast,
+    strides and overlap; complex128 is host execution under apple."""
+    host_ok = dtype == torch.complex128 and os.environ.get("RUSSET_PROFILE", "apple") == "apple"
+    x = torch.tensor([[1 + 2j, 3 - 4j, -5 + 0.5j], [0.25j, -1 + 0j, 2 - 2j]], dtype=dtype)
+    d = x.to(D)
+    cases = {
+        "resolve_conj": (lambda t: t.conj().resolve_conj(), lambda t: t.conj().resolve_conj()),
+        "clone_conj_t": (lambda t: t.t().conj().clone(), lambda t: t.t().conj().clone()),
+        "neg_of_conj": (lambda t: t.conj()._neg_view().resolve_neg().resolve_conj(),
+                        lambda t: -t.conj()),
+        # stored = conj(t) under the conjugate view, read back without it
+        "into_conj_view": (lambda t: torch.zeros_like(t).conj().copy_(t).conj(), lambda t: t.conj()),
+        "conj_to_cfloat": (lambda t: torch.empty(2, 3, dtype=torch.complex64, device=t.device).copy_(t.conj()),
+                           lambda t: t.conj().to(torch.complex64)),
+        "broadcast_conj": (lambda t: torch.empty(4, 2, 3, dtype=t.dtype, device=t.device).copy_(t.conj()),
+                           lambda t: t.conj().expand(4, 2, 3).resolve_conj()),
+    }
+    for name, (fn, ref) in cases.items():
+        if dtype == torch.complex32 and name == "neg_of_conj":
+            continue  # CPU has no complex32 neg
+        torch.russet.reset_host_op_counts()
+        got = fn(d).cpu()
+        host = torch.russet.host_op_counts()
+        want = ref(x)
+        # complex32 compared through its exact complex64 values
+        assert torch.equal(got.resolve_conj().to(torch.complex128), want.resolve_conj().to(torch.complex128)), name
+        if not host_ok:
+            assert not host, (name, host)
+    # in place: a tensor copied from its own conjugate view
+    y = x.to(D).clone()
+    y.copy_(y.conj())
+    assert torch.equal(y.cpu().to(torch.complex128), x.conj().resolve_conj().to(torch.complex128))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32, torch.int8], ids=str)
+def test_neg_bit_resolves_natively(dtype):
+    x = torch.tensor([[1, -2, 3], [4, 5, -6]], dtype=dtype)
+    torch.russet.reset_host_op_counts()
+    n = x.to(D)._neg_view()
+    got = n.clone().cpu()
+    out = torch.empty(2, 3, dtype=torch.float32, device=D).copy_(n).cpu()
+    assert not torch.russet.host_op_counts()
+    assert torch.equal(got, -x)
+    assert torch.equal(out, (-x).float())
+
+
+def test_conj_physical_inplace_and_grads_native():
+    x = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    d = x.to(D)
+    torch.russet.reset_host_op_counts()
+    d.conj_physical_()
+    assert not torch.russet.host_op_counts()
+    assert torch.equal(d.cpu(), x.conj_physical())
+    r = torch.tensor([1.0, -2.0, 0.0])
+    rr = r.to(D).conj_physical_()  # real: unchanged
+    assert torch.equal(rr.cpu(), r)
+    # polar's backward materializes conjugate views; sgn's is a zero tensor
+    a = torch.rand(5, device=D, requires_grad=True)
+    b = torch.rand(5, device=D, requires_grad=True)
+    s = torch.randn(5, device=D, requires_grad=True)
+    torch.russet.reset_host_op_counts()
+    torch.polar(a, b).abs().sum().backward()
+    torch.sgn(s).sum().backward()
+    assert not torch.russet.host_op_counts()
+    ac, bc = a.detach().cpu().requires_grad_(True), b.detach().cpu().requires_grad_(True)
+    torch.polar(ac, bc).abs().sum().backward()
+    torch.testing.assert_close(a.grad.cpu(), ac.grad)
+    torch.testing.assert_close(b.grad.cpu(), bc.grad)
+    assert torch.equal(s.grad.cpu(), torch.zeros(5))

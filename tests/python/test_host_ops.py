@@ -145,3 +145,17 @@ def test_host_ops_warn_mode_warns_once_per_op():
     # a once-per-op warning: either through Python warnings or on stderr
     n = int(r.stdout.split("N")[-1].split()[0])
     assert n == 1 or (n == 0 and r.stderr.count("linalg_inv") >= 1), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_host_kernel_flipping_the_conjugate_bit_of_out(dtype):
+    # linalg_lu_solve with left=False transposes its out= argument and flips
+    # its conjugate bit to return X^H: the bit must reach the russet tensor
+    torch.manual_seed(0)
+    a = torch.randn(4, 4, dtype=dtype)
+    b = torch.randn(3, 4, dtype=dtype)
+    lu, piv = torch.linalg.lu_factor(a)
+    for adjoint in (False, True):
+        want = torch.linalg.lu_solve(lu, piv, b, left=False, adjoint=adjoint)
+        got = torch.linalg.lu_solve(lu.to(D), piv.to(D), b.to(D), left=False, adjoint=adjoint)
+        assert_close(got.cpu(), want)

@@ -20,7 +20,7 @@ OPS = [
     ("nn.functional.mish", ""), ("nn.functional.hardtanh", ""), ("nn.functional.hardsigmoid", ""),
     ("nn.functional.hardswish", ""), ("nn.functional.softplus", ""), ("nn.functional.softshrink", ""),
     ("nn.functional.hardshrink", ""), ("nn.functional.threshold", ""), ("nn.functional.logsigmoid", ""),
-    ("nn.functional.prelu", ""),
+    ("nn.functional.prelu", ""), ("nn.functional.glu", ""),
 ]
 
 
@@ -130,3 +130,28 @@ def test_log_sigmoid_forward_out_and_buffer():
     out_c, buf_c = torch.ops.aten.log_sigmoid_forward(x)
     assert_close(out.cpu(), out_c)
     assert_close(buf.cpu(), buf_c)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize("dim", [0, -1])
+def test_glu_forward_backward_matches_cpu(dtype, dim):
+    # glu_backward as ATen's: sigmoid of the second half, the fused
+    # (1 - s) s a g, then the first half times grad
+    torch.manual_seed(0)
+    x = (torch.randn(6, 8) * 3).to(dtype)
+    if dim == 0:
+        x = x.t()  # (8, 6), non-contiguous
+    g = torch.randn(4, 6).to(dtype) if dim == 0 else torch.randn(6, 4).to(dtype)
+    y_cpu, gx_cpu = _grad(lambda t: F.glu(t, dim=dim), x, g)
+    torch.russet.reset_host_op_counts()
+    y, gx = _grad(lambda t: F.glu(t, dim=dim), x.to(D), g.to(D))
+    host = torch.russet.host_op_counts()
+    assert_close(y.cpu(), y_cpu)
+    assert_close(gx.cpu(), gx_cpu)
+    if dtype not in HOST_DTYPES:
+        assert not host, host
+    out = torch.empty(0, device=D, dtype=dtype)
+    torch._C._nn.glu(x.to(D), dim, out=out)
+    assert_close(out.cpu(), F.glu(x, dim))
+    with pytest.raises(RuntimeError, match="even"):
+        F.glu(torch.ones(3, 5, device=D, dtype=dtype), -1)

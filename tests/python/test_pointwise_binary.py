@@ -17,7 +17,7 @@ OPS = [
     ("div", "floor_rounding"), ("remainder", ""), ("fmod", ""), ("maximum", ""), ("minimum", ""),
     ("fmax", ""), ("fmin", ""), ("atan2", ""), ("bitwise_and", ""), ("bitwise_or", ""),
     ("bitwise_xor", ""), ("bitwise_left_shift", ""), ("bitwise_right_shift", ""),
-    ("eq", ""), ("ne", ""), ("lt", ""), ("le", ""), ("gt", ""), ("ge", ""),
+    ("eq", ""), ("ne", ""), ("lt", ""), ("le", ""), ("gt", ""), ("ge", ""), ("gcd", ""), ("lcm", ""),
 ]
 
 
@@ -121,3 +121,65 @@ def test_sixteen_byte_path_every_width(dtype):
             assert checked >= 2
             if dtype != torch.float64 or os.environ.get("RUSSET_PROFILE") == "native":
                 assert not torch.russet.host_op_counts(), dtype
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64], ids=str)
+def test_gcd_lcm_edge_values(dtype):
+    # |min| wraps to min in the dtype (std::abs), C's truncating remainder,
+    # lcm's product wraps as CPU's (int32 in int, the narrower in int)
+    # (CPU itself dies of SIGFPE on lcm(min, x) when gcd is -1: min / -1,
+    # so lcm leaves min out)
+    info = torch.iinfo(dtype)
+    v = [info.min, info.min + 2, -7, -1, 0, 1, 6, 12, 35, 97, 120, info.max - 1, info.max]
+    for fn in (torch.gcd, torch.lcm):
+        vv = v if fn is torch.gcd else v[1:]
+        a = torch.tensor(vv, dtype=torch.int64).clamp(info.min, info.max).to(dtype)
+        x, y = a[:, None].expand(-1, len(vv)), a[None, :].expand(len(vv), -1)
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D), y.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        assert torch.equal(got, fn(x, y)), fn.__name__
+    with pytest.raises(RuntimeError, match="not implemented for"):
+        torch.gcd(torch.ones(2, device=D), torch.ones(2, device=D))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_reduced_float_mul_div_by_python_number(dtype):
+    # CPU's mul/div kernels read a Python number at its value in float, not
+    # rounded to float16/bfloat16 (original_scalar_value): bit-equal results
+    x = torch.linspace(-3, 3, 1001).to(dtype)
+    fns = [lambda t: t * 0.7071067811865476, lambda t: 0.3 * t, lambda t: t / 0.3, lambda t: t * 3,
+           lambda t: torch.div(t, 0.3, rounding_mode="floor"), lambda t: torch.div(t, -0.7, rounding_mode="trunc"),
+           lambda t: t.clone().mul_(0.1), lambda t: t.clone().div_(0.1), lambda t: t + 0.3, lambda t: t - 0.3]
+    for i, fn in enumerate(fns):
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        assert torch.equal(got, fn(x)), i
+    # a one-element float32 tensor on the device: also read in float
+    s = torch.tensor(0.7071067811865476)
+    for i, fn in enumerate([torch.mul, torch.div, lambda a, b: torch.div(a, b, rounding_mode="trunc")]):
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D), s.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        assert torch.equal(got, fn(x, s)), i
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.complex32], ids=str)
+def test_reduced_add_sub_alpha_rounds_alpha_to_the_dtype(dtype):
+    # CPU's add kernel takes alpha.to<scalar_t>() and computes a + alpha * b
+    # in float with one rounding in its vectorized body: a contiguous length
+    # that is a multiple of 64 has no scalar tail on any vector width
+    torch.manual_seed(0)
+    real = torch.complex64 if dtype.is_complex else torch.float32
+    x = (torch.randn(256, dtype=real) * 5).to(dtype)
+    y = (torch.randn(256, dtype=real) * 5).to(dtype)
+    for fn in (lambda a, b: torch.add(a, b, alpha=3.14), lambda a, b: torch.sub(a, b, alpha=0.3),
+               lambda a, b: a.clone().add_(b, alpha=-1.7)):
+        torch.russet.reset_host_op_counts()
+        got = fn(x.to(D), y.to(D)).cpu()
+        assert not torch.russet.host_op_counts()
+        want = fn(x, y)
+        if dtype.is_complex:
+            got, want = got.to(torch.complex64), want.to(torch.complex64)
+        assert torch.equal(got, want)

@@ -121,3 +121,52 @@ def test_igamma_extreme_values(fn, dtype):
             raise
         # CPU's reduced-precision kernels: see opinfo_check.py
         assert_close(got, fn(a.float(), x.float()).to(dtype), equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_logit_reduced_precision_matches_cpu_bits(dtype):
+    # CPU's float16/bfloat16 logit rounds 1 - x and the quotient to the dtype
+    x = torch.cat([torch.linspace(0, 1, 2001), torch.tensor([-0.5, 1.5, float("nan")])]).to(dtype)
+    for eps in (None, 0.0, 1e-3, 0.2):
+        torch.russet.reset_host_op_counts()
+        got = torch.logit(x.to(D), eps=eps).cpu()
+        assert not torch.russet.host_op_counts()
+        assert_close(got, torch.logit(x, eps=eps), equal_nan=True, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_ndtr_reduced_precision_matches_cpu(dtype):
+    # a composite of mul by a Python number, erf, add: the number in float
+    x = torch.linspace(-6, 6, 4001).to(dtype)
+    torch.russet.reset_host_op_counts()
+    got = torch.special.ndtr(x.to(D)).cpu()
+    assert not torch.russet.host_op_counts()
+    assert_close(got, torch.special.ndtr(x))
+
+
+def test_log_ndtr_accuracy_and_gradient():
+    # log(erfcx(-t) / 2) - t^2 below -1, as CPU. The gradient
+    # exp(-(r + x^2 / 2)) / sqrt(2 pi) cancels r against x^2 / 2, so one ulp
+    # of r shows as ~1e-5 there: russet's r and gradient must be as close
+    # to the float64 values as CPU's (they differ from CPU's by rounding)
+    x = torch.cat([torch.linspace(-40, 8, 3001), torch.tensor([-8.478373527526855])])
+    xr = x.to(D).requires_grad_(True)
+    torch.russet.reset_host_op_counts()
+    y = torch.special.log_ndtr(xr)
+    y.sum().backward()
+    assert not torch.russet.host_op_counts()
+    xc = x.clone().requires_grad_(True)
+    yc = torch.special.log_ndtr(xc)
+    yc.sum().backward()
+    xd = x.double().requires_grad_(True)
+    yd = torch.special.log_ndtr(xd)
+    yd.sum().backward()
+    assert_close(y.detach().cpu(), yc.detach())
+    ulp = (torch.nextafter(yc.detach().abs(), torch.tensor(float("inf"))) - yc.detach().abs()).double()
+    low = x < -1
+    err_r = ((y.detach().cpu().double() - yd.detach()) / ulp)[low].abs().max()
+    err_c = ((yc.detach().double() - yd.detach()) / ulp)[low].abs().max()
+    assert err_r <= max(3.0, err_c), (err_r, err_c)
+    gerr_r = ((xr.grad.cpu().double() - xd.grad) / xd.grad).abs().max()
+    gerr_c = ((xc.grad.double() - xd.grad) / xd.grad).abs().max()
+    assert gerr_r <= 1.25 * gerr_c, (gerr_r, gerr_c)

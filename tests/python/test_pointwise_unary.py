@@ -140,3 +140,21 @@ def test_complex_abs_angle_to_real():
         got = fn(z.to(D))
         assert got.dtype == torch.float32
         assert_close(got.cpu(), fn(z))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_frexp(dtype):
+    check_opinfo("frexp", dtypes=[dtype])
+    v = torch.tensor([0.0, -0.0, 1e-45, -3e-40, 1.17e-38, 1.5, -0.75, 1024.0, 3e38, float("inf"), float("-inf"),
+                      float("nan"), 65504.0, 6e-8]).to(dtype)
+    torch.russet.reset_host_op_counts()
+    m, e = torch.frexp(v.to(D))
+    assert not torch.russet.host_op_counts()
+    mc, ec = torch.frexp(v)
+    assert torch.equal(e.cpu(), ec)
+    assert_close(m.cpu(), mc, equal_nan=True, atol=0, rtol=0)
+    assert torch.equal(m.cpu().signbit(), mc.signbit())
+    # out= and a strided view
+    mo, eo = torch.empty(0, device=D, dtype=dtype), torch.empty(0, device=D, dtype=torch.int32)
+    torch.frexp(v.to(D)[::2], out=(mo, eo))
+    assert torch.equal(eo.cpu(), ec[::2])

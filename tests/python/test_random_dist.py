@@ -1,5 +1,6 @@
 """Random pointwise distributions on the Philox generator: bernoulli (scalar
-and tensor p), dropout, exponential_, geometric_, cauchy_, log_normal_.
+and tensor p), dropout, exponential_, geometric_, cauchy_, log_normal_,
+normal with tensor mean/std, multinomial.
 Native for float16/bfloat16/float32 (and any output dtype of bernoulli/
 geometric), reproducible under torch.manual_seed; statistics checked against
 the distribution."""
@@ -115,3 +116,96 @@ def test_dropout(dtype):
     y2 = F.dropout(xd.detach(), 0.4, training=True)
     assert torch.equal(y2.cpu(), y.detach().cpu())
     assert torch.equal(F.dropout(xd.detach(), 0.4, training=False).cpu(), x)
+
+
+# ---------------------------------------------------------------- normal with tensor mean / std
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_normal_tensor_mean_and_std(dtype):
+    mean = torch.tensor([-3.0, 0.0, 2.0, 10.0], dtype=dtype).repeat(N // 4, 1)
+    std = torch.tensor([0.5, 1.0, 2.0, 0.0], dtype=dtype).repeat(N // 4, 1)
+    forms = {
+        "Tensor_Tensor": lambda: torch.normal(mean.to(D), std.to(D)),
+        "Tensor_float": lambda: torch.normal(mean.to(D), 2.0),
+        "float_Tensor": lambda: torch.normal(1.5, std.to(D)),
+        "Tensor_Tensor_out": lambda: torch.normal(mean.to(D), std.to(D), out=torch.empty(0, device=D, dtype=dtype)),
+    }
+    want_mean = {"Tensor_Tensor": mean[0], "Tensor_float": mean[0], "float_Tensor": torch.full((4,), 1.5),
+                 "Tensor_Tensor_out": mean[0]}
+    want_std = {"Tensor_Tensor": std[0], "Tensor_float": torch.full((4,), 2.0), "float_Tensor": std[0],
+                "Tensor_Tensor_out": std[0]}
+    for name, fn in forms.items():
+        x = _native(lambda: _reproducible(fn))
+        assert x.dtype == dtype and x.shape == mean.shape, name
+        x = x.float()
+        assert torch.allclose(x.mean(0), want_mean[name].float(), atol=0.05), (name, x.mean(0))
+        assert torch.allclose(x.std(0), want_std[name].float(), rtol=0.03, atol=0.01), (name, x.std(0))
+
+
+def test_normal_tensor_broadcast_and_errors():
+    x = _native(lambda: torch.normal(torch.zeros(3, 1, device=D), torch.ones(1, 4, device=D)))
+    assert x.shape == (3, 4)
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        torch.normal(torch.zeros(3, device=D), torch.tensor([1.0, -1.0, 1.0], device=D))
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        torch.normal(torch.zeros(3, device=D), -1.0)
+
+
+# ---------------------------------------------------------------- multinomial
+
+P = torch.tensor([0.1, 0.0, 0.6, 0.3])
+
+
+def _freq(s, k):
+    return torch.bincount(s.flatten(), minlength=k).double() / s.numel()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_multinomial_with_replacement(dtype):
+    p = (P * 7).to(dtype)  # unnormalized weights
+    s = _native(lambda: _reproducible(lambda: torch.multinomial(p.to(D), N, replacement=True)))
+    assert s.dtype == torch.int64 and s.shape == (N,)
+    assert torch.allclose(_freq(s, 4), P.double(), atol=0.005)
+    rows = torch.stack([P, P.flip(0)]).to(dtype)
+    s2 = _native(lambda: torch.multinomial(rows.to(D), N // 2, replacement=True)).cpu()
+    assert s2.shape == (2, N // 2)
+    assert torch.allclose(_freq(s2[0], 4), P.double(), atol=0.01)
+    assert torch.allclose(_freq(s2[1], 4), P.flip(0).double(), atol=0.01)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_multinomial_without_replacement(dtype):
+    n = 20_000
+    rows = P.to(dtype).expand(n, 4).contiguous()
+    one = _native(lambda: _reproducible(lambda: torch.multinomial(rows.to(D), 1)))
+    assert one.shape == (n, 1)
+    assert torch.allclose(_freq(one, 4), P.double(), atol=0.015)
+    three = _native(lambda: torch.multinomial(rows.to(D), 3)).cpu()
+    # three distinct categories per row, never the zero-probability one
+    assert (three != 1).all()
+    assert (three.sort(1).values == torch.tensor([0, 2, 3])).all()
+    # the first draw follows p
+    assert torch.allclose(_freq(three[:, 0], 4), P.double(), atol=0.015)
+
+
+def test_multinomial_out_and_errors():
+    out = torch.empty(0, dtype=torch.int64, device=D)
+    r = _native(lambda: torch.multinomial(P.to(D), 5, replacement=True, out=out))
+    assert r is out and out.shape == (5,)
+    with pytest.raises(RuntimeError, match="without replacement"):
+        torch.multinomial(P.to(D), 5)
+    with pytest.raises(RuntimeError, match="probability tensor contains"):
+        torch.multinomial(torch.tensor([0.5, -0.1], device=D), 1)
+    with pytest.raises(RuntimeError, match="probability tensor contains"):
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 1)
+    # CPU's messages with replacement (NaN fails its >= 0 check first)
+    with pytest.raises(RuntimeError, match="entry < 0"):
+        torch.multinomial(torch.tensor([0.5, float("nan")], device=D), 2, replacement=True)
+    with pytest.raises(RuntimeError, match="infinity or NaN"):
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 2, replacement=True)
+    with pytest.raises(RuntimeError, match="sum of probabilities"):
+        torch.multinomial(torch.zeros(3, device=D), 2, replacement=True)
+    with pytest.raises(RuntimeError, match="sum of probabilities"):
+        torch.multinomial(torch.zeros(2, 3, device=D), 1)
+    with pytest.raises(RuntimeError, match="1 or 2 dim"):
+        torch.multinomial(torch.ones(2, 2, 2, device=D), 1)

@@ -181,3 +181,33 @@ def test_trace_dtypes_layouts_and_errors_like_cpu():
         torch.trace(torch.randn(2, 2, 2, device=D))
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
         torch.trace(torch.ones(2, 2, dtype=torch.bool, device=D))
+
+
+_HASH_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+                torch.bfloat16, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", _HASH_DTYPES, ids=str)
+def test_hash_tensor_matches_cpu_bits(dtype):
+    # XOR of the values widened to 64 bits (floats to double: subnormals,
+    # -0, inf and NaN included), every dim set, keepdim, strided input;
+    # native for every dtype, float64 too (a view of its bits)
+    torch.manual_seed(0)
+    x = (torch.randn(5, 6, 7) * 100).to(dtype)
+    if dtype.is_floating_point:
+        x[0, 0, :4] = torch.tensor([float("nan"), -0.0, float("-inf"), float("inf")]).to(dtype)
+        x[1, 0, 0] = torch.finfo(dtype).tiny / 4 if dtype != torch.bfloat16 else 1e-39
+    check_opinfo("hash_tensor", dtypes=[dtype], native=True)
+    for x_ in (x, x.transpose(0, 2)):
+        for kw in ({}, {"dim": [1]}, {"dim": [0, 2]}, {"dim": [2], "keepdim": True}, {"dim": [0, 1, 2]}):
+            torch.russet.reset_host_op_counts()
+            got = torch.hash_tensor(x_.to(D), **kw).cpu()
+            assert not torch.russet.host_op_counts()
+            want = torch.hash_tensor(x_, **kw)
+            assert got.dtype == torch.uint64 and got.shape == want.shape
+            assert torch.equal(got.view(torch.int64), want.view(torch.int64)), kw
+    out = torch.empty(0, dtype=torch.uint64, device=D)
+    torch.hash_tensor(x.to(D), dim=[1], out=out)
+    assert torch.equal(out.cpu().view(torch.int64), torch.hash_tensor(x, dim=[1]).view(torch.int64))
+    with pytest.raises(IndexError, match="non-zero size"):
+        torch.hash_tensor(torch.ones(3, 0, device=D, dtype=dtype), 1)

@@ -243,3 +243,30 @@ def test_nonzero_static():
             assert torch.equal(got.cpu(), exp)
     with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
         torch.nonzero_static(x.to(D), size=-1)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+                                   torch.bfloat16, torch.float32], ids=str)
+def test_isin_opinfo(dtype):
+    check_opinfo("isin", dtypes=[dtype])
+
+
+def test_isin_values_and_forms():
+    # NaN is never in, -0 equals 0, mixed dtypes promote, invert, empty test
+    e = torch.tensor([[0.0, -0.0, 1.5, float("nan")], [3.0, 7.0, -2.0, 1e30]])
+    t = torch.tensor([float("nan"), 0.0, 3, -2, 5, 1e30, 1.5000001])
+    for inv in (False, True):
+        want = torch.isin(e, t, invert=inv)
+        assert torch.equal(native(lambda: torch.isin(e.to(D), t.to(D), invert=inv)).cpu(), want)
+        assert torch.equal(native(lambda: torch.isin(e.t().to(D), t.to(D)[::2], invert=inv)).cpu(),
+                           torch.isin(e.t(), t[::2], invert=inv))
+    ei = torch.arange(-5, 5, dtype=torch.int32)
+    ti = torch.tensor([[1.0, 2.5], [-3.0, 4.0]])
+    assert torch.equal(native(lambda: torch.isin(ei.to(D), ti.to(D))).cpu(), torch.isin(ei, ti))
+    assert torch.equal(native(lambda: torch.isin(ei.to(D), torch.empty(0, device=D))).cpu(),
+                       torch.zeros(10, dtype=torch.bool))
+    assert torch.equal(native(lambda: torch.isin(ei.to(D), 3)).cpu(), torch.isin(ei, 3))
+    assert torch.equal(native(lambda: torch.isin(3, ei.to(D))).cpu(), torch.isin(3, ei))
+    out = torch.empty(0, dtype=torch.bool, device=D)
+    torch.isin(ei.to(D), ei.to(D)[:3], out=out)
+    assert torch.equal(out.cpu(), torch.isin(ei, ei[:3]))
