@@ -1,11 +1,12 @@
 // Interpolation (F.interpolate / nn.Upsample): nearest, nearest-exact,
-// linear, bilinear and trilinear, forward and backward, natively. Every
+// linear, bilinear, trilinear and bicubic, forward and backward, natively. Every
 // mode is separable: one pass per spatial dim, last dim first, as CPU's
 // kernels nest their loops.
 //   nearest:  y = x.index_select(d, src) with CPU's source index
 //             (min(floor(dst * scale), in - 1); nearest-exact: of dst + 0.5);
 //   linear:   y = x[i0] * (1 - l) + x[i1] * l with CPU's i0, i1 and lambda
 //             (area_pixel_compute_source_index; align_corners);
+//   bicubic:  four clamped taps per dim with CPU's cubic coefficients;
 //   backward: the adjoint per dim, index_add of the (weighted) gradient.
 // Indices and weights are made on the device from an arange, in float32 as
 // CPU computes them for float32/float16/bfloat16 (float64 for float64).
@@ -29,6 +30,10 @@
 #include <ATen/ops/_upsample_nearest_exact3d_ops.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/upsample_bicubic2d_backward_meta.h>
+#include <ATen/ops/upsample_bicubic2d_backward_ops.h>
+#include <ATen/ops/upsample_bicubic2d_meta.h>
+#include <ATen/ops/upsample_bicubic2d_ops.h>
 #include <ATen/ops/upsample_bilinear2d_backward_meta.h>
 #include <ATen/ops/upsample_bilinear2d_backward_ops.h>
 #include <ATen/ops/upsample_bilinear2d_meta.h>
@@ -62,7 +67,7 @@ namespace {
 using at::Tensor;
 using Scales = std::vector<std::optional<double>>;
 
-enum class Mode { Nearest, NearestExact, Linear };
+enum class Mode { Nearest, NearestExact, Linear, Cubic };
 
 // dst positions 0..out-1 in the index arithmetic's float type
 Tensor positions(int64_t out, at::ScalarType ft, const at::TensorOptions& opts) {
@@ -100,6 +105,30 @@ std::tuple<Tensor, Tensor, Tensor> linear_index(int64_t in, int64_t out, bool al
   return {i0, i1, lambda};
 }
 
+// CPU's bicubic taps along a dim: source positions floor(src) - 1 .. + 2
+// (clamped into [0, in), as CPU's bounded access) and the cubic convolution
+// coefficients (A = -0.75) of t = src - floor(src); src is not clamped
+std::pair<std::vector<Tensor>, std::vector<Tensor>> cubic_index(int64_t in, int64_t out, bool align_corners,
+                                                                std::optional<double> scale, at::ScalarType ft,
+                                                                const at::TensorOptions& opts) {
+  double s;
+  if (align_corners) s = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  else s = scale.has_value() && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
+  if (ft == at::kFloat) s = static_cast<double>(static_cast<float>(s));
+  Tensor src = positions(out, ft, opts);
+  if (align_corners) src.mul_(s);
+  else src.add_(0.5).mul_(s).sub_(0.5);
+  Tensor base = src.floor(), t = src.sub(base);
+  Tensor i0 = base.to(at::kLong);
+  const double A = -0.75;
+  auto conv1 = [&](const Tensor& x) { return x.mul(A + 2).sub_(A + 3).mul_(x).mul_(x).add_(1); };
+  auto conv2 = [&](const Tensor& x) { return x.mul(A).sub_(5 * A).mul_(x).add_(8 * A).mul_(x).sub_(4 * A); };
+  Tensor u = t.neg().add(1);
+  std::vector<Tensor> w{conv2(t.add(1)), conv1(t), conv1(u), conv2(u.add(1))}, idx;
+  for (int64_t k = 0; k < 4; ++k) idx.push_back(i0.add(k - 1).clamp_(0, in - 1));
+  return {idx, w};
+}
+
 at::ScalarType compute_type(const Tensor& t) {
   return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
 }
@@ -117,7 +146,7 @@ Tensor interpolate(const Tensor& self, at::IntArrayRef out, const Scales& scales
   host_if_no_fp64(self);
   // CPU's uint8 (bi)linear kernel works in fixed point with its own rounding:
   // not reproduced here
-  if (mode == Mode::Linear && !c10::isFloatingType(self.scalar_type())) throw NeedsHost{};
+  if ((mode == Mode::Linear || mode == Mode::Cubic) && !c10::isFloatingType(self.scalar_type())) throw NeedsHost{};
   int64_t k = static_cast<int64_t>(out.size()), nd = self.dim();
   auto ft = index_type(self);
   Tensor y = self.to(compute_type(self));
@@ -129,6 +158,14 @@ Tensor interpolate(const Tensor& self, at::IntArrayRef out, const Scales& scales
       Tensor a = at::index_select(y, d, i0), b = at::index_select(y, d, i1);
       // (1 - l) * x0 + l * x1, as CPU's w0lambda * x0 + w1lambda * x1
       y = a.mul(lw.neg().add(1)).add_(b.mul(lw));
+    } else if (mode == Mode::Cubic) {
+      auto [idx, w] = cubic_index(in, out[j], align_corners, scales[j], ft, self.options());
+      Tensor acc;
+      for (int64_t k = 0; k < 4; ++k) {
+        Tensor term = at::index_select(y, d, idx[k]).mul_(along(w[k].to(y.scalar_type()), nd, d));
+        acc = acc.defined() ? acc.add_(term) : term;
+      }
+      y = acc;
     } else {
       y = at::index_select(y, d, nearest_index(in, out[j], scales[j], mode == Mode::NearestExact, ft, self.options()));
     }
@@ -152,6 +189,9 @@ Tensor interpolate_backward(const Tensor& grad, at::IntArrayRef out, at::IntArra
       Tensor lw = along(l.to(g.scalar_type()), nd, d);
       acc.index_add_(d, i0, g.mul(lw.neg().add(1)));
       acc.index_add_(d, i1, g.mul(lw));
+    } else if (mode == Mode::Cubic) {
+      auto [idx, w] = cubic_index(in, out[j], align_corners, scales[j], ft, grad.options());
+      for (int64_t k = 0; k < 4; ++k) acc.index_add_(d, idx[k], g.mul(along(w[k].to(g.scalar_type()), nd, d)));
     } else {
       acc.index_add_(d, nearest_index(in, out[j], scales[j], mode == Mode::NearestExact, ft, grad.options()), g);
     }
@@ -186,14 +226,14 @@ Tensor& store(Tensor& out, const Tensor& r) {
         },                                                                                                    \
         grad, output_size, input_size, RS_SCALE_ARGS_##K, gi);                                                \
   }
-#define RS_LINEAR(NAME, K)                                                                                    \
+#define RS_LINEAR(NAME, K, MODE)                                                                                    \
   Tensor& NAME##_out(const Tensor& self, at::IntArrayRef output_size, bool ac, RS_SCALE_PARAMS_##K,            \
                      Tensor& out) {                                                                           \
     return native_or_host<at::_ops::NAME##_out>(                                                              \
         [&]() -> Tensor& {                                                                                    \
           OutOps<at::meta::structured_##NAME> m(out);                                                         \
           m.meta(self, output_size, ac, RS_SCALE_ARGS_##K);                                                   \
-          return store(out, interpolate(self, output_size, {RS_SCALE_ARGS_##K}, Mode::Linear, ac));           \
+          return store(out, interpolate(self, output_size, {RS_SCALE_ARGS_##K}, MODE, ac));           \
         },                                                                                                    \
         self, output_size, ac, RS_SCALE_ARGS_##K, out);                                                       \
   }                                                                                                           \
@@ -203,8 +243,8 @@ Tensor& store(Tensor& out, const Tensor& r) {
         [&]() -> Tensor& {                                                                                    \
           OutOps<at::meta::structured_##NAME##_backward> m(gi);                                               \
           m.meta(grad, output_size, input_size, ac, RS_SCALE_ARGS_##K);                                       \
-          return store(gi, interpolate_backward(grad, output_size, input_size, {RS_SCALE_ARGS_##K},           \
-                                                Mode::Linear, ac));                                           \
+          return store(gi, interpolate_backward(grad, output_size, input_size, {RS_SCALE_ARGS_##K}, MODE, \
+                                                ac));                                        \
         },                                                                                                    \
         grad, output_size, input_size, ac, RS_SCALE_ARGS_##K, gi);                                            \
   }
@@ -220,9 +260,10 @@ RS_NEAREST(upsample_nearest3d, structured_upsample_nearest3d, 3, Mode::Nearest)
 RS_NEAREST(_upsample_nearest_exact1d, structured__upsample_nearest_exact1d, 1, Mode::NearestExact)
 RS_NEAREST(_upsample_nearest_exact2d, structured__upsample_nearest_exact2d, 2, Mode::NearestExact)
 RS_NEAREST(_upsample_nearest_exact3d, structured__upsample_nearest_exact3d, 3, Mode::NearestExact)
-RS_LINEAR(upsample_linear1d, 1)
-RS_LINEAR(upsample_bilinear2d, 2)
-RS_LINEAR(upsample_trilinear3d, 3)
+RS_LINEAR(upsample_linear1d, 1, Mode::Linear)
+RS_LINEAR(upsample_bilinear2d, 2, Mode::Linear)
+RS_LINEAR(upsample_trilinear3d, 3, Mode::Linear)
+RS_LINEAR(upsample_bicubic2d, 2, Mode::Cubic)
 
 }  // namespace
 
@@ -239,6 +280,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   RS_REG(upsample_linear1d)
   RS_REG(upsample_bilinear2d)
   RS_REG(upsample_trilinear3d)
+  RS_REG(upsample_bicubic2d)
 #undef RS_REG
 }
 

@@ -1,7 +1,9 @@
-"""F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear) and
+"""F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear,
+bicubic) and
 its backward natively (src/torch/ops_upsample.cpp) against CPU: OpInfo
 samples for every dtype CPU supports (float16/bfloat16: the float32
-computation rounded once; uint8 (bi)linear and float64 under apple: host),
+computation rounded once; uint8 bilinear/bicubic and float64 under apple:
+host),
 scale factors, align_corners, gradients."""
 
 import pytest
@@ -12,28 +14,29 @@ from torch.testing import assert_close
 from opinfo_check import check_opinfo, host_free
 
 D = "russet"
-MODES = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear"]
+MODES = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic"]
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_opinfo_samples_match_cpu(mode):
     op_dtypes = None
-    if mode in ("bilinear",):
-        # uint8 bilinear: CPU's fixed-point kernel, served on the host
+    if mode in ("bilinear", "bicubic"):
+        # uint8 bilinear/bicubic: CPU's fixed-point kernels, served on the host
         op_dtypes = [torch.float16, torch.bfloat16, torch.float32]
     check_opinfo("nn.functional.interpolate", mode, dtypes=op_dtypes)
 
 
 @pytest.mark.parametrize("mode,shape", [("nearest", (2, 3, 5, 4)), ("nearest-exact", (1, 2, 4, 5)),
                                         ("linear", (2, 3, 7)), ("bilinear", (2, 2, 5, 6)),
-                                        ("trilinear", (1, 2, 3, 4, 5)), ("nearest", (1, 1, 3, 4, 2))])
+                                        ("trilinear", (1, 2, 3, 4, 5)), ("nearest", (1, 1, 3, 4, 2)),
+                                        ("bicubic", (2, 2, 5, 6))])
 @pytest.mark.parametrize("how", [dict(scale_factor=2), dict(scale_factor=0.6), dict(size="odd")])
 def test_values_and_gradients(mode, shape, how):
     torch.manual_seed(0)
     kw = dict(how)
     if kw.get("size") == "odd":
         kw["size"] = tuple(s * 2 + 1 for s in shape[2:])
-    if mode in ("linear", "bilinear", "trilinear"):
+    if mode in ("linear", "bilinear", "trilinear", "bicubic"):
         kw["align_corners"] = shape[0] == 2
     x = torch.randn(shape)
     xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
