@@ -88,17 +88,26 @@ Tensor nearest_index(int64_t in, int64_t out, std::optional<double> scale, bool 
   return p.mul_(s).floor_().to(at::kLong).clamp_max_(in - 1);
 }
 
-// CPU's linear source indices i0, i1 and weight lambda along a dim
-std::tuple<Tensor, Tensor, Tensor> linear_index(int64_t in, int64_t out, bool align_corners,
-                                                std::optional<double> scale, at::ScalarType ft,
-                                                const at::TensorOptions& opts) {
+// CPU's area_pixel_compute_source_index for every dst position along a dim
+// (the scale from area_pixel_compute_scale, in the index type); linear
+// clamps negative sources to 0, cubic does not
+Tensor source_positions(int64_t in, int64_t out, bool align_corners, std::optional<double> scale,
+                        at::ScalarType ft, const at::TensorOptions& opts, bool cubic) {
   double s;
   if (align_corners) s = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
   else s = scale.has_value() && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
   if (ft == at::kFloat) s = static_cast<double>(static_cast<float>(s));
   Tensor src = positions(out, ft, opts);
-  if (align_corners) src.mul_(s);
-  else src.add_(0.5).mul_(s).sub_(0.5).clamp_min_(0);
+  if (align_corners) return src.mul_(s);
+  src.add_(0.5).mul_(s).sub_(0.5);
+  return cubic ? src : src.clamp_min_(0);
+}
+
+// CPU's linear source indices i0, i1 and weight lambda along a dim
+std::tuple<Tensor, Tensor, Tensor> linear_index(int64_t in, int64_t out, bool align_corners,
+                                                std::optional<double> scale, at::ScalarType ft,
+                                                const at::TensorOptions& opts) {
+  Tensor src = source_positions(in, out, align_corners, scale, ft, opts, false);
   Tensor i0 = src.to(at::kLong);  // truncation (src >= 0)
   Tensor lambda = src.sub(i0.to(ft));
   Tensor i1 = i0.add(i0.lt(in - 1).to(at::kLong));
@@ -111,13 +120,7 @@ std::tuple<Tensor, Tensor, Tensor> linear_index(int64_t in, int64_t out, bool al
 std::pair<std::vector<Tensor>, std::vector<Tensor>> cubic_index(int64_t in, int64_t out, bool align_corners,
                                                                 std::optional<double> scale, at::ScalarType ft,
                                                                 const at::TensorOptions& opts) {
-  double s;
-  if (align_corners) s = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-  else s = scale.has_value() && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
-  if (ft == at::kFloat) s = static_cast<double>(static_cast<float>(s));
-  Tensor src = positions(out, ft, opts);
-  if (align_corners) src.mul_(s);
-  else src.add_(0.5).mul_(s).sub_(0.5);
+  Tensor src = source_positions(in, out, align_corners, scale, ft, opts, true);
   Tensor base = src.floor(), t = src.sub(base);
   Tensor i0 = base.to(at::kLong);
   const double A = -0.75;

@@ -57,14 +57,20 @@ def opinfo(name, variant=""):
     return _BY_NAME[(name, variant)]
 
 
-def _to(x, device):
+def moved(x, device, dtype=None):
+    """x (tensors, nested in lists/tuples/dicts) on `device`; floating
+    tensors also cast to `dtype` when given."""
     if isinstance(x, torch.Tensor):
-        return x.detach().to(device)
+        x = x.detach().to(device)
+        return x.to(dtype) if dtype is not None and x.is_floating_point() else x
     if isinstance(x, (list, tuple)):
-        return type(x)(_to(e, device) for e in x)
+        return type(x)(moved(e, device, dtype) for e in x)
     if isinstance(x, dict):
-        return {k: _to(v, device) for k, v in x.items()}
+        return {k: moved(v, device, dtype) for k, v in x.items()}
     return x
+
+
+_to = moved
 
 
 def _tolerance(op, dtype):

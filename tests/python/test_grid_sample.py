@@ -12,21 +12,10 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 from torch.testing._internal.common_methods_invocations import op_db
 
-from opinfo_check import host_free
+from opinfo_check import host_free, moved as _to
 
 D = "russet"
 REDUCED = (torch.float16, torch.bfloat16)
-
-
-def _to(x, device, dtype=None):
-    if isinstance(x, torch.Tensor):
-        x = x.detach().to(device)
-        return x.to(dtype) if dtype is not None and x.is_floating_point() else x
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to(e, device, dtype) for e in x)
-    if isinstance(x, dict):
-        return {k: _to(v, device, dtype) for k, v in x.items()}
-    return x
 
 
 def host_case(name, s):
