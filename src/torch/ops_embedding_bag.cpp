@@ -4,8 +4,8 @@
 // _embedding_bag_backward (dense), _embedding_bag_dense_backward and
 // _embedding_bag_per_sample_weights_backward. The four results (output,
 // offset2bag, bag_size, max_indices) have CPU's shapes and values.
-// Host execution: float64 weights without fp64 (the apple profile), and
-// sparse=True gradients.
+// Host execution: float64 weights without fp64 (the apple profile).
+// sparse=True raises (no sparse tensors on this backend).
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 
@@ -258,7 +258,11 @@ Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices_, const 
                               const std::optional<Tensor>& psw, int64_t padding_idx) {
   return native_or_host<at::_ops::_embedding_bag_backward>(
       [&]() -> Tensor {
-        if (sparse) throw NeedsHost{};  // a sparse gradient
+        // CPU's result would be a sparse COO tensor, which this backend
+        // cannot hold (no Sparse kernels): say so rather than fail inside
+        TORCH_CHECK_NOT_IMPLEMENTED(!sparse, "embedding_bag(sparse=True): the weight's gradient would be a sparse ",
+                                    "tensor, and russet has no sparse tensors yet; use sparse=False (a dense ",
+                                    "gradient, computed natively)");
         auto [indices, offsets] = promoted(indices_, offsets_);
         check_index_types(indices, offsets);
         Tensor o2b = offset2bag_of(indices, offsets, offset2bag);

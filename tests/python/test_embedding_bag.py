@@ -202,14 +202,12 @@ def test_embedding_bag_module_training_step():
         assert_close(b.cpu(), a, msg=k)
 
 
-def test_sparse_gradient_through_host():
-    w = _weight(10, 3, torch.float32)
-    idx, off = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])
-    wc = w.clone().requires_grad_()
-    F.embedding_bag(idx, wc, off, sparse=True).sum().backward()
-    wd = w.to(D).requires_grad_()
-    F.embedding_bag(idx.to(D), wd, off.to(D), sparse=True).sum().backward()
-    assert_close(wd.grad.cpu().to_dense(), wc.grad.to_dense())
+def test_sparse_gradient_raises_clearly():
+    # CPU's gradient is a sparse COO tensor; russet has no sparse tensors
+    w = _weight(10, 3, torch.float32).to(D).requires_grad_()
+    out = F.embedding_bag(torch.tensor([1, 2, 4, 5]).to(D), w, torch.tensor([0, 2]).to(D), sparse=True)
+    with pytest.raises(NotImplementedError, match="sparse=True"):
+        out.sum().backward()
 
 
 def test_bad_input():
