@@ -28,6 +28,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include <limits>
 #include <tuple>
 
 namespace russet {
@@ -65,7 +66,7 @@ void reduce_into(rs_index_reduce_op op, const Tensor& self, const Tensor& target
 // CPU's make_offset2bag: the bag of each of the L indices, from the bags'
 // start offsets (ones added at the offsets, a cumulative sum, minus one).
 // Offsets past L raise (device-side, at the next sync); positions before
-// offsets[0] (CPU raises unless it is 0) get bag -1.
+// offsets[0] (CPU requires 0) get bag -1.
 Tensor bag_ids(const Tensor& offsets, int64_t L) {
   Tensor starts = at::zeros({L + 1}, offsets.options());
   if (offsets.numel() > 0) starts.index_add_(0, offsets, at::ones({offsets.numel()}, offsets.options()));
@@ -116,8 +117,11 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   const int64_t L = idx.numel(), B = offsets.size(0) - (include_last_offset ? 1 : 0), D = weight.size(1);
   Tensor o2b = bag_ids(include_last_offset ? offsets.narrow(0, 0, B) : offsets, L);
   Tensor minus1 = at::full({}, -1, o2b.options());
-  // where each index goes: its bag, or -1 (skipped) for padding_idx
-  Tensor target = padding_idx >= 0 ? at::where(idx.eq(padding_idx), minus1, o2b) : o2b;
+  // where each index goes: its bag, or -1 (skipped) for padding_idx; a
+  // position before offsets[0] (CPU raises unless it is 0) goes to bag B,
+  // which raises (device-side) at the next sync
+  Tensor target = at::where(o2b.lt(0), at::full({}, B, o2b.options()), o2b);
+  if (padding_idx >= 0) target = at::where(idx.eq(padding_idx), minus1, target);
   auto counts = [&] {  // non-padding indices per bag
     Tensor c = at::zeros({B}, offsets.options());
     reduce_into(RS_IR_SUM, c, target, at::ones({L}, offsets.options()), /*shared*/ true);
@@ -130,12 +134,22 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
     output = at::zeros({B, D}, weight.options());
     max_indices = at::zeros({B, D}, offsets.options());
     if (B > 0 && D > 0 && L > 0) {
+      Tensor ar = at::arange(L, offsets.options()), none = at::full({}, L, offsets.options());
+      // CPU takes a bag's first (non-padding) row, then a later value only
+      // where it is greater: a NaN counts only first. Later NaNs become -inf
+      // (never greater).
+      Tensor start = at::full({B}, L, offsets.options());
+      reduce_into(RS_IR_AMIN, start, target, ar, true);
+      Tensor later = at::index_select(at::cat({start, none.view({1})}), 0, target.clamp(0, B)).ne(ar);
+      rows = at::where(rows.isnan().logical_and(later.unsqueeze(1)),
+                       at::full({}, -std::numeric_limits<double>::infinity(), rows.options()), rows);
       reduce_into(RS_IR_AMAX, output, target, rows, true, /*include_self*/ false);
       // the first position of each bag that reaches the maximum (CPU keeps
-      // the first: a later one must be greater), L for an empty bag; its
-      // index then, 0 for an empty bag (CPU's zero-filled max_indices)
-      Tensor hit = rows.eq(at::index_select(output, 0, o2b.clamp(0, B - 1)));
-      Tensor pos = at::where(hit, at::arange(L, offsets.options()).unsqueeze(1), at::full({}, L, offsets.options()));
+      // the first), L for an empty bag; its index then, 0 for an empty bag
+      // (CPU's zero-filled max_indices)
+      Tensor best = at::index_select(output, 0, o2b.clamp(0, B - 1));
+      Tensor hit = rows.eq(best).logical_or(rows.isnan().logical_and(best.isnan()));
+      Tensor pos = at::where(hit, ar.unsqueeze(1), none);
       Tensor first = at::full({B, D}, L, offsets.options());
       reduce_into(RS_IR_AMIN, first, target, pos, true);
       Tensor padded = at::cat({idx, at::zeros({1}, idx.options())});

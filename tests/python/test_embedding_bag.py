@@ -33,7 +33,7 @@ def _compare_aten(weight, idx, off, mode, psw, ilo, pad, forward_only):
     exp = op(weight, idx, off, *args, psw, ilo, pad)
     dev = [t.to(D) if t is not None else None for t in (weight, idx, off, psw)]
     got = host_free(lambda: op(dev[0], dev[1], dev[2], *args, dev[3], ilo, pad))
-    assert_close(got[0].cpu(), exp[0])
+    assert_close(got[0].cpu(), exp[0], equal_nan=True)
     for k, name in [(1, "offset2bag"), (2, "bag_size"), (3, "max_indices")]:
         assert got[k].dtype == exp[k].dtype, name
         assert got[k].shape == exp[k].shape, (name, got[k].shape, exp[k].shape)
@@ -74,6 +74,10 @@ def test_max_ties_and_empty_bags():
     idx = torch.tensor([0, 1, 2, 3, 3, 2, 1])
     off = torch.tensor([0, 0, 3, 3, 5, 7])
     for pad in [-1, 3]:
+        _compare_aten(w, idx, off, "max", None, False, pad, False)
+    # NaN: CPU takes it only as a bag's first row (a later value must be greater)
+    w = torch.tensor([[float("nan"), 2.0], [1.0, float("nan")], [0.5, 3.0], [-1.0, -2.0]])
+    for pad in [-1, 0, 3]:
         _compare_aten(w, idx, off, "max", None, False, pad, False)
     # no offsets at all, and no indices
     _compare_aten(w, torch.tensor([], dtype=torch.long), torch.tensor([0, 0]), "max", None, False, -1, False)
@@ -217,5 +221,9 @@ def test_bad_input():
                                       torch.ones(2).to(D))
     with pytest.raises(RuntimeError, match="Long, Int"):
         torch.ops.aten._embedding_bag(w, torch.tensor([1.0]).to(D), torch.tensor([0]).to(D))
-    with pytest.raises(RuntimeError, match="out of bounds"):
-        F.embedding_bag(torch.tensor([1, 5]).to(D), w, torch.tensor([0]).to(D)).cpu()
+    # out-of-range indices and offsets (CPU checks offsets[0] == 0 and
+    # offsets[-1] <= len): device-side, at the next sync
+    for mode in MODES:
+        for idx, off in [([1, 5], [0]), ([1, -1], [0]), ([1, 2, 3], [1, 2]), ([1, 2, 3], [0, 4])]:
+            with pytest.raises(RuntimeError, match="out of bounds"):
+                F.embedding_bag(torch.tensor(idx).to(D), w, torch.tensor(off).to(D), mode=mode).cpu()
