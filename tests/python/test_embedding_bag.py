@@ -68,6 +68,16 @@ def test_per_sample_weights_and_index_types(dtype, pad, itype):
     _compare_aten(w, torch.tensor(IDX, dtype=torch.int32), torch.tensor(OFF), "mean", None, True, pad, True)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_strided_weight_and_weights(mode):
+    # a transposed weight (CPU's slow path: offset2bag kept) and strided
+    # per_sample_weights
+    w = _weight(5, 7, torch.float32).t()
+    psw = torch.randn(2 * len(IDX))[::2] if mode == "sum" else None
+    for ilo in [False, True]:
+        _compare_aten(w, torch.tensor(IDX), torch.tensor(OFF), mode, psw, ilo, -1, False)
+
+
 def test_max_ties_and_empty_bags():
     # equal maxima: CPU keeps the first position's index
     w = torch.tensor([[1.0, 2.0], [1.0, 3.0], [0.5, 3.0], [-1.0, -2.0]])
