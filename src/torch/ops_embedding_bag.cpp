@@ -283,8 +283,8 @@ Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices_, const 
         return at::_embedding_bag_dense_backward_symint(grad, indices, o2b, bag_size, max_indices, num_weights,
                                                         scale_grad_by_freq, mode, psw, padding_idx);
       },
-      grad, indices_, offsets_, offset2bag, bag_size, max_indices, num_weights.expect_int(), scale_grad_by_freq, mode, sparse, psw,
-      padding_idx);
+      grad, indices_, offsets_, offset2bag, bag_size, max_indices, num_weights.expect_int(), scale_grad_by_freq, mode,
+      sparse, psw, padding_idx);
 }
 
 // d(output)/d(per_sample_weights[i]) = grad[bag(i)] . weight[indices[i]]
