@@ -325,11 +325,13 @@ Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, 
         Tensor uniq = std::get<0>(at::_unique(indices.reshape({-1}), /*sorted*/ true, /*return_inverse*/ false));
         Tensor rows = at::index_select(self, 0, uniq);
         // the norm in the dtype (CPU: row.norm().item()); the scale in float
-        // (CPU: double), applied in float and rounded once (CPU's opmath mul)
-        Tensor norms = at::linalg_vector_norm(rows, norm_type, at::IntArrayRef{1}, false).to(at::kFloat);
+        // (CPU: double; float64 weights: double), applied in that type and
+        // rounded once (CPU's opmath mul)
+        const auto t = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+        Tensor norms = at::linalg_vector_norm(rows, norm_type, at::IntArrayRef{1}, false).to(t);
         Tensor scale = at::where(norms.gt(max_norm), norms.add(1e-7).reciprocal().mul(max_norm),
                                  at::ones_like(norms));
-        self.index_copy_(0, uniq, rows.to(at::kFloat).mul(scale.unsqueeze(1)).to(self.scalar_type()));
+        self.index_copy_(0, uniq, rows.to(t).mul(scale.unsqueeze(1)).to(self.scalar_type()));
         return self;
       },
       self, indices, max_norm, norm_type);

@@ -410,6 +410,17 @@ def test_embedding_max_norm_native(dtype):
     assert_close(out.detach().cpu(), emb(ids).detach())
 
 
+def test_embedding_max_norm_float64():
+    # the scale in double for float64 weights (float only for the float32
+    # family): float64's precision, on the host under apple
+    w = torch.randn(10, 4, dtype=torch.float64) * 2
+    ids = torch.tensor([1, 2, 9, 1, 0])
+    a, b = w.clone(), w.to(D)
+    torch.embedding_renorm_(a, ids, 1.5, 1.0)
+    torch.embedding_renorm_(b, ids.to(D), 1.5, 1.0)
+    assert_close(b.cpu(), a, atol=1e-12, rtol=1e-12)
+
+
 @pytest.fixture
 def force_sort():
     # small shapes take the direct pass; this forces the sorted segments
