@@ -1,0 +1,62 @@
+"""multi_margin_loss and multilabel_margin_loss (src/torch/ops_margin_loss.cpp)
+against CPU: OpInfo samples, p = 1 and 2, margins, class weights, every
+reduction, 1-d inputs, label lists ended by -1 (with repeats), gradients with
+no host execution, and CPU's errors."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo, host_free
+
+D = "russet"
+
+
+@pytest.mark.parametrize("name", ["nn.functional.multi_margin_loss", "nn.functional.multilabel_margin_loss"])
+def test_opinfo_samples_match_cpu(name):
+    check_opinfo(name)
+
+
+def grads_match(fn, x, *rest):
+    xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+    yc = fn(xc, *rest)
+    yd = host_free(lambda: fn(xd, *[r.to(D) if isinstance(r, torch.Tensor) else r for r in rest]))
+    assert_close(yd.detach().cpu(), yc.detach(), rtol=1e-5, atol=1e-6)
+    g = torch.rand(yc.shape)
+    yc.backward(g)
+    host_free(lambda: yd.backward(g.to(D)))
+    assert_close(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multi_margin(p, reduction, weighted):
+    torch.manual_seed(0)
+    x, t = torch.randn(6, 5), torch.randint(0, 5, (6,))
+    w = torch.rand(5) + 0.5 if weighted else None
+    grads_match(lambda a, b: F.multi_margin_loss(a, b, p=p, margin=0.7, weight=None if w is None else
+                                                 w.to(a.device), reduction=reduction), x, t)
+    grads_match(lambda a, b: F.multi_margin_loss(a, b, p=p, reduction=reduction), torch.randn(4), t[:1])
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multilabel_margin(reduction):
+    torch.manual_seed(1)
+    x = torch.randn(4, 6)
+    t = torch.tensor([[3, 0, -1, 1, 2, 5], [1, 1, 4, -1, -1, -1], [-1, 2, 3, 0, 0, 0], [0, 1, 2, 3, 4, 5]])
+    grads_match(lambda a, b: F.multilabel_margin_loss(a, b, reduction=reduction), x, t)
+    grads_match(lambda a, b: F.multilabel_margin_loss(a, b, reduction=reduction), x[0], t[0])
+
+
+def test_errors_like_cpu():
+    x = torch.randn(3, 4, device=D)
+    with pytest.raises(RuntimeError, match="only p == 1 and p == 2"):
+        torch.ops.aten.multi_margin_loss(x, torch.zeros(3, dtype=torch.long, device=D), 3, 1.0, None, 1)
+    with pytest.raises(RuntimeError, match="inconsistent target size"):
+        F.multi_margin_loss(x, torch.zeros(2, dtype=torch.long, device=D))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        F.multi_margin_loss(x, torch.full((3,), 7, device=D)).cpu()
+    with pytest.raises(RuntimeError, match="inconsistent target size"):
+        F.multilabel_margin_loss(x, torch.zeros(3, 3, dtype=torch.long, device=D))
