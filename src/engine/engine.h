@@ -76,6 +76,8 @@ rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint6
  * gl_GlobalInvocationID.x (32-bit) from wrapping. */
 #define RS_GROUPS_MAX (1u << 22)
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
+/* A contiguous (rows, n) view of `dt` at `address` (scratch buffers). */
+rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n);
 /* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
  * (sort.c; searchsorted shares the keys). */
 int rs_dtype_has_sort_key(rs_dtype dt);

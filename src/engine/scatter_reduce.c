@@ -67,19 +67,6 @@ static rs_tensor drop_dim(const rs_tensor *v, const rs_tensor *like, int dim) {
     return t;
 }
 
-static rs_tensor flat2(uint64_t address, int64_t rows, int64_t n) {
-    rs_tensor t;
-    memset(&t, 0, sizeof t);
-    t.address = address;
-    t.dtype = RS_INT64;
-    t.ndim = 2;
-    t.sizes[0] = rows;
-    t.sizes[1] = n;
-    t.strides[0] = n;
-    t.strides[1] = 1;
-    return t;
-}
-
 rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_index_reduce: missing arguments");
     const char *name = p->name ? p->name : "index_reduce";
@@ -217,7 +204,8 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
         }
         if ((st = rs_copy(s, &dst_idx, &src_idx)) != RS_OK) goto done;
         /* 2. stable sort of each row */
-        rs_tensor kt = flat2(keys, R, K), vt = flat2(sorted, R, K), it = flat2(perm, R, K);
+        rs_tensor kt = rs_tensor_rows(keys, RS_INT64, R, K), vt = rs_tensor_rows(sorted, RS_INT64, R, K),
+                  it = rs_tensor_rows(perm, RS_INT64, R, K);
         if ((st = rs_sort(s, &kt, 0, K, &vt, &it)) != RS_OK) goto done;
 
         /* 3. the segments */

@@ -84,19 +84,6 @@ static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int 
     return rs_kernel_get(rs_stream_device(s), "sort_radix.comp", defines, k);
 }
 
-static rs_tensor flat(uint64_t address, rs_dtype dt, int64_t rows, int64_t n) {
-    rs_tensor t;
-    memset(&t, 0, sizeof t);
-    t.address = address;
-    t.dtype = dt;
-    t.ndim = 2;
-    t.sizes[0] = rows;
-    t.sizes[1] = n;
-    t.strides[0] = n;
-    t.strides[1] = 1;
-    return t;
-}
-
 /* Long rows: a stable LSD radix sort, 4 bits per pass (8 passes for 32-bit
  * keys, 16 for 64-bit), into (st->keys, st->idx) with row stride n. Each
  * pass: block digit histograms, their scan (rs_scan, per row), a stable
@@ -129,8 +116,8 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
     pc.nb = (uint32_t)nb;
     rs_access a_init[3] = {rs_tensor_access(src, 0), {st->keys, sizes[0], 1}, {st->idx, sizes[1], 1}};
     if ((e = rs_launch(s, k1, total, &pc, sizeof pc, a_init, 3)) != RS_OK) return e;
-    rs_tensor hist = flat(st->tmp[2], RS_UINT32, rows, 16 * (int64_t)nb);
-    rs_tensor incl = flat(st->tmp[3], RS_INT64, rows, 16 * (int64_t)nb);
+    rs_tensor hist = rs_tensor_rows(st->tmp[2], RS_UINT32, rows, 16 * (int64_t)nb);
+    rs_tensor incl = rs_tensor_rows(st->tmp[3], RS_INT64, rows, 16 * (int64_t)nb);
     uint64_t kb[2] = {st->keys, st->tmp[0]}, ib[2] = {st->idx, st->tmp[1]};
     int bits = st->k64 ? 64 : 32;
     for (int p = 0; p * 4 < bits; ++p) {

@@ -137,6 +137,19 @@ rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push
     return rs_dispatch(s, k, g, push, push_size, acc, n_acc);
 }
 
+rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = address;
+    t.dtype = dt;
+    t.ndim = 2;
+    t.sizes[0] = rows;
+    t.sizes[1] = n;
+    t.strides[0] = n;
+    t.strides[1] = 1;
+    return t;
+}
+
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit) {
     uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
     if (cap == 0 || cap > limit) cap = limit;

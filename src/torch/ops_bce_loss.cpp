@@ -3,16 +3,15 @@
 // at -100, the [0, 1] range checks raised through the device error flag and
 // reported at the next sync, as CUDA's device assert is), then the weight
 // and the reduction as CPU applies them.
+#include "torch/pointwise.h"
+
 #include <ATen/core/Reduction.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/binary_cross_entropy_backward_ops.h>
 #include <ATen/ops/binary_cross_entropy_ops.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/squeeze.h>
 #include <torch/library.h>
-
-#include "torch/pointwise.h"
 
 namespace russet {
 namespace {
@@ -44,9 +43,7 @@ Tensor& bce_out(const Tensor& self, const Tensor& target, const OptTensor& weigh
         if (defined(weight)) loss.mul_(*weight);
         if (reduction == at::Reduction::Mean) loss = loss.mean();
         else if (reduction == at::Reduction::Sum) loss = loss.sum();
-        at::native::resize_output(out, loss.sizes());
-        out.copy_(loss);
-        return out;
+        return write_out(out, loss);
       },
       self, target, weight, reduction, out);
 }
@@ -74,9 +71,7 @@ Tensor& bce_backward_out(const Tensor& grad, const Tensor& self, const Tensor& t
         run_pointwise(iter, "binary_cross_entropy_backward", "rs_loss_bce_backward(a, b, c)");
         if (defined(weight)) gi.mul_(*weight);
         if (reduction == at::Reduction::Mean) gi.div_(static_cast<double>(self.numel()));
-        at::native::resize_output(grad_input, gi.sizes());
-        grad_input.copy_(gi);
-        return grad_input;
+        return write_out(grad_input, gi);
       },
       grad, self, target, weight, reduction, grad_input);
 }

@@ -6,7 +6,6 @@
 #include "torch/pointwise.h"
 
 #include <ATen/core/Reduction.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cumprod.h>
 #include <ATen/ops/empty.h>
@@ -74,8 +73,7 @@ Tensor& multi_margin_out(const Tensor& self, const Tensor& target, const at::Sca
         // (CPU keeps one element for a 1-d input with reduction none)
         Tensor per = h.sum(1).div_(static_cast<double>(m.c));
         Tensor r = reduce(per, reduction);
-        at::native::resize_output(out, r.sizes());
-        return out.copy_(r);
+        return write_out(out, r);
       },
       self, target, p, margin, weight, reduction, out);
 }
@@ -99,8 +97,7 @@ Tensor& multi_margin_backward_out(const Tensor& grad, const Tensor& self, const 
         if (m.wt.defined()) h.mul_(m.wt);
         // the target's column gets minus the row's sum (its own h is 0)
         h.scatter_add_(1, m.t, h.sum(1, true).neg_());
-        at::native::resize_output(gi, self.sizes());
-        return gi.copy_(h.view(self.sizes()));
+        return write_out(gi, h.view(self.sizes()));
       },
       grad, self, target, p, margin, weight, reduction, gi);
 }
@@ -147,10 +144,8 @@ std::tuple<Tensor&, Tensor&> multilabel_forward_out(const Tensor& self, const Te
         Tensor per = m.zpos.sum({1, 2}).div_(static_cast<double>(m.c));
         if (self.dim() <= 1 && reduction == at::Reduction::None) per = per.squeeze(0);
         Tensor r = reduce(per, reduction);
-        at::native::resize_output(out, r.sizes());
-        out.copy_(r);
-        at::native::resize_output(is_target, self.sizes());
-        is_target.copy_(m.is_target.view(self.sizes()));
+        write_out(out, r);
+        write_out(is_target, m.is_target.view(self.sizes()));
         return {out, is_target};
       },
       self, target, reduction, out, is_target);
@@ -172,8 +167,7 @@ Tensor& multilabel_backward_out(const Tensor& grad, const Tensor& self, const Te
         Tensor a = m.active.to(m.x.scalar_type()).mul(g).div_(norm);  // (N, S, C)
         Tensor gx = a.sum(1);                                          // + for each non-label k
         gx.scatter_add_(1, m.t, a.sum(2).neg_());                      // - for each label slot's column
-        at::native::resize_output(gi, self.sizes());
-        return gi.copy_(gx.view(self.sizes()));
+        return write_out(gi, gx.view(self.sizes()));
       },
       grad, self, target, reduction, is_target, gi);
 }

@@ -226,12 +226,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const OptTens
 // the out= forms: compute, then resize and copy into the given tensors
 std::tuple<Tensor&, Tensor&, Tensor&> write_outs(std::tuple<Tensor, Tensor, Tensor> r, Tensor& o0, Tensor& o1,
                                                  Tensor& o2) {
-  Tensor* outs[3] = {&o0, &o1, &o2};
-  Tensor vals[3] = {std::get<0>(r), std::get<1>(r), std::get<2>(r)};
-  for (int i = 0; i < 3; ++i) {
-    at::native::resize_output(*outs[i], vals[i].sizes());
-    outs[i]->copy_(vals[i]);
-  }
+  write_out(o0, std::get<0>(r));
+  write_out(o1, std::get<1>(r));
+  write_out(o2, std::get<2>(r));
   return {o0, o1, o2};
 }
 

@@ -5,7 +5,6 @@
 // clamps it), and the backward is the adjoint, an index_add into zeros.
 #include "torch/pointwise.h"
 
-#include <ATen/native/Resize.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/index_select.h>
@@ -88,12 +87,6 @@ Tensor pad_backward(const Tensor& grad, const Tensor& self, at::IntArrayRef pad,
   return g.to(self.scalar_type());
 }
 
-Tensor& write(Tensor& out, const Tensor& r) {
-  at::native::resize_output(out, r.sizes());
-  out.copy_(r);
-  return out;
-}
-
 // the twelve registrations: (reflect, replicate) x (1d, 2d, 3d) x (forward, backward)
 #define RS_PAD(NAME, K, REFLECT)                                                                              \
   Tensor NAME(const Tensor& self, at::IntArrayRef pad) {                                                      \
@@ -101,7 +94,7 @@ Tensor& write(Tensor& out, const Tensor& r) {
   }                                                                                                           \
   Tensor& NAME##_out(const Tensor& self, at::IntArrayRef pad, Tensor& out) {                                  \
     return native_or_host<at::_ops::NAME##_out>(                                                              \
-        [&]() -> Tensor& { return write(out, pad_forward(self, pad, K, REFLECT)); }, self, pad, out);         \
+        [&]() -> Tensor& { return write_out(out, pad_forward(self, pad, K, REFLECT)); }, self, pad, out);         \
   }                                                                                                           \
   Tensor NAME##_backward(const Tensor& grad, const Tensor& self, at::IntArrayRef pad) {                       \
     return native_or_host<at::_ops::NAME##_backward>([&] { return pad_backward(grad, self, pad, K, REFLECT); }, \
@@ -109,7 +102,7 @@ Tensor& write(Tensor& out, const Tensor& r) {
   }                                                                                                           \
   Tensor& NAME##_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef pad, Tensor& gi) {      \
     return native_or_host<at::_ops::NAME##_backward_grad_input>(                                              \
-        [&]() -> Tensor& { return write(gi, pad_backward(grad, self, pad, K, REFLECT)); }, grad, self, pad, gi); \
+        [&]() -> Tensor& { return write_out(gi, pad_backward(grad, self, pad, K, REFLECT)); }, grad, self, pad, gi); \
   }
 RS_PAD(reflection_pad1d, 1, true)
 RS_PAD(reflection_pad2d, 2, true)

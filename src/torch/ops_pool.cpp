@@ -313,9 +313,7 @@ Tensor& max_pool3d_backward_out(const Tensor& grad, const Tensor& self, at::IntA
         TORCH_CHECK(grad.sizes().equals(out_shape(self, p)) && indices.sizes().equals(grad.sizes()),
                     "max_pool3d_with_indices_backward(): grad_output and indices must have the output's shape ",
                     out_shape(self, p), ", got ", grad.sizes(), " and ", indices.sizes());
-        at::native::resize_output(gi, self.sizes());
-        gi.copy_(max_pool_backward(grad, self, p, indices));
-        return gi;
+        return write_out(gi, max_pool_backward(grad, self, p, indices));
       },
       grad, self, kernel, stride, pad, dil, ceil_mode, indices, gi);
 }
@@ -508,8 +506,7 @@ Tensor& adaptive_avg2d_out(const Tensor& self, at::IntArrayRef output_size, Tens
   return native_or_host<at::_ops::adaptive_avg_pool2d_out>(
       [&]() -> Tensor& {
         Tensor r = adaptive_avg(self, output_size, 2, "adaptive_avg_pool2d()");
-        at::native::resize_output(out, r.sizes());
-        return out.copy_(r);
+        return write_out(out, r);
       },
       self, output_size, out);
 }
@@ -517,8 +514,7 @@ Tensor& adaptive_avg3d_out(const Tensor& self, at::IntArrayRef output_size, Tens
   return native_or_host<at::_ops::adaptive_avg_pool3d_out>(
       [&]() -> Tensor& {
         Tensor r = adaptive_avg(self, output_size, 3, "adaptive_avg_pool3d()");
-        at::native::resize_output(out, r.sizes());
-        return out.copy_(r);
+        return write_out(out, r);
       },
       self, output_size, out);
 }

@@ -4,9 +4,10 @@
 // lambdas): the per-element loss rounded to the dtype (mse: the difference
 // in the dtype, then its square; smooth_l1/huber: in float32 for
 // float16/bfloat16, rounded once), then the reduction.
+#include "torch/pointwise.h"
+
 #include <ATen/core/Reduction.h>
 #include <ATen/ExpandUtils.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/abs.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/huber_loss_backward_ops.h>
@@ -20,8 +21,6 @@
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
-
-#include "torch/pointwise.h"
 
 namespace russet {
 namespace {
@@ -37,8 +36,7 @@ void reduce_into(const Tensor& elems, at::ScalarType dtype, int64_t reduction, T
   Tensor loss = elems.to(dtype);
   if (reduction == at::Reduction::Mean) loss = loss.mean();
   else if (reduction == at::Reduction::Sum) loss = loss.sum();
-  at::native::resize_output(out, loss.sizes());
-  out.copy_(loss);
+  write_out(out, loss);
 }
 
 // a - b in the opmath type, broadcast
@@ -67,9 +65,7 @@ Tensor& mse_loss_backward_out(const Tensor& grad, const Tensor& self, const Tens
         host_if_no_fp64(self);
         double norm = reduction == at::Reduction::Mean ? 2. / static_cast<double>(self.numel()) : 2.;
         Tensor r = self.sub(target).mul_(norm).mul_(grad);
-        at::native::resize_output(grad_input, r.sizes());
-        grad_input.copy_(r);
-        return grad_input;
+        return write_out(grad_input, r);
       },
       grad, self, target, reduction, grad_input);
 }
@@ -99,9 +95,7 @@ Tensor& smooth_l1_loss_backward_out(const Tensor& grad, const Tensor& self, cons
         Tensor g = grad.to(x.scalar_type()).expand(x.sizes());
         Tensor mid = beta == 0 ? at::zeros_like(x) : x.mul(norm).mul_(g).div_(beta);
         Tensor r = at::where(x.le(-beta), g.mul(-norm), at::where(x.ge(beta), g.mul(norm), mid));
-        at::native::resize_output(grad_input, r.sizes());
-        grad_input.copy_(r);
-        return grad_input;
+        return write_out(grad_input, r);
       },
       grad, self, target, reduction, beta, grad_input);
 }
@@ -131,9 +125,7 @@ Tensor& huber_loss_backward_out(const Tensor& grad, const Tensor& self, const Te
         Tensor g = grad.to(x.scalar_type()).expand(x.sizes());
         Tensor r = at::where(x.le(-delta), g.mul(-norm * delta),
                              at::where(x.ge(delta), g.mul(norm * delta), x.mul(norm).mul_(g)));
-        at::native::resize_output(grad_input, r.sizes());
-        grad_input.copy_(r);
-        return grad_input;
+        return write_out(grad_input, r);
       },
       grad, self, target, reduction, delta, grad_input);
 }

@@ -56,6 +56,14 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
                    std::optional<at::ScalarType> compute = std::nullopt, unsigned keep_dtype = 0,
                    bool scalars_in_opmath = false);
 
+// An out= kernel's result computed into a fresh tensor `r`: `out` resized as
+// ATen's resize_output does (a warning when it had elements), then filled.
+inline at::Tensor& write_out(at::Tensor& out, const at::Tensor& r) {
+  at::native::resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
 // ATen's resize_out for structured out= kernels: dtype and device must
 // match; a resized output takes the strides the meta function asked for.
 void resize_out(const at::Tensor& out, at::IntArrayRef sizes, at::IntArrayRef strides,
