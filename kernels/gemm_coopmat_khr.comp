@@ -1,7 +1,7 @@
-// gemm_coopmat_khr.comp: the float16 GEMM on VK_KHR_cooperative_matrix
-// (16x16x16 fragments, float16 inputs, float32 accumulators), for devices
-// that list that shape (never under the apple profile). Same parameter block
-// and semantics as gemm.comp / gemm_coopmat.comp: strided, transposed and
+// gemm_coopmat_khr.comp: the float16 and bfloat16 GEMM on
+// VK_KHR_cooperative_matrix (16x16x16 fragments, float16 or bfloat16 inputs,
+// float32 accumulators), for devices that list that shape (never under the
+// apple profile). Same parameter block and semantics as gemm.comp / gemm_coopmat.comp: strided, transposed and
 // batched operands, alpha, beta * Cin, reduce_batch, any edges.
 //
 // Debian 12's shaderc (glslang 12), which russet compiles with at run time,
@@ -11,29 +11,43 @@
 // by name (rs_kernel_spirv). tests/python/test_spirv_fresh.py fails when a
 // committed module is older than this file or the files it includes.
 //
-// Variants (defines):
-//   WN      subgroups along n (2 or 4); 2 along m. The workgroup has
-//           64 * WN invocations and computes a 128 x (64 * WN) tile of C;
-//           each subgroup (32 invocations) a 64 x 64 block, 4 x 4 fragments.
-//   STAGES  shared-memory buffers per operand (1 or 2). With 2, slice s + 1
-//           is stored while slice s is multiplied: one barrier per slice.
-//           Either way the next slice's global loads are in flight in
-//           registers during the multiply-adds.
+// Variants (defines; tools/build_spirv.py builds the production ones, and
+// bench/gemm_probe.c times them; docs/gemm.md has the measurements):
+//   WM, WN  subgroups (of 32 invocations) along m and n (default 2 x 2).
+//   FM, FN  16x16 fragments per subgroup along m and n (default 4 x 4: a
+//           64 x 64 block of C). The tile is (16 FM WM) x (16 FN WN).
+//   STAGES  shared-memory buffers per operand (1 default, or 2). With 1,
+//           slice s + 1 is loaded into registers while slice s is
+//           multiplied, then stored between two barriers; with 2 it is
+//           stored into the other buffer, one barrier per slice. On the
+//           H200 the one-stage form is 1.8x faster (docs/gemm.md).
+//   BK      the depth of a slice, 32 (default), 16 or 64.
+//   SWIZ    > 0: the tiles are visited in column-major groups of SWIZ tile
+//           rows, so that the workgroups running at once share A and B in L2.
 //   VEC_A   0: A gathered a half at a time (any strides);
 //           1: A contiguous along k (row-major), 16-byte loads;
 //           2: A contiguous along m (a transposed view), 16-byte loads,
 //              kept column-major in shared memory.
 //   VEC_B   0: gathered; 1: contiguous along n; 2: contiguous along k
 //           (e.g. a weight's transpose, x @ w.T), kept column-major.
-//   BK      the depth of a slice, 32 (default) or 64.
+//   ELEM_BF16 1: bfloat16. glslang 13 has no bfloat16 type
+//           (GL_EXT_bfloat16 is glslang 15), so the module is compiled with
+//           float16 fragments and an epilogue that reads and writes
+//           bfloat16, and tools/build_spirv.py then declares the one 16-bit
+//           float type bfloat16 (SPV_KHR_bfloat16). Fragments are only
+//           loaded and multiplied into float32, so nothing else changes.
+//   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
+//           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
 // other strides, the extent and the address multiples of 8 halves).
 //
 // Slices are BK deep, staged in shared memory as uvec4 (8 halves) with
-// one uvec4 of padding per row (conflict-free fragment loads). The epilogue
-// goes through a 16 x 16 float staging area per subgroup: alpha,
-// beta * Cin, rounding to float16 as c10 does (rs_f16_enc), edges; a lane
-// stores 8 neighbours of a row as one 16-byte store where C allows it.
+// one uvec4 of padding per row (conflict-free fragment loads). The vector
+// loaders compute their addresses once per tile and add one offset per
+// slice. The epilogue goes through a 16 x 16 float staging area per
+// subgroup, inside As (after a barrier): alpha, beta * Cin, rounding to
+// float16/bfloat16 as c10 does, edges; a lane stores 8 neighbours of a row
+// as one 16-byte store where C allows it.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -50,7 +64,7 @@
 #define WN 2
 #endif
 #ifndef STAGES
-#define STAGES 2
+#define STAGES 1
 #endif
 #ifndef VEC_A
 #define VEC_A 1
@@ -61,11 +75,37 @@
 #ifndef BK
 #define BK 32
 #endif
+#ifndef WM
 #define WM 2
+#endif
+#ifndef FM
+#define FM 4
+#endif
+#ifndef FN
+#define FN 4
+#endif
+#ifndef ELEM_BF16
+#define ELEM_BF16 0
+#endif
+#ifndef PROBE
+#define PROBE 0
+#endif
+#ifndef SWIZ
+#define SWIZ 0
+#endif
 #define NSG (WM * WN)
 #define NT (32 * NSG)
-#define BM (64 * WM)
-#define BN (64 * WN)
+#define SGM (16 * FM)        // a subgroup's block of C
+#define SGN (16 * FN)
+#define BM (SGM * WM)
+#define BN (SGN * WN)
+#if ELEM_BF16
+#define ENC_OUT(v) rs_bf16_enc(v)
+#define DEC_IN(h) rs_bf16_dec(h)
+#else
+#define ENC_OUT(v) rs_f16_enc(v)
+#define DEC_IN(h) rs_f16_dec(h)
+#endif
 #if VEC_A == 2
 #define AROWS BK             // rows of k, BM halves each (column-major A)
 #define ASR (BM / 8 + 1)     // row stride in uvec4
@@ -93,8 +133,10 @@ layout(local_size_x = NT) in;
 layout(push_constant) uniform Push { GemmParams p; } pc;
 
 shared uvec4 As[STAGES * ASZ];
+#if STAGES * ASZ < NSG * 64
+#error "As is smaller than the epilogue's staging area"
+#endif
 shared uvec4 Bs[STAGES * BSZ];
-shared float Cs[NSG * 256];
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
 
@@ -125,20 +167,81 @@ void main() {
     const bool usec = (flags & GF_USE_CIN) != 0u;
     // 16-byte stores of C: n-contiguous, rows and batches and the address aligned
     const bool cvec = sc2 == 1L && (sc1 % 8L) == 0L && (sc0 % 8L) == 0L && (pc_ % 16UL) == 0UL;
+    // bytes per step of k for the vector loaders (VEC 1: k along A's rows,
+    // stride 1; VEC 2: k is A's row index, stride sa2; likewise B)
+    const uint64_t akb = 2UL * uint64_t(VEC_A == 2 ? sa2 : 1L);
+    const uint64_t bkb = 2UL * uint64_t(VEC_B == 1 ? sb1 : 1L);
 
+#if SWIZ
+    // one workgroup per tile (the grid covers the tiles): walk them in
+    // column-major groups of SWIZ tile rows, so that the workgroups running
+    // at once share their A rows and B columns in L2
+    const bool swiz = int64_t(gl_NumWorkGroups.x) == p.tiles_n && int64_t(gl_NumWorkGroups.y) == p.tiles_m;
+#endif
     for (int64_t z = int64_t(gl_WorkGroupID.z); z < nz; z += int64_t(gl_NumWorkGroups.z))
-    for (int64_t tmi = int64_t(gl_WorkGroupID.y); tmi < p.tiles_m; tmi += int64_t(gl_NumWorkGroups.y))
-    for (int64_t tni = int64_t(gl_WorkGroupID.x); tni < p.tiles_n; tni += int64_t(gl_NumWorkGroups.x)) {
+    for (int64_t tmi0 = int64_t(gl_WorkGroupID.y); tmi0 < p.tiles_m; tmi0 += int64_t(gl_NumWorkGroups.y))
+    for (int64_t tni0 = int64_t(gl_WorkGroupID.x); tni0 < p.tiles_n; tni0 += int64_t(gl_NumWorkGroups.x)) {
+        int64_t tmi = tmi0, tni = tni0;
+#if SWIZ
+        if (swiz) {
+            const int64_t lin = tmi0 * p.tiles_n + tni0, per = int64_t(SWIZ) * p.tiles_n;
+            const int64_t g0 = (lin / per) * int64_t(SWIZ), gs = min(p.tiles_m - g0, int64_t(SWIZ));
+            const int64_t in_g = lin - (lin / per) * per;
+            tmi = g0 + in_g % gs;
+            tni = in_g / gs;
+        }
+#endif
         const int64_t row0 = tmi * BM, col0 = tni * BN;
-        FC acc[4][4];
-        [[unroll]] for (uint i = 0u; i < 4u; ++i)
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[i][j] = FC(0.0);
+        FC acc[FM][FN];
+        [[unroll]] for (uint i = 0u; i < FM; ++i)
+            [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = FC(0.0);
 
         for (int64_t r = 0L; r < nr; ++r) {
             const int64_t bz = reduce ? r : z;
             const int64_t ao = bz * sa0, bo = bz * sb0;
             uvec4 ra[NQA], rb[NQB];
-#define LOAD_SLICE(k0)                                                                                  \
+            // per load: the address at k = 0, whether its row/column is inside,
+            // and its k offset within the slice
+            uint64_t aptr[NQA], bptr[NQB];
+            bool aok[NQA], bok[NQB];
+            uint akq[NQA], bkq[NQB];
+            [[unroll]] for (uint q = 0u; q < NQA; ++q) {
+                const uint ia = tid + q * NT;
+                if (VEC_A == 2) {
+                    const uint kr = ia / (BM / 8u), mc = (ia % (BM / 8u)) * 8u;
+                    aptr[q] = pa + uint64_t(ao + int64_t(kr) * sa2 + row0 + int64_t(mc)) * 2UL;
+                    aok[q] = row0 + int64_t(mc) < M;
+                    akq[q] = kr;
+                } else {
+                    const uint mr = ia / (BK / 8u), kc = (ia % (BK / 8u)) * 8u;
+                    aptr[q] = pa + uint64_t(ao + (row0 + int64_t(mr)) * sa1 + int64_t(kc) * sa2) * 2UL;
+                    aok[q] = row0 + int64_t(mr) < M;
+                    akq[q] = kc;
+                }
+            }
+            [[unroll]] for (uint q = 0u; q < NQB; ++q) {
+                const uint ib = tid + q * NT;
+                if (VEC_B == 2) {
+                    const uint nr_ = ib / (BK / 8u), kc = (ib % (BK / 8u)) * 8u;
+                    bptr[q] = pb + uint64_t(bo + (col0 + int64_t(nr_)) * sb2 + int64_t(kc)) * 2UL;
+                    bok[q] = col0 + int64_t(nr_) < N;
+                    bkq[q] = kc;
+                } else {
+                    const uint kr = ib / (BN / 8u), nc = (ib % (BN / 8u)) * 8u;
+                    bptr[q] = pb + uint64_t(bo + int64_t(kr) * sb1 + (col0 + int64_t(nc)) * sb2) * 2UL;
+                    bok[q] = col0 + int64_t(nc) < N;
+                    bkq[q] = kr;
+                }
+            }
+#if VEC_A != 0
+#define LOAD_A_TO(ra, k0)                                                                               \
+            {                                                                                           \
+                const uint64_t ko = uint64_t(k0) * akb;                                                 \
+                [[unroll]] for (uint q = 0u; q < NQA; ++q)                                              \
+                    ra[q] = (aok[q] && (k0) + int64_t(akq[q]) < K) ? RsV4(aptr[q] + ko).v : uvec4(0u);  \
+            }
+#else
+#define LOAD_A_TO(ra, k0)                                                                               \
             [[unroll]] for (uint q = 0u; q < NQA; ++q) {                                                \
                 const uint ia = tid + q * NT;                                                           \
                 if (VEC_A == 2) {                                                                       \
@@ -151,7 +254,17 @@ void main() {
                     else                                                                                \
                         ra[q] = gather8(pa, ao + gm * sa1 + gk * sa2, sa2, gm < M, K - gk);             \
                 }                                                                                       \
-            }                                                                                           \
+            }
+#endif
+#if VEC_B != 0
+#define LOAD_B_TO(rb, k0)                                                                               \
+            {                                                                                           \
+                const uint64_t ko = uint64_t(k0) * bkb;                                                 \
+                [[unroll]] for (uint q = 0u; q < NQB; ++q)                                              \
+                    rb[q] = (bok[q] && (k0) + int64_t(bkq[q]) < K) ? RsV4(bptr[q] + ko).v : uvec4(0u);  \
+            }
+#else
+#define LOAD_B_TO(rb, k0)                                                                               \
             [[unroll]] for (uint q = 0u; q < NQB; ++q) {                                                \
                 const uint ib = tid + q * NT;                                                           \
                 if (VEC_B == 2) {                                                                       \
@@ -165,8 +278,11 @@ void main() {
                         rb[q] = gather8(pb, bo + gk * sb1 + gn * sb2, sb2, gk < K, N - gn);             \
                 }                                                                                       \
             }
+#endif
+#define LOAD_SLICE_TO(ra, rb, k0) LOAD_A_TO(ra, k0) LOAD_B_TO(rb, k0)
+#define LOAD_SLICE(k0) LOAD_SLICE_TO(ra, rb, k0)
             // the registers into shared buffer `st`; the layouts follow the loads above
-#define STORE_SLICE(st)                                                                                 \
+#define STORE_SLICE_FROM(ra, rb, st)                                                                    \
             [[unroll]] for (uint q = 0u; q < NQA; ++q) {                                                \
                 const uint ia = tid + q * NT;                                                           \
                 if (VEC_A == 2) As[(st) * ASZ + (ia / (BM / 8u)) * ASR + ia % (BM / 8u)] = ra[q];       \
@@ -177,36 +293,59 @@ void main() {
                 if (VEC_B == 2) Bs[(st) * BSZ + (ib / (BK / 8u)) * BSR + ib % (BK / 8u)] = rb[q];       \
                 else Bs[(st) * BSZ + (ib / (BN / 8u)) * BSR + ib % (BN / 8u)] = rb[q];                  \
             }
+#define STORE_SLICE(st) STORE_SLICE_FROM(ra, rb, st)
+#define LOAD_FA(fa, i, st, ks)                                                                          \
+            {                                                                                           \
+                const uint mr = wm * uint(SGM) + (i) * 16u;                                             \
+                if (VEC_A == 2)                                                                         \
+                    coopMatLoad(fa, As, (st) * ASZ + (ks) * 16u * ASR + mr / 8u, ASR, gl_CooperativeMatrixLayoutColumnMajor); \
+                else                                                                                    \
+                    coopMatLoad(fa, As, (st) * ASZ + mr * ASR + (ks) * 2u, ASR, gl_CooperativeMatrixLayoutRowMajor); \
+            }
+#define LOAD_FB(fb, j, st, ks)                                                                          \
+            {                                                                                           \
+                const uint nc = wn * uint(SGN) + (j) * 16u;                                             \
+                if (VEC_B == 2)                                                                         \
+                    coopMatLoad(fb, Bs, (st) * BSZ + nc * BSR + (ks) * 2u, BSR, gl_CooperativeMatrixLayoutColumnMajor); \
+                else                                                                                    \
+                    coopMatLoad(fb, Bs, (st) * BSZ + (ks) * 16u * BSR + nc / 8u, BSR, gl_CooperativeMatrixLayoutRowMajor); \
+            }
             // the multiply-adds of the slice in shared buffer `st`
+#if PROBE == 2
+            FA pfa[FM];
+            FB pfb[FN];
+#define COMPUTE_SLICE(st)                                                                               \
+            [[unroll]] for (uint ks = 0u; ks < BK / 16u; ++ks)                                          \
+                [[unroll]] for (uint i = 0u; i < FM; ++i)                                               \
+                    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAdd(pfa[i], pfb[j], acc[i][j]);
+#else
 #define COMPUTE_SLICE(st)                                                                               \
             [[unroll]] for (uint ks = 0u; ks < BK / 16u; ++ks) {                                        \
-                FA fa[4];                                                                               \
-                FB fb[4];                                                                               \
-                [[unroll]] for (uint i = 0u; i < 4u; ++i) {                                             \
-                    const uint mr = wm * 64u + i * 16u;                                                 \
-                    if (VEC_A == 2)                                                                     \
-                        coopMatLoad(fa[i], As, (st) * ASZ + ks * 16u * ASR + mr / 8u, ASR, gl_CooperativeMatrixLayoutColumnMajor); \
-                    else                                                                                \
-                        coopMatLoad(fa[i], As, (st) * ASZ + mr * ASR + ks * 2u, ASR, gl_CooperativeMatrixLayoutRowMajor); \
-                }                                                                                       \
-                [[unroll]] for (uint j = 0u; j < 4u; ++j) {                                             \
-                    const uint nc = wn * 64u + j * 16u;                                                 \
-                    if (VEC_B == 2)                                                                     \
-                        coopMatLoad(fb[j], Bs, (st) * BSZ + nc * BSR + ks * 2u, BSR, gl_CooperativeMatrixLayoutColumnMajor); \
-                    else                                                                                \
-                        coopMatLoad(fb[j], Bs, (st) * BSZ + ks * 16u * BSR + nc / 8u, BSR, gl_CooperativeMatrixLayoutRowMajor); \
-                }                                                                                       \
-                [[unroll]] for (uint i = 0u; i < 4u; ++i)                                               \
-                    [[unroll]] for (uint j = 0u; j < 4u; ++j) acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]); \
+                FA fa[FM];                                                                              \
+                FB fb[FN];                                                                              \
+                [[unroll]] for (uint i = 0u; i < FM; ++i) LOAD_FA(fa[i], i, st, ks)                     \
+                [[unroll]] for (uint j = 0u; j < FN; ++j) LOAD_FB(fb[j], j, st, ks)                     \
+                [[unroll]] for (uint i = 0u; i < FM; ++i)                                               \
+                    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]); \
             }
+#endif
+#if PROBE == 1
+#define MORE_SLICES false
+#else
+#define MORE_SLICES (k0 + BK < K)
+#endif
 
             LOAD_SLICE(0L)
             STORE_SLICE(0u)
             barrier();
+#if PROBE == 2
+            [[unroll]] for (uint i = 0u; i < FM; ++i) LOAD_FA(pfa[i], i, 0u, 0u)
+            [[unroll]] for (uint j = 0u; j < FN; ++j) LOAD_FB(pfb[j], j, 0u, 0u)
+#endif
 #if STAGES == 2
             uint cur = 0u;
             for (int64_t k0 = 0L; k0 < K; k0 += BK) {
-                const bool more = k0 + BK < K;
+                const bool more = MORE_SLICES;
                 if (more) { LOAD_SLICE(k0 + BK) }
                 COMPUTE_SLICE(cur)
                 if (more) { STORE_SLICE(cur ^ 1u) }
@@ -215,7 +354,7 @@ void main() {
             }
 #else
             for (int64_t k0 = 0L; k0 < K; k0 += BK) {
-                const bool more = k0 + BK < K;
+                const bool more = MORE_SLICES;
                 if (more) { LOAD_SLICE(k0 + BK) }
                 COMPUTE_SLICE(0u)
                 barrier();
@@ -228,20 +367,25 @@ void main() {
         // epilogue, one fragment at a time through this subgroup's staging
         // area; lane l takes row l / 2, columns (l % 2) * 8 .. + 8
         const uint er = lane / 2u, ec = (lane % 2u) * 8u;
-        [[unroll]] for (uint i = 0u; i < 4u; ++i)
-            [[unroll]] for (uint j = 0u; j < 4u; ++j) {
-                coopMatStore(acc[i][j], Cs, sg * 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+        barrier(); // every subgroup is done with As
+        [[unroll]] for (uint i = 0u; i < FM; ++i)
+            [[unroll]] for (uint j = 0u; j < FN; ++j) {
+                coopMatStore(acc[i][j], As, sg * 64u, 4u, gl_CooperativeMatrixLayoutRowMajor);
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
-                const int64_t gm = row0 + int64_t(wm * 64u + i * 16u + er);
-                const int64_t gn = col0 + int64_t(wn * 64u + j * 16u + ec);
+                const int64_t gm = row0 + int64_t(wm * uint(SGM) + i * 16u + er);
+                const int64_t gn = col0 + int64_t(wn * uint(SGN) + j * 16u + ec);
                 if (gm < M && gn < N) {
                     uint hb[8];
+                    const uvec4 c0 = As[sg * 64u + er * 4u + ec / 4u], c1 = As[sg * 64u + er * 4u + ec / 4u + 1u];
+                    const float cv[8] = float[8](uintBitsToFloat(c0.x), uintBitsToFloat(c0.y), uintBitsToFloat(c0.z),
+                                                 uintBitsToFloat(c0.w), uintBitsToFloat(c1.x), uintBitsToFloat(c1.y),
+                                                 uintBitsToFloat(c1.z), uintBitsToFloat(c1.w));
                     [[unroll]] for (uint e = 0u; e < 8u; ++e) {
-                        float v = al * Cs[sg * 256u + er * 16u + ec + e];
+                        float v = al * cv[e];
                         if (usec && gn + int64_t(e) < N)
-                            v = be * rs_f16_dec(uint(RsU16(pci + uint64_t(z * si0 + gm * si1 + (gn + int64_t(e)) * si2) * 2UL).v)) + v;
-                        hb[e] = rs_f16_enc(v);
+                            v = be * DEC_IN(uint(RsU16(pci + uint64_t(z * si0 + gm * si1 + (gn + int64_t(e)) * si2) * 2UL).v)) + v;
+                        hb[e] = ENC_OUT(v);
                     }
                     if (cvec && gn + 8L <= N) {
                         RsV4(pc_ + uint64_t(z * sc0 + gm * sc1 + gn) * 2UL).v =
@@ -255,5 +399,6 @@ void main() {
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
             }
+        barrier(); // the next tile's first slice overwrites As
     }
 }

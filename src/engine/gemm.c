@@ -1,7 +1,7 @@
 /* gemm.c: the matrix-product engine (rs_gemm) and the cross product
  * (rs_cross). The kernels are kernels/gemm.comp (tiled and dot) and
  * kernels/gemm_coopmat.comp (float16 on NV cooperative matrices) and
- * kernels/gemm_coopmat_khr.comp (float16 on VK_KHR_cooperative_matrix,
+ * kernels/gemm_coopmat_khr.comp (float16 and bfloat16 on VK_KHR_cooperative_matrix,
  * precompiled SPIR-V: rs_kernel_spirv). The parameter
  * block goes in the stream arena (it is larger than push constants); its
  * layout is GemmParams in kernels/common/gemm.glsl. */
@@ -29,6 +29,7 @@ typedef struct gemm_cfg {
     int tm, tn, bk, vw;  /* tiled: the tile is (16 tm) x (16 tn), bk deep */
     int a_kc, b_nc;      /* stride-1 dims, for coalesced tile loads */
     int vec_a, vec_b;    /* coopmat: 16-byte loads (KHR: 2 = along m for A, along k for B) */
+    int khr_tile;        /* KHR: the index in KHR_TILES */
     int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
     char name[48];
@@ -92,26 +93,34 @@ static int vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
            aligned16(o->address);
 }
 
-/* The KHR modules' tile variants (gemm_coopmat_khr.comp; every layout of
- * each is in kernels/spirv/, tools/build_spirv.py): 128x128 tiles (WN 2)
- * with two shared-memory stages of 32-deep slices, or one stage of 64-deep
- * slices; the shared memory each needs at most. The first is the default;
- * RUSSET_GEMM_KHR_TILE picks another (a tuning knob for bench/gemm_probe.c). */
-static const struct { const char *name; uint32_t shared; } KHR_TILES[] = {
-    {"w2s2", 44 * 1024},
-    {"w2s1k64", 40 * 1024},
+/* The KHR modules' production tiles (gemm_coopmat_khr.comp; every layout
+ * of each, float16 and bfloat16, is in kernels/spirv/, made by
+ * tools/build_spirv.py): name, shared memory, tile. Both use one shared
+ * stage of 32-deep slices (the two-stage form ran at half the speed on the
+ * H200: docs/gemm.md). */
+static const struct { const char *name; uint32_t shared; int bm, bn; } KHR_TILES[] = {
+    {"w4s1", 27 * 1024, 128, 256}, /* 8 subgroups of 64x64 */
+    {"w2s1", 19 * 1024, 128, 128}, /* 4 subgroups of 64x64 */
 };
+enum { KHR_W4 = 0, KHR_W2 = 1 };
 
-static int khr_tile(void) {
-    static int chosen = -1; /* read once; a race writes the same value */
-    if (chosen < 0) {
+/* The tile for a shape: 128x256 where n fills it no worse than 128x128
+ * would and there are enough tiles to fill a large GPU, else 128x128.
+ * RUSSET_GEMM_KHR_TILE=w4s1|w2s1 forces one (a tuning knob for
+ * bench/gemm_probe.c). */
+static int khr_tile(const rs_gemm_desc *d, int64_t nz) {
+    static int forced = -2; /* read once; a race writes the same value */
+    if (forced == -2) {
         const char *e = getenv("RUSSET_GEMM_KHR_TILE");
-        int t = 0;
+        int t = -1;
         for (int i = 0; e && i < (int)(sizeof KHR_TILES / sizeof KHR_TILES[0]); i++)
             if (strcmp(e, KHR_TILES[i].name) == 0) t = i;
-        chosen = t;
+        forced = t;
     }
-    return chosen;
+    if (forced >= 0) return forced;
+    int64_t n256 = (d->n + 255) / 256, n128 = (d->n + 127) / 128;
+    int64_t tiles = (d->m + 127) / 128 * n256 * nz;
+    return 2 * n256 <= n128 && tiles >= 128 ? KHR_W4 : KHR_W2; /* no wider padding along n */
 }
 
 /* Picks the kernel for a shape class. */
@@ -121,15 +130,18 @@ static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cf
     int64_t k_total = d->k * (d->reduce_batch ? d->batch : 1);
     int esz = acc_size(d->dtype);
 
-    if (khr && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 && f->max_shared_memory >= KHR_TILES[khr_tile()].shared &&
+    int khr_dt = d->dtype == RS_FLOAT16 ? (khr & RS_COOPMAT_KHR_F16) : d->dtype == RS_BFLOAT16 ? (khr & RS_COOPMAT_KHR_BF16) : 0;
+    int kt = khr_dt ? khr_tile(d, nz) : 0;
+    if (khr_dt && f->subgroup_size == 32 && f->max_shared_memory >= KHR_TILES[kt].shared &&
         d->m >= 64 && d->n >= 64 && d->k >= 32 && !d->conj_a && !d->conj_b) {
         c->kind = KIND_COOP_KHR;
-        c->bm = 128;
-        c->bn = 128;
+        c->khr_tile = kt;
+        c->bm = KHR_TILES[kt].bm;
+        c->bn = KHR_TILES[kt].bn;
         c->vec_a = vec8_ok(&d->a, 2, d->k) ? 1 : vec8_ok(&d->a, 1, d->m) ? 2 : 0;
         c->vec_b = vec8_ok(&d->b, 2, d->n) ? 1 : vec8_ok(&d->b, 1, d->k) ? 2 : 0;
-        snprintf(c->name, sizeof c->name, "coopmat-khr-%s-a%d-b%d", KHR_TILES[khr_tile()].name, c->vec_a,
-                 c->vec_b);
+        snprintf(c->name, sizeof c->name, "coopmat-khr%s-%s-a%d-b%d", d->dtype == RS_BFLOAT16 ? "-bf16" : "",
+                 KHR_TILES[kt].name, c->vec_a, c->vec_b);
         return;
     }
     if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
@@ -213,7 +225,7 @@ static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
 const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
     static _Thread_local gemm_cfg c;
     if (validate(s, d) != RS_OK) return "invalid";
-    choose(rs_stream_features(s), rs_device_coopmat_khr_f16(rs_stream_device(s)), d, &c);
+    choose(rs_stream_features(s), rs_device_coopmat_khr(rs_stream_device(s)), d, &c);
     return c.name;
 }
 
@@ -224,7 +236,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     if (nz == 0 || d->m == 0 || d->n == 0) return RS_OK;
     const rs_features *f = rs_stream_features(s);
     gemm_cfg cfg;
-    choose(f, rs_device_coopmat_khr_f16(rs_stream_device(s)), d, &cfg);
+    choose(f, rs_device_coopmat_khr(rs_stream_device(s)), d, &cfg);
 
     char defines[160];
     const char *file = "gemm.comp";
@@ -240,8 +252,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     rs_kernel *k = NULL;
     if (cfg.kind == KIND_COOP_KHR) {
         char module[64];
-        snprintf(module, sizeof module, "gemm_coopmat_khr_%s_a%db%d", KHR_TILES[khr_tile()].name, cfg.vec_a,
-                 cfg.vec_b);
+        snprintf(module, sizeof module, "gemm_coopmat_khr_%s%s_a%db%d", d->dtype == RS_BFLOAT16 ? "bf16_" : "",
+                 KHR_TILES[cfg.khr_tile].name, cfg.vec_a, cfg.vec_b);
         st = rs_kernel_spirv(rs_stream_device(s), module, &k);
     } else {
         st = rs_kernel_get(rs_stream_device(s), file, defines, &k);

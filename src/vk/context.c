@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h" /* RS_COOPMAT_KHR_* */
 #include "vk/internal.h"
 
 #define RS_MAX_PHYSICAL 16
@@ -230,18 +231,31 @@ typedef struct rs_coopmat_props_khr {
     VkStructureType sType;
     void *pNext;
     uint32_t M, N, K;
-    int32_t A, B, C, Result; /* VkComponentTypeKHR: 0 float16, 1 float32 */
+    int32_t A, B, C, Result; /* VkComponentTypeKHR: 0 float16, 1 float32, RS_COMPONENT_BF16 */
     VkBool32 saturating;
     int32_t scope;           /* VkScopeKHR: 3 subgroup */
 } rs_coopmat_props_khr;
 typedef VkResult(VKAPI_PTR *rs_pfn_coopmat_props_khr)(VkPhysicalDevice, uint32_t *, rs_coopmat_props_khr *);
+/* VK_KHR_shader_bfloat16 (bfloat16 fragments), likewise newer than the headers */
+#define RS_BF16_KHR_NAME "VK_KHR_shader_bfloat16"
+#define RS_ST_BF16_FEATURES_KHR ((VkStructureType)1000141000)
+#define RS_COMPONENT_BF16 1000141000
+typedef struct rs_bf16_features_khr {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 shaderBFloat16Type, shaderBFloat16DotProduct, shaderBFloat16CooperativeMatrix;
+} rs_bf16_features_khr;
 
-/* 1 when the device offers what gemm_coopmat_khr.comp needs: the extension
- * and its feature, the Vulkan memory model, float16 arithmetic and storage,
- * and 16x16x16 float16 x float16 -> float32 at subgroup scope. */
+/* What gemm_coopmat_khr.comp can use on this device (RS_COOPMAT_KHR_*
+ * bits): the extension and its feature, the Vulkan memory model, float16
+ * arithmetic and storage, and 16x16x16 float16 x float16 -> float32 at
+ * subgroup scope (F16); plus, with VK_KHR_shader_bfloat16's bfloat16
+ * cooperative matrices, 16x16x16 bfloat16 x bfloat16 -> float32 (BF16). */
 static int query_coopmat_khr(VkPhysicalDevice pd, const VkExtensionProperties *ext, uint32_t next) {
     if (!has_extension(ext, next, RS_COOPMAT_KHR_NAME)) return 0;
-    rs_coopmat_features_khr cf = {.sType = RS_ST_COOPMAT_FEATURES_KHR};
+    rs_bf16_features_khr bf = {.sType = RS_ST_BF16_FEATURES_KHR};
+    int has_bf = has_extension(ext, next, RS_BF16_KHR_NAME);
+    rs_coopmat_features_khr cf = {.sType = RS_ST_COOPMAT_FEATURES_KHR, .pNext = has_bf ? &bf : NULL};
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                             .pNext = &cf};
     VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
@@ -251,6 +265,7 @@ static int query_coopmat_khr(VkPhysicalDevice pd, const VkExtensionProperties *e
     if (!cf.cooperativeMatrix || !f12.vulkanMemoryModel || !f12.shaderFloat16 || !f11.storageBuffer16BitAccess ||
         !f2.features.shaderInt64)
         return 0;
+    has_bf = has_bf && bf.shaderBFloat16Type && bf.shaderBFloat16CooperativeMatrix;
     rs_pfn_coopmat_props_khr props =
         (rs_pfn_coopmat_props_khr)vkGetInstanceProcAddr(g_instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
     uint32_t np = 0;
@@ -260,11 +275,16 @@ static int query_coopmat_khr(VkPhysicalDevice pd, const VkExtensionProperties *e
     for (uint32_t i = 0; i < np; i++) cp[i].sType = RS_ST_COOPMAT_PROPERTIES_KHR;
     int found = 0;
     if (props(pd, &np, cp) == VK_SUCCESS)
-        for (uint32_t i = 0; i < np && !found; i++)
-            found = cp[i].M == 16 && cp[i].N == 16 && cp[i].K == 16 && cp[i].A == 0 && cp[i].B == 0 &&
-                    cp[i].C == 1 && cp[i].Result == 1 && cp[i].scope == 3 && !cp[i].saturating;
+        for (uint32_t i = 0; i < np; i++) {
+            if (cp[i].M != 16 || cp[i].N != 16 || cp[i].K != 16 || cp[i].C != 1 || cp[i].Result != 1 ||
+                cp[i].scope != 3 || cp[i].saturating || cp[i].A != cp[i].B)
+                continue;
+            if (cp[i].A == 0) found |= RS_COOPMAT_KHR_F16;
+            if (cp[i].A == RS_COMPONENT_BF16 && has_bf) found |= RS_COOPMAT_KHR_BF16;
+        }
     free(cp);
-    return found;
+    /* the bfloat16 modules share the float16 ones' requirements */
+    return (found & RS_COOPMAT_KHR_F16) ? found : 0;
 }
 
 /* DESIGN.md's table: what MoltenVK exposes on M1 to M4. */
@@ -431,7 +451,7 @@ static rs_status create_device(int index, rs_device **out) {
     choose_memory(dev, pprops.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU);
     const rs_features *f = &dev->info.features;
     /* never under the apple profile (no cooperative matrices on Apple GPUs) */
-    dev->coopmat_khr_f16 = dev->info.profile != RS_PROFILE_APPLE && query_coopmat_khr(dev->physical, ext, next);
+    dev->coopmat_khr = dev->info.profile != RS_PROFILE_APPLE ? query_coopmat_khr(dev->physical, ext, next) : 0;
 
     /* queue: the first family with compute */
     uint32_t nq = 0;
@@ -477,7 +497,7 @@ static rs_status create_device(int index, rs_device **out) {
     f2.features.shaderFloat64 = (VkBool32)f->has_fp64;
     f2.features.shaderInt64 = (VkBool32)f->has_int64;
     f2.features.shaderInt16 = (VkBool32)f->has_int16;
-    const char *dext[5];
+    const char *dext[6];
     uint32_t ndext = 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
@@ -489,13 +509,21 @@ static rs_status create_device(int index, rs_device **out) {
         f2.pNext = &cmf;
     }
     rs_coopmat_features_khr kcf = {.sType = RS_ST_COOPMAT_FEATURES_KHR, .cooperativeMatrix = VK_TRUE};
-    if (dev->coopmat_khr_f16) { /* kernels/gemm_coopmat_khr.comp */
+    rs_bf16_features_khr kbf = {.sType = RS_ST_BF16_FEATURES_KHR,
+                                .shaderBFloat16Type = VK_TRUE,
+                                .shaderBFloat16CooperativeMatrix = VK_TRUE};
+    if (dev->coopmat_khr) { /* kernels/gemm_coopmat_khr.comp */
         dext[ndext++] = RS_COOPMAT_KHR_NAME;
         f12.vulkanMemoryModel = VK_TRUE;
         f12.shaderFloat16 = VK_TRUE;
         f11.storageBuffer16BitAccess = VK_TRUE;
         kcf.pNext = f2.pNext;
         f2.pNext = &kcf;
+    }
+    if (dev->coopmat_khr & RS_COOPMAT_KHR_BF16) {
+        dext[ndext++] = RS_BF16_KHR_NAME;
+        kbf.pNext = f2.pNext;
+        f2.pNext = &kbf;
     }
     if (has_extension(ext, next, "VK_KHR_portability_subset")) dext[ndext++] = "VK_KHR_portability_subset";
     if (f->has_atomic_float32_add || f->has_atomic_float64_add) {
@@ -677,4 +705,4 @@ void rs_shutdown(void) {
     pthread_mutex_unlock(&g_lock);
 }
 
-int rs_device_coopmat_khr_f16(rs_device *dev) { return dev->coopmat_khr_f16; }
+int rs_device_coopmat_khr(rs_device *dev) { return dev->coopmat_khr; }

@@ -194,7 +194,7 @@ struct rs_device {
     char *sites[RS_MAX_ERROR_SITES];
     uint32_t nsites;
     rs_map site_ids;              /* hash of a site's name -> id */
-    int coopmat_khr_f16;          /* VK_KHR_cooperative_matrix enabled, 16x16x16 f16 -> f32 */
+    int coopmat_khr;              /* RS_COOPMAT_KHR_* bits: VK_KHR_cooperative_matrix enabled */
 };
 
 /* Checks and clears the device error flag. */

@@ -205,7 +205,7 @@ TEST(khr_coopmat_choice) {
     CHECK(strstr(rs_last_error(), "no_such_module") != NULL);
     rs_device_info info;
     CHECK_OK(rs_device_info_get(0, &info));
-    int khr = rs_device_coopmat_khr_f16(dev);
+    int khr = rs_device_coopmat_khr(dev);
     if (info.profile == RS_PROFILE_APPLE) CHECK(!khr);
     rs_gemm_desc d;
     memset(&d, 0, sizeof d);
@@ -215,11 +215,26 @@ TEST(khr_coopmat_choice) {
     d.b = op3(0, 0, 1, 64); /* k-contiguous B: x @ w.T */
     d.c = op3(0, 0, 128, 1);
     const char *name = rs_gemm_kernel_name(s, &d);
+    int sg32 = rs_device_features(dev)->subgroup_size == 32;
     int picked = strncmp(name, "coopmat-khr-", 12) == 0;
-    CHECK(picked == (khr && rs_device_features(dev)->subgroup_size == 32));
+    CHECK(picked == ((khr & RS_COOPMAT_KHR_F16) && sg32));
     if (picked) CHECK(strstr(name, "-a1-b2") != NULL);
-    d.dtype = RS_BFLOAT16; /* no KHR path for bfloat16 */
-    CHECK(strncmp(rs_gemm_kernel_name(s, &d), "coopmat-khr-", 12) != 0);
+    /* bfloat16 only where the device has bfloat16 fragments */
+    d.dtype = RS_BFLOAT16;
+    name = rs_gemm_kernel_name(s, &d);
+    CHECK((strncmp(name, "coopmat-khr-bf16-", 17) == 0) == ((khr & RS_COOPMAT_KHR_BF16) && sg32));
+    /* every module either picks is committed */
+    /* the tile: 128x256 for large products, 128x128 for the rest */
+    d.dtype = RS_FLOAT16;
+    d.m = d.n = 4096;
+    if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w4s1-") != NULL);
+    d.n = 4096 + 64; /* 128x256 tiles would pad n by 192, 128x128 by 64 */
+    if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w2s1-") != NULL);
+    d.m = 200, d.n = 136; /* too few tiles */
+    if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w2s1-") != NULL);
+    rs_kernel *km = NULL;
+    if (khr & RS_COOPMAT_KHR_F16) CHECK_OK(rs_kernel_spirv(dev, "gemm_coopmat_khr_w2s1_a1b2", &km));
+    if (khr & RS_COOPMAT_KHR_BF16) CHECK_OK(rs_kernel_spirv(dev, "gemm_coopmat_khr_bf16_w4s1_a1b2", &km));
 }
 
 /* complex64 with A conjugated (vdot-like), C = A^H-ish @ B. */
