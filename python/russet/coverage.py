@@ -496,12 +496,29 @@ def _leaves(obj):
     return tree_flatten(obj)[0]
 
 
+def _view_to_russet(t):
+    """t on russet. A strided view of a larger storage (a slice, a partial
+    view) moves with its whole storage and keeps its sizes, strides and
+    offset, so that the op sees the same layout as on CPU (and as_strided
+    reaches the same elements); anything else moves with .to()."""
+    import torch
+
+    t = t.detach()
+    st = t.untyped_storage() if t.layout == torch.strided and t.device.type == "cpu" else None
+    if st is None or t.is_conj() or t.is_neg() or t.numel() == 0 or st.nbytes() % t.element_size():
+        return t.to("russet")
+    if st.nbytes() == t.numel() * t.element_size() and t.is_contiguous():
+        return t.to("russet")
+    whole = torch.empty(0, dtype=t.dtype).set_(st, 0, (st.nbytes() // t.element_size(),), (1,))
+    return whole.to("russet").as_strided(t.size(), t.stride(), t.storage_offset()).detach()
+
+
 def _to_russet(obj):
     import torch
 
     def f(t):
         if isinstance(t, torch.Tensor):
-            r = t.detach().to("russet")
+            r = _view_to_russet(t)
             if t.requires_grad:
                 r.requires_grad_(True)
             return r
