@@ -1,6 +1,7 @@
-// Shape ops that move data: cat, flip, roll, tril/triu, equal. They are
-// copies (rs_copy, through copy_ of views) and pointwise ops, composed
-// here; every dtype runs natively (copies move float64 as bits).
+// Shape ops that move data: cat, flip, roll, tril/triu, equal, narrow_copy,
+// unfold's backward, tril/triu_indices. They are copies (rs_copy, through
+// copy_ of views), pointwise ops and index reductions, composed here; every
+// dtype runs natively (copies move float64 as bits).
 #include "torch/reduce.h"
 
 #include <ATen/WrapDimUtils.h>
@@ -21,8 +22,19 @@
 #include <ATen/ops/triu_ops.h>
 #include <ATen/ops/view_as_real.h>
 #include <ATen/ops/where.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/narrow_copy_ops.h>
+#include <ATen/ops/tril_indices_ops.h>
+#include <ATen/ops/triu_indices_ops.h>
+#include <ATen/ops/unfold_backward_ops.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace russet {
 namespace {
@@ -180,6 +192,82 @@ Tensor channel_shuffle(const Tensor& self, int64_t groups) {
       self, groups);
 }
 
+// narrow_copy.out: a copy of the narrow view (at::narrow checks the range
+// with CPU's messages)
+Tensor& narrow_copy_out(const Tensor& self, int64_t dim, int64_t start, int64_t length, Tensor& out) {
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "Expected self.dtype() == output.dtype() to be true, but got ",
+              "false.");
+  return write_out(out, self.narrow(dim, start, length));
+}
+
+// unfold_backward: the gradient of x.unfold(dim, size, step). Element j of
+// window i goes back to position i * step + j along dim, summed where the
+// windows overlap: an index_add over the windows in order (native,
+// deterministic: the index reductions' sorted segments).
+Tensor unfold_backward(const Tensor& grad_in, at::IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  return native_or_host<at::_ops::unfold_backward>(
+      [&]() -> Tensor {
+        if (input_sizes.empty()) {  // a 0-d input: one window of at most one element
+          Tensor out = at::zeros({}, grad_in.options());
+          if (grad_in.numel() == 1) out.copy_(grad_in.reshape({}));
+          return out;
+        }
+        int64_t d = at::maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+        Tensor out = at::zeros(input_sizes, grad_in.options());
+        if (grad_in.numel() == 0) return out;
+        int64_t nwin = grad_in.size(d);
+        // (..., nwin at d, ..., size last) -> (..., nwin * size at d, ...)
+        Tensor g = grad_in.movedim(-1, d + 1).flatten(d, d + 1);
+        auto lopt = grad_in.options().dtype(at::kLong);
+        Tensor idx = at::add(at::mul(at::arange(nwin, lopt), step).unsqueeze(1), at::arange(size, lopt));
+        out.index_add_(d, idx.flatten(), g);
+        return out;
+      },
+      grad_in, input_sizes, dim, size, step);
+}
+
+// tril_indices / triu_indices: the (row, col) pairs of the lower/upper
+// triangle in row-major order. The host knows each row's first column and
+// count (O(row) integers, uploaded without a sync); element k's row is a
+// searchsorted over the rows' end offsets, its column an offset from the
+// row's first one.
+Tensor tri_indices(int64_t row, int64_t col, int64_t offset, bool lower, std::optional<at::ScalarType> dtype,
+                   std::optional<at::Device> device) {
+  at::ScalarType dt = dtype.value_or(at::kLong);
+  TORCH_CHECK(dt == at::kLong || dt == at::kInt, "\"", lower ? "tril" : "triu", "_indices\" not implemented for '",
+              toString(dt), "'");
+  TORCH_CHECK(row >= 0, "row must be non-negative, got", row);
+  TORCH_CHECK(col >= 0, "col must be non-negative, got", col);
+  auto opts = at::TensorOptions().dtype(at::kLong).device(device.value_or(at::Device(at::kPrivateUse1)));
+  std::vector<int64_t> first(row), ends(row);
+  int64_t total = 0;
+  for (int64_t r = 0; r < row; ++r) {
+    int64_t c0 = lower ? 0 : std::clamp<int64_t>(r + offset, 0, col);
+    int64_t c1 = lower ? std::clamp<int64_t>(r + offset + 1, 0, col) : col;
+    first[r] = c0 - total;  // column of element k in row r: k + first[r]
+    total += c1 - c0;
+    ends[r] = total;
+  }
+  if (total == 0) return at::empty({2, 0}, opts.dtype(dt));
+  Tensor k = at::arange(total, opts);
+  Tensor e = at::empty({row}, opts), f = at::empty({row}, opts);
+  e.copy_(at::from_blob(ends.data(), {row}, at::kLong), /*non_blocking=*/false);
+  f.copy_(at::from_blob(first.data(), {row}, at::kLong), /*non_blocking=*/false);
+  Tensor r = at::searchsorted(e, k, /*out_int32=*/false, /*right=*/true);
+  Tensor c = at::add(k, at::index_select(f, 0, r));
+  return at::stack({r, c}).to(dt);
+}
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype,
+                    std::optional<at::Layout> layout, std::optional<at::Device> device, std::optional<bool> pin) {
+  return tri_indices(row, col, offset, true, dtype, device);
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype,
+                    std::optional<at::Layout> layout, std::optional<at::Device> device, std::optional<bool> pin) {
+  return tri_indices(row, col, offset, false, dtype, device);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -191,6 +279,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tril.out", tril_out);
   m.impl("triu.out", triu_out);
   m.impl("equal", equal);
+  m.impl("narrow_copy.out", narrow_copy_out);
+  m.impl("unfold_backward", unfold_backward);
+  m.impl("tril_indices", tril_indices);
+  m.impl("triu_indices", triu_indices);
 }
 
 }  // namespace russet

@@ -93,3 +93,60 @@ def test_repeat_interleave_forms_and_errors():
         torch.repeat_interleave(torch.tensor([1.0], device=D))
     with pytest.raises(RuntimeError, match="divisible by groups"):
         torch.nn.functional.channel_shuffle(torch.randn(1, 3, 2, 2, device=D), 2)
+
+
+@pytest.mark.parametrize("name", ["narrow_copy", "tril_indices", "triu_indices"])
+def test_narrow_copy_and_tri_indices_opinfo(name):
+    check_opinfo(name, native=False)
+
+
+def test_narrow_copy_out():
+    x = torch.arange(24.0).reshape(4, 6)
+    out = torch.empty(0, device=D)  # resized
+    got = host_free(lambda: torch.narrow_copy(x.to(D), 1, -4, 3, out=out))
+    assert got is out and torch.equal(out.cpu(), torch.narrow_copy(x, 1, -4, 3))
+    xt = x.t()  # a transposed input
+    assert torch.equal(host_free(lambda: torch.narrow_copy(xt.to(D), 0, 1, 2, out=torch.empty(0, device=D))).cpu(),
+                       torch.narrow_copy(xt, 0, 1, 2))
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.narrow_copy(x.to(D), 1, 0, 2, out=torch.empty(0, dtype=torch.int64, device=D))
+    with pytest.raises(RuntimeError, match="exceeds dimension size"):
+        torch.narrow_copy(x.to(D), 1, 5, 2, out=torch.empty(0, device=D))
+
+
+@pytest.mark.parametrize("row,col,offset", [(0, 3, 0), (3, 0, 0), (4, 4, 0), (3, 5, 1), (5, 3, -1), (4, 6, -10),
+                                            (4, 6, 10), (1, 1, 0), (7, 3, 2)])
+def test_tri_indices(row, col, offset):
+    for fn in (torch.tril_indices, torch.triu_indices):
+        for dt in (torch.int64, torch.int32):
+            got = host_free(lambda: fn(row, col, offset, dtype=dt, device=D))
+            want = fn(row, col, offset, dtype=dt)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert torch.equal(got.cpu(), want)
+
+
+def test_tri_indices_errors():
+    with pytest.raises(RuntimeError, match="row must be non-negative"):
+        torch.tril_indices(-1, 3, device=D)
+    with pytest.raises(RuntimeError, match="col must be non-negative"):
+        torch.triu_indices(3, -1, device=D)
+    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+        torch.tril_indices(3, 3, dtype=torch.float32, device=D)
+
+
+@pytest.mark.parametrize("shape,dim,size,step", [((10,), 0, 3, 2), ((10,), 0, 3, 3), ((10,), 0, 2, 4),
+                                                 ((3, 9, 2), 1, 4, 1), ((3, 9, 2), -1, 1, 1), ((5, 4), 0, 5, 1),
+                                                 ((), 0, 1, 1), ((6, 0), 0, 2, 2)])
+def test_unfold_backward(shape, dim, size, step):
+    # the gradient of unfold: overlapping windows (step < size) sum
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        x = torch.randn(shape).to(dt)
+        g = torch.randn(x.unfold(dim, size, step).shape).to(dt)
+        want = torch.ops.aten.unfold_backward(g, list(shape), dim, size, step)
+        got = host_free(lambda: torch.ops.aten.unfold_backward(g.to(D), list(shape), dim, size, step))
+        assert_close(got.cpu(), want)
+    xr = torch.randn(shape, device=D, requires_grad=True)
+    xc = xr.detach().cpu().requires_grad_(True)
+    xr.unfold(dim, size, step).sum().backward()
+    xc.unfold(dim, size, step).sum().backward()
+    assert_close(xr.grad.cpu(), xc.grad)
