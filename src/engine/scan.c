@@ -73,9 +73,9 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
                         rs_dtype_name(dst->dtype));
     int flt = src->dtype == RS_FLOAT16 || src->dtype == RS_BFLOAT16 || src->dtype == RS_FLOAT32;
     int cplx = src->dtype == RS_COMPLEX64 || dst->dtype == RS_COMPLEX64;
-    if (cplx && (src->dtype != dst->dtype || (op != RS_SCAN_SUM && op != RS_SCAN_PROD)))
-        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: complex64 only for cumsum/cumprod into complex64");
-    if (op == RS_SCAN_LOGSUMEXP && !flt)
+    if (cplx && (src->dtype != dst->dtype || minmax))
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: complex64 only for cumsum/cumprod/logcumsumexp into complex64");
+    if (op == RS_SCAN_LOGSUMEXP && !flt && !cplx)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: logcumsumexp needs a floating dtype");
     if (rows == 0 || n == 0) return RS_OK;
 
@@ -83,6 +83,10 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
     rs_access acc[4] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 1}, {0, 0, 1}};
     int nacc = 2;
     if (minmax) acc[nacc++] = rs_tensor_access(indices, 1);
+    /* complex64 logcumsumexp: an invocation per row, folding in order (its
+     * combination is not associative in the imaginary part) */
+    if (cplx && op == RS_SCAN_LOGSUMEXP)
+        return dispatch_mode(s, src, dst, op, 0, ((uint64_t)rows + 63) / 64, &pc, acc, nacc);
     /* Few long rows: three passes over blocks, so that every compute unit
      * works (a workgroup per row would leave the GPU idle). */
     uint64_t nb = ((uint64_t)n + CHUNK - 1) / CHUNK;
