@@ -127,14 +127,25 @@ def test_linspace(dtype):
                               (-1, 1, 33)]:
         dev = torch.linspace(start, end, steps, device=D, dtype=dtype)
         cpu = torch.linspace(start, end, steps, dtype=dtype)
-        if dtype in (torch.float32, torch.complex64):
-            # CPU's own float32 linspace depends on its SIMD width (vector
-            # lanes use base + i*step from each lane's start), so it is not
-            # bit-reproducible across CPUs: compare within one float32 ulp
+        if dtype == torch.complex64:
+            # complex<float> arithmetic: within one float32 ulp
             assert dev.shape == cpu.shape and dev.dtype == cpu.dtype and dev.device.type == D
             assert_close(dev.cpu(), cpu, rtol=1.2e-7, atol=1.2e-7)
         else:
             same(dev, cpu)
+
+
+def test_linspace_float32_bit_exact():
+    # CPU's float32 linspace: start + step * i (end - step * (steps - 1 - i)
+    # past halfway) with one rounding (its build fuses the multiply-add)
+    g = torch.Generator().manual_seed(0)
+    for _ in range(60):
+        base = float(torch.randn(1, generator=g)) * 10 ** int(torch.randint(-3, 7, (1,), generator=g))
+        width = float(torch.rand(1, generator=g)) * 10 ** int(torch.randint(-5, 4, (1,), generator=g))
+        n = int(torch.randint(1, 500, (1,), generator=g))
+        for lo, hi in ((base, base + width), (base + width, base)):
+            same(torch.linspace(lo, hi, n, device=D), torch.linspace(lo, hi, n))
+    same(torch.linspace(1e4, 1e4 + 0.01, 101, device=D), torch.linspace(1e4, 1e4 + 0.01, 101))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16],
