@@ -370,14 +370,18 @@ void main() {
     uint t = gl_LocalInvocationID.x;
     int64_t n = int64_t(pc.n);
 #if CLSE
-    // an invocation per row, folding in order
+    // an invocation per row, folding elements [nb, nb + idx) in order; the
+    // running value of longer rows waits in scratch between dispatches
+    // (lavapipe ends a shader's loops after 65535 iterations in all)
+    int64_t c0 = int64_t(pc.nb), c1 = min(n, c0 + int64_t(pc.idx));
     for (uint64_t row = gl_GlobalInvocationID.x; row < pc.rows; row += uint64_t(gl_NumWorkGroups.x) * RS_WG) {
         int64_t base = int64_t(row) * n;
-        S acc = identity();
-        for (int64_t j = 0; j < n; ++j) {
+        S acc = c0 == 0L ? identity() : sload(row);
+        for (int64_t j = c0; j < c1; ++j) {
             acc = combine(acc, load_s(base + j, j));
             store_s(base + j, acc);
         }
+        if (c1 < n) sstore(row, acc);
     }
 #elif MODE == 0
     // a workgroup per row

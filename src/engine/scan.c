@@ -10,6 +10,7 @@ typedef struct scan_push {
 } scan_push;
 
 #define CHUNK 1024  /* RS_WG * ITEMS in scan.comp */
+#define CLSE_CHUNK 16384  /* complex logcumsumexp: elements of a row per dispatch */
 
 static rs_status dispatch_mode(rs_stream *s, const rs_tensor *src, const rs_tensor *dst, rs_scan_op op, int mode,
                                uint64_t groups, const scan_push *pc, const rs_access *acc, int nacc) {
@@ -85,8 +86,25 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
     if (minmax) acc[nacc++] = rs_tensor_access(indices, 1);
     /* complex64 logcumsumexp: an invocation per row, folding in order (its
      * combination is not associative in the imaginary part) */
-    if (cplx && op == RS_SCAN_LOGSUMEXP)
-        return dispatch_mode(s, src, dst, op, 0, ((uint64_t)rows + 63) / 64, &pc, acc, nacc);
+    if (cplx && op == RS_SCAN_LOGSUMEXP) {
+        /* rows longer than CLSE_CHUNK fold in several dispatches, the
+         * running values in scratch (lavapipe stops a shader's loops after
+         * 65535 iterations in all) */
+        uint64_t groups = ((uint64_t)rows + 63) / 64;
+        pc.idx = CLSE_CHUNK;
+        if (n <= CLSE_CHUNK) return dispatch_mode(s, src, dst, op, 0, groups, &pc, acc, nacc);
+        rs_device *dev = rs_stream_device(s);
+        uint64_t ssize = (uint64_t)rows * 16;
+        rs_status st = rs_alloc(dev, ssize, s, &pc.scratch);
+        if (st != RS_OK) return st;
+        acc[nacc] = (rs_access){pc.scratch, ssize, 1};
+        for (int64_t c0 = 0; c0 < n && st == RS_OK; c0 += CLSE_CHUNK) {
+            pc.nb = (uint64_t)c0;
+            st = dispatch_mode(s, src, dst, op, 0, groups, &pc, acc, nacc + 1);
+        }
+        rs_free(dev, pc.scratch);  /* reused only after this stream's work */
+        return st;
+    }
     /* Few long rows: three passes over blocks, so that every compute unit
      * works (a workgroup per row would leave the GPU idle). */
     uint64_t nb = ((uint64_t)n + CHUNK - 1) / CHUNK;
