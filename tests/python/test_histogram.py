@@ -255,3 +255,20 @@ def test_out_dtype_error():
     h, e = torch.empty(0, device=D, dtype=torch.float16), torch.empty(0, device=D)
     with pytest.raises(RuntimeError, match="hist tensor should have the same dtype"):
         torch.histogram(x, 4, out=(h, e))
+
+
+def test_weighted_long_bin():
+    # 50000 weights in one bin: longer than a window of the index
+    # reductions' segment pass
+    g = torch.Generator().manual_seed(6)
+    x = torch.cat([torch.full((50000,), 0.5), torch.rand(1000, generator=g)])
+    w = torch.rand(51000, generator=g)
+    # russet sums each bin in input order: CPU's order on one thread (with
+    # more threads CPU adds per-thread partial sums, which round differently)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        exp, got = run_both(torch.histogram, x, 4, weight=w)
+    finally:
+        torch.set_num_threads(threads)
+    same(exp, got, exact=True)

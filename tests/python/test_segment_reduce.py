@@ -172,3 +172,12 @@ def test_errors(case):
     got = error_type(torch.segment_reduce, *moved(args, D), **moved(kw, D))
     assert got is exp
     torch.russet.synchronize()  # nothing left pending
+
+
+def test_long_segments():
+    # segments longer than a window of the index reductions' segment pass
+    g = torch.Generator().manual_seed(7)
+    x = torch.rand(45000, 2, generator=g) + 0.5
+    for reduce in ("sum", "mean", "max", "prod"):
+        exp, got = both(x, reduce, lengths=torch.tensor([40000, 5000]))
+        exact(exp, got)
