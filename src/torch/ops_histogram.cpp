@@ -172,8 +172,10 @@ Tensor bin_of(const Tensor& xd, const Tensor& e, bool linear) {
     if (xd.scalar_type() == at::kHalf) nb = static_cast<float>(c10::Half(static_cast<float>(nb)));
     if (xd.scalar_type() == at::kBFloat16) nb = static_cast<float>(c10::BFloat16(static_cast<float>(nb)));
     Tensor est = xd.sub(lo).mul_(nb).div_(hi.sub(lo));
-    // out-of-range and NaN values: any estimate in range (masked later)
-    Tensor inside = xd.ge(lo).logical_and_(xd.le(hi));
+    // out-of-range and NaN values: any estimate in range (masked later);
+    // an empty span (edges all one value in the dtype) gives a NaN estimate,
+    // whose conversion CPU's kernel takes as bin 0 before its local search
+    Tensor inside = xd.ge(lo).logical_and_(xd.le(hi)).logical_and_(est.isnan().logical_not_());
     est = at::where(inside, est, at::zeros({}, est.options())).to(at::kLong);
     // upper_bound among edges [max(0, est-1), min(est+2, ne)): the count of
     // those edges <= elt, past the window's start

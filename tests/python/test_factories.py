@@ -135,6 +135,18 @@ def test_linspace(dtype):
             same(dev, cpu)
 
 
+def test_linspace_overflow_errors():
+    # CPU converts start and end to the dtype with a check
+    for args, kw in (((1e8, 2e8, 5), {"dtype": torch.float16}), ((0, 1e10, 5), {"dtype": torch.int32}),
+                     ((0.0, 1e39, 3), {})):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            torch.linspace(*args, **kw)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            torch.linspace(*args, **kw, device=D)
+    with pytest.raises(NotImplementedError):
+        torch.linspace(0, 1, 5, dtype=torch.bool, device=D)
+
+
 def test_linspace_float32_bit_exact():
     # CPU's float32 linspace: start + step * i (end - step * (steps - 1 - i)
     # past halfway) with one rounding (its build fuses the multiply-add)

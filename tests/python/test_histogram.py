@@ -272,3 +272,23 @@ def test_weighted_long_bin():
     finally:
         torch.set_num_threads(threads)
     same(exp, got, exact=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_degenerate_spans(dtype):
+    # all values equal where +-0.5 (or a tiny range) rounds back to one value
+    # in the dtype: the edges are all one value, CPU's bin estimate is NaN and
+    # lands in bin 0 before its local search (bin 1 in the end); and a range
+    # the dtype cannot hold raises as CPU's linspace does
+    for v in (5000.0, 1e8, 2.0, -3e5, 70000.0):
+        x = torch.full((5,), v).to(dtype)
+        for kw in ({"range": (v, v)}, {}, {"range": (v - 0.1, v + 0.1)}):
+            if dtype == torch.float32 or kw:
+                try:
+                    exp = torch.histogram(x, 4, **kw)
+                except RuntimeError:
+                    with pytest.raises(RuntimeError, match="without overflow"):
+                        torch.histogram(x.to(D), 4, **kw)
+                    continue
+                got = host_free(lambda: torch.histogram(x.to(D), 4, **kw))
+                same(exp, got, exact=True)
