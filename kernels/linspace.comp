@@ -2,6 +2,7 @@
 // (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp): with
 // step = (end - start) / (steps - 1) (computed on the host),
 //     v[i] = i < steps / 2 ? start + step * i : end - step * (steps - i - 1)
+// (float32 with fused multiply-adds, as CPU's build contracts them)
 // and, for logspace, dst[i] = base ** v[i].
 // Defines: DST_DT; MODE: 0 float (each operation rounded to the dtype, as
 // c10's Half/BFloat16 arithmetic does; complex64 as float), 2 double
@@ -73,6 +74,37 @@ double rs_pow_d(double base, double lnb, double x) {
 }
 #endif
 
+#if MODE == 0 && DST_DT == 6 && !LOG
+// a * b + c rounded once, without relying on the device's fma() being fused
+// (lavapipe's is not): Dekker's exact product, a two-sum, the low parts
+// added with rounding to odd, one final rounding
+float ls_fma(float a, float b, float c) {
+    precise float p = a * b;
+    if (isinf(p) || isnan(p) || abs(a) > 1e30 || abs(b) > 1e30) return p + c;
+    precise float ca = 4097.0 * a;
+    precise float ah = ca - (ca - a);
+    precise float al = a - ah;
+    precise float cb = 4097.0 * b;
+    precise float bh = cb - (cb - b);
+    precise float bl = b - bh;
+    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    precise float s = p + c;
+    precise float bb = s - p;
+    precise float t = (p - (s - bb)) + (c - bb);
+    // t + e rounded to odd, so that the last rounding sees a tie as broken
+    precise float u = t + e;
+    precise float ub_ = u - t;
+    precise float v = (t - (u - ub_)) + (e - ub_);
+    uint bits = floatBitsToUint(u);
+    if (v != 0.0) {
+        if ((v < 0.0) != (u < 0.0)) bits -= 1u;  // the exact sum is nearer zero than u
+        bits |= 1u;
+    }
+    precise float r = s + uintBitsToFloat(bits);
+    return r;
+}
+#endif
+
 void main() {
     int64_t steps = int64_t(pc.numel);
     int64_t halfway = steps / 2L;
@@ -82,8 +114,14 @@ void main() {
 #if MODE == 0
         float s = uintBitsToFloat(uint(pc.a)), e = uintBitsToFloat(uint(pc.b));
         float st = uintBitsToFloat(uint(pc.c));
+#if DST_DT == 6 && !LOG
+        // float32: CPU's kernel is compiled with multiply-add contraction
+        // (x86 AVX2/AVX-512 and arm64 builds), one rounding per element
+        precise float v = ii < halfway ? ls_fma(st, float(ii), s) : ls_fma(-st, float(steps - ii - 1L), e);
+#else
         precise float v = ii < halfway ? R(s + R(st * R(float(ii))))
                                        : R(e - R(st * R(float(steps - ii - 1L))));
+#endif
 #if LOG
         v = rs_pow_f(uintBitsToFloat(uint(pc.d)), uintBitsToFloat(uint(pc.e)), v);
 #endif

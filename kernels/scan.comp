@@ -11,6 +11,9 @@
 // block's total; MODE 2: exclusive scan of the totals per row; MODE 3: each
 // block's scan after its prefix), so that the whole GPU works on them.
 //
+// complex64 logcumsumexp folds each row sequentially instead (an
+// invocation per row; see CLSE).
+//
 // Defines: MODE (0..3), IN_DT (input dtype code; the adapter has cast it to the result
 // dtype where PyTorch does), OUT_DT (values dtype), OP (1 sum, 2 prod,
 // 3 max, 4 min, 5 logsumexp).
@@ -163,6 +166,65 @@ S combine(S a, S b) {
 S identity() { return OP == 1 ? 0.0LF : 1.0LF; }
 S load_s(int64_t o, int64_t j) { return uint64BitsToDouble(RS_GET(IN_DT)(pc.src, o)); }
 
+#elif RS_IS_CF(IN_DT) && OP == 5
+// complex64 logcumsumexp: c10's _log_add_exp_helper(x = b, y = a) for
+// complex (the larger real part is `max`; NaN in either part is
+// infectious; equal infinite real parts). Not associative in the imaginary
+// part (a reordered fold can land 2*pi away), so each row folds
+// sequentially in CPU's order (CLSE in main).
+#define CLSE 1
+void rs_raise(uint code, int64_t value) {}  // (ops.glsl's integer checks: unused here)
+#include "common/opmath.glsl"
+#include "common/ops.glsl"
+// The running value is kept as a float-float pair per part (CPU folds in
+// complex<double>; a float state drifts by ~1e-5 over a few hundred
+// elements): S = (re, im, re_lo, im_lo).
+#define S vec4
+#define STATE_SIZE 16
+vec2 cl_two_sum(float a, float b) {
+    precise float s = a + b;
+    precise float bb = s - a;
+    precise float e = (a - (s - bb)) + (b - bb);
+    return vec2(s, e);
+}
+// hi + lo as a normalized pair; infinities and NaN keep lo = 0
+vec2 cl_norm(float hi, float lo) {
+    if (isinf(hi) || isnan(hi)) return vec2(hi, 0.0);
+    precise float s = hi + lo;
+    precise float e = lo - (s - hi);
+    return vec2(s, e);
+}
+// a - b of two pairs, rounded to float
+float cl_sub(float ah, float al, float bh, float bl) {
+    if (isinf(ah) || isinf(bh) || isnan(ah) || isnan(bh)) return ah - bh;
+    vec2 t = cl_two_sum(ah, -bh);
+    return t.x + (t.y + (al - bl));
+}
+// mx + d, mx a pair, d a float
+vec2 cl_add(float mh, float ml, float d) {
+    vec2 t = cl_two_sum(mh, d);
+    return cl_norm(t.x, t.y + ml);
+}
+S combine(S a, S b) {
+    // a: the running value (y), b: the element (x)
+    S mn, mx;
+    if (isnan(a.x) || isnan(a.y)) { mn = a; mx = a; }
+    else if (isnan(b.x) || isnan(b.y)) { mn = b; mx = b; }
+    else if (b.x < a.x || (b.x == a.x && b.z < a.z)) { mn = b; mx = a; }
+    else { mn = a; mx = b; }
+    if (isnan(mn.x) || isnan(mn.y)) return vec4(RS_NAN_F, RS_NAN_F, 0.0, 0.0);
+    if (isinf(mn.x) && mn.x == mx.x) {
+        if (mn.x < 0.0) return mn;
+        return vec4(rs_op_log(rs_op_exp(mn.xy) + rs_op_exp(mx.xy)), 0.0, 0.0);
+    }
+    vec2 diff = vec2(cl_sub(mn.x, mn.z, mx.x, mx.z), cl_sub(mn.y, mn.w, mx.y, mx.w));
+    vec2 d = rs_op_log1p(rs_op_exp(diff));
+    vec2 re = cl_add(mx.x, mx.z, d.x), im = cl_add(mx.y, mx.w, d.y);
+    return vec4(re.x, im.x, re.y, im.y);
+}
+S identity() { return vec4(uintBitsToFloat(0xFF800000u), 0.0, 0.0, 0.0); }
+S load_s(int64_t o, int64_t j) { return vec4(RS_GET(IN_DT)(pc.src, o), 0.0, 0.0); }
+
 #elif RS_IS_CF(IN_DT)  // complex64 sum/prod (CPU accumulates in complex<double>)
 #define S vec2
 #define STATE_SIZE 8
@@ -231,6 +293,8 @@ void store_s(int64_t o, S s) {
     RS_SET_F(OUT_DT)(pc.dst, o, s.x + s.y);
 #elif IN_DT == 7
     RS_SET_D(OUT_DT)(pc.dst, o, doubleBitsToUint64(s));
+#elif CLSE
+    RS_SET_CF(OUT_DT)(pc.dst, o, vec2(s.x + s.z, s.y + s.w));
 #elif RS_IS_CF(IN_DT)
     RS_SET_CF(OUT_DT)(pc.dst, o, s);
 #elif IS_FLOAT
@@ -261,7 +325,7 @@ void sstore(uint64_t i, S s) {
     r.i = s.i;
 }
 #else
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer SRef { S v; };
+layout(buffer_reference, std430, buffer_reference_align = STATE_SIZE) buffer SRef { S v; };
 S sload(uint64_t i) { return SRef(pc.scratch + uint64_t(STATE_SIZE) * i).v; }
 void sstore(uint64_t i, S s) { SRef(pc.scratch + uint64_t(STATE_SIZE) * i).v = s; }
 #endif
@@ -305,7 +369,21 @@ S scan_chunk(int64_t base, int64_t c0, int64_t n, S carry, bool store) {
 void main() {
     uint t = gl_LocalInvocationID.x;
     int64_t n = int64_t(pc.n);
-#if MODE == 0
+#if CLSE
+    // an invocation per row, folding elements [nb, nb + idx) in order; the
+    // running value of longer rows waits in scratch between dispatches
+    // (lavapipe ends a shader's loops after 65535 iterations in all)
+    int64_t c0 = int64_t(pc.nb), c1 = min(n, c0 + int64_t(pc.idx));
+    for (uint64_t row = gl_GlobalInvocationID.x; row < pc.rows; row += uint64_t(gl_NumWorkGroups.x) * RS_WG) {
+        int64_t base = int64_t(row) * n;
+        S acc = c0 == 0L ? identity() : sload(row);
+        for (int64_t j = c0; j < c1; ++j) {
+            acc = combine(acc, load_s(base + j, j));
+            store_s(base + j, acc);
+        }
+        if (c1 < n) sstore(row, acc);
+    }
+#elif MODE == 0
     // a workgroup per row
     for (uint64_t row = gl_WorkGroupID.x; row < pc.rows; row += gl_NumWorkGroups.x) {
         int64_t base = int64_t(row) * n;

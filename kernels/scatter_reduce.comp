@@ -12,6 +12,9 @@
 // 4 amin, 5 copy: the last wins), ACC_OPMATH (float16/bfloat16/complex32
 // accumulate in float, rounded once, as CPU's scatter kernels; else every
 // step rounds to DT, as CPU's index_reduce and index_put loops).
+// The sorted positions come in windows of SEG_WINDOW, one dispatch each
+// (window start in index_dim_stride); a run crossing a window's end leaves
+// its running value in a per-slice carry after `perm` (16 bytes a slice).
 // DIRECT=1 (short slices): no sort; `keys` is the index itself (IDX32: int32)
 // and one invocation per (slice, target) scans the slice's k entries in
 // order. An index outside [0, dim_size) raises the device error flag (code 1).
@@ -259,6 +262,35 @@ int64_t index_at(int64_t o, uint64_t p) {
 }
 #endif
 
+#if !DIRECT
+// SEG_WINDOW in scatter_reduce.c: sorted positions per dispatch
+#define SEG_WINDOW 16384
+// the running value of a run that crosses a window's end, per slice
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer CarryRef { A v; };
+
+int64_t key_at(uint64_t row, uint64_t p) { return RsI64(pc.keys + 8UL * (row + p)).v; }
+// the first position of the sorted row's run of `key` that contains p
+uint64_t run_first(uint64_t row, uint64_t p, int64_t key) {
+    uint64_t lo = 0UL, hi = p;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2UL;
+        if (key_at(row, mid) < key) lo = mid + 1UL;
+        else hi = mid;
+    }
+    return lo;
+}
+// the end of the run of `key`, from lo on
+uint64_t run_end(uint64_t row, uint64_t lo, int64_t key) {
+    uint64_t hi = pc.k;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2UL;
+        if (key_at(row, mid) > key) hi = mid;
+        else lo = mid + 1UL;
+    }
+    return lo;
+}
+#endif
+
 void main() {
     bool shared_idx = (pc.flags & F_SHARED) != 0u;
     bool incl = (pc.flags & F_INCLUDE_SELF) != 0u;
@@ -296,37 +328,46 @@ void main() {
         finish(t_off, acc, int64_t(hits) + (incl ? 1L : 0L));
     }
 #else
-    uint64_t total = pc.slices * pc.k;
+    // this dispatch's window of sorted positions [c0, c1)
+    uint64_t c0 = uint64_t(pc.index_dim_stride);
+    uint64_t c1 = min(pc.k, c0 + uint64_t(SEG_WINDOW));
+    uint64_t span = c1 - c0;
+    uint64_t carry = pc.perm + 8UL * (shared_idx ? 1UL : pc.slices) * pc.k;
+    uint64_t total = pc.slices * span;
     RS_FOR_EACH(item, total) {
         uint64_t s, p;
         if (shared_idx) {  // neighbours share a run, step over slices
             s = item % pc.slices;
-            p = item / pc.slices;
+            p = c0 + item / pc.slices;
         } else {
-            s = item / pc.k;
-            p = item % pc.k;
+            s = item / span;
+            p = c0 + item % span;
         }
         uint64_t row = shared_idx ? 0UL : s * pc.k;
-        int64_t key = RsI64(pc.keys + 8UL * (row + p)).v;
-        if (p > 0UL && RsI64(pc.keys + 8UL * (row + p - 1UL)).v == key) continue;
+        int64_t key = key_at(row, p);
+        bool starts = p == 0UL || key_at(row, p - 1UL) != key;
+        if (!starts && p != c0) continue;  // (p == c0: a run from the last window goes on)
         if (use_skip && key == pc.skip) continue;
         if (uint64_t(key) >= uint64_t(pc.dim_size)) {
-            rs_raise_at(pc.err, pc.site, 1u, key);
+            if (starts) rs_raise_at(pc.err, pc.site, 1u, key);
             continue;
         }
         int64_t o[5] = int64_t[5](int64_t(s), int64_t(s), 0L, 0L, 0L);
         if (pc.ndim != 0u) rs_offsetn(pc.params, pc.ndim, 2, s, o);
         int64_t t_off = o[0] + key * pc.self_dim_stride;
-        uint64_t end = p + 1UL;
-        while (end < pc.k && RsI64(pc.keys + 8UL * (row + end)).v == key) end++;
-        float scale = use_scale ? 1.0 / float(end - p) : 1.0;
-        A acc = incl ? ld(pc.self_, t_off) : identity();
-        for (uint64_t q = p; q < end; ++q) {
+        // the run [first, end), by binary search in the sorted row
+        uint64_t first = starts ? p : run_first(row, p, key);
+        uint64_t end = run_end(row, p + 1UL, key);
+        float scale = use_scale ? 1.0 / float(end - first) : 1.0;
+        A acc = starts ? (incl ? ld(pc.self_, t_off) : identity()) : CarryRef(carry + 16UL * s).v;
+        uint64_t stop = min(end, c1);
+        for (uint64_t q = p; q < stop; ++q) {
             int64_t j = RsI64(pc.perm + 8UL * (row + q)).v;
             A v = ld(pc.src, o[1] + j * pc.src_dim_stride);
             acc = rnd(combine(acc, scaled(v, alpha, scale, use_alpha, use_scale)));
         }
-        finish(t_off, acc, int64_t(end - p) + (incl ? 1L : 0L));
+        if (stop == end) finish(t_off, acc, int64_t(end - first) + (incl ? 1L : 0L));
+        else CarryRef(carry + 16UL * s).v = acc;  // the next window goes on
     }
 #endif
 }

@@ -128,7 +128,10 @@ void main() {
     RS_FOR_EACH(i, pc.numel) {
         float e = RS_GET(IN_DT)(pc.src, int64_t(i));
         if (!(e >= lo && e <= hi)) continue;  // outside, or NaN
-        int pos = int(RND(RND(RND(e - lo) * nb) / span));
+        float q = RND(RND(RND(e - lo) * nb) / span);
+        // an empty span (both edges one value in float16/bfloat16) gives NaN:
+        // CPU's conversion of it lands in bin 0 (x86 and arm64 alike)
+        int pos = isnan(q) ? 0 : int(q);
         if (pos == int(pc.bins)) pos -= 1;
         if (pos >= 0) atomicAdd(Counts(pc.counts).c[pos], 1u);
     }

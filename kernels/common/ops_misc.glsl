@@ -16,6 +16,13 @@ bool rs_clamp_min(bool x, bool lo) { return x || lo; }
 bool rs_clamp_max(bool x, bool hi) { return x && hi; }
 bool rs_clamp(bool x, bool lo, bool hi) { return (x || lo) && hi; }
 
+// ---------------------------------------------------------------- segment_reduce
+// a segment's length, checked as CPU's kernel does (device error code 5)
+int64_t rs_mx_segment_length(int64_t n) {
+    if (rs_neg64(n)) rs_raise(5u, n);
+    return n;
+}
+
 // ---------------------------------------------------------------- pow
 // native::powi: integer powers in the dtype (wrap-around), negative
 // exponents give 0 except for bases 1 and -1

@@ -10,6 +10,7 @@ typedef struct scan_push {
 } scan_push;
 
 #define CHUNK 1024  /* RS_WG * ITEMS in scan.comp */
+#define CLSE_CHUNK 16384  /* complex logcumsumexp: elements of a row per dispatch */
 
 static rs_status dispatch_mode(rs_stream *s, const rs_tensor *src, const rs_tensor *dst, rs_scan_op op, int mode,
                                uint64_t groups, const scan_push *pc, const rs_access *acc, int nacc) {
@@ -73,9 +74,9 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
                         rs_dtype_name(dst->dtype));
     int flt = src->dtype == RS_FLOAT16 || src->dtype == RS_BFLOAT16 || src->dtype == RS_FLOAT32;
     int cplx = src->dtype == RS_COMPLEX64 || dst->dtype == RS_COMPLEX64;
-    if (cplx && (src->dtype != dst->dtype || (op != RS_SCAN_SUM && op != RS_SCAN_PROD)))
-        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: complex64 only for cumsum/cumprod into complex64");
-    if (op == RS_SCAN_LOGSUMEXP && !flt)
+    if (cplx && (src->dtype != dst->dtype || minmax))
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: complex64 only for cumsum/cumprod/logcumsumexp into complex64");
+    if (op == RS_SCAN_LOGSUMEXP && !flt && !cplx)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_scan: logcumsumexp needs a floating dtype");
     if (rows == 0 || n == 0) return RS_OK;
 
@@ -83,6 +84,27 @@ rs_status rs_scan(rs_stream *s, rs_scan_op op, const rs_tensor *src, const rs_te
     rs_access acc[4] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 1}, {0, 0, 1}};
     int nacc = 2;
     if (minmax) acc[nacc++] = rs_tensor_access(indices, 1);
+    /* complex64 logcumsumexp: an invocation per row, folding in order (its
+     * combination is not associative in the imaginary part) */
+    if (cplx && op == RS_SCAN_LOGSUMEXP) {
+        /* rows longer than CLSE_CHUNK fold in several dispatches, the
+         * running values in scratch (lavapipe stops a shader's loops after
+         * 65535 iterations in all) */
+        uint64_t groups = ((uint64_t)rows + 63) / 64;
+        pc.idx = CLSE_CHUNK;
+        if (n <= CLSE_CHUNK) return dispatch_mode(s, src, dst, op, 0, groups, &pc, acc, nacc);
+        rs_device *dev = rs_stream_device(s);
+        uint64_t ssize = (uint64_t)rows * 16;
+        rs_status st = rs_alloc(dev, ssize, s, &pc.scratch);
+        if (st != RS_OK) return st;
+        acc[nacc] = (rs_access){pc.scratch, ssize, 1};
+        for (int64_t c0 = 0; c0 < n && st == RS_OK; c0 += CLSE_CHUNK) {
+            pc.nb = (uint64_t)c0;
+            st = dispatch_mode(s, src, dst, op, 0, groups, &pc, acc, nacc + 1);
+        }
+        rs_free(dev, pc.scratch);  /* reused only after this stream's work */
+        return st;
+    }
     /* Few long rows: three passes over blocks, so that every compute unit
      * works (a workgroup per row would leave the GPU idle). */
     uint64_t nb = ((uint64_t)n + CHUNK - 1) / CHUNK;

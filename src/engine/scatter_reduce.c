@@ -10,7 +10,12 @@
  * 3. One invocation per (slice, sorted position); the first position of each
  *    run of equal keys reduces the run in order into self's element, read
  *    once and written once. No atomics: the result does not depend on
- *    scheduling, and the order is CPU's.
+ *    scheduling, and the order is CPU's. The sorted positions go in windows
+ *    of SEG_WINDOW, a dispatch each: a run that crosses a window's end
+ *    leaves its running value in a per-slice carry (after `perm`) for the
+ *    next window's first invocation, so that no invocation loops more than
+ *    SEG_WINDOW times (lavapipe silently ends a shader's loops after 65535
+ *    iterations in all).
  * Short slices (k * dim_size <= DIRECT_MAX_WORK) skip 1 and 2: one
  * invocation per target scans its slice's index in order (same order, same
  * results, one launch and no scratch memory). */
@@ -36,6 +41,9 @@ typedef struct ir_push {
  * the direct pass instead: one invocation per target scans the slice's
  * index in order (k * dim_size reads each, no sort, one launch). */
 #define DIRECT_MAX_WORK 2048
+/* sorted positions per dispatch of the segment pass (SEG_WINDOW in
+ * scatter_reduce.comp) */
+#define SEG_WINDOW 16384
 
 enum { F_SHARED = 1, F_INCLUDE_SELF = 2, F_SKIP = 4, F_SCALE = 8, F_ALPHA = 16 };
 
@@ -176,10 +184,11 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
     rs_layout l;
     if ((st = rs_layout_make_n(views, vnames, 2, &l)) != RS_OK) return st;
     uint64_t bytes = (uint64_t)R * (uint64_t)K * 8u;
+    uint64_t carry_bytes = (uint64_t)slices * 16u; /* a running value per slice, after perm */
     uint64_t keys = 0, sorted = 0, perm = 0;
     if ((st = rs_alloc(dev, bytes, s, &keys)) != RS_OK) return st;
     if ((st = rs_alloc(dev, bytes, s, &sorted)) != RS_OK) goto done;
-    if ((st = rs_alloc(dev, bytes, s, &perm)) != RS_OK) goto done;
+    if ((st = rs_alloc(dev, bytes + carry_bytes, s, &perm)) != RS_OK) goto done;
     {
         /* 1. keys: the index with dim last, as int64 */
         rs_tensor src_idx = p->index, dst_idx;
@@ -217,8 +226,13 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
         rs_kernel *k = NULL;
         if ((st = rs_kernel_get(dev, "scatter_reduce.comp", defines, &k)) != RS_OK) goto done;
         rs_access acc[4] = {rs_tensor_access(&p->self, 1), rs_tensor_access(&p->src, 0), {sorted, bytes, 0},
-                            {perm, bytes, 0}};
-        st = rs_launch(s, k, (uint64_t)slices * (uint64_t)K, &pc, sizeof pc, acc, 4);
+                            {perm, bytes + carry_bytes, 1}};
+        /* the windows; index_dim_stride (the direct pass's) holds the first */
+        for (int64_t c0 = 0; c0 < K && st == RS_OK; c0 += SEG_WINDOW) {
+            int64_t span = K - c0 < SEG_WINDOW ? K - c0 : SEG_WINDOW;
+            pc.index_dim_stride = c0;
+            st = rs_launch(s, k, (uint64_t)slices * (uint64_t)span, &pc, sizeof pc, acc, 4);
+        }
     }
 done:
     /* stream-ordered: the blocks are reused only after the work above */

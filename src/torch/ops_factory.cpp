@@ -5,6 +5,7 @@
 // kernel could read.
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
+#include <ATen/Dispatch.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/logspace.h>
 #include <ATen/ops/zeros.h>
@@ -65,6 +66,14 @@ at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
+  if (base <= 0) {
+    // CPU's kernel converts start and end to the dtype with a check
+    // ("value cannot be converted to type c10::Half without overflow")
+    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "linspace_cpu", [&]() {
+      (void)start.to<scalar_t>();
+      (void)end.to<scalar_t>();
+    });
+  }
   native_or_host(
       out, base > 0 ? "aten::logspace.out" : "aten::linspace.out",
       [&](rs_stream* s, rs_tensor* d) { return rs_linspace(s, d, start.to<double>(), end.to<double>(), base); },

@@ -428,8 +428,17 @@ Tensor& histc_out(const Tensor& self, int64_t bins, const at::Scalar& min, const
         double lo = min.to<double>(), hi = max.to<double>();
         if (lo == hi && self.numel() > 0) std::tie(lo, hi) = minmax_of(self, s);
         if (lo == hi) {
-          lo -= 1;
-          hi += 1;
+          // CPU's bins_edges_correction: for float32, at least one float
+          // step out (+-1 rounds back to the value past 2^24)
+          if (self.scalar_type() == at::kFloat) {
+            lo = std::min(static_cast<double>(std::nextafter(static_cast<float>(lo), std::numeric_limits<float>::lowest())),
+                          lo - 1.);
+            hi = std::max(static_cast<double>(std::nextafter(static_cast<float>(hi), std::numeric_limits<float>::max())),
+                          hi + 1.);
+          } else {
+            lo -= 1;
+            hi += 1;
+          }
         }
         TORCH_CHECK(!(std::isinf(lo) || std::isinf(hi) || std::isnan(lo) || std::isnan(hi)), "torch.histc: range of [",
                     lo, ", ", hi, "] is not finite");

@@ -83,6 +83,63 @@ TEST(scatter_add_float32_bit_exact) {
     free(self); free(src); free(out); free(ref); free(idx);
 }
 
+/* runs longer than a window of the segment pass (16384 sorted positions:
+ * lavapipe ends a shader's loops after 65535 iterations): scatter_add along
+ * dim 1 of [R, N], a run of 40000 and shorter ones, bit-equal to the
+ * sequential sums; and a shared index (index_add) with a run of 70000 */
+TEST(long_runs_cross_windows) {
+    enum { R = 2, N = 3, K = 50000, KS = 90000 };
+    float self[R * N], out[R * N], ref[R * N];
+    float *src = malloc(sizeof(float) * (size_t)R * KS);
+    int64_t *idx = malloc(sizeof(int64_t) * (size_t)R * KS);
+    uint32_t seed = 5;
+    for (int i = 0; i < R * N; ++i) self[i] = (float)i;
+    for (int i = 0; i < R * KS; ++i) src[i] = (float)((int)(lcg(&seed) >> 20) - 2048) / 64.0f;
+    for (int r = 0; r < R; ++r)
+        for (int k = 0; k < K; ++k) idx[r * K + k] = k < 40000 ? r : (k % 3);
+    uint64_t a = upload(self, sizeof self), b = upload(src, sizeof(float) * R * K),
+             c = upload(idx, sizeof(int64_t) * R * K);
+    int64_t ss[2] = {R, N}, is[2] = {R, K};
+    rs_index_reduce p;
+    memset(&p, 0, sizeof p);
+    p.name = "scatter_add";
+    p.op = RS_IR_SUM;
+    p.dim = 1;
+    p.include_self = 1;
+    p.self = view(a, RS_FLOAT32, 2, ss);
+    p.src = view(b, RS_FLOAT32, 2, is);
+    p.index = view(c, RS_INT64, 2, is);
+    CHECK_OK(rs_index_reduce_run(g_s, &p));
+    CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
+    memcpy(ref, self, sizeof ref);
+    for (int r = 0; r < R; ++r)
+        for (int k = 0; k < K; ++k) ref[r * N + idx[r * K + k]] += src[r * K + k];
+    CHECK(memcmp(out, ref, sizeof out) == 0);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    /* shared index: [KS, 1] into [2, 1], target 0 for the first 70000 */
+    for (int k = 0; k < KS; ++k) idx[k] = k < 70000 ? 0 : 1;
+    float s2[2] = {0.5f, -0.5f}, o2[2], r2[2] = {0.5f, -0.5f};
+    a = upload(s2, sizeof s2);
+    b = upload(src, sizeof(float) * KS);
+    c = upload(idx, sizeof(int64_t) * KS);
+    int64_t s2s[2] = {2, 1}, srs[2] = {KS, 1}, i2s[1] = {KS};
+    memset(&p, 0, sizeof p);
+    p.name = "index_add";
+    p.op = RS_IR_SUM;
+    p.dim = 0;
+    p.shared_index = 1;
+    p.include_self = 1;
+    p.self = view(a, RS_FLOAT32, 2, s2s);
+    p.src = view(b, RS_FLOAT32, 2, srs);
+    p.index = view(c, RS_INT64, 1, i2s);
+    CHECK_OK(rs_index_reduce_run(g_s, &p));
+    CHECK_OK(rs_memcpy_dtoh(g_s, o2, a, sizeof o2));
+    for (int k = 0; k < KS; ++k) r2[idx[k]] += src[k];
+    CHECK(o2[0] == r2[0] && o2[1] == r2[1]);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    free(src); free(idx);
+}
+
 /* index_add (a shared 1-D int32 index) on [N, D] along dim 0, float16:
  * every addition rounds to float16, as CPU's; and with acc_opmath one
  * rounding at the end */
@@ -247,6 +304,7 @@ int main(void) {
     }
     RUN(scatter_add_float32_bit_exact);
     RUN(index_add_float16_rounding);
+    RUN(long_runs_cross_windows);
     RUN(int8_ops);
     RUN(float_amax_skip_scale_and_errors);
     CTEST_END();

@@ -1,5 +1,6 @@
 /* Scans and sorting in the C core (src/engine/scan.c, sort.c), against
  * host references. No torch. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,59 @@ TEST(cumsum_int32_to_int64_and_float) {
     rs_free(g_dev, fa);
     rs_free(g_dev, fb_);
     free(x); free(y); free(f); free(g);
+}
+
+/* complex64 logcumsumexp: c10's complex log-add-exp folded in order,
+ * against the same fold in double complex (CPU's accumulate type). */
+static double complex lae_ref(double complex x, double complex y) {
+    double complex mn, mx;
+    if (isnan(creal(y)) || isnan(cimag(y))) mn = mx = y;
+    else if (isnan(creal(x)) || isnan(cimag(x))) mn = mx = x;
+    else if (creal(x) < creal(y)) { mn = x; mx = y; }
+    else { mn = y; mx = x; }
+    if (isnan(creal(mn)) || isnan(cimag(mn))) return NAN + NAN * I;
+    if (isinf(creal(mn)) && creal(mn) == creal(mx)) return creal(mn) < 0 ? mn : clog(cexp(mn) + cexp(mx));
+    return clog(1.0 + cexp(mn - mx)) + mx;
+}
+
+TEST(logcumsumexp_complex64) {
+    enum { R = 40, N = 300 };
+    float *x = malloc(sizeof(float) * 2 * R * N), *y = malloc(sizeof(float) * 2 * R * N);
+    uint32_t seed = 7;
+    for (int i = 0; i < 2 * R * N; ++i) x[i] = (float)(lcg(&seed) >> 8) / (float)(1 << 24) * 18.0f - 9.0f;
+    x[2 * (1 * N + 5)] = -INFINITY;   /* row 1: a -inf element */
+    x[2 * (2 * N + 0)] = -INFINITY;   /* row 2 starts at -inf */
+    x[2 * (3 * N + 9) + 1] = NAN;     /* row 3: NaN from element 9 on */
+    uint64_t a = upload(x, sizeof(float) * 2 * R * N), b = 0;
+    CHECK(a != 0);
+    CHECK_OK(rs_alloc(g_dev, sizeof(float) * 2 * R * N, g_s, &b));
+    rs_tensor src = mat(a, RS_COMPLEX64, R, N), dst = mat(b, RS_COMPLEX64, R, N);
+    CHECK_OK(rs_scan(g_s, RS_SCAN_LOGSUMEXP, &src, &dst, NULL));
+    CHECK_OK(rs_memcpy_dtoh(g_s, y, b, sizeof(float) * 2 * R * N));
+    double worst = 0;
+    for (int r = 0; r < R; ++r) {
+        double complex acc = -INFINITY + 0.0 * I;
+        for (int j = 0; j < N; ++j) {
+            int k = r * N + j;
+            acc = lae_ref(x[2 * k] + x[2 * k + 1] * I, acc);
+            double complex ref = (float)creal(acc) + (float)cimag(acc) * I;
+            double gr = y[2 * k], gi = y[2 * k + 1];
+            if (isnan(creal(ref)) || isnan(cimag(ref))) {
+                CHECK(isnan(gr) && isnan(gi));
+                continue;
+            }
+            if (isinf(creal(ref))) {
+                CHECK(gr == creal(ref));
+                continue;
+            }
+            double e = cabs((gr + gi * I) - ref);
+            if (e > worst) worst = e;
+        }
+    }
+    CHECK(worst < 2e-5);  /* the imaginary parts on CPU's branch, not 2*pi away */
+    rs_free(g_dev, a);
+    rs_free(g_dev, b);
+    free(x); free(y);
 }
 
 TEST(cummax_ties_and_nan) {
@@ -208,6 +262,7 @@ int main(void) {
         return 1;
     }
     RUN(cumsum_int32_to_int64_and_float);
+    RUN(logcumsumexp_complex64);
     RUN(cummax_ties_and_nan);
     RUN(float64_scans);
     RUN(sort_short_rows);

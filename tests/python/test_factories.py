@@ -127,14 +127,37 @@ def test_linspace(dtype):
                               (-1, 1, 33)]:
         dev = torch.linspace(start, end, steps, device=D, dtype=dtype)
         cpu = torch.linspace(start, end, steps, dtype=dtype)
-        if dtype in (torch.float32, torch.complex64):
-            # CPU's own float32 linspace depends on its SIMD width (vector
-            # lanes use base + i*step from each lane's start), so it is not
-            # bit-reproducible across CPUs: compare within one float32 ulp
+        if dtype == torch.complex64:
+            # complex<float> arithmetic: within one float32 ulp
             assert dev.shape == cpu.shape and dev.dtype == cpu.dtype and dev.device.type == D
             assert_close(dev.cpu(), cpu, rtol=1.2e-7, atol=1.2e-7)
         else:
             same(dev, cpu)
+
+
+def test_linspace_overflow_errors():
+    # CPU converts start and end to the dtype with a check
+    for args, kw in (((1e8, 2e8, 5), {"dtype": torch.float16}), ((0, 1e10, 5), {"dtype": torch.int32}),
+                     ((0.0, 1e39, 3), {})):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            torch.linspace(*args, **kw)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            torch.linspace(*args, **kw, device=D)
+    with pytest.raises(NotImplementedError):
+        torch.linspace(0, 1, 5, dtype=torch.bool, device=D)
+
+
+def test_linspace_float32_bit_exact():
+    # CPU's float32 linspace: start + step * i (end - step * (steps - 1 - i)
+    # past halfway) with one rounding (its build fuses the multiply-add)
+    g = torch.Generator().manual_seed(0)
+    for _ in range(60):
+        base = float(torch.randn(1, generator=g)) * 10 ** int(torch.randint(-3, 7, (1,), generator=g))
+        width = float(torch.rand(1, generator=g)) * 10 ** int(torch.randint(-5, 4, (1,), generator=g))
+        n = int(torch.randint(1, 500, (1,), generator=g))
+        for lo, hi in ((base, base + width), (base + width, base)):
+            same(torch.linspace(lo, hi, n, device=D), torch.linspace(lo, hi, n))
+    same(torch.linspace(1e4, 1e4 + 0.01, 101, device=D), torch.linspace(1e4, 1e4 + 0.01, 101))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16],

@@ -13,13 +13,7 @@ SCANS = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 
 @pytest.mark.parametrize("name", SCANS)
 def test_opinfo(name):
-    if name == "logcumsumexp":
-        # complex logcumsumexp runs through host execution (no kernel yet)
-        op_dtypes = [torch.bfloat16, torch.float16, torch.float32, torch.float64]
-        check_opinfo(name, dtypes=op_dtypes)
-        check_opinfo(name, dtypes=[torch.complex64], native=False)
-    else:
-        check_opinfo(name)
+    check_opinfo(name)
 
 
 INT_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
@@ -138,6 +132,57 @@ def test_logcumsumexp_infinities():
     inf = float("inf")
     x = torch.tensor([-inf, -inf, 0.0, inf, 1.0, inf, float("nan"), 2.0])
     assert_close(native(lambda: torch.logcumsumexp(x.to(D), 0)).cpu(), torch.logcumsumexp(x, 0), equal_nan=True)
+
+
+def complex_lcse_ref(x):
+    """CPU's complex logcumsumexp fold along the last dim, in complex128
+    (CPU accumulates complex64 in complex<double>)."""
+    return torch.logcumsumexp(x.to(torch.complex128), -1).to(torch.complex64)
+
+
+def test_logcumsumexp_complex():
+    # complex64: one sequential fold per row in CPU's order (a reordered
+    # fold can land 2*pi away in the imaginary part)
+    g = torch.Generator().manual_seed(0)
+    # (1, 70000): several dispatches per row (lavapipe ends a shader's loops
+    # after 65535 iterations)
+    for shape in [(1, 1), (5, 9), (3, 2000), (70, 33), (1, 70000)]:
+        x = torch.complex(torch.rand(shape, generator=g) * 18 - 9, torch.rand(shape, generator=g) * 18 - 9)
+        got = native(lambda: torch.logcumsumexp(x.to(D), -1)).cpu()
+        assert_close(got, torch.logcumsumexp(x, -1))
+        # the imaginary parts follow CPU's branch, not only modulo 2*pi
+        assert_close(got.imag, torch.logcumsumexp(x, -1).imag)
+    # another dim, non-contiguous input, out=
+    x = torch.complex(torch.randn(6, 8, 4, generator=g) * 4, torch.randn(6, 8, 4, generator=g) * 4)
+    xs = x.to(D).transpose(0, 2)
+    assert_close(native(lambda: torch.logcumsumexp(xs, 1)).cpu(), torch.logcumsumexp(x.transpose(0, 2), 1))
+    out = torch.empty(0, dtype=torch.complex64, device=D)
+    native(lambda: torch.logcumsumexp(x.to(D), 0, out=out))
+    assert_close(out.cpu(), torch.logcumsumexp(x, 0))
+
+
+def test_logcumsumexp_complex_special():
+    inf, nan = float("inf"), float("nan")
+    rows = [
+        [complex(-inf, 0), complex(1, 2), complex(nan, 0), complex(3, 1)],
+        [complex(-inf, 1), complex(-inf, 2), complex(inf, 0), complex(inf, 3)],
+        [complex(0, nan), complex(1, 1), complex(2, 2), complex(3, 3)],
+        [complex(2, 3), complex(2, -3), complex(-inf, 5), complex(2, 3.0)],
+        [complex(-50, 1), complex(50, -1), complex(-1e30, 0), complex(0, 0)],
+    ]
+    x = torch.tensor(rows, dtype=torch.complex64)
+    got = native(lambda: torch.logcumsumexp(x.to(D), 1)).cpu()
+    assert_close(got, torch.logcumsumexp(x, 1), equal_nan=True)
+
+
+def test_logcumsumexp_complex_backward():
+    g = torch.Generator().manual_seed(1)
+    x = torch.complex(torch.randn(3, 7, generator=g), torch.randn(3, 7, generator=g)).requires_grad_()
+    xd = x.detach().to(D).requires_grad_()
+    gr = torch.complex(torch.randn(3, 7, generator=g), torch.randn(3, 7, generator=g))
+    (gx,) = torch.autograd.grad(torch.logcumsumexp(x, 1), x, gr)
+    (gd,) = torch.autograd.grad(torch.logcumsumexp(xd, 1), xd, gr.to(D))
+    assert_close(gd.cpu(), gx)
 
 
 def test_float64():

@@ -214,6 +214,21 @@ def test_bincount_histc_forms():
     assert native(lambda: torch.histc(h.to(D), 1)).cpu().item() == torch.tensor(1000.0).to(torch.bfloat16).item()
     assert torch.equal(torch.histc(torch.empty(0, device=D), 4).cpu(), torch.histc(torch.empty(0), 4))
     assert torch.equal(torch.histc(torch.full((5,), 2.0, device=D), 4).cpu(), torch.histc(torch.full((5,), 2.0), 4))
+    # all values equal: CPU widens float32 ranges by at least one float step
+    # (+-1 rounds back to the value past 2^24), and where float16/bfloat16
+    # edges stay one value CPU's NaN bin estimate lands in bin 0
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        for v in (1e8, -1e9, 3e38, 5000.0, 300.0, -257.0, 0.0):
+            h = torch.full((5,), v).to(dt)
+            if not torch.isfinite(h).all():
+                continue
+            try:
+                exp = torch.histc(h, 4)
+            except RuntimeError:  # +-1 lost in the double (3e38): CPU raises, so does russet
+                with pytest.raises(RuntimeError, match="max must be larger than min"):
+                    torch.histc(h.to(D), 4)
+                continue
+            assert torch.equal(native(lambda: torch.histc(h.to(D), 4)).cpu(), exp), (dt, v)
 
 
 def test_counting_errors():
