@@ -194,6 +194,21 @@ def get_device_properties(device=None):
     return _DeviceProperties(_info(device))
 
 
+# ------------------------------------------------------------------ autocast
+
+
+def get_amp_supported_dtype():
+    """The dtypes torch.autocast("russet", dtype=...) accepts: float16 and
+    bfloat16 (both stored natively everywhere; bfloat16 computes in float32
+    under the apple profile)."""
+    return [_torch.float16, _torch.bfloat16]
+
+
+def is_bf16_supported(including_emulation=True):
+    """bfloat16 tensors work on every russet device (as torch.cuda's)."""
+    return True
+
+
 # ------------------------------------------------------------------ random
 
 _U64 = (1 << 64) - 1
@@ -512,4 +527,5 @@ __all__ = [
     "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
     "Stream", "Event", "current_stream", "stream",
     "host_op_counts", "reset_host_op_counts",
+    "get_amp_supported_dtype", "is_bf16_supported",
 ]

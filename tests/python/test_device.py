@@ -13,6 +13,7 @@ EXPECTED_NAMES = {
     "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
     "Stream", "Event", "current_stream", "stream",
     "host_op_counts", "reset_host_op_counts",
+    "get_amp_supported_dtype", "is_bf16_supported",
 }
 
 FEATURES = [
