@@ -337,6 +337,17 @@ int main(int argc, char **argv) {
         src.address = da, src.dtype = RS_FLOAT32, src.ndim = 1, src.sizes[0] = (int64_t)n, src.strides[0] = 1;
         tv = src, tv.address = vals;
         ti = src, ti.address = inds, ti.dtype = RS_INT64;
+        /* the scatter's rankings (RUSSET_SORT_RANK, RUSSET_SORT_ITEMS): the
+         * shared-memory scan, and subgroup ballots with 4 and 8 elements per
+         * invocation where the device has ballots */
+        static const struct { const char *rank, *items; int r; uint32_t it; } cfgs[3] = {
+            {"shared", "4", 1, 4}, {"subgroup", "4", 2, 4}, {"subgroup", "8", 2, 8}};
+        int ballots = rs_device_features(dev)->has_subgroup_ballot;
+        for (int c = 0; c < 3; c++) {
+        if (cfgs[c].r == 2 && !ballots) continue;
+        setenv("RUSSET_SORT_RANK", cfgs[c].rank, 1);
+        setenv("RUSSET_SORT_ITEMS", cfgs[c].items, 1);
+        printf(" ranking %s, %u elements per invocation\n", cfgs[c].rank, cfgs[c].it);
         double best = 1e30;
         for (int r = 0; r < 6; r++) {
             DIE(rs_stream_synchronize(s));
@@ -348,7 +359,7 @@ int main(int argc, char **argv) {
         }
         printf("  rs_sort                      %8.3f ms\n", best * 1e3);
         /* its parts (sort.c's radix_pairs), each timed alone */
-        const uint32_t CH = 1024;
+        const uint32_t CH = 256 * cfgs[c].it;
         uint64_t nb = (n + CH - 1) / CH;
         uint64_t keys, idx, keys2, idx2, hist, incl;
         DIE(rs_alloc(dev, n * 4, s, &keys));
@@ -359,9 +370,12 @@ int main(int argc, char **argv) {
         DIE(rs_alloc(dev, 16 * nb * 8, s, &incl));
         struct { uint64_t src, keys, idx, keys_out, idx_out, hist, incl; uint32_t n, rows, nb, shift; } rp = {
             da, keys, idx, keys2, idx2, hist, incl, (uint32_t)n, 1, (uint32_t)nb, 8};
-        rs_kernel *k1 = kernel("sort_radix.comp", "MODE=1;IN_DT=6;KEY64=0;DESC=0");
-        rs_kernel *k2 = kernel("sort_radix.comp", "MODE=2;IN_DT=6;KEY64=0;DESC=0");
-        rs_kernel *k3 = kernel("sort_radix.comp", "MODE=3;IN_DT=6;KEY64=0;DESC=0");
+        char d2[128], d3[128];
+        snprintf(d2, sizeof d2, "MODE=2;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=0", cfgs[c].it);
+        snprintf(d3, sizeof d3, "MODE=3;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=%d", cfgs[c].it, cfgs[c].r);
+        rs_kernel *k1 = kernel("sort_radix.comp", "MODE=1;IN_DT=6;KEY64=0;DESC=0;ITEMS=4;RANK=0");
+        rs_kernel *k2 = kernel("sort_radix.comp", d2);
+        rs_kernel *k3 = kernel("sort_radix.comp", d3);
         rs_access a1[3] = {{da, n * 4, 0}, {keys, n * 4, 1}, {idx, n * 4, 1}};
         rs_access a2[2] = {{keys, n * 4, 0}, {hist, 16 * nb * 4, 1}};
         rs_access a3[6] = {{keys, n * 4, 0}, {idx, n * 4, 0}, {hist, 16 * nb * 4, 0}, {incl, 16 * nb * 8, 0},
@@ -393,6 +407,11 @@ int main(int argc, char **argv) {
             printf("  init + 8 x (histogram + scan + scatter) = %.3f ms; the rest of rs_sort %.3f ms\n",
                    (t1 + 8 * (t2 + ts + t3)) * 1e3, (best - t1 - 8 * (t2 + ts + t3)) * 1e3);
         }
+        rs_free(dev, keys); rs_free(dev, idx); rs_free(dev, keys2); rs_free(dev, idx2);
+        rs_free(dev, hist); rs_free(dev, incl);
+        }
+        unsetenv("RUSSET_SORT_RANK");
+        unsetenv("RUSSET_SORT_ITEMS");
     }
     rs_shutdown();
     return 0;

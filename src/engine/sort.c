@@ -6,7 +6,11 @@
  * shared memory (kernels/sort.comp). Longer rows take a stable LSD radix
  * sort (kernels/sort_radix.comp), or with RUSSET_SORT=bitonic a bitonic
  * merge: global compare-exchange steps for the strides >= L and one shared-
- * memory pass for the strides below. */
+ * memory pass for the strides below. The radix sort's scatter ranks each
+ * block's digits with subgroup ballots where the device has them, else with
+ * a shared-memory scan; RUSSET_SORT_RANK=shared|subgroup picks one (for
+ * measurement), RUSSET_SORT_ITEMS=4|8 the elements per invocation of the
+ * subgroup ranking. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +27,7 @@ typedef struct radix_push {
     uint32_t n, rows, nb, shift;
 } radix_push;
 
-#define RADIX_CHUNK 1024u  /* RS_WG * ITEMS in sort_radix.comp */
+#define RADIX_WG 256u  /* RS_WG in sort_radix.comp */
 
 static int key64(rs_dtype dt) { return dt == RS_INT64 || dt == RS_UINT64 || dt == RS_FLOAT64; }
 
@@ -77,10 +81,50 @@ static rs_status groups_dispatch(rs_stream *s, rs_kernel *k, uint64_t groups, co
     return groups_dispatch_n(s, k, groups, pc, sizeof *pc, acc, nacc);
 }
 
-static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int desc, rs_kernel **k) {
-    char defines[96];
-    snprintf(defines, sizeof defines, "MODE=%d;IN_DT=%d;KEY64=%d;DESC=%d", mode, (int)src->dtype,
-             key64(src->dtype), desc);
+/* The radix scatter's ranking (sort_radix.comp's RANK) and elements per
+ * invocation (ITEMS; a block is RADIX_WG * items elements). */
+typedef struct radix_cfg {
+    int rank;        /* 1: shared-memory scan of packed counters; 2: subgroup ballots */
+    uint32_t items;  /* 4 or 8 */
+} radix_cfg;
+
+/* Shared memory of RANK 2: the block's (key, index) pairs, the per-subgroup
+ * digit counters (subgroups of >= 4 invocations) and 3 x 16 words. */
+static uint32_t rank2_shared(uint32_t items, int k64) {
+    return RADIX_WG * items * (k64 ? 12u : 8u) + (RADIX_WG / 4 * 16 + 48) * 4;
+}
+
+/* RUSSET_SORT_RANK=shared|subgroup (read at each sort; default subgroup)
+ * and RUSSET_SORT_ITEMS=4|8 (subgroup ranking only; default 8). The
+ * subgroup ranking needs ballots in compute shaders, subgroups of at least
+ * 4 invocations and its shared memory; a device without them takes the
+ * shared ranking, as RUSSET_SORT_RANK=shared does. */
+static rs_status radix_config(rs_stream *s, int k64, radix_cfg *cfg) {
+    const rs_features *f = rs_stream_features(s);
+    const char *rank = getenv("RUSSET_SORT_RANK"), *items = getenv("RUSSET_SORT_ITEMS");
+    if (rank && *rank && strcmp(rank, "shared") != 0 && strcmp(rank, "subgroup") != 0)
+        return rs_error(RS_ERR_INVALID, "rs_sort: RUSSET_SORT_RANK=%s: expected shared or subgroup", rank);
+    if (items && *items && strcmp(items, "4") != 0 && strcmp(items, "8") != 0)
+        return rs_error(RS_ERR_INVALID, "rs_sort: RUSSET_SORT_ITEMS=%s: expected 4 or 8", items);
+    cfg->rank = 1;
+    cfg->items = 4;
+    if (rank && strcmp(rank, "shared") == 0) return RS_OK;
+    if (!f->has_subgroup_ballot || f->subgroup_size < 4 || f->subgroup_size > 128) return RS_OK;
+    uint32_t want = items && *items ? (uint32_t)atoi(items) : 8u;
+    for (uint32_t it = want; it >= 4; it >>= 1)
+        if (rank2_shared(it, k64) <= f->max_shared_memory) {
+            cfg->rank = 2;
+            cfg->items = it;
+            return RS_OK;
+        }
+    return RS_OK;
+}
+
+static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int desc, const radix_cfg *cfg,
+                              rs_kernel **k) {
+    char defines[128];
+    snprintf(defines, sizeof defines, "MODE=%d;IN_DT=%d;KEY64=%d;DESC=%d;ITEMS=%u;RANK=%d", mode, (int)src->dtype,
+             key64(src->dtype), desc, mode == 1 ? 4u : cfg->items, mode == 3 ? cfg->rank : 0);
     return rs_kernel_get(rs_stream_device(s), "sort_radix.comp", defines, k);
 }
 
@@ -91,8 +135,11 @@ static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int 
  * buffers. */
 static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64_t rows, int64_t n, sort_state *st) {
     rs_status e;
+    radix_cfg cfg;
+    if ((e = radix_config(s, st->k64, &cfg)) != RS_OK) return e;
+    uint64_t chunk = RADIX_WG * cfg.items;
     uint64_t total = (uint64_t)rows * (uint64_t)n;
-    uint64_t nb = ((uint64_t)n + RADIX_CHUNK - 1) / RADIX_CHUNK;
+    uint64_t nb = ((uint64_t)n + chunk - 1) / chunk;
     uint64_t hsize = (uint64_t)rows * 16 * nb;
     st->keys_size = total * (st->k64 ? 8 : 4);
     st->idx_size = total * 4;
@@ -101,9 +148,9 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
     for (int i = 0; i < 6; ++i)
         if ((e = rs_alloc(st->dev, sizes[i], s, bufs[i])) != RS_OK) return e;
     rs_kernel *k1 = NULL, *k2 = NULL, *k3 = NULL;
-    if ((e = radix_kernel(s, src, 1, desc, &k1)) != RS_OK) return e;
-    if ((e = radix_kernel(s, src, 2, desc, &k2)) != RS_OK) return e;
-    if ((e = radix_kernel(s, src, 3, desc, &k3)) != RS_OK) return e;
+    if ((e = radix_kernel(s, src, 1, desc, &cfg, &k1)) != RS_OK) return e;
+    if ((e = radix_kernel(s, src, 2, desc, &cfg, &k2)) != RS_OK) return e;
+    if ((e = radix_kernel(s, src, 3, desc, &cfg, &k3)) != RS_OK) return e;
     radix_push pc;
     memset(&pc, 0, sizeof pc);
     pc.src = src->address;

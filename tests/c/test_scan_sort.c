@@ -180,6 +180,31 @@ TEST(sort_long_row_bitonic) {
     unsetenv("RUSSET_SORT");
 }
 
+/* The radix scatter's two rankings (RUSSET_SORT_RANK; the subgroup one with
+ * 4 and 8 elements per invocation), on rows that are not multiples of a
+ * block, with ties and NaNs, both directions. */
+TEST(sort_long_rows_rankings) {
+    static const char *ranks[3][2] = {{"shared", "4"}, {"subgroup", "4"}, {"subgroup", "8"}};
+    for (int r = 0; r < 3; ++r) {
+        setenv("RUSSET_SORT_RANK", ranks[r][0], 1);
+        setenv("RUSSET_SORT_ITEMS", ranks[r][1], 1);
+        sort_case(1, 4097, 0);
+        sort_case(2, 20000, 1);
+        sort_case(3, 6145, 0);
+    }
+    setenv("RUSSET_SORT_RANK", "warp", 1);
+    float x[5000] = {0};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, 5000 * sizeof(int64_t), g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT32, 1, 5000), vt = mat(b, RS_FLOAT32, 1, 5000), it = mat(c, RS_INT64, 1, 5000);
+    CHECK(rs_sort(g_s, &src, 0, 5000, &vt, &it) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "RUSSET_SORT_RANK") != NULL);
+    unsetenv("RUSSET_SORT_RANK");
+    unsetenv("RUSSET_SORT_ITEMS");
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
 TEST(sort_int64_and_median) {
     int64_t x[7] = {5, -3, 9, -3, 0, 100, -70};
     uint64_t a = upload(x, sizeof x), b = 0, c = 0;
@@ -215,6 +240,7 @@ int main(void) {
     RUN(sort_long_row);
     RUN(sort_long_rows_descending);
     RUN(sort_long_row_bitonic);
+    RUN(sort_long_rows_rankings);
     RUN(sort_int64_and_median);
     CTEST_END();
 }

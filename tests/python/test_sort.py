@@ -100,9 +100,34 @@ def test_sort_dtypes_stable_exact(dtype):
             assert_close(v.cpu(), ev, equal_nan=True)
 
 
+# the radix sort's two rankings of the scatter (src/engine/sort.c); the
+# device falls back to "shared" where it has no subgroup ballots
+RANKS = [("shared", None), ("subgroup", "4"), ("subgroup", "8")]
+
+
+def _set_rank(monkeypatch, rank, items):
+    monkeypatch.setenv("RUSSET_SORT_RANK", rank)
+    if items:
+        monkeypatch.setenv("RUSSET_SORT_ITEMS", items)
+    else:
+        monkeypatch.delenv("RUSSET_SORT_ITEMS", raising=False)
+
+
+def test_radix_rank_capability():
+    # the subgroup ranking runs wherever ballots are reported; lavapipe has
+    # them (subgroups of 8 here, under either profile), so the tests below
+    # do exercise it there
+    p = torch.russet.get_device_properties()
+    assert p.features.has_subgroup_ballot in (0, 1)
+    if p.is_cpu and "llvmpipe" in p.name:
+        assert p.features.has_subgroup_ballot == 1
+
+
+@pytest.mark.parametrize("rank,items", RANKS)
 @pytest.mark.parametrize("dtype", ALL)
-def test_sort_long_rows_radix_dtypes(dtype):
+def test_sort_long_rows_radix_dtypes(dtype, rank, items, monkeypatch):
     # rows longer than a shared-memory block take the radix sort
+    _set_rank(monkeypatch, rank, items)
     g = torch.Generator().manual_seed(7)
     if dtype == torch.bool:
         x = torch.rand(2, 6000, generator=g) > 0.5
@@ -125,6 +150,52 @@ def test_sort_long_rows_radix_dtypes(dtype):
         ev, _ = torch.kthvalue(x, 777, dim=1)
         v, i = native(lambda: torch.kthvalue(x.to(D), 777, dim=1))
         assert_close(v.cpu(), ev, equal_nan=True)
+
+
+@pytest.mark.parametrize("rank,items", RANKS)
+def test_sort_radix_ties_zeros_nans(rank, items, monkeypatch):
+    # many equal keys (stability across blocks and subgroups), -0.0 == +0.0
+    # kept in input order, NaNs of several payloads and signs as one key
+    # (last ascending, first descending), +-inf; row lengths that are not
+    # multiples of a block (1024 or 2048), just over the bitonic limit, and
+    # several rows
+    _set_rank(monkeypatch, rank, items)
+    g = torch.Generator().manual_seed(11)
+    for rows, n in ((1, 4097), (3, 6145), (2, 2 * 2048 + 2047)):
+        x = torch.randint(-3, 4, (rows, n), generator=g).to(torch.float32) / 2
+        x[:, ::3] = 0.0
+        x[:, 1::5] = -0.0
+        bits = torch.tensor([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC00123], dtype=torch.int64).to(torch.int32).view(torch.float32)
+        x[:, 2::29] = bits[torch.arange(x[:, 2::29].numel()).remainder(4)].reshape(rows, -1)
+        x[:, 4::31] = float("inf")
+        x[:, 6::37] = -float("inf")
+        for desc in (False, True):
+            ev, ei = torch.sort(x, dim=1, descending=desc, stable=True)
+            v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
+            assert torch.equal(i.cpu(), ei), (rows, n, desc)
+            assert_close(v.cpu(), ev, equal_nan=True)
+            # -0.0 and +0.0 keep their own bits (values gathered from the input)
+            assert torch.equal(v.cpu().view(torch.int32), x.gather(1, ei).view(torch.int32))
+        # one key everywhere: the identity permutation
+        c = torch.full((rows, n), 0.25)
+        v, i = native(lambda: torch.sort(c.to(D), dim=1, descending=True, stable=True))
+        assert torch.equal(i.cpu(), torch.arange(n).expand(rows, n))
+    # int64 keys (16 passes), every element equal in the high 32 bits
+    y = torch.randint(0, 5, (2, 5000), generator=g) + (1 << 40)
+    ev, ei = torch.sort(y, dim=1, stable=True)
+    v, i = native(lambda: torch.sort(y.to(D), dim=1, stable=True))
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+
+
+def test_sort_rank_env_errors(monkeypatch):
+    x = torch.randn(5000, device=D)
+    monkeypatch.setenv("RUSSET_SORT_RANK", "ballot")
+    with pytest.raises(ValueError, match="RUSSET_SORT_RANK"):
+        torch.sort(x)
+    monkeypatch.setenv("RUSSET_SORT_RANK", "subgroup")
+    monkeypatch.setenv("RUSSET_SORT_ITEMS", "16")
+    with pytest.raises(ValueError, match="RUSSET_SORT_ITEMS"):
+        torch.sort(x)
 
 
 def test_sort_long_rows():
