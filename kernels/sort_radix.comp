@@ -1,10 +1,13 @@
 // sort_radix.comp: stable LSD radix sort of long rows, 4 bits per pass, on
 // the keys of common/sort_key.glsl. Pairs (key, uint32 index) live in
 // scratch arrays with row stride n; each row is cut into blocks of CHUNK =
-// RS_WG * ITEMS elements (a workgroup each).
-// - MODE 1 (init): keys[row, j] = encode(src[row, j]), idx = j.
+// RS_WG * ITEMS elements (a workgroup each). The first pass (shift 0)
+// reads the source itself: its keys are encoded on the fly and its indices
+// are the positions, so no pass writes the initial pairs.
 // - MODE 2 (histogram): hist[(row * 16 + digit) * nb + block] = how many
-//   of the block's keys have that digit (32-bit shared atomics).
+//   of the block's keys have that digit: 32-bit shared atomics on 8 copies
+//   of the 16 counters (invocation t adds to copy t % 8: fewer colliding
+//   atomics), summed by 16 invocations.
 // - (the caller scans each row's hist into int64 inclusive offsets `incl`
 //   with rs_scan: digit-major order makes them global destinations)
 // - MODE 3 (scatter): each element goes to incl - hist (its digit's start
@@ -26,7 +29,7 @@
 //     then written out, consecutive invocations to consecutive
 //     destinations (coalesced runs, one per digit).
 //   No 64-bit atomics.
-// Defines: MODE, IN_DT, KEY64, DESC, ITEMS (4 or 8), RANK (MODE 3).
+// Defines: MODE (2, 3), IN_DT, KEY64, DESC, ITEMS (4 or 8), RANK (1, 2; MODE 3).
 #version 460
 #if MODE == 3 && RANK == 2
 #extension GL_KHR_shader_subgroup_basic : require
@@ -46,8 +49,8 @@ layout(local_size_x = RS_WG) in;
 
 layout(push_constant) uniform Push {
     uint64_t src;
-    uint64_t keys;      // in
-    uint64_t idx;       // in
+    uint64_t keys;      // in (not read in the first pass)
+    uint64_t idx;       // in (not read in the first pass)
     uint64_t keys_out;
     uint64_t idx_out;
     uint64_t hist;      // uint32 [rows, 16, nb]
@@ -55,18 +58,41 @@ layout(push_constant) uniform Push {
     uint n, rows, nb, shift;
 } pc;
 
-KT kload(uint64_t base, uint64_t f) { return KRef(base + KSZ * f).v; }
 void kstore(uint64_t base, uint64_t f, KT v) { KRef(base + KSZ * f).v = v; }
+
+// The key and the index of element j of the row starting at flat rbase.
+KT key_at(uint64_t rbase, uint j) {
+    uint64_t f = rbase + uint64_t(j);
+    return pc.shift == 0u ? encode(pc.src, int64_t(f)) : KRef(pc.keys + KSZ * f).v;
+}
+uint idx_at(uint64_t rbase, uint j) {
+    return pc.shift == 0u ? j : RsU32(pc.idx + 4UL * (rbase + uint64_t(j))).v;
+}
 
 uint digit(KT k) { return uint(k >> pc.shift) & 15u; }
 
+#if MODE == 3 && RANK == 2
+// The lanes of the subgroup whose element has digit d (ok: the lane has an
+// element; lanes without one vote 0 and are masked out). Called by every
+// lane of the subgroup.
+uvec4 same_digit(bool ok, uint d) {
+    uvec4 same = subgroupBallot(ok);
+    for (uint b = 0u; b < 4u; ++b) {
+        bool bit = ((d >> b) & 1u) != 0u;
+        uvec4 vb = subgroupBallot(bit);
+        same &= bit ? vb : ~vb;
+    }
+    return same;
+}
+#define NSG_MAX (RS_WG / 4)        // subgroups of at least 4 invocations
+shared uint sh_cnt[NSG_MAX * 16];  // per subgroup and digit: running count, then exclusive prefix
+#endif
+
 #if MODE == 2
-shared uint sh_count[16];
-#elif MODE == 3 && RANK == 1
+shared uint sh_count[16 * 8];   // [digit][copy]
+#elif RANK == 1
 shared uint sh_scan[8][RS_WG];  // 16 counters of 16 bits per invocation
 #elif MODE == 3
-#define NSG_MAX (RS_WG / 4)     // subgroups of at least 4 invocations
-shared uint sh_cnt[NSG_MAX * 16];  // per subgroup and digit: running count, then exclusive prefix
 shared uint sh_tot[16];         // the block's count of each digit
 shared uint sh_lstart[16];      // where each digit starts in the reordered block
 shared uint sh_off[16];         // its destination in the row, minus sh_lstart (mod 2^32)
@@ -76,30 +102,26 @@ shared uint sh_idx[CHUNK];
 
 void main() {
     uint t = gl_LocalInvocationID.x;
-#if MODE == 1
-    RS_FOR_EACH(e, uint64_t(pc.rows) * uint64_t(pc.n)) {
-        uint64_t row = e / uint64_t(pc.n);
-        kstore(pc.keys, e, encode(pc.src, int64_t(e)));
-        RsU32(pc.idx + 4UL * e).v = uint(e - row * uint64_t(pc.n));
-    }
-#else
     uint64_t nwork = uint64_t(pc.rows) * uint64_t(pc.nb);
     for (uint64_t w = gl_WorkGroupID.x; w < nwork; w += gl_NumWorkGroups.x) {
         uint row = uint(w / uint64_t(pc.nb)), blk = uint(w - uint64_t(row) * uint64_t(pc.nb));
         uint64_t rbase = uint64_t(row) * uint64_t(pc.n);
-        uint j0 = blk * uint(CHUNK) + t * ITEMS;
 #if MODE == 2
-        if (t < 16u) sh_count[t] = 0u;
+        for (uint q = t; q < 16u * 8u; q += RS_WG) sh_count[q] = 0u;
         barrier();
-        for (uint k = 0u; k < ITEMS; ++k) {
-            uint j = j0 + k;
-            if (j < pc.n) atomicAdd(sh_count[digit(kload(pc.keys, rbase + j))], 1u);
+        for (uint k = 0u; k < ITEMS; ++k) {  // any order: consecutive invocations, consecutive elements
+            uint j = blk * uint(CHUNK) + k * RS_WG + t;
+            if (j < pc.n) atomicAdd(sh_count[digit(key_at(rbase, j)) * 8u + (t & 7u)], 1u);
         }
         barrier();
-        if (t < 16u)
-            RsU32(pc.hist + 4UL * (uint64_t(row * 16u + t) * uint64_t(pc.nb) + uint64_t(blk))).v = sh_count[t];
+        if (t < 16u) {
+            uint acc = 0u;
+            for (uint c = 0u; c < 8u; ++c) acc += sh_count[t * 8u + c];
+            RsU32(pc.hist + 4UL * (uint64_t(row * 16u + t) * uint64_t(pc.nb) + uint64_t(blk))).v = acc;
+        }
         barrier();
 #elif RANK == 1
+        uint j0 = blk * uint(CHUNK) + t * ITEMS;
         KT key[ITEMS];
         uint dg[ITEMS];
         uint cnt[8];
@@ -108,7 +130,7 @@ void main() {
             uint j = j0 + k;
             dg[k] = 16u;
             if (j < pc.n) {
-                key[k] = kload(pc.keys, rbase + j);
+                key[k] = key_at(rbase, j);
                 dg[k] = digit(key[k]);
                 cnt[dg[k] >> 1] += 1u << (16u * (dg[k] & 1u));
             }
@@ -135,31 +157,26 @@ void main() {
             uint64_t dst = rbase + uint64_t(start) + uint64_t(before + seen[d]);
             seen[d]++;
             kstore(pc.keys_out, dst, key[k]);
-            RsU32(pc.idx_out + 4UL * dst).v = RsU32(pc.idx + 4UL * (rbase + uint64_t(j0 + k))).v;
+            RsU32(pc.idx_out + 4UL * dst).v = idx_at(rbase, j0 + k);
         }
         barrier();
-#else  // RANK 2: subgroup ballots
+#else  // MODE 3, RANK 2: subgroup ballots
         uint S = gl_SubgroupSize, lane = gl_SubgroupInvocationID, sgo = gl_SubgroupID * 16u;
+        uint jb = blk * uint(CHUNK) + gl_SubgroupID * (S * uint(ITEMS)) + lane;
         for (uint q = lane; q < 16u; q += S) sh_cnt[sgo + q] = 0u;
         subgroupBarrier();
-        uint jb = blk * uint(CHUNK) + gl_SubgroupID * (S * uint(ITEMS)) + lane;
         KT key[ITEMS];
         uint ix[ITEMS], dg[ITEMS], rk[ITEMS];
         for (uint k = 0u; k < ITEMS; ++k) {
             uint j = jb + k * S;
             bool ok = j < pc.n;
-            uint d = 16u;  // no element: votes 0 for every bit, masked out below
+            uint d = 16u;
             if (ok) {
-                key[k] = kload(pc.keys, rbase + j);
-                ix[k] = RsU32(pc.idx + 4UL * (rbase + uint64_t(j))).v;
+                key[k] = key_at(rbase, j);
+                ix[k] = idx_at(rbase, j);
                 d = digit(key[k]);
             }
-            uvec4 same = subgroupBallot(ok);
-            for (uint b = 0u; b < 4u; ++b) {
-                bool bit = ((d >> b) & 1u) != 0u;
-                uvec4 vb = subgroupBallot(bit);
-                same &= bit ? vb : ~vb;
-            }
+            uvec4 same = same_digit(ok, d);
             uint below = subgroupBallotExclusiveBitCount(same);
             uint before = ok ? sh_cnt[sgo + d] : 0u;
             subgroupBarrier();  // every lane has read before the first lane of each digit adds
@@ -207,5 +224,4 @@ void main() {
         barrier();
 #endif
     }
-#endif
 }

@@ -124,15 +124,16 @@ static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int 
                               rs_kernel **k) {
     char defines[128];
     snprintf(defines, sizeof defines, "MODE=%d;IN_DT=%d;KEY64=%d;DESC=%d;ITEMS=%u;RANK=%d", mode, (int)src->dtype,
-             key64(src->dtype), desc, mode == 1 ? 4u : cfg->items, mode == 3 ? cfg->rank : 0);
+             key64(src->dtype), desc, cfg->items, mode == 3 ? cfg->rank : 0);
     return rs_kernel_get(rs_stream_device(s), "sort_radix.comp", defines, k);
 }
 
 /* Long rows: a stable LSD radix sort, 4 bits per pass (8 passes for 32-bit
  * keys, 16 for 64-bit), into (st->keys, st->idx) with row stride n. Each
  * pass: block digit histograms, their scan (rs_scan, per row), a stable
- * scatter. The pass count is even, so the result ends in the first pair of
- * buffers. */
+ * scatter. The first pass reads src (keys encoded on the fly, indices the
+ * positions) and writes the second pair of buffers; the pass count is even,
+ * so the result ends in the first pair. */
 static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64_t rows, int64_t n, sort_state *st) {
     rs_status e;
     radix_cfg cfg;
@@ -147,8 +148,7 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
     uint64_t *bufs[6] = {&st->keys, &st->idx, &st->tmp[0], &st->tmp[1], &st->tmp[2], &st->tmp[3]};
     for (int i = 0; i < 6; ++i)
         if ((e = rs_alloc(st->dev, sizes[i], s, bufs[i])) != RS_OK) return e;
-    rs_kernel *k1 = NULL, *k2 = NULL, *k3 = NULL;
-    if ((e = radix_kernel(s, src, 1, desc, &cfg, &k1)) != RS_OK) return e;
+    rs_kernel *k2 = NULL, *k3 = NULL;
     if ((e = radix_kernel(s, src, 2, desc, &cfg, &k2)) != RS_OK) return e;
     if ((e = radix_kernel(s, src, 3, desc, &cfg, &k3)) != RS_OK) return e;
     radix_push pc;
@@ -161,8 +161,6 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
     pc.n = (uint32_t)n;
     pc.rows = (uint32_t)rows;
     pc.nb = (uint32_t)nb;
-    rs_access a_init[3] = {rs_tensor_access(src, 0), {st->keys, sizes[0], 1}, {st->idx, sizes[1], 1}};
-    if ((e = rs_launch(s, k1, total, &pc, sizeof pc, a_init, 3)) != RS_OK) return e;
     rs_tensor hist = rs_tensor_rows(st->tmp[2], RS_UINT32, rows, 16 * (int64_t)nb);
     rs_tensor incl = rs_tensor_rows(st->tmp[3], RS_INT64, rows, 16 * (int64_t)nb);
     uint64_t kb[2] = {st->keys, st->tmp[0]}, ib[2] = {st->idx, st->tmp[1]};
@@ -174,10 +172,13 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
         pc.keys_out = kb[out];
         pc.idx_out = ib[out];
         pc.shift = (uint32_t)(4 * p);
-        rs_access a_h[2] = {{kb[in], sizes[0], 0}, {st->tmp[2], sizes[4], 1}};
+        /* what the pass reads: src in the first, else the previous pairs */
+        rs_access a_in[2] = {{kb[in], sizes[0], 0}, {ib[in], sizes[1], 0}};
+        if (p == 0) a_in[0] = a_in[1] = rs_tensor_access(src, 0);
+        rs_access a_h[2] = {a_in[0], {st->tmp[2], sizes[4], 1}};
         if ((e = groups_dispatch_n(s, k2, (uint64_t)rows * nb, &pc, sizeof pc, a_h, 2)) != RS_OK) return e;
         if ((e = rs_scan(s, RS_SCAN_SUM, &hist, &incl, NULL)) != RS_OK) return e;
-        rs_access a_s[6] = {{kb[in], sizes[0], 0}, {ib[in], sizes[1], 0}, {st->tmp[2], sizes[4], 0},
+        rs_access a_s[6] = {a_in[0], a_in[1], {st->tmp[2], sizes[4], 0},
                             {st->tmp[3], sizes[5], 0}, {kb[out], sizes[0], 1}, {ib[out], sizes[1], 1}};
         if ((e = groups_dispatch_n(s, k3, (uint64_t)rows * nb, &pc, sizeof pc, a_s, 6)) != RS_OK) return e;
     }
