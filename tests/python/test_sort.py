@@ -12,6 +12,15 @@ ALL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int6
        torch.uint32, torch.uint64, torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
 
+def _bits(t):
+    """The tensor's bit patterns (NaN payloads and -0.0 included), for exact
+    comparisons: the sort's values are decoded from keys where the key
+    determines the bits, and read from the source elsewhere."""
+    if t.dtype.is_floating_point:
+        return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+    return t
+
+
 def _stable_sort_compare(expected, got, s):
     # CPU's unstable sort may order ties differently: compare values, and
     # that the indices gather them
@@ -98,6 +107,7 @@ def test_sort_dtypes_stable_exact(dtype):
             v, i = native(lambda: torch.sort(x.to(D), dim=dim, descending=desc, stable=True))
             assert torch.equal(i.cpu(), ei), (dtype, dim, desc)
             assert_close(v.cpu(), ev, equal_nan=True)
+            assert torch.equal(_bits(v.cpu()), _bits(ev)), (dtype, dim, desc)
 
 
 # the radix sort's two rankings of the scatter (src/engine/sort.c); the
@@ -134,6 +144,7 @@ def test_sort_long_rows_radix_dtypes(dtype, rank, items, monkeypatch):
     elif dtype.is_floating_point:
         x = torch.randint(-300, 300, (2, 6000), generator=g).to(dtype) / 8
         x[0, ::13] = float("nan")
+        x[0, 1::26] = -float("nan")  # another NaN bit pattern
         x[1, ::17] = -float("inf")
         x[1, ::19] = -0.0
     elif dtype in (torch.uint16, torch.uint32, torch.uint64):
@@ -146,6 +157,7 @@ def test_sort_long_rows_radix_dtypes(dtype, rank, items, monkeypatch):
         v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
         assert torch.equal(i.cpu(), ei), (dtype, desc)
         assert_close(v.cpu(), ev, equal_nan=True)
+        assert torch.equal(_bits(v.cpu()), _bits(ev)), (dtype, desc)
     if dtype not in (torch.bool, torch.uint16, torch.uint32, torch.uint64):  # CPU has no kthvalue for these
         ev, _ = torch.kthvalue(x, 777, dim=1)
         v, i = native(lambda: torch.kthvalue(x.to(D), 777, dim=1))
@@ -174,8 +186,8 @@ def test_sort_radix_ties_zeros_nans(rank, items, monkeypatch):
             v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
             assert torch.equal(i.cpu(), ei), (rows, n, desc)
             assert_close(v.cpu(), ev, equal_nan=True)
-            # -0.0 and +0.0 keep their own bits (values gathered from the input)
-            assert torch.equal(v.cpu().view(torch.int32), x.gather(1, ei).view(torch.int32))
+            # -0.0 and +0.0, and the NaN payloads, keep their own bits
+            assert torch.equal(_bits(v.cpu()), _bits(ev))
         # one key everywhere: the identity permutation
         c = torch.full((rows, n), 0.25)
         v, i = native(lambda: torch.sort(c.to(D), dim=1, descending=True, stable=True))
