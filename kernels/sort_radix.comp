@@ -28,7 +28,10 @@
 //     invocations; the block is reordered by digit in shared memory and
 //     then written out, consecutive invocations to consecutive
 //     destinations (coalesced runs, one per digit).
-//   No 64-bit atomics.
+//   No 64-bit atomics. In the last pass of a full sort (values or indices
+//   set), the scatter writes the outputs instead of the pairs: values
+//   decoded from their keys (or read from src where the key does not
+//   determine the bits) and int64 indices.
 // Defines: MODE (2, 3), IN_DT, KEY64, DESC, ITEMS (4 or 8), RANK (1, 2; MODE 3).
 #version 460
 #if MODE == 3 && RANK == 2
@@ -55,6 +58,8 @@ layout(push_constant) uniform Push {
     uint64_t idx_out;
     uint64_t hist;      // uint32 [rows, 16, nb]
     uint64_t incl;      // int64 [rows, 16, nb], inclusive scan of hist per row
+    uint64_t values;    // MODE 3, last pass of a full sort: the values [rows, n] (0: none)
+    uint64_t indices;   // ... and the int64 indices [rows, n] (0: none)
     uint n, rows, nb, shift;
 } pc;
 
@@ -70,6 +75,33 @@ uint idx_at(uint64_t rbase, uint j) {
 }
 
 uint digit(KT k) { return uint(k >> pc.shift) & 15u; }
+
+// Element f (flat, row-major [rows, n]) of the sorted result: the pair
+// (key, id) of the row at flat rbase, to the pairs or, in the last pass of
+// a full sort, to the outputs.
+void put(uint64_t f, uint64_t rbase, KT key, uint id) {
+    if (pc.values == 0UL && pc.indices == 0UL) {
+        kstore(pc.keys_out, f, key);
+        RsU32(pc.idx_out + 4UL * f).v = id;
+        return;
+    }
+    if (pc.values != 0UL) {
+        uint es = uint(RS_SIZE(IN_DT));
+        uint64_t bits, d = pc.values + f * es;
+        if (!decode(key, bits)) {
+            uint64_t s = pc.src + (rbase + uint64_t(id)) * es;
+            if (es == 1u) bits = uint64_t(RsU8(s).v);
+            else if (es == 2u) bits = uint64_t(RsU16(s).v);
+            else if (es == 4u) bits = uint64_t(RsU32(s).v);
+            else bits = RsU64(s).v;
+        }
+        if (es == 1u) RsU8(d).v = uint8_t(bits);
+        else if (es == 2u) RsU16(d).v = uint16_t(bits);
+        else if (es == 4u) RsU32(d).v = uint(bits);
+        else RsU64(d).v = bits;
+    }
+    if (pc.indices != 0UL) RsI64(pc.indices + 8UL * f).v = int64_t(id);
+}
 
 #if MODE == 3 && RANK == 2
 // The lanes of the subgroup whose element has digit d (ok: the lane has an
@@ -156,8 +188,7 @@ void main() {
             int64_t start = RsI64(pc.incl + 8UL * h).v - int64_t(RsU32(pc.hist + 4UL * h).v);
             uint64_t dst = rbase + uint64_t(start) + uint64_t(before + seen[d]);
             seen[d]++;
-            kstore(pc.keys_out, dst, key[k]);
-            RsU32(pc.idx_out + 4UL * dst).v = idx_at(rbase, j0 + k);
+            put(dst, rbase, key[k], idx_at(rbase, j0 + k));
         }
         barrier();
 #else  // MODE 3, RANK 2: subgroup ballots
@@ -217,9 +248,7 @@ void main() {
         uint m = min(uint(CHUNK), pc.n - blk * uint(CHUNK));
         for (uint i = t; i < m; i += RS_WG) {
             KT kk = sh_key[i];
-            uint64_t dst = rbase + uint64_t(sh_off[digit(kk)] + i);
-            kstore(pc.keys_out, dst, kk);
-            RsU32(pc.idx_out + 4UL * dst).v = sh_idx[i];
+            put(rbase + uint64_t(sh_off[digit(kk)] + i), rbase, kk, sh_idx[i]);
         }
         barrier();
 #endif

@@ -23,7 +23,7 @@ typedef struct sort_push {
 } sort_push;
 
 typedef struct radix_push {
-    uint64_t src, keys, idx, keys_out, idx_out, hist, incl;
+    uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices;
     uint32_t n, rows, nb, shift;
 } radix_push;
 
@@ -60,6 +60,10 @@ typedef struct sort_state {
     sort_push pc;
     uint32_t L;
     int k64;
+    /* a full sort's outputs (either may be NULL): the radix sort's last
+     * pass writes them itself, and sets `written` */
+    const rs_tensor *values, *indices;
+    int written;
 } sort_state;
 
 static rs_status kernel(rs_stream *s, const rs_tensor *src, int mode, int desc, int pick, uint32_t L,
@@ -133,7 +137,8 @@ static rs_status radix_kernel(rs_stream *s, const rs_tensor *src, int mode, int 
  * pass: block digit histograms, their scan (rs_scan, per row), a stable
  * scatter. The first pass reads src (keys encoded on the fly, indices the
  * positions) and writes the second pair of buffers; the pass count is even,
- * so the result ends in the first pair. */
+ * so the result ends in the first pair, or, for a full sort (st->values or
+ * st->indices), in the outputs. */
 static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64_t rows, int64_t n, sort_state *st) {
     rs_status e;
     radix_cfg cfg;
@@ -178,9 +183,21 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
         rs_access a_h[2] = {a_in[0], {st->tmp[2], sizes[4], 1}};
         if ((e = groups_dispatch_n(s, k2, (uint64_t)rows * nb, &pc, sizeof pc, a_h, 2)) != RS_OK) return e;
         if ((e = rs_scan(s, RS_SCAN_SUM, &hist, &incl, NULL)) != RS_OK) return e;
-        rs_access a_s[6] = {a_in[0], a_in[1], {st->tmp[2], sizes[4], 0},
+        rs_access a_s[7] = {a_in[0], a_in[1], {st->tmp[2], sizes[4], 0},
                             {st->tmp[3], sizes[5], 0}, {kb[out], sizes[0], 1}, {ib[out], sizes[1], 1}};
-        if ((e = groups_dispatch_n(s, k3, (uint64_t)rows * nb, &pc, sizeof pc, a_s, 6)) != RS_OK) return e;
+        int na = 6;
+        if ((p + 1) * 4 == bits && (st->values || st->indices)) {
+            /* the last pass writes the outputs (values may be read from src) */
+            na = 3;
+            a_s[na++] = (rs_access){st->tmp[3], sizes[5], 0};
+            a_s[na++] = rs_tensor_access(src, 0);
+            if (st->values) a_s[na++] = rs_tensor_access(st->values, 1);
+            if (st->indices) a_s[na++] = rs_tensor_access(st->indices, 1);
+            pc.values = st->values ? st->values->address : 0;
+            pc.indices = st->indices ? st->indices->address : 0;
+            st->written = 1;
+        }
+        if ((e = groups_dispatch_n(s, k3, (uint64_t)rows * nb, &pc, sizeof pc, a_s, na)) != RS_OK) return e;
     }
     return RS_OK;
 }
@@ -294,8 +311,12 @@ rs_status rs_sort(rs_stream *s, const rs_tensor *src, int descending, int64_t k,
     if (rows == 0 || k == 0 || (!values && !indices)) return RS_OK;
     sort_state st;
     memset(&st, 0, sizeof st);
+    if (k == n) {  /* a full sort: the radix sort writes the outputs itself */
+        st.values = values;
+        st.indices = indices;
+    }
     e = sort_pairs(s, src, descending != 0, &st);
-    if (e == RS_OK) {
+    if (e == RS_OK && !st.written) {
         rs_kernel *kk = NULL;
         e = kernel(s, src, 4, descending != 0, 0, st.L, &kk);
         if (e == RS_OK) {
@@ -303,8 +324,9 @@ rs_status rs_sort(rs_stream *s, const rs_tensor *src, int descending, int64_t k,
             pc.k = (uint32_t)k;
             pc.values = values ? values->address : 0;
             pc.indices = indices ? indices->address : 0;
-            rs_access acc[4] = {rs_tensor_access(src, 0), {st.idx, st.idx_size, 0}, {0, 0, 1}, {0, 0, 1}};
-            int nacc = 2;
+            rs_access acc[5] = {rs_tensor_access(src, 0), {st.idx, st.idx_size, 0}, {st.keys, st.keys_size, 0},
+                                {0, 0, 1}, {0, 0, 1}};
+            int nacc = 3;
             if (values) acc[nacc++] = rs_tensor_access(values, 1);
             if (indices) acc[nacc++] = rs_tensor_access(indices, 1);
             e = rs_launch(s, kk, (uint64_t)rows * (uint64_t)k, &pc, sizeof pc, acc, nacc);

@@ -188,6 +188,11 @@ def test_sort_radix_ties_zeros_nans(rank, items, monkeypatch):
             assert_close(v.cpu(), ev, equal_nan=True)
             # -0.0 and +0.0, and the NaN payloads, keep their own bits
             assert torch.equal(_bits(v.cpu()), _bits(ev))
+        # indices only, values only (the last radix pass writes either alone)
+        ai = native(lambda: torch.argsort(x.to(D), dim=1, descending=True, stable=True))
+        assert torch.equal(ai.cpu(), torch.argsort(x, dim=1, descending=True, stable=True))
+        mv = native(lambda: torch.msort(x.t().to(D)))
+        assert torch.equal(_bits(mv.cpu()), _bits(torch.sort(x.t(), dim=0, stable=True)[0]))
         # one key everywhere: the identity permutation
         c = torch.full((rows, n), 0.25)
         v, i = native(lambda: torch.sort(c.to(D), dim=1, descending=True, stable=True))
