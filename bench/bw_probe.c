@@ -369,12 +369,14 @@ int main(int argc, char **argv) {
         DIE(rs_alloc(dev, 16 * nb * 4, s, &hist));
         DIE(rs_alloc(dev, 16 * nb * 8, s, &incl));
         typedef struct {
-            uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices;
-            uint32_t n, rows, nb, shift;
+            uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices, err;
+            uint32_t n, rows, nb, shift, site, pad;
         } radix_pc;
+        uint64_t err = rs_device_error_address(dev);
+        uint32_t site = rs_device_error_site(dev, "bw_probe sort");
         /* the first pass reads src (shift 0); a later one the first's output (shift 4) */
-        radix_pc rp[2] = {{da, 0, 0, keys, idx, hist, incl, 0, 0, (uint32_t)n, 1, (uint32_t)nb, 0},
-                          {da, keys, idx, keys2, idx2, hist, incl, 0, 0, (uint32_t)n, 1, (uint32_t)nb, 4}};
+        radix_pc rp[2] = {{da, 0, 0, keys, idx, hist, incl, 0, 0, err, (uint32_t)n, 1, (uint32_t)nb, 0, site, 0},
+                          {da, keys, idx, keys2, idx2, hist, incl, 0, 0, err, (uint32_t)n, 1, (uint32_t)nb, 4, site, 0}};
         char d2[128], d3[128];
         snprintf(d2, sizeof d2, "MODE=2;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=0", cfgs[c].it);
         snprintf(d3, sizeof d3, "MODE=3;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=%d", cfgs[c].it, cfgs[c].r);

@@ -17,10 +17,11 @@
 //     counts packed 16 bits per digit, scanned across the workgroup in
 //     shared memory (Hillis-Steele, 2 * log2(RS_WG) barriers); each
 //     element is written straight to its destination.
-//   2 (subgroup, GL_KHR_shader_subgroup_ballot): subgroup s holds the
-//     block's elements [s * S * ITEMS, (s + 1) * S * ITEMS) (S =
-//     gl_SubgroupSize, any power of two >= 4 up to 128: uvec4 ballots),
-//     ITEMS steps of S consecutive elements. In a step, the lanes with
+//   2 (subgroup, GL_KHR_shader_subgroup_ballot): a subgroup of S active
+//     invocations (counted with a ballot, not taken from gl_SubgroupSize:
+//     any size up to 128 (uvec4 ballots), full or not) holds ITEMS * S
+//     consecutive elements of the block, after those of the subgroups with
+//     lower gl_SubgroupID, in ITEMS steps of S. In a step, the lanes with
 //     the same digit are the AND of 4 ballots (one per digit bit); a
 //     lane's rank is the count of those below it plus the subgroup's
 //     running count of that digit (shared, updated by the digit's first
@@ -28,6 +29,8 @@
 //     invocations; the block is reordered by digit in shared memory and
 //     then written out, consecutive invocations to consecutive
 //     destinations (coalesced runs, one per digit).
+//     More than NSG_MAX subgroups in a workgroup (an average under 4
+//     invocations) raise the device error flag (code 5) instead.
 //   No 64-bit atomics. In the last pass of a full sort (values or indices
 //   set), the scatter writes the outputs instead of the pairs: values
 //   decoded from their keys (or read from src where the key does not
@@ -40,6 +43,7 @@
 #endif
 #include "common/dtype.glsl"
 #include "common/index.glsl"
+#include "common/error.glsl"
 
 #define T_DT IN_DT
 #include "common/dtype_inst.glsl"
@@ -60,8 +64,10 @@ layout(push_constant) uniform Push {
     uint64_t incl;      // int64 [rows, 16, nb], inclusive scan of hist per row
     uint64_t values;    // MODE 3, last pass of a full sort: the values [rows, n] (0: none)
     uint64_t indices;   // ... and the int64 indices [rows, n] (0: none)
-    uint n, rows, nb, shift;
+    uint64_t err;       // the device error flag (rs_device_error_address)
+    uint n, rows, nb, shift, site;
 } pc;
+#define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 
 void kstore(uint64_t base, uint64_t f, KT v) { KRef(base + KSZ * f).v = v; }
 
@@ -116,8 +122,9 @@ uvec4 same_digit(bool ok, uint d) {
     }
     return same;
 }
-#define NSG_MAX (RS_WG / 4)        // subgroups of at least 4 invocations
+#define NSG_MAX (RS_WG / 4)        // subgroups of 4 invocations on average at least
 shared uint sh_cnt[NSG_MAX * 16];  // per subgroup and digit: running count, then exclusive prefix
+shared uint sh_pop[NSG_MAX];       // active invocations of each subgroup
 #endif
 
 #if MODE == 2
@@ -134,6 +141,20 @@ shared uint sh_idx[CHUNK];
 
 void main() {
     uint t = gl_LocalInvocationID.x;
+#if MODE == 3 && RANK == 2
+    // this subgroup's size, lane and first element (in units of ITEMS)
+    uvec4 live = subgroupBallot(true);
+    uint S = subgroupBallotBitCount(live), lane = subgroupBallotExclusiveBitCount(live);
+    uint sgo = gl_SubgroupID * 16u;
+    if (gl_NumSubgroups > NSG_MAX) {  // the same in every invocation
+        if (t == 0u && gl_WorkGroupID.x == 0u) rs_raise(5u, int64_t(gl_NumSubgroups));
+        return;
+    }
+    if (lane == 0u) sh_pop[gl_SubgroupID] = S;
+    barrier();
+    uint first = 0u;
+    for (uint sg = 0u; sg < gl_SubgroupID; ++sg) first += sh_pop[sg];
+#endif
     uint64_t nwork = uint64_t(pc.rows) * uint64_t(pc.nb);
     for (uint64_t w = gl_WorkGroupID.x; w < nwork; w += gl_NumWorkGroups.x) {
         uint row = uint(w / uint64_t(pc.nb)), blk = uint(w - uint64_t(row) * uint64_t(pc.nb));
@@ -192,8 +213,7 @@ void main() {
         }
         barrier();
 #else  // MODE 3, RANK 2: subgroup ballots
-        uint S = gl_SubgroupSize, lane = gl_SubgroupInvocationID, sgo = gl_SubgroupID * 16u;
-        uint jb = blk * uint(CHUNK) + gl_SubgroupID * (S * uint(ITEMS)) + lane;
+        uint jb = blk * uint(CHUNK) + first * uint(ITEMS) + lane;
         for (uint q = lane; q < 16u; q += S) sh_cnt[sgo + q] = 0u;
         subgroupBarrier();
         KT key[ITEMS];

@@ -23,8 +23,8 @@ typedef struct sort_push {
 } sort_push;
 
 typedef struct radix_push {
-    uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices;
-    uint32_t n, rows, nb, shift;
+    uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices, err;
+    uint32_t n, rows, nb, shift, site, pad;
 } radix_push;
 
 #define RADIX_WG 256u  /* RS_WG in sort_radix.comp */
@@ -93,9 +93,9 @@ typedef struct radix_cfg {
 } radix_cfg;
 
 /* Shared memory of RANK 2: the block's (key, index) pairs, the per-subgroup
- * digit counters (subgroups of >= 4 invocations) and 3 x 16 words. */
+ * digit counters and sizes (up to RADIX_WG / 4 subgroups) and 3 x 16 words. */
 static uint32_t rank2_shared(uint32_t items, int k64) {
-    return RADIX_WG * items * (k64 ? 12u : 8u) + (RADIX_WG / 4 * 16 + 48) * 4;
+    return RADIX_WG * items * (k64 ? 12u : 8u) + (RADIX_WG / 4 * 17 + 48) * 4;
 }
 
 /* RUSSET_SORT_RANK=shared|subgroup (read at each sort; default subgroup)
@@ -166,6 +166,10 @@ static rs_status radix_pairs(rs_stream *s, const rs_tensor *src, int desc, int64
     pc.n = (uint32_t)n;
     pc.rows = (uint32_t)rows;
     pc.nb = (uint32_t)nb;
+    /* the subgroup ranking's check of the workgroup's subgroups */
+    pc.err = rs_device_error_address(st->dev);
+    pc.site = rs_device_error_site(st->dev, "sort (subgroup ranking: more than 64 subgroups in a workgroup of 256; "
+                                            "RUSSET_SORT_RANK=shared avoids it)");
     rs_tensor hist = rs_tensor_rows(st->tmp[2], RS_UINT32, rows, 16 * (int64_t)nb);
     rs_tensor incl = rs_tensor_rows(st->tmp[3], RS_INT64, rows, 16 * (int64_t)nb);
     uint64_t kb[2] = {st->keys, st->tmp[0]}, ib[2] = {st->idx, st->tmp[1]};
