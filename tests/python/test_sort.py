@@ -204,6 +204,45 @@ def test_sort_radix_ties_zeros_nans(rank, items, monkeypatch):
     assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
 
 
+_SUBGROUP_SCRIPT = """
+import torch, russet
+p = torch.russet.get_device_properties()
+assert p.features.has_subgroup_ballot == 1
+g = torch.Generator().manual_seed(5)
+x = torch.randint(-20, 20, (2, 6145), generator=g).to(torch.float32) / 4
+x[:, ::7] = float("nan")
+x[:, 1::9] = -0.0
+y = torch.randint(0, 3, (1, 5000), generator=g) << 40
+for items in ("4", "8"):
+    import os
+    os.environ["RUSSET_SORT_ITEMS"] = items
+    for t in (x, y):
+        for desc in (False, True):
+            ev, ei = torch.sort(t, dim=1, descending=desc, stable=True)
+            v, i = torch.sort(t.to("russet"), dim=1, descending=desc, stable=True)
+            assert torch.equal(i.cpu(), ei), (items, t.dtype, desc)
+            assert torch.equal(v.cpu().view(torch.int32) if t.is_floating_point() else v.cpu(),
+                               ev.view(torch.int32) if t.is_floating_point() else ev)
+print("subgroup size", p.features.subgroup_size)
+"""
+
+
+@pytest.mark.parametrize("width", [128, 1024])
+def test_radix_subgroup_ranking_other_subgroup_sizes(width, tmp_path):
+    # llvmpipe's subgroups follow its vector width: 128 bits give subgroups
+    # of 4; at 1024 bits it reports 32 but runs subgroups of 16, which the
+    # ranking must not trust (it counts the live invocations)
+    from conftest import run_python
+
+    p = torch.russet.get_device_properties()
+    if not (p.is_cpu and "llvmpipe" in p.name):
+        pytest.skip("llvmpipe only")
+    r = run_python(_SUBGROUP_SCRIPT, env={"LP_NATIVE_VECTOR_WIDTH": str(width), "RUSSET_SORT_RANK": "subgroup",
+                                          "RUSSET_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "subgroup size" in r.stdout
+
+
 def test_sort_rank_env_errors(monkeypatch):
     x = torch.randn(5000, device=D)
     monkeypatch.setenv("RUSSET_SORT_RANK", "ballot")
