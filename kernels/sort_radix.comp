@@ -218,22 +218,25 @@ void main() {
         subgroupBarrier();
         KT key[ITEMS];
         uint ix[ITEMS], dg[ITEMS], rk[ITEMS];
+        // all loads first (the subgroup barriers below would order them)
         for (uint k = 0u; k < ITEMS; ++k) {
             uint j = jb + k * S;
-            bool ok = j < pc.n;
-            uint d = 16u;
-            if (ok) {
+            dg[k] = 16u;  // no element
+            if (j < pc.n) {
                 key[k] = key_at(rbase, j);
                 ix[k] = idx_at(rbase, j);
-                d = digit(key[k]);
+                dg[k] = digit(key[k]);
             }
+        }
+        for (uint k = 0u; k < ITEMS; ++k) {
+            uint d = dg[k];
+            bool ok = d != 16u;
             uvec4 same = same_digit(ok, d);
             uint below = subgroupBallotExclusiveBitCount(same);
             uint before = ok ? sh_cnt[sgo + d] : 0u;
             subgroupBarrier();  // every lane has read before the first lane of each digit adds
             if (ok && below == 0u) sh_cnt[sgo + d] = before + subgroupBallotBitCount(same);
             subgroupBarrier();
-            dg[k] = d;
             rk[k] = before + below;
         }
         barrier();
