@@ -162,10 +162,13 @@ void main() {
 #if MODE == 2
         for (uint q = t; q < 16u * 8u; q += RS_WG) sh_count[q] = 0u;
         barrier();
+        uint dg[ITEMS];
         for (uint k = 0u; k < ITEMS; ++k) {  // any order: consecutive invocations, consecutive elements
             uint j = blk * uint(CHUNK) + k * RS_WG + t;
-            if (j < pc.n) atomicAdd(sh_count[digit(key_at(rbase, j)) * 8u + (t & 7u)], 1u);
+            dg[k] = j < pc.n ? digit(key_at(rbase, j)) : 16u;
         }
+        for (uint k = 0u; k < ITEMS; ++k)
+            if (dg[k] != 16u) atomicAdd(sh_count[dg[k] * 8u + (t & 7u)], 1u);
         barrier();
         if (t < 16u) {
             uint acc = 0u;
