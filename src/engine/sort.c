@@ -302,8 +302,49 @@ static rs_status check_out(const rs_tensor *t, rs_dtype dt, int64_t numel, const
     return RS_OK;
 }
 
+static int overlap(const rs_tensor *a, const rs_tensor *b) {
+    uint64_t alo, ahi, blo, bhi;
+    rs_tensor_extent(a, &alo, &ahi);
+    rs_tensor_extent(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+static rs_status sort_into(rs_stream *s, const rs_tensor *src, int descending, int64_t k, const rs_tensor *values,
+                           const rs_tensor *indices);
+
+/* An output that overlaps src (torch.sort(x, out=(x, i))) is written to
+ * scratch and copied over after the sort: the passes that write the outputs
+ * may still read src. */
 rs_status rs_sort(rs_stream *s, const rs_tensor *src, int descending, int64_t k, const rs_tensor *values,
                   const rs_tensor *indices) {
+    if (!s || !src || (!(values && overlap(values, src)) && !(indices && overlap(indices, src))))
+        return sort_into(s, src, descending, k, values, indices);
+    rs_device *dev = rs_stream_device(s);
+    const rs_tensor *outs[2] = {values, indices};
+    rs_tensor tmp[2];
+    uint64_t buf[2] = {0, 0}, bytes[2] = {0, 0};
+    rs_status e = RS_OK;
+    for (int i = 0; i < 2 && e == RS_OK; ++i) {
+        if (!outs[i] || !overlap(outs[i], src)) continue;
+        tmp[i] = *outs[i];
+        bytes[i] = (uint64_t)rs_tensor_numel(outs[i]) * rs_dtype_size(outs[i]->dtype);
+        if ((e = rs_alloc(dev, bytes[i] ? bytes[i] : 1, s, &buf[i])) == RS_OK) {
+            tmp[i].address = buf[i];
+            outs[i] = &tmp[i];
+        }
+    }
+    if (e == RS_OK) e = sort_into(s, src, descending, k, outs[0], outs[1]);
+    const rs_tensor *orig[2] = {values, indices};
+    for (int i = 0; i < 2; ++i) {
+        if (!buf[i]) continue;
+        if (e == RS_OK) e = rs_memcpy_dtod(s, orig[i]->address, buf[i], bytes[i]);
+        rs_free(dev, buf[i]);  /* reused only on this stream, after the copy */
+    }
+    return e;
+}
+
+static rs_status sort_into(rs_stream *s, const rs_tensor *src, int descending, int64_t k, const rs_tensor *values,
+                           const rs_tensor *indices) {
     rs_status e;
     if (!s) return rs_error(RS_ERR_INVALID, "rs_sort: stream is NULL");
     if ((e = check_src(src, "rs_sort")) != RS_OK) return e;

@@ -243,6 +243,29 @@ def test_radix_subgroup_ranking_other_subgroup_sizes(width, tmp_path):
     assert "subgroup size" in r.stdout
 
 
+@pytest.mark.parametrize("n", [300, 20000])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int64])
+def test_sort_out_aliases_input(n, dtype):
+    # out=(x, i) and out=(v, x): the outputs overlap the input, which the
+    # sort still reads while writing them (it sorts into scratch then)
+    g = torch.Generator().manual_seed(9)
+    x = (torch.randn(n, generator=g) * 10).round().to(dtype)
+    x[::5] = 0
+    if dtype.is_floating_point:
+        x[1::7] = -0.0
+        x[2::11] = float("nan")
+    ev, ei = torch.sort(x, stable=True)
+    xr = x.to(D)
+    ir = torch.empty(0, dtype=torch.int64, device=D)
+    native(lambda: torch.sort(xr, stable=True, out=(xr, ir)))
+    assert torch.equal(_bits(xr.cpu()), _bits(ev)) and torch.equal(ir.cpu(), ei)
+    if dtype == torch.int64:
+        xr = x.to(D)
+        vr = torch.empty(0, dtype=dtype, device=D)
+        native(lambda: torch.sort(xr, stable=True, out=(vr, xr)))
+        assert torch.equal(vr.cpu(), ev) and torch.equal(xr.cpu(), ei)
+
+
 def test_sort_rank_env_errors(monkeypatch):
     x = torch.randn(5000, device=D)
     monkeypatch.setenv("RUSSET_SORT_RANK", "ballot")
