@@ -4,9 +4,12 @@ CPU.
 
     python bench/bench_sort.py [--numel 16777216] [--json out.json]
 
-- sort of `numel` float32 (values and indices), target >= 30% of CUDA; the
-  same with the global bitonic merge (RUSSET_SORT=bitonic) instead of the
-  radix sort;
+- sort of `numel` float32 (values and indices), target >= 30% of CUDA
+  (the default: the radix sort with the subgroup ranking where the device
+  has ballots); the same with the radix scatter's other rankings
+  (RUSSET_SORT_RANK=shared, and RUSSET_SORT_RANK=subgroup with
+  RUSSET_SORT_ITEMS=4 and 8), and with the global bitonic merge
+  (RUSSET_SORT=bitonic) instead of the radix sort;
 - sort of 4096 rows of 4096 float32 (shared-memory rows);
 - cumsum of `numel` float32 (one row), and of 4096 x 4096 along dim 1;
 - topk(k=100) of `numel` float32; nonzero of `numel` bools.
@@ -36,20 +39,37 @@ def best_time(fn, dev, reps):
     return _best_time(fn, dev, reps, per_sync=1)
 
 
-def bitonic_sort(x):
-    """torch.sort with russet's global bitonic merge for long rows (the
-    engine reads RUSSET_SORT at each sort; the peer ignores it)."""
-    os.environ["RUSSET_SORT"] = "bitonic"
-    try:
-        return torch.sort(x)
-    finally:
-        del os.environ["RUSSET_SORT"]
+def with_env(**env):
+    """torch.sort under these environment variables (the engine reads
+    RUSSET_SORT, RUSSET_SORT_RANK and RUSSET_SORT_ITEMS at each sort; the
+    peer ignores them)."""
+    def sort(x):
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            return torch.sort(x)
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    del os.environ[k]
+                else:
+                    os.environ[k] = v
+    return sort
+
+
+bitonic_sort = with_env(RUSSET_SORT="bitonic")
 
 
 def cases(numel):
     side = 4096 if numel >= 4096 * 4096 else 1024
     return [
         ("sort float32 (1 row)", lambda g: torch.rand(numel, generator=g), lambda x: torch.sort(x), 0.30),
+        ("sort float32 (1 row), shared ranking", lambda g: torch.rand(numel, generator=g),
+         with_env(RUSSET_SORT_RANK="shared"), 0.30),
+        ("sort float32 (1 row), subgroup ranking, 4 items", lambda g: torch.rand(numel, generator=g),
+         with_env(RUSSET_SORT_RANK="subgroup", RUSSET_SORT_ITEMS="4"), 0.30),
+        ("sort float32 (1 row), subgroup ranking, 8 items", lambda g: torch.rand(numel, generator=g),
+         with_env(RUSSET_SORT_RANK="subgroup", RUSSET_SORT_ITEMS="8"), 0.30),
         ("sort float32 (1 row), bitonic merge", lambda g: torch.rand(numel, generator=g), bitonic_sort, None),
         (f"sort float32 ({side} rows of {side})", lambda g: torch.rand(side, side, generator=g),
          lambda x: torch.sort(x, dim=1), None),
@@ -80,7 +100,8 @@ def main():
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     numel = args.numel or ((1 << 24) if peer == "cuda" else (1 << 20))
     info = torch.russet.get_device_properties()
-    print(f"russet: {info.name} | profile {info.profile} | peer: torch {peer} | numel {numel}")
+    print(f"russet: {info.name} | profile {info.profile} | peer: torch {peer} | numel {numel} | "
+          f"subgroup size {info.features.subgroup_size}, ballots {info.features.has_subgroup_ballot}")
     rows = []
     for name, make, fn, target in cases(numel):
         g = torch.Generator().manual_seed(0)
@@ -91,7 +112,7 @@ def main():
         tp = best_time(lambda: fn(xp), peer, args.reps)
         ratio = tp / tr
         tgt = f"  (target >= {target:.0%})" if target and peer == "cuda" else ""
-        print(f"{name:42s} russet {tr * 1e3:9.3f} ms   {peer} {tp * 1e3:9.3f} ms   {ratio:7.1%} of {peer}{tgt}")
+        print(f"{name:50s} russet {tr * 1e3:9.3f} ms   {peer} {tp * 1e3:9.3f} ms   {ratio:7.1%} of {peer}{tgt}")
         rows.append(dict(case=name, russet_ms=tr * 1e3, peer=peer, peer_ms=tp * 1e3, ratio=ratio, target=target))
     if args.json:
         with open(args.json, "w") as f:

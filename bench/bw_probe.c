@@ -337,6 +337,17 @@ int main(int argc, char **argv) {
         src.address = da, src.dtype = RS_FLOAT32, src.ndim = 1, src.sizes[0] = (int64_t)n, src.strides[0] = 1;
         tv = src, tv.address = vals;
         ti = src, ti.address = inds, ti.dtype = RS_INT64;
+        /* the scatter's rankings (RUSSET_SORT_RANK, RUSSET_SORT_ITEMS): the
+         * shared-memory scan, and subgroup ballots with 4 and 8 elements per
+         * invocation where the device has ballots */
+        static const struct { const char *rank, *items; int r; uint32_t it; } cfgs[3] = {
+            {"shared", "4", 1, 4}, {"subgroup", "4", 2, 4}, {"subgroup", "8", 2, 8}};
+        int ballots = rs_device_features(dev)->has_subgroup_ballot;
+        for (int c = 0; c < 3; c++) {
+        if (cfgs[c].r == 2 && !ballots) continue;
+        setenv("RUSSET_SORT_RANK", cfgs[c].rank, 1);
+        setenv("RUSSET_SORT_ITEMS", cfgs[c].items, 1);
+        printf(" ranking %s, %u elements per invocation\n", cfgs[c].rank, cfgs[c].it);
         double best = 1e30;
         for (int r = 0; r < 6; r++) {
             DIE(rs_stream_synchronize(s));
@@ -348,7 +359,7 @@ int main(int argc, char **argv) {
         }
         printf("  rs_sort                      %8.3f ms\n", best * 1e3);
         /* its parts (sort.c's radix_pairs), each timed alone */
-        const uint32_t CH = 1024;
+        const uint32_t CH = 256 * cfgs[c].it;
         uint64_t nb = (n + CH - 1) / CH;
         uint64_t keys, idx, keys2, idx2, hist, incl;
         DIE(rs_alloc(dev, n * 4, s, &keys));
@@ -357,42 +368,65 @@ int main(int argc, char **argv) {
         DIE(rs_alloc(dev, n * 4, s, &idx2));
         DIE(rs_alloc(dev, 16 * nb * 4, s, &hist));
         DIE(rs_alloc(dev, 16 * nb * 8, s, &incl));
-        struct { uint64_t src, keys, idx, keys_out, idx_out, hist, incl; uint32_t n, rows, nb, shift; } rp = {
-            da, keys, idx, keys2, idx2, hist, incl, (uint32_t)n, 1, (uint32_t)nb, 8};
-        rs_kernel *k1 = kernel("sort_radix.comp", "MODE=1;IN_DT=6;KEY64=0;DESC=0");
-        rs_kernel *k2 = kernel("sort_radix.comp", "MODE=2;IN_DT=6;KEY64=0;DESC=0");
-        rs_kernel *k3 = kernel("sort_radix.comp", "MODE=3;IN_DT=6;KEY64=0;DESC=0");
-        rs_access a1[3] = {{da, n * 4, 0}, {keys, n * 4, 1}, {idx, n * 4, 1}};
-        rs_access a2[2] = {{keys, n * 4, 0}, {hist, 16 * nb * 4, 1}};
-        rs_access a3[6] = {{keys, n * 4, 0}, {idx, n * 4, 0}, {hist, 16 * nb * 4, 0}, {incl, 16 * nb * 8, 0},
-                           {keys2, n * 4, 1}, {idx2, n * 4, 1}};
+        typedef struct {
+            uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices, err;
+            uint32_t n, rows, nb, shift, site, pad;
+        } radix_pc;
+        uint64_t err = rs_device_error_address(dev);
+        uint32_t site = rs_device_error_site(dev, "bw_probe sort");
+        /* the first pass reads src (shift 0); a later one the first's output (shift 4) */
+        radix_pc rp[2] = {{da, 0, 0, keys, idx, hist, incl, 0, 0, err, (uint32_t)n, 1, (uint32_t)nb, 0, site, 0},
+                          {da, keys, idx, keys2, idx2, hist, incl, 0, 0, err, (uint32_t)n, 1, (uint32_t)nb, 4, site, 0}};
+        char d2[128], d3[128];
+        snprintf(d2, sizeof d2, "MODE=2;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=0", cfgs[c].it);
+        snprintf(d3, sizeof d3, "MODE=3;IN_DT=6;KEY64=0;DESC=0;ITEMS=%u;RANK=%d", cfgs[c].it, cfgs[c].r);
+        rs_kernel *k2 = kernel("sort_radix.comp", d2);
+        rs_kernel *k3 = kernel("sort_radix.comp", d3);
+        rs_access a2[2][2] = {{{da, n * 4, 0}, {hist, 16 * nb * 4, 1}}, {{keys, n * 4, 0}, {hist, 16 * nb * 4, 1}}};
+        rs_access a3[2][6] = {{{da, n * 4, 0}, {da, n * 4, 0}, {hist, 16 * nb * 4, 0}, {incl, 16 * nb * 8, 0},
+                               {keys, n * 4, 1}, {idx, n * 4, 1}},
+                              {{keys, n * 4, 0}, {idx, n * 4, 0}, {hist, 16 * nb * 4, 0}, {incl, 16 * nb * 8, 0},
+                               {keys2, n * 4, 1}, {idx2, n * 4, 1}}};
         uint32_t gcap = (uint32_t)(nb > 65535 ? 65535 : nb);
-        if (k1 && k2 && k3) {
-            double t1 = time_kernel(k1, groups_for(n), &rp, sizeof rp, a1, 3);
-            double t2 = time_kernel(k2, gcap, &rp, sizeof rp, a2, 2);
+        if (k2 && k3) {
             rs_tensor th, tin;
             memset(&th, 0, sizeof th);
             th.address = hist, th.dtype = RS_UINT32, th.ndim = 2, th.sizes[0] = 1, th.sizes[1] = (int64_t)(16 * nb);
             th.strides[0] = (int64_t)(16 * nb), th.strides[1] = 1;
             tin = th, tin.address = incl, tin.dtype = RS_INT64;
-            double ts = 1e30;
-            for (int r = 0; r < 5; r++) {
-                DIE(rs_stream_synchronize(s));
-                double t0 = now();
-                for (int i = 0; i < 20; i++) DIE(rs_scan(s, RS_SCAN_SUM, &th, &tin, NULL));
-                DIE(rs_stream_synchronize(s));
-                double t = (now() - t0) / 20;
-                if (t < ts) ts = t;
+            double tp[2] = {0, 0};
+            for (int q = 0; q < 2; q++) {
+                uint32_t g[3] = {gcap, 1, 1};
+                /* one real pass first: offsets that match the keys (and, for
+                 * q = 0, the keys the later pass reads) */
+                DIE(rs_dispatch(s, k2, g, &rp[q], sizeof rp[q], a2[q], 2));
+                DIE(rs_scan(s, RS_SCAN_SUM, &th, &tin, NULL));
+                DIE(rs_dispatch(s, k3, g, &rp[q], sizeof rp[q], a3[q], 6));
+                double t2 = time_kernel(k2, gcap, &rp[q], sizeof rp[q], a2[q], 2);
+                double ts = 1e30;
+                for (int r = 0; r < 5; r++) {
+                    DIE(rs_stream_synchronize(s));
+                    double t0 = now();
+                    for (int i = 0; i < 20; i++) DIE(rs_scan(s, RS_SCAN_SUM, &th, &tin, NULL));
+                    DIE(rs_stream_synchronize(s));
+                    double t = (now() - t0) / 20;
+                    if (t < ts) ts = t;
+                }
+                double t3 = time_kernel(k3, gcap, &rp[q], sizeof rp[q], a3[q], 6);
+                const char *what = q == 0 ? "first pass (reads src)" : "later pass";
+                printf("  %-22s histogram %8.3f ms %6.0f GB/s | scan %8.3f ms (%llu counters) | scatter %8.3f ms %6.0f GB/s\n",
+                       what, t2 * 1e3, 4.0 * n / t2 / 1e9, ts * 1e3, (unsigned long long)(16 * nb), t3 * 1e3,
+                       (q == 0 ? 12.0 : 16.0) * n / t3 / 1e9);
+                tp[q] = t2 + ts + t3;
             }
-            double t3 = time_kernel(k3, gcap, &rp, sizeof rp, a3, 6);
-            printf("  init (keys, indices)         %8.3f ms   %6.0f GB/s\n", t1 * 1e3, 12.0 * n / t1 / 1e9);
-            printf("  histogram, one pass          %8.3f ms   %6.0f GB/s\n", t2 * 1e3, 4.0 * n / t2 / 1e9);
-            printf("  scan of the histogram        %8.3f ms   (%llu counters)\n", ts * 1e3,
-                   (unsigned long long)(16 * nb));
-            printf("  scatter, one pass            %8.3f ms   %6.0f GB/s\n", t3 * 1e3, 16.0 * n / t3 / 1e9);
-            printf("  init + 8 x (histogram + scan + scatter) = %.3f ms; the rest of rs_sort %.3f ms\n",
-                   (t1 + 8 * (t2 + ts + t3)) * 1e3, (best - t1 - 8 * (t2 + ts + t3)) * 1e3);
+            printf("  first + 7 x later = %.3f ms; the rest of rs_sort %.3f ms\n", (tp[0] + 7 * tp[1]) * 1e3,
+                   (best - tp[0] - 7 * tp[1]) * 1e3);
         }
+        rs_free(dev, keys); rs_free(dev, idx); rs_free(dev, keys2); rs_free(dev, idx2);
+        rs_free(dev, hist); rs_free(dev, incl);
+        }
+        unsetenv("RUSSET_SORT_RANK");
+        unsetenv("RUSSET_SORT_ITEMS");
     }
     rs_shutdown();
     return 0;

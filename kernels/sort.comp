@@ -15,8 +15,10 @@
 // - MODE 3 (local merge): the steps j < L of stage k, in shared memory.
 // Long rows are sorted by sort_radix.comp instead; MODE 4 and 5 read its
 // pairs too (row stride n instead of P).
-// - MODE 4 (gather): values[row, j] = src[row, idx], indices = idx, for
-//   the first `kout` of each row (a sort writes all n; topk writes k).
+// - MODE 4 (gather): values[row, j] = src[row, idx] (decoded from the key
+//   where the key determines the bits: common/sort_key.glsl's decode),
+//   indices = idx, for the first `kout` of each row (a sort writes all n;
+//   topk writes k).
 // - MODE 5 (pick): one element per row: the k-th (kthvalue), the median
 //   (the first NaN if any, as CPU), the nanmedian, or the mode.
 // Defines: MODE, IN_DT, KEY64 (64-bit keys: int64, uint64, float64),
@@ -144,12 +146,21 @@ void main() {
         uint id = iload(uint(row) * pc.rstride + j);
         int64_t so = int64_t(row) * int64_t(pc.n) + int64_t(id);
         if (pc.values != 0UL) {
+            // the value from its key (a coalesced read) where the key
+            // determines its bits, else from src (a gather)
             uint es = uint(RS_SIZE(IN_DT));
-            uint64_t s = pc.src + uint64_t(so) * es, d = pc.values + e * es;
-            if (es == 1u) RsU8(d).v = RsU8(s).v;
-            else if (es == 2u) RsU16(d).v = RsU16(s).v;
-            else if (es == 4u) RsU32(d).v = RsU32(s).v;
-            else RsU64(d).v = RsU64(s).v;
+            uint64_t d = pc.values + e * es, bits;
+            if (!decode(kload(uint(row) * pc.rstride + j), bits)) {
+                uint64_t s = pc.src + uint64_t(so) * es;
+                if (es == 1u) bits = uint64_t(RsU8(s).v);
+                else if (es == 2u) bits = uint64_t(RsU16(s).v);
+                else if (es == 4u) bits = uint64_t(RsU32(s).v);
+                else bits = RsU64(s).v;
+            }
+            if (es == 1u) RsU8(d).v = uint8_t(bits);
+            else if (es == 2u) RsU16(d).v = uint16_t(bits);
+            else if (es == 4u) RsU32(d).v = uint(bits);
+            else RsU64(d).v = bits;
         }
         if (pc.indices != 0UL) RsI64(pc.indices + 8UL * e).v = int64_t(id);
     }

@@ -112,6 +112,7 @@ typedef struct rs_features {
     int has_buffer_device_address;
     int has_timeline_semaphore;
     int has_timestamps;
+    int has_subgroup_ballot; /* basic + ballot subgroup operations in compute shaders */
     int unified_memory;      /* device memory is host-visible and coherent */
     uint32_t subgroup_size;
     uint32_t max_shared_memory;

@@ -56,6 +56,44 @@ KT encode(uint64_t src, int64_t o) {
     return key;
 }
 
+// The bits of the element (its low RS_SIZE(IN_DT) bytes) that `key`
+// encodes, where the key alone determines them: integers, float32 and
+// float64. False where one key stands for several bit patterns (a float
+// zero, which -0 shares; NaN, which every NaN payload shares) and for the
+// dtypes whose elements are read back from the source instead (bool,
+// float16, bfloat16: their keys are not their bits).
+bool decode(KT key, out uint64_t bits) {
+    bits = 0UL;
+#if DESC
+    key = ~key;
+#endif
+#if KEY64
+#if IN_DT == 4
+    bits = key ^ 0x8000000000000000UL;
+#elif IN_DT == 29
+    bits = key;
+#else  // float64
+    if (key == 0x8000000000000000UL || key == KNAN) return false;
+    bits = (key & 0x8000000000000000UL) != 0UL ? key ^ 0x8000000000000000UL : ~key;
+#endif
+    return true;
+#else
+#if IN_DT == 6
+    if (key == 0x80000000u || key == KNAN) return false;
+    bits = uint64_t((key & 0x80000000u) != 0u ? key ^ 0x80000000u : ~key);
+    return true;
+#elif RS_IS_FLT(IN_DT) || IN_DT == 11
+    return false;
+#elif IN_DT == 1 || IN_DT == 2 || IN_DT == 3
+    bits = uint64_t(key ^ 0x80000000u);  // the low bytes of the two's complement value
+    return true;
+#else  // uint8, uint16, uint32
+    bits = uint64_t(key);
+    return true;
+#endif
+#endif
+}
+
 bool greater(KT ka, uint ia, KT kb, uint ib) { return ka > kb || (ka == kb && ia > ib); }
 
 #endif

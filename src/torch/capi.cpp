@@ -105,6 +105,7 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
         .num("has_buffer_device_address", f.has_buffer_device_address)
         .num("has_timeline_semaphore", f.has_timeline_semaphore).num("has_timestamps", f.has_timestamps)
         .num("unified_memory", f.unified_memory).num("subgroup_size", f.subgroup_size)
+        .num("has_subgroup_ballot", f.has_subgroup_ballot)
         .num("max_shared_memory", f.max_shared_memory)
         .num("max_workgroup_invocations", f.max_workgroup_invocations)
         .num("max_workgroup_count_x", f.max_workgroup_count_x).num("max_push_constants", f.max_push_constants)

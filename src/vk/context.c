@@ -205,6 +205,9 @@ static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext
     f->has_buffer_device_address = f12.bufferDeviceAddress;
     f->has_timeline_semaphore = f12.timelineSemaphore;
     f->subgroup_size = sub.subgroupSize;
+    f->has_subgroup_ballot = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                             (sub.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                             (sub.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
     f->max_shared_memory = p2.properties.limits.maxComputeSharedMemorySize;
     f->max_workgroup_invocations = p2.properties.limits.maxComputeWorkGroupInvocations;
     f->max_workgroup_count_x = p2.properties.limits.maxComputeWorkGroupCount[0];

@@ -234,6 +234,67 @@ TEST(sort_long_row_bitonic) {
     unsetenv("RUSSET_SORT");
 }
 
+/* values alone and indices alone (the last radix pass writes the
+ * outputs it is given), and topk's first k (the pairs, then a gather) */
+static void outputs_case(void) {
+    enum { N = 9000, K = 100 };
+    float *x = malloc(sizeof(float) * N), *v1 = malloc(sizeof(float) * N), *v2 = malloc(sizeof(float) * N);
+    int64_t *i1 = malloc(sizeof(int64_t) * N), *i2 = malloc(sizeof(int64_t) * N);
+    uint32_t seed = 3;
+    for (int j = 0; j < N; ++j) x[j] = (float)((int)(lcg(&seed) >> 20) % 50) - 25.0f;
+    uint64_t a = upload(x, sizeof(float) * N), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof(float) * N, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * N, g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT32, 1, N), vt = mat(b, RS_FLOAT32, 1, N), it = mat(c, RS_INT64, 1, N);
+    CHECK_OK(rs_sort(g_s, &src, 1, N, &vt, &it));
+    CHECK_OK(rs_memcpy_dtoh(g_s, v1, b, sizeof(float) * N));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i1, c, sizeof(int64_t) * N));
+    for (int j = 1; j < N; ++j) CHECK(v1[j - 1] > v1[j] || (v1[j - 1] == v1[j] && i1[j - 1] < i1[j]));
+    for (int j = 0; j < N; ++j) CHECK(x[i1[j]] == v1[j]);
+    memset(v2, 0, sizeof(float) * N);
+    memset(i2, 0, sizeof(int64_t) * N);
+    CHECK_OK(rs_memcpy_htod(g_s, b, v2, sizeof(float) * N));  /* clear the outputs */
+    CHECK_OK(rs_memcpy_htod(g_s, c, i2, sizeof(int64_t) * N));
+    CHECK_OK(rs_sort(g_s, &src, 1, N, &vt, NULL));
+    CHECK_OK(rs_sort(g_s, &src, 1, N, NULL, &it));
+    CHECK_OK(rs_memcpy_dtoh(g_s, v2, b, sizeof(float) * N));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i2, c, sizeof(int64_t) * N));
+    CHECK(memcmp(v1, v2, sizeof(float) * N) == 0 && memcmp(i1, i2, sizeof(int64_t) * N) == 0);
+    rs_tensor vk = mat(b, RS_FLOAT32, 1, K), ik = mat(c, RS_INT64, 1, K);
+    CHECK_OK(rs_sort(g_s, &src, 1, K, &vk, &ik));
+    CHECK_OK(rs_memcpy_dtoh(g_s, v2, b, sizeof(float) * K));
+    CHECK_OK(rs_memcpy_dtoh(g_s, i2, c, sizeof(int64_t) * K));
+    CHECK(memcmp(v1, v2, sizeof(float) * K) == 0 && memcmp(i1, i2, sizeof(int64_t) * K) == 0);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+    free(x); free(v1); free(v2); free(i1); free(i2);
+}
+
+/* The radix scatter's two rankings (RUSSET_SORT_RANK; the subgroup one with
+ * 4 and 8 elements per invocation), on rows that are not multiples of a
+ * block, with ties and NaNs, both directions. */
+TEST(sort_long_rows_rankings) {
+    static const char *ranks[3][2] = {{"shared", "4"}, {"subgroup", "4"}, {"subgroup", "8"}};
+    for (int r = 0; r < 3; ++r) {
+        setenv("RUSSET_SORT_RANK", ranks[r][0], 1);
+        setenv("RUSSET_SORT_ITEMS", ranks[r][1], 1);
+        sort_case(1, 4097, 0);
+        sort_case(2, 20000, 1);
+        sort_case(3, 6145, 0);
+        outputs_case();
+    }
+    setenv("RUSSET_SORT_RANK", "warp", 1);
+    float x[5000] = {0};
+    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
+    CHECK_OK(rs_alloc(g_dev, 5000 * sizeof(int64_t), g_s, &c));
+    rs_tensor src = mat(a, RS_FLOAT32, 1, 5000), vt = mat(b, RS_FLOAT32, 1, 5000), it = mat(c, RS_INT64, 1, 5000);
+    CHECK(rs_sort(g_s, &src, 0, 5000, &vt, &it) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "RUSSET_SORT_RANK") != NULL);
+    unsetenv("RUSSET_SORT_RANK");
+    unsetenv("RUSSET_SORT_ITEMS");
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
+}
+
 TEST(sort_int64_and_median) {
     int64_t x[7] = {5, -3, 9, -3, 0, 100, -70};
     uint64_t a = upload(x, sizeof x), b = 0, c = 0;
@@ -270,6 +331,7 @@ int main(void) {
     RUN(sort_long_row);
     RUN(sort_long_rows_descending);
     RUN(sort_long_row_bitonic);
+    RUN(sort_long_rows_rankings);
     RUN(sort_int64_and_median);
     CTEST_END();
 }

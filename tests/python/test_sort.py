@@ -12,6 +12,15 @@ ALL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int6
        torch.uint32, torch.uint64, torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
 
+def _bits(t):
+    """The tensor's bit patterns (NaN payloads and -0.0 included), for exact
+    comparisons: the sort's values are decoded from keys where the key
+    determines the bits, and read from the source elsewhere."""
+    if t.dtype.is_floating_point:
+        return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+    return t
+
+
 def _stable_sort_compare(expected, got, s):
     # CPU's unstable sort may order ties differently: compare values, and
     # that the indices gather them
@@ -98,17 +107,44 @@ def test_sort_dtypes_stable_exact(dtype):
             v, i = native(lambda: torch.sort(x.to(D), dim=dim, descending=desc, stable=True))
             assert torch.equal(i.cpu(), ei), (dtype, dim, desc)
             assert_close(v.cpu(), ev, equal_nan=True)
+            assert torch.equal(_bits(v.cpu()), _bits(ev)), (dtype, dim, desc)
 
 
+# the radix sort's two rankings of the scatter (src/engine/sort.c); the
+# device falls back to "shared" where it has no subgroup ballots
+RANKS = [("shared", None), ("subgroup", "4"), ("subgroup", "8")]
+
+
+def _set_rank(monkeypatch, rank, items):
+    monkeypatch.setenv("RUSSET_SORT_RANK", rank)
+    if items:
+        monkeypatch.setenv("RUSSET_SORT_ITEMS", items)
+    else:
+        monkeypatch.delenv("RUSSET_SORT_ITEMS", raising=False)
+
+
+def test_radix_rank_capability():
+    # the subgroup ranking runs wherever ballots are reported; lavapipe has
+    # them (subgroups of 8 here, under either profile), so the tests below
+    # do exercise it there
+    p = torch.russet.get_device_properties()
+    assert p.features.has_subgroup_ballot in (0, 1)
+    if p.is_cpu and "llvmpipe" in p.name:
+        assert p.features.has_subgroup_ballot == 1
+
+
+@pytest.mark.parametrize("rank,items", RANKS)
 @pytest.mark.parametrize("dtype", ALL)
-def test_sort_long_rows_radix_dtypes(dtype):
+def test_sort_long_rows_radix_dtypes(dtype, rank, items, monkeypatch):
     # rows longer than a shared-memory block take the radix sort
+    _set_rank(monkeypatch, rank, items)
     g = torch.Generator().manual_seed(7)
     if dtype == torch.bool:
         x = torch.rand(2, 6000, generator=g) > 0.5
     elif dtype.is_floating_point:
         x = torch.randint(-300, 300, (2, 6000), generator=g).to(dtype) / 8
         x[0, ::13] = float("nan")
+        x[0, 1::26] = -float("nan")  # another NaN bit pattern
         x[1, ::17] = -float("inf")
         x[1, ::19] = -0.0
     elif dtype in (torch.uint16, torch.uint32, torch.uint64):
@@ -121,10 +157,124 @@ def test_sort_long_rows_radix_dtypes(dtype):
         v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
         assert torch.equal(i.cpu(), ei), (dtype, desc)
         assert_close(v.cpu(), ev, equal_nan=True)
+        assert torch.equal(_bits(v.cpu()), _bits(ev)), (dtype, desc)
     if dtype not in (torch.bool, torch.uint16, torch.uint32, torch.uint64):  # CPU has no kthvalue for these
         ev, _ = torch.kthvalue(x, 777, dim=1)
         v, i = native(lambda: torch.kthvalue(x.to(D), 777, dim=1))
         assert_close(v.cpu(), ev, equal_nan=True)
+
+
+@pytest.mark.parametrize("rank,items", RANKS)
+def test_sort_radix_ties_zeros_nans(rank, items, monkeypatch):
+    # many equal keys (stability across blocks and subgroups), -0.0 == +0.0
+    # kept in input order, NaNs of several payloads and signs as one key
+    # (last ascending, first descending), +-inf; row lengths that are not
+    # multiples of a block (1024 or 2048), just over the bitonic limit, and
+    # several rows
+    _set_rank(monkeypatch, rank, items)
+    g = torch.Generator().manual_seed(11)
+    for rows, n in ((1, 4097), (3, 6145), (2, 2 * 2048 + 2047)):
+        x = torch.randint(-3, 4, (rows, n), generator=g).to(torch.float32) / 2
+        x[:, ::3] = 0.0
+        x[:, 1::5] = -0.0
+        bits = torch.tensor([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FC00123], dtype=torch.int64).to(torch.int32).view(torch.float32)
+        x[:, 2::29] = bits[torch.arange(x[:, 2::29].numel()).remainder(4)].reshape(rows, -1)
+        x[:, 4::31] = float("inf")
+        x[:, 6::37] = -float("inf")
+        for desc in (False, True):
+            ev, ei = torch.sort(x, dim=1, descending=desc, stable=True)
+            v, i = native(lambda: torch.sort(x.to(D), dim=1, descending=desc, stable=True))
+            assert torch.equal(i.cpu(), ei), (rows, n, desc)
+            assert_close(v.cpu(), ev, equal_nan=True)
+            # -0.0 and +0.0, and the NaN payloads, keep their own bits
+            assert torch.equal(_bits(v.cpu()), _bits(ev))
+        # indices only, values only (the last radix pass writes either alone)
+        ai = native(lambda: torch.argsort(x.to(D), dim=1, descending=True, stable=True))
+        assert torch.equal(ai.cpu(), torch.argsort(x, dim=1, descending=True, stable=True))
+        mv = native(lambda: torch.msort(x.t().to(D)))
+        assert torch.equal(_bits(mv.cpu()), _bits(torch.sort(x.t(), dim=0, stable=True)[0]))
+        # one key everywhere: the identity permutation
+        c = torch.full((rows, n), 0.25)
+        v, i = native(lambda: torch.sort(c.to(D), dim=1, descending=True, stable=True))
+        assert torch.equal(i.cpu(), torch.arange(n).expand(rows, n))
+    # int64 keys (16 passes), every element equal in the high 32 bits
+    y = torch.randint(0, 5, (2, 5000), generator=g) + (1 << 40)
+    ev, ei = torch.sort(y, dim=1, stable=True)
+    v, i = native(lambda: torch.sort(y.to(D), dim=1, stable=True))
+    assert torch.equal(v.cpu(), ev) and torch.equal(i.cpu(), ei)
+
+
+_SUBGROUP_SCRIPT = """
+import torch, russet
+p = torch.russet.get_device_properties()
+assert p.features.has_subgroup_ballot == 1
+g = torch.Generator().manual_seed(5)
+x = torch.randint(-20, 20, (2, 6145), generator=g).to(torch.float32) / 4
+x[:, ::7] = float("nan")
+x[:, 1::9] = -0.0
+y = torch.randint(0, 3, (1, 5000), generator=g) << 40
+for items in ("4", "8"):
+    import os
+    os.environ["RUSSET_SORT_ITEMS"] = items
+    for t in (x, y):
+        for desc in (False, True):
+            ev, ei = torch.sort(t, dim=1, descending=desc, stable=True)
+            v, i = torch.sort(t.to("russet"), dim=1, descending=desc, stable=True)
+            assert torch.equal(i.cpu(), ei), (items, t.dtype, desc)
+            assert torch.equal(v.cpu().view(torch.int32) if t.is_floating_point() else v.cpu(),
+                               ev.view(torch.int32) if t.is_floating_point() else ev)
+print("subgroup size", p.features.subgroup_size)
+"""
+
+
+@pytest.mark.parametrize("width", [128, 1024])
+def test_radix_subgroup_ranking_other_subgroup_sizes(width, tmp_path):
+    # llvmpipe's subgroups follow its vector width: 128 bits give subgroups
+    # of 4; at 1024 bits it reports 32 but runs subgroups of 16, which the
+    # ranking must not trust (it counts the live invocations)
+    from conftest import run_python
+
+    p = torch.russet.get_device_properties()
+    if not (p.is_cpu and "llvmpipe" in p.name):
+        pytest.skip("llvmpipe only")
+    r = run_python(_SUBGROUP_SCRIPT, env={"LP_NATIVE_VECTOR_WIDTH": str(width), "RUSSET_SORT_RANK": "subgroup",
+                                          "RUSSET_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "subgroup size" in r.stdout
+
+
+@pytest.mark.parametrize("n", [300, 20000])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int64])
+def test_sort_out_aliases_input(n, dtype):
+    # out=(x, i) and out=(v, x): the outputs overlap the input, which the
+    # sort still reads while writing them (it sorts into scratch then)
+    g = torch.Generator().manual_seed(9)
+    x = (torch.randn(n, generator=g) * 10).round().to(dtype)
+    x[::5] = 0
+    if dtype.is_floating_point:
+        x[1::7] = -0.0
+        x[2::11] = float("nan")
+    ev, ei = torch.sort(x, stable=True)
+    xr = x.to(D)
+    ir = torch.empty(0, dtype=torch.int64, device=D)
+    native(lambda: torch.sort(xr, stable=True, out=(xr, ir)))
+    assert torch.equal(_bits(xr.cpu()), _bits(ev)) and torch.equal(ir.cpu(), ei)
+    if dtype == torch.int64:
+        xr = x.to(D)
+        vr = torch.empty(0, dtype=dtype, device=D)
+        native(lambda: torch.sort(xr, stable=True, out=(vr, xr)))
+        assert torch.equal(vr.cpu(), ev) and torch.equal(xr.cpu(), ei)
+
+
+def test_sort_rank_env_errors(monkeypatch):
+    x = torch.randn(5000, device=D)
+    monkeypatch.setenv("RUSSET_SORT_RANK", "ballot")
+    with pytest.raises(ValueError, match="RUSSET_SORT_RANK"):
+        torch.sort(x)
+    monkeypatch.setenv("RUSSET_SORT_RANK", "subgroup")
+    monkeypatch.setenv("RUSSET_SORT_ITEMS", "16")
+    with pytest.raises(ValueError, match="RUSSET_SORT_ITEMS"):
+        torch.sort(x)
 
 
 def test_sort_long_rows():
