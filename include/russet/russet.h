@@ -673,6 +673,17 @@ typedef struct rs_gemm_desc {
 } rs_gemm_desc;
 
 RS_API rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d);
+/* rs_fft: in-order discrete Fourier transforms of `rows` contiguous rows of
+ * n complex64 values each, n a power of two (1 to 2^30):
+ * out[r, k] = sum_j in[r, j] e^(-2 pi i j k / n), with +2 pi i for inverse
+ * (no scaling). out must not be in. Radix-2 Stockham passes
+ * (kernels/fft.comp); twiddles computed on the host in double. */
+typedef struct rs_fft_desc {
+    uint64_t in, out;
+    int64_t rows, n;
+    int inverse;
+} rs_fft_desc;
+RS_API rs_status rs_fft(rs_stream *s, const rs_fft_desc *d);
 /* Which kernel rs_gemm would pick ("tiled-128x128", "dot", "coopmat", ...),
  * for tests and benchmarks. */
 RS_API const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d);

@@ -1,0 +1,58 @@
+/* fft.c: rs_fft, in-order complex64 FFTs of contiguous rows whose length is
+ * a power of two: log2(n) radix-2 Stockham passes (kernels/fft.comp), each
+ * reading and writing the whole batch, ping-ponging between the output and
+ * one scratch buffer so that the last pass lands in the output. Twiddles
+ * are made on the host in double and rounded once to float. Other lengths
+ * are composed on top (Bluestein, in src/torch/ops_fft.cpp). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+typedef struct fft_push {
+    uint64_t src, dst, tw, items;
+    uint32_t n, ns, twstep, inverse;
+} fft_push;
+
+rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
+    if (!d || d->rows < 0 || d->n < 1 || (d->n & (d->n - 1)) != 0 || d->n > (int64_t)1 << 30)
+        return rs_error(RS_ERR_INVALID, "rs_fft: the length must be a power of two in [1, 2^30] (got %lld)",
+                        d ? (long long)d->n : 0LL);
+    uint64_t bytes = (uint64_t)d->rows * (uint64_t)d->n * 8u;
+    if (bytes == 0) return RS_OK;
+    if (d->in == d->out) return rs_error(RS_ERR_INVALID, "rs_fft: the output must not be the input");
+    if (d->n == 1) return rs_memcpy_dtod(s, d->out, d->in, bytes);
+    rs_device *dev = rs_stream_device(s);
+    uint32_t n = (uint32_t)d->n, half = n / 2, passes = 0;
+    while ((1u << passes) < n) passes++;
+
+    /* twiddles e^(-2 pi i t / n), t < n / 2 */
+    uint64_t tw = 0, scratch = 0;
+    float *host = malloc((size_t)half * 2 * sizeof(float));
+    if (!host) return rs_error(RS_ERR_OOM, "rs_fft: no host memory for %u twiddles", half);
+    for (uint32_t t = 0; t < half; t++) {
+        double a = -2.0 * 3.14159265358979323846 * (double)t / (double)n;
+        host[2 * t] = (float)cos(a);
+        host[2 * t + 1] = (float)sin(a);
+    }
+    rs_status st = rs_alloc(dev, (uint64_t)half * 8u, s, &tw);
+    if (st == RS_OK) st = rs_memcpy_htod(s, tw, host, (uint64_t)half * 8u);
+    free(host);
+    if (st == RS_OK && passes > 1) st = rs_alloc(dev, bytes, s, &scratch);
+    rs_kernel *k = NULL;
+    if (st == RS_OK) st = rs_kernel_get(dev, "fft.comp", "", &k);
+
+    uint64_t src = d->in;
+    for (uint32_t p = 0; st == RS_OK && p < passes; p++) {
+        /* the passes left after this one decide where it writes: the last in out */
+        uint64_t dst = ((passes - 1 - p) % 2 == 0) ? d->out : scratch;
+        fft_push pc = {src, dst, tw, (uint64_t)d->rows * half, n, 1u << p, n >> (p + 1), d->inverse ? 1u : 0u};
+        rs_access acc[3] = {{src, bytes, 0}, {tw, (uint64_t)half * 8u, 0}, {dst, bytes, 1}};
+        st = rs_launch(s, k, pc.items, &pc, sizeof pc, acc, 3);
+        src = dst;
+    }
+    if (scratch) rs_free(dev, scratch);
+    if (tw) rs_free(dev, tw);
+    return st;
+}

@@ -1,0 +1,92 @@
+/* rs_fft without torch: power-of-two lengths against a DFT computed here in
+ * double, forward and inverse, several rows; bad lengths and an output that
+ * is the input fail clearly. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+static rs_stream *stream0(rs_device *dev) {
+    rs_stream *s = NULL;
+    rs_stream_get(dev, 0, &s);
+    return s;
+}
+
+/* rows x n, forward or inverse, checked against the O(n^2) DFT; returns the
+ * largest error relative to the row's largest magnitude */
+static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inverse, int *failed) {
+    size_t count = (size_t)(rows * n * 2);
+    float *x = malloc(count * sizeof(float)), *y = malloc(count * sizeof(float));
+    for (size_t i = 0; i < count; i++) x[i] = (float)sin(0.37 * (double)i + 0.1) + (float)(i % 7) * 0.25f;
+    uint64_t dx, dy;
+    *failed = rs_alloc(dev, count * 4, s, &dx) != RS_OK || rs_alloc(dev, count * 4, s, &dy) != RS_OK;
+    if (*failed) return 1;
+    rs_memcpy_htod(s, dx, x, count * 4);
+    rs_fft_desc d = {dx, dy, rows, n, inverse};
+    *failed = rs_fft(s, &d) != RS_OK || rs_memcpy_dtoh(s, y, dy, count * 4) != RS_OK;
+    double worst = 0;
+    const double sign = inverse ? 2.0 : -2.0;
+    for (int64_t r = 0; r < rows && !*failed; r++) {
+        double mag = 1e-30, err = 0;
+        for (int64_t k = 0; k < n; k++) {
+            double re = 0, im = 0;
+            for (int64_t j = 0; j < n; j++) {
+                double a = sign * 3.14159265358979323846 * (double)((j * k) % n) / (double)n;
+                double xr = x[2 * (r * n + j)], xi = x[2 * (r * n + j) + 1];
+                re += xr * cos(a) - xi * sin(a);
+                im += xr * sin(a) + xi * cos(a);
+            }
+            double er = fabs(y[2 * (r * n + k)] - re), ei = fabs(y[2 * (r * n + k) + 1] - im);
+            if (er > err) err = er;
+            if (ei > err) err = ei;
+            if (hypot(re, im) > mag) mag = hypot(re, im);
+        }
+        if (err / mag > worst) worst = err / mag;
+    }
+    rs_free(dev, dx);
+    rs_free(dev, dy);
+    free(x);
+    free(y);
+    return worst;
+}
+
+TEST(fft_power_of_two_lengths) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    const int64_t lens[] = {1, 2, 4, 8, 16, 64, 256, 1024};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            int failed = 0;
+            double e = run(dev, s, 3, lens[i], inv, &failed);
+            CHECK(!failed);
+            if (!(e < 2e-6)) fprintf(stderr, "  n %lld inverse %d: error %.3g\n", (long long)lens[i], inv, e);
+            CHECK(e < 2e-6); /* float32: a few ulps of the largest output */
+        }
+}
+
+TEST(fft_errors) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = stream0(dev);
+    uint64_t a;
+    CHECK_OK(rs_alloc(dev, 64, s, &a));
+    rs_fft_desc d = {a, a + 32, 1, 3, 0};
+    CHECK(rs_fft(s, &d) == RS_ERR_INVALID); /* not a power of two */
+    CHECK(strstr(rs_last_error(), "power of two") != NULL);
+    d.n = 0;
+    CHECK(rs_fft(s, &d) == RS_ERR_INVALID);
+    d.n = 4;
+    d.out = a;
+    CHECK(rs_fft(s, &d) == RS_ERR_INVALID); /* in place */
+    d.rows = 0;
+    CHECK_OK(rs_fft(s, &d)); /* nothing to do */
+    rs_free(dev, a);
+}
+
+int main(void) {
+    RUN(fft_power_of_two_lengths);
+    RUN(fft_errors);
+    CTEST_END();
+}
