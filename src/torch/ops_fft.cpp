@@ -132,6 +132,17 @@ Tensor normalized(Tensor y, int64_t normalization, double n) {
   return y;
 }
 
+// y transformed along each of dims in turn; n times the product of their sizes
+Tensor over_dims(Tensor y, at::IntArrayRef dims, bool inverse, double& n) {
+  const int64_t nd = y.dim();
+  for (int64_t d0 : dims) {
+    const int64_t d = at::maybe_wrap_dim(d0, nd);
+    n *= static_cast<double>(y.size(d));
+    y = fft_dim(y, d, inverse);
+  }
+  return y;
+}
+
 void check_norm(int64_t normalization) {
   TORCH_CHECK(normalization >= 0 && normalization <= 2, "Invalid normalization mode: ", normalization);
 }
@@ -141,14 +152,8 @@ Tensor c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool 
       [&]() -> Tensor {
         if (self.scalar_type() != at::kComplexFloat) throw NeedsHost();  // complex128: fp64; others: CPU's error
         check_norm(normalization);
-        Tensor y = self;
         double n = 1;
-        for (int64_t d0 : dim) {
-          const int64_t d = at::maybe_wrap_dim(d0, self.dim());
-          n *= static_cast<double>(self.size(d));
-          y = fft_dim(y, d, !forward);
-        }
-        if (dim.empty()) y = self.clone();
+        Tensor y = dim.empty() ? self.clone() : over_dims(self, dim, !forward, n);
         return normalized(y, normalization, n);
       },
       self, dim, normalization, forward);
@@ -160,13 +165,8 @@ Tensor r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool 
         if (self.scalar_type() != at::kFloat) throw NeedsHost();
         check_norm(normalization);
         TORCH_CHECK(!dim.empty(), "_fft_r2c: expected at least one dim");
-        Tensor y = self.to(at::kComplexFloat);
         double n = 1;
-        for (int64_t d0 : dim) {
-          const int64_t d = at::maybe_wrap_dim(d0, self.dim());
-          n *= static_cast<double>(self.size(d));
-          y = fft_dim(y, d, false);
-        }
+        Tensor y = over_dims(self.to(at::kComplexFloat), dim, false, n);
         if (onesided) {
           const int64_t last = at::maybe_wrap_dim(dim.back(), self.dim());
           y = y.narrow(last, 0, self.size(last) / 2 + 1).contiguous();
@@ -183,13 +183,8 @@ Tensor c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64
         check_norm(normalization);
         TORCH_CHECK(!dim.empty(), "_fft_c2r: expected at least one dim");
         TORCH_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
-        Tensor y = self;
         double n = 1;
-        for (size_t i = 0; i + 1 < dim.size(); ++i) {
-          const int64_t d = at::maybe_wrap_dim(dim[i], self.dim());
-          n *= static_cast<double>(self.size(d));
-          y = fft_dim(y, d, true);
-        }
+        Tensor y = over_dims(self, dim.slice(0, dim.size() - 1), true, n);
         const int64_t last = at::maybe_wrap_dim(dim.back(), self.dim());
         const int64_t L = last_dim_size, h = L / 2 + 1, have = y.size(last);
         n *= static_cast<double>(L);
