@@ -7,7 +7,14 @@
 //   linear:   y = x[i0] * (1 - l) + x[i1] * l with CPU's i0, i1 and lambda
 //             (area_pixel_compute_source_index; align_corners);
 //   bicubic:  four clamped taps per dim with CPU's cubic coefficients;
-//   backward: the adjoint per dim, index_add of the (weighted) gradient.
+//   antialiased bilinear/bicubic (_upsample_*2d_aa, torchvision's
+//            Resize(antialias=True)): per dim a dense (out x in) weight
+//            matrix made on the host as CPU makes its weights (float32,
+//            support widened by the downscale factor, normalized), applied
+//            by the GEMM; dims whose size does not change are skipped, as
+//            CPU skips them;
+//   backward: the adjoint per dim, index_add of the (weighted) gradient
+//            (AA: the transposed weight matrix).
 // Indices and weights are made on the device from an arange, in float32 as
 // CPU computes them for float32/float16/bfloat16 (float64 for float64).
 // float16/bfloat16 interpolate in float32 and round once (CPU's bfloat16
@@ -28,7 +35,17 @@
 #include <ATen/ops/_upsample_nearest_exact3d_backward_ops.h>
 #include <ATen/ops/_upsample_nearest_exact3d_meta.h>
 #include <ATen/ops/_upsample_nearest_exact3d_ops.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_backward_ops.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
+#include <ATen/ops/_upsample_bicubic2d_aa_ops.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_backward_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_backward_ops.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_meta.h>
+#include <ATen/ops/_upsample_bilinear2d_aa_ops.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/matmul.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/upsample_bicubic2d_backward_meta.h>
 #include <ATen/ops/upsample_bicubic2d_backward_ops.h>
@@ -67,7 +84,53 @@ namespace {
 using at::Tensor;
 using Scales = std::vector<std::optional<double>>;
 
-enum class Mode { Nearest, NearestExact, Linear, Cubic };
+enum class Mode { Nearest, NearestExact, Linear, Cubic, LinearAA, CubicAA };
+
+bool antialiased(Mode m) { return m == Mode::LinearAA || m == Mode::CubicAA; }
+
+// CPU's antialiasing filters (the triangle; the cubic with a = -0.5)
+float aa_filter(float x, bool cubic) {
+  if (x < 0) x = -x;
+  if (!cubic) return x < 1.0f ? 1.0f - x : 0.0f;
+  const float a = -0.5f;
+  if (x < 1.0f) return ((a + 2.0f) * x - (a + 3.0f)) * x * x + 1.0f;
+  if (x < 2.0f) return ((a * x - 5.0f * a) * x + 8.0f * a) * x - 4.0f * a;
+  return 0.0f;
+}
+
+// The (out x in) antialiasing weights along one dim, on x's device, as
+// CPU's _compute_indices_min_size_weights_aa makes them for float32: the
+// scale of area_pixel_compute_scale, a support of interp_size / 2 widened
+// by the scale when downsampling, center = scale (i + 0.5), the taps from
+// xmin to xmin + xsize, normalized by their sum; float32 arithmetic where
+// CPU's is float32, double where it mixes in double.
+Tensor aa_weights(int64_t in, int64_t out, bool align_corners, std::optional<double> opt_scale, bool cubic,
+                  const Tensor& like) {
+  float scale;
+  if (align_corners) scale = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
+  else if (opt_scale.has_value() && *opt_scale > 0) scale = static_cast<float>(1.0 / *opt_scale);
+  else scale = static_cast<float>(in) / static_cast<float>(out);
+  const float half = cubic ? 2.0f : 1.0f;  // interp_size / 2
+  const float support = scale >= 1.0f ? half * scale : half;
+  const float invscale = scale >= 1.0f ? static_cast<float>(1.0 / scale) : 1.0f;
+  const int64_t max_size = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  std::vector<float> w(static_cast<size_t>(out * in), 0.0f), taps(static_cast<size_t>(max_size));
+  for (int64_t i = 0; i < out; ++i) {
+    const float center = static_cast<float>(scale * (i + 0.5));
+    const int64_t xmin = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t xsize =
+        std::clamp<int64_t>(std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in) - xmin, 0, max_size);
+    float total = 0.0f;
+    for (int64_t j = 0; j < xsize; ++j) {
+      taps[j] = aa_filter(static_cast<float>((static_cast<float>(j + xmin) - center + 0.5) * invscale), cubic);
+      total += taps[j];
+    }
+    for (int64_t j = 0; j < xsize; ++j) w[static_cast<size_t>(i * in + xmin + j)] = total != 0.0f ? taps[j] / total : taps[j];
+  }
+  Tensor t = at::empty({out, in}, like.options().dtype(at::kFloat));
+  t.copy_(at::from_blob(w.data(), {out, in}, at::kFloat));
+  return t;
+}
 
 // dst positions 0..out-1 in the index arithmetic's float type
 Tensor positions(int64_t out, at::ScalarType ft, const at::TensorOptions& opts) {
@@ -150,12 +213,19 @@ Tensor interpolate(const Tensor& self, at::IntArrayRef out, const Scales& scales
   // CPU's uint8 (bi)linear kernel works in fixed point with its own rounding:
   // not reproduced here
   if ((mode == Mode::Linear || mode == Mode::Cubic) && !c10::isFloatingType(self.scalar_type())) throw NeedsHost{};
+  // CPU's antialiased kernels take float32, float64 and uint8 (fixed point:
+  // not reproduced); what else CPU says of other dtypes, the host says
+  if (antialiased(mode) && self.scalar_type() != at::kFloat && self.scalar_type() != at::kDouble) throw NeedsHost{};
   int64_t k = static_cast<int64_t>(out.size()), nd = self.dim();
   auto ft = index_type(self);
   Tensor y = self.to(compute_type(self));
   for (int64_t j = k - 1; j >= 0; --j) {
     int64_t d = nd - k + j, in = self.size(d);
-    if (mode == Mode::Linear) {
+    if (antialiased(mode)) {
+      if (in == out[j]) continue;  // CPU skips a dim whose size does not change
+      Tensor w = aa_weights(in, out[j], align_corners, scales[j], mode == Mode::CubicAA, y);
+      y = at::matmul(y.movedim(d, -1), w.t()).movedim(-1, d);
+    } else if (mode == Mode::Linear) {
       auto [i0, i1, l] = linear_index(in, out[j], align_corners, scales[j], ft, self.options());
       Tensor lw = along(l.to(y.scalar_type()), nd, d);
       Tensor a = at::index_select(y, d, i0), b = at::index_select(y, d, i1);
@@ -186,6 +256,12 @@ Tensor interpolate_backward(const Tensor& grad, at::IntArrayRef out, at::IntArra
     int64_t d = nd - k + j, in = in_size[2 + j];
     std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
     shape[d] = in;
+    if (antialiased(mode)) {  // the adjoint: the transposed weights
+      if (in == out[j]) continue;
+      Tensor w = aa_weights(in, out[j], align_corners, scales[j], mode == Mode::CubicAA, g);
+      g = at::matmul(g.movedim(d, -1), w).movedim(-1, d);
+      continue;
+    }
     Tensor acc = at::zeros(shape, g.options());
     if (mode == Mode::Linear) {
       auto [i0, i1, l] = linear_index(in, out[j], align_corners, scales[j], ft, grad.options());
@@ -267,6 +343,8 @@ RS_LINEAR(upsample_linear1d, 1, Mode::Linear)
 RS_LINEAR(upsample_bilinear2d, 2, Mode::Linear)
 RS_LINEAR(upsample_trilinear3d, 3, Mode::Linear)
 RS_LINEAR(upsample_bicubic2d, 2, Mode::Cubic)
+RS_LINEAR(_upsample_bilinear2d_aa, 2, Mode::LinearAA)
+RS_LINEAR(_upsample_bicubic2d_aa, 2, Mode::CubicAA)
 
 }  // namespace
 
@@ -284,6 +362,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   RS_REG(upsample_bilinear2d)
   RS_REG(upsample_trilinear3d)
   RS_REG(upsample_bicubic2d)
+  RS_REG(_upsample_bilinear2d_aa)
+  RS_REG(_upsample_bicubic2d_aa)
 #undef RS_REG
 }
 

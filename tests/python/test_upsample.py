@@ -57,3 +57,39 @@ def test_uint8_bilinear_goes_through_the_counted_host_path():
     assert torch.equal(got.cpu(), F.interpolate(x, scale_factor=2, mode="bilinear"))
     assert torch.equal(host_free(lambda: F.interpolate(x.to(D), scale_factor=2, mode="nearest")).cpu(),
                        F.interpolate(x, scale_factor=2, mode="nearest"))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("size,kw", [((7, 5), {}), ((3, 11), {}), ((16, 9), {}), ((9, 20), {}),
+                                     (None, {"scale_factor": (0.37, 0.5)}), (None, {"scale_factor": (2.5, 0.25)}),
+                                     ((4, 13), {"align_corners": True}), ((13, 4), {"align_corners": True}),
+                                     ((9, 3), {})])
+def test_antialiased_matches_cpu(mode, size, kw):
+    # torchvision's Resize(antialias=True): _upsample_bilinear2d_aa / _upsample_bicubic2d_aa,
+    # down- and upsampling, one dim unchanged (9 -> 9), forward and backward
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 3, 9, 13, generator=g)
+    args = dict(mode=mode, antialias=True, **kw)
+    if size is not None:
+        args["size"] = size
+    want = F.interpolate(x, **args)
+    got = host_free(lambda: F.interpolate(x.to(D), **args)).cpu()
+    assert_close(got, want, atol=2e-5, rtol=1e-5)
+    xc = x.clone().requires_grad_(True)
+    xd = x.to(D).requires_grad_(True)
+    gout = torch.randn(want.shape, generator=g)
+    F.interpolate(xc, **args).backward(gout)
+    torch.russet.reset_host_op_counts()
+    F.interpolate(xd, **args).backward(gout.to(D))
+    assert torch.russet.host_op_counts() == {}
+    assert_close(xd.grad.cpu(), xc.grad, atol=2e-5, rtol=1e-5)
+
+
+def test_antialiased_host_dtypes():
+    # uint8 (CPU's fixed-point kernel) and float64 under the apple profile: host, exactly CPU
+    x = torch.randint(0, 255, (1, 3, 10, 12), dtype=torch.uint8)
+    assert torch.equal(F.interpolate(x.to(D), size=(4, 5), mode="bilinear", antialias=True).cpu(),
+                       F.interpolate(x, size=(4, 5), mode="bilinear", antialias=True))
+    xd = torch.randn(1, 2, 8, 8, dtype=torch.float64)
+    assert torch.equal(F.interpolate(xd.to(D), size=(3, 3), mode="bicubic", antialias=True).cpu(),
+                       F.interpolate(xd, size=(3, 3), mode="bicubic", antialias=True))
