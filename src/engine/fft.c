@@ -1,10 +1,13 @@
 /* fft.c: rs_fft, in-order complex64 FFTs of contiguous rows whose length is
- * a power of two: log2(n) radix-2 Stockham passes (kernels/fft.comp), each
- * reading and writing the whole batch, ping-ponging between the output and
- * one scratch buffer so that the last pass lands in the output. Twiddles
- * are made on the host in double and rounded once to float. Other lengths
- * are composed on top (Bluestein, in src/torch/ops_fft.cpp). */
+ * a power of two, radix-2 Stockham (kernels/fft.comp). Rows that fit in
+ * shared memory (n * 8 bytes within the device's limit, n <= 4096) take one
+ * dispatch, a workgroup a row, every step in shared memory. Longer rows take
+ * log2(n) dispatches, each reading and writing the whole batch,
+ * ping-ponging between the output and one scratch buffer so that the last
+ * lands in the output. Twiddles are made on the host in double and rounded
+ * once to float. Other lengths are composed on top (src/torch/ops_fft.cpp). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +42,21 @@ rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
     rs_status st = rs_alloc(dev, (uint64_t)half * 8u, s, &tw);
     if (st == RS_OK) st = rs_memcpy_htod(s, tw, host, (uint64_t)half * 8u);
     free(host);
-    if (st == RS_OK && passes > 1) st = rs_alloc(dev, bytes, s, &scratch);
     rs_kernel *k = NULL;
-    if (st == RS_OK) st = rs_kernel_get(dev, "fft.comp", "", &k);
+    if (st == RS_OK && n <= 4096 && (uint64_t)n * 8u <= rs_stream_features(s)->max_shared_memory) {
+        /* one workgroup a row, every step in shared memory */
+        char defines[32];
+        snprintf(defines, sizeof defines, "MODE=1;NMAX=%u", n);
+        st = rs_kernel_get(dev, "fft.comp", defines, &k);
+        fft_push pc = {d->in, d->out, tw, (uint64_t)d->rows, n, 0, 0, d->inverse ? 1u : 0u};
+        rs_access acc[3] = {{d->in, bytes, 0}, {tw, (uint64_t)half * 8u, 0}, {d->out, bytes, 1}};
+        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)d->rows, 65535), 1, 1};
+        if (st == RS_OK) st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, 3);
+        rs_free(dev, tw);
+        return st;
+    }
+    if (st == RS_OK && passes > 1) st = rs_alloc(dev, bytes, s, &scratch);
+    if (st == RS_OK) st = rs_kernel_get(dev, "fft.comp", "MODE=0", &k);
 
     uint64_t src = d->in;
     for (uint32_t p = 0; st == RS_OK && p < passes; p++) {

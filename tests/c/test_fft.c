@@ -29,15 +29,20 @@ static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inv
     *failed = rs_fft(s, &d) != RS_OK || rs_memcpy_dtoh(s, y, dy, count * 4) != RS_OK;
     double worst = 0;
     const double sign = inverse ? 2.0 : -2.0;
+    double *cs = malloc((size_t)n * 2 * sizeof(double)); /* e^(sign pi i t / n), t < n */
+    for (int64_t t = 0; t < n; t++) {
+        cs[2 * t] = cos(sign * 3.14159265358979323846 * (double)t / (double)n);
+        cs[2 * t + 1] = sin(sign * 3.14159265358979323846 * (double)t / (double)n);
+    }
     for (int64_t r = 0; r < rows && !*failed; r++) {
         double mag = 1e-30, err = 0;
         for (int64_t k = 0; k < n; k++) {
             double re = 0, im = 0;
             for (int64_t j = 0; j < n; j++) {
-                double a = sign * 3.14159265358979323846 * (double)((j * k) % n) / (double)n;
+                int64_t t = (j * k) % n;
                 double xr = x[2 * (r * n + j)], xi = x[2 * (r * n + j) + 1];
-                re += xr * cos(a) - xi * sin(a);
-                im += xr * sin(a) + xi * cos(a);
+                re += xr * cs[2 * t] - xi * cs[2 * t + 1];
+                im += xr * cs[2 * t + 1] + xi * cs[2 * t];
             }
             double er = fabs(y[2 * (r * n + k)] - re), ei = fabs(y[2 * (r * n + k) + 1] - im);
             if (er > err) err = er;
@@ -46,6 +51,7 @@ static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inv
         }
         if (err / mag > worst) worst = err / mag;
     }
+    free(cs);
     rs_free(dev, dx);
     rs_free(dev, dy);
     free(x);
@@ -56,14 +62,16 @@ static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inv
 TEST(fft_power_of_two_lengths) {
     rs_device *dev = ctest_device();
     rs_stream *s = stream0(dev);
-    const int64_t lens[] = {1, 2, 4, 8, 16, 64, 256, 1024};
+    /* up to 4096: one workgroup a row in shared memory (where the device
+     * has n * 8 bytes of it); 8192 and 16384: one dispatch a step */
+    const int64_t lens[] = {1, 2, 4, 8, 16, 64, 256, 1024, 2048, 4096, 8192, 16384};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
         for (int inv = 0; inv < 2; inv++) {
             int failed = 0;
-            double e = run(dev, s, 3, lens[i], inv, &failed);
+            double e = run(dev, s, lens[i] >= 4096 ? 1 : 3, lens[i], inv, &failed);
             CHECK(!failed);
-            if (!(e < 2e-6)) fprintf(stderr, "  n %lld inverse %d: error %.3g\n", (long long)lens[i], inv, e);
-            CHECK(e < 2e-6); /* float32: a few ulps of the largest output */
+            if (getenv("FFT_VERBOSE") || !(e < 5e-7)) fprintf(stderr, "  n %lld inverse %d: error %.3g\n", (long long)lens[i], inv, e);
+            CHECK(e < 5e-7); /* float32: measured 3e-8 to 7e-8 of the largest output */
         }
 }
 
