@@ -1,0 +1,100 @@
+"""The native linear algebra (src/torch/ops_linalg.cpp): Cholesky and the
+triangular solves, against CPU (LAPACK)."""
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import check_opinfo, host_free
+
+D = "russet"
+OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triangular", "cholesky_solve",
+       "cholesky_inverse", "triangular_solve"]
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_opinfo_native(name):
+    check_opinfo(name, dtypes=[torch.float32, torch.complex64])
+
+
+def spd(*shape, dtype=torch.float32, seed=0):
+    """Symmetric/Hermitian positive-definite matrices of shape (..., n, n)
+    (spd(n) alone: one n x n matrix)."""
+    if len(shape) == 1:
+        shape = (shape[0], shape[0])
+    g = torch.Generator().manual_seed(seed)
+    n = shape[-1]
+    a = torch.randn(*shape, generator=g, dtype=dtype)
+    return a @ a.mH + n * torch.eye(n, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_batched_and_larger(dtype, upper):
+    for shape in ((3, 2, 5, 5), (48, 48), (0, 4, 4), (2, 0, 0)):
+        a = spd(*shape, dtype=dtype) if shape[-1] else torch.empty(shape, dtype=dtype)
+        L, info = torch.linalg.cholesky_ex(a, upper=upper)
+        Ld, infod = host_free(lambda: torch.linalg.cholesky_ex(a.to(D), upper=upper))
+        assert_close(Ld.cpu(), L, atol=1e-4, rtol=1e-4)
+        assert torch.equal(infod.cpu(), info) and infod.dtype == torch.int32
+
+
+def test_cholesky_not_positive_definite():
+    # info and the partial factor as LAPACK leaves them (the failing column's
+    # d on the diagonal, the original values from there on)
+    a = torch.tensor([[4.0, 2, 1, 0], [2, 1, 0, 1], [1, 0, 3, 0], [0, 1, 0, 2]])
+    batch = torch.stack([spd(4), a, torch.full((4, 4), float("nan"))])
+    L, info = torch.linalg.cholesky_ex(batch)
+    Ld, infod = torch.linalg.cholesky_ex(batch.to(D))
+    assert torch.equal(infod.cpu(), info)
+    assert_close(Ld.cpu(), L, equal_nan=True)
+    with pytest.raises(RuntimeError, match=r"\(Batch element 1\).*leading minor of order 2 is not positive-definite"):
+        torch.linalg.cholesky(batch[:2].to(D))
+    with pytest.raises(RuntimeError, match="leading minor of order 2 is not positive-definite"):
+        torch.linalg.cholesky_ex(a.to(D), check_errors=True)
+    with pytest.raises(RuntimeError, match="not positive-definite"):
+        torch.cholesky(a.to(D))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_solve_triangular_forms(dtype):
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn(2, 1, 6, 6, generator=g, dtype=dtype) + 4 * torch.eye(6, dtype=dtype)
+    b = torch.randn(3, 6, 4, generator=g, dtype=dtype)  # batch dims broadcast against a's
+    br = torch.randn(3, 4, 6, generator=g, dtype=dtype)
+    for upper in (False, True):
+        for unit in (False, True):
+            want = torch.linalg.solve_triangular(a, b, upper=upper, unitriangular=unit)
+            got = host_free(lambda: torch.linalg.solve_triangular(a.to(D), b.to(D), upper=upper, unitriangular=unit))
+            assert got.shape == want.shape
+            assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
+            want = torch.linalg.solve_triangular(a, br, upper=upper, left=False, unitriangular=unit)
+            got = host_free(lambda: torch.linalg.solve_triangular(a.to(D), br.to(D), upper=upper, left=False,
+                                                                  unitriangular=unit))
+            assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
+    with pytest.raises(RuntimeError, match="Incompatible shapes"):
+        torch.linalg.solve_triangular(a.to(D), torch.randn(4, 2, dtype=dtype, device=D), upper=True)
+    # a zero on the diagonal: inf/nan as CPU
+    z = torch.tensor([[1.0, 0], [1, 0]])
+    rhs = torch.tensor([[1.0], [2.0]])
+    assert_close(torch.linalg.solve_triangular(z.to(D), rhs.to(D), upper=False).cpu(),
+                 torch.linalg.solve_triangular(z, rhs, upper=False), equal_nan=True)
+
+
+def test_cholesky_gradient_and_solve_chain():
+    a = spd(5, seed=3)
+    ac = a.clone().requires_grad_(True)
+    ad = a.to(D).requires_grad_(True)
+    b = torch.randn(5, 2)
+    (torch.cholesky_solve(b, torch.linalg.cholesky(ac)) ** 2).sum().backward()
+    torch.russet.reset_host_op_counts()
+    (torch.cholesky_solve(b.to(D), torch.linalg.cholesky(ad)) ** 2).sum().backward()
+    assert torch.russet.host_op_counts() == {}
+    assert_close(ad.grad.cpu(), ac.grad, atol=1e-4, rtol=1e-4)
+    assert_close(torch.cholesky_inverse(torch.linalg.cholesky(a.to(D))).cpu(), torch.linalg.inv(a),
+                 atol=1e-4, rtol=1e-4)
+
+
+def test_float64_goes_to_the_host_exactly():
+    a = spd(4, dtype=torch.float64)
+    assert torch.equal(torch.linalg.cholesky(a.to(D)).cpu(), torch.linalg.cholesky(a))
