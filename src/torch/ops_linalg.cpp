@@ -14,12 +14,30 @@
 #include <ATen/ops/_cholesky_solve_helper_ops.h>
 #include <ATen/ops/cholesky_inverse_ops.h>
 #include <ATen/ops/cholesky_ops.h>
+#include <ATen/ops/_linalg_det_meta.h>
+#include <ATen/ops/_linalg_det_ops.h>
+#include <ATen/ops/_linalg_slogdet_meta.h>
+#include <ATen/ops/_linalg_slogdet_ops.h>
+#include <ATen/ops/_linalg_solve_ex_meta.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/_linalg_solve_ex_ops.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/full_like.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
 #include <ATen/ops/linalg_cholesky_ex_ops.h>
+#include <ATen/ops/linalg_inv_ex_meta.h>
+#include <ATen/ops/linalg_inv_ex_ops.h>
+#include <ATen/ops/linalg_lu_meta.h>
+#include <ATen/ops/linalg_lu_ops.h>
+#include <ATen/ops/linalg_lu_factor_ex_meta.h>
+#include <ATen/ops/linalg_lu_factor_ex_ops.h>
+#include <ATen/ops/linalg_lu_solve_meta.h>
+#include <ATen/ops/linalg_lu_solve_ops.h>
 #include <ATen/ops/linalg_solve_triangular_ops.h>
+#include <ATen/ops/lu_unpack_meta.h>
+#include <ATen/ops/lu_unpack_ops.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/imag.h>
 #include <ATen/ops/real.h>
 #include <ATen/ops/sqrt.h>
 #include <ATen/ops/triangular_solve_ops.h>
@@ -245,6 +263,266 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
       B, A, upper, transpose, unitriangular, X, M);
 }
 
+// ---- LU with partial pivoting, and what is built on it
+
+// LAPACK's getf2 on a (P, m, n) batch in place: for each column j < min(m, n),
+// the pivot is the first row of the largest |a| (|re| + |im| for complex,
+// as izamax) at or below j; rows j and p swap (whole rows); a non-zero pivot
+// scales the column below it; the trailing block takes the rank-1 update.
+// pivots are 1-based (int32), info the first zero pivot's column + 1.
+void lu_inplace(Tensor& A, Tensor& piv, Tensor& info) {
+  const int64_t P = A.size(0), m = A.size(1), n = A.size(2), k = std::min(m, n);
+  const bool cplx = A.is_complex();
+  info.zero_();
+  for (int64_t j = 0; j < k; ++j) {
+    Tensor col = A.select(-1, j).narrow(-1, j, m - j);  // (P, m - j)
+    Tensor mag = cplx ? at::real(col).abs().add(at::imag(col).abs()) : col.abs();
+    Tensor p = mag.argmax(-1).add(j);  // (P) int64, absolute row
+    piv.select(-1, j).copy_(p.add(1));
+    if (j + 1 < m) {  // swap rows j and p of every matrix
+      Tensor idx = p.view({P, 1, 1}).expand({P, 1, n});
+      Tensor rowj = A.narrow(-2, j, 1).clone(), rowp = A.gather(-2, idx);
+      A.narrow(-2, j, 1).copy_(rowp);
+      A.scatter_(-2, idx, rowj);
+    }
+    Tensor pivot = A.select(-1, j).select(-1, j);  // (P)
+    Tensor zero = pivot.eq(0);
+    info.copy_(at::where(at::logical_and(info.eq(0), zero), at::full_like(info, j + 1), info));
+    if (j + 1 < m) {
+      Tensor below = A.select(-1, j).narrow(-1, j + 1, m - j - 1);  // (P, m - j - 1)
+      below.copy_(at::where(zero.unsqueeze(-1), below, below.div(pivot.unsqueeze(-1))));
+      if (j + 1 < n) {
+        Tensor trail = A.narrow(-2, j + 1, m - j - 1).narrow(-1, j + 1, n - j - 1);
+        Tensor right = A.select(-2, j).narrow(-1, j + 1, n - j - 1);  // (P, n - j - 1)
+        trail.sub_(at::matmul(below.unsqueeze(-1), right.unsqueeze(-2)));
+      }
+    }
+  }
+}
+
+int64_t batch_count(at::IntArrayRef sizes) {
+  int64_t p = 1;
+  for (size_t i = 0; i + 2 < sizes.size(); ++i) p *= sizes[i];
+  return p;
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool pivot, bool check_errors, Tensor& LU,
+                                                       Tensor& pivots, Tensor& info) {
+  return native_or_host<at::_ops::linalg_lu_factor_ex_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A) || !pivot) throw NeedsHost();  // without pivoting: CPU's error
+        OutOps<at::meta::structured_linalg_lu_factor_ex> mt(LU, pivots, info);
+        mt.meta(A, pivot, check_errors);
+        if (A.numel() == 0) {
+          info.zero_();
+          return {LU, pivots, info};
+        }
+        const int64_t P = batch_count(A.sizes()), m = A.size(-2), n = A.size(-1);
+        Tensor w = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor pw = at::empty({P, std::min(m, n)}, pivots.options()), iw = at::empty({P}, info.options());
+        lu_inplace(w, pw, iw);
+        LU.copy_(w.reshape(A.sizes()));
+        pivots.copy_(pw.reshape(pivots.sizes()));
+        info.copy_(iw.reshape(info.sizes()));
+        if (check_errors) at::_linalg_check_errors(info, "torch.linalg.lu_factor_ex", A.dim() == 2);
+        return {LU, pivots, info};
+      },
+      A, pivot, check_errors, LU, pivots, info);
+}
+
+// rows of b (P, n, k) swapped as the pivots say: j with piv[j] - 1, for j
+// ascending (P^T b) or descending (P b)
+Tensor apply_pivots(Tensor b, const Tensor& piv, bool inverse) {
+  b = b.clone(at::MemoryFormat::Contiguous);
+  const int64_t P = b.size(0), kcols = b.size(2), steps = piv.size(-1);
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t j = inverse ? steps - 1 - s : s;
+    Tensor idx = piv.select(-1, j).to(at::kLong).sub(1).view({P, 1, 1}).expand({P, 1, kcols});
+    Tensor rowj = b.narrow(-2, j, 1).clone(), rowp = b.gather(-2, idx);
+    b.narrow(-2, j, 1).copy_(rowp);
+    b.scatter_(-2, idx, rowj);
+  }
+  return b;
+}
+
+// A X = B from A's LU (A = P L U): X = U^-1 L^-1 P^T B; with adjoint,
+// A^H X = B: X = P L^-H U^-H B. LU, pivots and B already share the batch
+// (P, n, n), (P, n), (P, n, k).
+Tensor lu_solve_left(const Tensor& lu, const Tensor& piv, const Tensor& b, bool adjoint) {
+  if (!adjoint) {
+    Tensor y = solve_triangular(lu, apply_pivots(b, piv, false), false, true, true);
+    return solve_triangular(lu, y, true, true, false);
+  }
+  Tensor y = solve_triangular(lu.mH(), b, false, true, false);
+  Tensor z = solve_triangular(lu.mH(), y, true, true, true);
+  return apply_pivots(z, piv, true);
+}
+
+Tensor& lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, Tensor& out) {
+  return native_or_host<at::_ops::linalg_lu_solve_out>(
+      [&]() -> Tensor& {
+        if (!native_dtype(LU) || B.scalar_type() != LU.scalar_type()) throw NeedsHost();
+        OutOps<at::meta::structured_linalg_lu_solve> mt(out);
+        mt.meta(LU, pivots, B, left, adjoint);
+        if (out.numel() == 0) return out;
+        // X A = B  <=>  A^H X^H = B^H (adjoint flips)
+        Tensor b = left ? B : B.mH();
+        const bool adj = left ? adjoint : !adjoint;
+        const int64_t n = LU.size(-1);
+        std::vector<int64_t> batch =
+            at::infer_size(at::infer_size(LU.sizes().slice(0, LU.dim() - 2), pivots.sizes().slice(0, pivots.dim() - 1)),
+                           b.sizes().slice(0, b.dim() - 2));
+        int64_t P = 1;
+        for (int64_t v : batch) P *= v;
+        std::vector<int64_t> ls = batch, ps = batch, bs = batch;
+        ls.insert(ls.end(), {n, n});
+        ps.push_back(n);
+        bs.insert(bs.end(), {n, b.size(-1)});
+        Tensor x = lu_solve_left(LU.expand(ls).reshape({P, n, n}), pivots.expand(ps).reshape({P, n}),
+                                 b.expand(bs).reshape({P, n, b.size(-1)}), adj)
+                       .reshape(bs);
+        out.copy_(left ? x : x.mH());
+        return out;
+      },
+      LU, pivots, B, left, adjoint, out);
+}
+
+// linalg.solve: LU of A, then the solve; B may be a vector (or a batch of
+// them), as _linalg_solve_ex's meta decides
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> solve_ex_out(const Tensor& A, const Tensor& B, bool left,
+                                                            bool check_errors, Tensor& result, Tensor& LU,
+                                                            Tensor& pivots, Tensor& info) {
+  return native_or_host<at::_ops::_linalg_solve_ex_result>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A) || B.scalar_type() != A.scalar_type()) throw NeedsHost();
+        OutOps<at::meta::structured__linalg_solve_ex> mt(result, LU, pivots, info);
+        mt.meta(A, B, left, check_errors);
+        lu_factor_ex_out(A, true, false, LU, pivots, info);
+        // linalg.solve's vector case: B (..., n) against A (..., n, n)
+        const bool vector =
+            B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, A.dim() - 1));
+        Tensor b = vector ? B.unsqueeze(-1) : B;
+        Tensor x = at::empty({0}, result.options());
+        lu_solve_out(LU, pivots, b, left, false, x);
+        result.copy_(vector ? x.squeeze(-1) : x);
+        if (check_errors) at::_linalg_check_errors(info, "torch.linalg.solve_ex", A.dim() == 2);
+        return {result, LU, pivots, info};
+      },
+      A, B, left, check_errors, result, LU, pivots, info);
+}
+
+// linalg.inv: the solve with the identity
+std::tuple<Tensor&, Tensor&> inv_ex_out(const Tensor& A, bool check_errors, Tensor& inverse, Tensor& info) {
+  return native_or_host<at::_ops::linalg_inv_ex_inverse>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        if (!native_dtype(A)) throw NeedsHost();
+        OutOps<at::meta::structured_linalg_inv_ex> mt(inverse, info);
+        mt.meta(A, check_errors);
+        Tensor lu = at::empty({0}, A.options()), piv = at::empty({0}, info.options());
+        lu_factor_ex_out(A, true, false, lu, piv, info);
+        Tensor eye = at::eye(A.size(-1), A.options()).expand(A.sizes());
+        Tensor x = at::empty({0}, A.options());
+        lu_solve_out(lu, piv, eye, true, false, x);
+        inverse.copy_(x);
+        if (check_errors) at::_linalg_check_errors(info, "torch.linalg.inv_ex", A.dim() == 2);
+        return {inverse, info};
+      },
+      A, check_errors, inverse, info);
+}
+
+// lu_unpack: P, L, U with A = P L U (L unit lower m x k, U upper k x n);
+// P^T is the identity with the pivots' row swaps applied in order
+std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tensor& piv, bool unpack_data,
+                                                    bool unpack_pivots, Tensor& P, Tensor& L, Tensor& U) {
+  return native_or_host<at::_ops::lu_unpack_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(LU)) throw NeedsHost();
+        OutOps<at::meta::structured_lu_unpack> mt(P, L, U);
+        mt.meta(LU, piv, unpack_data, unpack_pivots);
+        const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+        if (unpack_data && L.numel() > 0) {
+          Tensor l = LU.narrow(-1, 0, k).tril(-1);
+          l.narrow(-2, 0, k).diagonal(0, -2, -1).fill_(1);
+          L.copy_(l);
+        }
+        if (unpack_data && U.numel() > 0) U.copy_(LU.narrow(-2, 0, k).triu());
+        if (unpack_pivots && P.numel() > 0) {
+          const int64_t Pn = batch_count(LU.sizes());
+          std::vector<int64_t> ps(P.sizes().begin(), P.sizes().end());
+          Tensor eye = at::eye(m, P.options()).expand(ps).reshape({Pn, m, m});
+          std::vector<int64_t> vs(piv.sizes().begin(), piv.sizes().end() - 1);
+          vs.push_back(piv.size(-1));
+          Tensor pt = apply_pivots(eye, piv.reshape({Pn, piv.size(-1)}), false);  // P^T
+          P.copy_(pt.mT().reshape(ps));
+        }
+        return {P, L, U};
+      },
+      LU, piv, unpack_data, unpack_pivots, P, L, U);
+}
+
+// det = prod(diag(U)) times the sign of the row swaps (one per pivot that
+// is not its own row); LU and pivots as ATen returns them
+std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, Tensor& LU, Tensor& pivots) {
+  return native_or_host<at::_ops::_linalg_det_result>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A)) throw NeedsHost();
+        OutOps<at::meta::structured__linalg_det> mt(result, LU, pivots);
+        mt.meta(A);
+        Tensor info = at::empty({0}, pivots.options());
+        // as ATen: the LU of A^T for a contiguous real A (det(A^T) = det(A));
+        // det's backward expects that factor
+        lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
+        const int64_t n = A.size(-1);
+        Tensor diag = LU.diagonal(0, -2, -1).prod(-1);
+        Tensor swaps = pivots.ne(at::arange(1, n + 1, pivots.options())).sum(-1);
+        Tensor sign = at::where(swaps.remainder(2).eq(1), at::full_like(diag, -1), at::full_like(diag, 1));
+        result.copy_(diag.mul(sign));
+        return {result, LU, pivots};
+      },
+      A, result, LU, pivots);
+}
+
+// linalg.lu: the factor, unpacked
+std::tuple<Tensor&, Tensor&, Tensor&> lu_full_out(const Tensor& A, bool pivot, Tensor& P, Tensor& L, Tensor& U) {
+  return native_or_host<at::_ops::linalg_lu_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A) || !pivot) throw NeedsHost();
+        OutOps<at::meta::structured_linalg_lu> mt(P, L, U);
+        mt.meta(A, pivot);
+        Tensor lu = at::empty({0}, A.options()), piv = at::empty({0}, A.options().dtype(at::kInt)),
+               info = at::empty({0}, A.options().dtype(at::kInt));
+        lu_factor_ex_out(A, true, false, lu, piv, info);
+        return lu_unpack_out(lu, piv, true, true, P, L, U);
+      },
+      A, pivot, P, L, U);
+}
+
+// slogdet: sign = the swaps' sign times prod(u_ii / |u_ii|), logabsdet =
+// sum(log |u_ii|); LU and pivots as ATen returns them (of A^T for a
+// contiguous real A, as det)
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tensor& sign, Tensor& logabsdet,
+                                                           Tensor& LU, Tensor& pivots) {
+  return native_or_host<at::_ops::_linalg_slogdet_sign>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A)) throw NeedsHost();
+        OutOps<at::meta::structured__linalg_slogdet> mt(sign, logabsdet, LU, pivots);
+        mt.meta(A);
+        Tensor info = at::empty({0}, pivots.options());
+        lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
+        const int64_t n = A.size(-1);
+        Tensor diag = LU.diagonal(0, -2, -1);
+        Tensor mag = diag.abs();
+        Tensor swaps = pivots.ne(at::arange(1, n + 1, pivots.options())).sum(-1);
+        Tensor psign = swaps.remainder(2).mul(-2).add(1).to(mag.scalar_type());  // (-1)^swaps
+        Tensor unit = diag.div(mag).prod(-1);  // NaN where a u_ii is 0; fixed below
+        Tensor s = unit.mul(psign.to(unit.scalar_type()));
+        sign.copy_(at::where(mag.eq(0).any(-1), at::zeros_like(s), s));
+        logabsdet.copy_(mag.log().sum(-1));
+        return {sign, logabsdet, LU, pivots};
+      },
+      A, sign, logabsdet, LU, pivots);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -257,6 +535,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cholesky_inverse", cholesky_inverse_of);
   m.impl("cholesky_inverse.out", cholesky_inverse_out);
   m.impl("triangular_solve.X", triangular_solve_out);
+  m.impl("linalg_lu_factor_ex.out", lu_factor_ex_out);
+  m.impl("linalg_lu_solve.out", lu_solve_out);
+  m.impl("_linalg_solve_ex.result", solve_ex_out);
+  m.impl("linalg_inv_ex.inverse", inv_ex_out);
+  m.impl("lu_unpack.out", lu_unpack_out);
+  m.impl("_linalg_det.result", det_out);
+  m.impl("linalg_lu.out", lu_full_out);
+  m.impl("_linalg_slogdet.sign", slogdet_out);
 }
 
 }  // namespace russet

@@ -97,14 +97,16 @@ struct OutOp final : Meta {
   const at::Tensor& out_;
 };
 
-// A structured meta class run against caller-given outputs (one or two),
+// A structured meta class run against caller-given outputs (one to four),
 // for the structured ops whose meta class derives from MetaBase rather than
 // TensorIteratorBase (reductions, softmax, sort, scans...): unlike OutOp,
 // nothing to forward the outputs to.
 template <class Meta>
 struct OutOps final : Meta {
-  explicit OutOps(const at::Tensor& a) : outs_{&a, nullptr} {}
-  OutOps(const at::Tensor& a, const at::Tensor& b) : outs_{&a, &b} {}
+  explicit OutOps(const at::Tensor& a) : outs_{&a, nullptr, nullptr, nullptr} {}
+  OutOps(const at::Tensor& a, const at::Tensor& b) : outs_{&a, &b, nullptr, nullptr} {}
+  OutOps(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) : outs_{&a, &b, &c, nullptr} {}
+  OutOps(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, const at::Tensor& d) : outs_{&a, &b, &c, &d} {}
   void set_output_strided(int64_t idx, at::IntArrayRef sizes, at::IntArrayRef strides,
                           at::TensorOptions options RUSSET_NAMES_PARAM) override {
     resize_out(*outs_[idx], sizes, strides, options);
@@ -114,7 +116,7 @@ struct OutOps final : Meta {
     resize_out(*outs_[idx], sizes, strides, options);
   }
   const at::Tensor& maybe_get_output(int64_t idx) override { return *outs_[idx]; }
-  const at::Tensor* outs_[2];
+  const at::Tensor* outs_[4];
 };
 
 // The out= kernel of a structured pointwise op: Meta::meta(args...) against

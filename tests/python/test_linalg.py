@@ -1,5 +1,6 @@
-"""The native linear algebra (src/torch/ops_linalg.cpp): Cholesky and the
-triangular solves, against CPU (LAPACK)."""
+"""The native linear algebra (src/torch/ops_linalg.cpp): Cholesky, the
+triangular solves, LU with partial pivoting and what is built on it (solve,
+inv, det, slogdet), against CPU (LAPACK)."""
 
 import pytest
 import torch
@@ -9,7 +10,10 @@ from opinfo_check import check_opinfo, host_free
 
 D = "russet"
 OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triangular", "cholesky_solve",
-       "cholesky_inverse", "triangular_solve"]
+       "cholesky_inverse", "triangular_solve",
+       "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve", "lu_unpack", "lu_solve", "lu",
+       "linalg.solve", "linalg.solve_ex", "linalg.inv", "linalg.inv_ex", "linalg.det", "linalg.slogdet",
+       "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power"]
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -98,3 +102,65 @@ def test_cholesky_gradient_and_solve_chain():
 def test_float64_goes_to_the_host_exactly():
     a = spd(4, dtype=torch.float64)
     assert torch.equal(torch.linalg.cholesky(a.to(D)).cpu(), torch.linalg.cholesky(a))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_lu_pivots_and_factors_match_lapack(dtype):
+    g = torch.Generator().manual_seed(4)
+    for shape in ((6, 6), (3, 5, 5), (7, 4), (4, 7), (2, 0, 0)):
+        a = torch.randn(*shape, generator=g, dtype=dtype)
+        LU, piv, info = torch.linalg.lu_factor_ex(a)
+        LUd, pivd, infod = host_free(lambda: torch.linalg.lu_factor_ex(a.to(D)))
+        assert torch.equal(pivd.cpu(), piv) and torch.equal(infod.cpu(), info)
+        assert_close(LUd.cpu(), LU, atol=1e-5, rtol=1e-5)
+    # the complex pivot is the largest |re| + |im| (izamax), not the largest |z|
+    z = torch.tensor([[3 + 0j, 1], [2 + 2j, 1]], dtype=torch.complex64)  # |3| > |2+2i|, but 3 < 2 + 2
+    assert torch.equal(torch.linalg.lu_factor(z.to(D)).pivots.cpu(), torch.linalg.lu_factor(z).pivots)
+    # ties: the first row
+    t = torch.tensor([[1.0, 2], [-1, 3]])
+    assert torch.equal(torch.linalg.lu_factor(t.to(D)).pivots.cpu(), torch.linalg.lu_factor(t).pivots)
+
+
+def test_singular_matrices():
+    s = torch.tensor([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])
+    LU, piv, info = torch.linalg.lu_factor_ex(s)
+    LUd, pivd, infod = torch.linalg.lu_factor_ex(s.to(D))
+    assert torch.equal(infod.cpu(), info) and torch.equal(pivd.cpu(), piv)
+    assert_close(LUd.cpu(), LU)
+    assert torch.linalg.det(s.to(D)).item() == 0.0
+    sign, logabs = torch.linalg.slogdet(s.to(D))
+    assert sign.item() == 0.0 and logabs.item() == float("-inf")
+    with pytest.raises(RuntimeError, match="singular"):
+        torch.linalg.inv(s.to(D))
+    with pytest.raises(RuntimeError, match="singular"):
+        torch.linalg.solve(s.to(D), torch.ones(3, device=D))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_solve_inv_det_forms(dtype):
+    g = torch.Generator().manual_seed(5)
+    a = torch.randn(2, 1, 5, 5, generator=g, dtype=dtype)
+    for b in (torch.randn(5, generator=g, dtype=dtype), torch.randn(2, 1, 5, generator=g, dtype=dtype),
+              torch.randn(3, 5, 2, generator=g, dtype=dtype)):
+        for left in (True, False):
+            if not left and b.shape[-1] != 2:  # XA = B: B a matrix
+                continue
+            bb = b if left else b.mT
+            want = torch.linalg.solve(a, bb, left=left)
+            got = host_free(lambda: torch.linalg.solve(a.to(D), bb.to(D), left=left)).cpu()
+            assert got.shape == want.shape
+            assert_close(got, want, atol=1e-4, rtol=1e-4)
+    assert_close(host_free(lambda: torch.linalg.inv(a.to(D))).cpu(), torch.linalg.inv(a), atol=1e-4, rtol=1e-4)
+    assert_close(host_free(lambda: torch.linalg.det(a.to(D))).cpu(), torch.linalg.det(a), atol=1e-4, rtol=1e-4)
+    sd, ld = host_free(lambda: torch.linalg.slogdet(a.to(D)))
+    sc, lc = torch.linalg.slogdet(a)
+    assert_close(sd.cpu(), sc, atol=1e-5, rtol=1e-5)
+    assert_close(ld.cpu(), lc, atol=1e-5, rtol=1e-5)
+    # gradients through solve and det: native
+    ac = a.clone().requires_grad_(True)
+    ad = a.to(D).requires_grad_(True)
+    (torch.linalg.det(ac).abs().sum() + torch.linalg.solve(ac, a.mH).abs().sum()).backward()
+    torch.russet.reset_host_op_counts()
+    (torch.linalg.det(ad).abs().sum() + torch.linalg.solve(ad, a.mH.to(D)).abs().sum()).backward()
+    assert torch.russet.host_op_counts() == {}
+    assert_close(ad.grad.cpu(), ac.grad, atol=1e-3, rtol=1e-3)
