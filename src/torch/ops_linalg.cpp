@@ -21,7 +21,15 @@
 #include <ATen/ops/_linalg_solve_ex_meta.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/_linalg_solve_ex_ops.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/eye.h>
+#include <ATen/ops/geqrf_ops.h>
+#include <ATen/ops/linalg_householder_product_ops.h>
+#include <ATen/ops/linalg_qr_meta.h>
+#include <ATen/ops/linalg_qr_ops.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/reciprocal.h>
+#include <ATen/ops/zeros_like.h>
 #include <ATen/ops/full_like.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
 #include <ATen/ops/linalg_cholesky_ex_ops.h>
@@ -523,6 +531,134 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
       A, sign, logabsdet, LU, pivots);
 }
 
+// ---- QR by Householder reflections, as LAPACK's geqr2 / org2r
+
+// geqr2 on a (P, m, n) batch in place, tau (P, min(m, n)): for column j the
+// reflector of x = a[j:, j] (dlarfg/zlarfg: beta = -sign(re alpha) *
+// ||x||, tau = (beta - alpha) / beta, v = [1, x[1:] / (alpha - beta)]; tau
+// = 0 when x[1:] is zero and alpha real), beta on the diagonal, v below it,
+// and H^H = I - conj(tau) v v^H applied to the columns on the right.
+void qr_inplace(Tensor& A, Tensor& tau) {
+  const int64_t m = A.size(1), n = A.size(2), k = std::min(m, n);
+  const bool cplx = A.is_complex();
+  for (int64_t j = 0; j < k; ++j) {
+    Tensor x = A.select(-1, j).narrow(-1, j, m - j);  // (P, m - j)
+    Tensor alpha = x.select(-1, 0);                    // (P)
+    Tensor rest = x.narrow(-1, 1, m - j - 1);
+    Tensor xnorm2 = at::real(rest.mul(rest.conj())).sum(-1);
+    Tensor ar = at::real(alpha), ai = cplx ? at::imag(alpha) : at::zeros_like(ar);
+    Tensor skip = at::logical_and(xnorm2.eq(0), ai.eq(0));
+    Tensor norm = at::sqrt(ar.mul(ar).add(ai.mul(ai)).add(xnorm2));
+    Tensor beta = at::where(ar.ge(0), norm.neg(), norm);  // -sign(re alpha) * norm
+    Tensor betac = beta.to(A.scalar_type());
+    Tensor t = at::where(skip, at::zeros_like(alpha), betac.sub(alpha).div(betac));
+    Tensor scale = at::where(skip, at::ones_like(alpha), at::reciprocal(alpha.sub(betac)));
+    if (m - j - 1 > 0) rest.copy_(rest.mul(scale.unsqueeze(-1)));
+    alpha.copy_(at::where(skip, alpha, betac));
+    tau.select(-1, j).copy_(t);
+    if (j + 1 < n) {
+      // v = [1, rest]; C -= conj(tau) v (v^H C)
+      Tensor v = at::cat({at::ones_like(alpha).unsqueeze(-1), rest}, -1).unsqueeze(-1);  // (P, m - j, 1)
+      Tensor C = A.narrow(-2, j, m - j).narrow(-1, j + 1, n - j - 1);
+      Tensor w = at::matmul(v.mH(), C);  // (P, 1, n - j - 1)
+      C.sub_(at::matmul(v, w).mul(t.conj().view({-1, 1, 1})));
+    }
+  }
+}
+
+// org2r: Q = H_0 H_1 ... H_{k-1} on the first q columns of the identity
+// (P, m, q), applied from the last reflector to the first
+Tensor householder_q(const Tensor& a, const Tensor& tau, int64_t q) {
+  const int64_t P = a.size(0), m = a.size(1), k = tau.size(-1);
+  Tensor Q = at::eye(m, q, a.options()).expand({P, m, q}).contiguous();
+  for (int64_t i = k - 1; i >= 0; --i) {
+    Tensor v = a.select(-1, i).narrow(-1, i, m - i).clone();  // (P, m - i)
+    v.select(-1, 0).fill_(1);
+    Tensor vv = v.unsqueeze(-1);
+    Tensor C = Q.narrow(-2, i, m - i);
+    Tensor w = at::matmul(vv.mH(), C);
+    C.sub_(at::matmul(vv, w).mul(tau.select(-1, i).view({-1, 1, 1})));
+  }
+  return Q;
+}
+
+std::tuple<Tensor&, Tensor&> geqrf_out(const Tensor& self, Tensor& a, Tensor& tau) {
+  return native_or_host<at::_ops::geqrf_a>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        if (!native_dtype(self)) throw NeedsHost();
+        TORCH_CHECK(self.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+        const int64_t P = batch_count(self.sizes()), m = self.size(-2), n = self.size(-1);
+        std::vector<int64_t> ts(self.sizes().begin(), self.sizes().end() - 2);
+        ts.push_back(std::min(m, n));
+        Tensor w = self.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor tw = at::zeros({P, std::min(m, n)}, self.options());
+        if (w.numel() > 0) qr_inplace(w, tw);
+        write_out(a, w.reshape(self.sizes()));
+        write_out(tau, tw.reshape(ts));
+        return {a, tau};
+      },
+      self, a, tau);
+}
+
+Tensor& householder_product_out(const Tensor& input, const Tensor& tau, Tensor& out) {
+  return native_or_host<at::_ops::linalg_householder_product_out>(
+      [&]() -> Tensor& {
+        if (!native_dtype(input) || tau.scalar_type() != input.scalar_type()) throw NeedsHost();
+        TORCH_CHECK(input.dim() >= 2, "torch.linalg.householder_product: input must have at least 2 dimensions.");
+        TORCH_CHECK(input.size(-2) >= input.size(-1), "torch.linalg.householder_product: input.shape[-2] must be ",
+                    "greater than or equal to input.shape[-1]");
+        TORCH_CHECK(input.size(-1) >= tau.size(-1), "torch.linalg.householder_product: input.shape[-1] must be ",
+                    "greater than or equal to tau.shape[-1]");
+        const int64_t P = batch_count(input.sizes()), m = input.size(-2), n = input.size(-1);
+        Tensor a = input.reshape({P, m, n});
+        Tensor q = householder_q(a, tau.reshape({P, tau.size(-1)}), n);
+        return write_out(out, q.reshape(input.sizes()));
+      },
+      input, tau, out);
+}
+
+// the functional forms (ATen does not route them through the out= ones)
+std::tuple<Tensor, Tensor> geqrf_fn(const Tensor& self) {
+  Tensor a = at::empty({0}, self.options()), tau = at::empty({0}, self.options());
+  geqrf_out(self, a, tau);
+  return {a, tau};
+}
+
+Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
+  Tensor out = at::empty({0}, input.options());
+  return householder_product_out(input, tau, out);
+}
+
+std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {
+  return native_or_host<at::_ops::linalg_qr_out>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        if (!native_dtype(A)) throw NeedsHost();
+        OutOps<at::meta::structured_linalg_qr> mt(Q, R);
+        mt.meta(A, mode);
+        const int64_t P = batch_count(A.sizes()), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+        const bool complete = mode == "complete", want_q = mode != "r";
+        Tensor w = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor tw = at::zeros({P, k}, A.options());
+        if (w.numel() > 0) qr_inplace(w, tw);
+        const int64_t rr = complete ? m : k;  // rows of R
+        std::vector<int64_t> rs(A.sizes().begin(), A.sizes().end() - 2);
+        std::vector<int64_t> qs = rs;
+        rs.insert(rs.end(), {rr, n});
+        if (R.numel() > 0) {
+          Tensor r = at::zeros({P, rr, n}, A.options());
+          r.narrow(-2, 0, std::min(rr, m)).copy_(w.narrow(-2, 0, std::min(rr, m)).triu());
+          R.copy_(r.reshape(rs));
+        }
+        if (want_q && Q.numel() > 0) {
+          const int64_t qc = complete ? m : k;
+          qs.insert(qs.end(), {m, qc});
+          Q.copy_(householder_q(w, tw, qc).reshape(qs));
+        }
+        return {Q, R};
+      },
+      A, mode, Q, R);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -543,6 +679,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_linalg_det.result", det_out);
   m.impl("linalg_lu.out", lu_full_out);
   m.impl("_linalg_slogdet.sign", slogdet_out);
+  m.impl("geqrf.a", geqrf_out);
+  m.impl("geqrf", geqrf_fn);
+  m.impl("linalg_householder_product.out", householder_product_out);
+  m.impl("linalg_householder_product", householder_product_fn);
+  m.impl("linalg_qr.out", qr_out);
 }
 
 }  // namespace russet

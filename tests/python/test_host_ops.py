@@ -12,23 +12,22 @@ from conftest import run_python
 D = "russet"
 
 
-# an op with no native kernel yet (QR: docs/linalg.md)
-KEY = "aten::linalg_qr.out"
+# an op with no native kernel yet (eigen-decompositions: docs/linalg.md)
+KEY = "aten::_linalg_eigh.eigenvalues"
 
 
-def test_linalg_qr_runs_on_host_and_is_counted():
+def test_linalg_eigvalsh_runs_on_host_and_is_counted():
     torch.russet.reset_host_op_counts()
     assert sum(torch.russet.host_op_counts().values()) == 0
-    a = torch.randn(5, 5) + 5 * torch.eye(5)
-    q, r = torch.linalg.qr(a.to(D))
-    assert q.device.type == D and r.device.type == D
-    qc, rc = torch.linalg.qr(a)
-    assert_close(q.cpu(), qc)
-    assert_close(r.cpu(), rc)
-    # counts are keyed by the overload that ran: linalg.qr reaches linalg_qr.out
+    a = torch.randn(5, 5)
+    a = a + a.t() + 5 * torch.eye(5)
+    w = torch.linalg.eigvalsh(a.to(D))
+    assert w.device.type == D
+    assert_close(w.cpu(), torch.linalg.eigvalsh(a))
+    # counts are keyed by the overload that ran: eigvalsh reaches _linalg_eigh.eigenvalues
     counts = torch.russet.host_op_counts()
     assert counts.get(KEY, 0) >= 1, counts
-    torch.linalg.qr(a.to(D))
+    torch.linalg.eigvalsh(a.to(D))
     assert torch.russet.host_op_counts()[KEY] == counts[KEY] + 1
     torch.russet.reset_host_op_counts()
     assert torch.russet.host_op_counts().get(KEY, 0) == 0
@@ -120,9 +119,9 @@ def test_host_ops_error_mode_raises():
         "a = torch.ones(2, 2, device='russet')\n"
         "b = a.clone() + torch.eye(2, device='russet')\n"  # native: must still work
         "try:\n"
-        "    torch.linalg.qr(b)\n"
+        "    torch.linalg.eigvalsh(b)\n"
         "except RuntimeError as e:\n"
-        "    print('RAISED', 'linalg_qr' in str(e))\n"
+        "    print('RAISED', 'linalg_eigh' in str(e))\n"
         "else:\n"
         "    print('NO_ERROR')\n"
         "print('AFTER', a.cpu().sum().item())\n"
@@ -139,14 +138,14 @@ def test_host_ops_warn_mode_warns_once_per_op():
         "a = torch.eye(2, device='russet')\n"
         "with warnings.catch_warnings(record=True) as w:\n"
         "    warnings.simplefilter('always')\n"
-        "    torch.linalg.qr(a); torch.linalg.qr(a); torch.linalg.qr(a)\n"
-        "    print('N', sum('linalg_qr' in str(x.message) for x in w))\n"
+        "    torch.linalg.eigvalsh(a); torch.linalg.eigvalsh(a); torch.linalg.eigvalsh(a)\n"
+        "    print('N', sum('linalg_eigh' in str(x.message) for x in w))\n"
     )
     r = run_python(code, env={"RUSSET_HOST_OPS": "warn"})
     assert r.returncode == 0, r.stderr
     # a once-per-op warning: either through Python warnings or on stderr
     n = int(r.stdout.split("N")[-1].split()[0])
-    assert n == 1 or (n == 0 and r.stderr.count("linalg_qr") >= 1), r.stdout + r.stderr
+    assert n == 1 or (n == 0 and r.stderr.count("linalg_eigh") >= 1), r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)

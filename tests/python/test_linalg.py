@@ -13,7 +13,8 @@ OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triang
        "cholesky_inverse", "triangular_solve",
        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve", "lu_unpack", "lu_solve", "lu",
        "linalg.solve", "linalg.solve_ex", "linalg.inv", "linalg.inv_ex", "linalg.det", "linalg.slogdet",
-       "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power"]
+       "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power",
+       "linalg.qr", "qr", "geqrf", "linalg.householder_product"]
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -164,3 +165,26 @@ def test_solve_inv_det_forms(dtype):
     (torch.linalg.det(ad).abs().sum() + torch.linalg.solve(ad, a.mH.to(D)).abs().sum()).backward()
     assert torch.russet.host_op_counts() == {}
     assert_close(ad.grad.cpu(), ac.grad, atol=1e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_qr_modes_and_orthogonal_init(dtype):
+    g = torch.Generator().manual_seed(6)
+    for shape in ((6, 4), (4, 6), (2, 5, 5), (3, 0), (0, 3)):
+        a = torch.randn(*shape, generator=g, dtype=dtype)
+        if a.numel():
+            a[..., :, 0] = 0  # a zero column: tau 0, H = I (LAPACK's convention)
+        for mode in ("reduced", "complete", "r"):
+            q, r = torch.linalg.qr(a, mode=mode)
+            qd, rd = host_free(lambda: torch.linalg.qr(a.to(D), mode=mode))
+            assert qd.shape == q.shape and rd.shape == r.shape
+            assert_close(qd.cpu(), q, atol=1e-5, rtol=1e-5)
+            assert_close(rd.cpu(), r, atol=1e-5, rtol=1e-5)
+        a2, tau = torch.geqrf(a)
+        a2d, taud = host_free(lambda: torch.geqrf(a.to(D)))
+        assert_close(a2d.cpu(), a2, atol=1e-5, rtol=1e-5)
+        assert_close(taud.cpu(), tau, atol=1e-5, rtol=1e-5)
+    # nn.init.orthogonal_ (a QR on the tensor's device)
+    w = torch.empty(8, 5, device=D)
+    host_free(lambda: torch.nn.init.orthogonal_(w))
+    assert_close((w.T @ w).cpu(), torch.eye(5), atol=1e-5, rtol=1e-5)
