@@ -384,6 +384,30 @@ static rs_status remember_locked(rs_device *dev, uint64_t mem_key, const char *n
     return st;
 }
 
+/* With kc->lock held: a kernel made before under mem_key. Returns 1 with
+ * the lock released, *out and *st set (one that failed before gives the
+ * same error, without recompiling); 0 with the lock still held. */
+static int cached_unlock(rs_kernel_cache *kc, uint64_t mem_key, rs_kernel **out, rs_status *st) {
+    rs_kernel *k = rs_map_get(&kc->by_key, mem_key);
+    if (!k) return 0;
+    kc->stats.pipeline_memory_hits++;
+    pthread_mutex_unlock(&kc->lock);
+    *out = k->pipeline ? k : NULL;
+    *st = k->pipeline ? RS_OK : rs_error(RS_ERR_COMPILE, "%s", k->error);
+    return 1;
+}
+
+/* With kc->lock held, after remember_locked: releases the lock, saves the
+ * pipeline cache every SAVE_EVERY new pipelines, hands out the kernel. */
+static rs_status finish_unlock(rs_device *dev, rs_status st, rs_kernel *k, rs_kernel **out) {
+    rs_kernel_cache *kc = &dev->kernels;
+    int save = !st && kc->created_since_save >= SAVE_EVERY;
+    pthread_mutex_unlock(&kc->lock);
+    if (save) rs_pipeline_cache_save(dev);
+    *out = st ? NULL : k;
+    return st;
+}
+
 /* `text_key` is 0 for embedded sources, whose name identifies the text:
  * the hot path then hashes only the name and the defines. */
 static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, const char *defines,
@@ -394,17 +418,9 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
     key = rs_fnv1a(key, defines ? defines : "", defines ? strlen(defines) + 1 : 1);
     uint64_t mem_key = key ? key : 1;
     pthread_mutex_lock(&kc->lock);
-    rs_kernel *k = rs_map_get(&kc->by_key, mem_key);
-    if (k) {
-        kc->stats.pipeline_memory_hits++;
-        pthread_mutex_unlock(&kc->lock);
-        if (!k->pipeline) { /* failed before: the same error, without recompiling */
-            *out = NULL;
-            return rs_error(RS_ERR_COMPILE, "%s", k->error);
-        }
-        *out = k;
-        return RS_OK;
-    }
+    rs_kernel *k = NULL;
+    rs_status st = RS_OK;
+    if (cached_unlock(kc, mem_key, out, &st)) return st;
     char fdefs[512];
     feature_defines(dev, fdefs, sizeof fdefs);
     init_dir();
@@ -424,7 +440,6 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
         spirv = NULL;
         rejected = 1;
     }
-    rs_status st = RS_OK;
     if (rejected) kc->stats.spirv_disk_rejects++;
     if (spirv) {
         kc->stats.spirv_disk_hits++;
@@ -436,16 +451,8 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
     VkPipeline pipe = VK_NULL_HANDLE;
     if (!st) st = make_pipeline(dev, name, spirv, size, &pipe);
     free(spirv);
-    if ((st = remember_locked(dev, mem_key, name, st, pipe, &k)) == RS_ERR_COMPILE) {
-        pthread_mutex_unlock(&kc->lock);
-        *out = NULL;
-        return st;
-    }
-    int save = !st && kc->created_since_save >= SAVE_EVERY;
-    pthread_mutex_unlock(&kc->lock);
-    if (save) rs_pipeline_cache_save(dev);
-    *out = st ? NULL : k;
-    return st;
+    st = remember_locked(dev, mem_key, name, st, pipe, &k);
+    return finish_unlock(dev, st, k, out);
 }
 
 rs_status rs_kernel_get(rs_device *dev, const char *source_name, const char *defines, rs_kernel **out) {
@@ -470,19 +477,11 @@ rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out) {
     key = rs_fnv1a(key, module, strlen(module) + 1);
     uint64_t mem_key = key ? key : 1;
     pthread_mutex_lock(&kc->lock);
-    rs_kernel *k = rs_map_get(&kc->by_key, mem_key);
-    if (k) {
-        kc->stats.pipeline_memory_hits++;
-        pthread_mutex_unlock(&kc->lock);
-        *out = k->pipeline ? k : NULL;
-        return k->pipeline ? RS_OK : rs_error(RS_ERR_COMPILE, "%s", k->error);
-    }
+    rs_kernel *k = NULL;
+    rs_status st = RS_OK;
+    if (cached_unlock(kc, mem_key, out, &st)) return st;
     VkPipeline pipe = VK_NULL_HANDLE;
-    rs_status st = make_pipeline(dev, module, m->words, m->size, &pipe);
+    st = make_pipeline(dev, module, m->words, m->size, &pipe);
     st = remember_locked(dev, mem_key, module, st, pipe, &k);
-    int save = !st && kc->created_since_save >= SAVE_EVERY;
-    pthread_mutex_unlock(&kc->lock);
-    if (save) rs_pipeline_cache_save(dev);
-    *out = st ? NULL : k;
-    return st;
+    return finish_unlock(dev, st, k, out);
 }
