@@ -43,6 +43,12 @@ inline uint64_t address_of(const at::Tensor& t) {
   return reinterpret_cast<uint64_t>(t.data_ptr());
 }
 
+// A new contiguous tensor of `sizes` and `dt` on `like`'s device holding a
+// copy of the host array `data` (tables made on the host: weights,
+// twiddles, offsets). Staged like every host-to-device copy: no sync, and
+// the host array may go as soon as this returns.
+at::Tensor from_host(const void* data, at::IntArrayRef sizes, at::ScalarType dt, const at::Tensor& like);
+
 // The allocator (allocator.cpp).
 c10::Allocator* allocator();
 

@@ -4,6 +4,9 @@
 
 #include "torch/adapter.h"
 
+#include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
+
 namespace russet {
 
 namespace {
@@ -81,6 +84,12 @@ rs_stream* current_stream(c10::DeviceIndex index) {
 }
 
 int next_pool_stream_id() { return 1 + (pool_cursor++ % (RS_MAX_STREAMS - 1)); }
+
+at::Tensor from_host(const void* data, at::IntArrayRef sizes, at::ScalarType dt, const at::Tensor& like) {
+  at::Tensor t = at::empty(sizes, like.options().dtype(dt));
+  t.copy_(at::from_blob(const_cast<void*>(data), sizes, dt));
+  return t;
+}
 
 rs_tensor describe(const at::Tensor& t) {
   TORCH_CHECK(t.device().type() == kDevice, "russet: expected a russet tensor, got ", t.device());

@@ -28,7 +28,6 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/flip.h>
-#include <ATen/ops/from_blob.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/real.h>
@@ -58,11 +57,9 @@ Tensor fft_rows_pow2(const Tensor& x, bool inverse) {
   return y;
 }
 
-// a host array of complex64 values on x's device (staged; no sync)
-Tensor upload(std::vector<float>& v, const Tensor& like) {
-  Tensor t = at::empty({static_cast<int64_t>(v.size() / 2)}, like.options());
-  t.copy_(at::from_blob(v.data(), {static_cast<int64_t>(v.size() / 2)}, at::kComplexFloat));
-  return t;
+// a host array of interleaved complex64 values, on x's device
+Tensor upload(const std::vector<float>& v, const Tensor& like) {
+  return from_host(v.data(), {static_cast<int64_t>(v.size() / 2)}, at::kComplexFloat, like);
 }
 
 // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), w_j = e^(-+ i pi j^2 / n),

@@ -23,7 +23,6 @@
 #include <ATen/ops/view_as_real.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/add.h>
-#include <ATen/ops/from_blob.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/narrow_copy_ops.h>
@@ -250,9 +249,7 @@ Tensor tri_indices(int64_t row, int64_t col, int64_t offset, bool lower, std::op
   }
   if (total == 0) return at::empty({2, 0}, opts.dtype(dt));
   Tensor k = at::arange(total, opts);
-  Tensor e = at::empty({row}, opts), f = at::empty({row}, opts);
-  e.copy_(at::from_blob(ends.data(), {row}, at::kLong), /*non_blocking=*/false);
-  f.copy_(at::from_blob(first.data(), {row}, at::kLong), /*non_blocking=*/false);
+  Tensor e = from_host(ends.data(), {row}, at::kLong, k), f = from_host(first.data(), {row}, at::kLong, k);
   Tensor r = at::searchsorted(e, k, /*out_int32=*/false, /*right=*/true);
   Tensor c = at::add(k, at::index_select(f, 0, r));
   return at::stack({r, c}).to(dt);

@@ -44,7 +44,6 @@
 #include <ATen/ops/_upsample_bilinear2d_aa_meta.h>
 #include <ATen/ops/_upsample_bilinear2d_aa_ops.h>
 #include <ATen/ops/arange.h>
-#include <ATen/ops/from_blob.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/upsample_bicubic2d_backward_meta.h>
@@ -127,9 +126,7 @@ Tensor aa_weights(int64_t in, int64_t out, bool align_corners, std::optional<dou
     }
     for (int64_t j = 0; j < xsize; ++j) w[static_cast<size_t>(i * in + xmin + j)] = total != 0.0f ? taps[j] / total : taps[j];
   }
-  Tensor t = at::empty({out, in}, like.options().dtype(at::kFloat));
-  t.copy_(at::from_blob(w.data(), {out, in}, at::kFloat));
-  return t;
+  return from_host(w.data(), {out, in}, at::kFloat, like);
 }
 
 // dst positions 0..out-1 in the index arithmetic's float type
