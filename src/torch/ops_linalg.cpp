@@ -273,13 +273,21 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
 
 // ---- LU with partial pivoting, and what is built on it
 
+// rows j and p[b] of every matrix b of a (P, m, n) batch swapped in place
+void swap_rows(Tensor& A, int64_t j, const Tensor& p) {
+  Tensor idx = p.view({A.size(0), 1, 1}).expand({A.size(0), 1, A.size(2)});
+  Tensor rowj = A.narrow(-2, j, 1).clone(), rowp = A.gather(-2, idx);
+  A.narrow(-2, j, 1).copy_(rowp);
+  A.scatter_(-2, idx, rowj);
+}
+
 // LAPACK's getf2 on a (P, m, n) batch in place: for each column j < min(m, n),
 // the pivot is the first row of the largest |a| (|re| + |im| for complex,
 // as izamax) at or below j; rows j and p swap (whole rows); a non-zero pivot
 // scales the column below it; the trailing block takes the rank-1 update.
 // pivots are 1-based (int32), info the first zero pivot's column + 1.
 void lu_inplace(Tensor& A, Tensor& piv, Tensor& info) {
-  const int64_t P = A.size(0), m = A.size(1), n = A.size(2), k = std::min(m, n);
+  const int64_t m = A.size(1), n = A.size(2), k = std::min(m, n);
   const bool cplx = A.is_complex();
   info.zero_();
   for (int64_t j = 0; j < k; ++j) {
@@ -287,12 +295,7 @@ void lu_inplace(Tensor& A, Tensor& piv, Tensor& info) {
     Tensor mag = cplx ? at::real(col).abs().add(at::imag(col).abs()) : col.abs();
     Tensor p = mag.argmax(-1).add(j);  // (P) int64, absolute row
     piv.select(-1, j).copy_(p.add(1));
-    if (j + 1 < m) {  // swap rows j and p of every matrix
-      Tensor idx = p.view({P, 1, 1}).expand({P, 1, n});
-      Tensor rowj = A.narrow(-2, j, 1).clone(), rowp = A.gather(-2, idx);
-      A.narrow(-2, j, 1).copy_(rowp);
-      A.scatter_(-2, idx, rowj);
-    }
+    if (j + 1 < m) swap_rows(A, j, p);
     Tensor pivot = A.select(-1, j).select(-1, j);  // (P)
     Tensor zero = pivot.eq(0);
     info.copy_(at::where(at::logical_and(info.eq(0), zero), at::full_like(info, j + 1), info));
@@ -342,13 +345,10 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
 // ascending (P^T b) or descending (P b)
 Tensor apply_pivots(Tensor b, const Tensor& piv, bool inverse) {
   b = b.clone(at::MemoryFormat::Contiguous);
-  const int64_t P = b.size(0), kcols = b.size(2), steps = piv.size(-1);
+  const int64_t steps = piv.size(-1);
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t j = inverse ? steps - 1 - s : s;
-    Tensor idx = piv.select(-1, j).to(at::kLong).sub(1).view({P, 1, 1}).expand({P, 1, kcols});
-    Tensor rowj = b.narrow(-2, j, 1).clone(), rowp = b.gather(-2, idx);
-    b.narrow(-2, j, 1).copy_(rowp);
-    b.scatter_(-2, idx, rowj);
+    swap_rows(b, j, piv.select(-1, j).to(at::kLong).sub(1));
   }
   return b;
 }
@@ -468,23 +468,26 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tens
       LU, piv, unpack_data, unpack_pivots, P, L, U);
 }
 
-// det = prod(diag(U)) times the sign of the row swaps (one per pivot that
-// is not its own row); LU and pivots as ATen returns them
+// det's and slogdet's factor, into their LU and pivots as ATen returns them:
+// the LU of A^T for a contiguous real A (det(A^T) = det(A); their backward
+// expects that factor), else of A. Returns the row swaps' sign, (-1)^(the
+// pivots that are not their own row), as int32.
+Tensor det_factor(const Tensor& A, Tensor& LU, Tensor& pivots) {
+  Tensor info = at::empty({0}, pivots.options());
+  lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
+  Tensor swaps = pivots.ne(at::arange(1, A.size(-1) + 1, pivots.options())).sum(-1);
+  return swaps.remainder(2).mul(-2).add(1);
+}
+
+// det = prod(diag(U)) times the row swaps' sign
 std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_det_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
         if (!native_dtype(A)) throw NeedsHost();
         OutOps<at::meta::structured__linalg_det> mt(result, LU, pivots);
         mt.meta(A);
-        Tensor info = at::empty({0}, pivots.options());
-        // as ATen: the LU of A^T for a contiguous real A (det(A^T) = det(A));
-        // det's backward expects that factor
-        lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
-        const int64_t n = A.size(-1);
-        Tensor diag = LU.diagonal(0, -2, -1).prod(-1);
-        Tensor swaps = pivots.ne(at::arange(1, n + 1, pivots.options())).sum(-1);
-        Tensor sign = at::where(swaps.remainder(2).eq(1), at::full_like(diag, -1), at::full_like(diag, 1));
-        result.copy_(diag.mul(sign));
+        Tensor psign = det_factor(A, LU, pivots);
+        result.copy_(LU.diagonal(0, -2, -1).prod(-1).mul(psign.to(result.scalar_type())));
         return {result, LU, pivots};
       },
       A, result, LU, pivots);
@@ -515,13 +518,9 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
         if (!native_dtype(A)) throw NeedsHost();
         OutOps<at::meta::structured__linalg_slogdet> mt(sign, logabsdet, LU, pivots);
         mt.meta(A);
-        Tensor info = at::empty({0}, pivots.options());
-        lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
-        const int64_t n = A.size(-1);
+        Tensor psign = det_factor(A, LU, pivots);
         Tensor diag = LU.diagonal(0, -2, -1);
         Tensor mag = diag.abs();
-        Tensor swaps = pivots.ne(at::arange(1, n + 1, pivots.options())).sum(-1);
-        Tensor psign = swaps.remainder(2).mul(-2).add(1).to(mag.scalar_type());  // (-1)^swaps
         Tensor unit = diag.div(mag).prod(-1);  // NaN where a u_ii is 0; fixed below
         Tensor s = unit.mul(psign.to(unit.scalar_type()));
         sign.copy_(at::where(mag.eq(0).any(-1), at::zeros_like(s), s));
@@ -532,6 +531,13 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
 }
 
 // ---- QR by Householder reflections, as LAPACK's geqr2 / org2r
+
+// C = (I - t v v^H) C for every matrix of the batch: C (P, r, c), v (P, r),
+// t (P)
+void apply_reflector(const Tensor& C, const Tensor& v, const Tensor& t) {
+  Tensor vv = v.unsqueeze(-1);
+  C.sub_(at::matmul(vv, at::matmul(vv.mH(), C)).mul(t.view({-1, 1, 1})));
+}
 
 // geqr2 on a (P, m, n) batch in place, tau (P, min(m, n)): for column j the
 // reflector of x = a[j:, j] (dlarfg/zlarfg: beta = -sign(re alpha) *
@@ -556,12 +562,10 @@ void qr_inplace(Tensor& A, Tensor& tau) {
     if (m - j - 1 > 0) rest.copy_(rest.mul(scale.unsqueeze(-1)));
     alpha.copy_(at::where(skip, alpha, betac));
     tau.select(-1, j).copy_(t);
-    if (j + 1 < n) {
-      // v = [1, rest]; C -= conj(tau) v (v^H C)
-      Tensor v = at::cat({at::ones_like(alpha).unsqueeze(-1), rest}, -1).unsqueeze(-1);  // (P, m - j, 1)
+    if (j + 1 < n) {  // H^H, v = [1, rest], on the columns to the right
+      Tensor v = at::cat({at::ones_like(alpha).unsqueeze(-1), rest}, -1);
       Tensor C = A.narrow(-2, j, m - j).narrow(-1, j + 1, n - j - 1);
-      Tensor w = at::matmul(v.mH(), C);  // (P, 1, n - j - 1)
-      C.sub_(at::matmul(v, w).mul(t.conj().view({-1, 1, 1})));
+      apply_reflector(C, v, t.conj());
     }
   }
 }
@@ -574,10 +578,8 @@ Tensor householder_q(const Tensor& a, const Tensor& tau, int64_t q) {
   for (int64_t i = k - 1; i >= 0; --i) {
     Tensor v = a.select(-1, i).narrow(-1, i, m - i).clone();  // (P, m - i)
     v.select(-1, 0).fill_(1);
-    Tensor vv = v.unsqueeze(-1);
     Tensor C = Q.narrow(-2, i, m - i);
-    Tensor w = at::matmul(vv.mH(), C);
-    C.sub_(at::matmul(vv, w).mul(tau.select(-1, i).view({-1, 1, 1})));
+    apply_reflector(C, v, tau.select(-1, i));
   }
   return Q;
 }
