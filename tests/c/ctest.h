@@ -57,6 +57,38 @@ static int ctest_passed, ctest_failed;
         return ctest_failed ? 1 : 0;                                                 \
     } while (0)
 
+/* Stream 0 of a device. */
+static inline rs_stream *ctest_stream(rs_device *dev) {
+    rs_stream *s = NULL;
+    rs_stream_get(dev, 0, &s);
+    return s;
+}
+
+/* A contiguous view of `ndim` sizes at addr. */
+static inline rs_tensor ctest_view(uint64_t addr, rs_dtype dt, int ndim, const int64_t *sizes) {
+    rs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.address = addr;
+    t.dtype = dt;
+    t.ndim = ndim;
+    int64_t st = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+        t.sizes[d] = sizes[d];
+        t.strides[d] = st;
+        st *= sizes[d];
+    }
+    return t;
+}
+
+/* A new device buffer holding a copy of `bytes` host bytes (at least one
+ * byte is allocated); 0 when the allocation fails. */
+static inline uint64_t ctest_upload(rs_device *dev, rs_stream *s, const void *host, size_t bytes) {
+    uint64_t a = 0;
+    if (rs_alloc(dev, bytes ? bytes : 1, s, &a) != RS_OK) return 0;
+    if (bytes) rs_memcpy_htod(s, a, host, bytes);
+    return a;
+}
+
 /* The first device, or skip the whole file when there is none. */
 static rs_device *ctest_device(void) {
     rs_device *dev = NULL;

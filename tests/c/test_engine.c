@@ -19,22 +19,7 @@ static rs_stream *g_s;
 
 static int has_fp64(void) { return rs_device_features(g_dev)->has_fp64; }
 
-/* A contiguous view of `ndim` sizes (varargs: int64 sizes). */
-static rs_tensor view(uint64_t addr, rs_dtype dt, int ndim, const int64_t *sizes) {
-    rs_tensor t;
-    memset(&t, 0, sizeof t);
-    t.address = addr;
-    t.dtype = dt;
-    t.ndim = ndim;
-    int64_t st = 1;
-    for (int d = ndim - 1; d >= 0; --d) {
-        t.sizes[d] = sizes[d];
-        t.strides[d] = st;
-        st *= sizes[d];
-    }
-    return t;
-}
-static rs_tensor vec(uint64_t addr, rs_dtype dt, int64_t n) { return view(addr, dt, 1, &n); }
+static rs_tensor vec(uint64_t addr, rs_dtype dt, int64_t n) { return ctest_view(addr, dt, 1, &n); }
 
 static uint32_t fb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -134,7 +119,7 @@ TEST(dtype_properties) {
     CHECK(!rs_dtype_needs_fp64(RS_FLOAT32) && !rs_dtype_needs_fp64(RS_COMPLEX64));
 
     int64_t sz[3] = {2, 3, 4};
-    rs_tensor t = view(4096, RS_FLOAT32, 3, sz);
+    rs_tensor t = ctest_view(4096, RS_FLOAT32, 3, sz);
     CHECK(rs_tensor_numel(&t) == 24 && rs_tensor_is_contiguous(&t));
     uint64_t lo, hi;
     rs_tensor_extent(&t, &lo, &hi);
@@ -290,10 +275,10 @@ TEST(copy_strided_views) {
 
     /* transposed 3x5 float32 -> contiguous 5x3 float16 */
     int64_t s35[2] = {5, 3};
-    rs_tensor src = view(a, RS_FLOAT32, 2, s35);
+    rs_tensor src = ctest_view(a, RS_FLOAT32, 2, s35);
     src.strides[0] = 1;
     src.strides[1] = 5;
-    rs_tensor dst = view(b, RS_FLOAT16, 2, s35);
+    rs_tensor dst = ctest_view(b, RS_FLOAT16, 2, s35);
     CHECK_OK(rs_copy(g_s, &dst, &src));
     uint16_t h[60];
     CHECK_OK(rs_memcpy_dtoh(g_s, h, b, 15 * 2));
@@ -302,10 +287,10 @@ TEST(copy_strided_views) {
 
     /* expanded (stride 0) and flipped (negative stride), with an offset */
     int64_t s43[2] = {4, 3};
-    src = view(a + 4 * 10, RS_FLOAT32, 2, s43); /* storage offset 10 */
+    src = ctest_view(a + 4 * 10, RS_FLOAT32, 2, s43); /* storage offset 10 */
     src.strides[0] = 0;
     src.strides[1] = -2;
-    dst = view(b, RS_INT32, 2, s43);
+    dst = ctest_view(b, RS_INT32, 2, s43);
     CHECK_OK(rs_copy(g_s, &dst, &src));
     int32_t iv[12];
     CHECK_OK(rs_memcpy_dtoh(g_s, iv, b, sizeof iv));

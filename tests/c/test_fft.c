@@ -9,12 +9,6 @@
 #include "ctest.h"
 #include "engine/engine.h"
 
-static rs_stream *stream0(rs_device *dev) {
-    rs_stream *s = NULL;
-    rs_stream_get(dev, 0, &s);
-    return s;
-}
-
 /* rows x n, forward or inverse, checked against the O(n^2) DFT; returns the
  * largest error relative to the row's largest magnitude */
 static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inverse, int *failed) {
@@ -61,7 +55,7 @@ static double run(rs_device *dev, rs_stream *s, int64_t rows, int64_t n, int inv
 
 TEST(fft_power_of_two_lengths) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     /* up to 4096: one workgroup a row in shared memory (where the device
      * has n * 8 bytes of it); 8192 and 16384: one dispatch a step */
     const int64_t lens[] = {1, 2, 4, 8, 16, 64, 256, 1024, 2048, 4096, 8192, 16384};
@@ -77,7 +71,7 @@ TEST(fft_power_of_two_lengths) {
 
 TEST(fft_errors) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     uint64_t a;
     CHECK_OK(rs_alloc(dev, 64, s, &a));
     rs_fft_desc d = {a, a + 32, 1, 3, 0};

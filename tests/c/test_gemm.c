@@ -12,12 +12,6 @@
 #include "ctest.h"
 #include "engine/engine.h"
 
-static rs_stream *stream0(rs_device *dev) {
-    rs_stream *s = NULL;
-    rs_stream_get(dev, 0, &s);
-    return s;
-}
-
 static uint32_t lcg_state = 12345;
 static float frand(void) {
     lcg_state = lcg_state * 1664525u + 1013904223u;
@@ -33,7 +27,7 @@ static rs_gemm_operand op3(uint64_t addr, int64_t sb, int64_t sr, int64_t sc) {
  * (k-major), B broadcast over the batch (stride 0), Cin a broadcast row. */
 static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int btrans, const char *expect_kernel) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     size_t na = (size_t)(batch * m * k), nb = (size_t)(k * n), nc = (size_t)(batch * m * n);
     float *a = malloc(4 * (na + 1)), *b = malloc(4 * (nb + 1)), *bias = malloc(4 * (size_t)n),
           *c = malloc(4 * (nc + 1));
@@ -100,7 +94,7 @@ TEST(f32_dot_long_k) { run_f32(1, 2, 3, 5000, 1, "dot"); }
 
 TEST(f32_k_zero_is_beta_cin) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     float cin[6] = {1, 2, 3, 4, 5, 6}, c[6];
     uint64_t dcin, dc;
     CHECK_OK(rs_alloc(dev, sizeof cin, s, &dcin));
@@ -124,7 +118,7 @@ TEST(f32_k_zero_is_beta_cin) {
 /* int8 wraps as CPU's int8 arithmetic does; batch summed (addbmm form). */
 TEST(int8_wraps_reduce_batch) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { B = 3, M = 20, N = 18, K = 40 };
     int8_t a[B * M * K], b[B * K * N], c[M * N];
     for (int i = 0; i < B * M * K; i++) a[i] = (int8_t)(i * 37 + 11);
@@ -160,7 +154,7 @@ TEST(int8_wraps_reduce_batch) {
 /* float16 in, float32 accumulation, one rounding at the end. */
 TEST(f16_accumulates_in_f32) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { M = 64, N = 80, K = 300 };
     static uint16_t a[M * K], b[K * N], c[M * N];
     static float af[M * K], bf[K * N];
@@ -199,7 +193,7 @@ TEST(f16_accumulates_in_f32) {
  * (f16_accumulates_in_f32 then runs it). */
 TEST(khr_coopmat_choice) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     rs_kernel *k = (rs_kernel *)1;
     CHECK(rs_kernel_spirv(dev, "no_such_module", &k) == RS_ERR_INVALID);
     CHECK(strstr(rs_last_error(), "no_such_module") != NULL);
@@ -240,7 +234,7 @@ TEST(khr_coopmat_choice) {
 /* complex64 with A conjugated (vdot-like), C = A^H-ish @ B. */
 TEST(complex64_conj) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { M = 9, N = 7, K = 13 };
     float a[2 * M * K], b[2 * K * N], c[2 * M * N];
     for (int i = 0; i < 2 * M * K; i++) a[i] = frand();
@@ -282,7 +276,7 @@ TEST(complex64_conj) {
 /* float64 runs where the profile has fp64, and is refused under apple. */
 TEST(f64_native_or_unsupported) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { M = 33, N = 17, K = 45 };
     double a[M * K], b[K * N], c[M * N];
     for (int i = 0; i < M * K; i++) a[i] = frand();
@@ -319,7 +313,7 @@ TEST(f64_native_or_unsupported) {
 
 TEST(cross_int32_strided) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     /* a, b: (4, 3) row-major; out: (4, 3) stored transposed */
     int32_t a[12], b[12], out[12];
     for (int i = 0; i < 12; i++) a[i] = i * 7 - 20, b[i] = 100000 - i * 30011;

@@ -12,28 +12,6 @@
 static rs_device *g_dev;
 static rs_stream *g_s;
 
-static rs_tensor view(uint64_t addr, rs_dtype dt, int nd, const int64_t *sizes) {
-    rs_tensor t;
-    memset(&t, 0, sizeof t);
-    t.address = addr;
-    t.dtype = dt;
-    t.ndim = nd;
-    int64_t st = 1;
-    for (int d = nd - 1; d >= 0; --d) {
-        t.sizes[d] = sizes[d];
-        t.strides[d] = st;
-        st *= sizes[d];
-    }
-    return t;
-}
-
-static uint64_t upload(const void *host, size_t bytes) {
-    uint64_t a = 0;
-    if (rs_alloc(g_dev, bytes ? bytes : 1, g_s, &a) != RS_OK) return 0;
-    if (bytes) rs_memcpy_htod(g_s, a, host, bytes);
-    return a;
-}
-
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
 /* scatter_add along dim 1 of [R, N] with an index [R, K] full of duplicates:
@@ -50,8 +28,8 @@ TEST(scatter_add_float32_bit_exact) {
         idx[i] = (int64_t)((lcg(&seed) >> 16) % N);
     }
     for (int incl = 0; incl < 2; ++incl) {
-        uint64_t a = upload(self, sizeof(float) * R * N), b = upload(src, sizeof(float) * R * K),
-                 c = upload(idx, sizeof(int64_t) * R * K);
+        uint64_t a = ctest_upload(g_dev, g_s, self, sizeof(float) * R * N), b = ctest_upload(g_dev, g_s, src, sizeof(float) * R * K),
+                 c = ctest_upload(g_dev, g_s, idx, sizeof(int64_t) * R * K);
         CHECK(a && b && c);
         int64_t ss[2] = {R, N}, is[2] = {R, K};
         rs_index_reduce p;
@@ -60,9 +38,9 @@ TEST(scatter_add_float32_bit_exact) {
         p.op = RS_IR_SUM;
         p.dim = 1;
         p.include_self = incl;
-        p.self = view(a, RS_FLOAT32, 2, ss);
-        p.src = view(b, RS_FLOAT32, 2, is);
-        p.index = view(c, RS_INT64, 2, is);
+        p.self = ctest_view(a, RS_FLOAT32, 2, ss);
+        p.src = ctest_view(b, RS_FLOAT32, 2, is);
+        p.index = ctest_view(c, RS_INT64, 2, is);
         CHECK_OK(rs_index_reduce_run(g_s, &p));
         CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof(float) * R * N));
         for (int i = 0; i < R * N; ++i) ref[i] = self[i];
@@ -97,8 +75,8 @@ TEST(long_runs_cross_windows) {
     for (int i = 0; i < R * KS; ++i) src[i] = (float)((int)(lcg(&seed) >> 20) - 2048) / 64.0f;
     for (int r = 0; r < R; ++r)
         for (int k = 0; k < K; ++k) idx[r * K + k] = k < 40000 ? r : (k % 3);
-    uint64_t a = upload(self, sizeof self), b = upload(src, sizeof(float) * R * K),
-             c = upload(idx, sizeof(int64_t) * R * K);
+    uint64_t a = ctest_upload(g_dev, g_s, self, sizeof self), b = ctest_upload(g_dev, g_s, src, sizeof(float) * R * K),
+             c = ctest_upload(g_dev, g_s, idx, sizeof(int64_t) * R * K);
     int64_t ss[2] = {R, N}, is[2] = {R, K};
     rs_index_reduce p;
     memset(&p, 0, sizeof p);
@@ -106,9 +84,9 @@ TEST(long_runs_cross_windows) {
     p.op = RS_IR_SUM;
     p.dim = 1;
     p.include_self = 1;
-    p.self = view(a, RS_FLOAT32, 2, ss);
-    p.src = view(b, RS_FLOAT32, 2, is);
-    p.index = view(c, RS_INT64, 2, is);
+    p.self = ctest_view(a, RS_FLOAT32, 2, ss);
+    p.src = ctest_view(b, RS_FLOAT32, 2, is);
+    p.index = ctest_view(c, RS_INT64, 2, is);
     CHECK_OK(rs_index_reduce_run(g_s, &p));
     CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
     memcpy(ref, self, sizeof ref);
@@ -119,9 +97,9 @@ TEST(long_runs_cross_windows) {
     /* shared index: [KS, 1] into [2, 1], target 0 for the first 70000 */
     for (int k = 0; k < KS; ++k) idx[k] = k < 70000 ? 0 : 1;
     float s2[2] = {0.5f, -0.5f}, o2[2], r2[2] = {0.5f, -0.5f};
-    a = upload(s2, sizeof s2);
-    b = upload(src, sizeof(float) * KS);
-    c = upload(idx, sizeof(int64_t) * KS);
+    a = ctest_upload(g_dev, g_s, s2, sizeof s2);
+    b = ctest_upload(g_dev, g_s, src, sizeof(float) * KS);
+    c = ctest_upload(g_dev, g_s, idx, sizeof(int64_t) * KS);
     int64_t s2s[2] = {2, 1}, srs[2] = {KS, 1}, i2s[1] = {KS};
     memset(&p, 0, sizeof p);
     p.name = "index_add";
@@ -129,9 +107,9 @@ TEST(long_runs_cross_windows) {
     p.dim = 0;
     p.shared_index = 1;
     p.include_self = 1;
-    p.self = view(a, RS_FLOAT32, 2, s2s);
-    p.src = view(b, RS_FLOAT32, 2, srs);
-    p.index = view(c, RS_INT64, 1, i2s);
+    p.self = ctest_view(a, RS_FLOAT32, 2, s2s);
+    p.src = ctest_view(b, RS_FLOAT32, 2, srs);
+    p.index = ctest_view(c, RS_INT64, 1, i2s);
     CHECK_OK(rs_index_reduce_run(g_s, &p));
     CHECK_OK(rs_memcpy_dtoh(g_s, o2, a, sizeof o2));
     for (int k = 0; k < KS; ++k) r2[idx[k]] += src[k];
@@ -152,7 +130,7 @@ TEST(index_add_float16_rounding) {
     for (int i = 0; i < K * D; ++i) src[i] = rs_f16_from_f32((float)((int)(lcg(&seed) >> 22) - 512) / 64.0f);
     for (int k = 0; k < K; ++k) idx[k] = (int32_t)((lcg(&seed) >> 16) % V);
     for (int opm = 0; opm < 2; ++opm) {
-        uint64_t a = upload(self, sizeof self), b = upload(src, sizeof src), c = upload(idx, sizeof idx);
+        uint64_t a = ctest_upload(g_dev, g_s, self, sizeof self), b = ctest_upload(g_dev, g_s, src, sizeof src), c = ctest_upload(g_dev, g_s, idx, sizeof idx);
         int64_t ss[2] = {V, D}, rs[2] = {K, D}, is[1] = {K};
         rs_index_reduce p;
         memset(&p, 0, sizeof p);
@@ -162,9 +140,9 @@ TEST(index_add_float16_rounding) {
         p.shared_index = 1;
         p.include_self = 1;
         p.acc_opmath = opm;
-        p.self = view(a, RS_FLOAT16, 2, ss);
-        p.src = view(b, RS_FLOAT16, 2, rs);
-        p.index = view(c, RS_INT32, 1, is);
+        p.self = ctest_view(a, RS_FLOAT16, 2, ss);
+        p.src = ctest_view(b, RS_FLOAT16, 2, rs);
+        p.index = ctest_view(c, RS_INT32, 1, is);
         CHECK_OK(rs_index_reduce_run(g_s, &p));
         CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
         for (int v = 0; v < V; ++v)
@@ -209,7 +187,7 @@ static void int8_ops_n(int N) {
      * wrap(350) = 94 over 4 -> 23 */
     cases[1].want[0] = 2;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        uint64_t a = upload(self, (size_t)N), b = upload(src, sizeof src), ci = upload(idx, sizeof idx);
+        uint64_t a = ctest_upload(g_dev, g_s, self, (size_t)N), b = ctest_upload(g_dev, g_s, src, sizeof src), ci = ctest_upload(g_dev, g_s, idx, sizeof idx);
         int64_t ss[1] = {N}, is[1] = {K};
         rs_index_reduce p;
         memset(&p, 0, sizeof p);
@@ -217,9 +195,9 @@ static void int8_ops_n(int N) {
         p.op = cases[c].op;
         p.dim = 0;
         p.include_self = cases[c].incl;
-        p.self = view(a, RS_INT8, 1, ss);
-        p.src = view(b, RS_INT8, 1, is);
-        p.index = view(ci, RS_INT64, 1, is);
+        p.self = ctest_view(a, RS_INT8, 1, ss);
+        p.src = ctest_view(b, RS_INT8, 1, is);
+        p.index = ctest_view(ci, RS_INT64, 1, is);
         CHECK_OK(rs_index_reduce_run(g_s, &p));
         int8_t out[600];
         CHECK_OK(rs_memcpy_dtoh(g_s, out, a, (size_t)N));
@@ -238,16 +216,16 @@ TEST(float_amax_skip_scale_and_errors) {
     float self[3] = {1.0f, NAN, -5.0f};
     float src[5] = {2.0f, NAN, 7.0f, 0.5f, -1.0f};
     int64_t idx[5] = {0, 0, 1, 2, 2};
-    uint64_t a = upload(self, sizeof self), b = upload(src, sizeof src), c = upload(idx, sizeof idx);
+    uint64_t a = ctest_upload(g_dev, g_s, self, sizeof self), b = ctest_upload(g_dev, g_s, src, sizeof src), c = ctest_upload(g_dev, g_s, idx, sizeof idx);
     int64_t ss[1] = {3}, is[1] = {5};
     rs_index_reduce p;
     memset(&p, 0, sizeof p);
     p.name = "scatter_reduce";
     p.op = RS_IR_AMAX;
     p.include_self = 1;
-    p.self = view(a, RS_FLOAT32, 1, ss);
-    p.src = view(b, RS_FLOAT32, 1, is);
-    p.index = view(c, RS_INT64, 1, is);
+    p.self = ctest_view(a, RS_FLOAT32, 1, ss);
+    p.src = ctest_view(b, RS_FLOAT32, 1, is);
+    p.index = ctest_view(c, RS_INT64, 1, is);
     CHECK_OK(rs_index_reduce_run(g_s, &p));
     float out[3];
     CHECK_OK(rs_memcpy_dtoh(g_s, out, a, sizeof out));
@@ -257,7 +235,7 @@ TEST(float_amax_skip_scale_and_errors) {
     /* embedding backward: rows of [5, 2] into [3, 2], padding index 1 skipped, scaled by 1/count */
     float g[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, zeros[6] = {0}, w[6];
     int64_t ids[5] = {0, 1, 0, 2, 0};
-    uint64_t ga = upload(g, sizeof g), wa = upload(zeros, sizeof zeros), ia = upload(ids, sizeof ids);
+    uint64_t ga = ctest_upload(g_dev, g_s, g, sizeof g), wa = ctest_upload(g_dev, g_s, zeros, sizeof zeros), ia = ctest_upload(g_dev, g_s, ids, sizeof ids);
     int64_t ws[2] = {3, 2}, gs[2] = {5, 2};
     memset(&p, 0, sizeof p);
     p.name = "embedding_backward";
@@ -267,9 +245,9 @@ TEST(float_amax_skip_scale_and_errors) {
     p.has_skip = 1;
     p.skip_index = 1;
     p.scale_by_count = 1;
-    p.self = view(wa, RS_FLOAT32, 2, ws);
-    p.src = view(ga, RS_FLOAT32, 2, gs);
-    p.index = view(ia, RS_INT64, 1, is);
+    p.self = ctest_view(wa, RS_FLOAT32, 2, ws);
+    p.src = ctest_view(ga, RS_FLOAT32, 2, gs);
+    p.index = ctest_view(ia, RS_INT64, 1, is);
     CHECK_OK(rs_index_reduce_run(g_s, &p));
     CHECK_OK(rs_memcpy_dtoh(g_s, w, wa, sizeof w));
     float third = 1.0f / 3.0f;

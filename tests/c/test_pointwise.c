@@ -20,15 +20,9 @@ static rs_tensor vec(uint64_t addr, rs_dtype dt, int64_t n) {
     return t;
 }
 
-static rs_stream *stream0(rs_device *dev) {
-    rs_stream *s = NULL;
-    rs_stream_get(dev, 0, &s);
-    return s;
-}
-
 TEST(float_add_with_alpha_and_scalar) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 300 };
     float a[N], b[N], out[N];
     for (int i = 0; i < N; i++) a[i] = (float)i * 0.5f, b[i] = (float)(N - i);
@@ -67,7 +61,7 @@ TEST(float_add_with_alpha_and_scalar) {
 
 TEST(int8_wraps_and_broadcasts) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     /* out[i][j] = a[i] * b[j] in int8 (wrapping), a broadcast as a column */
     int8_t a[4] = {100, -100, 7, -1}, b[3] = {2, 3, -128}, out[12];
     uint64_t da, db, dout;
@@ -104,7 +98,7 @@ TEST(int8_wraps_and_broadcasts) {
 
 TEST(compare_to_bool_and_fp16_output_rounds) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 64 };
     float a[N];
     uint8_t lt[N];
@@ -145,7 +139,7 @@ TEST(compare_to_bool_and_fp16_output_rounds) {
 
 TEST(integer_division_by_zero_raises_at_sync) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     int64_t a[3] = {7, -7, 1}, b[3] = {2, 2, 0}, out[3];
     uint64_t da, db, dout;
     CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
@@ -177,7 +171,7 @@ TEST(integer_division_by_zero_raises_at_sync) {
 
 TEST(fp64_needs_the_feature_and_bad_expressions_fail) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     uint64_t d;
     CHECK_OK(rs_alloc(dev, 64, s, &d));
     rs_pointwise p;
@@ -216,7 +210,7 @@ TEST(fp64_needs_the_feature_and_bad_expressions_fail) {
  * device must still be torn down cleanly afterwards.) */
 TEST(sync_times_out_with_a_clear_error) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 1 << 22 };
     uint64_t da, dout;
     CHECK_OK(rs_alloc(dev, (uint64_t)N * 4, s, &da));

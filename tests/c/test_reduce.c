@@ -21,15 +21,9 @@ static rs_tensor mat(uint64_t addr, rs_dtype dt, int64_t rows, int64_t cols, int
     return t;
 }
 
-static rs_stream *stream0(rs_device *dev) {
-    rs_stream *s = NULL;
-    rs_stream_get(dev, 0, &s);
-    return s;
-}
-
 TEST(int32_sums_rows_columns_and_all) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { R = 37, C = 300 };
     static int32_t a[R * C];
     for (int i = 0; i < R * C; i++) a[i] = (i * 7919) % 1000 - 500;
@@ -76,7 +70,7 @@ TEST(int32_sums_rows_columns_and_all) {
 
 TEST(float_sum_of_many_is_chunked_and_deterministic) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 1 << 20 };
     static float a[N];
     double ref = 0;
@@ -109,7 +103,7 @@ TEST(float_sum_of_many_is_chunked_and_deterministic) {
 
 TEST(argmax_first_index_nan_and_values) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     /* 3 rows of 5, reduced over the rows (dim 0, strided) */
     float a[15] = {1, 5, 2, NAN, 0,
                    3, 5, 2, 1, -1,
@@ -145,7 +139,7 @@ TEST(argmax_first_index_nan_and_values) {
 
 TEST(variance_with_correction_and_mean) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 5000 };
     static float a[N];
     double m = 0, m2 = 0;
@@ -180,7 +174,7 @@ TEST(variance_with_correction_and_mean) {
 
 TEST(bad_descriptions_fail_clearly) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     uint64_t d;
     CHECK_OK(rs_alloc(dev, 64, s, &d));
     rs_reduce r;

@@ -12,26 +12,6 @@
 static rs_device *g_dev;
 static rs_stream *g_s;
 
-static rs_tensor mat(uint64_t addr, rs_dtype dt, int64_t rows, int64_t n) {
-    rs_tensor t;
-    memset(&t, 0, sizeof t);
-    t.address = addr;
-    t.dtype = dt;
-    t.ndim = 2;
-    t.sizes[0] = rows;
-    t.sizes[1] = n;
-    t.strides[0] = n;
-    t.strides[1] = 1;
-    return t;
-}
-
-static uint64_t upload(const void *host, size_t bytes) {
-    uint64_t a = 0;
-    if (rs_alloc(g_dev, bytes ? bytes : 1, g_s, &a) != RS_OK) return 0;
-    if (bytes) rs_memcpy_htod(g_s, a, host, bytes);
-    return a;
-}
-
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
 TEST(cumsum_int32_to_int64_and_float) {
@@ -40,10 +20,10 @@ TEST(cumsum_int32_to_int64_and_float) {
     int64_t *y = malloc(sizeof(int64_t) * R * N);
     uint32_t seed = 1;
     for (int i = 0; i < R * N; ++i) x[i] = (int32_t)(lcg(&seed) >> 8) - (1 << 23);
-    uint64_t a = upload(x, sizeof(int32_t) * R * N), b = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof(int32_t) * R * N), b = 0;
     CHECK(a != 0);
     CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * R * N, g_s, &b));
-    rs_tensor src = mat(a, RS_INT32, R, N), dst = mat(b, RS_INT64, R, N);
+    rs_tensor src = rs_tensor_rows(a, RS_INT32, R, N), dst = rs_tensor_rows(b, RS_INT64, R, N);
     CHECK_OK(rs_scan(g_s, RS_SCAN_SUM, &src, &dst, NULL));
     CHECK_OK(rs_memcpy_dtoh(g_s, y, b, sizeof(int64_t) * R * N));
     for (int r = 0; r < R; ++r) {
@@ -56,9 +36,9 @@ TEST(cumsum_int32_to_int64_and_float) {
     /* float32: float-float accumulation matches a double reference closely */
     float *f = malloc(sizeof(float) * R * N), *g = malloc(sizeof(float) * R * N);
     for (int i = 0; i < R * N; ++i) f[i] = (float)((int)(lcg(&seed) >> 16) - 32768) / 1024.0f;
-    uint64_t fa = upload(f, sizeof(float) * R * N), fb_ = 0;
+    uint64_t fa = ctest_upload(g_dev, g_s, f, sizeof(float) * R * N), fb_ = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof(float) * R * N, g_s, &fb_));
-    rs_tensor fs = mat(fa, RS_FLOAT32, R, N), fd = mat(fb_, RS_FLOAT32, R, N);
+    rs_tensor fs = rs_tensor_rows(fa, RS_FLOAT32, R, N), fd = rs_tensor_rows(fb_, RS_FLOAT32, R, N);
     CHECK_OK(rs_scan(g_s, RS_SCAN_SUM, &fs, &fd, NULL));
     CHECK_OK(rs_memcpy_dtoh(g_s, g, fb_, sizeof(float) * R * N));
     for (int r = 0; r < R; ++r) {
@@ -96,10 +76,10 @@ TEST(logcumsumexp_complex64) {
     x[2 * (1 * N + 5)] = -INFINITY;   /* row 1: a -inf element */
     x[2 * (2 * N + 0)] = -INFINITY;   /* row 2 starts at -inf */
     x[2 * (3 * N + 9) + 1] = NAN;     /* row 3: NaN from element 9 on */
-    uint64_t a = upload(x, sizeof(float) * 2 * R * N), b = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof(float) * 2 * R * N), b = 0;
     CHECK(a != 0);
     CHECK_OK(rs_alloc(g_dev, sizeof(float) * 2 * R * N, g_s, &b));
-    rs_tensor src = mat(a, RS_COMPLEX64, R, N), dst = mat(b, RS_COMPLEX64, R, N);
+    rs_tensor src = rs_tensor_rows(a, RS_COMPLEX64, R, N), dst = rs_tensor_rows(b, RS_COMPLEX64, R, N);
     CHECK_OK(rs_scan(g_s, RS_SCAN_LOGSUMEXP, &src, &dst, NULL));
     CHECK_OK(rs_memcpy_dtoh(g_s, y, b, sizeof(float) * 2 * R * N));
     double worst = 0;
@@ -132,10 +112,10 @@ TEST(cummax_ties_and_nan) {
     float x[8] = {1, 3, 3, 2, NAN, 5, NAN, 0};
     float ev[8] = {1, 3, 3, 3, NAN, NAN, NAN, NAN};
     int64_t ei[8] = {0, 1, 2, 2, 4, 4, 6, 6};
-    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof x), b = 0, c = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, sizeof ei, g_s, &c));
-    rs_tensor src = mat(a, RS_FLOAT32, 1, 8), dst = mat(b, RS_FLOAT32, 1, 8), idx = mat(c, RS_INT64, 1, 8);
+    rs_tensor src = rs_tensor_rows(a, RS_FLOAT32, 1, 8), dst = rs_tensor_rows(b, RS_FLOAT32, 1, 8), idx = rs_tensor_rows(c, RS_INT64, 1, 8);
     CHECK_OK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, &idx));
     float v[8];
     int64_t i[8];
@@ -152,10 +132,10 @@ TEST(cummax_ties_and_nan) {
 /* float64: cummax compares bits (any device); cumsum needs fp64. */
 TEST(float64_scans) {
     double x[6] = {1.5, -2.0, 7.25, 7.25, NAN, 3.0};
-    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof x), b = 0, c = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, 6 * sizeof(int64_t), g_s, &c));
-    rs_tensor src = mat(a, RS_FLOAT64, 1, 6), dst = mat(b, RS_FLOAT64, 1, 6), idx = mat(c, RS_INT64, 1, 6);
+    rs_tensor src = rs_tensor_rows(a, RS_FLOAT64, 1, 6), dst = rs_tensor_rows(b, RS_FLOAT64, 1, 6), idx = rs_tensor_rows(c, RS_INT64, 1, 6);
     CHECK_OK(rs_scan(g_s, RS_SCAN_MAX, &src, &dst, &idx));
     double v[6];
     int64_t i[6];
@@ -194,11 +174,11 @@ static void sort_case(int64_t rows, int64_t n, int desc) {
         uint32_t r = lcg(&seed) >> 20;
         x[i] = r == 5 ? NAN : (float)((int)(r % 97) - 48) * 0.5f;  /* many ties */
     }
-    uint64_t a = upload(x, sizeof(float) * cnt), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof(float) * cnt), b = 0, c = 0;
     CHECK(a != 0);
     CHECK_OK(rs_alloc(g_dev, sizeof(float) * cnt, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * cnt, g_s, &c));
-    rs_tensor src = mat(a, RS_FLOAT32, rows, n), vt = mat(b, RS_FLOAT32, rows, n), it = mat(c, RS_INT64, rows, n);
+    rs_tensor src = rs_tensor_rows(a, RS_FLOAT32, rows, n), vt = rs_tensor_rows(b, RS_FLOAT32, rows, n), it = rs_tensor_rows(c, RS_INT64, rows, n);
     CHECK_OK(rs_sort(g_s, &src, desc, n, &vt, &it));
     CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof(float) * cnt));
     CHECK_OK(rs_memcpy_dtoh(g_s, ix, c, sizeof(int64_t) * cnt));
@@ -242,10 +222,10 @@ static void outputs_case(void) {
     int64_t *i1 = malloc(sizeof(int64_t) * N), *i2 = malloc(sizeof(int64_t) * N);
     uint32_t seed = 3;
     for (int j = 0; j < N; ++j) x[j] = (float)((int)(lcg(&seed) >> 20) % 50) - 25.0f;
-    uint64_t a = upload(x, sizeof(float) * N), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof(float) * N), b = 0, c = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof(float) * N, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, sizeof(int64_t) * N, g_s, &c));
-    rs_tensor src = mat(a, RS_FLOAT32, 1, N), vt = mat(b, RS_FLOAT32, 1, N), it = mat(c, RS_INT64, 1, N);
+    rs_tensor src = rs_tensor_rows(a, RS_FLOAT32, 1, N), vt = rs_tensor_rows(b, RS_FLOAT32, 1, N), it = rs_tensor_rows(c, RS_INT64, 1, N);
     CHECK_OK(rs_sort(g_s, &src, 1, N, &vt, &it));
     CHECK_OK(rs_memcpy_dtoh(g_s, v1, b, sizeof(float) * N));
     CHECK_OK(rs_memcpy_dtoh(g_s, i1, c, sizeof(int64_t) * N));
@@ -260,7 +240,7 @@ static void outputs_case(void) {
     CHECK_OK(rs_memcpy_dtoh(g_s, v2, b, sizeof(float) * N));
     CHECK_OK(rs_memcpy_dtoh(g_s, i2, c, sizeof(int64_t) * N));
     CHECK(memcmp(v1, v2, sizeof(float) * N) == 0 && memcmp(i1, i2, sizeof(int64_t) * N) == 0);
-    rs_tensor vk = mat(b, RS_FLOAT32, 1, K), ik = mat(c, RS_INT64, 1, K);
+    rs_tensor vk = rs_tensor_rows(b, RS_FLOAT32, 1, K), ik = rs_tensor_rows(c, RS_INT64, 1, K);
     CHECK_OK(rs_sort(g_s, &src, 1, K, &vk, &ik));
     CHECK_OK(rs_memcpy_dtoh(g_s, v2, b, sizeof(float) * K));
     CHECK_OK(rs_memcpy_dtoh(g_s, i2, c, sizeof(int64_t) * K));
@@ -284,10 +264,10 @@ TEST(sort_long_rows_rankings) {
     }
     setenv("RUSSET_SORT_RANK", "warp", 1);
     float x[5000] = {0};
-    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof x), b = 0, c = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, 5000 * sizeof(int64_t), g_s, &c));
-    rs_tensor src = mat(a, RS_FLOAT32, 1, 5000), vt = mat(b, RS_FLOAT32, 1, 5000), it = mat(c, RS_INT64, 1, 5000);
+    rs_tensor src = rs_tensor_rows(a, RS_FLOAT32, 1, 5000), vt = rs_tensor_rows(b, RS_FLOAT32, 1, 5000), it = rs_tensor_rows(c, RS_INT64, 1, 5000);
     CHECK(rs_sort(g_s, &src, 0, 5000, &vt, &it) == RS_ERR_INVALID);
     CHECK(strstr(rs_last_error(), "RUSSET_SORT_RANK") != NULL);
     unsetenv("RUSSET_SORT_RANK");
@@ -297,17 +277,17 @@ TEST(sort_long_rows_rankings) {
 
 TEST(sort_int64_and_median) {
     int64_t x[7] = {5, -3, 9, -3, 0, 100, -70};
-    uint64_t a = upload(x, sizeof x), b = 0, c = 0;
+    uint64_t a = ctest_upload(g_dev, g_s, x, sizeof x), b = 0, c = 0;
     CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &b));
     CHECK_OK(rs_alloc(g_dev, sizeof x, g_s, &c));
-    rs_tensor src = mat(a, RS_INT64, 1, 7), vt = mat(b, RS_INT64, 1, 7), it = mat(c, RS_INT64, 1, 7);
+    rs_tensor src = rs_tensor_rows(a, RS_INT64, 1, 7), vt = rs_tensor_rows(b, RS_INT64, 1, 7), it = rs_tensor_rows(c, RS_INT64, 1, 7);
     CHECK_OK(rs_sort(g_s, &src, 0, 7, &vt, &it));
     int64_t v[7], i[7];
     CHECK_OK(rs_memcpy_dtoh(g_s, v, b, sizeof v));
     CHECK_OK(rs_memcpy_dtoh(g_s, i, c, sizeof i));
     int64_t ev[7] = {-70, -3, -3, 0, 5, 9, 100}, ei[7] = {6, 1, 3, 4, 0, 2, 5};
     for (int k = 0; k < 7; ++k) CHECK(v[k] == ev[k] && i[k] == ei[k]);
-    rs_tensor v1 = mat(b, RS_INT64, 1, 1), i1 = mat(c, RS_INT64, 1, 1);
+    rs_tensor v1 = rs_tensor_rows(b, RS_INT64, 1, 1), i1 = rs_tensor_rows(c, RS_INT64, 1, 1);
     CHECK_OK(rs_sort_pick(g_s, &src, RS_PICK_MEDIAN, 0, &v1, &i1));
     CHECK_OK(rs_memcpy_dtoh(g_s, v, b, 8));
     CHECK_OK(rs_memcpy_dtoh(g_s, i, c, 8));

@@ -8,18 +8,12 @@
 #include "ctest.h"
 #include "engine/engine.h"
 
-static rs_stream *stream0(rs_device *dev) {
-    rs_stream *s = NULL;
-    rs_stream_get(dev, 0, &s);
-    return s;
-}
-
 static int close_to(double got, double want, double tol) { return fabs(got - want) <= tol * (1.0 + fabs(want)); }
 
 /* softmax of (outer=3, n=70, inner=2) along n, checked element by element */
 TEST(softmax_middle_dim_and_log_softmax_backward) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { O = 3, N = 70, I = 2, E = O * N * I };
     static float x[E], y[E], g[E], gi[E];
     for (int i = 0; i < E; i++) x[i] = (float)sin(i * 0.71) * 4.0f, g[i] = (float)cos(i * 0.3);
@@ -68,7 +62,7 @@ TEST(softmax_middle_dim_and_log_softmax_backward) {
 
 TEST(nll_loss_mean_with_weights_ignore_index_and_backward) {
     rs_device *dev = ctest_device();
-    rs_stream *s = stream0(dev);
+    rs_stream *s = ctest_stream(dev);
     enum { N = 9, C = 4 };
     float x[N * C], w[C] = {0.5f, 1.0f, 2.0f, 0.25f}, out, tw, go = 1.5f, gi[N * C];
     int64_t t[N] = {0, 3, 2, -100, 1, 1, 3, 0, 2};
