@@ -251,14 +251,14 @@ Tensor interpolate_backward(const Tensor& grad, at::IntArrayRef out, at::IntArra
   Tensor g = grad.to(compute_type(grad));
   for (int64_t j = 0; j < k; ++j) {
     int64_t d = nd - k + j, in = in_size[2 + j];
-    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
-    shape[d] = in;
     if (antialiased(mode)) {  // the adjoint: the transposed weights
       if (in == out[j]) continue;
       Tensor w = aa_weights(in, out[j], align_corners, scales[j], mode == Mode::CubicAA, g);
       g = at::matmul(g.movedim(d, -1), w).movedim(-1, d);
       continue;
     }
+    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
+    shape[d] = in;
     Tensor acc = at::zeros(shape, g.options());
     if (mode == Mode::Linear) {
       auto [i0, i1, l] = linear_index(in, out[j], align_corners, scales[j], ft, grad.options());
