@@ -89,7 +89,7 @@ void check_inputs(const Tensor& input, at::TensorList bins, const OptTensor& wei
     auto in_sizes = input.sizes().vec();
     in_sizes.pop_back();
     auto w_sizes = weight->sizes().vec();
-    if (w_sizes.empty()) w_sizes = {1};
+    if (w_sizes.empty()) w_sizes.push_back(1);  // (not = {1}: GCC 12 warns falsely there)
     TORCH_CHECK(in_sizes == w_sizes, "torch.histogramdd: if weight tensor is provided it should have",
                 " the same shape as the input tensor excluding its innermost dimension, but got input with shape ",
                 input.sizes(), " and weight with shape ", weight->sizes());
