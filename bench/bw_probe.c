@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
         DIE(rs_memcpy_htod(s, dout, hh2, N * 2));
         double t = time_kernel(k, groups, &pc, sizeof pc, acc, 2);
         DIE(rs_memcpy_dtoh(s, hh2, dout, N * 2));
-        printf("  %-20s %6u groups %7.0f GB/s  %s\n", cv[v].d, groups, 6.0 * N / t / 1e9,
+        printf("  %-32s %6u groups %7.0f GB/s  %s\n", cv[v].d, groups, 6.0 * N / t / 1e9,
                memcmp(hh, hh2, N * 2) ? "WRONG" : "ok");
         fflush(stdout);
     }
@@ -270,7 +270,7 @@ int main(int argc, char **argv) {
             verdict = memcmp(pref[slot], hr, N * 4) ? "DIFFERENT BITS" : "same bits";
         }
         double bytes = (double)N * 4 * (1 + pv[v].nin);
-        printf("  %-14s %-5s %-6s %6u groups %7.0f GB/s  %s\n", pv[v].expr, pv[v].dt == 6 ? "f32" : "int8",
+        printf("  %-14s %-5s %-22s %6u groups %7.0f GB/s  %s\n", pv[v].expr, pv[v].dt == 6 ? "f32" : "int8",
                pv[v].knobs, pgroups[v], bytes / pt[v] / 1e9, verdict);
         fflush(stdout);
     }

@@ -94,7 +94,8 @@ static uint16_t rnd16(uint32_t *x) {
 /* One rs_gemm in float16 or bfloat16 (pdt) with operand layouts la (A: 0 k-contiguous,
  * 1 m-contiguous, 2 every other element along k), lb (B: 0 n-contiguous,
  * 1 k-contiguous, 2 every other element along n), lc (C: 0 row-major,
- * 1 transposed), checked in full against the host. */
+ * 1 transposed), Cin row-major (use_cin 1) or laid out as C (2), checked in
+ * full against the host. */
 static void edge(rs_device *dev, rs_stream *s, int64_t batch, int64_t m, int64_t n, int64_t k, int la, int lb,
                  int lc, int use_cin, int reduce, float alpha, float beta) {
     int64_t nz = reduce ? 1 : batch, sa[3], sb[3], sc[3], sci[3] = {m * n, n, 1};
@@ -107,6 +108,7 @@ static void edge(rs_device *dev, rs_stream *s, int64_t batch, int64_t m, int64_t
     else sb[0] = 2 * k * n, sb[1] = 2 * n, sb[2] = 2;
     if (lc == 0) sc[0] = m * n, sc[1] = n, sc[2] = 1;
     else sc[0] = m * n, sc[1] = 1, sc[2] = m;
+    if (use_cin == 2) memcpy(sci, sc, sizeof sc); /* Cin laid out as C */
     uint16_t *a = malloc(na * 2), *b = malloc(nb * 2), *ci = malloc(nc * 2), *c = malloc(nc * 2);
     uint32_t x = (uint32_t)(m * 31 + n * 7 + k + la * 3 + lb * 5);
     for (int64_t i = 0; i < na; i++) a[i] = rnd16(&x);
@@ -208,6 +210,9 @@ static void run_edges(rs_device *dev, rs_stream *s) {
     edge(dev, s, 3, 136, 200, 96, 0, 1, 1, 1, 0, -1.5f, 0.25f);    /* batched, transposed C */
     edge(dev, s, 4, 128, 128, 64, 0, 0, 0, 1, 1, 1.0f, 1.0f);      /* reduce_batch (addbmm) */
     edge(dev, s, 2, 96, 160, 40, 2, 2, 1, 0, 0, 1.0f, 0.0f);       /* gathered, transposed C */
+    edge(dev, s, 2, 136, 264, 100, 1, 1, 1, 2, 0, 0.75f, -1.0f);   /* transposed A, B, C and Cin */
+    edge(dev, s, 1, 520, 1032, 264, 0, 0, 0, 1, 0, 1.0f, 1.0f);    /* many ragged tiles, Cin */
+    edge(dev, s, 3, 72, 96, 8000, 0, 1, 0, 0, 0, 1.0f, 0.0f);      /* a long k, batched */
 }
 
 int main(int argc, char **argv) {
@@ -246,6 +251,10 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w2s2_a1b1", 128, 128, 0, 0},
         {NULL, "gemm_coopmat_khr_w4s1p1_a1b1", 128, 256, 0, 1},  /* no global loads in the k loop */
         {NULL, "gemm_coopmat_khr_w4s1p2_a1b1", 128, 256, 0, 1},  /* no shared fragment loads */
+        {NULL, "gemm_coopmat_khr_w2s1pad_a1b1", 128, 128, 0, 0},  /* w2s1 with 38 KiB of shared memory */
+        {NULL, "gemm_coopmat_khr_w2s2k16_a1b1", 128, 128, 0, 0},  /* two stages of 16-deep slices */
+        {NULL, "gemm_coopmat_khr_w4s2k16_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4s1pad_a1b1", 128, 256, 0, 0},  /* w4s1 with 39 KiB */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

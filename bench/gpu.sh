@@ -62,6 +62,9 @@ if [ "${1:-}" = gemm-probe ]; then
     # then the production path and edges again with RUSSET_GEMM_KHR_TILE=$PROBE_TILE2
     ./build/gemm_probe ${PROBE_ARGS:-}
     if [ -n "${PROBE_TILE2:-}" ]; then RUSSET_GEMM_KHR_TILE=$PROBE_TILE2 ./build/gemm_probe novariants; fi
+    # PROBE_THEN: more runs in this environment, e.g.
+    # 'RUSSET_COOPMAT_NV2=0 ./build/gemm_probe novariants noedges' (the KHR kernel)
+    if [ -n "${PROBE_THEN:-}" ]; then eval "$PROBE_THEN"; fi
     exit 0
 fi
 if [ "${1:-}" = coopmat-khr ]; then
@@ -104,10 +107,12 @@ build_without_make() {
 }
 
 if command -v make >/dev/null 2>&1; then
-    make --no-print-directory -j"$(nproc)" PY="$PY" python/russet/_russet.so >/tmp/russet-build.log 2>&1
+    # -k: every file that does not compile against this torch shows at once
+    make -k --no-print-directory -j"$(nproc)" PY="$PY" python/russet/_russet.so >/tmp/russet-build.log 2>&1
 else
     build_without_make >/tmp/russet-build.log 2>&1
-fi || { tail -50 /tmp/russet-build.log; echo "bench/gpu.sh: build failed" >&2; exit 1; }
+fi || { grep -E "error|Error" /tmp/russet-build.log | head -80; tail -5 /tmp/russet-build.log
+         echo "bench/gpu.sh: build failed" >&2; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
 
 # ---- a correctness check on fresh random data before any timing

@@ -20,7 +20,8 @@
 //           slice s + 1 is loaded into registers while slice s is
 //           multiplied, then stored between two barriers; with 2 it is
 //           stored into the other buffer, one barrier per slice. On the
-//           H200 the one-stage form is 1.8x faster (docs/gemm.md).
+//           H200 the one-stage form is 1.8x faster: two stages cost a
+//           workgroup an SM for w2 (docs/gemm.md).
 //   BK      the depth of a slice, 32 (default), 16 or 64.
 //   SWIZ    > 0: the tiles are visited in column-major groups of SWIZ tile
 //           rows, so that the workgroups running at once share A and B in L2.
@@ -36,6 +37,8 @@
 //           bfloat16, and tools/build_spirv.py then declares the one 16-bit
 //           float type bfloat16 (SPV_KHR_bfloat16). Fragments are only
 //           loaded and multiplied into float32, so nothing else changes.
+//   PAD     > 0: PAD uvec4 of otherwise unused shared memory, to time the
+//           effect of the workgroup's shared-memory size (probe only)
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -137,6 +140,12 @@ shared uvec4 As[STAGES * ASZ];
 #error "As is smaller than the epilogue's staging area"
 #endif
 shared uvec4 Bs[STAGES * BSZ];
+#ifndef PAD
+#define PAD 0
+#endif
+#if PAD
+shared uvec4 Pad[PAD];
+#endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
 
@@ -399,6 +408,14 @@ void main() {
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
             }
+#if PAD
+        // keep Pad: written and read back (never true: flags has 4 bits)
+        if (flags == 0xFFFFFFFFu) {
+            Pad[tid % uint(PAD)] = uvec4(tid);
+            barrier();
+            RsV4(pc_).v = Pad[(tid + 1u) % uint(PAD)];
+        }
+#endif
         barrier(); // the next tile's first slice overwrites As
     }
 }

@@ -43,6 +43,12 @@ PROBE_TILES = {
     "w2s2": {"WN": 2, "STAGES": 2, "SWIZ": 8},
     "w4s1p1": {"WN": 4, "SWIZ": 4, "PROBE": 1},
     "w4s1p2": {"WN": 4, "SWIZ": 4, "PROBE": 2},
+    # the two-stage slowdown: one stage padded to the two-stage size (38 KiB),
+    # and two stages of 16-deep slices (21 / 29 KiB)
+    "w2s1pad": {"WN": 2, "SWIZ": 8, "PAD": 1216},
+    "w2s2k16": {"WN": 2, "SWIZ": 8, "STAGES": 2, "BK": 16},
+    "w4s2k16": {"WN": 4, "SWIZ": 4, "STAGES": 2, "BK": 16},
+    "w4s1pad": {"WN": 4, "SWIZ": 4, "PAD": 768},
 }
 
 

@@ -88,6 +88,42 @@ int main(void) {
         printf("  %2u x %2u x %2u  %s %s %s %s%s scope %d\n", cp[i].M, cp[i].N, cp[i].K, ty(cp[i].A), ty(cp[i].B),
                ty(cp[i].C), ty(cp[i].Result), cp[i].saturating ? " sat" : "", cp[i].scope);
 
+    /* VK_NV_cooperative_matrix2: features, limits, workgroup-scope shapes */
+    int nv2 = 0;
+    for (uint32_t i = 0; i < next; i++) nv2 |= !strcmp(ext[i].extensionName, "VK_NV_cooperative_matrix2");
+    if (nv2) {
+        struct { VkStructureType sType; void *pNext; VkBool32 b[7]; } f2nv = {(VkStructureType)1000593000, NULL, {0}};
+        VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f2nv};
+        vkGetPhysicalDeviceFeatures2(pd, &f2);
+        printf("NV2 features: workgroupScope %u flexibleDimensions %u reductions %u conversions %u perElement %u "
+               "tensorAddressing %u blockLoads %u\n", f2nv.b[0], f2nv.b[1], f2nv.b[2], f2nv.b[3], f2nv.b[4], f2nv.b[5],
+               f2nv.b[6]);
+        struct { VkStructureType sType; void *pNext; uint32_t v[3]; } p2nv = {(VkStructureType)1000593002, NULL, {0}};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &p2nv};
+        vkGetPhysicalDeviceProperties2(pd, &p2);
+        printf("NV2 limits: workgroupScopeMaxWorkgroupSize %u flexibleDimensionsMaxDimension %u "
+               "workgroupScopeReservedSharedMemory %u; apiVersion %u.%u\n", p2nv.v[0], p2nv.v[1], p2nv.v[2],
+               VK_VERSION_MAJOR(p2.properties.apiVersion), VK_VERSION_MINOR(p2.properties.apiVersion));
+        typedef struct { VkStructureType sType; void *pNext; uint32_t Mg, Ng, Kg; int32_t A, B, C, R; VkBool32 sat;
+                         int32_t scope; uint32_t inv; } Flex;
+        typedef VkResult(VKAPI_PTR *PFN_flex)(VkPhysicalDevice, uint32_t *, Flex *);
+        PFN_flex flex = (PFN_flex)vkGetInstanceProcAddr(inst, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
+        uint32_t nf = 0;
+        if (flex && flex(pd, &nf, NULL) == VK_SUCCESS && nf) {
+            Flex *fl = calloc(nf, sizeof *fl);
+            for (uint32_t i = 0; i < nf; i++) fl[i].sType = (VkStructureType)1000593001;
+            flex(pd, &nf, fl);
+            printf("NV2 flexible shapes (granularity M N K, A B C Result, scope 2 = workgroup, invocations):\n");
+            for (uint32_t i = 0; i < nf; i++)
+                printf("  %3u %3u %3u  %s %s %s %s%s scope %d invocations %u\n", fl[i].Mg, fl[i].Ng, fl[i].Kg,
+                       ty(fl[i].A), ty(fl[i].B), ty(fl[i].C), ty(fl[i].R), fl[i].sat ? " sat" : "", fl[i].scope,
+                       fl[i].inv);
+            free(fl);
+        } else {
+            printf("NV2: no flexible-dimension shapes (%p)\n", (void *)flex);
+        }
+    }
+
     /* a device with the extension, float16 arithmetic and storage, the memory model */
     uint32_t qf = 0, nq = 16;
     VkQueueFamilyProperties qfp[16];

@@ -32,9 +32,10 @@ TORCH_LIBRARY_IMPL(_, AutocastPrivateUse1, m) {
 // the op lists' norm overloads name their functions and types unqualified
 #define ADD_NS(RAW_OP) at::RAW_OP
 using at::IntArrayRef;
-using at::Scalar;
-using at::ScalarType;
-using at::Tensor;
+// ATen's op lists name their argument types unqualified (they are expanded
+// inside namespace at::autocast there): torch 2.11's list needs at::DimnameList
+// and others, so the whole of at is visible here
+using namespace at;  // NOLINT(google-build-using-namespace)
 #define RS_AUTOCAST_LOW(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
 #define RS_AUTOCAST_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
 #define RS_AUTOCAST_FP32_OPT_DTYPE(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32_set_opt_dtype)
