@@ -5,13 +5,44 @@
  * log2(n) dispatches, each reading and writing the whole batch,
  * ping-ponging between the output and one scratch buffer so that the last
  * lands in the output. Twiddles are made on the host in double and rounded
- * once to float. Other lengths are composed on top (src/torch/ops_fft.cpp). */
+ * once to float, once per device and length (rs_device_table). Other
+ * lengths are composed on top (src/torch/ops_fft.cpp). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
+
+/* e^(-2 pi i t / n) for t < n / 2 as (cos, sin) float pairs, n a power of
+ * two: the sines and cosines of the first octant's angles in double,
+ * rounded once, and the other three quarter-turns by the exact symmetries
+ * (n / 8 evaluations instead of n / 2, and small arguments). */
+static void fill_twiddles(void *ctx, void *host) {
+    const uint32_t n = *(const uint32_t *)ctx, half = n / 2, e = n / 8;
+    float *w = host;
+    const double step = 6.283185307179586476925 / (double)n;
+    if (n < 8) {
+        for (uint32_t t = 0; t < half; t++) {
+            w[2 * t] = (float)cos(step * t);
+            w[2 * t + 1] = (float)-sin(step * t);
+        }
+        return;
+    }
+    for (uint32_t u = 0; u <= e; u++) { /* theta = 2 pi u / n in [0, pi/4] */
+        const double c = cos(step * u), sn = sin(step * u);
+        w[2 * u] = (float)c, w[2 * u + 1] = (float)-sn;
+        if (u < e) { /* t = n/4 - u: theta = pi/2 - phi */
+            w[2 * (2 * e - u)] = (float)sn, w[2 * (2 * e - u) + 1] = (float)-c;
+        }
+        if (u > 0) { /* t = n/4 + u: theta = pi/2 + phi */
+            w[2 * (2 * e + u)] = (float)-sn, w[2 * (2 * e + u) + 1] = (float)-c;
+        }
+        if (u > 0 && u < e) { /* t = n/2 - u: theta = pi - phi */
+            w[2 * (4 * e - u)] = (float)-c, w[2 * (4 * e - u) + 1] = (float)-sn;
+        }
+    }
+}
 
 typedef struct fft_push {
     uint64_t src, dst, tw, items;
@@ -30,18 +61,20 @@ rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
     uint32_t n = (uint32_t)d->n, half = n / 2, passes = 0;
     while ((1u << passes) < n) passes++;
 
-    /* twiddles e^(-2 pi i t / n), t < n / 2 */
-    uint64_t tw = 0, scratch = 0;
-    float *host = malloc((size_t)half * 2 * sizeof(float));
-    if (!host) return rs_error(RS_ERR_OOM, "rs_fft: no host memory for %u twiddles", half);
-    for (uint32_t t = 0; t < half; t++) {
-        double a = -2.0 * 3.14159265358979323846 * (double)t / (double)n;
-        host[2 * t] = (float)cos(a);
-        host[2 * t + 1] = (float)sin(a);
+    /* twiddles e^(-2 pi i t / n), t < n / 2: the device's table for n, made
+     * on first use; past the tables' limit, one of this call's own */
+    uint64_t tw = 0, own_tw = 0, scratch = 0;
+    const uint64_t key = 0x4646542d54570000ull ^ n; /* "FFT-TW" ^ n */
+    rs_status st = rs_device_table(s, key, (uint64_t)half * 8u, fill_twiddles, &n, &tw);
+    if (st == RS_OK && !tw) {
+        float *host = malloc((size_t)half * 2 * sizeof(float));
+        if (!host) return rs_error(RS_ERR_OOM, "rs_fft: no host memory for %u twiddles", half);
+        fill_twiddles(&n, host);
+        st = rs_alloc(dev, (uint64_t)half * 8u, s, &own_tw);
+        if (st == RS_OK) st = rs_memcpy_htod(s, own_tw, host, (uint64_t)half * 8u);
+        free(host);
+        tw = own_tw;
     }
-    rs_status st = rs_alloc(dev, (uint64_t)half * 8u, s, &tw);
-    if (st == RS_OK) st = rs_memcpy_htod(s, tw, host, (uint64_t)half * 8u);
-    free(host);
     rs_kernel *k = NULL;
     if (st == RS_OK && n <= 4096 && (uint64_t)n * 8u <= rs_stream_features(s)->max_shared_memory) {
         /* one workgroup a row, every step in shared memory */
@@ -52,7 +85,7 @@ rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
         rs_access acc[3] = {{d->in, bytes, 0}, {tw, (uint64_t)half * 8u, 0}, {d->out, bytes, 1}};
         uint32_t g[3] = {rs_groups_capped(s, (uint64_t)d->rows, 65535), 1, 1};
         if (st == RS_OK) st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, 3);
-        rs_free(dev, tw);
+        if (own_tw) rs_free(dev, own_tw);
         return st;
     }
     if (st == RS_OK && passes > 1) st = rs_alloc(dev, bytes, s, &scratch);
@@ -68,6 +101,6 @@ rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
         src = dst;
     }
     if (scratch) rs_free(dev, scratch);
-    if (tw) rs_free(dev, tw);
+    if (own_tw) rs_free(dev, own_tw);
     return st;
 }

@@ -440,6 +440,7 @@ static rs_status create_device(int index, rs_device **out) {
     pthread_mutex_init(&dev->sites_lock, NULL);
     pthread_mutex_init(&dev->alloc.lock, NULL);
     pthread_mutex_init(&dev->kernels.lock, NULL);
+    pthread_mutex_init(&dev->tables_lock, NULL);
 
     VkExtensionProperties *ext = NULL;
     uint32_t next = 0;
@@ -694,6 +695,7 @@ static void destroy_device(rs_device *dev) {
     pthread_mutex_destroy(&dev->sites_lock);
     pthread_mutex_destroy(&dev->alloc.lock);
     pthread_mutex_destroy(&dev->kernels.lock);
+    pthread_mutex_destroy(&dev->tables_lock);
     free(dev);
 }
 

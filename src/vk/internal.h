@@ -169,6 +169,8 @@ void rs_kernels_forget_dir(void);
 
 /* ---- the device (context.c) */
 #define RS_MAX_ERROR_SITES 4096
+#define RS_MAX_TABLES 64
+#define RS_MAX_TABLE_BYTES (256ull << 20)
 
 struct rs_device {
     int index;
@@ -195,6 +197,10 @@ struct rs_device {
     uint32_t nsites;
     rs_map site_ids;              /* hash of a site's name -> id */
     int coopmat_khr;              /* RS_COOPMAT_KHR_* bits: VK_KHR_cooperative_matrix enabled */
+    pthread_mutex_t tables_lock;  /* rs_device_table's constant tables (memory.c) */
+    struct { uint64_t key, address, bytes; } tables[RS_MAX_TABLES];
+    int ntables;
+    uint64_t table_bytes;
 };
 
 /* Checks and clears the device error flag. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "vk/internal.h"
+#include "engine/engine.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)
@@ -499,4 +500,46 @@ void rs_allocator_destroy(rs_device *dev) {
     a->nseg = a->capseg = 0;
     a->pending = NULL;
     memset(a->free_lists, 0, sizeof a->free_lists);
+}
+
+/* ---- constant tables (engine.h: rs_device_table). Their blocks are never
+ * freed, so they are never reused while a kernel reads them; the
+ * allocator's teardown returns their memory with the device's. */
+rs_status rs_device_table(rs_stream *s, uint64_t key, uint64_t bytes, rs_table_fill fill, void *ctx,
+                          uint64_t *address) {
+    rs_device *dev = rs_stream_device(s);
+    *address = 0;
+    pthread_mutex_lock(&dev->tables_lock);
+    for (int i = 0; i < dev->ntables; i++)
+        if (dev->tables[i].key == key && dev->tables[i].bytes == bytes) {
+            *address = dev->tables[i].address;
+            pthread_mutex_unlock(&dev->tables_lock);
+            return RS_OK;
+        }
+    rs_status st = RS_OK;
+    if (dev->ntables < RS_MAX_TABLES && dev->table_bytes + bytes <= RS_MAX_TABLE_BYTES) {
+        void *host = malloc(bytes);
+        uint64_t a = 0;
+        if (!host) {
+            st = rs_error(RS_ERR_OOM, "russet: no host memory for a %llu-byte table", (unsigned long long)bytes);
+        } else {
+            fill(ctx, host);
+            st = rs_alloc(dev, bytes, s, &a);
+            if (st == RS_OK) st = rs_memcpy_htod(s, a, host, bytes);
+            if (st == RS_OK) st = rs_stream_synchronize(s);
+            free(host);
+        }
+        if (st == RS_OK) {
+            dev->tables[dev->ntables].key = key;
+            dev->tables[dev->ntables].address = a;
+            dev->tables[dev->ntables].bytes = bytes;
+            dev->ntables++;
+            dev->table_bytes += bytes;
+            *address = a;
+        } else if (a) {
+            rs_free(dev, a);
+        }
+    }
+    pthread_mutex_unlock(&dev->tables_lock);
+    return st;
 }

@@ -1,6 +1,6 @@
 /* rs_fft without torch: power-of-two lengths against a DFT computed here in
  * double, forward and inverse, several rows; bad lengths and an output that
- * is the input fail clearly. */
+ * is the input fail clearly; the device's constant tables (the twiddles). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,6 +69,35 @@ TEST(fft_power_of_two_lengths) {
         }
 }
 
+static int fills;
+static void fill_ramp(void *ctx, void *host) {
+    fills++;
+    for (int i = 0; i < 64; i++) ((uint32_t *)host)[i] = *(const uint32_t *)ctx + (uint32_t)i;
+}
+
+/* rs_device_table (the twiddles' cache): made once per key, its contents
+ * uploaded; past the limit of tables, 0, and rs_fft then makes its own */
+TEST(device_tables) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    uint32_t base = 1000, got[64];
+    uint64_t a = 0, b = 0, c = 0;
+    fills = 0;
+    CHECK_OK(rs_device_table(s, 0x7E570001ull, sizeof got, fill_ramp, &base, &a));
+    CHECK_OK(rs_device_table(s, 0x7E570001ull, sizeof got, fill_ramp, &base, &b));
+    CHECK(a != 0 && a == b && fills == 1);
+    CHECK_OK(rs_memcpy_dtoh(s, got, a, sizeof got));
+    CHECK(got[0] == 1000 && got[63] == 1063);
+    CHECK_OK(rs_device_table(s, 0x7E570002ull, sizeof got, fill_ramp, &base, &c));
+    CHECK(c != 0 && c != a && fills == 2);
+    int i = 0;
+    for (; i < 100 && c; i++) CHECK_OK(rs_device_table(s, 0x7E570100ull + (uint64_t)i, sizeof got, fill_ramp, &base, &c));
+    CHECK(c == 0 && i < 100); /* the table limit */
+    int failed = 0;
+    double e = run(dev, s, 1, 1 << 15, 0, &failed); /* a length with no table yet */
+    CHECK(!failed && e < 5e-7);
+}
+
 TEST(fft_errors) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -90,5 +119,6 @@ TEST(fft_errors) {
 int main(void) {
     RUN(fft_power_of_two_lengths);
     RUN(fft_errors);
+    RUN(device_tables);
     CTEST_END();
 }
