@@ -99,14 +99,21 @@ Tensor fft_rows_dft(const Tensor& x, bool inverse) {
   const double sign = inverse ? 2.0 : -2.0, pi = 3.14159265358979323846;
   // W = W_hi + W_lo, each float32: the product then carries W to ~2^-48
   // (what a float32 W alone would round away shows at outputs near zero)
+  // jk mod n takes n values: their cosines and sines once (n evaluations,
+  // not n^2), split into the two parts, then the matrix by lookup
+  std::vector<float> th(2 * n), tl(2 * n);
+  for (int64_t t = 0; t < n; ++t) {
+    const double a = sign * pi * static_cast<double>(t) / static_cast<double>(n);
+    const double c = std::cos(a), s = std::sin(a);
+    th[2 * t] = static_cast<float>(c), th[2 * t + 1] = static_cast<float>(s);
+    tl[2 * t] = static_cast<float>(c - th[2 * t]), tl[2 * t + 1] = static_cast<float>(s - th[2 * t + 1]);
+  }
   std::vector<float> hi(2 * n * n), lo(2 * n * n);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t k = 0; k < n; ++k) {
-      const double a = sign * pi * static_cast<double>((j * k) % n) / static_cast<double>(n);
-      const double c = std::cos(a), s = std::sin(a);
-      const size_t e = static_cast<size_t>(2 * (j * n + k));
-      hi[e] = static_cast<float>(c), hi[e + 1] = static_cast<float>(s);
-      lo[e] = static_cast<float>(c - hi[e]), lo[e + 1] = static_cast<float>(s - hi[e + 1]);
+      const size_t e = static_cast<size_t>(2 * (j * n + k)), t = static_cast<size_t>(2 * ((j * k) % n));
+      hi[e] = th[t], hi[e + 1] = th[t + 1];
+      lo[e] = tl[t], lo[e + 1] = tl[t + 1];
     }
   Tensor whi = upload(hi, x).reshape({n, n}), wlo = upload(lo, x).reshape({n, n});
   return at::add(at::matmul(x, wlo), at::matmul(x, whi));
