@@ -1,4 +1,4 @@
-// Linear algebra, the first native pieces: linalg_cholesky_ex and
+// Linear algebra (docs/linalg.md). The first native pieces: linalg_cholesky_ex and
 // linalg_solve_triangular, for float32 and complex64 (float64/complex128 go
 // to the host under the apple profile, by design; the rest of linalg is
 // still host execution). Both are composed from native ops, a loop over
@@ -53,7 +53,18 @@
 #include <ATen/ops/logical_not.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/ops/_linalg_svd_meta.h>
+#include <ATen/ops/_linalg_svd_ops.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/all.h>
+#include <ATen/ops/index_copy.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/isfinite.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/sort.h>
 #include <torch/library.h>
+#include <algorithm>
 
 namespace russet {
 namespace {
@@ -661,6 +672,82 @@ std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tens
       A, mode, Q, R);
 }
 
+// ---- singular values (linalg.svdvals, matrix_norm 'nuc'/2/-2, cond,
+// matrix_rank: _linalg_svd with compute_uv=False) by one-sided Jacobi
+// (Hestenes): columns of W = A (m >= n, else A^H) are rotated pairwise until
+// orthogonal; the singular values are then the column norms, to high
+// relative accuracy. The pairs of a round are disjoint (round-robin over an
+// even count of columns, a zero column added for odd n), so each round is a
+// few batched native ops over every pair and matrix at once; a fixed number
+// of sweeps (no data-dependent stop, so no sync). U and V are not formed:
+// compute_uv=True (linalg.svd, and the gradients) stays on the host, whose
+// sign conventions (LAPACK's) a native U, V would not share.
+constexpr int64_t kJacobiMaxN = 128;  // wider: host (n - 1 rounds a sweep)
+
+Tensor singular_values(const Tensor& A0) {
+  const Tensor A = A0.size(-2) < A0.size(-1) ? A0.mH() : A0;
+  const int64_t m = A.size(-2), n = A.size(-1), P = batch_count(A.sizes());
+  std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end() - 2);
+  shape.push_back(n);
+  const at::TensorOptions real = A.options().dtype(at::kFloat);
+  if (A.numel() == 0) return at::zeros(shape, real);
+  const int64_t np = n + n % 2, h = np / 2;
+  Tensor W = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+  if (np != n) W = at::cat({W, at::zeros({P, m, 1}, W.options())}, -1);
+  // the round-robin schedule: column 0 stays, the others turn by one each round
+  std::vector<int64_t> ring(np), pairs(2 * (np - 1) * h);
+  for (int64_t i = 0; i < np; ++i) ring[i] = i;
+  for (int64_t r = 0; r < np - 1; ++r) {
+    for (int64_t k = 0; k < h; ++k) {
+      pairs[2 * (r * h + k)] = ring[k];
+      pairs[2 * (r * h + k) + 1] = ring[np - 1 - k];
+    }
+    std::rotate(ring.begin() + 1, ring.end() - 1, ring.end());
+  }
+  const Tensor idx = from_host(pairs.data(), {np - 1, h, 2}, at::kLong, W);
+  int64_t sweeps = 6;
+  for (int64_t w = 1; w < np; w *= 2) ++sweeps;  // 6 + ceil(log2 n)
+  for (int64_t sweep = 0; sweep < sweeps; ++sweep)
+    for (int64_t r = 0; r < np - 1; ++r) {
+      const Tensor p = idx.select(0, r).select(-1, 0), q = idx.select(0, r).select(-1, 1);
+      const Tensor Pc = W.index_select(-1, p), Qc = W.index_select(-1, q);
+      const Tensor alpha = at::real(Pc.mul(Pc.conj())).sum(-2), beta = at::real(Qc.mul(Qc.conj())).sum(-2);
+      const Tensor gamma = Pc.conj().mul(Qc).sum(-2), g = gamma.abs();
+      const Tensor live = g.gt(0);
+      const Tensor safe_g = at::where(live, g, at::ones_like(g));
+      const Tensor zeta = beta.sub(alpha).div(safe_g.mul(2));
+      const Tensor t = at::where(zeta.ge(0), at::ones_like(zeta), at::full_like(zeta, -1.0))
+                           .div(zeta.abs().add(zeta.mul(zeta).add(1).sqrt()));
+      const Tensor c = at::where(live, t.mul(t).add(1).rsqrt(), at::ones_like(t));
+      const Tensor s = at::where(live, c.mul(t), at::zeros_like(t));
+      // Q turned by gamma's phase (its sign, when real) first, so that P^H Q = g
+      const Tensor Qt = Qc.mul(at::where(live, gamma.div(safe_g), at::ones_like(gamma)).conj().unsqueeze(-2));
+      const Tensor cu = c.unsqueeze(-2), su = s.unsqueeze(-2);
+      W.index_copy_(-1, p, Pc.mul(cu).sub(Qt.mul(su)));
+      W.index_copy_(-1, q, Pc.mul(su).add(Qt.mul(cu)));
+    }
+  const Tensor sigma = at::real(W.mul(W.conj())).sum(-2).sqrt();
+  return std::get<0>(sigma.sort(-1, true)).narrow(-1, 0, n).reshape(shape);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> svd_out(const Tensor& A, bool full_matrices, bool compute_uv,
+                                              std::optional<c10::string_view> driver, Tensor& U, Tensor& S,
+                                              Tensor& Vh) {
+  return native_or_host<at::_ops::_linalg_svd_U>(
+      [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
+        if (!native_dtype(A) || compute_uv || std::min(A.size(-2), A.size(-1)) > kJacobiMaxN) throw NeedsHost();
+        OutOps<at::meta::structured__linalg_svd> mt(U, S, Vh);
+        mt.meta(A, full_matrices, compute_uv, driver);
+        // LAPACK refuses non-finite input, and so does CPU (one sync, as CUDA's info check)
+        TORCH_CHECK(A.numel() == 0 || at::isfinite(A).all().item<bool>(),
+                    "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite "
+                    "values.");
+        S.copy_(singular_values(A));
+        return {U, S, Vh};
+      },
+      A, full_matrices, compute_uv, driver, U, S, Vh);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -686,6 +773,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linalg_householder_product.out", householder_product_out);
   m.impl("linalg_householder_product", householder_product_fn);
   m.impl("linalg_qr.out", qr_out);
+  m.impl("_linalg_svd.U", svd_out);
 }
 
 }  // namespace russet

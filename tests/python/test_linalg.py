@@ -14,7 +14,7 @@ OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triang
        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve", "lu_unpack", "lu_solve", "lu",
        "linalg.solve", "linalg.solve_ex", "linalg.inv", "linalg.inv_ex", "linalg.det", "linalg.slogdet",
        "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power",
-       "linalg.qr", "qr", "geqrf", "linalg.householder_product"]
+       "linalg.qr", "qr", "geqrf", "linalg.householder_product", "linalg.svdvals"]
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -188,3 +188,41 @@ def test_qr_modes_and_orthogonal_init(dtype):
     w = torch.empty(8, 5, device=D)
     host_free(lambda: torch.nn.init.orthogonal_(w))
     assert_close((w.T @ w).cpu(), torch.eye(5), atol=1e-5, rtol=1e-5)
+
+
+# ---- singular values (one-sided Jacobi, compute_uv=False)
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7), (9, 4), (2, 3, 6, 5), (1, 1), (4, 0), (0, 3), (33, 20)])
+def test_svdvals_native(dtype, shape):
+    g = torch.Generator().manual_seed(sum(shape))
+    A = torch.randn(shape, dtype=dtype, generator=g)
+    got = host_free(lambda: torch.linalg.svdvals(A.to(D))).cpu()
+    want = torch.linalg.svdvals(A)
+    assert got.dtype == want.dtype == torch.float32 and got.shape == want.shape
+    if want.numel():  # to float32's rounding of the largest value
+        assert (got - want).abs().max() <= 4e-6 * want.max() + 1e-7
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_singular_value_norms_and_rank(dtype):
+    g = torch.Generator().manual_seed(7)
+    A = torch.randn(6, 3, dtype=dtype, generator=g) @ torch.randn(3, 6, dtype=dtype, generator=g)  # rank 3
+    for ord in ("nuc", 2, -2):
+        got = host_free(lambda: torch.linalg.matrix_norm(A.to(D), ord)).cpu()
+        assert_close(got, torch.linalg.matrix_norm(A, ord), rtol=1e-5, atol=1e-5)
+    # matrix_rank's tolerance arithmetic is float64 (ATen's own): host ops, by design
+    assert torch.linalg.matrix_rank(A.to(D)).item() == 3
+    B = torch.randn(4, 4, dtype=dtype, generator=g)
+    assert_close(host_free(lambda: torch.linalg.cond(B.to(D))).cpu(), torch.linalg.cond(B), rtol=1e-4, atol=0)
+
+
+def test_svd_with_vectors_stays_on_the_host_and_non_finite_input_raises():
+    A = torch.randn(4, 3)
+    U, S, Vh = torch.linalg.svd(A.to(D), full_matrices=False)  # LAPACK's signs: host execution
+    assert_close((U * S.unsqueeze(-2)) @ Vh, A.to(D), rtol=1e-5, atol=1e-5)
+    bad = torch.tensor([[float("nan"), 1.0], [1.0, 1.0]])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        torch.linalg.svdvals(bad)
+    with pytest.raises(RuntimeError, match="non-finite"):
+        torch.linalg.svdvals(bad.to(D))
