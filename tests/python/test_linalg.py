@@ -14,7 +14,7 @@ OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triang
        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve", "lu_unpack", "lu_solve", "lu",
        "linalg.solve", "linalg.solve_ex", "linalg.inv", "linalg.inv_ex", "linalg.det", "linalg.slogdet",
        "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power",
-       "linalg.qr", "qr", "geqrf", "linalg.householder_product", "linalg.svdvals"]
+       "linalg.qr", "qr", "geqrf", "linalg.householder_product", "linalg.svdvals", "linalg.eigvalsh"]
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -226,3 +226,25 @@ def test_svd_with_vectors_stays_on_the_host_and_non_finite_input_raises():
         torch.linalg.svdvals(bad)
     with pytest.raises(RuntimeError, match="non-finite"):
         torch.linalg.svdvals(bad.to(D))
+
+
+# ---- eigenvalues of Hermitian matrices (two-sided Jacobi, compute_v=False)
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("shape", [(5, 5), (2, 3, 6, 6), (1, 1), (0, 0), (33, 33)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigvalsh_native(dtype, shape, uplo):
+    # not Hermitian on purpose: only the UPLO triangle (and the diagonal's real part) counts
+    A = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(sum(shape)))
+    got = host_free(lambda: torch.linalg.eigvalsh(A.to(D), UPLO=uplo)).cpu()
+    want = torch.linalg.eigvalsh(A, UPLO=uplo)
+    assert got.dtype == want.dtype == torch.float32 and got.shape == want.shape
+    if want.numel():
+        assert (got - want).abs().max() <= 4e-6 * want.abs().max() + 1e-6
+
+
+def test_eigh_with_vectors_stays_on_the_host():
+    a = torch.randn(4, 4)
+    a = a + a.t()
+    w, v = torch.linalg.eigh(a.to(D))
+    assert_close((v * w.unsqueeze(-2)) @ v.mT, a.to(D), rtol=1e-5, atol=1e-5)
