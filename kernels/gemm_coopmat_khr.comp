@@ -32,7 +32,7 @@
 //   VEC_B   0: gathered; 1: contiguous along n; 2: contiguous along k
 //           (e.g. a weight's transpose, x @ w.T), kept column-major.
 //   ELEM_BF16 1: bfloat16. glslang 13 has no bfloat16 type
-//           (GL_EXT_bfloat16 is glslang 15), so the module is compiled with
+//           (GL_EXT_bfloat16 is newer than glslang 15.2), so the module is compiled with
 //           float16 fragments and an epilogue that reads and writes
 //           bfloat16, and tools/build_spirv.py then declares the one 16-bit
 //           float type bfloat16 (SPV_KHR_bfloat16). Fragments are only

@@ -117,7 +117,7 @@ def tools_env(tools):
 
 
 def to_bfloat16(path, env):
-    """glslang 13 has no bfloat16 type (GL_EXT_bfloat16 is glslang 15), so the
+    """glslang 13 has no bfloat16 type (GL_EXT_bfloat16 is newer than glslang 15.2), so the
     bfloat16 modules are compiled with float16 fragments (ELEM_BF16=1 makes
     the epilogue read and write bfloat16 and keeps every other 16-bit value
     an integer) and the one 16-bit float type is then declared bfloat16
