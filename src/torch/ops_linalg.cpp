@@ -734,6 +734,18 @@ Rotation jacobi_rotation(const Tensor& a, const Tensor& b, const Tensor& gamma) 
           at::where(live, gamma.div(safe_g), at::ones_like(gamma))};
 }
 
+// A pair round's update: the slices p and q of X along dim replaced by the
+// rotated pairs (c P - s Q, s P + c Q), P and Q those slices as gathered
+// (Q already turned by the coupling's phase), c and s shaped to broadcast
+void rotate_pairs(const Tensor& X, int64_t dim, const Tensor& p, const Tensor& q, const Tensor& P, const Tensor& Q,
+                  const Tensor& c, const Tensor& s) {
+  X.index_copy_(dim, p, P.mul(c).sub(Q.mul(s)));
+  X.index_copy_(dim, q, P.mul(s).add(Q.mul(c)));
+}
+
+// the squared norms of X's columns (real, for complex X too)
+Tensor column_sq_norms(const Tensor& X) { return at::real(X.mul(X.conj())).sum(-2); }
+
 Tensor singular_values(const Tensor& A0) {
   const Tensor A = A0.size(-2) < A0.size(-1) ? A0.mH() : A0;
   const int64_t m = A.size(-2), n = A.size(-1), P = batch_count(A.sizes());
@@ -749,15 +761,12 @@ Tensor singular_values(const Tensor& A0) {
     for (int64_t r = 0; r < np - 1; ++r) {
       const Tensor p = idx.select(0, r).select(-1, 0), q = idx.select(0, r).select(-1, 1);
       const Tensor Pc = W.index_select(-1, p), Qc = W.index_select(-1, q);
-      const Tensor alpha = at::real(Pc.mul(Pc.conj())).sum(-2), beta = at::real(Qc.mul(Qc.conj())).sum(-2);
-      const Rotation rot = jacobi_rotation(alpha, beta, Pc.conj().mul(Qc).sum(-2));
+      const Rotation rot = jacobi_rotation(column_sq_norms(Pc), column_sq_norms(Qc), Pc.conj().mul(Qc).sum(-2));
       // Q turned by gamma's phase first, so that P^H Q = |gamma|
-      const Tensor Qt = Qc.mul(rot.phase.conj().unsqueeze(-2));
-      const Tensor cu = rot.c.unsqueeze(-2), su = rot.s.unsqueeze(-2);
-      W.index_copy_(-1, p, Pc.mul(cu).sub(Qt.mul(su)));
-      W.index_copy_(-1, q, Pc.mul(su).add(Qt.mul(cu)));
+      rotate_pairs(W, -1, p, q, Pc, Qc.mul(rot.phase.conj().unsqueeze(-2)), rot.c.unsqueeze(-2),
+                   rot.s.unsqueeze(-2));
     }
-  const Tensor sigma = at::real(W.mul(W.conj())).sum(-2).sqrt();
+  const Tensor sigma = column_sq_norms(W).sqrt();
   return std::get<0>(sigma.sort(-1, true)).narrow(-1, 0, n).reshape(shape);
 }
 
@@ -794,15 +803,11 @@ Tensor hermitian_eigenvalues(const Tensor& A, bool upper) {
       const Tensor gamma = flat.index_select(-1, pq);
       const Rotation rot = jacobi_rotation(a, b, gamma);
       // columns: H J, J = diag(1, e^-i phi) R (column q turned first)
-      const Tensor Pc = H.index_select(-1, p), Qc = H.index_select(-1, q).mul(rot.phase.conj().unsqueeze(-2));
-      const Tensor cu = rot.c.unsqueeze(-2), su = rot.s.unsqueeze(-2);
-      H.index_copy_(-1, p, Pc.mul(cu).sub(Qc.mul(su)));
-      H.index_copy_(-1, q, Pc.mul(su).add(Qc.mul(cu)));
+      rotate_pairs(H, -1, p, q, H.index_select(-1, p), H.index_select(-1, q).mul(rot.phase.conj().unsqueeze(-2)),
+                   rot.c.unsqueeze(-2), rot.s.unsqueeze(-2));
       // rows: J^H (H J) (row q turned by e^+i phi first)
-      const Tensor Pr = H.index_select(-2, p), Qr = H.index_select(-2, q).mul(rot.phase.unsqueeze(-1));
-      const Tensor cr = rot.c.unsqueeze(-1), sr = rot.s.unsqueeze(-1);
-      H.index_copy_(-2, p, Pr.mul(cr).sub(Qr.mul(sr)));
-      H.index_copy_(-2, q, Pr.mul(sr).add(Qr.mul(cr)));
+      rotate_pairs(H, -2, p, q, H.index_select(-2, p), H.index_select(-2, q).mul(rot.phase.unsqueeze(-1)),
+                   rot.c.unsqueeze(-1), rot.s.unsqueeze(-1));
       // the pair's 2 x 2 block as the rotation makes it exactly (Rutishauser):
       // a - t|gamma|, b + t|gamma|, zero coupling; the rotated entries above
       // carry the roundings of four products (measured: 8x CPU's error at
