@@ -64,6 +64,26 @@ static double time_kernel(rs_kernel *k, uint32_t groups, const void *pc, uint32_
     return best;
 }
 
+/* best time of one round of `per` dispatches and one sync (bench_pointwise.py
+ * times torch the same way with per = 10), after the same warm-up */
+static double time_round(rs_kernel *k, uint32_t groups, const void *pc, uint32_t size, const rs_access *acc,
+                         int nacc, int per) {
+    uint32_t g[3] = {groups, 1, 1};
+    double t_warm = now(), best = 1e30;
+    while (now() - t_warm < 0.2) {
+        for (int i = 0; i < per; i++) DIE(rs_dispatch(s, k, g, pc, size, acc, nacc));
+        DIE(rs_stream_synchronize(s));
+    }
+    for (int r = 0; r < 20; r++) {
+        double t0 = now();
+        for (int i = 0; i < per; i++) DIE(rs_dispatch(s, k, g, pc, size, acc, nacc));
+        DIE(rs_stream_synchronize(s));
+        double t = now() - t0;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
 static rs_kernel *kernel(const char *src, const char *defines) {
     rs_kernel *k = NULL;
     if (rs_kernel_get(dev, src, defines, &k) != RS_OK) {
@@ -277,6 +297,17 @@ int main(int argc, char **argv) {
     if (pk[0])
         printf("  again after the host reads: %s %s %7.0f GB/s\n", pv[0].expr, pv[0].knobs,
                (double)N * 8 / time_kernel(pk[0], pgroups[0], &ppc[0], sizeof ppc[0], pacc, 2) / 1e9);
+    if (pk[0]) {
+        printf("  %s %s, rounds of 10 dispatches and a sync: %7.0f GB/s\n", pv[0].expr, pv[0].knobs,
+               (double)N * 8 * 10 / time_round(pk[0], pgroups[0], &ppc[0], sizeof ppc[0], pacc, 2, 10) / 1e9);
+        printf("  one dispatch of 256 elements and a sync: %.1f us\n",
+               1e6 * time_round(pk[0], 1, &(pw_push){.out = dout, .in = {da}, .numel = 256,
+                                                      .err = rs_device_error_address(dev)},
+                                sizeof(pw_push), pacc, 2, 1));
+    }
+    /* PROBE_QUICK=1: the copy and pointwise kernels only (bench/gpu.sh runs
+     * the probe again under each of PROBE_ENVS) */
+    if (getenv("PROBE_QUICK") && atoi(getenv("PROBE_QUICK"))) return 0;
 
     /* ---- softmax.comp over 4096 x 4096 float32, last dim: timed, then
      * the production variant checked against a host softmax in double */

@@ -81,6 +81,10 @@ if [ "${1:-}" = probe ]; then
     ./build/bw_probe fp64
     [ "${PROBE_FP64_ONLY:-0}" = 1 ] && exit 0
     ./build/bw_probe
+    # PROBE_ENVS: more runs of the copy and pointwise kernels, one for each
+    # ';'-separated list of settings, e.g. 'RUSSET_BATCH_AHEAD=0;RUSSET_BATCH_BYTES=0'
+    IFS=';' read -ra envs <<< "${PROBE_ENVS:-}"
+    for e in "${envs[@]}"; do echo "== bw-probe with $e"; env $e PROBE_QUICK=1 ./build/bw_probe; done
     $PY bench/cuda_ref.py
     exit 0
 fi
@@ -169,3 +173,6 @@ case "${1:-all}" in
         echo
         PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"} ;;
 esac
+# GPU_THEN: more commands in this environment after the mode, e.g.
+# 'RUSSET_SYNC_SPIN_US=0 PYTHONPATH=python python3 bench/bench_pointwise.py'
+if [ -n "${GPU_THEN:-}" ]; then eval "$GPU_THEN"; fi

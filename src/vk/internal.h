@@ -134,6 +134,7 @@ struct rs_stream {
     rs_range hazards[RS_HAZARD_SLOTS];
     int nhazards;
     uint64_t total_dispatches, submits, barriers;
+    uint64_t batch_bytes, batch_ahead; /* early submission (stream.c) */
 };
 
 rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out);

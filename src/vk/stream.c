@@ -5,7 +5,8 @@
  * that needs it, memory pressure, when it holds RS_BATCH_LIMIT
  * dispatches, or once its work touches RS_BATCH_BYTES of memory (so that the
  * GPU starts on large work while the host records what follows, as CUDA's
- * eager launches do). Each submission signals the stream's timeline semaphore with
+ * eager launches do; with two submissions unfinished it waits for as much
+ * work as they hold: big_enough_locked). Each submission signals the stream's timeline semaphore with
  * the next value; a batch (its command buffer and arena memory) is recycled
  * once the semaphore passes its value.
  *
@@ -15,13 +16,18 @@
  * it after all earlier submissions on the queue, and ends with one that makes
  * its writes visible to the host.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vk/internal.h"
 
 #define RS_BATCH_LIMIT 256
 #define RS_BATCH_BYTES (64ull << 20)
+/* while this many submissions are unfinished, a batch past RS_BATCH_BYTES
+ * stays open until it holds as many bytes as they do (big_enough_locked) */
+#define RS_BATCH_AHEAD 2
 #define RS_ARENA_CHUNK (64 * 1024)
 /* arena chunks larger than this are freed after use, not kept */
 #define RS_ARENA_KEEP (4 * 1024 * 1024)
@@ -55,6 +61,13 @@ rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
         free(s);
         return rs_vk_error(r, "vkCreateSemaphore");
     }
+    /* RUSSET_BATCH_BYTES (0: no early submission by size) and
+     * RUSSET_BATCH_AHEAD (0: submit at that size whatever is in flight):
+     * tuning knobs for probes (bench/bw_probe.c), read when a stream is made */
+    const char *e = getenv("RUSSET_BATCH_BYTES");
+    s->batch_bytes = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_BYTES;
+    e = getenv("RUSSET_BATCH_AHEAD");
+    s->batch_ahead = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_AHEAD;
     *out = s;
     return RS_OK;
 }
@@ -252,8 +265,31 @@ static uint64_t sync_timeout_ns(double *seconds) {
     return (uint64_t)(t * 1e9);
 }
 
+/* Before a blocking wait, a GPU device polls the timeline for up to
+ * RUSSET_SYNC_SPIN_US microseconds (default 1000; read at each wait): the
+ * driver's blocking wait wakes the host about 30 us after the GPU finishes
+ * (one small dispatch and a sync: 46 us blocking, 17 us polling on the
+ * H200), and CUDA's synchronize spins too. Never on a CPU device
+ * (lavapipe), whose own threads need the cores. */
+static void spin_until(rs_stream *s, uint64_t value) {
+    if (s->dev->info.is_cpu) return;
+    double us = 1000.0;
+    const char *e = getenv("RUSSET_SYNC_SPIN_US");
+    if (e && *e) us = strtod(e, NULL);
+    if (!(us > 0.0)) return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (rs_stream_completed(s) >= value) return;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1e6 + (t.tv_nsec - t0.tv_nsec) * 1e-3 >= us) return;
+        sched_yield();
+    }
+}
+
 rs_status rs_stream_wait_value(rs_stream *s, uint64_t value) {
     if (value == 0) return RS_OK;
+    spin_until(s, value);
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
                               .semaphoreCount = 1,
                               .pSemaphores = &s->timeline,
@@ -412,6 +448,26 @@ rs_status rs_stream_arena(rs_stream *s, size_t size, void **host, uint64_t *addr
 
 /* ---- dispatch */
 
+/* 1 if b holds enough work to submit now. Early submission (once b touches
+ * batch_bytes) lets the GPU start on large work while the host records what
+ * follows; but each submission costs the GPU a gap (about 12 us on the H200,
+ * 8% of a 64M-element exp; not its barriers: docs/performance.md), so while
+ * batch_ahead earlier submissions are unfinished, b stays open until it
+ * holds as many bytes as they do. The GPU then always has queued at least
+ * the work b holds back, so a host that stops recording without a sync
+ * idles the GPU for at most that long after the queue drains (a later
+ * dispatch or sync submits b). */
+static int big_enough_locked(rs_stream *s, rs_batch *b) {
+    if (!s->batch_bytes || b->bytes < s->batch_bytes) return 0;
+    if (!s->batch_ahead) return 1;
+    uint64_t done = rs_stream_completed(s);
+    if (s->submitted - done < s->batch_ahead) return 1;
+    uint64_t queued = 0;
+    for (rs_batch *q = s->inflight_head; q; q = q->next)
+        if (q->value > done) queued += q->bytes;
+    return b->bytes >= queued;
+}
+
 rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], const void *push,
                       uint32_t push_size, const rs_access *accesses, int n_accesses) {
     rs_device *dev = s->dev;
@@ -436,7 +492,7 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     b->dispatches++;
     s->total_dispatches++;
     for (int i = 0; i < n_accesses; i++) b->bytes += accesses[i].size;
-    if (b->dispatches >= RS_BATCH_LIMIT || b->bytes >= RS_BATCH_BYTES) st = rs_stream_flush_locked(s);
+    if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = rs_stream_flush_locked(s);
     pthread_mutex_unlock(&s->lock);
     return st;
 }
@@ -543,7 +599,7 @@ rs_status rs_memcpy_dtod(rs_stream *s, uint64_t dst, uint64_t src, uint64_t size
         vkCmdCopyBuffer(b->cmd, sbuf, dbuf, 1, &region);
         b->dispatches++;
         b->bytes += 2 * size;
-        if (b->dispatches >= RS_BATCH_LIMIT || b->bytes >= RS_BATCH_BYTES) st = rs_stream_flush_locked(s);
+        if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = rs_stream_flush_locked(s);
     }
     pthread_mutex_unlock(&s->lock);
     return st;

@@ -297,6 +297,50 @@ TEST(batches_submit_when_full) {
     rs_free(dev, b);
 }
 
+/* Large work (here: 8 KiB a dispatch against RUSSET_BATCH_BYTES=4096) is
+ * submitted as it is recorded; with RUSSET_BATCH_AHEAD=0 every dispatch
+ * is its own submission, by default the first two are (nothing is queued
+ * yet) and later ones may wait in the open batch while two are unfinished;
+ * a chain of dependent dispatches stays right either way. */
+TEST(large_work_submits_early) {
+    rs_device *dev = ctest_device();
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    const uint32_t n = 1024;
+    const char *ahead[2] = {"0", "2"};
+    for (int v = 0; v < 2; v++) {
+        setenv("RUSSET_BATCH_BYTES", "4096", 1);
+        setenv("RUSSET_BATCH_AHEAD", ahead[v], 1);
+        rs_stream *s;
+        CHECK_OK(rs_stream_get(dev, 3 + v, &s)); /* read at creation: new ids */
+        unsetenv("RUSSET_BATCH_BYTES");
+        unsetenv("RUSSET_BATCH_AHEAD");
+        uint64_t a, b;
+        CHECK_OK(rs_alloc(dev, n * 4, s, &a));
+        CHECK_OK(rs_alloc(dev, n * 4, s, &b));
+        uint32_t host[1024];
+        for (uint32_t i = 0; i < n; i++) host[i] = i;
+        CHECK_OK(rs_memcpy_htod(s, a, host, n * 4));
+        CHECK_OK(rs_stream_synchronize(s));
+        uint64_t before = rs_stream_submit_count(s);
+        const int chain = 24; /* a -> b -> a ...: x -> 2x + i each step */
+        for (int r = 0; r < chain; r++) CHECK_OK(run_scale(s, k, r % 2 ? b : a, r % 2 ? a : b, n));
+        uint64_t submits = rs_stream_submit_count(s) - before;
+        if (v == 0) CHECK(submits == (uint64_t)chain);
+        else CHECK(submits >= 2 && submits <= (uint64_t)chain);
+        CHECK_OK(rs_memcpy_dtoh(s, host, a, n * 4));
+        int ok = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t x = i;
+            for (int r = 0; r < chain; r++) x = x * 2 + i;
+            ok &= host[i] == x;
+        }
+        CHECK(ok);
+        rs_free(dev, a);
+        rs_free(dev, b);
+    }
+}
+
 TEST(device_error_flag) {
     rs_device *dev = ctest_device();
     rs_stream *s;
@@ -405,6 +449,7 @@ int main(void) {
     RUN(arena_blocks);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
+    RUN(large_work_submits_early);
     RUN(device_error_flag);
     RUN(compile_errors_are_reported);
     RUN(disk_caches_survive_restart);
