@@ -39,6 +39,11 @@
 //           loaded and multiplied into float32, so nothing else changes.
 //   PAD     > 0: PAD uvec4 of otherwise unused shared memory, to time the
 //           effect of the workgroup's shared-memory size (probe only)
+//   NOCHECK 1: the vector loaders skip their bounds checks (probe only:
+//           right only when the tiles divide M, N and K)
+//   OFF32   1: the vector loaders keep 32-bit byte offsets from the
+//           operand's base instead of 64-bit addresses (probe only:
+//           operands under 4 GiB)
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -95,6 +100,24 @@
 #endif
 #ifndef SWIZ
 #define SWIZ 0
+#endif
+#ifndef NOCHECK
+#define NOCHECK 0
+#endif
+#ifndef OFF32
+#define OFF32 0
+#endif
+#if OFF32
+#define LPTR uint
+#define LADR(base, off) ((base) + uint64_t(off))
+#else
+#define LPTR uint64_t
+#define LADR(base, off) (off)
+#endif
+#if NOCHECK
+#define LOK(ok, kin) true
+#else
+#define LOK(ok, kin) ((ok) && (kin))
 #endif
 #define NSG (WM * WN)
 #define NT (32 * NSG)
@@ -211,19 +234,19 @@ void main() {
             uvec4 ra[NQA], rb[NQB];
             // per load: the address at k = 0, whether its row/column is inside,
             // and its k offset within the slice
-            uint64_t aptr[NQA], bptr[NQB];
+            LPTR aptr[NQA], bptr[NQB];
             bool aok[NQA], bok[NQB];
             uint akq[NQA], bkq[NQB];
             [[unroll]] for (uint q = 0u; q < NQA; ++q) {
                 const uint ia = tid + q * NT;
                 if (VEC_A == 2) {
                     const uint kr = ia / (BM / 8u), mc = (ia % (BM / 8u)) * 8u;
-                    aptr[q] = pa + uint64_t(ao + int64_t(kr) * sa2 + row0 + int64_t(mc)) * 2UL;
+                    aptr[q] = LPTR((OFF32 != 0 ? 0UL : pa) + uint64_t(ao + int64_t(kr) * sa2 + row0 + int64_t(mc)) * 2UL);
                     aok[q] = row0 + int64_t(mc) < M;
                     akq[q] = kr;
                 } else {
                     const uint mr = ia / (BK / 8u), kc = (ia % (BK / 8u)) * 8u;
-                    aptr[q] = pa + uint64_t(ao + (row0 + int64_t(mr)) * sa1 + int64_t(kc) * sa2) * 2UL;
+                    aptr[q] = LPTR((OFF32 != 0 ? 0UL : pa) + uint64_t(ao + (row0 + int64_t(mr)) * sa1 + int64_t(kc) * sa2) * 2UL);
                     aok[q] = row0 + int64_t(mr) < M;
                     akq[q] = kc;
                 }
@@ -232,12 +255,12 @@ void main() {
                 const uint ib = tid + q * NT;
                 if (VEC_B == 2) {
                     const uint nr_ = ib / (BK / 8u), kc = (ib % (BK / 8u)) * 8u;
-                    bptr[q] = pb + uint64_t(bo + (col0 + int64_t(nr_)) * sb2 + int64_t(kc)) * 2UL;
+                    bptr[q] = LPTR((OFF32 != 0 ? 0UL : pb) + uint64_t(bo + (col0 + int64_t(nr_)) * sb2 + int64_t(kc)) * 2UL);
                     bok[q] = col0 + int64_t(nr_) < N;
                     bkq[q] = kc;
                 } else {
                     const uint kr = ib / (BN / 8u), nc = (ib % (BN / 8u)) * 8u;
-                    bptr[q] = pb + uint64_t(bo + int64_t(kr) * sb1 + (col0 + int64_t(nc)) * sb2) * 2UL;
+                    bptr[q] = LPTR((OFF32 != 0 ? 0UL : pb) + uint64_t(bo + int64_t(kr) * sb1 + (col0 + int64_t(nc)) * sb2) * 2UL);
                     bok[q] = col0 + int64_t(nc) < N;
                     bkq[q] = kr;
                 }
@@ -245,9 +268,9 @@ void main() {
 #if VEC_A != 0
 #define LOAD_A_TO(ra, k0)                                                                               \
             {                                                                                           \
-                const uint64_t ko = uint64_t(k0) * akb;                                                 \
+                const LPTR ko = LPTR(uint64_t(k0) * akb);                                               \
                 [[unroll]] for (uint q = 0u; q < NQA; ++q)                                              \
-                    ra[q] = (aok[q] && (k0) + int64_t(akq[q]) < K) ? RsV4(aptr[q] + ko).v : uvec4(0u);  \
+                    ra[q] = LOK(aok[q], (k0) + int64_t(akq[q]) < K) ? RsV4(LADR(pa, aptr[q] + ko)).v : uvec4(0u); \
             }
 #else
 #define LOAD_A_TO(ra, k0)                                                                               \
@@ -268,9 +291,9 @@ void main() {
 #if VEC_B != 0
 #define LOAD_B_TO(rb, k0)                                                                               \
             {                                                                                           \
-                const uint64_t ko = uint64_t(k0) * bkb;                                                 \
+                const LPTR ko = LPTR(uint64_t(k0) * bkb);                                               \
                 [[unroll]] for (uint q = 0u; q < NQB; ++q)                                              \
-                    rb[q] = (bok[q] && (k0) + int64_t(bkq[q]) < K) ? RsV4(bptr[q] + ko).v : uvec4(0u);  \
+                    rb[q] = LOK(bok[q], (k0) + int64_t(bkq[q]) < K) ? RsV4(LADR(pb, bptr[q] + ko)).v : uvec4(0u); \
             }
 #else
 #define LOAD_B_TO(rb, k0)                                                                               \
