@@ -255,11 +255,6 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w2s2k16_a1b1", 128, 128, 0, 0},  /* two stages of 16-deep slices */
         {NULL, "gemm_coopmat_khr_w4s2k16_a1b1", 128, 256, 0, 0},
         {NULL, "gemm_coopmat_khr_w4s1pad_a1b1", 128, 256, 0, 0},  /* w4s1 with 39 KiB */
-        {NULL, "gemm_coopmat_khr_w4s1nc_a1b1", 128, 256, 0, 0},   /* loaders without bounds checks */
-        {NULL, "gemm_coopmat_khr_w4s1o32_a1b1", 128, 256, 0, 0},  /* loaders with 32-bit offsets */
-        {NULL, "gemm_coopmat_khr_w4s1nco32_a1b1", 128, 256, 0, 0},
-        {NULL, "gemm_coopmat_khr_w4n3s1_a1b1", 128, 192, 0, 0},   /* 128x192, one stage */
-        {NULL, "gemm_coopmat_khr_w4n3s2_a1b1", 128, 192, 0, 0},   /* 128x192, two stages (45 KiB) */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

@@ -49,13 +49,6 @@ PROBE_TILES = {
     "w2s2k16": {"WN": 2, "SWIZ": 8, "STAGES": 2, "BK": 16},
     "w4s2k16": {"WN": 4, "SWIZ": 4, "STAGES": 2, "BK": 16},
     "w4s1pad": {"WN": 4, "SWIZ": 4, "PAD": 768},
-    # the loaders' integer work: no bounds checks, 32-bit offsets, both
-    "w4s1nc": {"WN": 4, "SWIZ": 4, "NOCHECK": 1},
-    "w4s1o32": {"WN": 4, "SWIZ": 4, "OFF32": 1},
-    "w4s1nco32": {"WN": 4, "SWIZ": 4, "NOCHECK": 1, "OFF32": 1},
-    # 128x192 (8 subgroups of 64x48): two 32-deep stages fit in 45 KiB
-    "w4n3s1": {"WN": 4, "FN": 3, "SWIZ": 4},
-    "w4n3s2": {"WN": 4, "FN": 3, "SWIZ": 4, "STAGES": 2},
 }
 
 

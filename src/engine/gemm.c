@@ -93,6 +93,14 @@ static int vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
            aligned16(o->address);
 }
 
+/* The KHR kernel's 16-byte loaders: vec8_ok, and the other stride small
+ * enough that a load's byte offset within a tile fits in 32 bits (at most
+ * 255 rows of 2^22 elements: 2 GiB; gemm_coopmat_khr.comp). */
+static int khr_vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
+    int64_t other = o->stride[3 - dim];
+    return vec8_ok(o, dim, ext) && other < (1 << 22) && other > -(1 << 22);
+}
+
 /* The KHR modules' production tiles (gemm_coopmat_khr.comp; every layout
  * of each, float16 and bfloat16, is in kernels/spirv/, made by
  * tools/build_spirv.py): name, shared memory, tile. Both use one shared
@@ -138,8 +146,8 @@ static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cf
         c->khr_tile = kt;
         c->bm = KHR_TILES[kt].bm;
         c->bn = KHR_TILES[kt].bn;
-        c->vec_a = vec8_ok(&d->a, 2, d->k) ? 1 : vec8_ok(&d->a, 1, d->m) ? 2 : 0;
-        c->vec_b = vec8_ok(&d->b, 2, d->n) ? 1 : vec8_ok(&d->b, 1, d->k) ? 2 : 0;
+        c->vec_a = khr_vec8_ok(&d->a, 2, d->k) ? 1 : khr_vec8_ok(&d->a, 1, d->m) ? 2 : 0;
+        c->vec_b = khr_vec8_ok(&d->b, 2, d->n) ? 1 : khr_vec8_ok(&d->b, 1, d->k) ? 2 : 0;
         snprintf(c->name, sizeof c->name, "coopmat-khr%s-%s-a%d-b%d", d->dtype == RS_BFLOAT16 ? "-bf16" : "",
                  KHR_TILES[kt].name, c->vec_a, c->vec_b);
         return;
