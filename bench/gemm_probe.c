@@ -255,6 +255,7 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w2s2k16_a1b1", 128, 128, 0, 0},  /* two stages of 16-deep slices */
         {NULL, "gemm_coopmat_khr_w4s2k16_a1b1", 128, 256, 0, 0},
         {NULL, "gemm_coopmat_khr_w4s1pad_a1b1", 128, 256, 0, 0},  /* w4s1 with 39 KiB */
+        {NULL, "gemm_coopmat_khr_w4s1full_a1b1", 128, 256, 0, 0}, /* no bounds branch (8192 divides) */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

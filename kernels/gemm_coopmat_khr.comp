@@ -39,6 +39,9 @@
 //           loaded and multiplied into float32, so nothing else changes.
 //   PAD     > 0: PAD uvec4 of otherwise unused shared memory, to time the
 //           effect of the workgroup's shared-memory size (probe only)
+//   FULLTILES 1: every slice is taken to be inside the operands (probe
+//           only: right when the tiles divide M, N and K), to time the
+//           cost of the loaders' uniform branch
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -98,6 +101,9 @@
 #endif
 #ifndef SWIZ
 #define SWIZ 0
+#endif
+#ifndef FULLTILES
+#define FULLTILES 0
 #endif
 
 #define NSG (WM * WN)
@@ -223,6 +229,11 @@ void main() {
             const uint64_t bbase = pb + uint64_t(bo + col0 * (VEC_B == 2 ? sb2 : 1L)) * 2UL;
             // whole tiles in m and n: the slices inside k skip the checks
             const bool inner = row0 + int64_t(BM) <= M && col0 + int64_t(BN) <= N;
+#if FULLTILES
+#define SLICE_INSIDE(k0) true
+#else
+#define SLICE_INSIDE(k0) (inner && (k0) + int64_t(BK) <= K)
+#endif
             [[unroll]] for (uint q = 0u; q < NQA; ++q) {
                 const uint ia = tid + q * NT;
                 if (VEC_A == 2) {
@@ -255,7 +266,7 @@ void main() {
 #define LOAD_A_TO(ra, k0)                                                                               \
             {                                                                                           \
                 const uint64_t ab = abase + uint64_t(k0) * akb;                                         \
-                if (inner && (k0) + int64_t(BK) <= K) {                                                 \
+                if (SLICE_INSIDE(k0)) {                                                                 \
                     [[unroll]] for (uint q = 0u; q < NQA; ++q) ra[q] = RsV4(ab + uint64_t(aoff[q])).v;  \
                 } else {                                                                                \
                     [[unroll]] for (uint q = 0u; q < NQA; ++q)                                          \
@@ -282,7 +293,7 @@ void main() {
 #define LOAD_B_TO(rb, k0)                                                                               \
             {                                                                                           \
                 const uint64_t bb = bbase + uint64_t(k0) * bkb;                                         \
-                if (inner && (k0) + int64_t(BK) <= K) {                                                 \
+                if (SLICE_INSIDE(k0)) {                                                                 \
                     [[unroll]] for (uint q = 0u; q < NQB; ++q) rb[q] = RsV4(bb + uint64_t(boff[q])).v;  \
                 } else {                                                                                \
                     [[unroll]] for (uint q = 0u; q < NQB; ++q)                                          \

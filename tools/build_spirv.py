@@ -49,6 +49,8 @@ PROBE_TILES = {
     "w2s2k16": {"WN": 2, "SWIZ": 8, "STAGES": 2, "BK": 16},
     "w4s2k16": {"WN": 4, "SWIZ": 4, "STAGES": 2, "BK": 16},
     "w4s1pad": {"WN": 4, "SWIZ": 4, "PAD": 768},
+    # the loaders without their uniform branch (right only on whole tiles)
+    "w4s1full": {"WN": 4, "SWIZ": 4, "FULLTILES": 1},
 }
 
 

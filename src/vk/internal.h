@@ -135,6 +135,7 @@ struct rs_stream {
     int nhazards;
     uint64_t total_dispatches, submits, barriers;
     uint64_t batch_bytes, batch_ahead; /* early submission (stream.c) */
+    double batch_hold;
 };
 
 rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out);

@@ -61,13 +61,16 @@ rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
         free(s);
         return rs_vk_error(r, "vkCreateSemaphore");
     }
-    /* RUSSET_BATCH_BYTES (0: no early submission by size) and
-     * RUSSET_BATCH_AHEAD (0: submit at that size whatever is in flight):
+    /* RUSSET_BATCH_BYTES (0: no early submission by size),
+     * RUSSET_BATCH_AHEAD (0: submit at that size whatever is in flight) and
+     * RUSSET_BATCH_HOLD (the multiple of the queued work a batch may hold):
      * tuning knobs for probes (bench/bw_probe.c), read when a stream is made */
     const char *e = getenv("RUSSET_BATCH_BYTES");
     s->batch_bytes = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_BYTES;
     e = getenv("RUSSET_BATCH_AHEAD");
     s->batch_ahead = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_AHEAD;
+    e = getenv("RUSSET_BATCH_HOLD"); /* hold up to this many times the queued work */
+    s->batch_hold = e && *e ? strtod(e, NULL) : 1.0;
     *out = s;
     return RS_OK;
 }
@@ -465,7 +468,7 @@ static int big_enough_locked(rs_stream *s, rs_batch *b) {
     uint64_t queued = 0;
     for (rs_batch *q = s->inflight_head; q; q = q->next)
         if (q->value > done) queued += q->bytes;
-    return b->bytes >= queued;
+    return (double)b->bytes >= s->batch_hold * (double)queued;
 }
 
 rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], const void *push,
