@@ -684,6 +684,17 @@ typedef struct rs_fft_desc {
     int inverse;
 } rs_fft_desc;
 RS_API rs_status rs_fft(rs_stream *s, const rs_fft_desc *d);
+/* A constant table in device memory, made once per device and key (FFT
+ * twiddles, the adapter's DFT matrices and Bluestein chirps): the first call
+ * has fill(ctx, host) write `bytes` on the host, uploads them on s and
+ * synchronizes s once, so that every stream may read the table at once;
+ * later calls return the same address without work. Tables are never freed
+ * before the device goes (src/vk/memory.c); never write to one. Past 64
+ * tables or 256 MiB in all, *address is 0: the caller makes a table of its
+ * own. */
+typedef void (*rs_table_fill)(void *ctx, void *host);
+RS_API rs_status rs_device_table(rs_stream *s, uint64_t key, uint64_t bytes, rs_table_fill fill, void *ctx,
+                                 uint64_t *address);
 /* Which kernel rs_gemm would pick ("tiled-128x128", "dot", "coopmat", ...),
  * for tests and benchmarks. */
 RS_API const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d);

@@ -97,16 +97,6 @@ const rs_features *rs_stream_features(rs_stream *s);
 #define RS_COOPMAT_KHR_F16 1
 #define RS_COOPMAT_KHR_BF16 2
 int rs_device_coopmat_khr(rs_device *dev);
-/* A constant table in device memory, made once per device and key (FFT
- * twiddles): the first call has fill(ctx, host) write `bytes` on the host,
- * uploads them on s and synchronizes s once, so that every stream may read
- * the table at once; later calls return the same address without work.
- * Tables live until the device goes (src/vk/memory.c). Past RS_MAX_TABLES
- * tables or RS_MAX_TABLE_BYTES in all, *address is 0: the caller makes a
- * table of its own. */
-typedef void (*rs_table_fill)(void *ctx, void *host);
-rs_status rs_device_table(rs_stream *s, uint64_t key, uint64_t bytes, rs_table_fill fill, void *ctx,
-                          uint64_t *address);
 /* A kernel from precompiled SPIR-V, kernels/spirv/<module>.spv (made by
  * tools/build_spirv.py for kernels the run-time compiler cannot build);
  * cached like rs_kernel_get's. src/vk/kernel.c. */

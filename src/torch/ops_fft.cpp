@@ -9,6 +9,8 @@
 //   Longer ones: Bluestein's chirp-z transform, composed here from two
 //   power-of-two FFTs of length M >= 2n - 1 and complex products, with the
 //   chirp e^(-+ i pi j^2 / n) computed on the host in double (j^2 mod 2n).
+//   The DFT matrices and the chirps are device tables, made once per device,
+//   length and direction (rs_device_table), not per call.
 // - r2c: the real input cast to complex, transformed, the last dim cut to
 //   n / 2 + 1 when onesided. c2r: the other dims inverse-transformed first,
 //   then the last one extended by Hermitian symmetry to last_dim_size
@@ -35,6 +37,7 @@
 #include <torch/library.h>
 
 #include <cmath>
+#include <algorithm>
 #include <vector>
 
 namespace russet {
@@ -57,28 +60,67 @@ Tensor fft_rows_pow2(const Tensor& x, bool inverse) {
   return y;
 }
 
-// a host array of interleaved complex64 values, on x's device
-Tensor upload(const std::vector<float>& v, const Tensor& like) {
-  return from_host(v.data(), {static_cast<int64_t>(v.size() / 2)}, at::kComplexFloat, like);
+// What a constant table is made for: a transform length and direction.
+struct TableFor {
+  int64_t n;
+  bool inverse;
+};
+
+// `count` complex64 values made by fill(&TableFor, host floats), on like's
+// device: the device's table under `key` (made on first use, one sync,
+// never freed, so the tensor does not own it), or past the tables' limit
+// (256 MiB) a fresh upload.
+Tensor constant_table(const Tensor& like, uint64_t key, int64_t count, rs_table_fill fill, TableFor what) {
+  const uint64_t bytes = static_cast<uint64_t>(count) * 8u;
+  uint64_t address = 0;
+  check(rs_device_table(current_stream_for(like), key, bytes, fill, &what, &address));
+  if (!address) {
+    std::vector<float> host(2 * static_cast<size_t>(count));
+    fill(&what, host.data());
+    return from_host(host.data(), {count}, at::kComplexFloat, like);
+  }
+  c10::Storage storage(c10::Storage::use_byte_size_t(), bytes,
+                       c10::DataPtr(reinterpret_cast<void*>(address), like.device()), nullptr, false);
+  return at::empty({0}, like.options().dtype(at::kComplexFloat)).set_(storage, 0, {count}, {1});
+}
+
+// the key of a table: a tag, the direction and the length
+uint64_t table_key(uint64_t tag, TableFor what) {
+  return (tag << 48) ^ (static_cast<uint64_t>(what.inverse) << 40) ^ static_cast<uint64_t>(what.n);
+}
+
+int64_t bluestein_length(int64_t n) {
+  int64_t m = 1;
+  while (m < 2 * n - 1) m <<= 1;
+  return m;
+}
+
+// Bluestein's tables, one after another: w_j (n values), w_j / M (n; the
+// inverse FFT's 1 / M), and b of length M: conj(w_j) at j and M - j, 0 between
+void fill_bluestein(void* ctx, void* host) {
+  const TableFor what = *static_cast<const TableFor*>(ctx);
+  const int64_t n = what.n, m = bluestein_length(n);
+  const double sign = what.inverse ? 1.0 : -1.0, pi = 3.14159265358979323846;
+  float* w = static_cast<float*>(host);
+  float *ws = w + 2 * n, *b = w + 4 * n;
+  std::fill(b, b + 2 * m, 0.0f);
+  for (int64_t j = 0; j < n; ++j) {
+    const double a = sign * pi * static_cast<double>((j * j) % (2 * n)) / static_cast<double>(n);
+    const double c = std::cos(a), s = std::sin(a);
+    w[2 * j] = static_cast<float>(c), w[2 * j + 1] = static_cast<float>(s);
+    ws[2 * j] = static_cast<float>(c / m), ws[2 * j + 1] = static_cast<float>(s / m);
+    b[2 * j] = static_cast<float>(c), b[2 * j + 1] = static_cast<float>(-s);
+    if (j > 0) b[2 * (m - j)] = static_cast<float>(c), b[2 * (m - j) + 1] = static_cast<float>(-s);
+  }
 }
 
 // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), w_j = e^(-+ i pi j^2 / n),
 // the sum a circular convolution of length M (power of two >= 2n - 1)
 Tensor fft_rows_bluestein(const Tensor& x, bool inverse) {
-  const int64_t n = x.size(-1);
-  int64_t m = 1;
-  while (m < 2 * n - 1) m <<= 1;
-  const double sign = inverse ? 1.0 : -1.0, pi = 3.14159265358979323846;
-  std::vector<float> w(2 * n), ws(2 * n), b(2 * m, 0.0f);
-  for (int64_t j = 0; j < n; ++j) {
-    const double a = sign * pi * static_cast<double>((j * j) % (2 * n)) / static_cast<double>(n);
-    const double c = std::cos(a), s = std::sin(a);
-    w[2 * j] = static_cast<float>(c), w[2 * j + 1] = static_cast<float>(s);
-    ws[2 * j] = static_cast<float>(c / m), ws[2 * j + 1] = static_cast<float>(s / m);  // the inverse FFT's 1 / M
-    b[2 * j] = static_cast<float>(c), b[2 * j + 1] = static_cast<float>(-s);           // conj(w_j) at j and M - j
-    if (j > 0) b[2 * (m - j)] = static_cast<float>(c), b[2 * (m - j) + 1] = static_cast<float>(-s);
-  }
-  Tensor wd = upload(w, x), wsd = upload(ws, x), bd = upload(b, x);
+  const int64_t n = x.size(-1), m = bluestein_length(n);
+  const TableFor what{n, inverse};
+  Tensor t = constant_table(x, table_key(0x424C55u /* BLU */, what), 2 * n + m, fill_bluestein, what);
+  Tensor wd = t.narrow(0, 0, n), wsd = t.narrow(0, n, n), bd = t.narrow(0, 2 * n, m);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape.back() = m;
   Tensor a = at::zeros(shape, x.options());
@@ -94,13 +136,14 @@ Tensor fft_rows_bluestein(const Tensor& x, bool inverse) {
 // transforms of length M >= 2n - 1
 constexpr int64_t kDftMatrixMax = 512;
 
-Tensor fft_rows_dft(const Tensor& x, bool inverse) {
-  const int64_t n = x.size(-1);
-  const double sign = inverse ? 2.0 : -2.0, pi = 3.14159265358979323846;
-  // W = W_hi + W_lo, each float32: the product then carries W to ~2^-48
-  // (what a float32 W alone would round away shows at outputs near zero)
-  // jk mod n takes n values: their cosines and sines once (n evaluations,
-  // not n^2), split into the two parts, then the matrix by lookup
+// W = W_hi + W_lo, each float32, one after the other: the product then
+// carries W to ~2^-48 (what a float32 W alone would round away shows at
+// outputs near zero). jk mod n takes n values: their cosines and sines once
+// (n evaluations, not n^2), split into the two parts, then the matrix by lookup
+void fill_dft(void* ctx, void* host) {
+  const TableFor what = *static_cast<const TableFor*>(ctx);
+  const int64_t n = what.n;
+  const double sign = what.inverse ? 2.0 : -2.0, pi = 3.14159265358979323846;
   std::vector<float> th(2 * n), tl(2 * n);
   for (int64_t t = 0; t < n; ++t) {
     const double a = sign * pi * static_cast<double>(t) / static_cast<double>(n);
@@ -108,14 +151,21 @@ Tensor fft_rows_dft(const Tensor& x, bool inverse) {
     th[2 * t] = static_cast<float>(c), th[2 * t + 1] = static_cast<float>(s);
     tl[2 * t] = static_cast<float>(c - th[2 * t]), tl[2 * t + 1] = static_cast<float>(s - th[2 * t + 1]);
   }
-  std::vector<float> hi(2 * n * n), lo(2 * n * n);
+  float* hi = static_cast<float*>(host);
+  float* lo = hi + 2 * n * n;
   for (int64_t j = 0; j < n; ++j)
     for (int64_t k = 0; k < n; ++k) {
       const size_t e = static_cast<size_t>(2 * (j * n + k)), t = static_cast<size_t>(2 * ((j * k) % n));
       hi[e] = th[t], hi[e + 1] = th[t + 1];
       lo[e] = tl[t], lo[e + 1] = tl[t + 1];
     }
-  Tensor whi = upload(hi, x).reshape({n, n}), wlo = upload(lo, x).reshape({n, n});
+}
+
+Tensor fft_rows_dft(const Tensor& x, bool inverse) {
+  const int64_t n = x.size(-1);
+  const TableFor what{n, inverse};
+  Tensor t = constant_table(x, table_key(0x444654u /* DFT */, what), 2 * n * n, fill_dft, what);
+  Tensor whi = t.narrow(0, 0, n * n).view({n, n}), wlo = t.narrow(0, n * n, n * n).view({n, n});
   return at::add(at::matmul(x, wlo), at::matmul(x, whi));
 }
 

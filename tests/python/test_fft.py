@@ -59,6 +59,28 @@ def test_lengths(n):
     assert rel_err(host_free(lambda: torch.fft.fft(x.to(D))).cpu(), ref) < 3e-6
 
 
+def test_cached_tables_repeat_and_overflow():
+    # The DFT matrices and Bluestein chirps are device tables made once per
+    # (length, direction) and never freed: the same results on every call,
+    # after the first call's tensors are gone and other memory is reused;
+    # and past the device's 64 tables, per-call tables with the same results
+    g = torch.Generator().manual_seed(7)
+    for n in (100, 1031):  # the DFT path and Bluestein
+        x = torch.randn(2, n, dtype=torch.complex64, generator=g)
+        xd = x.to(D)
+        first = [torch.fft.fft(xd).cpu(), torch.fft.ifft(xd).cpu()]
+        scratch = [torch.full((4 * n,), 7.0, device=D) for _ in range(4)]  # reuse freed blocks
+        del scratch
+        again = [host_free(lambda: torch.fft.fft(xd)).cpu(), host_free(lambda: torch.fft.ifft(xd)).cpu()]
+        assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+        assert rel_err(again[0], torch.fft.fft(x.to(torch.complex128))) < 3e-6
+        assert rel_err(again[1], torch.fft.ifft(x.to(torch.complex128))) < 3e-6
+    for n in range(3, 3 + 2 * 70, 2):  # 70 odd lengths: more tables than the device keeps
+        x = torch.randn(1, n, dtype=torch.complex64, generator=g)
+        got = host_free(lambda: torch.fft.fft(x.to(D))).cpu()
+        assert rel_err(got, torch.fft.fft(x.to(torch.complex128))) < 3e-6, n
+
+
 def test_norms_dims_and_real_forms():
     g = torch.Generator().manual_seed(1)
     x = torch.randn(4, 6, 10, generator=g)
