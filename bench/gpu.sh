@@ -47,6 +47,31 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 $PY -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
 
+# GPU_SMI=1: sample the SM clock, power and temperature every 250 ms while
+# this script runs (into ${OUT:-/tmp}/smi.csv), and print a summary at the
+# end: whether a kernel ran power- or clock-limited (an H200 holds 1,980 MHz
+# under load below its 700 W cap)
+if [ "${GPU_SMI:-0}" = 1 ]; then
+    smi_csv="${OUT:-/tmp}/smi.csv"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+        -lms 250 > "$smi_csv" 2>/dev/null &
+    smi_pid=$!
+    smi_summary() {
+        kill "$smi_pid" 2>/dev/null || true
+        $PY - "$smi_csv" <<'PYEOF' || true
+import sys
+rows = [r.split(", ") for r in open(sys.argv[1]).read().splitlines() if r.count(",") == 3]
+busy = [(r[0], float(r[1]), float(r[2]), float(r[3])) for r in rows if float(r[2]) > 200]
+print(f"== smi: {len(rows)} samples, {len(busy)} above 200 W")
+if busy:
+    clk = sorted(b[1] for b in busy); pw = sorted(b[2] for b in busy)
+    print(f"   SM clock under load: min {clk[0]:.0f}, median {clk[len(clk)//2]:.0f}, max {clk[-1]:.0f} MHz; "
+          f"power: median {pw[len(pw)//2]:.0f}, max {pw[-1]:.0f} W; temperature max {max(b[3] for b in busy):.0f} C")
+PYEOF
+    }
+    trap smi_summary EXIT
+fi
+
 # ---- probes: the C core and one bench/*_probe.c only (no torch build)
 build_probe() {  # $1: gemm_probe or bw_probe
     rm -rf build/probe && mkdir -p build/probe
