@@ -91,9 +91,14 @@ def bandwidth(dev, numel, reps):
         o64 = torch.empty_like(a64)
         cases["add fp64 (32M)"] = (lambda: torch.add(a64, b64, out=o64), 24 * (numel // 2))
         cases["exp fp64 (32M)"] = (lambda: torch.exp(a64, out=o64), 16 * (numel // 2))
+    # the four target cases again in rounds of 50 calls a sync: the steady
+    # rate, where the rows above (10 a sync) also carry each round's start
+    # and sync (docs/performance.md, sixth session)
+    for name in ("add", "mul", "exp", "cast fp32->fp16"):
+        cases[f"{name} (50 a sync)"] = cases[name] + (50,)
     res = {}
-    for name, (fn, nbytes) in cases.items():
-        t = best_time(fn, dev, reps)
+    for name, (fn, nbytes, *per) in cases.items():
+        t = best_time(fn, dev, reps, per_sync=per[0] if per else 10)
         res[name] = nbytes / t / 1e9
         print(f"  {dev:6s} {name}: {res[name]:.1f} GB/s", flush=True)  # kept if a run is cut short
     # correctness of what was timed
