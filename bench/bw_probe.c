@@ -243,6 +243,12 @@ int main(int argc, char **argv) {
         {"a + b", 2, 6, "VQ=1", 0},
         {"a + b", 2, 1, "VQ=2", 0},
         {"a + b", 2, 1, "VQ=1", 0},
+        /* float16 (the float32 data's bits as halves: NaNs, infinities and
+         * subnormals included): c10's conversions in software, then the
+         * device's (RS_HW_F16, a trial: same bits?) */
+        {"a + b", 2, 5, "VQ=1", 0},
+        {"a + b", 2, 5, "VQ=1;RS_HW_F16=1", 0},
+        {"a + b", 2, 5, "VQ=2;RS_HW_F16=1", 0},
     };
     enum { NPV = sizeof pv / sizeof pv[0] };
     rs_kernel *pk[NPV];
@@ -252,7 +258,7 @@ int main(int argc, char **argv) {
     rs_access pacc[3] = {{dout, N * 4, 1}, {da, N * 4, 0}, {db, N * 4, 0}};
     for (int v = 0; v < NPV; v++) {
         char d[400];
-        int dt = pv[v].dt, vecw = dt == 6 ? 4 : 16;
+        int dt = pv[v].dt, esz = dt == 6 ? 4 : dt == 5 ? 2 : 1, vecw = 16 / esz;
         if (pv[v].nin == 1)
             snprintf(d, sizeof d, "NIN=1;NT=2;OUT_DT=%d;CM_DT=%d;CT_DT=%d;RT_DT=%d;IN0_DT=%d;IN0_S=0;IN0_L=1;"
                      "CONTIG=1;VECW=%d;%s;EXPR=%s", dt, dt, dt, dt, dt, vecw, pv[v].knobs, pv[v].expr);
@@ -263,7 +269,7 @@ int main(int argc, char **argv) {
         pk[v] = kernel("pointwise.comp", d);
         memset(&ppc[v], 0, sizeof ppc[v]);
         ppc[v].out = dout, ppc[v].in[0] = da, ppc[v].in[1] = db, ppc[v].err = rs_device_error_address(dev);
-        ppc[v].numel = N * 4 / (dt == 6 ? 4 : 1);
+        ppc[v].numel = N * 4 / esz;
         int vq = strstr(pv[v].knobs, "VQ=4") ? 4 : strstr(pv[v].knobs, "VQ=2") ? 2 : 1;
         uint64_t wg = strstr(pv[v].knobs, "PW_WG=128") ? 128 : strstr(pv[v].knobs, "PW_WG=512") ? 512 : 256;
         pgroups[v] = groups_for(N / 4 / vq * 256 / wg);  /* N * 4 bytes in 16-byte words */
@@ -273,14 +279,14 @@ int main(int argc, char **argv) {
     double pt[NPV];
     for (int v = 0; v < NPV; v++)
         if (pk[v]) pt[v] = time_kernel(pk[v], pgroups[v], &ppc[v], sizeof ppc[v], pacc, pnacc[v]);
-    float *pref[3] = {NULL, NULL, NULL};
+    float *pref[4] = {NULL, NULL, NULL, NULL};
     for (int v = 0; v < NPV; v++) {
         if (!pk[v]) continue;
         uint32_t g[3] = {pgroups[v], 1, 1};
         DIE(rs_dispatch(s, pk[v], g, &ppc[v], sizeof ppc[v], pacc, pnacc[v]));
         DIE(rs_memcpy_dtoh(s, hr, dout, N * 4));
         int slot = strcmp(pv[v].expr, "rs_op_exp(a)") == 0 ? 0 : strcmp(pv[v].expr, "a + b") != 0 ? -1
-                 : pv[v].dt == 6 ? 1 : 2;
+                 : pv[v].dt == 6 ? 1 : pv[v].dt == 5 ? 3 : 2;
         const char *verdict = "";
         if (slot >= 0 && !pref[slot]) {
             pref[slot] = malloc(N * 4);
@@ -290,7 +296,7 @@ int main(int argc, char **argv) {
             verdict = memcmp(pref[slot], hr, N * 4) ? "DIFFERENT BITS" : "same bits";
         }
         double bytes = (double)N * 4 * (1 + pv[v].nin);
-        printf("  %-14s %-5s %-22s %6u groups %7.0f GB/s  %s\n", pv[v].expr, pv[v].dt == 6 ? "f32" : "int8",
+        printf("  %-14s %-5s %-22s %6u groups %7.0f GB/s  %s\n", pv[v].expr, pv[v].dt == 6 ? "f32" : pv[v].dt == 5 ? "f16" : "int8",
                pv[v].knobs, pgroups[v], bytes / pt[v] / 1e9, verdict);
         fflush(stdout);
     }

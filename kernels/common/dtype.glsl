@@ -102,6 +102,16 @@ uint rs_subnormal_bits(uint a, int unit_exp) {
 }
 
 // ---------------------------------------------------------------- fp16
+#if defined(RS_HW_F16) && RS_HW_F16
+// Trial (bench/bw_probe.c only, never set by the engines): the device's own
+// conversions, NaN kept as c10's 0x7E00 with its sign. Whether they round
+// to nearest even and keep subnormals as c10 does is what the probe checks.
+uint rs_f16_enc(float f) {
+    uint sign = (floatBitsToUint(f) >> 16) & 0x8000u;
+    return isnan(f) ? (sign | 0x7E00u) : (packHalf2x16(vec2(f, 0.0)) & 0xFFFFu);
+}
+float rs_f16_dec(uint h) { return unpackHalf2x16(h & 0xFFFFu).x; }
+#else
 // c10::detail::fp16_ieee_from_fp32_value: RNE, overflow -> inf, NaN -> 0x7E00.
 uint rs_f16_enc(float f) {
     uint w = floatBitsToUint(f);
@@ -127,6 +137,7 @@ float rs_f16_dec(uint h) {
     uint inf_nan = uint(int(nonsign + 0x04000000u) >> 8) & 0x7F800000u;
     return uintBitsToFloat(sign | ((((nonsign << renorm) >> 3) + ((0x70u - renorm) << 23)) | inf_nan));
 }
+#endif
 
 // ---------------------------------------------------------------- bf16
 // c10::detail::round_to_nearest_even: NaN -> 0x7FC0 (sign dropped).
