@@ -6,9 +6,9 @@
  * dispatches, or once its work touches RS_BATCH_BYTES of memory (so that the
  * GPU starts on large work while the host records what follows, as CUDA's
  * eager launches do; with two submissions unfinished it waits for as much
- * work as they hold: big_enough_locked). Each submission signals the stream's timeline semaphore with
- * the next value; a batch (its command buffer and arena memory) is recycled
- * once the semaphore passes its value.
+ * work as they hold: big_enough_locked). Each submission signals the
+ * stream's timeline semaphore with the next value; a batch (its command
+ * buffer and arena memory) is recycled once the semaphore passes its value.
  *
  * Barriers: within a batch, a dispatch that reads what an earlier one wrote,
  * or writes what an earlier one touched, gets a memory barrier first
