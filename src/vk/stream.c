@@ -329,6 +329,27 @@ static rs_status flush_others(rs_stream *s) {
     return RS_OK;
 }
 
+/* Submits s's open batch on the recording path (full, or large enough),
+ * with s->lock held: the other streams' open batches go first, as in
+ * flush_others, so that work recorded earlier on another stream stays
+ * ahead (a batch there may be held open: big_enough_locked). Another
+ * stream whose lock is taken is recording in another thread, where no
+ * order between the threads was promised: it is skipped rather than
+ * waited for (no lock-order cycle between two recording threads). */
+static rs_status submit_in_order_locked(rs_stream *s) {
+    rs_device *dev = s->dev;
+    for (int i = 0; i < RS_MAX_STREAMS; i++) {
+        pthread_mutex_lock(&dev->streams_lock);
+        rs_stream *o = dev->streams[i];
+        pthread_mutex_unlock(&dev->streams_lock);
+        if (!o || o == s || pthread_mutex_trylock(&o->lock) != 0) continue;
+        rs_status st = rs_stream_flush_locked(o);
+        pthread_mutex_unlock(&o->lock);
+        if (st) return st;
+    }
+    return rs_stream_flush_locked(s);
+}
+
 rs_status rs_stream_flush(rs_stream *s) {
     rs_status fst = flush_others(s);
     if (fst) return fst;
@@ -495,7 +516,7 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     b->dispatches++;
     s->total_dispatches++;
     for (int i = 0; i < n_accesses; i++) b->bytes += accesses[i].size;
-    if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = rs_stream_flush_locked(s);
+    if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = submit_in_order_locked(s);
     pthread_mutex_unlock(&s->lock);
     return st;
 }
@@ -548,7 +569,7 @@ rs_status rs_memcpy_htod(rs_stream *s, uint64_t dst, const void *src, uint64_t s
     VkBufferCopy region = {coff, off, size};
     vkCmdCopyBuffer(b->cmd, c->buf.buffer, buf, 1, &region);
     b->dispatches++;
-    if (b->dispatches >= RS_BATCH_LIMIT) st = rs_stream_flush_locked(s);
+    if (b->dispatches >= RS_BATCH_LIMIT) st = submit_in_order_locked(s);
     pthread_mutex_unlock(&s->lock);
     return st;
 }
@@ -602,7 +623,7 @@ rs_status rs_memcpy_dtod(rs_stream *s, uint64_t dst, uint64_t src, uint64_t size
         vkCmdCopyBuffer(b->cmd, sbuf, dbuf, 1, &region);
         b->dispatches++;
         b->bytes += 2 * size;
-        if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = rs_stream_flush_locked(s);
+        if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = submit_in_order_locked(s);
     }
     pthread_mutex_unlock(&s->lock);
     return st;

@@ -341,6 +341,46 @@ TEST(large_work_submits_early) {
     }
 }
 
+/* A stream that submits on its own (full, or past RUSSET_BATCH_BYTES)
+ * first submits the other streams' open batches, so that work recorded
+ * earlier on another stream runs first (program order on the one queue):
+ * stream 5 writes x and keeps it recorded; stream 6 reads x in a dispatch
+ * large enough to go at once. */
+TEST(early_submission_keeps_program_order) {
+    rs_device *dev = ctest_device();
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    const uint32_t n = 1024;
+    rs_stream *sa, *sb;
+    CHECK_OK(rs_stream_get(dev, 5, &sa));
+    setenv("RUSSET_BATCH_BYTES", "4096", 1);
+    CHECK_OK(rs_stream_get(dev, 6, &sb));
+    unsetenv("RUSSET_BATCH_BYTES");
+    uint64_t a, x, y;
+    CHECK_OK(rs_alloc(dev, n * 4, sa, &a));
+    CHECK_OK(rs_alloc(dev, n * 4, sa, &x));
+    CHECK_OK(rs_alloc(dev, n * 4, sb, &y));
+    uint32_t host[1024];
+    for (uint32_t i = 0; i < n; i++) host[i] = i;
+    CHECK_OK(rs_memcpy_htod(sa, a, host, n * 4));
+    memset(host, 0, sizeof host);
+    CHECK_OK(rs_memcpy_htod(sa, x, host, n * 4));
+    CHECK_OK(rs_stream_synchronize(sa));
+    CHECK_OK(run_scale(sa, k, a, x, n));           /* x = 3i, recorded on sa */
+    CHECK(rs_stream_pending_dispatches(sa) == 1);  /* not submitted yet */
+    CHECK_OK(run_scale(sb, k, x, y, n));           /* 8 KiB: sb submits at once */
+    CHECK(rs_stream_pending_dispatches(sa) == 0);  /* sa's batch went first */
+    CHECK_OK(rs_stream_synchronize(sb));
+    CHECK_OK(rs_memcpy_dtoh(sb, host, y, n * 4));
+    int ok = 1;
+    for (uint32_t i = 0; i < n; i++) ok &= host[i] == 7u * i; /* 2 * 3i + i */
+    CHECK(ok);
+    CHECK_OK(rs_stream_synchronize(sa));
+    rs_free(dev, a);
+    rs_free(dev, x);
+    rs_free(dev, y);
+}
+
 TEST(device_error_flag) {
     rs_device *dev = ctest_device();
     rs_stream *s;
@@ -450,6 +490,7 @@ int main(void) {
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);
+    RUN(early_submission_keeps_program_order);
     RUN(device_error_flag);
     RUN(compile_errors_are_reported);
     RUN(disk_caches_survive_restart);

@@ -193,3 +193,39 @@ def test_record_stream():
     s.synchronize()
     assert y.cpu().eq(1).all()
     assert z.cpu().eq(-7).all()
+
+
+def test_large_work_across_streams_events_and_pauses():
+    # Ops of 48 MiB each pass the 64 MiB early-submission size (inputs and
+    # output together), so batches go out while more is recorded and, with
+    # two unfinished, stay open until they hold as much (src/vk/stream.c).
+    # Chains of them must stay ordered across an event, a stream wait, a
+    # host pause without a sync, and event queries.
+    import time
+
+    n = 12 << 20  # float32: 48 MiB a tensor
+    s1, s2 = torch.russet.Stream(), torch.russet.Stream()
+    x = torch.zeros(n, device=D)
+    s1.wait_stream(torch.russet.current_stream())
+    with torch.russet.stream(s1):
+        for _ in range(6):
+            x.add_(1.0)  # x = 6 after the chain
+        ev = torch.russet.Event()
+        ev.record()
+        x.mul_(2.0)  # after the event: 12
+    with torch.russet.stream(s2):
+        ev.wait()
+        y = x[:1024].clone()  # 6 or 12: only the order up to ev is promised
+    time.sleep(0.05)  # the host pauses with work recorded and no sync
+    s2.synchronize()
+    assert ev.query()
+    assert y.cpu().ge(6).all() and y.cpu().le(12).all()
+    s1.synchronize()
+    assert x[::4096].cpu().eq(12).all()
+    with torch.russet.stream(s1):
+        z = x * 0.5  # 6
+        for _ in range(3):
+            z = z + x  # 42
+    # as on CUDA, reading s1's result on the current stream needs a wait
+    torch.russet.current_stream().wait_stream(s1)
+    assert z[::4096].cpu().eq(42).all()
