@@ -269,14 +269,16 @@ static uint64_t sync_timeout_ns(double *seconds) {
 }
 
 /* Before a blocking wait, a GPU device polls the timeline for up to
- * RUSSET_SYNC_SPIN_US microseconds (default 1000; read at each wait): the
+ * RUSSET_SYNC_SPIN_US microseconds (default 20000; read at each wait): the
  * driver's blocking wait wakes the host about 30 us after the GPU finishes
  * (one small dispatch and a sync: 46 us blocking, 17 us polling on the
- * H200), and CUDA's synchronize spins too. Never on a CPU device
- * (lavapipe), whose own threads need the cores. */
+ * H200), and CUDA's synchronize spins too. 20 ms covers the waits where 30
+ * us matter (a round of ten 64M-element ops waits about 1.3 ms) and bounds
+ * the core a long wait keeps busy. Never on a CPU device (lavapipe), whose
+ * own threads need the cores. */
 static void spin_until(rs_stream *s, uint64_t value) {
     if (s->dev->info.is_cpu) return;
-    double us = 1000.0;
+    double us = 20000.0;
     const char *e = getenv("RUSSET_SYNC_SPIN_US");
     if (e && *e) us = strtod(e, NULL);
     if (!(us > 0.0)) return;
