@@ -315,15 +315,20 @@ rs_status rs_stream_wait_value(rs_stream *s, uint64_t value) {
  * open batches first therefore keeps work recorded earlier on another
  * stream ahead of this stream's: the order in which the program issued it,
  * as on a GPU that starts kernels as they are launched. Explicit waits
- * (events) are still what the stream semantics promise. */
-static rs_status flush_others(rs_stream *s) {
+ * (events) are still what the stream semantics promise. With `skip_busy`
+ * (the caller holds s->lock), a stream whose lock is taken is recording in
+ * another thread, where no order between the threads was promised: it is
+ * skipped rather than waited for (no lock-order cycle between two
+ * recording threads). */
+static rs_status flush_others(rs_stream *s, int skip_busy) {
     rs_device *dev = s->dev;
     for (int i = 0; i < RS_MAX_STREAMS; i++) {
         pthread_mutex_lock(&dev->streams_lock);
         rs_stream *o = dev->streams[i];
         pthread_mutex_unlock(&dev->streams_lock);
         if (!o || o == s) continue;
-        pthread_mutex_lock(&o->lock);
+        if (!skip_busy) pthread_mutex_lock(&o->lock);
+        else if (pthread_mutex_trylock(&o->lock) != 0) continue;
         rs_status st = rs_stream_flush_locked(o);
         pthread_mutex_unlock(&o->lock);
         if (st) return st;
@@ -332,28 +337,15 @@ static rs_status flush_others(rs_stream *s) {
 }
 
 /* Submits s's open batch on the recording path (full, or large enough),
- * with s->lock held: the other streams' open batches go first, as in
- * flush_others, so that work recorded earlier on another stream stays
- * ahead (a batch there may be held open: big_enough_locked). Another
- * stream whose lock is taken is recording in another thread, where no
- * order between the threads was promised: it is skipped rather than
- * waited for (no lock-order cycle between two recording threads). */
+ * with s->lock held: the other streams' open batches go first, as for a
+ * sync (a batch there may be held open: big_enough_locked). */
 static rs_status submit_in_order_locked(rs_stream *s) {
-    rs_device *dev = s->dev;
-    for (int i = 0; i < RS_MAX_STREAMS; i++) {
-        pthread_mutex_lock(&dev->streams_lock);
-        rs_stream *o = dev->streams[i];
-        pthread_mutex_unlock(&dev->streams_lock);
-        if (!o || o == s || pthread_mutex_trylock(&o->lock) != 0) continue;
-        rs_status st = rs_stream_flush_locked(o);
-        pthread_mutex_unlock(&o->lock);
-        if (st) return st;
-    }
-    return rs_stream_flush_locked(s);
+    rs_status st = flush_others(s, 1);
+    return st ? st : rs_stream_flush_locked(s);
 }
 
 rs_status rs_stream_flush(rs_stream *s) {
-    rs_status fst = flush_others(s);
+    rs_status fst = flush_others(s, 0);
     if (fst) return fst;
     pthread_mutex_lock(&s->lock);
     rs_status st = rs_stream_flush_locked(s);
@@ -362,7 +354,7 @@ rs_status rs_stream_flush(rs_stream *s) {
 }
 
 rs_status rs_stream_synchronize(rs_stream *s) {
-    rs_status st = flush_others(s);
+    rs_status st = flush_others(s, 0);
     if (st) return st;
     pthread_mutex_lock(&s->lock);
     st = rs_stream_flush_locked(s);
@@ -379,7 +371,7 @@ rs_status rs_stream_synchronize(rs_stream *s) {
 }
 
 int rs_stream_query(rs_stream *s) {
-    if (flush_others(s)) return -1;
+    if (flush_others(s, 0)) return -1;
     pthread_mutex_lock(&s->lock);
     rs_status st = rs_stream_flush_locked(s);
     uint64_t v = s->submitted;

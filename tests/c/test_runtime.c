@@ -297,6 +297,29 @@ TEST(batches_submit_when_full) {
     rs_free(dev, b);
 }
 
+/* Stream `id` (not yet made: the variables are read at creation) with
+ * early submission from 4096 bytes, and RUSSET_BATCH_AHEAD = ahead. */
+static rs_status small_batch_stream(rs_device *dev, int id, const char *ahead, rs_stream **s) {
+    setenv("RUSSET_BATCH_BYTES", "4096", 1);
+    if (ahead) setenv("RUSSET_BATCH_AHEAD", ahead, 1);
+    rs_status st = rs_stream_get(dev, id, s);
+    unsetenv("RUSSET_BATCH_BYTES");
+    unsetenv("RUSSET_BATCH_AHEAD");
+    return st;
+}
+
+/* n uint32 on s: a new allocation holding 0, 1, ..., n - 1 (or zeros), synchronized */
+static rs_status upload_iota(rs_device *dev, rs_stream *s, uint32_t n, int zeros, uint64_t *out) {
+    uint32_t *host = malloc(n * 4ull);
+    if (!host) return RS_ERR_OOM;
+    for (uint32_t i = 0; i < n; i++) host[i] = zeros ? 0u : i;
+    rs_status st = rs_alloc(dev, n * 4ull, s, out);
+    if (!st) st = rs_memcpy_htod(s, *out, host, n * 4ull);
+    if (!st) st = rs_stream_synchronize(s);
+    free(host);
+    return st;
+}
+
 /* Large work (here: 8 KiB a dispatch against RUSSET_BATCH_BYTES=4096) is
  * submitted as it is recorded; with RUSSET_BATCH_AHEAD=0 every dispatch
  * is its own submission, by default the first two are (nothing is queued
@@ -309,19 +332,12 @@ TEST(large_work_submits_early) {
     const uint32_t n = 1024;
     const char *ahead[2] = {"0", "2"};
     for (int v = 0; v < 2; v++) {
-        setenv("RUSSET_BATCH_BYTES", "4096", 1);
-        setenv("RUSSET_BATCH_AHEAD", ahead[v], 1);
         rs_stream *s;
-        CHECK_OK(rs_stream_get(dev, 3 + v, &s)); /* read at creation: new ids */
-        unsetenv("RUSSET_BATCH_BYTES");
-        unsetenv("RUSSET_BATCH_AHEAD");
+        CHECK_OK(small_batch_stream(dev, 3 + v, ahead[v], &s));
         uint64_t a, b;
-        CHECK_OK(rs_alloc(dev, n * 4, s, &a));
+        CHECK_OK(upload_iota(dev, s, n, 0, &a));
         CHECK_OK(rs_alloc(dev, n * 4, s, &b));
         uint32_t host[1024];
-        for (uint32_t i = 0; i < n; i++) host[i] = i;
-        CHECK_OK(rs_memcpy_htod(s, a, host, n * 4));
-        CHECK_OK(rs_stream_synchronize(s));
         uint64_t before = rs_stream_submit_count(s);
         const int chain = 24; /* a -> b -> a ...: x -> 2x + i each step */
         for (int r = 0; r < chain; r++) CHECK_OK(run_scale(s, k, r % 2 ? b : a, r % 2 ? a : b, n));
@@ -353,19 +369,12 @@ TEST(early_submission_keeps_program_order) {
     const uint32_t n = 1024;
     rs_stream *sa, *sb;
     CHECK_OK(rs_stream_get(dev, 5, &sa));
-    setenv("RUSSET_BATCH_BYTES", "4096", 1);
-    CHECK_OK(rs_stream_get(dev, 6, &sb));
-    unsetenv("RUSSET_BATCH_BYTES");
+    CHECK_OK(small_batch_stream(dev, 6, NULL, &sb));
     uint64_t a, x, y;
-    CHECK_OK(rs_alloc(dev, n * 4, sa, &a));
-    CHECK_OK(rs_alloc(dev, n * 4, sa, &x));
+    CHECK_OK(upload_iota(dev, sa, n, 0, &a));
+    CHECK_OK(upload_iota(dev, sa, n, 1, &x));
     CHECK_OK(rs_alloc(dev, n * 4, sb, &y));
     uint32_t host[1024];
-    for (uint32_t i = 0; i < n; i++) host[i] = i;
-    CHECK_OK(rs_memcpy_htod(sa, a, host, n * 4));
-    memset(host, 0, sizeof host);
-    CHECK_OK(rs_memcpy_htod(sa, x, host, n * 4));
-    CHECK_OK(rs_stream_synchronize(sa));
     CHECK_OK(run_scale(sa, k, a, x, n));           /* x = 3i, recorded on sa */
     CHECK(rs_stream_pending_dispatches(sa) == 1);  /* not submitted yet */
     CHECK_OK(run_scale(sb, k, x, y, n));           /* 8 KiB: sb submits at once */
