@@ -215,6 +215,37 @@ static void run_edges(rs_device *dev, rs_stream *s) {
     edge(dev, s, 3, 72, 96, 8000, 0, 1, 0, 0, 0, 1.0f, 0.0f);      /* a long k, batched */
 }
 
+/* RUSSET_PIPELINE_STATS=1: the driver's statistics of each variant
+ * (registers, spills, ...) on one line; with PROBE_IR_DIR, the internal
+ * representations the driver gives, one file a variant there */
+static void describe(rs_device *dev, rs_kernel *k, const char *name) {
+    if (!getenv("RUSSET_PIPELINE_STATS")) return;
+    const char *dir = getenv("PROBE_IR_DIR");
+    size_t cap = (size_t)8 << 20;
+    char *buf = malloc(cap);
+    if (!buf) return;
+    if (rs_kernel_describe(dev, k, dir != NULL, buf, cap) != RS_OK) {
+        printf("  stats: %s\n", rs_last_error());
+    } else {
+        /* the statistics, one line: "name: value" lines joined */
+        printf("  stats:");
+        for (char *line = buf; *line && strncmp(line, "  representation", 16) != 0;) {
+            char *nl = strchr(line, '\n');
+            int len = nl ? (int)(nl - line) : (int)strlen(line);
+            if (strncmp(line, "  ", 2) == 0) printf(" |%.*s", len - 1, line + 1);
+            line = nl ? nl + 1 : line + len;
+        }
+        printf("\n");
+        if (dir) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s.txt", dir, name);
+            FILE *f = fopen(path, "w");
+            if (f) fputs(buf, f), fclose(f);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv) {
     /* arguments: nv (the NV kernel's variants too), noedges, novariants */
     int nv = 0, edges = 1, variants_on = 1;
@@ -251,11 +282,14 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w2s2_a1b1", 128, 128, 0, 0},
         {NULL, "gemm_coopmat_khr_w4s1p1_a1b1", 128, 256, 0, 1},  /* no global loads in the k loop */
         {NULL, "gemm_coopmat_khr_w4s1p2_a1b1", 128, 256, 0, 1},  /* no shared fragment loads */
-        {NULL, "gemm_coopmat_khr_w2s1pad_a1b1", 128, 128, 0, 0},  /* w2s1 with 38 KiB of shared memory */
-        {NULL, "gemm_coopmat_khr_w2s2k16_a1b1", 128, 128, 0, 0},  /* two stages of 16-deep slices */
-        {NULL, "gemm_coopmat_khr_w4s2k16_a1b1", 128, 256, 0, 0},
-        {NULL, "gemm_coopmat_khr_w4s1pad_a1b1", 128, 256, 0, 0},  /* w4s1 with 39 KiB */
         {NULL, "gemm_coopmat_khr_w4s1full_a1b1", 128, 256, 0, 0}, /* no bounds branch (8192 divides) */
+        {NULL, "gemm_coopmat_khr_w4s1k48_a1b1", 128, 256, 0, 0},  /* 48-deep slices */
+        {NULL, "gemm_coopmat_khr_w2s1k48_a1b1", 128, 128, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4f3s1_a1b1", 128, 192, 0, 0},   /* 128x192, one stage */
+        {NULL, "gemm_coopmat_khr_w4f3s2_a1b1", 128, 192, 0, 0},   /* two stages */
+        {NULL, "gemm_coopmat_khr_w4f3s2d_a1b1", 128, 192, 0, 0},  /* two, stores behind the multiply-adds */
+        {NULL, "gemm_coopmat_khr_w2s2d_a1b1", 128, 128, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4_a1b1", 128, 256, 0, 0},    /* 16 subgroups of 32x64 */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},
@@ -275,6 +309,7 @@ int main(int argc, char **argv) {
             continue;
         }
         double tc = now() - t0;
+        describe(dev, k, variants[v].defines);
         b_trans = variants[v].bt;
         gemm_params p;
         memset(&p, 0, sizeof p);

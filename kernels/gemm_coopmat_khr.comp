@@ -42,6 +42,10 @@
 //   FULLTILES 1: every slice is taken to be inside the operands (probe
 //           only: right when the tiles divide M, N and K), to time the
 //           cost of the loaders' uniform branch
+//   DEPFENCE 1 (two stages, probe only): the stores of the next slice take a
+//           false data dependency on the slice's last multiply-add, so that
+//           the compiler cannot start them (and wait on their global loads)
+//           before the multiply-adds
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -54,7 +58,7 @@
 // strides under 2^22 elements, so the offsets fit), and skip their bounds
 // checks on slices inside the operands (on the H200: B transposed 6-9%
 // faster, the main shape unchanged; docs/gemm.md). The epilogue goes
-// through a 16 x 16 float staging area per subgroup, inside As (after a barrier): alpha, beta * Cin, rounding to
+// through a 16 x 16 float staging area per subgroup, inside As or Bs (after a barrier): alpha, beta * Cin, rounding to
 // float16/bfloat16 as c10 does, edges; a lane stores 8 neighbours of a row
 // as one 16-byte store where C allows it.
 #version 460
@@ -105,6 +109,9 @@
 #ifndef FULLTILES
 #define FULLTILES 0
 #endif
+#ifndef DEPFENCE
+#define DEPFENCE 0
+#endif
 
 #define NSG (WM * WN)
 #define NT (32 * NSG)
@@ -146,10 +153,16 @@ layout(local_size_x = NT) in;
 layout(push_constant) uniform Push { GemmParams p; } pc;
 
 shared uvec4 As[STAGES * ASZ];
-#if STAGES * ASZ < NSG * 64
-#error "As is smaller than the epilogue's staging area"
-#endif
 shared uvec4 Bs[STAGES * BSZ];
+// the epilogue's staging area (64 uvec4 a subgroup): As, or Bs where As is
+// too small (16 subgroups)
+#if STAGES * ASZ >= NSG * 64
+#define STG As
+#elif STAGES * BSZ >= NSG * 64
+#define STG Bs
+#else
+#error "the shared buffers are smaller than the epilogue's staging area"
+#endif
 #ifndef PAD
 #define PAD 0
 #endif
@@ -385,6 +398,14 @@ void main() {
                 const bool more = MORE_SLICES;
                 if (more) { LOAD_SLICE(k0 + BK) }
                 COMPUTE_SLICE(cur)
+#if DEPFENCE
+                if (more) {
+                    // zero at run time (flags has 4 bits), unknown to the compiler
+                    const uint dep = floatBitsToUint(acc[FM - 1][FN - 1][0]) & (flags >> 16);
+                    [[unroll]] for (uint q = 0u; q < NQA; ++q) ra[q].x ^= dep;
+                    [[unroll]] for (uint q = 0u; q < NQB; ++q) rb[q].x ^= dep;
+                }
+#endif
                 if (more) { STORE_SLICE(cur ^ 1u) }
                 barrier();
                 cur ^= 1u;
@@ -404,17 +425,17 @@ void main() {
         // epilogue, one fragment at a time through this subgroup's staging
         // area; lane l takes row l / 2, columns (l % 2) * 8 .. + 8
         const uint er = lane / 2u, ec = (lane % 2u) * 8u;
-        barrier(); // every subgroup is done with As
+        barrier(); // every subgroup is done with As and Bs
         [[unroll]] for (uint i = 0u; i < FM; ++i)
             [[unroll]] for (uint j = 0u; j < FN; ++j) {
-                coopMatStore(acc[i][j], As, sg * 64u, 4u, gl_CooperativeMatrixLayoutRowMajor);
+                coopMatStore(acc[i][j], STG, sg * 64u, 4u, gl_CooperativeMatrixLayoutRowMajor);
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
                 const int64_t gm = row0 + int64_t(wm * uint(SGM) + i * 16u + er);
                 const int64_t gn = col0 + int64_t(wn * uint(SGN) + j * 16u + ec);
                 if (gm < M && gn < N) {
                     uint hb[8];
-                    const uvec4 c0 = As[sg * 64u + er * 4u + ec / 4u], c1 = As[sg * 64u + er * 4u + ec / 4u + 1u];
+                    const uvec4 c0 = STG[sg * 64u + er * 4u + ec / 4u], c1 = STG[sg * 64u + er * 4u + ec / 4u + 1u];
                     const float cv[8] = float[8](uintBitsToFloat(c0.x), uintBitsToFloat(c0.y), uintBitsToFloat(c0.z),
                                                  uintBitsToFloat(c0.w), uintBitsToFloat(c1.x), uintBitsToFloat(c1.y),
                                                  uintBitsToFloat(c1.z), uintBitsToFloat(c1.w));

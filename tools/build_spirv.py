@@ -43,14 +43,21 @@ PROBE_TILES = {
     "w2s2": {"WN": 2, "STAGES": 2, "SWIZ": 8},
     "w4s1p1": {"WN": 4, "SWIZ": 4, "PROBE": 1},
     "w4s1p2": {"WN": 4, "SWIZ": 4, "PROBE": 2},
-    # the two-stage slowdown: one stage padded to the two-stage size (38 KiB),
-    # and two stages of 16-deep slices (21 / 29 KiB)
-    "w2s1pad": {"WN": 2, "SWIZ": 8, "PAD": 1216},
-    "w2s2k16": {"WN": 2, "SWIZ": 8, "STAGES": 2, "BK": 16},
-    "w4s2k16": {"WN": 4, "SWIZ": 4, "STAGES": 2, "BK": 16},
-    "w4s1pad": {"WN": 4, "SWIZ": 4, "PAD": 768},
     # the loaders without their uniform branch (right only on whole tiles)
     "w4s1full": {"WN": 4, "SWIZ": 4, "FULLTILES": 1},
+    # 48-deep slices: 1.5x the multiply-adds between barriers (w4: 39 KiB)
+    "w4s1k48": {"WN": 4, "SWIZ": 4, "BK": 48},
+    "w2s1k48": {"WN": 2, "SWIZ": 8, "BK": 48},
+    # 128x192 (8 subgroups of 64x48): the largest 8-subgroup tile whose two
+    # 32-deep stages fit in 48 KiB; one stage, two, and two with the stores
+    # held behind the multiply-adds (DEPFENCE)
+    "w4f3s1": {"WN": 4, "FN": 3, "SWIZ": 4},
+    "w4f3s2": {"WN": 4, "FN": 3, "SWIZ": 4, "STAGES": 2},
+    "w4f3s2d": {"WN": 4, "FN": 3, "SWIZ": 4, "STAGES": 2, "DEPFENCE": 1},
+    "w2s2d": {"WN": 2, "STAGES": 2, "SWIZ": 8, "DEPFENCE": 1},
+    # 128x256 in 16 subgroups of 32x64 (512 invocations, half the
+    # accumulators each): 16 warps an SM where w4s1 holds 8
+    "w4x4": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4},
 }
 
 

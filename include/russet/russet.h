@@ -259,6 +259,13 @@ RS_API rs_status rs_kernel_get(rs_device *dev, const char *source_name, const ch
 RS_API rs_status rs_kernel_from_source(rs_device *dev, const char *name, const char *glsl,
                                        const char *defines, rs_kernel **out);
 RS_API const char *rs_kernel_name(rs_kernel *k);
+/* The driver's description of a kernel's compiled code, as text in buf (cap
+ * bytes, truncated, always terminated): per executable its statistics
+ * (e.g. registers, spills: whatever the driver reports) and, with `with_ir`,
+ * its internal representations. Needs RUSSET_PIPELINE_STATS=1 when the
+ * device is created and VK_KHR_pipeline_executable_properties
+ * (RS_ERR_UNSUPPORTED otherwise). For tuning kernels (bench/gemm_probe.c). */
+RS_API rs_status rs_kernel_describe(rs_device *dev, rs_kernel *k, int with_ir, char *buf, size_t cap);
 
 /* Records a dispatch of `groups` workgroups into the stream's open batch. */
 RS_API rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3],

@@ -501,7 +501,7 @@ static rs_status create_device(int index, rs_device **out) {
     f2.features.shaderFloat64 = (VkBool32)f->has_fp64;
     f2.features.shaderInt64 = (VkBool32)f->has_int64;
     f2.features.shaderInt16 = (VkBool32)f->has_int16;
-    const char *dext[6];
+    const char *dext[8];
     uint32_t ndext = 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
@@ -529,6 +529,25 @@ static rs_status create_device(int index, rs_device **out) {
         kbf.pNext = f2.pNext;
         f2.pNext = &kbf;
     }
+    /* RUSSET_PIPELINE_STATS=1: the driver's statistics of every pipeline
+     * (registers, spills, ...), for bench/gemm_probe.c; off by default, since
+     * capturing them may bypass the pipeline cache */
+    const char *ps = getenv("RUSSET_PIPELINE_STATS");
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pef = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    int want_stats = ps && *ps && strcmp(ps, "0") != 0 &&
+                     has_extension(ext, next, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (want_stats) {
+        VkPhysicalDeviceFeatures2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pef};
+        vkGetPhysicalDeviceFeatures2(dev->physical, &q);
+        want_stats = pef.pipelineExecutableInfo == VK_TRUE;
+        pef.pNext = NULL;
+    }
+    if (want_stats) {
+        dext[ndext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        pef.pNext = f2.pNext;
+        f2.pNext = &pef;
+    }
     if (has_extension(ext, next, "VK_KHR_portability_subset")) dext[ndext++] = "VK_KHR_portability_subset";
     if (f->has_atomic_float32_add || f->has_atomic_float64_add) {
         dext[ndext++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
@@ -552,6 +571,16 @@ static rs_status create_device(int index, rs_device **out) {
         return rs_vk_error(r, "vkCreateDevice");
     }
     vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+    if (want_stats) {
+        dev->exec_props = (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(
+            dev->device, "vkGetPipelineExecutablePropertiesKHR");
+        dev->exec_stats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
+            dev->device, "vkGetPipelineExecutableStatisticsKHR");
+        dev->exec_irs = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)vkGetDeviceProcAddr(
+            dev->device, "vkGetPipelineExecutableInternalRepresentationsKHR");
+        if (!dev->exec_props || !dev->exec_stats || !dev->exec_irs)
+            dev->exec_props = NULL, dev->exec_stats = NULL, dev->exec_irs = NULL;
+    }
 
     dev->push_size = f->max_push_constants < 128 ? f->max_push_constants : 128;
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, dev->push_size};

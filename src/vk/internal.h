@@ -199,6 +199,11 @@ struct rs_device {
     uint32_t nsites;
     rs_map site_ids;              /* hash of a site's name -> id */
     int coopmat_khr;              /* RS_COOPMAT_KHR_* bits: VK_KHR_cooperative_matrix enabled */
+    /* RUSSET_PIPELINE_STATS: VK_KHR_pipeline_executable_properties enabled,
+     * pipelines capture the driver's statistics (rs_kernel_describe) */
+    PFN_vkGetPipelineExecutablePropertiesKHR exec_props;
+    PFN_vkGetPipelineExecutableStatisticsKHR exec_stats;
+    PFN_vkGetPipelineExecutableInternalRepresentationsKHR exec_irs;
     pthread_mutex_t tables_lock;  /* rs_device_table's constant tables (memory.c) */
     struct { uint64_t key, address, bytes; } tables[RS_MAX_TABLES];
     int ntables;

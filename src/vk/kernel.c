@@ -14,6 +14,7 @@
 #include <shaderc/shaderc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -336,7 +337,16 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
                   .module = mod,
                   .pName = "main"},
         .layout = dev->layout};
-    r = vkCreateComputePipelines(dev->device, dev->kernels.pipeline_cache, 1, &pci, NULL, out);
+    /* RUSSET_PIPELINE_STATS: capture the driver's statistics and internal
+     * representations, bypassing the pipeline cache (whose entries may not
+     * carry them) */
+    VkPipelineCache cache = dev->kernels.pipeline_cache;
+    if (dev->exec_props) {
+        pci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+                    VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+        cache = VK_NULL_HANDLE;
+    }
+    r = vkCreateComputePipelines(dev->device, cache, 1, &pci, NULL, out);
     vkDestroyShaderModule(dev->device, mod, NULL);
     if (r != VK_SUCCESS) return rs_error(RS_ERR_COMPILE, "russet: pipeline for %s failed: %s", name,
                                          rs_vk_result_name(r));
@@ -467,6 +477,96 @@ rs_status rs_kernel_from_source(rs_device *dev, const char *name, const char *gl
 }
 
 const char *rs_kernel_name(rs_kernel *k) { return k->name; }
+
+/* appends to buf (cap bytes, always terminated); returns the new length */
+static size_t put(char *buf, size_t cap, size_t at, const char *fmt, ...) {
+    if (at + 1 >= cap) return at;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + at, cap - at, fmt, ap);
+    va_end(ap);
+    if (n < 0) return at;
+    return at + (size_t)n < cap ? at + (size_t)n : cap - 1;
+}
+
+rs_status rs_kernel_describe(rs_device *dev, rs_kernel *k, int with_ir, char *buf, size_t cap) {
+    if (!buf || cap == 0) return rs_error(RS_ERR_INVALID, "russet: rs_kernel_describe needs a buffer");
+    buf[0] = 0;
+    if (!k->pipeline) return rs_error(RS_ERR_INVALID, "russet: kernel %s did not compile", k->name);
+    if (!dev->exec_props)
+        return rs_error(RS_ERR_UNSUPPORTED, "russet: pipeline statistics need RUSSET_PIPELINE_STATS=1 at device "
+                                            "creation and VK_KHR_pipeline_executable_properties");
+    VkPipelineInfoKHR pinfo = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = k->pipeline};
+    uint32_t nexe = 0;
+    VkResult r = dev->exec_props(dev->device, &pinfo, &nexe, NULL);
+    if (r != VK_SUCCESS) return rs_vk_error(r, "vkGetPipelineExecutablePropertiesKHR");
+    VkPipelineExecutablePropertiesKHR props[4];
+    for (uint32_t i = 0; i < 4; i++)
+        props[i] = (VkPipelineExecutablePropertiesKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
+    if (nexe > 4) nexe = 4;
+    r = dev->exec_props(dev->device, &pinfo, &nexe, props);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return rs_vk_error(r, "vkGetPipelineExecutablePropertiesKHR");
+    size_t at = 0;
+    for (uint32_t e = 0; e < nexe; e++) {
+        at = put(buf, cap, at, "executable %u: %s (%s), subgroup size %u\n", e, props[e].name,
+                 props[e].description, props[e].subgroupSize);
+        VkPipelineExecutableInfoKHR einfo = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                             .pipeline = k->pipeline,
+                                             .executableIndex = e};
+        VkPipelineExecutableStatisticKHR stats[64];
+        uint32_t ns = 64;
+        for (uint32_t i = 0; i < ns; i++)
+            stats[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+        r = dev->exec_stats(dev->device, &einfo, &ns, stats);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE) return rs_vk_error(r, "vkGetPipelineExecutableStatisticsKHR");
+        for (uint32_t i = 0; i < ns; i++) {
+            const VkPipelineExecutableStatisticValueKHR *v = &stats[i].value;
+            switch (stats[i].format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                at = put(buf, cap, at, "  %s: %s\n", stats[i].name, v->b32 ? "true" : "false");
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                at = put(buf, cap, at, "  %s: %lld\n", stats[i].name, (long long)v->i64);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                at = put(buf, cap, at, "  %s: %llu\n", stats[i].name, (unsigned long long)v->u64);
+                break;
+            default:
+                at = put(buf, cap, at, "  %s: %g\n", stats[i].name, v->f64);
+            }
+        }
+        if (!with_ir) continue;
+        /* the internal representations: count, sizes, then the text */
+        VkPipelineExecutableInternalRepresentationKHR irs[8];
+        uint32_t nir = 8;
+        for (uint32_t i = 0; i < nir; i++)
+            irs[i] = (VkPipelineExecutableInternalRepresentationKHR){
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR};
+        r = dev->exec_irs(dev->device, &einfo, &nir, irs);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+            return rs_vk_error(r, "vkGetPipelineExecutableInternalRepresentationsKHR");
+        for (uint32_t i = 0; i < nir; i++) {
+            irs[i].pData = irs[i].dataSize ? malloc(irs[i].dataSize) : NULL;
+            if (irs[i].dataSize && !irs[i].pData) {
+                for (uint32_t j = 0; j < i; j++) free(irs[j].pData);
+                return rs_error(RS_ERR_OOM, "russet: out of host memory");
+            }
+        }
+        r = dev->exec_irs(dev->device, &einfo, &nir, irs);
+        for (uint32_t i = 0; i < nir; i++) {
+            if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
+                at = put(buf, cap, at, "  representation %s (%s), %zu bytes%s\n", irs[i].name, irs[i].description,
+                         irs[i].dataSize, irs[i].isText ? "" : ", binary");
+                if (irs[i].isText && irs[i].pData)
+                    at = put(buf, cap, at, "%.*s\n", (int)irs[i].dataSize, (const char *)irs[i].pData);
+            }
+            free(irs[i].pData);
+        }
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+            return rs_vk_error(r, "vkGetPipelineExecutableInternalRepresentationsKHR");
+    }
+    return RS_OK;
+}
 
 rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out) {
     const rs_kernel_spirv_module *m = rs_kernel_spirv_modules;

@@ -430,6 +430,34 @@ TEST(compile_errors_are_reported) {
     }
 }
 
+/* rs_kernel_describe: the driver's statistics when RUSSET_PIPELINE_STATS=1
+ * was set at device creation (tests/c/run.sh sets it for this binary's
+ * native-profile run) and the driver has VK_KHR_pipeline_executable_properties
+ * (lavapipe does); RS_ERR_UNSUPPORTED with an empty text otherwise */
+TEST(kernel_describe) {
+    rs_device *dev = ctest_device();
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    char small[8], *buf = malloc(1 << 20);
+    CHECK(buf != NULL);
+    const char *env = getenv("RUSSET_PIPELINE_STATS");
+    rs_status st = rs_kernel_describe(dev, k, 1, buf, 1 << 20);
+    if (st == RS_OK) {
+        CHECK(env && strcmp(env, "0") != 0);
+        CHECK(strncmp(buf, "executable 0: ", 14) == 0);
+        CHECK(strchr(buf, ':') != NULL && strlen(buf) > 20);
+        /* a small buffer truncates and stays terminated */
+        CHECK_OK(rs_kernel_describe(dev, k, 0, small, sizeof small));
+        CHECK(strlen(small) == sizeof small - 1 && strncmp(small, buf, sizeof small - 1) == 0);
+        printf("  kernel_describe: %.*s...\n", (int)strcspn(buf, "\n"), buf);
+    } else {
+        CHECK(st == RS_ERR_UNSUPPORTED && buf[0] == 0);
+        CHECK(strstr(rs_last_error(), "RUSSET_PIPELINE_STATS") != NULL);
+    }
+    CHECK(rs_kernel_describe(dev, k, 0, buf, 0) == RS_ERR_INVALID);
+    free(buf);
+}
+
 static void cache_file(char *out, size_t len, const char *sub) {
     snprintf(out, len, "%s/%s", rs_cache_dir(), sub);
 }
@@ -502,6 +530,7 @@ int main(void) {
     RUN(early_submission_keeps_program_order);
     RUN(device_error_flag);
     RUN(compile_errors_are_reported);
+    RUN(kernel_describe);
     RUN(disk_caches_survive_restart);
     CTEST_END();
 }
