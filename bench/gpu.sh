@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|speed|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|big|speed|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -176,6 +176,9 @@ case "${1:-all}" in
         PYTHONPATH=python $PY bench/bench_train.py ${OUT:+--json "$OUT/bench-train.json"} ;;
     sort) PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"} ;;
     fft) PYTHONPATH=python $PY bench/bench_fft.py ${OUT:+--json "$OUT/bench-fft.json"} ;;
+    # tensors past 2^31 elements and 4 GiB (tests/python/test_big_tensors.py,
+    # which pytest skips on devices under 32 GiB)
+    big) RUSSET_TEST_BIG=1 PYTHONPATH=python $PY tests/python/test_big_tensors.py ;;
     speed)
         # the bandwidth probe (C core only), then the peer benchmarks; each
         # step runs even when one before it fails
