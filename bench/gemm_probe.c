@@ -290,6 +290,8 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w4f3s2d_a1b1", 128, 192, 0, 0},  /* two, stores behind the multiply-adds */
         {NULL, "gemm_coopmat_khr_w2s2d_a1b1", 128, 128, 0, 0},
         {NULL, "gemm_coopmat_khr_w4x4_a1b1", 128, 256, 0, 0},    /* 16 subgroups of 32x64 */
+        {NULL, "gemm_coopmat_khr_w4dir_a1b1", 128, 256, 0, 0},   /* fragments from global memory */
+        {NULL, "gemm_coopmat_khr_w2dir_a1b1", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

@@ -46,6 +46,9 @@
 //           false data dependency on the slice's last multiply-add, so that
 //           the compiler cannot start them (and wait on their global loads)
 //           before the multiply-adds
+//   DIRECT  1 (probe only: VEC_A 1, VEC_B 1, whole tiles): fragments
+//           straight from global memory, no shared memory, no barriers;
+//           the next 16-deep step's fragments load while this one multiplies
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -112,6 +115,9 @@
 #ifndef DEPFENCE
 #define DEPFENCE 0
 #endif
+#ifndef DIRECT
+#define DIRECT 0
+#endif
 
 #define NSG (WM * WN)
 #define NT (32 * NSG)
@@ -171,6 +177,9 @@ shared uvec4 Pad[PAD];
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+#if DIRECT
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsHalfs { float16_t h[]; };
+#endif
 
 uint hv(uint64_t base, int64_t off, bool ok) { return ok ? uint(RsU16(base + uint64_t(off) * 2UL).v) : 0u; }
 
@@ -385,6 +394,39 @@ void main() {
 #define MORE_SLICES (k0 + BK < K)
 #endif
 
+#if DIRECT
+            {
+                // this subgroup's rows of A and columns of B; element offsets
+                // from them fit 32 bits (the probe's shapes)
+                const uint64_t ab0 = pa + uint64_t(ao + (row0 + int64_t(wm * uint(SGM))) * sa1) * 2UL;
+                const uint64_t bb0 = pb + uint64_t(bo + col0 + int64_t(wn * uint(SGN))) * 2UL;
+                const uint lda = uint(sa1), ldb = uint(sb1);
+                FA fa[FM];
+                FB fb[FN];
+                [[unroll]] for (uint i = 0u; i < FM; ++i)
+                    coopMatLoad(fa[i], RsHalfs(ab0).h, i * 16u * lda, lda, gl_CooperativeMatrixLayoutRowMajor);
+                [[unroll]] for (uint j = 0u; j < FN; ++j)
+                    coopMatLoad(fb[j], RsHalfs(bb0).h, j * 16u, ldb, gl_CooperativeMatrixLayoutRowMajor);
+                for (int64_t k0 = 0L; k0 < K; k0 += 16L) {
+                    const bool more = k0 + 16L < K;
+                    const uint kn = uint(k0) + 16u;
+                    FA na[FM];
+                    FB nb[FN];
+                    if (more) {
+                        [[unroll]] for (uint i = 0u; i < FM; ++i)
+                            coopMatLoad(na[i], RsHalfs(ab0).h, i * 16u * lda + kn, lda, gl_CooperativeMatrixLayoutRowMajor);
+                        [[unroll]] for (uint j = 0u; j < FN; ++j)
+                            coopMatLoad(nb[j], RsHalfs(bb0).h, kn * ldb + j * 16u, ldb, gl_CooperativeMatrixLayoutRowMajor);
+                    }
+                    [[unroll]] for (uint i = 0u; i < FM; ++i)
+                        [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
+                    if (more) {
+                        [[unroll]] for (uint i = 0u; i < FM; ++i) fa[i] = na[i];
+                        [[unroll]] for (uint j = 0u; j < FN; ++j) fb[j] = nb[j];
+                    }
+                }
+            }
+#else
             LOAD_SLICE(0L)
             STORE_SLICE(0u)
             barrier();
@@ -420,6 +462,7 @@ void main() {
                 barrier();
             }
 #endif
+#endif // DIRECT
         }
 
         // epilogue, one fragment at a time through this subgroup's staging

@@ -58,6 +58,10 @@ PROBE_TILES = {
     # 128x256 in 16 subgroups of 32x64 (512 invocations, half the
     # accumulators each): 16 warps an SM where w4s1 holds 8
     "w4x4": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4},
+    # fragments straight from global memory (L1/L2 serve the reuse), no
+    # shared memory and no barriers in the k loop
+    "w4dir": {"WN": 4, "SWIZ": 4, "DIRECT": 1},
+    "w2dir": {"WN": 2, "SWIZ": 8, "DIRECT": 1},
 }
 
 
