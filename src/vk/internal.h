@@ -148,6 +148,10 @@ uint64_t rs_stream_completed(rs_stream *s);
 /* Records hazards for accesses and inserts a barrier if one is needed. */
 void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n);
 
+/* ---- SPIR-V inspection (spirv.c) */
+/* The bytes of workgroup (shared) memory a module's variables take. */
+rs_status rs_spirv_shared_bytes(const uint32_t *words, size_t nwords, uint64_t *out);
+
 /* ---- kernels (kernel.c) */
 struct rs_kernel {
     char *name;

@@ -324,6 +324,18 @@ static rs_status compile_glsl(rs_device *dev, const char *name, const char *glsl
 
 static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t *spirv, size_t size,
                                VkPipeline *out) {
+    /* shared memory past the device's limit (32 KiB under the apple
+     * profile): refused here on every device, as a Mac would refuse it */
+    uint64_t shared = 0;
+    rs_status st = rs_spirv_shared_bytes(spirv, size / 4, &shared);
+    if (st) return st;
+    const rs_features *f = &dev->info.features;
+    if (shared > f->max_shared_memory)
+        return rs_error(RS_ERR_COMPILE,
+                        "russet: kernel %s needs %llu bytes of shared memory; this device allows %u "
+                        "(profile %s)",
+                        name, (unsigned long long)shared, f->max_shared_memory,
+                        dev->info.profile == RS_PROFILE_APPLE ? "apple" : "native");
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                     .codeSize = size,
                                     .pCode = spirv};

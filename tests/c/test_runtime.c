@@ -430,6 +430,43 @@ TEST(compile_errors_are_reported) {
     }
 }
 
+/* Shared memory past the device's limit is refused with a clear error on
+ * every device: under the apple profile 32 KiB, as on a Mac, even where the
+ * driver (lavapipe, NVIDIA) would take more. Sizes count every workgroup
+ * variable, each aligned to 16 bytes. */
+static rs_status shared_kernel(rs_device *dev, const char *decl, rs_kernel **k) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "#version 450\n#extension GL_EXT_buffer_reference : require\n"
+             "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+             "layout(local_size_x = 64) in;\n%s\n"
+             "layout(buffer_reference, std430) buffer U { uint v[]; };\n"
+             "layout(push_constant) uniform P { uint64_t out_; uint n; } pc;\n"
+             "void main() { uint i = gl_LocalInvocationIndex;\n"
+             "  a[pc.n + i] = uvec4(i); b[pc.n + i] = i; barrier();\n"
+             "  U(pc.out_).v[i] = a[pc.n * 2u + i].x + b[pc.n * 3u + i]; }\n",
+             decl);
+    return rs_kernel_from_source(dev, "test_shared", src, NULL, k);
+}
+
+TEST(shared_memory_limit) {
+    rs_device *dev = ctest_device();
+    uint32_t lim = rs_device_features(dev)->max_shared_memory;
+    if (rs_profile_current() == RS_PROFILE_APPLE) CHECK(lim == 32768);
+    rs_kernel *k;
+    char decl[256];
+    /* exactly the limit: 16-byte uvec4s, then 4-byte uints */
+    snprintf(decl, sizeof decl, "shared uvec4 a[%u];\nshared uint b[%u];", (lim - 1024) / 16, 1024 / 4);
+    CHECK_OK(shared_kernel(dev, decl, &k));
+    /* 16 bytes over */
+    snprintf(decl, sizeof decl, "shared uvec4 a[%u];\nshared uint b[%u];", (lim - 1024) / 16 + 1, 1024 / 4);
+    CHECK(shared_kernel(dev, decl, &k) == RS_ERR_COMPILE);
+    CHECK(strstr(rs_last_error(), "shared memory") != NULL);
+    char want[64];
+    snprintf(want, sizeof want, "allows %u", lim);
+    CHECK(strstr(rs_last_error(), want) != NULL);
+}
+
 /* rs_kernel_describe: the driver's statistics when RUSSET_PIPELINE_STATS=1
  * was set at device creation (tests/c/run.sh sets it for this binary's
  * native-profile run) and the driver has VK_KHR_pipeline_executable_properties
@@ -531,6 +568,7 @@ int main(void) {
     RUN(device_error_flag);
     RUN(compile_errors_are_reported);
     RUN(kernel_describe);
+    RUN(shared_memory_limit);
     RUN(disk_caches_survive_restart);
     CTEST_END();
 }
