@@ -149,8 +149,19 @@ uint64_t rs_stream_completed(rs_stream *s);
 void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n);
 
 /* ---- SPIR-V inspection (spirv.c) */
-/* The bytes of workgroup (shared) memory a module's variables take. */
-rs_status rs_spirv_shared_bytes(const uint32_t *words, size_t nwords, uint64_t *out);
+enum {
+    RS_SPIRV_CAP_FLOAT16 = 1u << 0, RS_SPIRV_CAP_FLOAT64 = 1u << 1, RS_SPIRV_CAP_INT64 = 1u << 2,
+    RS_SPIRV_CAP_INT64_ATOMICS = 1u << 3, RS_SPIRV_CAP_INT16 = 1u << 4, RS_SPIRV_CAP_INT8 = 1u << 5,
+    RS_SPIRV_CAP_STORAGE16 = 1u << 6, RS_SPIRV_CAP_STORAGE8 = 1u << 7, RS_SPIRV_CAP_ATOMIC_F32_ADD = 1u << 8,
+    RS_SPIRV_CAP_ATOMIC_F64_ADD = 1u << 9, RS_SPIRV_CAP_BALLOT = 1u << 10, RS_SPIRV_CAP_COOPMAT_NV = 1u << 11,
+    RS_SPIRV_CAP_COOPMAT_KHR = 1u << 12,
+};
+typedef struct rs_spirv_info {
+    uint64_t shared_bytes; /* workgroup variables, each aligned to 16 bytes */
+    uint32_t caps;         /* RS_SPIRV_CAP_* the module declares */
+} rs_spirv_info;
+rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out);
+const char *rs_spirv_cap_name(uint32_t bit);
 
 /* ---- kernels (kernel.c) */
 struct rs_kernel {

@@ -324,18 +324,35 @@ static rs_status compile_glsl(rs_device *dev, const char *name, const char *glsl
 
 static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t *spirv, size_t size,
                                VkPipeline *out) {
-    /* shared memory past the device's limit (32 KiB under the apple
-     * profile): refused here on every device, as a Mac would refuse it */
-    uint64_t shared = 0;
-    rs_status st = rs_spirv_shared_bytes(spirv, size / 4, &shared);
+    /* what the device (its profile) lacks: refused here on every device,
+     * as a Mac would refuse it, though lavapipe and NVIDIA would run it */
+    rs_spirv_info si;
+    rs_status st = rs_spirv_inspect(spirv, size / 4, &si);
     if (st) return st;
     const rs_features *f = &dev->info.features;
-    if (shared > f->max_shared_memory)
+    const char *prof = dev->info.profile == RS_PROFILE_APPLE ? "apple" : "native";
+    if (si.shared_bytes > f->max_shared_memory)
         return rs_error(RS_ERR_COMPILE,
                         "russet: kernel %s needs %llu bytes of shared memory; this device allows %u "
                         "(profile %s)",
-                        name, (unsigned long long)shared, f->max_shared_memory,
-                        dev->info.profile == RS_PROFILE_APPLE ? "apple" : "native");
+                        name, (unsigned long long)si.shared_bytes, f->max_shared_memory, prof);
+    uint32_t have = (f->has_fp16 ? RS_SPIRV_CAP_FLOAT16 : 0) | (f->has_fp64 ? RS_SPIRV_CAP_FLOAT64 : 0) |
+                    (f->has_int64 ? RS_SPIRV_CAP_INT64 : 0) |
+                    (f->has_atomic_int64 ? RS_SPIRV_CAP_INT64_ATOMICS : 0) |
+                    (f->has_int16 ? RS_SPIRV_CAP_INT16 : 0) | (f->has_int8 ? RS_SPIRV_CAP_INT8 : 0) |
+                    (f->has_storage16 ? RS_SPIRV_CAP_STORAGE16 : 0) |
+                    (f->has_storage8 ? RS_SPIRV_CAP_STORAGE8 : 0) |
+                    (f->has_atomic_float32_add ? RS_SPIRV_CAP_ATOMIC_F32_ADD : 0) |
+                    (f->has_atomic_float64_add ? RS_SPIRV_CAP_ATOMIC_F64_ADD : 0) |
+                    (f->has_subgroup_ballot ? RS_SPIRV_CAP_BALLOT : 0) |
+                    (f->has_cooperative_matrix ? RS_SPIRV_CAP_COOPMAT_NV : 0) |
+                    (dev->coopmat_khr ? RS_SPIRV_CAP_COOPMAT_KHR : 0);
+    uint32_t missing = si.caps & ~have;
+    if (missing) {
+        uint32_t bit = missing & (~missing + 1u);
+        return rs_error(RS_ERR_COMPILE, "russet: kernel %s uses %s, which this device does not have (profile %s)",
+                        name, rs_spirv_cap_name(bit), prof);
+    }
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                     .codeSize = size,
                                     .pCode = spirv};

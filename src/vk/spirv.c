@@ -1,15 +1,17 @@
 /* What a SPIR-V module asks of the device that the driver would only
- * discover late or not at all: for now the bytes of workgroup (shared)
- * memory its variables take. Under the apple profile the device allows 32
- * KiB (Apple GPUs' threadgroup memory) while lavapipe and NVIDIA allow more,
- * so a kernel over the limit would run here and fail on a Mac: make_pipeline
- * refuses it on every device (kernel.c). */
+ * discover late or not at all: the bytes of workgroup (shared) memory its
+ * variables take, and the capabilities it declares. Under the apple profile
+ * the device allows 32 KiB of shared memory and has no fp64 or 64-bit
+ * atomics, while lavapipe and NVIDIA have more and run such a module
+ * anyway: a kernel past the profile would pass here and fail on a Mac, so
+ * make_pipeline refuses it on every device (kernel.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vk/internal.h"
 
 enum {
+    OP_CAPABILITY = 17,
     OP_TYPE_BOOL = 20,
     OP_TYPE_INT = 21,
     OP_TYPE_FLOAT = 22,
@@ -26,8 +28,38 @@ enum {
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
-rs_status rs_spirv_shared_bytes(const uint32_t *words, size_t nwords, uint64_t *out) {
-    *out = 0;
+/* SPIR-V capability numbers -> RS_SPIRV_CAP_* bits */
+static const struct { uint32_t cap; uint32_t bit; } kCaps[] = {
+    {9, RS_SPIRV_CAP_FLOAT16},          {10, RS_SPIRV_CAP_FLOAT64},
+    {11, RS_SPIRV_CAP_INT64},           {12, RS_SPIRV_CAP_INT64_ATOMICS},
+    {22, RS_SPIRV_CAP_INT16},           {39, RS_SPIRV_CAP_INT8},
+    {4433, RS_SPIRV_CAP_STORAGE16},     {4448, RS_SPIRV_CAP_STORAGE8},
+    {6033, RS_SPIRV_CAP_ATOMIC_F32_ADD}, {6034, RS_SPIRV_CAP_ATOMIC_F64_ADD},
+    {64, RS_SPIRV_CAP_BALLOT},          {5357, RS_SPIRV_CAP_COOPMAT_NV},
+    {6022, RS_SPIRV_CAP_COOPMAT_KHR},
+};
+
+const char *rs_spirv_cap_name(uint32_t bit) {
+    switch (bit) {
+    case RS_SPIRV_CAP_FLOAT16: return "Float16";
+    case RS_SPIRV_CAP_FLOAT64: return "Float64";
+    case RS_SPIRV_CAP_INT64: return "Int64";
+    case RS_SPIRV_CAP_INT64_ATOMICS: return "Int64Atomics";
+    case RS_SPIRV_CAP_INT16: return "Int16";
+    case RS_SPIRV_CAP_INT8: return "Int8";
+    case RS_SPIRV_CAP_STORAGE16: return "StorageBuffer16BitAccess";
+    case RS_SPIRV_CAP_STORAGE8: return "StorageBuffer8BitAccess";
+    case RS_SPIRV_CAP_ATOMIC_F32_ADD: return "AtomicFloat32AddEXT";
+    case RS_SPIRV_CAP_ATOMIC_F64_ADD: return "AtomicFloat64AddEXT";
+    case RS_SPIRV_CAP_BALLOT: return "GroupNonUniformBallot";
+    case RS_SPIRV_CAP_COOPMAT_NV: return "CooperativeMatrixNV";
+    case RS_SPIRV_CAP_COOPMAT_KHR: return "CooperativeMatrixKHR";
+    default: return "?";
+    }
+}
+
+rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out) {
+    memset(out, 0, sizeof *out);
     if (nwords < 5 || words[0] != 0x07230203u)
         return rs_error(RS_ERR_INVALID, "russet: not a SPIR-V module (%zu words)", nwords);
     uint32_t bound = words[3];
@@ -52,6 +84,10 @@ rs_status rs_spirv_shared_bytes(const uint32_t *words, size_t nwords, uint64_t *
         }
         const uint32_t *w = words + at;
         switch (op) {
+        case OP_CAPABILITY:
+            for (size_t c = 0; n >= 2 && c < sizeof kCaps / sizeof kCaps[0]; c++)
+                if (kCaps[c].cap == w[1]) out->caps |= kCaps[c].bit;
+            break;
         case OP_TYPE_BOOL:
             if (n >= 2 && ID_OK(w[1])) size[w[1]] = align[w[1]] = 4;
             break;
@@ -106,7 +142,7 @@ rs_status rs_spirv_shared_bytes(const uint32_t *words, size_t nwords, uint64_t *
         at += n;
     }
 #undef ID_OK
-    *out = total;
+    out->shared_bytes = total;
 done:
     free(size), free(align), free(value), free(ptr_sc), free(ptr_to);
     return st;

@@ -418,15 +418,40 @@ TEST(compile_errors_are_reported) {
           RS_ERR_COMPILE);
     CHECK(strstr(rs_last_error(), "broken") != NULL);
     CHECK(rs_kernel_get(dev, "no/such.comp", NULL, &k) == RS_ERR_INVALID);
-    /* fp64 is masked under the apple profile: a kernel using it must fail */
+    /* fp64 is masked under the apple profile: a kernel using it fails with
+     * a message naming the capability, though lavapipe would run it */
+    const char *fp64 =
+        "#version 450\n#extension GL_EXT_buffer_reference : require\n"
+        "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+        "layout(local_size_x=1) in;\n"
+        "layout(buffer_reference, std430) buffer D { double v; };\n"
+        "layout(push_constant) uniform P { uint64_t p; double x; } pc;\n"
+        "void main() { D(pc.p).v = pc.x * 2.0; }\n";
+    rs_status st = rs_kernel_from_source(dev, "uses_fp64", fp64, NULL, &k);
     if (!rs_device_features(dev)->has_fp64) {
-        rs_status st = rs_kernel_from_source(
-            dev, "uses_fp64",
-            "#version 450\nlayout(local_size_x=1) in;\n"
-            "layout(push_constant) uniform P { double x; } pc;\n"
-            "void main() { double y = pc.x * 2.0; }\n",
-            NULL, &k);
-        (void)st; /* some drivers accept the module; what matters is no crash */
+        CHECK(st == RS_ERR_COMPILE);
+        CHECK(strstr(rs_last_error(), "uses Float64") != NULL && strstr(rs_last_error(), "uses_fp64") != NULL);
+        /* remembered: the second request fails the same way at once */
+        CHECK(rs_kernel_from_source(dev, "uses_fp64", fp64, NULL, &k) == RS_ERR_COMPILE);
+        CHECK(strstr(rs_last_error(), "Float64") != NULL);
+    } else {
+        CHECK_OK(st);
+    }
+    /* 64-bit atomics likewise */
+    const char *a64 =
+        "#version 450\n#extension GL_EXT_buffer_reference : require\n"
+        "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+        "#extension GL_EXT_shader_atomic_int64 : require\n"
+        "layout(local_size_x=1) in;\n"
+        "layout(buffer_reference, std430) buffer L { uint64_t v; };\n"
+        "layout(push_constant) uniform P { uint64_t p; } pc;\n"
+        "void main() { atomicAdd(L(pc.p).v, 1UL); }\n";
+    st = rs_kernel_from_source(dev, "uses_atomic64", a64, NULL, &k);
+    if (!rs_device_features(dev)->has_atomic_int64) {
+        CHECK(st == RS_ERR_COMPILE);
+        CHECK(strstr(rs_last_error(), "uses Int64Atomics") != NULL);
+    } else {
+        CHECK_OK(st);
     }
 }
 
