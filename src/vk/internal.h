@@ -159,6 +159,7 @@ enum {
 typedef struct rs_spirv_info {
     uint64_t shared_bytes; /* workgroup variables, each aligned to 16 bytes */
     uint32_t caps;         /* RS_SPIRV_CAP_* the module declares */
+    uint64_t invocations;  /* the workgroup size's product (LocalSize or LocalSizeId) */
 } rs_spirv_info;
 rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out);
 const char *rs_spirv_cap_name(uint32_t bit);

@@ -336,6 +336,10 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
                         "russet: kernel %s needs %llu bytes of shared memory; this device allows %u "
                         "(profile %s)",
                         name, (unsigned long long)si.shared_bytes, f->max_shared_memory, prof);
+    if (si.invocations > f->max_workgroup_invocations)
+        return rs_error(RS_ERR_COMPILE,
+                        "russet: kernel %s has workgroups of %llu invocations; this device allows %u (profile %s)",
+                        name, (unsigned long long)si.invocations, f->max_workgroup_invocations, prof);
     uint32_t have = (f->has_fp16 ? RS_SPIRV_CAP_FLOAT16 : 0) | (f->has_fp64 ? RS_SPIRV_CAP_FLOAT64 : 0) |
                     (f->has_int64 ? RS_SPIRV_CAP_INT64 : 0) |
                     (f->has_atomic_int64 ? RS_SPIRV_CAP_INT64_ATOMICS : 0) |

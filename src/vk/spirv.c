@@ -1,8 +1,8 @@
 /* What a SPIR-V module asks of the device that the driver would only
  * discover late or not at all: the bytes of workgroup (shared) memory its
  * variables take, and the capabilities it declares. Under the apple profile
- * the device allows 32 KiB of shared memory and has no fp64 or 64-bit
- * atomics, while lavapipe and NVIDIA have more and run such a module
+ * the device allows 32 KiB of shared memory and 1,024 invocations a
+ * workgroup and has no fp64 or 64-bit atomics, while lavapipe and NVIDIA have more and run such a module
  * anyway: a kernel past the profile would pass here and fail on a Mac, so
  * make_pipeline refuses it on every device (kernel.c). */
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "vk/internal.h"
 
 enum {
+    OP_EXECUTION_MODE = 16,
     OP_CAPABILITY = 17,
     OP_TYPE_BOOL = 20,
     OP_TYPE_INT = 21,
@@ -24,6 +25,8 @@ enum {
     OP_SPEC_CONSTANT = 50,
     OP_VARIABLE = 59,
     SC_WORKGROUP = 4,
+    EM_LOCAL_SIZE = 17,
+    EM_LOCAL_SIZE_ID = 38,
 };
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
@@ -76,6 +79,8 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
     }
 #define ID_OK(i) ((i) < bound)
     uint64_t total = 0;
+    uint32_t local[3] = {1, 1, 1};
+    int local_id = 0;
     for (size_t at = 5; at < nwords;) {
         uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
         if (n == 0 || at + n > nwords) {
@@ -84,6 +89,12 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
         }
         const uint32_t *w = words + at;
         switch (op) {
+        case OP_EXECUTION_MODE: /* the workgroup size (LocalSizeId: ids of constants, read at the end) */
+            if (n >= 6 && (w[2] == EM_LOCAL_SIZE || w[2] == EM_LOCAL_SIZE_ID)) {
+                local_id = w[2] == EM_LOCAL_SIZE_ID;
+                local[0] = w[3], local[1] = w[4], local[2] = w[5];
+            }
+            break;
         case OP_CAPABILITY:
             for (size_t c = 0; n >= 2 && c < sizeof kCaps / sizeof kCaps[0]; c++)
                 if (kCaps[c].cap == w[1]) out->caps |= kCaps[c].bit;
@@ -141,8 +152,10 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
         }
         at += n;
     }
-#undef ID_OK
     out->shared_bytes = total;
+    out->invocations = 1;
+    for (int d = 0; d < 3; d++) out->invocations *= local_id ? (ID_OK(local[d]) ? value[local[d]] : 0) : local[d];
+#undef ID_OK
 done:
     free(size), free(align), free(value), free(ptr_sc), free(ptr_to);
     return st;

@@ -492,6 +492,25 @@ TEST(shared_memory_limit) {
     CHECK(strstr(rs_last_error(), want) != NULL);
 }
 
+/* Workgroups past the device's invocation limit (1,024 under the apple
+ * profile) are refused when the kernel is built, naming the limit. */
+TEST(workgroup_size_limit) {
+    rs_device *dev = ctest_device();
+    uint32_t lim = rs_device_features(dev)->max_workgroup_invocations;
+    if (rs_profile_current() == RS_PROFILE_APPLE) CHECK(lim <= 1024);
+    char src[512];
+    rs_kernel *k;
+    const char *fmt = "#version 450\nlayout(local_size_x = %u, local_size_y = 2) in;\n"
+                      "shared uint s[%u];\nvoid main() { s[gl_LocalInvocationIndex] = 1u; }\n";
+    snprintf(src, sizeof src, fmt, lim / 2, lim);
+    CHECK_OK(rs_kernel_from_source(dev, "wg_at_limit", src, NULL, &k));
+    snprintf(src, sizeof src, fmt, lim / 2 + 1, lim + 2);
+    CHECK(rs_kernel_from_source(dev, "wg_over_limit", src, NULL, &k) == RS_ERR_COMPILE);
+    char want[64];
+    snprintf(want, sizeof want, "workgroups of %u invocations", lim + 2);
+    CHECK(strstr(rs_last_error(), want) != NULL && strstr(rs_last_error(), "wg_over_limit") != NULL);
+}
+
 /* rs_kernel_describe: the driver's statistics when RUSSET_PIPELINE_STATS=1
  * was set at device creation (tests/c/run.sh sets it for this binary's
  * native-profile run) and the driver has VK_KHR_pipeline_executable_properties
@@ -594,6 +613,7 @@ int main(void) {
     RUN(compile_errors_are_reported);
     RUN(kernel_describe);
     RUN(shared_memory_limit);
+    RUN(workgroup_size_limit);
     RUN(disk_caches_survive_restart);
     CTEST_END();
 }
