@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|big|speed|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|big|pending|speed|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -80,6 +80,19 @@ build_probe() {  # $1: gemm_probe or bw_probe
         'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
     gcc -o build/$1 build/probe/*.o -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm
 }
+# pending: every device run the last sessions prepared and could not make,
+# in one machine session (docs/performance.md, seventh session): the GEMM
+# variants with the driver's register counts, the bandwidth probe, then
+# (after the torch build) the big-tensor checks and the pointwise benchmark
+# at the default batching and at RUSSET_BATCH_HOLD=2
+if [ "${1:-}" = pending ]; then
+    set +e
+    mkdir -p "${OUT:-/tmp}/ir"
+    RUSSET_PIPELINE_STATS=1 PROBE_IR_DIR="${OUT:-/tmp}/ir" PROBE_ARGS=noedges bash "$0" gemm-probe
+    bash "$0" probe
+    set -e
+    set -- pending-torch
+fi
 if [ "${1:-}" = gemm-probe ]; then
     echo "== gemm-probe"
     build_probe gemm_probe
@@ -176,6 +189,12 @@ case "${1:-all}" in
         PYTHONPATH=python $PY bench/bench_train.py ${OUT:+--json "$OUT/bench-train.json"} ;;
     sort) PYTHONPATH=python $PY bench/bench_sort.py ${OUT:+--json "$OUT/bench-sort.json"} ;;
     fft) PYTHONPATH=python $PY bench/bench_fft.py ${OUT:+--json "$OUT/bench-fft.json"} ;;
+    pending-torch)
+        set +e
+        RUSSET_TEST_BIG=1 PYTHONPATH=python $PY tests/python/test_big_tensors.py
+        echo; PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"}
+        echo "== the same with RUSSET_BATCH_HOLD=2"
+        RUSSET_BATCH_HOLD=2 PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise-hold2.json"} ;;
     # tensors past 2^31 elements and 4 GiB (tests/python/test_big_tensors.py,
     # which pytest skips on devices under 32 GiB)
     big) RUSSET_TEST_BIG=1 PYTHONPATH=python $PY tests/python/test_big_tensors.py ;;
