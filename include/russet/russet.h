@@ -195,6 +195,11 @@ RS_API void *rs_host_ptr(rs_device *dev, uint64_t address);
 /* 1 if `address` lies inside memory owned by this device. */
 RS_API int rs_owns_address(rs_device *dev, uint64_t address);
 RS_API void rs_memory_stats_get(rs_device *dev, rs_memory_stats *out);
+/* How many times the host has waited for this device's work: stream,
+ * device and event synchronizations, including those that read device data
+ * to the host (rs_memcpy_dtoh, .item(), .cpu()). For tests that an op does
+ * not sync, and for finding syncs in a program. */
+RS_API uint64_t rs_device_host_waits(rs_device *dev);
 RS_API void rs_memory_reset_peaks(rs_device *dev);
 /* Returns cached, unused segments to Vulkan (waits for the device first). */
 RS_API rs_status rs_empty_cache(rs_device *dev);

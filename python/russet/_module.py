@@ -125,6 +125,14 @@ def synchronize(device=None):
     _lib.check(_lib.lib().russet_synchronize(_index(device)))
 
 
+def host_sync_count(device=None):
+    """How many times the host has waited for the device's work so far:
+    synchronize() calls, event and stream synchronizations, and every read
+    of device data on the host (.item(), .cpu(), printing). The difference
+    across a piece of code counts its syncs."""
+    return int(_lib.lib().russet_host_waits(_index(device)))
+
+
 class _Features:
     """The device's effective features (the device's, masked by the profile)."""
 
@@ -520,7 +528,7 @@ def reset_host_op_counts():
 
 
 __all__ = [
-    "is_available", "device_count", "current_device", "set_device", "device", "synchronize",
+    "is_available", "device_count", "current_device", "set_device", "device", "synchronize", "host_sync_count",
     "get_device_name", "get_device_properties",
     "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",

@@ -150,6 +150,15 @@ __attribute__((visibility("default"))) int russet_synchronize(int index) {
   });
 }
 
+__attribute__((visibility("default"))) uint64_t russet_host_waits(int index) {
+  uint64_t out = 0;
+  guarded([&] {
+    out = rs_device_host_waits(device(index));
+    return 0;
+  });
+  return out;
+}
+
 __attribute__((visibility("default"))) int russet_memory_stats_json(int index, char* buf, size_t cap) {
   return guarded([&] {
     rs_memory_stats s;

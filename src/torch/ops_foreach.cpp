@@ -9,14 +9,17 @@
 // kernels loop over the per-tensor ops (add_, mul_, lerp_, addcmul_,
 // addcdiv_, pow, ...), which are native, one launch per tensor.
 //
-// As on CPU, the step counts, lr (tensor form), grad_scale and found_inf are
-// read on the host (one sync per optimizer step; the bias corrections are
-// computed in double, as CPU does).
+// The step counts are read on the host, all of them in one read (one sync
+// per optimizer step), since the bias corrections are computed in double, as
+// CPU does, which the apple profile cannot do on the device; CUDA reads them
+// in its kernel. lr (tensor form) and found_inf are read once per call too.
+// grad_scale never is: the gradients are divided by it on the device.
 #include "torch/pointwise.h"
 
 #include <ATen/ops/_fused_adam_ops.h>
 #include <ATen/ops/_fused_adamw_ops.h>
 #include <ATen/ops/_fused_sgd_ops.h>
+#include <ATen/ops/stack.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -50,15 +53,35 @@ bool native_dtypes(TensorList params) {
   return true;
 }
 
-// found_inf == 1 skips the step; grad_scale divides the gradients (written back)
+// found_inf == 1 skips the step (one read); grad_scale divides the
+// gradients on the device, as a broadcast operand (written back, as CPU does)
 bool skip_step(const std::optional<Tensor>& found_inf) {
   return found_inf.has_value() && found_inf->defined() && found_inf->item<float>() == 1.0f;
 }
 void unscale(const Tensor& grad, const std::optional<Tensor>& grad_scale) {
-  if (grad_scale.has_value() && grad_scale->defined()) {
-    float s = grad_scale->item<float>();
-    step(grad, {&grad}, "fused_unscale", "(a / s0)", {s});
+  if (grad_scale.has_value() && grad_scale->defined()) step(grad, {&grad, &*grad_scale}, "fused_unscale", "(a / b)", {});
+}
+
+// the step counts as CPU reads them (item<float>), all in one host read when
+// they are one-element tensors of one dtype on one device
+std::vector<double> read_steps(TensorList state_steps) {
+  size_t n = state_steps.size();
+  std::vector<double> out(n);
+  bool one_read = n > 1 && !state_steps[0].is_cpu();
+  for (const Tensor& t : state_steps)
+    one_read = one_read && t.numel() == 1 && t.device() == state_steps[0].device() &&
+               t.scalar_type() == state_steps[0].scalar_type();
+  if (!one_read) {
+    for (size_t i = 0; i < n; i++) out[i] = state_steps[i].item<float>();
+    return out;
   }
+  std::vector<Tensor> flat;
+  flat.reserve(n);
+  for (const Tensor& t : state_steps) flat.push_back(t.reshape({1}));
+  Tensor all = at::stack(flat).to(at::kCPU).to(at::kFloat).contiguous();
+  const float* p = all.const_data_ptr<float>();
+  for (size_t i = 0; i < n; i++) out[i] = p[i];
+  return out;
 }
 
 void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
@@ -78,8 +101,7 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
   TORCH_CHECK(state_steps.size() == n);
   if (n == 0) return;
   c10::DeviceGuard guard(params[0].device());
-  std::vector<double> steps(n);
-  for (size_t i = 0; i < n; i++) steps[i] = state_steps[i].item<float>();
+  const std::vector<double> steps = read_steps(state_steps);
   const bool l2 = !adamw && weight_decay != 0.0;
   const bool decoupled = adamw && weight_decay != 0.0;
   const std::string g = std::string("rs_mx_adam_grad(b, c, ") + "%WD%" + (maximize ? ", true, " : ", false, ") +

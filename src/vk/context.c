@@ -702,6 +702,7 @@ rs_status rs_device_wait_idle(rs_device *dev) {
 }
 
 rs_status rs_device_synchronize(rs_device *dev) {
+    atomic_fetch_add_explicit(&dev->host_waits, 1, memory_order_relaxed);
     rs_status st = rs_device_wait_idle(dev);
     return st ? st : rs_device_check_error(dev);
 }
@@ -743,3 +744,7 @@ void rs_shutdown(void) {
 }
 
 int rs_device_coopmat_khr(rs_device *dev) { return dev->coopmat_khr; }
+
+uint64_t rs_device_host_waits(rs_device *dev) {
+    return (uint64_t)atomic_load_explicit(&dev->host_waits, memory_order_relaxed);
+}

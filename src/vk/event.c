@@ -109,6 +109,7 @@ int rs_event_query(rs_event *e) {
 
 rs_status rs_event_synchronize(rs_event *e) {
     if (!e->stream) return RS_OK;
+    atomic_fetch_add_explicit(&e->dev->host_waits, 1, memory_order_relaxed);
     rs_status st = ensure_submitted(e);
     if (!st) st = rs_stream_wait_value(e->stream, e->value);
     if (!st) st = rs_device_check_error(e->dev);

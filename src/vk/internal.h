@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
@@ -224,6 +225,7 @@ struct rs_device {
     struct { uint64_t key, address, bytes; } tables[RS_MAX_TABLES];
     int ntables;
     uint64_t table_bytes;
+    atomic_uint_fast64_t host_waits; /* rs_device_host_waits */
 };
 
 /* Checks and clears the device error flag. */

@@ -354,6 +354,7 @@ rs_status rs_stream_flush(rs_stream *s) {
 }
 
 rs_status rs_stream_synchronize(rs_stream *s) {
+    atomic_fetch_add_explicit(&s->dev->host_waits, 1, memory_order_relaxed);
     rs_status st = flush_others(s, 0);
     if (st) return st;
     pthread_mutex_lock(&s->lock);

@@ -411,6 +411,30 @@ TEST(device_error_flag) {
     CHECK_OK(rs_stream_synchronize(s)); /* cleared */
 }
 
+/* rs_device_host_waits counts the host's waits: synchronizations and
+ * reads, not recording */
+TEST(host_waits_are_counted) {
+    rs_device *dev = ctest_device();
+    rs_stream *s;
+    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    uint64_t a, b;
+    uint32_t host[64] = {0};
+    CHECK_OK(rs_alloc(dev, sizeof host, s, &a));
+    CHECK_OK(rs_alloc(dev, sizeof host, s, &b));
+    CHECK_OK(rs_memcpy_htod(s, a, host, sizeof host));
+    CHECK_OK(rs_stream_synchronize(s));
+    uint64_t w0 = rs_device_host_waits(dev);
+    CHECK_OK(run_scale(s, k, a, b, 64));
+    CHECK(rs_device_host_waits(dev) == w0);
+    CHECK_OK(rs_memcpy_dtoh(s, host, b, sizeof host)); /* a read waits once */
+    CHECK(rs_device_host_waits(dev) == w0 + 1 && host[63] == 63);
+    CHECK_OK(rs_device_synchronize(dev));
+    CHECK(rs_device_host_waits(dev) == w0 + 2);
+    rs_free(dev, a), rs_free(dev, b);
+}
+
 TEST(compile_errors_are_reported) {
     rs_device *dev = ctest_device();
     rs_kernel *k;
@@ -610,6 +634,7 @@ int main(void) {
     RUN(large_work_submits_early);
     RUN(early_submission_keeps_program_order);
     RUN(device_error_flag);
+    RUN(host_waits_are_counted);
     RUN(compile_errors_are_reported);
     RUN(kernel_describe);
     RUN(shared_memory_limit);

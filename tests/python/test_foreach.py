@@ -150,3 +150,62 @@ def test_fused_reduced_precision(cls, kw, dtype):
     _native()
     for g, e in zip(got, expected):
         assert_close(g, e)
+
+
+def _fused_state(device, n=4):
+    torch.manual_seed(0)
+    params = [torch.randn(3 + i, 5) for i in range(n)]
+    grads = [torch.randn_like(p) for p in params]
+    m = [torch.rand_like(p) for p in params]
+    v = [torch.rand_like(p) for p in params]
+    steps = [torch.tensor(float(3 + i)) for i in range(n)]
+    return [[t.to(device) for t in ts] for ts in (params, grads, m, v, steps)]
+
+
+@pytest.mark.parametrize("found", [None, 0.0, 1.0], ids=["no_found_inf", "finite", "found_inf"])
+def test_fused_adam_grad_scale_without_syncs(found):
+    """grad_scale divides the gradients on the device (no read), the step
+    counts are read at once: one sync per step, plus one for found_inf
+    (found_inf == 1 skips the step, gradients untouched, as on CPU)."""
+    kw = dict(lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.1, eps=1e-8, amsgrad=False, maximize=False)
+    scale = torch.tensor(4.0)
+    fi = None if found is None else torch.tensor(found)
+    want = _fused_state("cpu")
+    torch._fused_adamw_(*want[:4], [], want[4], grad_scale=scale, found_inf=fi, **kw)
+    got = _fused_state(D)
+    scale_d, fi_d = scale.to(D), None if fi is None else fi.to(D)
+    torch.russet.synchronize()
+    before = torch.russet.host_sync_count()
+    torch._fused_adamw_(*got[:4], [], got[4], grad_scale=scale_d, found_inf=fi_d, **kw)
+    syncs = torch.russet.host_sync_count() - before
+    assert syncs == (1 if found is None else 1 if found == 1.0 else 2), syncs
+    for g, w in zip(got[:4], want[:4]):
+        for a, b in zip(g, w):
+            assert_close(a.cpu(), b)
+
+
+def test_fused_sgd_grad_scale_without_syncs():
+    kw = dict(weight_decay=0.01, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
+              is_first_step=False)
+    want = _fused_state("cpu")
+    torch._fused_sgd_(want[0], want[1], want[2], grad_scale=torch.tensor(2.0), **kw)
+    got = _fused_state(D)
+    scale_d = torch.tensor(2.0).to(D)
+    torch.russet.synchronize()
+    before = torch.russet.host_sync_count()
+    torch._fused_sgd_(got[0], got[1], got[2], grad_scale=scale_d, **kw)
+    assert torch.russet.host_sync_count() == before
+    for g, w in zip(got[:3], want[:3]):
+        for a, b in zip(g, w):
+            assert_close(a.cpu(), b)
+
+
+def test_host_sync_count_counts_reads():
+    x = torch.ones(4, device=D)
+    torch.russet.synchronize()
+    before = torch.russet.host_sync_count()
+    y = x * 2  # recorded, no wait
+    assert torch.russet.host_sync_count() == before
+    assert y.sum().item() == 8.0  # a read waits
+    torch.russet.synchronize()
+    assert torch.russet.host_sync_count() == before + 2
