@@ -416,20 +416,18 @@ TEST(device_error_flag) {
 TEST(host_waits_are_counted) {
     rs_device *dev = ctest_device();
     rs_stream *s;
-    CHECK_OK(rs_stream_get(dev, 0, &s));
     rs_kernel *k;
-    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
     uint64_t a, b;
-    uint32_t host[64] = {0};
-    CHECK_OK(rs_alloc(dev, sizeof host, s, &a));
-    CHECK_OK(rs_alloc(dev, sizeof host, s, &b));
-    CHECK_OK(rs_memcpy_htod(s, a, host, sizeof host));
-    CHECK_OK(rs_stream_synchronize(s));
+    uint32_t host[64];
+    CHECK_OK(rs_stream_get(dev, 0, &s));
+    CHECK_OK(upload_iota(dev, s, 64, 0, &a)); /* each ends with a synchronize */
+    CHECK_OK(upload_iota(dev, s, 64, 1, &b));
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
     uint64_t w0 = rs_device_host_waits(dev);
-    CHECK_OK(run_scale(s, k, a, b, 64));
+    CHECK_OK(run_scale(s, k, a, b, 64)); /* recorded: no wait */
     CHECK(rs_device_host_waits(dev) == w0);
     CHECK_OK(rs_memcpy_dtoh(s, host, b, sizeof host)); /* a read waits once */
-    CHECK(rs_device_host_waits(dev) == w0 + 1 && host[63] == 63);
+    CHECK(rs_device_host_waits(dev) == w0 + 1 && host[63] == 63u * 3u);
     CHECK_OK(rs_device_synchronize(dev));
     CHECK(rs_device_host_waits(dev) == w0 + 2);
     rs_free(dev, a), rs_free(dev, b);
