@@ -6,7 +6,7 @@ import torch
 import russet
 
 EXPECTED_NAMES = {
-    "is_available", "device_count", "current_device", "set_device", "device", "synchronize",
+    "is_available", "device_count", "current_device", "set_device", "device", "synchronize", "host_sync_count",
     "get_device_name", "get_device_properties",
     "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
