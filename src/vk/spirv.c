@@ -1,10 +1,11 @@
 /* What a SPIR-V module asks of the device that the driver would only
  * discover late or not at all: the bytes of workgroup (shared) memory its
- * variables take, and the capabilities it declares. Under the apple profile
- * the device allows 32 KiB of shared memory and 1,024 invocations a
- * workgroup and has no fp64 or 64-bit atomics, while lavapipe and NVIDIA have more and run such a module
- * anyway: a kernel past the profile would pass here and fail on a Mac, so
- * make_pipeline refuses it on every device (kernel.c). */
+ * variables take, its workgroup size and the capabilities it declares.
+ * Under the apple profile the device allows 32 KiB of shared memory and
+ * 1,024 invocations a workgroup and has no fp64 or 64-bit atomics, while
+ * lavapipe and NVIDIA have more and run such a module anyway: a kernel past
+ * the profile would pass here and fail on a Mac, so make_pipeline refuses
+ * it on every device (kernel.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,34 +32,31 @@ enum {
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
-/* SPIR-V capability numbers -> RS_SPIRV_CAP_* bits */
-static const struct { uint32_t cap; uint32_t bit; } kCaps[] = {
-    {9, RS_SPIRV_CAP_FLOAT16},          {10, RS_SPIRV_CAP_FLOAT64},
-    {11, RS_SPIRV_CAP_INT64},           {12, RS_SPIRV_CAP_INT64_ATOMICS},
-    {22, RS_SPIRV_CAP_INT16},           {39, RS_SPIRV_CAP_INT8},
-    {4433, RS_SPIRV_CAP_STORAGE16},     {4448, RS_SPIRV_CAP_STORAGE8},
-    {6033, RS_SPIRV_CAP_ATOMIC_F32_ADD}, {6034, RS_SPIRV_CAP_ATOMIC_F64_ADD},
-    {64, RS_SPIRV_CAP_BALLOT},          {5357, RS_SPIRV_CAP_COOPMAT_NV},
-    {6022, RS_SPIRV_CAP_COOPMAT_KHR},
+/* SPIR-V capability numbers -> RS_SPIRV_CAP_* bits, and their names */
+static const struct {
+    uint32_t cap, bit;
+    const char *name;
+} kCaps[] = {
+    {9, RS_SPIRV_CAP_FLOAT16, "Float16"},
+    {10, RS_SPIRV_CAP_FLOAT64, "Float64"},
+    {11, RS_SPIRV_CAP_INT64, "Int64"},
+    {12, RS_SPIRV_CAP_INT64_ATOMICS, "Int64Atomics"},
+    {22, RS_SPIRV_CAP_INT16, "Int16"},
+    {39, RS_SPIRV_CAP_INT8, "Int8"},
+    {4433, RS_SPIRV_CAP_STORAGE16, "StorageBuffer16BitAccess"},
+    {4448, RS_SPIRV_CAP_STORAGE8, "StorageBuffer8BitAccess"},
+    {6033, RS_SPIRV_CAP_ATOMIC_F32_ADD, "AtomicFloat32AddEXT"},
+    {6034, RS_SPIRV_CAP_ATOMIC_F64_ADD, "AtomicFloat64AddEXT"},
+    {64, RS_SPIRV_CAP_BALLOT, "GroupNonUniformBallot"},
+    {5357, RS_SPIRV_CAP_COOPMAT_NV, "CooperativeMatrixNV"},
+    {6022, RS_SPIRV_CAP_COOPMAT_KHR, "CooperativeMatrixKHR"},
 };
+#define NCAPS (sizeof kCaps / sizeof kCaps[0])
 
 const char *rs_spirv_cap_name(uint32_t bit) {
-    switch (bit) {
-    case RS_SPIRV_CAP_FLOAT16: return "Float16";
-    case RS_SPIRV_CAP_FLOAT64: return "Float64";
-    case RS_SPIRV_CAP_INT64: return "Int64";
-    case RS_SPIRV_CAP_INT64_ATOMICS: return "Int64Atomics";
-    case RS_SPIRV_CAP_INT16: return "Int16";
-    case RS_SPIRV_CAP_INT8: return "Int8";
-    case RS_SPIRV_CAP_STORAGE16: return "StorageBuffer16BitAccess";
-    case RS_SPIRV_CAP_STORAGE8: return "StorageBuffer8BitAccess";
-    case RS_SPIRV_CAP_ATOMIC_F32_ADD: return "AtomicFloat32AddEXT";
-    case RS_SPIRV_CAP_ATOMIC_F64_ADD: return "AtomicFloat64AddEXT";
-    case RS_SPIRV_CAP_BALLOT: return "GroupNonUniformBallot";
-    case RS_SPIRV_CAP_COOPMAT_NV: return "CooperativeMatrixNV";
-    case RS_SPIRV_CAP_COOPMAT_KHR: return "CooperativeMatrixKHR";
-    default: return "?";
-    }
+    for (size_t c = 0; c < NCAPS; c++)
+        if (kCaps[c].bit == bit) return kCaps[c].name;
+    return "?";
 }
 
 rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out) {
@@ -68,12 +66,12 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
     uint32_t bound = words[3];
     if (bound == 0 || bound > (1u << 22)) return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", bound);
     /* per id: the size and alignment of a type, a constant's value, and
-     * for a pointer type its storage class and pointee */
+     * for a pointer type its pointee */
     uint64_t *size = calloc(bound, sizeof *size), *align = calloc(bound, sizeof *align);
     uint64_t *value = calloc(bound, sizeof *value);
-    uint32_t *ptr_sc = calloc(bound, sizeof *ptr_sc), *ptr_to = calloc(bound, sizeof *ptr_to);
+    uint32_t *ptr_to = calloc(bound, sizeof *ptr_to);
     rs_status st = RS_OK;
-    if (!size || !align || !value || !ptr_sc || !ptr_to) {
+    if (!size || !align || !value || !ptr_to) {
         st = rs_error(RS_ERR_OOM, "russet: out of host memory");
         goto done;
     }
@@ -96,7 +94,7 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
             }
             break;
         case OP_CAPABILITY:
-            for (size_t c = 0; n >= 2 && c < sizeof kCaps / sizeof kCaps[0]; c++)
+            for (size_t c = 0; n >= 2 && c < NCAPS; c++)
                 if (kCaps[c].cap == w[1]) out->caps |= kCaps[c].bit;
             break;
         case OP_TYPE_BOOL:
@@ -137,7 +135,7 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
             }
             break;
         case OP_TYPE_POINTER:
-            if (n >= 4 && ID_OK(w[1])) ptr_sc[w[1]] = w[2], ptr_to[w[1]] = w[3];
+            if (n >= 4 && ID_OK(w[1])) ptr_to[w[1]] = w[3];
             break;
         case OP_CONSTANT:
         case OP_SPEC_CONSTANT: /* the value (its default, for a spec constant): array lengths */
@@ -157,6 +155,6 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
     for (int d = 0; d < 3; d++) out->invocations *= local_id ? (ID_OK(local[d]) ? value[local[d]] : 0) : local[d];
 #undef ID_OK
 done:
-    free(size), free(align), free(value), free(ptr_sc), free(ptr_to);
+    free(size), free(align), free(value), free(ptr_to);
     return st;
 }
