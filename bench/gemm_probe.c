@@ -213,6 +213,12 @@ static void run_edges(rs_device *dev, rs_stream *s) {
     edge(dev, s, 2, 136, 264, 100, 1, 1, 1, 2, 0, 0.75f, -1.0f);   /* transposed A, B, C and Cin */
     edge(dev, s, 1, 520, 1032, 264, 0, 0, 0, 1, 0, 1.0f, 1.0f);    /* many ragged tiles, Cin */
     edge(dev, s, 3, 72, 96, 8000, 0, 1, 0, 0, 0, 1.0f, 0.0f);      /* a long k, batched */
+    /* shapes the 128x256 tile divides (its whole-tile modules where that
+     * tile is chosen or forced), every vector layout; the last one is large
+     * enough for the 128x256 tile by default */
+    for (int la = 0; la < 2; la++)
+        for (int lb = 0; lb < 2; lb++) edge(dev, s, 2, 256, 512, 96, la, lb, 0, 1, 0, 1.0f, 0.5f);
+    edge(dev, s, 1, 2048, 2048, 64, 0, 1, 0, 0, 0, 1.0f, 0.0f);
 }
 
 /* RUSSET_PIPELINE_STATS=1: the driver's statistics of each variant
@@ -276,22 +282,20 @@ int main(int argc, char **argv) {
     /* KHR modules (tools/build_spirv.py names them; bm x bn tiles), then
      * the NV kernel's; `ceiling`: timing-only variants whose results are wrong */
     struct { const char *src; const char *defines; int bm, bn; int bt; int ceiling; } variants[] = {
-        {NULL, "gemm_coopmat_khr_w4s1_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4_a1b1", 128, 256, 0, 0},     /* production: 16 subgroups of 32x64 */
+        {NULL, "gemm_coopmat_khr_w4x4_a1b2", 128, 256, 1, 0},
+        {NULL, "gemm_coopmat_khr_w4s1_a1b1", 128, 256, 0, 0},     /* 8 subgroups of 64x64 */
         {NULL, "gemm_coopmat_khr_w4s1_a1b2", 128, 256, 1, 0},
         {NULL, "gemm_coopmat_khr_w2s1_a1b1", 128, 128, 0, 0},
-        {NULL, "gemm_coopmat_khr_w2s2_a1b1", 128, 128, 0, 0},
-        {NULL, "gemm_coopmat_khr_w4s1p1_a1b1", 128, 256, 0, 1},  /* no global loads in the k loop */
-        {NULL, "gemm_coopmat_khr_w4s1p2_a1b1", 128, 256, 0, 1},  /* no shared fragment loads */
-        {NULL, "gemm_coopmat_khr_w4s1full_a1b1", 128, 256, 0, 0}, /* no bounds branch (8192 divides) */
-        {NULL, "gemm_coopmat_khr_w4s1k48_a1b1", 128, 256, 0, 0},  /* 48-deep slices */
-        {NULL, "gemm_coopmat_khr_w2s1k48_a1b1", 128, 128, 0, 0},
-        {NULL, "gemm_coopmat_khr_w4f3s1_a1b1", 128, 192, 0, 0},   /* 128x192, one stage */
-        {NULL, "gemm_coopmat_khr_w4f3s2_a1b1", 128, 192, 0, 0},   /* two stages */
-        {NULL, "gemm_coopmat_khr_w4f3s2d_a1b1", 128, 192, 0, 0},  /* two, stores behind the multiply-adds */
-        {NULL, "gemm_coopmat_khr_w2s2d_a1b1", 128, 128, 0, 0},
-        {NULL, "gemm_coopmat_khr_w4x4_a1b1", 128, 256, 0, 0},    /* 16 subgroups of 32x64 */
-        {NULL, "gemm_coopmat_khr_w4dir_a1b1", 128, 256, 0, 0},   /* fragments from global memory */
-        {NULL, "gemm_coopmat_khr_w2dir_a1b1", 128, 128, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4p1_a1b1", 128, 256, 0, 1},   /* no global loads in the k loop */
+        {NULL, "gemm_coopmat_khr_w4x4p2_a1b1", 128, 256, 0, 1},   /* no shared fragment loads */
+        {NULL, "gemm_coopmat_khr_w4x4f_a1b1", 128, 256, 0, 0},    /* production, whole tiles: no bounds branch */
+        {NULL, "gemm_coopmat_khr_w4x4f_a1b2", 128, 256, 1, 0},
+        {NULL, "gemm_coopmat_khr_w2x8f_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4sw8_a1b1", 128, 256, 0, 0},  /* L2 groups of 8 tile rows */
+        {NULL, "gemm_coopmat_khr_w8x2_a1b1", 256, 128, 0, 0},     /* 256x128, 16 subgroups of 32x64 */
+        {NULL, "gemm_coopmat_khr_w2x8_a1b1", 128, 256, 0, 0},     /* 16 subgroups of 64x32 */
+        {NULL, "gemm_coopmat_khr_w2x4_a1b1", 128, 128, 0, 0},     /* 128x128, 8 subgroups of 32x64 */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

@@ -98,12 +98,14 @@ if [ "${1:-}" = gemm-probe ]; then
     build_probe gemm_probe
     # PROBE_ARGS: nv, noedges, novariants (bench/gemm_probe.c); PROBE_TILE2:
     # then the production path and edges again with RUSSET_GEMM_KHR_TILE=$PROBE_TILE2
-    ./build/gemm_probe ${PROBE_ARGS:-}
-    if [ -n "${PROBE_TILE2:-}" ]; then RUSSET_GEMM_KHR_TILE=$PROBE_TILE2 ./build/gemm_probe novariants; fi
+    # (a wrong variant does not stop the runs after it; the exit status says)
+    probe_rc=0
+    ./build/gemm_probe ${PROBE_ARGS:-} || probe_rc=$?
+    if [ -n "${PROBE_TILE2:-}" ]; then RUSSET_GEMM_KHR_TILE=$PROBE_TILE2 ./build/gemm_probe novariants || probe_rc=$?; fi
     # PROBE_THEN: more runs in this environment, e.g.
     # 'RUSSET_COOPMAT_NV2=0 ./build/gemm_probe novariants noedges' (the KHR kernel)
     if [ -n "${PROBE_THEN:-}" ]; then eval "$PROBE_THEN"; fi
-    exit 0
+    exit $probe_rc
 fi
 if [ "${1:-}" = coopmat-khr ]; then
     echo "== VK_KHR_cooperative_matrix: shapes and the multiply-add rate (bench/coopmat)"

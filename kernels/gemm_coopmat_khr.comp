@@ -39,16 +39,9 @@
 //           loaded and multiplied into float32, so nothing else changes.
 //   PAD     > 0: PAD uvec4 of otherwise unused shared memory, to time the
 //           effect of the workgroup's shared-memory size (probe only)
-//   FULLTILES 1: every slice is taken to be inside the operands (probe
-//           only: right when the tiles divide M, N and K), to time the
-//           cost of the loaders' uniform branch
-//   DEPFENCE 1 (two stages, probe only): the stores of the next slice take a
-//           false data dependency on the slice's last multiply-add, so that
-//           the compiler cannot start them (and wait on their global loads)
-//           before the multiply-adds
-//   DIRECT  1 (probe only: VEC_A 1, VEC_B 1, whole tiles): fragments
-//           straight from global memory, no shared memory, no barriers;
-//           the next 16-deep step's fragments load while this one multiplies
+//   FULLTILES 1: every slice is taken to be inside the operands (right
+//           only when the tiles divide M, N and K, which the host checks):
+//           no bounds branch in the loaders
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -112,12 +105,6 @@
 #ifndef FULLTILES
 #define FULLTILES 0
 #endif
-#ifndef DEPFENCE
-#define DEPFENCE 0
-#endif
-#ifndef DIRECT
-#define DIRECT 0
-#endif
 
 #define NSG (WM * WN)
 #define NT (32 * NSG)
@@ -150,6 +137,9 @@
 #define BSZ (BROWS * BSR)
 #define NQA (BM * BK / 8 / NT)  // uvec4 of an A slice per invocation
 #define NQB (BK * BN / 8 / NT)  // uvec4 of a B slice per invocation
+#if (BM * BK / 8) % NT != 0 || (BK * BN / 8) % NT != 0
+#error "a slice must be a whole number of 16-byte loads an invocation"
+#endif
 
 #define FA coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define FB coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
@@ -177,9 +167,6 @@ shared uvec4 Pad[PAD];
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
-#if DIRECT
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsHalfs { float16_t h[]; };
-#endif
 
 uint hv(uint64_t base, int64_t off, bool ok) { return ok ? uint(RsU16(base + uint64_t(off) * 2UL).v) : 0u; }
 
@@ -394,39 +381,6 @@ void main() {
 #define MORE_SLICES (k0 + BK < K)
 #endif
 
-#if DIRECT
-            {
-                // this subgroup's rows of A and columns of B; element offsets
-                // from them fit 32 bits (the probe's shapes)
-                const uint64_t ab0 = pa + uint64_t(ao + (row0 + int64_t(wm * uint(SGM))) * sa1) * 2UL;
-                const uint64_t bb0 = pb + uint64_t(bo + col0 + int64_t(wn * uint(SGN))) * 2UL;
-                const uint lda = uint(sa1), ldb = uint(sb1);
-                FA fa[FM];
-                FB fb[FN];
-                [[unroll]] for (uint i = 0u; i < FM; ++i)
-                    coopMatLoad(fa[i], RsHalfs(ab0).h, i * 16u * lda, lda, gl_CooperativeMatrixLayoutRowMajor);
-                [[unroll]] for (uint j = 0u; j < FN; ++j)
-                    coopMatLoad(fb[j], RsHalfs(bb0).h, j * 16u, ldb, gl_CooperativeMatrixLayoutRowMajor);
-                for (int64_t k0 = 0L; k0 < K; k0 += 16L) {
-                    const bool more = k0 + 16L < K;
-                    const uint kn = uint(k0) + 16u;
-                    FA na[FM];
-                    FB nb[FN];
-                    if (more) {
-                        [[unroll]] for (uint i = 0u; i < FM; ++i)
-                            coopMatLoad(na[i], RsHalfs(ab0).h, i * 16u * lda + kn, lda, gl_CooperativeMatrixLayoutRowMajor);
-                        [[unroll]] for (uint j = 0u; j < FN; ++j)
-                            coopMatLoad(nb[j], RsHalfs(bb0).h, kn * ldb + j * 16u, ldb, gl_CooperativeMatrixLayoutRowMajor);
-                    }
-                    [[unroll]] for (uint i = 0u; i < FM; ++i)
-                        [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
-                    if (more) {
-                        [[unroll]] for (uint i = 0u; i < FM; ++i) fa[i] = na[i];
-                        [[unroll]] for (uint j = 0u; j < FN; ++j) fb[j] = nb[j];
-                    }
-                }
-            }
-#else
             LOAD_SLICE(0L)
             STORE_SLICE(0u)
             barrier();
@@ -440,14 +394,6 @@ void main() {
                 const bool more = MORE_SLICES;
                 if (more) { LOAD_SLICE(k0 + BK) }
                 COMPUTE_SLICE(cur)
-#if DEPFENCE
-                if (more) {
-                    // zero at run time (flags has 4 bits), unknown to the compiler
-                    const uint dep = floatBitsToUint(acc[FM - 1][FN - 1][0]) & (flags >> 16);
-                    [[unroll]] for (uint q = 0u; q < NQA; ++q) ra[q].x ^= dep;
-                    [[unroll]] for (uint q = 0u; q < NQB; ++q) rb[q].x ^= dep;
-                }
-#endif
                 if (more) { STORE_SLICE(cur ^ 1u) }
                 barrier();
                 cur ^= 1u;
@@ -462,7 +408,6 @@ void main() {
                 barrier();
             }
 #endif
-#endif // DIRECT
         }
 
         // epilogue, one fragment at a time through this subgroup's staging

