@@ -102,18 +102,8 @@ uint rs_subnormal_bits(uint a, int unit_exp) {
 }
 
 // ---------------------------------------------------------------- fp16
-#if defined(RS_HW_F16) && RS_HW_F16
-// Trial (bench/bw_probe.c only, never set by the engines): the device's own
-// conversions, NaN kept as c10's 0x7E00 with its sign. Whether they round
-// to nearest even and keep subnormals as c10 does is what the probe checks.
-uint rs_f16_enc(float f) {
-    uint sign = (floatBitsToUint(f) >> 16) & 0x8000u;
-    return isnan(f) ? (sign | 0x7E00u) : (packHalf2x16(vec2(f, 0.0)) & 0xFFFFu);
-}
-float rs_f16_dec(uint h) { return unpackHalf2x16(h & 0xFFFFu).x; }
-#else
 // c10::detail::fp16_ieee_from_fp32_value: RNE, overflow -> inf, NaN -> 0x7E00.
-uint rs_f16_enc(float f) {
+uint rs_f16_enc_c10(float f) {
     uint w = floatBitsToUint(f);
     uint sign = (w >> 16) & 0x8000u;
     uint a = w & 0x7FFFFFFFu;
@@ -127,7 +117,7 @@ uint rs_f16_enc(float f) {
 }
 
 // c10::detail::fp16_ieee_to_fp32_bits.
-float rs_f16_dec(uint h) {
+float rs_f16_dec_c10(uint h) {
     uint w = h << 16;
     uint sign = w & 0x80000000u;
     uint nonsign = w & 0x7FFFFFFFu;
@@ -137,6 +127,29 @@ float rs_f16_dec(uint h) {
     uint inf_nan = uint(int(nonsign + 0x04000000u) >> 8) & 0x7F800000u;
     return uintBitsToFloat(sign | ((((nonsign << renorm) >> 3) + ((0x70u - renorm) << 23)) | inf_nan));
 }
+
+// The device's own conversions (one instruction each on most GPUs), with
+// NaNs made c10's: encode gives 0x7E00 with the sign, decode keeps the
+// payload. Whether the rest rounds to nearest even and keeps subnormals
+// as c10 does is checked once per device against the functions above
+// (kernels/f16_check.comp, src/vk/f16_check.c), which then sets RS_HW_F16.
+uint rs_f16_enc_dev(float f) {
+    uint sign = (floatBitsToUint(f) >> 16) & 0x8000u;
+    return isnan(f) ? (sign | 0x7E00u) : (packHalf2x16(vec2(f, 0.0)) & 0xFFFFu);
+}
+float rs_f16_dec_dev(uint h) {
+    h &= 0xFFFFu;
+    if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu) != 0u)
+        return uintBitsToFloat(((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13));
+    return unpackHalf2x16(h).x;
+}
+
+#if defined(RS_HW_F16) && RS_HW_F16
+#define rs_f16_enc rs_f16_enc_dev
+#define rs_f16_dec rs_f16_dec_dev
+#else
+#define rs_f16_enc rs_f16_enc_c10
+#define rs_f16_dec rs_f16_dec_c10
 #endif
 
 // ---------------------------------------------------------------- bf16

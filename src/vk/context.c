@@ -611,6 +611,7 @@ static rs_status create_device(int index, rs_device **out) {
     }
     memset(dev->error_flag.host, 0, 64);
     *out = dev;
+    rs_f16_check(dev);
     return RS_OK;
 }
 
