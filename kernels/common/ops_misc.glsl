@@ -512,6 +512,20 @@ float rs_mx_adam_param(float p, float m, float v, float decay, float neg_step, f
     return pp + u;
 }
 
+// ---------------------------------------------------------------- fused Adagrad
+// (FusedAdagradKernel; the gradient is rs_mx_adam_grad's) state_sum + g * g
+float rs_mx_adagrad_sum(float s, float g) {
+    precise float t = g * g;
+    return s + t;
+}
+// param - clr * g / (sqrt(state_sum) + eps)
+float rs_mx_adagrad_param(float p, float g, float sum, float clr, float eps) {
+    precise float std_dev = sqrt(sum) + eps;
+    precise float u = clr * g;
+    u = u / std_dev;
+    return p - u;
+}
+
 // ---------------------------------------------------------------- fused SGD
 float rs_mx_sgd_grad(float g, float p, float wd, bool maximize, bool has_wd) {
     if (maximize) g = g * -1.0;

@@ -1,7 +1,8 @@
-// Fused optimizer steps: _fused_adam_, _fused_adamw_, _fused_sgd_ (and their
-// tensor-lr overloads), so torch.optim.Adam/AdamW/SGD(fused=True) run
-// natively. The math is ATen's CPU kernels' (FusedAdamKernel.cpp,
-// FusedSGDKernel.cpp: float opmath, the same operation order); each
+// Fused optimizer steps: _fused_adam_, _fused_adamw_, _fused_sgd_,
+// _fused_adagrad_ (and their tensor-lr overloads), so
+// torch.optim.Adam/AdamW/SGD/Adagrad(fused=True) run natively. The math is
+// ATen's CPU kernels' (FusedAdamKernel.cpp, FusedSGDKernel.cpp,
+// FusedAdagradKernel.cpp: float opmath, the same operation order); each
 // parameter takes a few pointwise launches (one per state tensor written),
 // with the expressions of kernels/common/ops_misc.glsl.
 //
@@ -16,6 +17,7 @@
 // grad_scale never is: the gradients are divided by it on the device.
 #include "torch/pointwise.h"
 
+#include <ATen/ops/_fused_adagrad_ops.h>
 #include <ATen/ops/_fused_adam_ops.h>
 #include <ATen/ops/_fused_adamw_ops.h>
 #include <ATen/ops/_fused_sgd_ops.h>
@@ -200,6 +202,66 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
   }
 }
 
+// a scalar as FusedAdagradKernel's vector loop uses it: rounded to the
+// parameter's dtype for float16/bfloat16 (its float tail does not round;
+// the vector loop covers all but size % 16 elements)
+float adagrad_scalar(double x, at::ScalarType t) {
+  if (t == at::kHalf) return static_cast<float>(c10::Half(static_cast<float>(x)));
+  if (t == at::kBFloat16) return static_cast<float>(c10::BFloat16(static_cast<float>(x)));
+  return static_cast<float>(x);
+}
+
+void fused_adagrad(TensorList params, TensorList grads, TensorList state_sums, TensorList state_steps, double lr,
+                   double lr_decay, double weight_decay, double eps, bool maximize,
+                   const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  if (skip_step(found_inf)) return;
+  size_t n = params.size();
+  TORCH_CHECK(grads.size() == n);
+  TORCH_CHECK(state_sums.size() == n);
+  TORCH_CHECK(state_steps.size() == n);
+  if (n == 0) return;
+  c10::DeviceGuard guard(params[0].device());
+  const std::vector<double> steps = read_steps(state_steps);
+  const std::string g = std::string("rs_mx_adam_grad(%G, %P, s0, ") + (maximize ? "true, " : "false, ") +
+                        (weight_decay != 0.0 ? "true)" : "false)");
+  auto grad_expr = [&](const char* grad, const char* param) {
+    std::string s = g;
+    s.replace(s.find("%G"), 2, grad);
+    s.replace(s.find("%P"), 2, param);
+    return s;
+  };
+  const std::string sum_expr = "rs_mx_adagrad_sum(a, " + grad_expr("b", "c") + ")";
+  const std::string param_expr = "rs_mx_adagrad_param(a, " + grad_expr("b", "a") + ", c, s1, s2)";
+  for (size_t i = 0; i < n; i++) {
+    const Tensor& param = params[i];
+    const Tensor& grad = grads[i];
+    if (param.numel() == 0) continue;
+    unscale(grad, grad_scale);
+    const double clr = lr / (1.0 + (steps[i] - 1.0) * lr_decay);
+    const at::ScalarType t = param.scalar_type();
+    const float wd = adagrad_scalar(weight_decay, t);
+    step(state_sums[i], {&state_sums[i], &grad, &param}, "fused_adagrad_sum", sum_expr, {wd});
+    step(param, {&param, &grad, &state_sums[i]}, "fused_adagrad_param", param_expr,
+         {wd, adagrad_scalar(clr, t), adagrad_scalar(eps, t)});
+  }
+}
+
+#define ADAGRAD(fn, OP, LR_T, LR_VALUE)                                                                           \
+  void fn(TensorList params, TensorList grads, TensorList state_sums, TensorList state_steps, LR_T lr,           \
+          double lr_decay, double weight_decay, double eps, bool maximize,                                       \
+          const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                     \
+    if (!native_dtypes(params)) {                                                                                \
+      at::native::call_fallback_fn<&host_fallback, at::_ops::OP>::call(                                          \
+          params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale,         \
+          found_inf);                                                                                            \
+      return;                                                                                                    \
+    }                                                                                                            \
+    fused_adagrad(params, grads, state_sums, state_steps, LR_VALUE, lr_decay, weight_decay, eps, maximize,       \
+                  grad_scale, found_inf);                                                                        \
+  }
+ADAGRAD(fused_adagrad_, _fused_adagrad_, double, lr)
+ADAGRAD(fused_adagrad_tlr_, _fused_adagrad__tensor_lr, const Tensor&, lr.item<double>())
+
 #define SGD(fn, OP, LR_T, LR_VALUE)                                                                               \
   void fn(TensorList params, TensorList grads, TensorList momentum_buffer_list, double weight_decay,             \
           double momentum, LR_T lr, double dampening, bool nesterov, bool maximize, bool is_first_step,          \
@@ -225,6 +287,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_fused_adamw_.tensor_lr", fused_adamw_tlr_);
   m.impl("_fused_sgd_", fused_sgd_);
   m.impl("_fused_sgd_.tensor_lr", fused_sgd_tlr_);
+  m.impl("_fused_adagrad_", fused_adagrad_);
+  m.impl("_fused_adagrad_.tensor_lr", fused_adagrad_tlr_);
 }
 
 }  // namespace russet

@@ -1,7 +1,7 @@
 """_foreach_* ops (their CompositeExplicitAutograd loops over native per-tensor
 kernels) and the fused optimizer steps (_fused_adam_, _fused_adamw_,
-_fused_sgd_) against CPU; torch.optim runs natively with foreach=True and
-fused=True."""
+_fused_sgd_, _fused_adagrad_) against CPU; torch.optim runs natively with
+foreach=True and fused=True."""
 
 import pytest
 import torch
@@ -94,6 +94,9 @@ OPTIMS = [
     ("sgd_momentum", torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
     ("sgd_nesterov", torch.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, dampening=0.0)),
     ("sgd_dampening_max", torch.optim.SGD, dict(lr=0.1, momentum=0.9, dampening=0.3, maximize=True)),
+    ("adagrad", torch.optim.Adagrad, dict(lr=0.1)),
+    ("adagrad_decay_wd_max", torch.optim.Adagrad,
+     dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, maximize=True, initial_accumulator_value=0.5, eps=1e-6)),
 ]
 
 
@@ -141,8 +144,9 @@ def test_fused_sgd_reduced_precision(dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
-@pytest.mark.parametrize("cls,kw", [(torch.optim.Adam, dict(lr=0.01)), (torch.optim.AdamW, dict(lr=0.01))],
-                         ids=["adam", "adamw"])
+@pytest.mark.parametrize("cls,kw", [(torch.optim.Adam, dict(lr=0.01)), (torch.optim.AdamW, dict(lr=0.01)),
+                                    (torch.optim.Adagrad, dict(lr=0.1, weight_decay=0.1))],
+                         ids=["adam", "adamw", "adagrad"])
 def test_fused_reduced_precision(cls, kw, dtype):
     expected = _train(cls, "cpu", dtype=dtype, fused=True, **kw)
     torch.russet.reset_host_op_counts()
