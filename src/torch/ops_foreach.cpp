@@ -10,12 +10,18 @@
 // kernels loop over the per-tensor ops (add_, mul_, lerp_, addcmul_,
 // addcdiv_, pow, ...), which are native, one launch per tensor.
 //
-// The step counts are read on the host, all of them in one read (one sync
-// per optimizer step), since the bias corrections are computed in double, as
-// CPU does, which the apple profile cannot do on the device; CUDA reads them
-// in its kernel. lr (tensor form) and found_inf are read once per call too.
-// grad_scale never is: the gradients are divided by it on the device.
+// Adam and AdamW run one kernel a parameter (rs_adam_step_run, C core),
+// which reads the step count, grad_scale and found_inf on the device: no
+// host wait, as on CUDA. Where its conditions do not hold (non-contiguous
+// or mixed tensors, steps that are not float32 device scalars), and for
+// Adagrad, the pointwise path below reads the step counts on the host, all
+// of them in one read (one sync per step), and computes the bias
+// corrections in double, as CPU does; found_inf is read there too. lr
+// (tensor form) is read once per call. grad_scale never is: the gradients
+// are divided by it on the device.
 #include "torch/pointwise.h"
+
+#include "russet/optim.h"
 
 #include <ATen/ops/_fused_adagrad_ops.h>
 #include <ATen/ops/_fused_adam_ops.h>
@@ -26,6 +32,7 @@
 #include <torch/library.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -86,10 +93,63 @@ std::vector<double> read_steps(TensorList state_steps) {
   return out;
 }
 
+// a float32 scalar on params' device (a step count, grad_scale, found_inf)
+bool device_scalar(const Tensor& t, const Tensor& like) {
+  return t.defined() && t.numel() == 1 && t.scalar_type() == at::kFloat && t.device() == like.device() &&
+         t.is_contiguous();
+}
+
+// the one-kernel path (rs_adam_step_run): every tensor of a parameter
+// contiguous, of its dtype and size; the scalars float32 on the device
+bool adam_kernel_applies(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                         TensorList max_exp_avg_sqs, TensorList state_steps, double beta1, double beta2,
+                         const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  if (params.empty() || !(beta1 > 0 && beta1 < 1 && beta2 > 0 && beta2 < 1)) return false;
+  const Tensor& p0 = params[0];
+  if (grad_scale.has_value() && grad_scale->defined() && !device_scalar(*grad_scale, p0)) return false;
+  if (found_inf.has_value() && found_inf->defined() && !device_scalar(*found_inf, p0)) return false;
+  for (size_t i = 0; i < params.size(); i++) {
+    const Tensor& p = params[i];
+    if (!device_scalar(state_steps[i], p0) || p.device() != p0.device()) return false;
+    std::vector<const Tensor*> ts = {&p, &grads[i], &exp_avgs[i], &exp_avg_sqs[i]};
+    if (!max_exp_avg_sqs.empty()) ts.push_back(&max_exp_avg_sqs[i]);
+    for (const Tensor* t : ts)
+      if (t->device() != p.device() || t->scalar_type() != p.scalar_type() || t->numel() != p.numel() ||
+          !t->is_contiguous())
+        return false;
+  }
+  return true;
+}
+
 void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                 TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
                 double weight_decay, double eps, bool amsgrad, bool maximize,
                 const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf, bool adamw) {
+  TORCH_CHECK(grads.size() == params.size() && exp_avgs.size() == params.size() &&
+              exp_avg_sqs.size() == params.size() && state_steps.size() == params.size() &&
+              max_exp_avg_sqs.size() == (amsgrad ? params.size() : 0));
+  if (adam_kernel_applies(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, beta1, beta2,
+                          grad_scale, found_inf)) {
+    c10::DeviceGuard guard(params[0].device());
+    rs_adam_step a;
+    std::memset(&a, 0, sizeof a);
+    a.lr = lr, a.beta1 = beta1, a.beta2 = beta2, a.weight_decay = weight_decay, a.eps = eps;
+    a.adamw = adamw, a.maximize = maximize;
+    a.grad_scale = grad_scale.has_value() && grad_scale->defined() ? address_of(*grad_scale) : 0;
+    a.found_inf = found_inf.has_value() && found_inf->defined() ? address_of(*found_inf) : 0;
+    for (size_t i = 0; i < params.size(); i++) {
+      const Tensor& p = params[i];
+      if (p.numel() == 0) continue;
+      a.dtype = static_cast<rs_dtype>(p.scalar_type());
+      a.numel = p.numel();
+      a.param = address_of(p), a.grad = address_of(grads[i]);
+      a.exp_avg = address_of(exp_avgs[i]), a.exp_avg_sq = address_of(exp_avg_sqs[i]);
+      a.max_exp_avg_sq = amsgrad ? address_of(max_exp_avg_sqs[i]) : 0;
+      a.step = address_of(state_steps[i]);
+      check(rs_adam_step_run(current_stream_for(p), &a));
+    }
+    return;
+  }
   if (skip_step(found_inf)) return;
   size_t n = params.size();
   TORCH_CHECK(grads.size() == n);

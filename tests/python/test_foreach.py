@@ -166,23 +166,28 @@ def _fused_state(device, n=4):
     return [[t.to(device) for t in ts] for ts in (params, grads, m, v, steps)]
 
 
+@pytest.mark.parametrize("steps_on", ["device", "cpu"])
 @pytest.mark.parametrize("found", [None, 0.0, 1.0], ids=["no_found_inf", "finite", "found_inf"])
-def test_fused_adam_grad_scale_without_syncs(found):
-    """grad_scale divides the gradients on the device (no read), the step
-    counts are read at once: one sync per step, plus one for found_inf
-    (found_inf == 1 skips the step, gradients untouched, as on CPU)."""
+def test_fused_adam_grad_scale_without_syncs(found, steps_on):
+    """One kernel a parameter reads the step count, grad_scale and found_inf
+    on the device: no sync (found_inf == 1 skips the step, gradients
+    untouched, as on CPU). Step counts on the CPU take the pointwise path,
+    which reads found_inf (one sync) and divides by grad_scale on the
+    device."""
     kw = dict(lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.1, eps=1e-8, amsgrad=False, maximize=False)
     scale = torch.tensor(4.0)
     fi = None if found is None else torch.tensor(found)
     want = _fused_state("cpu")
     torch._fused_adamw_(*want[:4], [], want[4], grad_scale=scale, found_inf=fi, **kw)
     got = _fused_state(D)
+    if steps_on == "cpu":
+        got[4] = [t.cpu() for t in got[4]]
     scale_d, fi_d = scale.to(D), None if fi is None else fi.to(D)
     torch.russet.synchronize()
     before = torch.russet.host_sync_count()
     torch._fused_adamw_(*got[:4], [], got[4], grad_scale=scale_d, found_inf=fi_d, **kw)
     syncs = torch.russet.host_sync_count() - before
-    assert syncs == (1 if found is None else 1 if found == 1.0 else 2), syncs
+    assert syncs == (0 if steps_on == "device" or found is None else 1), syncs
     for g, w in zip(got[:4], want[:4]):
         for a, b in zip(g, w):
             assert_close(a.cpu(), b)

@@ -66,11 +66,12 @@ def test_op_syncs(name, fn, want):
     assert _syncs(fn) == want
 
 
-@pytest.mark.parametrize("opt", ["adam", "adam_foreach", "adamw", "sgd_momentum", "adam_fused", "sgd_fused"])
+@pytest.mark.parametrize("opt", ["adam", "adam_foreach", "adamw", "sgd_momentum", "adam_fused", "adamw_fused",
+                                 "sgd_fused", "adagrad_fused"])
 def test_train_step_syncs(opt):
     """A whole step (forward, backward, optimizer) records work only; fused
-    Adam reads its step counts once (the bias corrections are computed in
-    double on the host, as on CPU: docs/pointwise.md)."""
+    Adam and AdamW read their step counts on the device (rs_adam_step_run);
+    fused Adagrad reads them once on the host (one sync a step)."""
     torch.manual_seed(0)
     m = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 16)).to(D)
     o = {
@@ -79,7 +80,9 @@ def test_train_step_syncs(opt):
         "adamw": lambda p: torch.optim.AdamW(p, weight_decay=0.1),
         "sgd_momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
         "adam_fused": lambda p: torch.optim.Adam(p, fused=True),
+        "adamw_fused": lambda p: torch.optim.AdamW(p, weight_decay=0.1, amsgrad=True, fused=True),
         "sgd_fused": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, fused=True),
+        "adagrad_fused": lambda p: torch.optim.Adagrad(p, fused=True),
     }[opt](m.parameters())
 
     def step():
@@ -88,4 +91,4 @@ def test_train_step_syncs(opt):
         o.step()
 
     step()
-    assert _syncs(step) == (1 if opt == "adam_fused" else 0)
+    assert _syncs(step) == (1 if opt == "adagrad_fused" else 0)

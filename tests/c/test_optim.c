@@ -1,0 +1,138 @@
+/* The fused Adam/AdamW step without torch (rs_adam_step_run), against the
+ * same step computed here in double in FusedAdamKernel's order: plain Adam,
+ * AdamW with amsgrad, grad_scale and maximize; found_inf == 1 leaves every
+ * tensor untouched; the step runs without a host wait. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+#include "russet/optim.h"
+
+enum { N = 1000 };
+
+static int close_to(double got, double want, double tol) { return fabs(got - want) <= tol * (1.0 + fabs(want)); }
+
+typedef struct host_state {
+    float p[N], g[N], m[N], v[N], vmax[N];
+} host_state;
+
+static void fill(host_state *h) {
+    for (int i = 0; i < N; i++) {
+        h->p[i] = (float)sin(i * 0.37);
+        h->g[i] = (float)cos(i * 0.11) * 3.0f;
+        h->m[i] = (float)sin(i * 0.05) * 0.1f;
+        h->v[i] = (float)(0.01 + 0.01 * cos(i * 0.2) * cos(i * 0.2));
+        h->vmax[i] = h->v[i] * (i % 2 ? 2.0f : 0.5f);
+    }
+}
+
+/* FusedAdamKernel's step in double: the expected values */
+static void reference(host_state *h, const rs_adam_step *a, float step, float scale, int amsgrad) {
+    double bc1 = 1 - pow(a->beta1, step), bc2 = 1 - pow(a->beta2, step);
+    double step_size = a->lr / bc1, bc2_sqrt = sqrt(bc2);
+    for (int i = 0; i < N; i++) {
+        double g = h->g[i] / (double)scale;
+        h->g[i] = (float)g;
+        if (a->maximize) g = -g;
+        if (!a->adamw && a->weight_decay != 0) g += h->p[i] * a->weight_decay;
+        double m = h->m[i] + (1 - a->beta1) * (g - h->m[i]);
+        double v = h->v[i] * a->beta2 + (1 - a->beta2) * g * g;
+        h->m[i] = (float)m;
+        h->v[i] = (float)v;
+        if (amsgrad) {
+            v = v > h->vmax[i] ? v : h->vmax[i];
+            h->vmax[i] = (float)v;
+        }
+        double decay = a->adamw ? 1 - a->lr * a->weight_decay : 1.0;
+        h->p[i] = (float)(h->p[i] * decay - step_size * m / (sqrt(v) / bc2_sqrt + a->eps));
+    }
+}
+
+static void run_case(int adamw, int amsgrad, int maximize, int with_scale, float found, float step_count) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    static host_state h, want, got;
+    fill(&h);
+    want = h;
+    uint64_t d[5], dstep, dscale, dfound;
+    for (int i = 0; i < 5; i++) CHECK_OK(rs_alloc(dev, N * 4, s, &d[i]));
+    CHECK_OK(rs_alloc(dev, 4, s, &dstep));
+    CHECK_OK(rs_alloc(dev, 4, s, &dscale));
+    CHECK_OK(rs_alloc(dev, 4, s, &dfound));
+    float scale = 8.0f;
+    CHECK_OK(rs_memcpy_htod(s, d[0], h.p, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[1], h.g, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[2], h.m, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[3], h.v, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[4], h.vmax, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, dstep, &step_count, 4));
+    CHECK_OK(rs_memcpy_htod(s, dscale, &scale, 4));
+    CHECK_OK(rs_memcpy_htod(s, dfound, &found, 4));
+    CHECK_OK(rs_stream_synchronize(s));
+
+    rs_adam_step a;
+    memset(&a, 0, sizeof a);
+    a.dtype = RS_FLOAT32;
+    a.numel = N;
+    a.param = d[0], a.grad = d[1], a.exp_avg = d[2], a.exp_avg_sq = d[3];
+    a.max_exp_avg_sq = amsgrad ? d[4] : 0;
+    a.step = dstep;
+    a.grad_scale = with_scale ? dscale : 0;
+    a.found_inf = found >= 0 ? dfound : 0;
+    a.lr = 0.01, a.beta1 = 0.9, a.beta2 = 0.999, a.weight_decay = 0.1, a.eps = 1e-8;
+    a.adamw = adamw, a.maximize = maximize;
+    uint64_t waits = rs_device_host_waits(dev);
+    CHECK_OK(rs_adam_step_run(s, &a));
+    CHECK(rs_device_host_waits(dev) == waits); /* nothing read on the host */
+
+    if (found != 1.0f) reference(&want, &a, step_count, with_scale ? scale : 1.0f, amsgrad);
+    CHECK_OK(rs_memcpy_dtoh(s, got.p, d[0], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.g, d[1], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.m, d[2], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.v, d[3], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.vmax, d[4], N * 4));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        bad += !close_to(got.p[i], want.p[i], 2e-6) || !close_to(got.g[i], want.g[i], 1e-7) ||
+               !close_to(got.m[i], want.m[i], 1e-6) || !close_to(got.v[i], want.v[i], 1e-6) ||
+               !close_to(got.vmax[i], want.vmax[i], 1e-6);
+    }
+    if (bad) printf("  adamw %d amsgrad %d maximize %d scale %d found %g step %g: %d elements differ (p[0] %.9g want %.9g)\n",
+                    adamw, amsgrad, maximize, with_scale, found, step_count, bad, got.p[0], want.p[0]);
+    CHECK(bad == 0);
+    for (int i = 0; i < 5; i++) rs_free(dev, d[i]);
+    rs_free(dev, dstep), rs_free(dev, dscale), rs_free(dev, dfound);
+}
+
+TEST(adam_step_matches_the_host) {
+    run_case(0, 0, 0, 0, -1.0f, 1.0f); /* the first step: the largest bias correction */
+    run_case(0, 0, 1, 0, -1.0f, 7.0f);
+    run_case(1, 1, 0, 1, 0.0f, 3.0f);
+    run_case(1, 0, 0, 1, -1.0f, 1000.0f);
+}
+
+TEST(adam_step_skipped_on_found_inf) {
+    run_case(1, 1, 0, 1, 1.0f, 3.0f);
+}
+
+TEST(adam_step_rejects_bad_arguments) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    rs_adam_step a;
+    memset(&a, 0, sizeof a);
+    a.dtype = RS_INT32;
+    a.numel = 4;
+    CHECK(rs_adam_step_run(s, &a) == RS_ERR_UNSUPPORTED);
+    a.dtype = RS_FLOAT32;
+    CHECK(rs_adam_step_run(s, &a) == RS_ERR_INVALID); /* no tensors */
+    CHECK(strstr(rs_last_error(), "missing") != NULL);
+}
+
+int main(void) {
+    RUN(adam_step_matches_the_host);
+    RUN(adam_step_skipped_on_found_inf);
+    RUN(adam_step_rejects_bad_arguments);
+    CTEST_END();
+}
