@@ -33,6 +33,23 @@ typedef struct rs_adam_step {
 
 RS_API rs_status rs_adam_step_run(rs_stream *s, const rs_adam_step *p);
 
+/* One Adagrad step of one parameter (kernels/fused_adagrad.comp), as
+ * ATen's FusedAdagradKernel: the same tensors and scalars as rs_adam_step
+ * (state_sum for the moments); the learning rate lr / (1 + (step - 1) *
+ * lr_decay) is computed on the device in float32 (ATen: double, then
+ * rounded), and for float16/bfloat16 weight_decay, eps and that rate are
+ * rounded to the dtype, as ATen's vector loop does. */
+typedef struct rs_adagrad_step {
+    rs_dtype dtype;
+    int64_t numel;
+    uint64_t param, grad, state_sum;
+    uint64_t step, grad_scale, found_inf;
+    double lr, lr_decay, weight_decay, eps;
+    int maximize;
+} rs_adagrad_step;
+
+RS_API rs_status rs_adagrad_step_run(rs_stream *s, const rs_adagrad_step *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,12 +10,12 @@
 // kernels loop over the per-tensor ops (add_, mul_, lerp_, addcmul_,
 // addcdiv_, pow, ...), which are native, one launch per tensor.
 //
-// Adam and AdamW run one kernel a parameter (rs_adam_step_run, C core),
-// which reads the step count, grad_scale and found_inf on the device: no
-// host wait, as on CUDA. Where its conditions do not hold (non-contiguous
-// or mixed tensors, steps that are not float32 device scalars), and for
-// Adagrad, the pointwise path below reads the step counts on the host, all
-// of them in one read (one sync per step), and computes the bias
+// Adam, AdamW and Adagrad run one kernel a parameter (rs_adam_step_run,
+// rs_adagrad_step_run, C core), which reads the step count, grad_scale and
+// found_inf on the device: no host wait, as on CUDA. Where its conditions do
+// not hold (non-contiguous or mixed tensors, steps that are not float32
+// device scalars), the pointwise path below reads the step counts on the
+// host, all of them in one read (one sync per step), and computes the bias
 // corrections in double, as CPU does; found_inf is read there too. lr
 // (tensor form) is read once per call. grad_scale never is: the gradients
 // are divided by it on the device.
@@ -99,26 +99,30 @@ bool device_scalar(const Tensor& t, const Tensor& like) {
          t.is_contiguous();
 }
 
-// the one-kernel path (rs_adam_step_run): every tensor of a parameter
-// contiguous, of its dtype and size; the scalars float32 on the device
-bool adam_kernel_applies(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                         TensorList max_exp_avg_sqs, TensorList state_steps, double beta1, double beta2,
+// the one-kernel paths (rs_adam_step_run, rs_adagrad_step_run): every
+// tensor of a parameter (`per_param`: grads, states) contiguous, of its
+// dtype and size; the scalars float32 on the device
+bool step_kernel_applies(TensorList params, std::initializer_list<TensorList> per_param, TensorList state_steps,
                          const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  if (params.empty() || !(beta1 > 0 && beta1 < 1 && beta2 > 0 && beta2 < 1)) return false;
+  if (params.empty()) return false;
   const Tensor& p0 = params[0];
   if (grad_scale.has_value() && grad_scale->defined() && !device_scalar(*grad_scale, p0)) return false;
   if (found_inf.has_value() && found_inf->defined() && !device_scalar(*found_inf, p0)) return false;
+  auto same = [](const Tensor& t, const Tensor& p) {
+    return t.device() == p.device() && t.scalar_type() == p.scalar_type() && t.numel() == p.numel() &&
+           t.is_contiguous();
+  };
   for (size_t i = 0; i < params.size(); i++) {
     const Tensor& p = params[i];
-    if (!device_scalar(state_steps[i], p0) || p.device() != p0.device()) return false;
-    std::vector<const Tensor*> ts = {&p, &grads[i], &exp_avgs[i], &exp_avg_sqs[i]};
-    if (!max_exp_avg_sqs.empty()) ts.push_back(&max_exp_avg_sqs[i]);
-    for (const Tensor* t : ts)
-      if (t->device() != p.device() || t->scalar_type() != p.scalar_type() || t->numel() != p.numel() ||
-          !t->is_contiguous())
-        return false;
+    if (!device_scalar(state_steps[i], p0) || !p.is_contiguous() || p.device() != p0.device()) return false;
+    for (TensorList list : per_param)
+      if (!list.empty() && !same(list[i], p)) return false;
   }
   return true;
+}
+
+uint64_t present_address(const std::optional<Tensor>& t) {
+  return t.has_value() && t->defined() ? address_of(*t) : 0;
 }
 
 void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
@@ -128,15 +132,16 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
   TORCH_CHECK(grads.size() == params.size() && exp_avgs.size() == params.size() &&
               exp_avg_sqs.size() == params.size() && state_steps.size() == params.size() &&
               max_exp_avg_sqs.size() == (amsgrad ? params.size() : 0));
-  if (adam_kernel_applies(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, beta1, beta2,
-                          grad_scale, found_inf)) {
+  const bool betas_ok = beta1 > 0 && beta1 < 1 && beta2 > 0 && beta2 < 1; /* log(beta) on the device */
+  if (betas_ok && step_kernel_applies(params, {grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, state_steps,
+                                      grad_scale, found_inf)) {
     c10::DeviceGuard guard(params[0].device());
     rs_adam_step a;
     std::memset(&a, 0, sizeof a);
     a.lr = lr, a.beta1 = beta1, a.beta2 = beta2, a.weight_decay = weight_decay, a.eps = eps;
     a.adamw = adamw, a.maximize = maximize;
-    a.grad_scale = grad_scale.has_value() && grad_scale->defined() ? address_of(*grad_scale) : 0;
-    a.found_inf = found_inf.has_value() && found_inf->defined() ? address_of(*found_inf) : 0;
+    a.grad_scale = present_address(grad_scale);
+    a.found_inf = present_address(found_inf);
     for (size_t i = 0; i < params.size(); i++) {
       const Tensor& p = params[i];
       if (p.numel() == 0) continue;
@@ -274,12 +279,28 @@ float adagrad_scalar(double x, at::ScalarType t) {
 void fused_adagrad(TensorList params, TensorList grads, TensorList state_sums, TensorList state_steps, double lr,
                    double lr_decay, double weight_decay, double eps, bool maximize,
                    const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  if (skip_step(found_inf)) return;
   size_t n = params.size();
-  TORCH_CHECK(grads.size() == n);
-  TORCH_CHECK(state_sums.size() == n);
-  TORCH_CHECK(state_steps.size() == n);
+  TORCH_CHECK(grads.size() == n && state_sums.size() == n && state_steps.size() == n);
   if (n == 0) return;
+  if (step_kernel_applies(params, {grads, state_sums}, state_steps, grad_scale, found_inf)) {
+    c10::DeviceGuard guard(params[0].device());
+    rs_adagrad_step a;
+    std::memset(&a, 0, sizeof a);
+    a.lr = lr, a.lr_decay = lr_decay, a.weight_decay = weight_decay, a.eps = eps, a.maximize = maximize;
+    a.grad_scale = present_address(grad_scale);
+    a.found_inf = present_address(found_inf);
+    for (size_t i = 0; i < n; i++) {
+      const Tensor& p = params[i];
+      if (p.numel() == 0) continue;
+      a.dtype = static_cast<rs_dtype>(p.scalar_type());
+      a.numel = p.numel();
+      a.param = address_of(p), a.grad = address_of(grads[i]), a.state_sum = address_of(state_sums[i]);
+      a.step = address_of(state_steps[i]);
+      check(rs_adagrad_step_run(current_stream_for(p), &a));
+    }
+    return;
+  }
+  if (skip_step(found_inf)) return;
   c10::DeviceGuard guard(params[0].device());
   const std::vector<double> steps = read_steps(state_steps);
   const std::string g = std::string("rs_mx_adam_grad(%G, %P, s0, ") + (maximize ? "true, " : "false, ") +

@@ -1,7 +1,8 @@
-/* The fused Adam/AdamW step without torch (rs_adam_step_run), against the
- * same step computed here in double in FusedAdamKernel's order: plain Adam,
- * AdamW with amsgrad, grad_scale and maximize; found_inf == 1 leaves every
- * tensor untouched; the step runs without a host wait. */
+/* The fused Adam/AdamW and Adagrad steps without torch (rs_adam_step_run,
+ * rs_adagrad_step_run), against the same steps computed here in double in
+ * ATen's order: plain Adam, AdamW with amsgrad, grad_scale and maximize,
+ * Adagrad with lr_decay and weight decay; found_inf == 1 leaves every
+ * tensor untouched; the steps run without a host wait. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -117,6 +118,66 @@ TEST(adam_step_skipped_on_found_inf) {
     run_case(1, 1, 0, 1, 1.0f, 3.0f);
 }
 
+/* Adagrad: state_sum in h.v; FusedAdagradKernel in double */
+static void run_adagrad(int maximize, int with_scale, float found, float step_count) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    static host_state h, got;
+    fill(&h);
+    uint64_t d[3], dstep, dscale, dfound;
+    for (int i = 0; i < 3; i++) CHECK_OK(rs_alloc(dev, N * 4, s, &d[i]));
+    CHECK_OK(rs_alloc(dev, 4, s, &dstep));
+    CHECK_OK(rs_alloc(dev, 4, s, &dscale));
+    CHECK_OK(rs_alloc(dev, 4, s, &dfound));
+    float scale = 4.0f;
+    CHECK_OK(rs_memcpy_htod(s, d[0], h.p, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[1], h.g, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, d[2], h.v, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, dstep, &step_count, 4));
+    CHECK_OK(rs_memcpy_htod(s, dscale, &scale, 4));
+    CHECK_OK(rs_memcpy_htod(s, dfound, &found, 4));
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_adagrad_step a;
+    memset(&a, 0, sizeof a);
+    a.dtype = RS_FLOAT32;
+    a.numel = N;
+    a.param = d[0], a.grad = d[1], a.state_sum = d[2], a.step = dstep;
+    a.grad_scale = with_scale ? dscale : 0;
+    a.found_inf = found >= 0 ? dfound : 0;
+    a.lr = 0.1, a.lr_decay = 0.05, a.weight_decay = 0.1, a.eps = 1e-10, a.maximize = maximize;
+    uint64_t waits = rs_device_host_waits(dev);
+    CHECK_OK(rs_adagrad_step_run(s, &a));
+    CHECK(rs_device_host_waits(dev) == waits);
+    CHECK_OK(rs_memcpy_dtoh(s, got.p, d[0], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.g, d[1], N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got.v, d[2], N * 4));
+    double clr = a.lr / (1 + (step_count - 1) * a.lr_decay);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        double p = h.p[i], g = h.g[i], sum = h.v[i];
+        if (found != 1.0f) {
+            if (with_scale) g /= scale;
+            h.g[i] = (float)g;
+            if (maximize) g = -g;
+            g += p * a.weight_decay;
+            sum += g * g;
+            p -= clr * g / (sqrt(sum) + a.eps);
+        }
+        bad += !close_to(got.p[i], p, 2e-6) || !close_to(got.g[i], h.g[i], 1e-7) || !close_to(got.v[i], sum, 1e-6);
+    }
+    if (bad) printf("  adagrad maximize %d scale %d found %g step %g: %d elements differ\n", maximize, with_scale,
+                    found, step_count, bad);
+    CHECK(bad == 0);
+    for (int i = 0; i < 3; i++) rs_free(dev, d[i]);
+    rs_free(dev, dstep), rs_free(dev, dscale), rs_free(dev, dfound);
+}
+
+TEST(adagrad_step_matches_the_host) {
+    run_adagrad(0, 0, -1.0f, 1.0f);
+    run_adagrad(1, 1, 0.0f, 6.0f);
+    run_adagrad(0, 1, 1.0f, 2.0f); /* found_inf: untouched */
+}
+
 TEST(adam_step_rejects_bad_arguments) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -133,6 +194,7 @@ TEST(adam_step_rejects_bad_arguments) {
 int main(void) {
     RUN(adam_step_matches_the_host);
     RUN(adam_step_skipped_on_found_inf);
+    RUN(adagrad_step_matches_the_host);
     RUN(adam_step_rejects_bad_arguments);
     CTEST_END();
 }
