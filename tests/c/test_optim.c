@@ -29,6 +29,21 @@ static void fill(host_state *h) {
     }
 }
 
+/* device copies of n host arrays (N floats each) into d, and of the three
+ * float32 scalars (step, grad_scale, found_inf) into *ds[i] */
+static void upload(rs_device *dev, rs_stream *s, float *const *arrays, int n, uint64_t *d, const float *scalars,
+                   uint64_t *const *ds) {
+    for (int i = 0; i < n; i++) {
+        CHECK_OK(rs_alloc(dev, N * 4, s, &d[i]));
+        CHECK_OK(rs_memcpy_htod(s, d[i], arrays[i], N * 4));
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(rs_alloc(dev, 4, s, ds[i]));
+        CHECK_OK(rs_memcpy_htod(s, *ds[i], &scalars[i], 4));
+    }
+    CHECK_OK(rs_stream_synchronize(s));
+}
+
 /* FusedAdamKernel's step in double: the expected values */
 static void reference(host_state *h, const rs_adam_step *a, float step, float scale, int amsgrad) {
     double bc1 = 1 - pow(a->beta1, step), bc2 = 1 - pow(a->beta2, step);
@@ -57,21 +72,10 @@ static void run_case(int adamw, int amsgrad, int maximize, int with_scale, float
     static host_state h, want, got;
     fill(&h);
     want = h;
-    uint64_t d[5], dstep, dscale, dfound;
-    for (int i = 0; i < 5; i++) CHECK_OK(rs_alloc(dev, N * 4, s, &d[i]));
-    CHECK_OK(rs_alloc(dev, 4, s, &dstep));
-    CHECK_OK(rs_alloc(dev, 4, s, &dscale));
-    CHECK_OK(rs_alloc(dev, 4, s, &dfound));
     float scale = 8.0f;
-    CHECK_OK(rs_memcpy_htod(s, d[0], h.p, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[1], h.g, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[2], h.m, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[3], h.v, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[4], h.vmax, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, dstep, &step_count, 4));
-    CHECK_OK(rs_memcpy_htod(s, dscale, &scale, 4));
-    CHECK_OK(rs_memcpy_htod(s, dfound, &found, 4));
-    CHECK_OK(rs_stream_synchronize(s));
+    uint64_t d[5], dstep, dscale, dfound;
+    float *arrays[5] = {h.p, h.g, h.m, h.v, h.vmax};
+    upload(dev, s, arrays, 5, d, (float[3]){step_count, scale, found}, (uint64_t *[3]){&dstep, &dscale, &dfound});
 
     rs_adam_step a;
     memset(&a, 0, sizeof a);
@@ -124,19 +128,10 @@ static void run_adagrad(int maximize, int with_scale, float found, float step_co
     rs_stream *s = ctest_stream(dev);
     static host_state h, got;
     fill(&h);
-    uint64_t d[3], dstep, dscale, dfound;
-    for (int i = 0; i < 3; i++) CHECK_OK(rs_alloc(dev, N * 4, s, &d[i]));
-    CHECK_OK(rs_alloc(dev, 4, s, &dstep));
-    CHECK_OK(rs_alloc(dev, 4, s, &dscale));
-    CHECK_OK(rs_alloc(dev, 4, s, &dfound));
     float scale = 4.0f;
-    CHECK_OK(rs_memcpy_htod(s, d[0], h.p, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[1], h.g, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, d[2], h.v, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, dstep, &step_count, 4));
-    CHECK_OK(rs_memcpy_htod(s, dscale, &scale, 4));
-    CHECK_OK(rs_memcpy_htod(s, dfound, &found, 4));
-    CHECK_OK(rs_stream_synchronize(s));
+    uint64_t d[3], dstep, dscale, dfound;
+    float *arrays[3] = {h.p, h.g, h.v};
+    upload(dev, s, arrays, 3, d, (float[3]){step_count, scale, found}, (uint64_t *[3]){&dstep, &dscale, &dfound});
     rs_adagrad_step a;
     memset(&a, 0, sizeof a);
     a.dtype = RS_FLOAT32;
