@@ -16,9 +16,10 @@
 // not hold (non-contiguous or mixed tensors, steps that are not float32
 // device scalars), the pointwise path below reads the step counts on the
 // host, all of them in one read (one sync per step), and computes the bias
-// corrections in double, as CPU does; found_inf is read there too. lr
-// (tensor form) is read once per call. grad_scale never is: the gradients
-// are divided by it on the device.
+// corrections in double, as CPU does; found_inf is read there too. SGD's
+// pointwise kernels take found_inf (on the device) as an operand instead.
+// lr (tensor form) is read once per call. grad_scale never is: the
+// gradients are divided by it on the device.
 #include "torch/pointwise.h"
 
 #include "russet/optim.h"
@@ -45,7 +46,7 @@ using at::TensorList;
 
 // out = EXPR over `ins` (out first if it is read too), computed in float
 // (the opmath of float32, float16 and bfloat16) with float scalars
-void step(const Tensor& out, std::initializer_list<const Tensor*> ins, const char* name, const std::string& expr,
+void step(const Tensor& out, const std::vector<const Tensor*>& ins, const char* name, const std::string& expr,
           std::initializer_list<Scalar> scalars) {
   at::TensorIteratorConfig config;
   config.set_check_mem_overlap(false).check_all_same_dtype(false).resize_outputs(false).add_output(out);
@@ -67,8 +68,14 @@ bool native_dtypes(TensorList params) {
 bool skip_step(const std::optional<Tensor>& found_inf) {
   return found_inf.has_value() && found_inf->defined() && found_inf->item<float>() == 1.0f;
 }
-void unscale(const Tensor& grad, const std::optional<Tensor>& grad_scale) {
-  if (grad_scale.has_value() && grad_scale->defined()) step(grad, {&grad, &*grad_scale}, "fused_unscale", "(a / b)", {});
+// with `found` (found_inf on the device) the gradient stays as it is where
+// found_inf is 1
+void unscale(const Tensor& grad, const std::optional<Tensor>& grad_scale, const Tensor* found = nullptr) {
+  if (!grad_scale.has_value() || !grad_scale->defined()) return;
+  if (found)
+    step(grad, {&grad, &*grad_scale, found}, "fused_unscale", "(c == 1.0 ? a : (a / b))", {});
+  else
+    step(grad, {&grad, &*grad_scale}, "fused_unscale", "(a / b)", {});
 }
 
 // the step counts as CPU reads them (item<float>), all in one host read when
@@ -226,8 +233,14 @@ ADAM(fused_adamw_tlr_, _fused_adamw__tensor_lr, const Tensor&, lr.item<double>()
 void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
                double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  if (skip_step(found_inf)) return;
   size_t n = params.size();
+  // found_inf on the params' device is an operand of every kernel, which
+  // keeps its output where found_inf is 1 (no read); elsewhere it is read
+  const Tensor* found = n > 0 && found_inf.has_value() && device_scalar(*found_inf, params[0]) ? &*found_inf : nullptr;
+  if (!found && skip_step(found_inf)) return;
+  auto guarded = [&](const std::string& e, const char* f) {
+    return found ? "(" + std::string(f) + " == 1.0 ? a : (" + e + "))" : e;
+  };
   TORCH_CHECK(grads.size() == n);
   const bool no_momentum_buffer = momentum == 0.0;
   if (no_momentum_buffer) {
@@ -253,15 +266,21 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
     if (param.numel() == 0) continue;
-    unscale(grad, grad_scale);
+    unscale(grad, grad_scale, found);
     if (!no_momentum_buffer) {
       const Tensor& buf = momentum_buffer_list[i];
-      step(buf, {&buf, &grad, &param}, "fused_sgd_buf", buf_expr,
+      std::vector<const Tensor*> ins = {&buf, &grad, &param};
+      if (found) ins.push_back(found);
+      step(buf, ins, "fused_sgd_buf", guarded(buf_expr, "d"),
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(1 - dampening)});
-      step(param, {&param, &grad, &buf}, "fused_sgd_param", param_expr,
+      ins = {&param, &grad, &buf};
+      if (found) ins.push_back(found);
+      step(param, ins, "fused_sgd_param", guarded(param_expr, "d"),
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
     } else {
-      step(param, {&param, &grad}, "fused_sgd_param0", param_expr,
+      std::vector<const Tensor*> ins = {&param, &grad};
+      if (found) ins.push_back(found);
+      step(param, ins, "fused_sgd_param0", guarded(param_expr, "c"),
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
     }
   }

@@ -193,16 +193,22 @@ def test_fused_adam_grad_scale_without_syncs(found, steps_on):
             assert_close(a.cpu(), b)
 
 
-def test_fused_sgd_grad_scale_without_syncs():
-    kw = dict(weight_decay=0.01, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
+@pytest.mark.parametrize("momentum", [0.9, 0.0], ids=["momentum", "plain"])
+@pytest.mark.parametrize("found", [None, 0.0, 1.0], ids=["no_found_inf", "finite", "found_inf"])
+def test_fused_sgd_grad_scale_without_syncs(found, momentum):
+    """grad_scale and found_inf stay on the device (operands of the kernels;
+    found_inf == 1 leaves parameters, buffers and gradients as they are)."""
+    kw = dict(weight_decay=0.01, momentum=momentum, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
               is_first_step=False)
+    fi = None if found is None else torch.tensor(found)
     want = _fused_state("cpu")
-    torch._fused_sgd_(want[0], want[1], want[2], grad_scale=torch.tensor(2.0), **kw)
+    bufs = want[2] if momentum else []
+    torch._fused_sgd_(want[0], want[1], bufs, grad_scale=torch.tensor(2.0), found_inf=fi, **kw)
     got = _fused_state(D)
-    scale_d = torch.tensor(2.0).to(D)
+    scale_d, fi_d = torch.tensor(2.0).to(D), None if fi is None else fi.to(D)
     torch.russet.synchronize()
     before = torch.russet.host_sync_count()
-    torch._fused_sgd_(got[0], got[1], got[2], grad_scale=scale_d, **kw)
+    torch._fused_sgd_(got[0], got[1], got[2] if momentum else [], grad_scale=scale_d, found_inf=fi_d, **kw)
     assert torch.russet.host_sync_count() == before
     for g, w in zip(got[:3], want[:3]):
         for a, b in zip(g, w):
