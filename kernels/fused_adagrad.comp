@@ -29,13 +29,14 @@ layout(push_constant) uniform Push {
 #undef T_DT
 #include "common/ops.glsl"
 
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
+// a float32 scalar on the device (a step count, grad_scale, found_inf)
+float scalar_at(uint64_t a) { return uintBitsToFloat(RsU32(a).v); }
 
 void main() {
 #if FOUND
-    if (RsF32(pc.found).v == 1.0) return;
+    if (scalar_at(pc.found) == 1.0) return;
 #endif
-    const float step = RsF32(pc.step).v;
+    const float step = scalar_at(pc.step);
     float clr = pc.lr / (1.0 + (step - 1.0) * pc.lr_decay);
 #if DT == 5
     clr = rs_f16_dec(rs_f16_enc(clr));     // ATen's vector loop: scalar_t(clr)
@@ -43,7 +44,7 @@ void main() {
     clr = rs_bf16_dec(rs_bf16_enc(clr));
 #endif
 #if SCALE
-    const float scale = RsF32(pc.scale).v;
+    const float scale = scalar_at(pc.scale);
 #endif
     RS_FOR_EACH(i, pc.numel) {
         const int64_t o = int64_t(i);

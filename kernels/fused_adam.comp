@@ -33,21 +33,22 @@ layout(push_constant) uniform Push {
 #undef T_DT
 #include "common/ops.glsl"
 
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
+// a float32 scalar on the device (a step count, grad_scale, found_inf)
+float scalar_at(uint64_t a) { return uintBitsToFloat(RsU32(a).v); }
 
 void main() {
 #if FOUND
-    if (RsF32(pc.found).v == 1.0) return;
+    if (scalar_at(pc.found) == 1.0) return;
 #endif
     // 1 - beta^step without float64: -expm1(step * log(beta)), log(beta)
     // from the host's double
-    const float step = RsF32(pc.step).v;
+    const float step = scalar_at(pc.step);
     const float bc1 = -rs_op_expm1(step * pc.lb1);
     const float bc2 = -rs_op_expm1(step * pc.lb2);
     const float neg_step = -(pc.lr / bc1);
     const float bc2_sqrt = sqrt(bc2);
 #if SCALE
-    const float scale = RsF32(pc.scale).v;
+    const float scale = scalar_at(pc.scale);
 #endif
     RS_FOR_EACH(i, pc.numel) {
         const int64_t o = int64_t(i);

@@ -45,13 +45,12 @@ static rs_status launch_present(rs_stream *s, rs_kernel *k, int64_t numel, const
 rs_status rs_adam_step_run(rs_stream *s, const rs_adam_step *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_adam_step: missing arguments");
     int skip;
-    rs_status st0 = check_common("rs_adam_step", p->dtype, p->numel,
-                                 p->param && p->grad && p->exp_avg && p->exp_avg_sq && p->step, &skip);
-    if (st0 != RS_OK || skip) return st0;
+    rs_status st = check_common("rs_adam_step", p->dtype, p->numel,
+                                p->param && p->grad && p->exp_avg && p->exp_avg_sq && p->step, &skip);
+    if (st != RS_OK || skip) return st;
     if (!(p->beta1 > 0 && p->beta1 < 1 && p->beta2 > 0 && p->beta2 < 1))
         return rs_error(RS_ERR_INVALID, "rs_adam_step: betas must lie in (0, 1) (got %g, %g)", p->beta1, p->beta2);
     int amsgrad = p->max_exp_avg_sq != 0;
-    rs_status st;
     char defines[128];
     snprintf(defines, sizeof defines, "DT=%d;AMSGRAD=%d;ADAMW=%d;MAXIMIZE=%d;WD=%d;SCALE=%d;FOUND=%d",
              (int)p->dtype, amsgrad, p->adamw != 0, p->maximize != 0, p->weight_decay != 0.0,

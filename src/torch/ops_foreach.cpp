@@ -164,15 +164,6 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
   }
   if (skip_step(found_inf)) return;
   size_t n = params.size();
-  TORCH_CHECK(grads.size() == n);
-  TORCH_CHECK(exp_avgs.size() == n);
-  TORCH_CHECK(exp_avg_sqs.size() == n);
-  if (amsgrad) {
-    TORCH_CHECK(max_exp_avg_sqs.size() == n);
-  } else {
-    TORCH_CHECK(max_exp_avg_sqs.size() == 0);
-  }
-  TORCH_CHECK(state_steps.size() == n);
   if (n == 0) return;
   c10::DeviceGuard guard(params[0].device());
   const std::vector<double> steps = read_steps(state_steps);

@@ -32,7 +32,7 @@ void rs_f16_check(rs_device *dev) {
     rs_kernel *k = NULL;
     rs_stream *s = NULL;
     uint64_t out = 0;
-    uint32_t result[4] = {0, 0, 0, 0};
+    uint32_t result[2] = {0, 0}; /* mismatches: decode, encode */
     rs_status st = rs_kernel_get(dev, "f16_check.comp", NULL, &k);
     if (!st) st = rs_stream_get(dev, 0, &s);
     if (!st) st = rs_alloc(dev, sizeof result, s, &out);
