@@ -296,6 +296,12 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w8x2_a1b1", 256, 128, 0, 0},     /* 256x128, 16 subgroups of 32x64 */
         {NULL, "gemm_coopmat_khr_w2x8_a1b1", 128, 256, 0, 0},     /* 16 subgroups of 64x32 */
         {NULL, "gemm_coopmat_khr_w2x4_a1b1", 128, 128, 0, 0},     /* 128x128, 8 subgroups of 32x64 */
+        {NULL, "gemm_coopmat_khr_w4x4fpf2_a1b1", 128, 256, 0, 0}, /* whole tiles, two slices in flight */
+        /* bfloat16 (inputs refilled in bfloat16 before the first) */
+        {NULL, "gemm_coopmat_khr_bf16_w4x4f_a1b1", 128, 256, 0, 0},    /* production: two slices in flight */
+        {NULL, "gemm_coopmat_khr_bf16_w4x4f_a1b2", 128, 256, 1, 0},
+        {NULL, "gemm_coopmat_khr_bf16_w4x4fone_a1b1", 128, 256, 0, 0}, /* one slice in flight */
+        {NULL, "gemm_coopmat_khr_bf16_w2x8f_a1b1", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},
@@ -306,6 +312,12 @@ int main(int argc, char **argv) {
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         rs_kernel *k;
         if (!variants_on || (variants[v].src ? !nv : !(khr & RS_COOPMAT_KHR_F16))) continue;
+        rs_dtype vdt = !variants[v].src && strstr(variants[v].defines, "_bf16_") ? RS_BFLOAT16 : RS_FLOAT16;
+        if (vdt == RS_BFLOAT16 && !(khr & RS_COOPMAT_KHR_BF16)) continue;
+        if (vdt != pdt) {
+            pdt = vdt;
+            fill_inputs(s, da, db);
+        }
         double t0 = now();
         rs_status st = variants[v].src ? rs_kernel_get(dev, variants[v].src, variants[v].defines, &k)
                                        : rs_kernel_spirv(dev, variants[v].defines, &k);
@@ -358,6 +370,10 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     b_trans = 0;
+    if (pdt != RS_FLOAT16) {
+        pdt = RS_FLOAT16;
+        fill_inputs(s, da, db);
+    }
     time_production(s, da, db, dc, flop);
     if (edges) run_edges(dev, s);
     if (khr & RS_COOPMAT_KHR_BF16) {

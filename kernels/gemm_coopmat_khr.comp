@@ -42,6 +42,11 @@
 //   FULLTILES 1: every slice is taken to be inside the operands (right
 //           only when the tiles divide M, N and K, which the host checks):
 //           no bounds branch in the loaders
+//   PREFETCH2 1 (one stage): two slices in flight in registers (s + 1 and
+//           s + 2), the k loop unrolled by two. bfloat16's whole-tile
+//           modules use it (H200: 278-285 TFLOP/s against 270); float16's
+//           do not (255 against 267: the compiler schedules the float16
+//           module, whose epilogue is larger, differently)
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -104,6 +109,12 @@
 #endif
 #ifndef FULLTILES
 #define FULLTILES 0
+#endif
+#ifndef PREFETCH2
+#define PREFETCH2 0
+#endif
+#if PREFETCH2 && STAGES != 1
+#error "PREFETCH2 is a one-stage variant"
 #endif
 
 #define NSG (WM * WN)
@@ -397,6 +408,23 @@ void main() {
                 if (more) { STORE_SLICE(cur ^ 1u) }
                 barrier();
                 cur ^= 1u;
+            }
+#elif PREFETCH2
+            // slice k0 in shared memory, k0 + BK in (ra, rb), k0 + 2 BK loading into (ra2, rb2)
+            uvec4 ra2[NQA], rb2[NQB];
+            if (BK < K) { LOAD_SLICE(int64_t(BK)) }
+            for (int64_t k0 = 0L; k0 < K; k0 += 2L * BK) {
+                if (k0 + 2L * BK < K) { LOAD_SLICE_TO(ra2, rb2, k0 + 2L * BK) }
+                COMPUTE_SLICE(0u)
+                barrier();
+                if (k0 + BK >= K) break;
+                STORE_SLICE(0u)
+                barrier();
+                if (k0 + 3L * BK < K) { LOAD_SLICE(k0 + 3L * BK) }
+                COMPUTE_SLICE(0u)
+                barrier();
+                if (k0 + 2L * BK < K) { STORE_SLICE_FROM(ra2, rb2, 0u) }
+                barrier();
             }
 #else
             for (int64_t k0 = 0L; k0 < K; k0 += BK) {

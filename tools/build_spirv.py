@@ -41,6 +41,10 @@ PRODUCTION_TILES = {
 # no bounds branch in the loaders, chosen by src/engine/gemm.c when the
 # tile divides m, n and k (KHR_TILES' `full`)
 FULL_TILES = ("w4x4",)
+# bfloat16's whole-tile modules keep two slices in flight (PREFETCH2): on the
+# H200 284.3 against 273.7 TFLOP/s; float16's lose with it (251.7 against
+# 268.0: the float16 epilogue makes another program of it), so not there
+FULL_BF16_DEFS = {"PREFETCH2": 1}
 # timed by bench/gemm_probe.c only (A k-contiguous, B n-contiguous; the
 # variants measured before and dropped are in docs/gemm.md): the w4x4 tile
 # without global loads (PROBE 1) or without shared-memory fragment loads
@@ -56,6 +60,13 @@ PROBE_TILES = {
     "w2x8": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4},
     "w2x8f": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4, "FULLTILES": 1},
     "w2x4": {"WM": 4, "WN": 2, "FM": 2, "SWIZ": 8},
+    "w4x4fpf2": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "FULLTILES": 1, "PREFETCH2": 1},
+}
+# bfloat16 probe modules: w2x8f, and w4x4fone, bfloat16's whole tiles with
+# one slice in flight (production before PREFETCH2)
+PROBE_BF16_TILES = {
+    "w2x8f": PROBE_TILES["w2x8f"],
+    "w4x4fone": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "FULLTILES": 1},
 }
 
 
@@ -71,9 +82,13 @@ def _khr():
                 for va in (1, 2):
                     for vb in (1, 2):
                         out.append((f"{prefix}{tile}f_a{va}b{vb}", "gemm_coopmat_khr.comp",
-                                    {**defs, **elem, "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
+                                    {**defs, **elem, **(FULL_BF16_DEFS if elem else {}),
+                                     "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
     for tile, defs in PROBE_TILES.items():
         out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
+    for tile, defs in PROBE_BF16_TILES.items():
+        out.append((f"gemm_coopmat_khr_bf16_{tile}_a1b1", "gemm_coopmat_khr.comp",
+                    {**defs, "ELEM_BF16": 1, "VEC_A": 1, "VEC_B": 1}))
     return out
 
 
