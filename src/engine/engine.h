@@ -97,6 +97,10 @@ const rs_features *rs_stream_features(rs_stream *s);
 #define RS_COOPMAT_KHR_F16 1
 #define RS_COOPMAT_KHR_BF16 2
 int rs_device_coopmat_khr(rs_device *dev);
+/* 1 where kernels take the device's float16 conversions (RS_HW_F16: the
+ * start-up check found them equal to c10's, src/vk/f16_check.c), 0 where
+ * they use c10's in software */
+int rs_device_hw_f16(rs_device *dev);
 /* A kernel from precompiled SPIR-V, kernels/spirv/<module>.spv (made by
  * tools/build_spirv.py for kernels the run-time compiler cannot build);
  * cached like rs_kernel_get's. src/vk/kernel.c. */

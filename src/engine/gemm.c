@@ -31,6 +31,7 @@ typedef struct gemm_cfg {
     int vec_a, vec_b;    /* coopmat: 16-byte loads (KHR: 2 = along m for A, along k for B) */
     int khr_tile;        /* KHR: the index in KHR_TILES */
     int khr_full;        /* KHR: the tile's whole-tile module (no bounds branch) */
+    const char *khr_module; /* KHR: the module's tile name (KHR_TILES' name, or its float16 form) */
     int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
     char name[48];
@@ -110,10 +111,18 @@ static int khr_vec8_ok(const rs_gemm_operand *o, int dim, int64_t ext) {
  * in the probe). All use one shared
  * stage of 32-deep slices (the two-stage form ran at half the speed on the
  * H200: docs/gemm.md). */
-static const struct { const char *name; uint32_t shared, invocations; int bm, bn, full; } KHR_TILES[] = {
-    {"w4x4", 27 * 1024, 512, 128, 256, 1}, /* 16 subgroups of 32x64: 128 registers an invocation */
-    {"w4s1", 27 * 1024, 256, 128, 256, 0}, /* 8 subgroups of 64x64 (~230 registers) */
-    {"w2s1", 19 * 1024, 128, 128, 128, 0}, /* 4 subgroups of 64x64 */
+static const struct {
+    const char *name, *f16_hw; /* f16_hw: the float16 modules' tile where rs_device_hw_f16 */
+    uint32_t shared, invocations;
+    int bm, bn, full;
+} KHR_TILES[] = {
+    /* 16 subgroups of 32x64: 128 registers an invocation. bfloat16's modules
+     * and float16's "w4x4h" keep two slices in flight; w4x4h has the device's
+     * float16 conversions in its epilogue (with c10's in software, two
+     * slices in flight run slower: tools/build_spirv.py) */
+    {"w4x4", "w4x4h", 27 * 1024, 512, 128, 256, 1},
+    {"w4s1", "w4s1", 27 * 1024, 256, 128, 256, 0}, /* 8 subgroups of 64x64 (~230 registers) */
+    {"w2s1", "w2s1", 19 * 1024, 128, 128, 128, 0}, /* 4 subgroups of 64x64 */
 };
 #define KHR_BK 32 /* the depth of a slice */
 enum { KHR_W4 = 0, KHR_W2 = 2 };
@@ -138,7 +147,7 @@ static int khr_tile(const rs_gemm_desc *d, int64_t nz) {
 }
 
 /* Picks the kernel for a shape class. */
-static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cfg *c) {
+static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc *d, gemm_cfg *c) {
     memset(c, 0, sizeof *c);
     int64_t nz = d->reduce_batch ? 1 : d->batch;
     int64_t k_total = d->k * (d->reduce_batch ? d->batch : 1);
@@ -157,8 +166,9 @@ static void choose(const rs_features *f, int khr, const rs_gemm_desc *d, gemm_cf
         c->vec_b = khr_vec8_ok(&d->b, 2, d->n) ? 1 : khr_vec8_ok(&d->b, 1, d->k) ? 2 : 0;
         c->khr_full = KHR_TILES[kt].full && c->vec_a && c->vec_b && d->m % c->bm == 0 && d->n % c->bn == 0 &&
                       d->k % KHR_BK == 0;
+        c->khr_module = d->dtype == RS_FLOAT16 && hw_f16 ? KHR_TILES[kt].f16_hw : KHR_TILES[kt].name;
         snprintf(c->name, sizeof c->name, "coopmat-khr%s-%s%s-a%d-b%d", d->dtype == RS_BFLOAT16 ? "-bf16" : "",
-                 KHR_TILES[kt].name, c->khr_full ? "f" : "", c->vec_a, c->vec_b);
+                 c->khr_module, c->khr_full ? "f" : "", c->vec_a, c->vec_b);
         return;
     }
     if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
@@ -242,7 +252,8 @@ static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
 const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
     static _Thread_local gemm_cfg c;
     if (validate(s, d) != RS_OK) return "invalid";
-    choose(rs_stream_features(s), rs_device_coopmat_khr(rs_stream_device(s)), d, &c);
+    rs_device *dev = rs_stream_device(s);
+    choose(rs_stream_features(s), rs_device_coopmat_khr(dev), rs_device_hw_f16(dev), d, &c);
     return c.name;
 }
 
@@ -253,7 +264,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     if (nz == 0 || d->m == 0 || d->n == 0) return RS_OK;
     const rs_features *f = rs_stream_features(s);
     gemm_cfg cfg;
-    choose(f, rs_device_coopmat_khr(rs_stream_device(s)), d, &cfg);
+    choose(f, rs_device_coopmat_khr(rs_stream_device(s)), rs_device_hw_f16(rs_stream_device(s)), d, &cfg);
 
     char defines[160];
     const char *file = "gemm.comp";
@@ -270,7 +281,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     if (cfg.kind == KIND_COOP_KHR) {
         char module[64];
         snprintf(module, sizeof module, "gemm_coopmat_khr_%s%s%s_a%db%d", d->dtype == RS_BFLOAT16 ? "bf16_" : "",
-                 KHR_TILES[cfg.khr_tile].name, cfg.khr_full ? "f" : "", cfg.vec_a, cfg.vec_b);
+                 cfg.khr_module, cfg.khr_full ? "f" : "", cfg.vec_a, cfg.vec_b);
         st = rs_kernel_spirv(rs_stream_device(s), module, &k);
     } else {
         st = rs_kernel_get(rs_stream_device(s), file, defines, &k);
