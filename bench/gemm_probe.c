@@ -1,12 +1,14 @@
-/* gemm_probe.c: times variants of the float16 cooperative-matrix kernels
- * and rs_gemm itself on an 8192^3 float16 GEMM, with the C core only (no
- * torch: it builds in seconds on the GPU machine; bench/gpu.sh gemm-probe):
- * the precompiled VK_KHR_cooperative_matrix modules (kernels/spirv/, tile
- * variants) where the device has the extension, and with `nv` as argument
- * the NV kernel's variants (kernels/gemm_coopmat.comp, VARIANT and FN).
+/* gemm_probe.c: times variants of the float16 and bfloat16
+ * cooperative-matrix kernels and rs_gemm itself on an 8192^3 GEMM, with the
+ * C core only (no torch: it builds in seconds on the GPU machine;
+ * bench/gpu.sh gemm-probe): the precompiled VK_KHR_cooperative_matrix
+ * modules (kernels/spirv/, tile variants; the bfloat16 ones after the
+ * float16 ones, on inputs refilled in bfloat16) where the device has the
+ * extension, and with `nv` as argument the NV kernel's variants
+ * (kernels/gemm_coopmat.comp, VARIANT and FN).
  * Timings: CALLS dispatches per sync (as bench_gemm.py), best of 3.
  * Each result is checked on sampled entries against a host computation;
- * then rs_gemm's float16 path is checked in full on edge shapes and every
+ * then rs_gemm's float16 and bfloat16 paths are checked in full on edge shapes and every
  * operand layout (k- or m-contiguous A, n- or k-contiguous B, gathered,
  * batched, reduced, alpha, beta * Cin, a transposed C). Exits 1 on a wrong
  * result. A tool for tuning, not a benchmark against a peer: see

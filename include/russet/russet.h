@@ -135,6 +135,11 @@ typedef struct rs_device_info {
     double timestamp_period_ns;
     rs_profile profile;
     rs_features features;
+    /* How kernels convert float16: 1 with the device's own conversions
+     * (they gave c10's bits on every half and around every rounding point in
+     * the check run when the device was made, or RUSSET_HW_F16=1), 0 with
+     * c10's code in software, -1 before the device is made. */
+    int float16_conversions;
 } rs_device_info;
 
 /* Number of usable devices. Never fails: 0 when Vulkan or a device is

@@ -166,6 +166,10 @@ class _DeviceProperties:
         self.is_cpu = bool(info.get("is_cpu", False))
         self.total_memory = int(info.get("total_memory", 0))
         self.profile = info.get("profile", "")
+        # "device": kernels convert float16 with the device's own
+        # instructions (a check when the device was made found them equal to
+        # c10's); "software": with c10's code (RUSSET_HW_F16 overrides)
+        self.float16_conversions = info.get("float16_conversions", "")
         self.features = _Features(info.get("features", {}))
 
     def __getattr__(self, name):
@@ -182,7 +186,8 @@ class _DeviceProperties:
             f"_DeviceProperties(name={self.name!r}, driver={self.driver!r}, vendor={self.vendor!r}, "
             f"profile={self.profile!r}, total_memory={self.total_memory // (1024 * 1024)}MB, "
             f"has_fp64={getattr(self.features, 'has_fp64', None)}, "
-            f"subgroup_size={getattr(self.features, 'subgroup_size', None)})"
+            f"subgroup_size={getattr(self.features, 'subgroup_size', None)}, "
+            f"float16_conversions={self.float16_conversions!r})"
         )
 
 

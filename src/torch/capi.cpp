@@ -125,6 +125,9 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
         .num("vendor_id", info.vendor_id).num("device_id", info.device_id).str("api_version", api)
         .num("is_cpu", info.is_cpu).num("total_memory", info.total_memory)
         .str("profile", rs_profile_name(info.profile)).str("version", RUSSET_VERSION)
+        .str("float16_conversions", info.float16_conversions > 0    ? "device"
+                                    : info.float16_conversions == 0 ? "software"
+                                                                    : "undecided")
         .raw("features", feat.done()).raw("cache", cache.done());
     return emit(j.done(), buf, cap);
   });

@@ -363,6 +363,7 @@ static void choose_memory(rs_device *dev, int discrete) {
 static rs_status fill_info(const rs_candidate *c, int index, rs_device_info *info,
                            VkExtensionProperties **ext_out, uint32_t *next_out) {
     memset(info, 0, sizeof *info);
+    info->float16_conversions = -1; /* decided when the device is made (f16_check.c) */
     uint32_t next = 0;
     vkEnumerateDeviceExtensionProperties(c->physical, NULL, &next, NULL);
     VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);

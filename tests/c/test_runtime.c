@@ -65,6 +65,10 @@ TEST(device_info_and_profile) {
     CHECK(strstr(rs_last_error(), "invalid device index 99") != NULL);
     rs_device *dev;
     CHECK(rs_device_get(-1, &dev) == RS_ERR_NO_DEVICE);
+    /* the float16 conversions are decided when the device is made */
+    CHECK_OK(rs_device_get(0, &dev));
+    CHECK_OK(rs_device_info_get(0, &info));
+    CHECK(info.float16_conversions == 0 || info.float16_conversions == 1);
 }
 
 TEST(alloc_free_stats) {

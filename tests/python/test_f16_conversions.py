@@ -52,12 +52,18 @@ got = (a.to(D) + b.to(D)).cpu().view(torch.int16)
 want = (a + b).view(torch.int16)
 bad = (~nan_aware_equal(got, want, nan_sign=False)).nonzero().flatten()  # NaN + NaN: either sign
 assert bad.numel() == 0, f"add: {bad.numel()} differ, first {float(a[bad[0]])} + {float(b[bad[0]])}"
-print("ok")
+print("ok", torch.russet.get_device_properties().float16_conversions)
 '''
 
 
 def test_device_conversions_match_cpu():
-    exec(compile(CHECK.replace('print("ok")', ""), "f16_check", "exec"), {})
+    exec(compile(CHECK.replace('print("ok", ', "("), "f16_check", "exec"), {})
+
+
+def test_properties_say_which_conversions():
+    # the default is the check's verdict; the GEMM's float16 modules follow
+    # it too (docs/gemm.md)
+    assert torch.russet.get_device_properties().float16_conversions in ("device", "software")
 
 
 @pytest.mark.parametrize("mode", ["0", "1"], ids=["c10-software", "device-forced"])
@@ -66,3 +72,4 @@ def test_each_path_matches_cpu(mode):
     # which passes the check, that is the same path as the default
     r = run_python(CHECK, env={"RUSSET_HW_F16": mode})
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+    assert r.stdout.split()[-1] == ("software" if mode == "0" else "device"), r.stdout
