@@ -61,14 +61,14 @@ FULL_TILES = ("w4x4", "w4x4h")
 # L2 groups, 256x128 in 16 subgroups of 32x64, 128x256 in 16 of 64x32, and
 # 128x128 in 8 subgroups of 32x64 (two workgroups an SM)
 PROBE_TILES = {
-    "w4x4p1": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "PROBE": 1},
-    "w4x4p2": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "PROBE": 2},
+    "w4x4p1": {**_W4X4, "PROBE": 1},
+    "w4x4p2": {**_W4X4, "PROBE": 2},
     "w4x4sw8": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 8},
     "w8x2": {"WM": 8, "WN": 2, "FM": 2, "SWIZ": 4},
     "w2x8": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4},
     "w2x8f": {"WM": 2, "WN": 8, "FN": 2, "SWIZ": 4, "FULLTILES": 1},
     "w2x4": {"WM": 4, "WN": 2, "FM": 2, "SWIZ": 8},
-    "w4x4fpf2": {"WM": 4, "WN": 4, "FM": 2, "SWIZ": 4, "FULLTILES": 1, "PREFETCH2": 1},
+    "w4x4fpf2": {**_W4X4, "FULLTILES": 1, "PREFETCH2": 1},
 }
 # more probe modules, named in full: the choices before the ninth session
 # (bfloat16's w4x4 with one slice in flight, whole-tile and bounds-checked),

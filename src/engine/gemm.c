@@ -29,7 +29,6 @@ typedef struct gemm_cfg {
     int tm, tn, bk, vw;  /* tiled: the tile is (16 tm) x (16 tn), bk deep */
     int a_kc, b_nc;      /* stride-1 dims, for coalesced tile loads */
     int vec_a, vec_b;    /* coopmat: 16-byte loads (KHR: 2 = along m for A, along k for B) */
-    int khr_tile;        /* KHR: the index in KHR_TILES */
     int khr_full;        /* KHR: the tile's whole-tile module (no bounds branch) */
     const char *khr_module; /* KHR: the module's tile name (KHR_TILES' name, or its float16 form) */
     int vload;           /* tiled: 4-element vector loads */
@@ -159,7 +158,6 @@ static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc
         f->max_workgroup_invocations >= KHR_TILES[kt].invocations &&
         d->m >= 64 && d->n >= 64 && d->k >= 32 && !d->conj_a && !d->conj_b) {
         c->kind = KIND_COOP_KHR;
-        c->khr_tile = kt;
         c->bm = KHR_TILES[kt].bm;
         c->bn = KHR_TILES[kt].bn;
         c->vec_a = khr_vec8_ok(&d->a, 2, d->k) ? 1 : khr_vec8_ok(&d->a, 1, d->m) ? 2 : 0;
@@ -249,11 +247,16 @@ static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
     return RS_OK;
 }
 
+/* choose() for the stream's device */
+static void choose_on(rs_stream *s, const rs_gemm_desc *d, gemm_cfg *c) {
+    rs_device *dev = rs_stream_device(s);
+    choose(rs_stream_features(s), rs_device_coopmat_khr(dev), rs_device_hw_f16(dev), d, c);
+}
+
 const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
     static _Thread_local gemm_cfg c;
     if (validate(s, d) != RS_OK) return "invalid";
-    rs_device *dev = rs_stream_device(s);
-    choose(rs_stream_features(s), rs_device_coopmat_khr(dev), rs_device_hw_f16(dev), d, &c);
+    choose_on(s, d, &c);
     return c.name;
 }
 
@@ -262,9 +265,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     if (st != RS_OK) return st;
     int64_t nz = d->reduce_batch ? 1 : d->batch;
     if (nz == 0 || d->m == 0 || d->n == 0) return RS_OK;
-    const rs_features *f = rs_stream_features(s);
     gemm_cfg cfg;
-    choose(f, rs_device_coopmat_khr(rs_stream_device(s)), rs_device_hw_f16(rs_stream_device(s)), d, &cfg);
+    choose_on(s, d, &cfg);
 
     char defines[160];
     const char *file = "gemm.comp";

@@ -747,7 +747,7 @@ void rs_shutdown(void) {
 
 int rs_device_coopmat_khr(rs_device *dev) { return dev->coopmat_khr; }
 
-int rs_device_hw_f16(rs_device *dev) { return dev->hw_f16; }
+int rs_device_hw_f16(rs_device *dev) { return dev->info.float16_conversions > 0; }
 
 uint64_t rs_device_host_waits(rs_device *dev) {
     return (uint64_t)atomic_load_explicit(&dev->host_waits, memory_order_relaxed);

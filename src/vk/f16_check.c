@@ -16,16 +16,10 @@
 
 #include "vk/internal.h"
 
-static void decide(rs_device *dev, int hw) {
-    dev->hw_f16 = hw;
-    dev->info.float16_conversions = hw; /* what rs_device_info_get reports */
-}
-
 void rs_f16_check(rs_device *dev) {
-    dev->hw_f16 = 0;
     const char *e = getenv("RUSSET_HW_F16");
     if (e && *e) {
-        decide(dev, atoi(e) != 0);
+        dev->info.float16_conversions = atoi(e) != 0;
         return;
     }
     /* a one-time check at device creation: its wait and its kernel are not
@@ -56,5 +50,5 @@ void rs_f16_check(rs_device *dev) {
     pthread_mutex_unlock(&dev->kernels.lock);
     /* a check that could not run leaves the software conversions (and no
      * error: the device works without them) */
-    decide(dev, !st && result[0] == 0 && result[1] == 0);
+    dev->info.float16_conversions = !st && result[0] == 0 && result[1] == 0;
 }

@@ -226,12 +226,10 @@ struct rs_device {
     int ntables;
     uint64_t table_bytes;
     atomic_uint_fast64_t host_waits; /* rs_device_host_waits */
-    /* float16 conversions in kernels (RS_HW_F16): 1 the device's own, 0
-     * c10's in software; decided when the device is made (f16_check.c) */
-    int hw_f16;
 };
 
-/* Runs kernels/f16_check.comp and sets dev->hw_f16 (RUSSET_HW_F16=0 or 1
+/* Runs kernels/f16_check.comp and sets dev->info.float16_conversions, which
+ * kernels follow (RS_HW_F16; RUSSET_HW_F16=0 or 1
  * decides without the check). Called once, when the device is made. */
 void rs_f16_check(rs_device *dev);
 

@@ -269,15 +269,17 @@ static void include_release(void *user, shaderc_include_result *r) {
 
 /* The defines every kernel sees: what the device can do. They are fixed
  * once the device is made (the in-memory cache does not key on them): the
- * one kernel compiled before hw_f16 is decided is f16_check.comp, which
- * does not depend on it. */
+ * one kernel compiled before the float16 conversions are decided
+ * (info.float16_conversions -1: RS_HW_F16=0) is f16_check.comp, which does
+ * not depend on them. */
 static void feature_defines(rs_device *dev, char *buf, size_t len) {
     const rs_features *f = &dev->info.features;
     snprintf(buf, len,
              "RS_HAS_FP64=%d;RS_HAS_INT64=%d;RS_HAS_FP16=%d;RS_HAS_INT8=%d;RS_HAS_INT16=%d;"
              "RS_HAS_ATOMIC_INT64=%d;RS_HAS_ATOMIC_FLOAT32_ADD=%d;RS_PROFILE_APPLE=%d;RS_HW_F16=%d",
              f->has_fp64, f->has_int64, f->has_fp16, f->has_int8, f->has_int16, f->has_atomic_int64,
-             f->has_atomic_float32_add, dev->info.profile == RS_PROFILE_APPLE, dev->hw_f16);
+             f->has_atomic_float32_add, dev->info.profile == RS_PROFILE_APPLE,
+             dev->info.float16_conversions > 0);
 }
 
 static void add_defines(shaderc_compile_options_t opts, const char *defines) {
