@@ -30,7 +30,9 @@ CORE_LIB := $(BUILD)/librusset_core.a
 ADAPTER_SRC := $(wildcard src/torch/*.cpp)
 ADAPTER_OBJ := $(ADAPTER_SRC:%.cpp=$(BUILD)/%.o)
 EXT := python/russet/_russet.so
-TORCH_DIR = $(shell $(PY) -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+# Asked of torch once, on first use (after setup made the venv), and without
+# autoloading russet: the half-built package must not be imported by its own build.
+TORCH_DIR = $(eval TORCH_DIR := $(shell TORCH_DEVICE_BACKEND_AUTOLOAD=0 $(PY) -c 'import os, torch; print(os.path.dirname(torch.__file__))'))$(TORCH_DIR)
 CXXFLAGS = -std=c++17 $(COMMON_FLAGS) -D_GLIBCXX_USE_CXX11_ABI=1 -isystem $(TORCH_DIR)/include
 
 # ---- C tests (ASan + UBSan build of the core)

@@ -136,6 +136,35 @@ echo "== build"
 rm -rf build python/russet/_russet.so
 t0=$(date +%s)
 
+# The adapter's objects take most of the build (torch's headers). A cache of
+# them travels between device calls in .gpu/objcache.tgz (the command copies
+# $OUT/objcache.tgz back into .gpu/): an object is reused when its source,
+# every project header, the compiler and torch are unchanged (objcache_key).
+objcache_common=$({ cat $(find include src -name '*.h' | sort); g++ --version | head -1
+    $PY -c 'import torch; print(torch.__version__)'; grep -E '^(COMMON_FLAGS|CXXFLAGS)' Makefile; } | sha256sum | cut -c1-32)
+objcache_key() {  # $1: a .cpp file
+    { echo "$objcache_common"; cat "$1"; } | sha256sum | cut -c1-32
+}
+if [ -f .gpu/objcache.tgz ]; then
+    rm -rf /tmp/objcache && mkdir -p /tmp/objcache build/src/torch
+    tar -xzf .gpu/objcache.tgz -C /tmp/objcache
+    reused=0
+    for f in src/torch/*.cpp; do
+        k=$(objcache_key "$f"); o=build/${f%.cpp}.o
+        if [ -f "/tmp/objcache/$k.o" ]; then cp "/tmp/objcache/$k.o" "$o"; touch "$o"; reused=$((reused + 1)); fi
+    done
+    echo "objcache: reused $reused of $(ls src/torch/*.cpp | wc -l) adapter objects"
+fi
+objcache_save() {
+    [ -n "${OUT:-}" ] || return 0
+    rm -rf /tmp/objcache.new && mkdir -p /tmp/objcache.new
+    for f in src/torch/*.cpp; do
+        o=build/${f%.cpp}.o
+        [ -f "$o" ] && cp "$o" "/tmp/objcache.new/$(objcache_key "$f").o"
+    done
+    tar -czf "$OUT/objcache.tgz" -C /tmp/objcache.new .
+}
+
 # Without make, the same steps as the Makefile's rules, in parallel.
 build_without_make() {
     local torch_dir; torch_dir=$($PY -c 'import os, torch; print(os.path.dirname(torch.__file__))')
@@ -158,6 +187,7 @@ else
 fi || { grep -E "error|Error" /tmp/russet-build.log | head -80; tail -5 /tmp/russet-build.log
          echo "bench/gpu.sh: build failed" >&2; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
+objcache_save
 
 # ---- a correctness check on fresh random data before any timing
 echo "== check"
@@ -197,6 +227,15 @@ case "${1:-all}" in
         echo; PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"}
         echo "== the same with RUSSET_BATCH_HOLD=2"
         RUSSET_BATCH_HOLD=2 PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise-hold2.json"} ;;
+    # ordering races (tests/gpu/race_probe.py) under each stream mode and
+    # profile: a result that changes with the mode is a hazard bug
+    race)
+        set +e
+        for prof in apple native; do
+            for mode in "" "RUSSET_SERIALIZE=1" "RUSSET_BATCH_BYTES=1 RUSSET_BATCH_AHEAD=0" "RUSSET_BATCH_BYTES=0"; do
+                env RUSSET_PROFILE=$prof $mode PYTHONPATH=python $PY tests/gpu/race_probe.py --batch ${RACE_BATCH:-64}
+            done
+        done ;;
     # tensors past 2^31 elements and 4 GiB (tests/python/test_big_tensors.py,
     # which pytest skips on devices under 32 GiB)
     big) RUSSET_TEST_BIG=1 PYTHONPATH=python $PY tests/python/test_big_tensors.py ;;

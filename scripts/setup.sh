@@ -4,6 +4,8 @@
 # The build itself is `make build` (the Makefile calls this first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# never autoload the (possibly half-built) russet while setting up
+export TORCH_DEVICE_BACKEND_AUTOLOAD=0
 
 TORCH_PIN="${RUSSET_TORCH_PIN:-torch==2.13.0}"
 DEB_PACKAGES=(libvulkan-dev mesa-vulkan-drivers libshaderc-dev ccache pkg-config g++ make)

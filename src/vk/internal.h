@@ -92,9 +92,15 @@ rs_status rs_buffer_create(rs_device *dev, uint64_t size, uint32_t memory_type, 
                            VkDeviceMemory *mem, VkBuffer *buf, uint64_t *address, void **host);
 
 /* ---- streams (stream.c) */
+/* Arena memory (parameter blocks, staged uploads). A chunk belongs to the
+ * batch that was open when it was taken, and is kept until the timeline
+ * passes `release`: that batch's value, or the next batch's (stream.c,
+ * rs_stream_open_locked), because an op's dispatches may land in the batch
+ * after the one its parameters were written in. */
 typedef struct rs_arena_chunk {
     rs_hostbuf buf;
     uint64_t used;
+    uint64_t release;
     struct rs_arena_chunk *next;
 } rs_arena_chunk;
 
@@ -131,12 +137,20 @@ struct rs_stream {
     rs_batch *open;          /* recording, signals submitted + 1 */
     rs_batch *inflight_head, *inflight_tail;
     rs_batch *spare;         /* recycled batches */
-    rs_arena_chunk *spare_chunks;
+    rs_arena_chunk *spare_chunks, *spare_tail; /* reusable, oldest first */
+    rs_arena_chunk *retired;  /* from finished batches, still needed by a later one */
     rs_range hazards[RS_HAZARD_SLOTS];
     int nhazards;
     uint64_t total_dispatches, submits, barriers;
     uint64_t batch_bytes, batch_ahead; /* early submission (stream.c) */
     double batch_hold;
+    /* checking modes (audit.c), read when the stream is made:
+     * RUSSET_SERIALIZE=1 puts a full barrier before every dispatch and copy;
+     * RUSSET_AUDIT=1 runs each dispatch alone and fails it if it changed
+     * memory outside the writes it declared */
+    int serialize, audit;
+    uint8_t *audit_shadow;   /* audit.c: copy of every segment before a dispatch */
+    uint64_t audit_shadow_size;
 };
 
 rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out);
@@ -148,6 +162,18 @@ rs_status rs_stream_wait_value(rs_stream *s, uint64_t value);
 uint64_t rs_stream_completed(rs_stream *s);
 /* Records hazards for accesses and inserts a barrier if one is needed. */
 void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n);
+/* Waits (s->lock held) until everything recorded on s has finished. */
+rs_status rs_stream_drain_locked(rs_stream *s);
+
+/* ---- checking modes (audit.c) */
+/* Reads RUSSET_SERIALIZE and RUSSET_AUDIT into a new stream. */
+void rs_audit_configure(rs_stream *s);
+/* RUSSET_AUDIT, s->lock held: before a dispatch, waits for the stream and
+ * copies every memory segment; after it (rs_audit_after), waits again and
+ * fails if bytes outside the declared writes changed. */
+rs_status rs_audit_before(rs_stream *s);
+rs_status rs_audit_after(rs_stream *s, const char *kernel, const rs_access *acc, int n);
+void rs_audit_free(rs_stream *s);
 
 /* ---- SPIR-V inspection (spirv.c) */
 enum {

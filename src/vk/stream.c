@@ -76,6 +76,7 @@ rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
     s->batch_ahead = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_AHEAD;
     e = getenv("RUSSET_BATCH_HOLD"); /* hold up to this many times the queued work */
     s->batch_hold = e && *e ? strtod(e, NULL) : RS_BATCH_HOLD;
+    rs_audit_configure(s);
     *out = s;
     return RS_OK;
 }
@@ -105,6 +106,8 @@ void rs_stream_destroy(rs_stream *s) {
             b = n;
         }
     chunks_free(dev, s->spare_chunks);
+    chunks_free(dev, s->retired);
+    rs_audit_free(s);
     vkDestroySemaphore(dev->device, s->timeline, NULL);
     vkDestroyCommandPool(dev->device, s->pool, NULL); /* frees the command buffers */
     pthread_mutex_destroy(&s->lock);
@@ -131,23 +134,50 @@ uint64_t rs_stream_completed(rs_stream *s) {
     return v;
 }
 
-/* Moves finished batches to the spare list, keeping small arena chunks. */
+/* A chunk that no submitted work needs any more: small ones join the end of
+ * the spare queue (reused oldest first, so memory an op wrote is rewritten
+ * as late as possible), large ones are freed. */
+static void chunk_done(rs_stream *s, rs_arena_chunk *c) {
+    if (c->buf.size > RS_ARENA_KEEP) {
+        rs_hostbuf_destroy(s->dev, &c->buf);
+        free(c);
+        return;
+    }
+    c->used = 0;
+    c->next = NULL;
+    if (s->spare_tail) s->spare_tail->next = c;
+    else s->spare_chunks = c;
+    s->spare_tail = c;
+}
+
+/* Moves finished batches to the spare list; their arena chunks become
+ * reusable once every batch that may read them has finished. */
 static void recycle(rs_stream *s) {
-    if (!s->inflight_head) return;
+    if (!s->inflight_head && !s->retired) return;
     uint64_t done = rs_stream_completed(s);
+    for (rs_arena_chunk **pc = &s->retired; *pc;) {
+        rs_arena_chunk *c = *pc;
+        if (c->release <= done) {
+            *pc = c->next;
+            chunk_done(s, c);
+        } else {
+            pc = &c->next;
+        }
+    }
     while (s->inflight_head && s->inflight_head->value <= done) {
         rs_batch *b = s->inflight_head;
         s->inflight_head = b->next;
         if (!s->inflight_head) s->inflight_tail = NULL;
         for (rs_arena_chunk *c = b->chunks; c;) {
             rs_arena_chunk *n = c->next;
-            if (c->buf.size > RS_ARENA_KEEP) {
-                rs_hostbuf_destroy(s->dev, &c->buf);
-                free(c);
+            /* the newest batch's chunks also serve the batch after it
+             * (rs_stream_open_locked), which may not be open yet */
+            if (b->value == s->submitted && c->release <= s->submitted) c->release = s->submitted + 1;
+            if (c->release <= done) {
+                chunk_done(s, c);
             } else {
-                c->used = 0;
-                c->next = s->spare_chunks;
-                s->spare_chunks = c;
+                c->next = s->retired;
+                s->retired = c;
             }
             c = n;
         }
@@ -171,6 +201,17 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
         *out = s->open;
         return RS_OK;
     }
+    /* An op may write its parameters while one batch is open and record a
+     * dispatch that reads them after that batch was submitted (a batch
+     * submitted early, or a sync for a data-dependent size, between two of
+     * its dispatches): the last submitted batch's chunks stay until this
+     * batch has finished too. Without this, a chunk recycled here was
+     * rewritten by the next op's parameters before the GPU ran the
+     * dispatch that still needed it (a wrong batch norm after a big
+     * convolution on the H200: issue 15). */
+    uint64_t value = s->submitted + 1;
+    if (s->inflight_tail && s->inflight_tail->value == s->submitted)
+        for (rs_arena_chunk *c = s->inflight_tail->chunks; c; c = c->next) c->release = value;
     recycle(s);
     rs_batch *b = s->spare;
     if (b) {
@@ -193,7 +234,7 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
     b->dispatches = 0;
     b->bytes = 0;
     b->bound = VK_NULL_HANDLE;
-    b->value = s->submitted + 1;
+    b->value = value;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     VkResult r = vkBeginCommandBuffer(b->cmd, &bi);
@@ -405,7 +446,7 @@ uint64_t rs_stream_submit_count(rs_stream *s) {
 static int overlaps(const rs_range *r, uint64_t lo, uint64_t hi) { return r->lo < hi && lo < r->hi; }
 
 void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n) {
-    int need = 0;
+    int need = s->serialize; /* RUSSET_SERIALIZE: a barrier before everything */
     for (int i = 0; i < n && !need; i++) {
         uint64_t lo = acc[i].address, hi = acc[i].address + acc[i].size;
         for (int j = 0; j < s->nhazards; j++)
@@ -435,6 +476,7 @@ static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chu
         if (size <= RS_ARENA_CHUNK && s->spare_chunks) {
             c = s->spare_chunks;
             s->spare_chunks = c->next;
+            if (!s->spare_chunks) s->spare_tail = NULL;
         } else {
             c = calloc(1, sizeof *c);
             if (!c) return rs_error(RS_ERR_OOM, "russet: out of host memory");
@@ -446,6 +488,7 @@ static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chu
             }
         }
         c->used = 0;
+        c->release = b->value;
         c->next = b->chunks;
         b->chunks = c;
     }
@@ -501,7 +544,8 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     if (!groups[0] || !groups[1] || !groups[2]) return RS_OK;
     pthread_mutex_lock(&s->lock);
     rs_batch *b;
-    rs_status st = rs_stream_open_locked(s, &b);
+    rs_status st = s->audit ? rs_audit_before(s) : RS_OK;
+    if (!st) st = rs_stream_open_locked(s, &b);
     if (st) {
         pthread_mutex_unlock(&s->lock);
         return st;
@@ -516,9 +560,15 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     b->dispatches++;
     s->total_dispatches++;
     for (int i = 0; i < n_accesses; i++) b->bytes += accesses[i].size;
-    if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = submit_in_order_locked(s);
+    if (s->audit) st = rs_audit_after(s, k->name, accesses, n_accesses);
+    else if (b->dispatches >= RS_BATCH_LIMIT || big_enough_locked(s, b)) st = submit_in_order_locked(s);
     pthread_mutex_unlock(&s->lock);
     return st;
+}
+
+rs_status rs_stream_drain_locked(rs_stream *s) {
+    rs_status st = rs_stream_flush_locked(s);
+    return st ? st : rs_stream_wait_value(s, s->submitted);
 }
 
 /* ---- copies between host and device */

@@ -230,6 +230,49 @@ TEST(arena_blocks) {
     rs_free(dev, out);
 }
 
+/* Parameters an op wrote into the arena must outlive the batch they were
+ * written in: the op's next dispatch may land in the batch after it (the
+ * batch was submitted early, or a sync for a data-dependent size came in
+ * between), and the next op's parameters must not overwrite them before it
+ * runs. Once recycled chunks were reused at once, and a wrong batch norm
+ * after a big convolution on the H200 was the result (issue 15). */
+TEST(arena_outlives_its_batch) {
+    rs_device *dev = ctest_device();
+    rs_stream *s;
+    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    uint64_t out;
+    CHECK_OK(rs_alloc(dev, 64 * 4, s, &out));
+    for (int early = 0; early < 2; early++) {
+        CHECK_OK(rs_stream_synchronize(s));
+        void *host;
+        uint64_t params;
+        CHECK_OK(rs_stream_arena(s, 64 * 4, &host, &params));
+        for (uint32_t i = 0; i < 64; i++) ((uint32_t *)host)[i] = 10;
+        CHECK_OK(run_scale(s, k, params, out, 64));
+        if (early) {
+            /* submitted early, finished before the next dispatch records */
+            CHECK_OK(rs_stream_flush(s));
+            while (rs_stream_query(s) != 1) {
+            }
+        } else {
+            CHECK_OK(rs_stream_synchronize(s));
+        }
+        CHECK_OK(run_scale(s, k, params, out, 64)); /* reads params again, in a new batch */
+        for (int j = 0; j < 4; j++) { /* the next ops' parameters */
+            void *h2;
+            uint64_t a2;
+            CHECK_OK(rs_stream_arena(s, 64 * 4, &h2, &a2));
+            for (uint32_t i = 0; i < 64; i++) ((uint32_t *)h2)[i] = 99;
+        }
+        uint32_t res[64];
+        CHECK_OK(rs_memcpy_dtoh(s, res, out, sizeof res));
+        for (uint32_t i = 0; i < 64; i++) CHECK(res[i] == 20 + i);
+    }
+    rs_free(dev, out);
+}
+
 TEST(streams_events_timing) {
     rs_device *dev = ctest_device();
     rs_stream *s0, *s1;
@@ -631,6 +674,7 @@ int main(void) {
     RUN(dispatch_and_hazards);
     RUN(staged_upload_is_ordered);
     RUN(arena_blocks);
+    RUN(arena_outlives_its_batch);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);
