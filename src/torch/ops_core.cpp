@@ -113,10 +113,31 @@ void record_stream(at::Tensor& self, c10::Stream s) {
                    stream(s.device_index(), static_cast<int>(s.id())));
 }
 
+// May `param.data = moved` swap a tensor's data in place? nn.Module._apply
+// asks this (torch._has_compatible_shallow_copy_type) for each parameter;
+// for a pair PyTorch does not know (it lists its own dense backends, not
+// PrivateUse1) the answer is no, and _apply then makes a new Parameter per
+// module: `module.to("russet")` would untie tied weights (GPT-2's wte and
+// lm_head become two matrices, trained apart). As for CPU and CUDA: two
+// dense strided tensors of the known backends or russet are compatible.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  if (self.key_set() == from.key_set()) return true;
+  auto dense = [](const at::Tensor& t) {
+    if (t.layout() != at::kStrided || t.is_quantized() || t.is_nested()) return false;
+    switch (t.device().type()) {
+      case at::kCPU: case at::kCUDA: case at::kMPS: case at::kHIP: case at::kXPU: case at::kHPU:
+      case at::kMTIA: case at::kPrivateUse1: return true;
+      default: return false;
+    }
+  };
+  return dense(self) && dense(from);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("record_stream", record_stream);
+  m.impl("_has_compatible_shallow_copy_type", has_compatible_shallow_copy_type);
   m.impl("empty.memory_format", empty_memory_format);
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);
