@@ -7,9 +7,13 @@ and registers the allocator, device guard, hooks, generator and ops, and
 
 Once russet is installed, a plain `import torch` does the same through the
 `torch.backends` entry point (`russet:_autoload`), unless
-TORCH_DEVICE_BACKEND_AUTOLOAD=0.
+TORCH_DEVICE_BACKEND_AUTOLOAD=0, or CUDA is usable in the process (see
+_cuda_usable: PyTorch's autograd cannot serve CUDA once another backend is
+torch.accelerator; then only an explicit `import russet` loads russet, with
+a warning, and RUSSET_AUTOLOAD=1 restores the autoload).
 """
 
+import os as _os
 import sys as _sys
 import warnings as _warnings
 
@@ -33,6 +37,12 @@ def _autoload():
     global _load_error
     if _importing or _registered or _load_error is not None:
         return
+    if _cuda_usable() and _os.environ.get("RUSSET_AUTOLOAD", "") != "1":
+        # Installing russet must never break CUDA: stay out of the process
+        # unless the program asks for russet by name (import russet).
+        for m in ("russet", "russet._module", "russet._lib"):
+            _sys.modules.pop(m, None)
+        return
     try:
         _register()
     except Exception as e:  # noqa: BLE001 - must not break `import torch`
@@ -48,6 +58,23 @@ def _autoload():
 
 
 import torch as _torch  # noqa: E402  (after _autoload: see _importing)
+
+CUDA_CONFLICT = (
+    "russet and CUDA in one process: once russet is loaded, PyTorch takes it as torch.accelerator, "
+    "and PyTorch's autograd engine then fails on every CUDA backward ('opt_ready_stream && "
+    "opt_parent_stream INTERNAL ASSERT FAILED'; pytorch/pytorch#161129). russet itself works. "
+    "Run CUDA training in a process that does not import russet (a plain `import torch` does not "
+    "load russet where CUDA is usable); RUSSET_AUTOLOAD=1 makes it load anyway."
+)
+
+
+def _cuda_usable():
+    """True if this torch has CUDA and sees a GPU (without creating a CUDA
+    context: torch.cuda.is_available() only counts devices)."""
+    try:
+        return _torch.version.cuda is not None and _torch.cuda.is_available()
+    except Exception:  # noqa: BLE001 - a broken CUDA setup is no CUDA
+        return False
 
 
 def _register():
@@ -79,6 +106,8 @@ def _register():
     globals().update({n: getattr(_module, n) for n in _module.__all__})
     globals()["__all__"] = list(_module.__all__)
     _registered = True
+    if _cuda_usable():
+        _warnings.warn(CUDA_CONFLICT, UserWarning, stacklevel=3)
 
 
 def _called_from_torch_autoload():
