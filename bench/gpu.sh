@@ -227,6 +227,67 @@ case "${1:-all}" in
         echo; PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"}
         echo "== the same with RUSSET_BATCH_HOLD=2"
         RUSSET_BATCH_HOLD=2 PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise-hold2.json"} ;;
+    # The GPU test run (issue 15; docs/gpu-testing.md): `test` runs the
+    # pytest suite under apple, native and apple with RUSSET_SERIALIZE=1
+    # (xdist workers), and the training runs against CUDA (each in its own
+    # process); `test conformance` runs the full OpInfo sweep under apple
+    # and native. Each fits one 10-minute device call. Logs and JSON results
+    # go to $OUT (fetched back); tests/gpu/summary.py prints the verdict.
+    test)
+        set +e
+        [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+        export PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+        # results gather in /tmp/gpu-test and come back as one archive
+        # ($OUT takes at most 8 files)
+        R=/tmp/gpu-test; mkdir -p "$R"
+        part=${2:-main}
+        trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/gpu-test-$part.tgz" -C /tmp gpu-test' EXIT
+        # the russet processes do not need CUDA: keep it out of them (CUDA
+        # peers run in processes of their own: test_cuda_coexistence.py)
+        if [ "$part" = conformance ]; then
+            for prof in apple native; do
+                CUDA_VISIBLE_DEVICES= timeout ${CONF_LIMIT:-540} $PY -m russet coverage --full --profile $prof \
+                    --jobs ${CONF_JOBS:-7} --json "$R/coverage-$prof.json" --md "$R/coverage-$prof.md" \
+                    > "$R/coverage-$prof.log" 2>&1 &
+            done
+            wait
+            tail -n 25 "$R"/coverage-*.log
+            exit 0
+        fi
+        pids=()
+        for cfg in "apple:" "native:" "apple:RUSSET_SERIALIZE=1"; do
+            prof=${cfg%%:*}; extra=${cfg#*:}; name=pytest-$prof${extra:+-serialize}
+            env CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $extra timeout ${PYTEST_LIMIT:-480} $PY -m pytest -q \
+                -n ${PYTEST_WORKERS:-4} -p no:cacheprovider tests/python -rfE --junitxml "$R/$name.xml" \
+                > "$R/$name.log" 2>&1 &
+            pids+=($!)
+        done
+        # training runs: CUDA, then russet under both profiles, one process each
+        (
+            for m in demo resnet18 gpt; do
+                for dt in fp32 bf16; do
+                    [ "$m" = demo ] && [ "$dt" = bf16 ] && continue
+                    $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
+                    for prof in apple native; do
+                        CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
+                            --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
+                    done
+                done
+            done
+            # CUDA training in a process that has russet installed (autoload) and
+            # in one that imports russet (tests/python/test_cuda_coexistence.py)
+            $PY tests/gpu/cuda_coexistence.py
+        ) > "$R/train.log" 2>&1 &
+        tpid=$!
+        # bf16 CPU references (how far CUDA is from CPU under autocast), low priority
+        (for m in resnet18 gpt; do nice -n 10 $PY tests/gpu/train_compare.py --model $m --device cpu --dtype bf16 \
+            --json "$R/train-$m-bf16-cpu.json"; done) > "$R/train-cpu.log" 2>&1 &
+        cpid=$!
+        wait $tpid; for p in "${pids[@]}"; do wait $p; done
+        sleep ${CPU_GRACE:-20}; kill $cpid 2>/dev/null; pkill -f "device cpu --dtype bf16"
+        cat "$R/train.log"
+        $PY tests/gpu/compare.py "$R"
+        for f in "$R"/pytest-*.log; do echo "== $f"; tail -n 15 "$f"; done ;;
     # ordering races (tests/gpu/race_probe.py) under each stream mode and
     # profile: a result that changes with the mode is a hazard bug
     race)

@@ -1015,6 +1015,10 @@ def _worker_env(profile):
     env["RUSSET_HOST_OPS"] = "allow"
     env["RUSSET_COVERAGE_REPO"] = REPO
     env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    # the sweep compares russet with CPU: with CUDA visible, OpInfo's
+    # *_like/new_* samples made tensors on cuda:0 (a CUDA torch on the
+    # H200), and russet would share the process with CUDA
+    env["CUDA_VISIBLE_DEVICES"] = ""
     pkg = _SNAPSHOT or os.path.join(REPO, "python")
     env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("OMP_NUM_THREADS", "1")
