@@ -5,7 +5,8 @@
 // once per op, or raises. On unified memory (Apple, lavapipe) it waits for
 // the device, wraps the mapped device memory as CPU tensors and runs
 // PyTorch's CPU kernel on them in place: no copies. Elsewhere it stages
-// through copies with at::native::cpu_fallback. View ops never come here.
+// through copies with at::native::cpu_fallback (host_through_copies;
+// RUSSET_HOST_COPY=1 forces that path for tests). View ops never come here.
 #include <ATen/native/CPUFallback.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
@@ -153,6 +154,43 @@ void write_back(const std::vector<Alias>& aliases) {
   }
 }
 
+// Arguments that an op's CPU kernel writes although its schema does not mark
+// them as written (cpu_fallback copies back only marked ones): the running
+// statistics of native_batch_norm, in its functional and out= forms.
+const std::vector<size_t>& unmarked_writes(const std::string& name) {
+  static const std::map<std::string, std::vector<size_t>> table = {
+      {"aten::native_batch_norm", {3, 4}}, {"aten::native_batch_norm.out", {3, 4}}};
+  static const std::vector<size_t> none;
+  auto it = table.find(name);
+  return it == table.end() ? none : it->second;
+}
+
+// RUSSET_HOST_COPY=1: stage host execution through copies even where device
+// memory is host-visible, as on a discrete GPU (for tests on lavapipe).
+bool force_copies() {
+  static const bool on = [] {
+    const char* v = std::getenv("RUSSET_HOST_COPY");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+// Host execution through copies (device memory the host cannot map, as on
+// a discrete GPU): PyTorch's cpu_fallback, plus the write-back of arguments
+// in unmarked_writes, which it would drop.
+void host_through_copies(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::string& name,
+                         size_t first) {
+  std::vector<std::pair<at::Tensor, at::Tensor>> staged;  // (russet argument, its CPU copy)
+  for (size_t i : unmarked_writes(name)) {
+    c10::IValue& v = (*stack)[first + i];
+    if (!v.isTensor() || !is_russet(v.toTensor())) continue;
+    staged.emplace_back(v.toTensor(), v.toTensor().cpu());
+    v = staged.back().second;
+  }
+  at::native::cpu_fallback(op, stack);
+  for (auto& [orig, cpu] : staged) orig.copy_(cpu);
+}
+
 }  // namespace
 
 void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -201,8 +239,8 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (target->index() < 0) target = c10::Device(kDevice, current_device());
   c10::DeviceGuard guard(*target);
 
-  if (!mapped) {
-    at::native::cpu_fallback(op, stack);
+  if (!mapped || force_copies()) {
+    host_through_copies(op, stack, name, first);
     return;
   }
   for (c10::DeviceIndex d : devices) check(rs_device_synchronize(device(d)));

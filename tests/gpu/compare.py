@@ -52,16 +52,23 @@ def main():
                 continue
             n = min(len(r["losses"]), len(cuda["losses"]))
             worst = max(rel(r["losses"][i], cuda["losses"][i]) for i in range(n))
+            g1 = max((rel(a, b) for a, b in zip(r.get("grad1", []), cuda.get("grad1", [])) if b), default=float("nan"))
+            cpu_cuda = (max(rel(cpu["losses"][i], cuda["losses"][i]) for i in range(min(n, len(cpu["losses"]))))
+                        if cpu else float("nan"))
             good = worst <= tol and r["params"] == cuda["params"] and n == len(cuda["losses"])
             ok &= good
-            rows.append((model, dtype, r["profile"], n, worst, why, r["params"] == cuda["params"],
+            rows.append((model, dtype, r["profile"], n, worst, cpu_cuda, g1, why, r["params"] == cuda["params"],
                          rel(r["checksum"], cuda["checksum"]), r["ms_per_step"], cuda["ms_per_step"],
                          "pass" if good else "FAIL"))
-    print(f"{'model':9s} {'dtype':5s} {'profile':7s} {'steps':>5s} {'worst rel':>10s} {'limit':24s} "
-          f"{'params':6s} {'checksum rel':>12s} {'ms/step':>8s} {'CUDA ms':>8s}")
-    for m, dt, p, n, w, why, pc, cs, ms, cms, verdict in rows:
-        print(f"{m:9s} {dt:5s} {p:7s} {n:5d} {w:10.2e} {why:24s} {'same' if pc else 'DIFF':6s} {cs:12.2e} "
-              f"{ms:8.1f} {cms:8.1f}  {verdict}")
+    # worst rel: the largest relative difference of a step's loss from CUDA's;
+    # CPU-CUDA: the same for CPU's run (how far float32 rounding alone takes
+    # the run); grad1: the largest relative difference of a parameter's
+    # first gradient (|grad| summed) from CUDA's
+    print(f"{'model':9s} {'dtype':5s} {'profile':7s} {'steps':>5s} {'worst rel':>10s} {'CPU-CUDA':>9s} "
+          f"{'grad1':>9s} {'limit':24s} {'params':6s} {'checksum':>9s} {'ms/step':>8s} {'CUDA ms':>8s}")
+    for m, dt, p, n, w, cc, g1, why, pc, cs, ms, cms, verdict in rows:
+        print(f"{m:9s} {dt:5s} {p:7s} {n:5d} {w:10.2e} {cc:9.2e} {g1:9.2e} {why:24s} {'same' if pc else 'DIFF':6s} "
+              f"{cs:9.2e} {ms:8.1f} {cms:8.1f}  {verdict}")
     return 0 if ok else 1
 
 

@@ -129,10 +129,15 @@ def build(name, small):
             return F.cross_entropy(logits.flatten(0, 1).float(), y.flatten())
         return model, data, loss, lambda p: torch.optim.AdamW(p, lr=3e-4, weight_decay=0.1)
     if name == "demo":
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
-        from russet.__main__ import _make_model, _make_task  # noqa: E402 (no device needed)
-        x, y = _make_task(torch)
-        model = _make_model(torch)
+        # the demo's own task and model, from its file: importing the russet
+        # package would load russet into a CUDA peer's process
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "russet_cli", os.path.join(os.path.dirname(__file__), "..", "..", "python", "russet", "__main__.py"))
+        cli = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cli)
+        x, y = cli._make_task(torch)
+        model = cli._make_model(torch)
         data = [(x[i:i + 64], y[i:i + 64]) for i in range(0, 512, 64)]
         return model, data, F.cross_entropy, lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)
     raise SystemExit(f"unknown model {name}")
@@ -172,6 +177,8 @@ def main():
             out = model(x)
         loss = loss_fn(out.float(), y)
         loss.backward()
+        if step == 0:  # the first gradients, before any divergence: |grad| summed per parameter
+            grad1 = [float(p.grad.double().abs().sum()) if p.grad is not None else 0.0 for p in model.parameters()]
         opt.step()
         losses.append(loss.item())  # a host read: the step has finished
         times.append(time.perf_counter() - t0)
@@ -179,7 +186,7 @@ def main():
         checksum = sum(float(p.double().abs().sum()) for p in model.parameters())
     res = {"model": a.model, "device": a.device, "dtype": a.dtype, "small": a.small,
            "profile": os.environ.get("RUSSET_PROFILE", "") if a.device == "russet" else "",
-           "params": nparams, "losses": losses, "checksum": checksum,
+           "params": nparams, "losses": losses, "checksum": checksum, "grad1": grad1,
            "ms_per_step": 1e3 * sorted(times[1:] or times)[len(times[1:] or times) // 2]}
     print(f"{a.model:9s} {a.dtype} {a.device:6s} {res['profile']:6s} losses "
           + " ".join(f"{v:.5f}" for v in losses) + f"  ({res['ms_per_step']:.1f} ms/step)")

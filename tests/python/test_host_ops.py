@@ -161,3 +161,37 @@ def test_host_kernel_flipping_the_conjugate_bit_of_out(dtype):
         want = torch.linalg.lu_solve(lu, piv, b, left=False, adjoint=adjoint)
         got = torch.linalg.lu_solve(lu.to(D), piv.to(D), b.to(D), left=False, adjoint=adjoint)
         assert_close(got.cpu(), want)
+
+
+def test_host_execution_through_copies_keeps_writes():
+    """On a discrete GPU host execution stages through copies (PyTorch's
+    cpu_fallback), which writes back only the arguments a schema marks as
+    written: native_batch_norm's running statistics were lost (float64
+    batch norm under the apple profile on the H200: issue 15).
+    RUSSET_HOST_COPY=1 takes that path on lavapipe too."""
+    code = """
+import torch, russet
+torch.manual_seed(0)
+assert torch.russet.get_device_properties().profile == "apple"
+x = torch.randn(4, 3, 5, 5, dtype=torch.float64)
+for mod in (torch.nn.BatchNorm2d(3), torch.nn.InstanceNorm2d(3, track_running_stats=True)):
+    ref = mod.double()
+    dev = type(mod)(3, track_running_stats=True).double().to("russet")
+    for _ in range(2):
+        ry, dy = ref(x), dev(x.to("russet"))
+    assert torch.allclose(dy.cpu(), ry), type(mod).__name__
+    assert torch.allclose(dev.running_mean.cpu(), ref.running_mean), (dev.running_mean.cpu(), ref.running_mean)
+    assert torch.allclose(dev.running_var.cpu(), ref.running_var)
+# in-place and out= host ops
+a = torch.randn(6, dtype=torch.float64)
+d = a.to("russet")
+d.mul_(3).add_(1)
+assert torch.equal(d.cpu(), a * 3 + 1)
+o = torch.empty(6, dtype=torch.float64, device="russet")
+torch.exp(d, out=o)
+assert torch.allclose(o.cpu(), torch.exp(a * 3 + 1))
+print("ok", sum(torch.russet.host_op_counts().values()) > 0)
+"""
+    r = run_python(code, env={"RUSSET_HOST_COPY": "1", "RUSSET_PROFILE": "apple"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok True"
