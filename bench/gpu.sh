@@ -266,6 +266,10 @@ case "${1:-all}" in
         done
         # training runs: CUDA, then russet under both profiles, one process each
         (
+            # first the ordering probes (the wrong batch norm of issue 15)
+            for prof in apple native; do
+                CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/race_probe.py
+            done
             for m in demo resnet18 gpt; do
                 for dt in fp32 bf16; do
                     [ "$m" = demo ] && [ "$dt" = bf16 ] && continue
