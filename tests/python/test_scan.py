@@ -13,7 +13,8 @@ SCANS = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]
 
 @pytest.mark.parametrize("name", SCANS)
 def test_opinfo(name):
-    check_opinfo(name)
+    # complex128 scans, and float64 logcumsumexp, have no kernels yet (host)
+    check_opinfo(name, host_dtypes=(torch.float64, torch.complex128) if name == "logcumsumexp" else (torch.complex128,))
 
 
 INT_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import check_opinfo, host_free
+from opinfo_check import FP64_HOST, check_opinfo, host_free
 
 D = "russet"
 
@@ -19,7 +19,7 @@ OPS = [("softmax", ""), ("softmax", "with_dtype"), ("log_softmax", ""), ("log_so
 def test_matches_cpu(name, variant):
     # the with_dtype samples compute in float64 (dtype=torch.float64): host
     # execution under the apple profile whatever the input dtype
-    check_opinfo(name, variant, native=variant != "with_dtype")
+    check_opinfo(name, variant, native=variant != "with_dtype", host_dtypes=FP64_HOST)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
