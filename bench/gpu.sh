@@ -297,6 +297,14 @@ case "${1:-all}" in
         cat "$R/train.log"
         $PY tests/gpu/compare.py "$R"
         for f in "$R"/pytest-*.log; do echo "== $f: $(grep -c ' PASSED' "$f") passed, $(grep -c ' FAILED' "$f") failed"; tail -n 3 "$f"; done ;;
+    # the tests that failed on the last GPU run (tests/gpu/h200_failures_*.txt),
+    # with their messages: `bash bench/gpu.sh failures [apple|native]`
+    failures)
+        [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+        prof=${2:-apple}
+        CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout ${FAIL_LIMIT:-300} \
+            $PY -m pytest -q -n ${PYTEST_WORKERS:-8} -p no:cacheprovider -p no:benchmark --tb=line -rfE \
+            $(cat tests/gpu/h200_failures_$prof.txt) 2>&1 | grep -vE "^(\.|F|s)+ *\[" ;;
     # ordering races (tests/gpu/race_probe.py) under each stream mode and
     # profile: a result that changes with the mode is a hazard bug
     race)
