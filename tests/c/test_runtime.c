@@ -273,6 +273,36 @@ TEST(arena_outlives_its_batch) {
     rs_free(dev, out);
 }
 
+/* RUSSET_AUDIT=1 (read when a stream is made) fails a dispatch that writes
+ * memory it did not declare: the bug class that races on a parallel GPU
+ * and never shows on lavapipe. */
+TEST(audit_catches_undeclared_writes) {
+    rs_device *dev = ctest_device();
+    setenv("RUSSET_AUDIT", "1", 1);
+    rs_stream *s;
+    rs_status made = rs_stream_get(dev, 7, &s); /* a stream made now, in audit mode */
+    unsetenv("RUSSET_AUDIT");
+    CHECK_OK(made);
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    uint64_t a, b;
+    CHECK_OK(rs_alloc(dev, 64 * 4, s, &a));
+    CHECK_OK(rs_alloc(dev, 64 * 4, s, &b));
+    CHECK_OK(run_scale(s, k, a, b, 64)); /* declared: fine */
+    struct scale_push p = {a, b, 64};
+    uint32_t groups[3] = {1, 1, 1};
+    rs_access half[2] = {{a, 64 * 4, 0}, {b, 32 * 4, 1}}; /* writes 64, declares 32 */
+    uint32_t ones[64];
+    for (int i = 0; i < 64; i++) ones[i] = 1;
+    CHECK_OK(rs_memcpy_htod(s, a, ones, sizeof ones));
+    rs_status st = rs_dispatch(s, k, groups, &p, sizeof p, half, 2);
+    CHECK(st == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "RUSSET_AUDIT") && strstr(rs_last_error(), "test_scale"));
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_free(dev, a);
+    rs_free(dev, b);
+}
+
 TEST(streams_events_timing) {
     rs_device *dev = ctest_device();
     rs_stream *s0, *s1;
@@ -675,6 +705,7 @@ int main(void) {
     RUN(staged_upload_is_ordered);
     RUN(arena_blocks);
     RUN(arena_outlives_its_batch);
+    RUN(audit_catches_undeclared_writes);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);
