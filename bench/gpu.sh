@@ -256,7 +256,8 @@ case "${1:-all}" in
             exit 0
         fi
         pids=()
-        for cfg in "apple:" "native:" "apple:RUSSET_SERIALIZE=1"; do
+        # PYTEST_CONFIGS: profile:extra-settings, space-separated ("" runs none)
+        for cfg in ${PYTEST_CONFIGS-apple: native: apple:RUSSET_SERIALIZE=1}; do
             prof=${cfg%%:*}; extra=${cfg#*:}; name=pytest-$prof${extra:+-serialize}
             # -v: each test's outcome as it finishes (a run cut by the limit still names its failures)
             env CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $extra timeout ${PYTEST_LIMIT:-480} $PY -m pytest -v \
@@ -270,14 +271,15 @@ case "${1:-all}" in
             for prof in apple native; do
                 CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/race_probe.py
             done
-            for m in demo resnet18 gpt; do
-                for dt in fp32 bf16; do
-                    [ "$m" = demo ] && [ "$dt" = bf16 ] && continue
-                    $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
-                    for prof in apple native; do
-                        CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
-                            --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
-                    done
+            # TRAIN_RUNS: model:dtype pairs; fp64 runs russet under native only
+            # (no fp64 under apple) and needs a CPU reference (TEST_CPU_REFS)
+            for run in ${TRAIN_RUNS-demo:fp32 resnet18:fp32 resnet18:bf16 gpt:fp32 gpt:bf16}; do
+                m=${run%%:*}; dt=${run#*:}
+                $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
+                for prof in apple native; do
+                    [ "$dt" = fp64 ] && [ "$prof" = apple ] && continue
+                    CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
+                        --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
                 done
             done
             # CUDA training in a process that has russet installed (autoload) and

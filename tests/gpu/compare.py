@@ -5,6 +5,7 @@
 DIR holds MODEL-DTYPE-DEVICE[-PROFILE].json files. For each model and
 dtype, every russet run is compared with the CUDA run step by step:
   fp32  each step's loss within a relative 1e-4 of CUDA's;
+  fp64  within a relative 1e-9 (rounding cannot explain more);
   bf16  within what CUDA-vs-CPU shows (the largest relative difference of
         CUDA's losses from CPU's under the same autocast, times 2, at least
         1e-3), when a CPU run is there; else 1e-2.
@@ -41,6 +42,8 @@ def main():
             continue
         if dtype == "fp32":
             tol, why = 1e-4, "1e-4"
+        elif dtype == "fp64":
+            tol, why = 1e-9, "1e-9"
         elif cpu is not None:
             n = min(len(cpu["losses"]), len(cuda["losses"]))
             spread = max(rel(cuda["losses"][i], cpu["losses"][i]) for i in range(n))

@@ -14,7 +14,8 @@ Models (no dropout, so every device sees the same graph):
             vocab 8192, tied embedding/output, F.scaled_dot_product_attention
             (causal), AdamW
   demo      `python -m russet demo`'s MLP and task, SGD with momentum
---small shrinks the sizes for a quick run on lavapipe.
+--small shrinks the sizes for a quick run on lavapipe. --dtype fp64 trains in
+float64 throughout (for russet, the native profile on a device with fp64).
 """
 import argparse
 import json
@@ -126,7 +127,8 @@ def build(name, small):
             data.append((s[:, :-1].contiguous(), s[:, 1:].contiguous()))
 
         def loss(logits, y):
-            return F.cross_entropy(logits.flatten(0, 1).float(), y.flatten())
+            return F.cross_entropy(logits.flatten(0, 1).to(torch.promote_types(logits.dtype, torch.float32)),
+                                   y.flatten())
         return model, data, loss, lambda p: torch.optim.AdamW(p, lr=3e-4, weight_decay=0.1)
     if name == "demo":
         # the demo's own task and model, from its file: importing the russet
@@ -149,7 +151,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--device", required=True)
-    ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
+    ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16", "fp64"])
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--json")
@@ -162,6 +164,11 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     model, data, loss_fn, make_opt = build(a.model, a.small)
+    if a.dtype == "fp64":
+        # float64 on every side (russet: the native profile on a device with
+        # fp64): rounding no longer hides a wrong result in an ill-conditioned run
+        model = model.double()
+        data = [(x.double() if x.is_floating_point() else x, y) for x, y in data]
     nparams = len(list(model.parameters()))
     model = model.to(a.device)
     assert len(list(model.parameters())) == nparams, "moving the model changed its parameter count"
@@ -175,7 +182,7 @@ def main():
         with torch.autocast(a.device, dtype=torch.bfloat16,
                             enabled=a.dtype == "bf16"):
             out = model(x)
-        loss = loss_fn(out.float(), y)
+        loss = loss_fn(out if a.dtype == "fp64" else out.float(), y)
         loss.backward()
         if step == 0:  # the first gradients, before any divergence: |grad| summed per parameter
             grad1 = [float(p.grad.double().abs().sum()) if p.grad is not None else 0.0 for p in model.parameters()]
