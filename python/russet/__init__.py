@@ -27,6 +27,13 @@ _load_error = None
 _importing = True
 
 
+def _unimport():
+    """Forgets this half-imported package, so that a later `import russet`
+    runs it again and registers."""
+    for m in ("russet", "russet._module", "russet._lib"):
+        _sys.modules.pop(m, None)
+
+
 def _autoload():
     """Entry point of the `torch.backends` group, run by `import torch`.
 
@@ -40,16 +47,14 @@ def _autoload():
     if _cuda_usable() and _os.environ.get("RUSSET_AUTOLOAD", "") != "1":
         # Installing russet must never break CUDA: stay out of the process
         # unless the program asks for russet by name (import russet).
-        for m in ("russet", "russet._module", "russet._lib"):
-            _sys.modules.pop(m, None)
+        _unimport()
         return
     try:
         _register()
     except Exception as e:  # noqa: BLE001 - must not break `import torch`
         _load_error = e
         # A later explicit `import russet` then tries again and raises.
-        for m in ("russet", "russet._module", "russet._lib"):
-            _sys.modules.pop(m, None)
+        _unimport()
         _warnings.warn(
             f"russet was not loaded: {e} (TORCH_DEVICE_BACKEND_AUTOLOAD=0 skips it)",
             RuntimeWarning,

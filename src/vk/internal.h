@@ -94,9 +94,8 @@ rs_status rs_buffer_create(rs_device *dev, uint64_t size, uint32_t memory_type, 
 /* ---- streams (stream.c) */
 /* Arena memory (parameter blocks, staged uploads). A chunk belongs to the
  * batch that was open when it was taken, and is kept until the timeline
- * passes `release`: that batch's value, or the next batch's (stream.c,
- * rs_stream_open_locked), because an op's dispatches may land in the batch
- * after the one its parameters were written in. */
+ * passes `release`, the next batch's value: an op's dispatches may land in
+ * the batch after the one its parameters were written in (arena_take). */
 typedef struct rs_arena_chunk {
     rs_hostbuf buf;
     uint64_t used;

@@ -170,9 +170,6 @@ static void recycle(rs_stream *s) {
         if (!s->inflight_head) s->inflight_tail = NULL;
         for (rs_arena_chunk *c = b->chunks; c;) {
             rs_arena_chunk *n = c->next;
-            /* the newest batch's chunks also serve the batch after it
-             * (rs_stream_open_locked), which may not be open yet */
-            if (b->value == s->submitted && c->release <= s->submitted) c->release = s->submitted + 1;
             if (c->release <= done) {
                 chunk_done(s, c);
             } else {
@@ -201,17 +198,6 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
         *out = s->open;
         return RS_OK;
     }
-    /* An op may write its parameters while one batch is open and record a
-     * dispatch that reads them after that batch was submitted (a batch
-     * submitted early, or a sync for a data-dependent size, between two of
-     * its dispatches): the last submitted batch's chunks stay until this
-     * batch has finished too. Without this, a chunk recycled here was
-     * rewritten by the next op's parameters before the GPU ran the
-     * dispatch that still needed it (a wrong batch norm after a big
-     * convolution on the H200: issue 15). */
-    uint64_t value = s->submitted + 1;
-    if (s->inflight_tail && s->inflight_tail->value == s->submitted)
-        for (rs_arena_chunk *c = s->inflight_tail->chunks; c; c = c->next) c->release = value;
     recycle(s);
     rs_batch *b = s->spare;
     if (b) {
@@ -234,7 +220,7 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
     b->dispatches = 0;
     b->bytes = 0;
     b->bound = VK_NULL_HANDLE;
-    b->value = value;
+    b->value = s->submitted + 1;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     VkResult r = vkBeginCommandBuffer(b->cmd, &bi);
@@ -488,7 +474,14 @@ static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chu
             }
         }
         c->used = 0;
-        c->release = b->value;
+        /* An op may write its parameters while batch v is open and record
+         * a dispatch that reads them in batch v + 1 (v was submitted early,
+         * or a sync for a data-dependent size came between two of its
+         * dispatches), so the chunk stays until v + 1 has finished too.
+         * When chunks were reused as soon as v finished, the next op's
+         * parameters overwrote a pending dispatch's (a wrong batch norm
+         * after a big convolution on the H200: issue 15). */
+        c->release = b->value + 1;
         c->next = b->chunks;
         b->chunks = c;
     }
