@@ -304,9 +304,13 @@ case "${1:-all}" in
     failures)
         [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
         prof=${2:-apple}
+        # the device's float controls under this profile (rs_features.preserve_*)
+        CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof PYTHONPATH=python $PY -c \
+            'import torch, russet; f = torch.russet.get_device_properties().features; print("float controls: infnan", f.preserve_infnan, "denorm", f.preserve_denorm)'
+        # FAIL_TB=short: each failure's assertion message, not only its line
         CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} timeout ${FAIL_LIMIT:-300} \
-            $PY -m pytest -q -n ${PYTEST_WORKERS:-8} -p no:cacheprovider -p no:benchmark --tb=line -rfE \
-            $(cat tests/gpu/h200_failures_$prof.txt) 2>&1 | grep -vE "^(\.|F|s)+ *\[" ;;
+            $PY -m pytest -q -n ${PYTEST_WORKERS:-8} -p no:cacheprovider -p no:benchmark --tb=${FAIL_TB:-line} -rfE \
+            $(cat tests/gpu/h200_failures_$prof.txt) 2>&1 | tee "${OUT:-/tmp}/failures-$prof.log" | grep -vE "^(\.|F|s)+ *\[" ;;
     # ordering races (tests/gpu/race_probe.py) under each stream mode and
     # profile: a result that changes with the mode is a hazard bug
     race)

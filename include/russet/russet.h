@@ -120,7 +120,21 @@ typedef struct rs_features {
     uint32_t max_workgroup_count_x;
     uint32_t max_push_constants;
     uint64_t max_allocation_size;
+    /* VK_KHR_shader_float_controls, as masks of float widths (RS_WIDTH_*):
+     * where the device can keep infinities, NaNs and signed zeros through
+     * every operation (SignedZeroInfNanPreserve), and where it can keep
+     * denormals (DenormPreserve); every kernel asks for both where they are
+     * offered (kernel.c). Under apple: infinities and NaNs in 16 and 32 bits
+     * (MoltenVK then compiles the kernel without Metal's fast math), no
+     * denormal control (Metal has none). */
+    uint32_t preserve_infnan;
+    uint32_t preserve_denorm;
 } rs_features;
+
+/* float widths in rs_features.preserve_* */
+#define RS_WIDTH_16 1u
+#define RS_WIDTH_32 2u
+#define RS_WIDTH_64 4u
 
 typedef struct rs_device_info {
     char name[256];

@@ -34,12 +34,21 @@ float rs_m_ldexp(float x, int n) {
 }
 
 // ---------------------------------------------------------------- exp, log
-// e^r for |r| <= ln2/2 (the polynomial of Cephes expf)
-float rs_m_exp_core(float r) {
-    float z = r * r;
-    float p = ((((1.9875691500E-4 * r + 1.3981999507E-3) * r + 8.3334519073E-3) * r + 4.1665795894E-2) * r +
-               1.6666665459E-1) * r + 5.0000001201E-1;
-    return p * z + r + 1.0;
+// (e^r - 1 - r) / r^2 for |r| <= ln2/2 (the polynomial of Cephes expf)
+float rs_m_exp_poly(float r) {
+    return ((((1.9875691500E-4 * r + 1.3981999507E-3) * r + 8.3334519073E-3) * r + 4.1665795894E-2) * r +
+            1.6666665459E-1) * r + 5.0000001201E-1;
+}
+// e^r for |r| <= ln2/2
+float rs_m_exp_core(float r) { return rs_m_exp_poly(r) * (r * r) + r + 1.0; }
+// e^(rh + rl), |rh| <= ln2/2, |rl| tiny: 1 + rh as an exact sum, so that the
+// result is rounded once (within about 0.5 ulp, as glibc's expf, which
+// CPU's exp is)
+float rs_m_exp_core2(float rh, float rl) {
+    precise float s = 1.0 + rh;
+    precise float e = (1.0 - s) + rh;  // exact: |rh| < 1
+    precise float lo = e + (rl + rs_m_exp_poly(rh) * (rh * rh));
+    return s + lo;
 }
 float rs_op_exp(float x) {
     if (isnan(x)) return x;
@@ -47,12 +56,15 @@ float rs_op_exp(float x) {
     if (x < -103.97208404541015625) return 0.0;
     float n = floor(RS_LOG2E_F * x + 0.5);
     int ni = int(n);
-    // ln2 = C1 + C2, C1 = 355 / 2^9: n * C1 is exact, and computed as an
-    // integer product so that no multiply-add is formed (lavapipe's fused
-    // multiply-add of a contracted x - n * C1 is not exact)
-    precise float r = x - rs_m_iprod(ni, 355, -9);
-    r = r - n * -2.12194440e-4;
-    return rs_m_ldexp(rs_m_exp_core(r), ni);
+    // x - n ln2 as rh + rl, ln2 = C1 + C2, C1 = 355 / 2^9: n * C1 is exact,
+    // and computed as an integer product (never a multiply-add); the sum
+    // a + t is split exactly (two-sum)
+    precise float a = x - rs_m_iprod(ni, 355, -9);
+    precise float t = n * 2.12194440e-4;
+    precise float rh = a + t;
+    precise float bt = rh - a;
+    precise float rl = (a - (rh - bt)) + (t - bt);
+    return rs_m_ldexp(rs_m_exp_core2(rh, rl), ni);
 }
 float rs_op_exp2(float x) {
     if (isnan(x)) return x;

@@ -109,7 +109,8 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
         .num("max_shared_memory", f.max_shared_memory)
         .num("max_workgroup_invocations", f.max_workgroup_invocations)
         .num("max_workgroup_count_x", f.max_workgroup_count_x).num("max_push_constants", f.max_push_constants)
-        .num("max_allocation_size", f.max_allocation_size);
+        .num("max_allocation_size", f.max_allocation_size)
+        .num("preserve_infnan", f.preserve_infnan).num("preserve_denorm", f.preserve_denorm);
     Json cache;
     cache.str("dir", rs_cache_dir());
     {

@@ -161,9 +161,30 @@ int rs_device_count(void) {
 
 /* ---- features and the profile mask */
 
+/* The float controls every kernel asks for (rs_features.preserve_*).
+ * Denormal modes may have to be set for several widths together: then a
+ * width is offered only with the widths it goes with. */
+static void float_controls(const VkPhysicalDeviceFloatControlsProperties *fc, uint32_t api, rs_features *f) {
+    f->preserve_infnan = f->preserve_denorm = 0;
+    if (VK_API_VERSION_MINOR(api) < 2 && VK_API_VERSION_MAJOR(api) == 1) return; /* the struct is 1.2's */
+    f->preserve_infnan = (fc->shaderSignedZeroInfNanPreserveFloat16 ? RS_WIDTH_16 : 0) |
+                         (fc->shaderSignedZeroInfNanPreserveFloat32 ? RS_WIDTH_32 : 0) |
+                         (fc->shaderSignedZeroInfNanPreserveFloat64 ? RS_WIDTH_64 : 0);
+    uint32_t d = (fc->shaderDenormPreserveFloat16 ? RS_WIDTH_16 : 0) |
+                 (fc->shaderDenormPreserveFloat32 ? RS_WIDTH_32 : 0) |
+                 (fc->shaderDenormPreserveFloat64 ? RS_WIDTH_64 : 0);
+    const uint32_t all = RS_WIDTH_16 | RS_WIDTH_32 | RS_WIDTH_64, pair = RS_WIDTH_16 | RS_WIDTH_64;
+    if (fc->denormBehaviorIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_NONE && d != all) d = 0;
+    if (fc->denormBehaviorIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY && (d & pair) != pair)
+        d &= ~pair;
+    f->preserve_denorm = d;
+}
+
 static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext, uint32_t next,
                            rs_features *f, VkPhysicalDeviceProperties *props_out) {
-    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceFloatControlsProperties fc = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+    VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+                                              .pNext = &fc};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
     vkGetPhysicalDeviceProperties2(pd, &p2);
     *props_out = p2.properties;
@@ -212,6 +233,7 @@ static void query_features(VkPhysicalDevice pd, const VkExtensionProperties *ext
     f->max_workgroup_invocations = p2.properties.limits.maxComputeWorkGroupInvocations;
     f->max_workgroup_count_x = p2.properties.limits.maxComputeWorkGroupCount[0];
     f->max_push_constants = p2.properties.limits.maxPushConstantsSize;
+    float_controls(&fc, p2.properties.apiVersion, f);
 
     VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
     VkPhysicalDeviceProperties2 p3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
@@ -297,6 +319,8 @@ static void apply_apple_mask(rs_features *f) {
     f->has_atomic_float64_add = 0;
     f->has_bf16 = 0;
     f->has_cooperative_matrix = 0;
+    f->preserve_infnan &= RS_WIDTH_16 | RS_WIDTH_32;
+    f->preserve_denorm = 0;
     if (f->max_shared_memory > 32768) f->max_shared_memory = 32768;
     if (f->max_workgroup_invocations > 1024) f->max_workgroup_invocations = 1024;
     if (f->max_push_constants > 128) f->max_push_constants = 128;
@@ -530,6 +554,8 @@ static rs_status create_device(int index, rs_device **out) {
         kbf.pNext = f2.pNext;
         f2.pNext = &kbf;
     }
+    const char *em = getenv("RUSSET_EXACT_MATH");
+    dev->exact_math = !(em && strcmp(em, "0") == 0);
     /* RUSSET_PIPELINE_STATS=1: the driver's statistics of every pipeline
      * (registers, spills, ...), for bench/gemm_probe.c; off by default, since
      * capturing them may bypass the pipeline cache */

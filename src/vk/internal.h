@@ -189,6 +189,12 @@ typedef struct rs_spirv_info {
 } rs_spirv_info;
 rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out);
 const char *rs_spirv_cap_name(uint32_t bit);
+/* A copy of the module that computes as written (spirv.c, "exact math"):
+ * the float controls (RS_WIDTH_* masks) it lacks for the float widths it
+ * declares, and NoContraction on every float add, subtract and multiply
+ * when no_contraction; in *out (malloc'd), NULL where nothing is added. */
+rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
+                              int no_contraction, uint32_t **out, size_t *out_words);
 
 /* ---- kernels (kernel.c) */
 struct rs_kernel {
@@ -241,6 +247,9 @@ struct rs_device {
     uint32_t nsites;
     rs_map site_ids;              /* hash of a site's name -> id */
     int coopmat_khr;              /* RS_COOPMAT_KHR_* bits: VK_KHR_cooperative_matrix enabled */
+    /* kernels compute as written (spirv.c, "exact math"); RUSSET_EXACT_MATH=0
+     * leaves them to the driver's defaults, to see what the modes change */
+    int exact_math;
     /* RUSSET_PIPELINE_STATS: VK_KHR_pipeline_executable_properties enabled,
      * pipelines capture the driver's statistics (rs_kernel_describe) */
     PFN_vkGetPipelineExecutablePropertiesKHR exec_props;

@@ -362,11 +362,18 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
         return rs_error(RS_ERR_COMPILE, "russet: kernel %s uses %s, which this device does not have (profile %s)",
                         name, rs_spirv_cap_name(bit), prof);
     }
+    uint32_t *fc_words = NULL;
+    size_t fc_n = 0;
+    if (dev->exact_math) {
+        st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, 1, &fc_words, &fc_n);
+        if (st) return st;
+    }
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = size,
-                                    .pCode = spirv};
+                                    .codeSize = fc_words ? fc_n * 4 : size,
+                                    .pCode = fc_words ? fc_words : spirv};
     VkShaderModule mod;
     VkResult r = vkCreateShaderModule(dev->device, &mci, NULL, &mod);
+    free(fc_words);
     if (r != VK_SUCCESS) return rs_vk_error(r, "vkCreateShaderModule");
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,

@@ -158,3 +158,129 @@ done:
     free(size), free(align), free(value), free(ptr_to);
     return st;
 }
+
+/* ---- exact math: what every kernel is compiled to compute as written.
+ * - SignedZeroInfNanPreserve and DenormPreserve, for each float width the
+ *   module declares, where the device offers them. Without them a driver may
+ *   assume no NaN or infinity (MoltenVK then keeps Metal's fast math on) and
+ *   flush denormals, as NVIDIA does in float32.
+ * - NoContraction on every float add, subtract and multiply: a driver may
+ *   otherwise fuse a * b + c into one rounding (NVIDIA does; lavapipe, where
+ *   the kernels are checked bit for bit against CPU, does not). A kernel
+ *   that wants a fused multiply-add says fma() (the GEMM kernels do). */
+enum {
+    OP_ENTRY_POINT = 15,
+    OP_DECORATE = 71,
+    OP_EXECUTION_MODE_ID = 331,
+    CAP_DENORM_PRESERVE = 4464,
+    CAP_SIGNED_ZERO_INF_NAN_PRESERVE = 4466,
+    EM_DENORM_PRESERVE = 4459,
+    EM_SIGNED_ZERO_INF_NAN_PRESERVE = 4461,
+    DEC_NO_CONTRACTION = 42,
+};
+
+static uint32_t width_bit(uint32_t bits) {
+    return bits == 16 ? RS_WIDTH_16 : bits == 32 ? RS_WIDTH_32 : bits == 64 ? RS_WIDTH_64 : 0;
+}
+
+/* the instructions of the sections before the types: capabilities,
+ * extensions, imports, the memory model, entry points, execution modes,
+ * debug information and annotations */
+static int is_preamble(uint32_t op) {
+    return op == 17 || op == 10 || op == 11 || op == 14 || op == 15 || op == 16 || op == 331 ||
+           (op >= 2 && op <= 7) || op == 330 || (op >= 71 && op <= 75) || op == 332 || op == 5632 || op == 5633;
+}
+
+/* a float operation whose two roundings a driver may fuse: OpFAdd, OpFSub,
+ * OpFMul, OpVectorTimesScalar ... OpDot */
+static int is_contractible(uint32_t op) {
+    return op == 129 || op == 131 || op == 133 || (op >= 142 && op <= 148);
+}
+
+rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
+                              int no_contraction, uint32_t **out, size_t *out_words) {
+    *out = NULL;
+    *out_words = 0;
+    if (nwords < 5 || words[0] != 0x07230203u)
+        return rs_error(RS_ERR_INVALID, "russet: not a SPIR-V module (%zu words)", nwords);
+    if (words[1] < 0x00010400u) return RS_OK; /* float controls are core from SPIR-V 1.4 */
+    uint32_t bound = words[3];
+    if (bound == 0 || bound > (1u << 22)) return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", bound);
+    /* 1: a result to decorate; 2: decorated already */
+    uint8_t *mark = no_contraction ? calloc(bound, 1) : NULL;
+    if (no_contraction && !mark) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    size_t caps_end = 5, modes_end = 0, decl_at = 0, ndec = 0;
+    uint32_t entry = 0, widths = 0, have_denorm = 0, have_infnan = 0, entries = 0;
+    for (size_t at = 5; at < nwords;) {
+        uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
+        if (n == 0 || at + n > nwords) {
+            free(mark);
+            return rs_error(RS_ERR_INVALID, "russet: malformed SPIR-V at word %zu", at);
+        }
+        const uint32_t *w = words + at;
+        if (!decl_at && !is_preamble(op)) decl_at = at;
+        if (op == OP_CAPABILITY && n >= 2) {
+            caps_end = at + n;
+            have_denorm |= w[1] == CAP_DENORM_PRESERVE;
+            have_infnan |= w[1] == CAP_SIGNED_ZERO_INF_NAN_PRESERVE;
+        } else if (op == OP_ENTRY_POINT && n >= 3) {
+            entry = w[2];
+            entries++;
+        } else if (op == OP_EXECUTION_MODE || op == OP_EXECUTION_MODE_ID) {
+            modes_end = at + n;
+        } else if (op == OP_TYPE_FLOAT && n >= 3) {
+            widths |= width_bit(w[2]);
+        } else if (mark && op == OP_DECORATE && n >= 3 && w[2] == DEC_NO_CONTRACTION && w[1] < bound) {
+            ndec -= mark[w[1]] == 1;
+            mark[w[1]] = 2;
+        } else if (mark && is_contractible(op) && n >= 3 && w[2] < bound && !mark[w[2]]) {
+            mark[w[2]] = 1;
+            ndec++;
+        }
+        at += n;
+    }
+    /* a module that already says (a precompiled one) is left as it is */
+    infnan = have_infnan ? 0 : infnan & widths;
+    denorm = have_denorm ? 0 : denorm & widths;
+    if (entries != 1 || !modes_end || !decl_at) infnan = denorm = 0, ndec = 0;
+    if (!infnan && !denorm && !ndec) {
+        free(mark);
+        return RS_OK;
+    }
+    int ni = __builtin_popcount(infnan), nd = __builtin_popcount(denorm);
+    size_t add = (size_t)(ni ? 2 : 0) + (nd ? 2 : 0) + 4u * (size_t)(ni + nd) + 3u * ndec;
+    uint32_t *o = malloc((nwords + add) * sizeof *o);
+    if (!o) {
+        free(mark);
+        return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    }
+    size_t k = 0;
+#define COPY_TO(end)                                                   \
+    do {                                                               \
+        memcpy(o + k, words + (k - added), ((end) - (k - added)) * 4); \
+        k += (end) - (k - added);                                      \
+    } while (0)
+    size_t added = 0; /* words inserted so far: the input is at k - added */
+    COPY_TO(caps_end);
+    if (ni) o[k++] = 2u << 16 | OP_CAPABILITY, o[k++] = CAP_SIGNED_ZERO_INF_NAN_PRESERVE, added += 2;
+    if (nd) o[k++] = 2u << 16 | OP_CAPABILITY, o[k++] = CAP_DENORM_PRESERVE, added += 2;
+    COPY_TO(modes_end);
+    static const uint32_t bits[3] = {16, 32, 64};
+    for (int b = 0; b < 3; b++) {
+        if (infnan & width_bit(bits[b]))
+            o[k++] = 4u << 16 | OP_EXECUTION_MODE, o[k++] = entry, o[k++] = EM_SIGNED_ZERO_INF_NAN_PRESERVE,
+            o[k++] = bits[b], added += 4;
+        if (denorm & width_bit(bits[b]))
+            o[k++] = 4u << 16 | OP_EXECUTION_MODE, o[k++] = entry, o[k++] = EM_DENORM_PRESERVE, o[k++] = bits[b],
+            added += 4;
+    }
+    COPY_TO(decl_at);
+    for (uint32_t id = 0; ndec && id < bound; id++)
+        if (mark[id] == 1) o[k++] = 3u << 16 | OP_DECORATE, o[k++] = id, o[k++] = DEC_NO_CONTRACTION, added += 3;
+    COPY_TO(nwords);
+#undef COPY_TO
+    free(mark);
+    *out = o;
+    *out_words = k;
+    return RS_OK;
+}

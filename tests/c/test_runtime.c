@@ -1,5 +1,6 @@
 /* The runtime's own tests: devices, memory, streams, events, kernels and
  * their caches, the device error flag. No torch, no Python. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "ctest.h"
+#include "vk/internal.h"
 
 /* out[i] = a[i] * 2 + i, over n uint32 */
 static const char *kScale =
@@ -301,6 +303,129 @@ TEST(audit_catches_undeclared_writes) {
     CHECK_OK(rs_stream_synchronize(s));
     rs_free(dev, a);
     rs_free(dev, b);
+}
+
+/* out[i] = a[i] * b[i] + c[i] in float32, where a*b is a denormal or an
+ * infinity: the device keeps them where it offers the float controls (NVIDIA
+ * flushes float32 denormals without DenormPreserve) */
+static const char *kMulAdd =
+    "#version 450\n"
+    "#extension GL_EXT_buffer_reference : require\n"
+    "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(buffer_reference, std430) buffer F32 { float v[]; };\n"
+    "layout(push_constant) uniform P { uint64_t a; uint64_t b; uint64_t c; uint64_t out_; uint n; } pc;\n"
+    "void main() {\n"
+    "  uint i = gl_GlobalInvocationID.x;\n"
+    "  if (i >= pc.n) return;\n"
+    "  float p = F32(pc.a).v[i] * F32(pc.b).v[i];\n"
+    "  F32(pc.out_).v[i] = isnan(p) ? 7.0 : p + F32(pc.c).v[i];\n"
+    "}\n";
+
+struct muladd_push {
+    uint64_t a, b, c, out;
+    uint32_t n, pad;
+};
+
+TEST(float_controls_are_kept) {
+    rs_device *dev = ctest_device();
+    const rs_features *f = rs_device_features(dev);
+    if (rs_profile_current() == RS_PROFILE_APPLE) {
+        CHECK(f->preserve_denorm == 0); /* Metal has no denormal control */
+        CHECK((f->preserve_infnan & RS_WIDTH_64) == 0);
+    }
+    rs_stream *s;
+    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_muladd", kMulAdd, NULL, &k));
+    enum { N = 4 };
+    /* denormal * 1, tiny * tiny -> denormal, inf * 0 -> NaN, huge * huge -> inf */
+    float a[N] = {1e-40f, 1e-20f, INFINITY, 1e30f}, b[N] = {1.0f, 1e-20f, 0.0f, 1e30f}, c[N] = {0, 0, 0, -1};
+    float want[N], got[N];
+    for (int i = 0; i < N; i++) {
+        volatile float p = a[i] * b[i];
+        want[i] = p != p ? 7.0f : p + c[i];
+    }
+    uint64_t da, db, dc, dout;
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &db));
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &dc));
+    CHECK_OK(rs_alloc(dev, sizeof a, s, &dout));
+    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
+    CHECK_OK(rs_memcpy_htod(s, db, b, sizeof b));
+    CHECK_OK(rs_memcpy_htod(s, dc, c, sizeof c));
+    struct muladd_push p = {da, db, dc, dout, N, 0};
+    uint32_t groups[3] = {1, 1, 1};
+    rs_access acc[4] = {{da, sizeof a, 0}, {db, sizeof a, 0}, {dc, sizeof a, 0}, {dout, sizeof a, 1}};
+    CHECK_OK(rs_dispatch(s, k, groups, &p, sizeof p, acc, 4));
+    CHECK_OK(rs_memcpy_dtoh(s, got, dout, sizeof got));
+    if (f->preserve_denorm & RS_WIDTH_32) {
+        CHECK(memcmp(&got[0], &want[0], 4) == 0);
+        CHECK(memcmp(&got[1], &want[1], 4) == 0);
+    }
+    if (f->preserve_infnan & RS_WIDTH_32) {
+        CHECK(got[2] == 7.0f);
+        CHECK(got[3] == INFINITY);
+    }
+    rs_free(dev, da), rs_free(dev, db), rs_free(dev, dc), rs_free(dev, dout);
+}
+
+/* The execution modes go into a module's capability and execution-mode
+ * sections, for the float widths it declares and only once; NoContraction
+ * decorates each float add, subtract and multiply, after the annotations. */
+TEST(exact_math_injection) {
+    static const uint32_t mod[] = {
+        0x07230203u, 0x00010500u, 0, 8, 0,
+        2u << 16 | 17, 1,                                  /* OpCapability Shader */
+        3u << 16 | 14, 0, 1,                               /* OpMemoryModel Logical GLSL450 */
+        5u << 16 | 15, 5, 1, 0x6e69616du, 0,               /* OpEntryPoint GLCompute %1 "main" */
+        6u << 16 | 16, 1, 17, 1, 1, 1,                     /* OpExecutionMode %1 LocalSize 1 1 1 */
+        2u << 16 | 19, 2,                                  /* %2 OpTypeVoid */
+        3u << 16 | 33, 3, 2,                               /* %3 OpTypeFunction %2 */
+        3u << 16 | 22, 4, 32,                              /* %4 OpTypeFloat 32 */
+        4u << 16 | 43, 4, 6, 0x3f800000u,                  /* %6 OpConstant %4 1.0 */
+        5u << 16 | 54, 2, 1, 0, 3,                         /* %1 OpFunction */
+        2u << 16 | 248, 5,                                 /* OpLabel */
+        5u << 16 | 133, 4, 7, 6, 6,                        /* %7 OpFMul %4 %6 %6 */
+        1u << 16 | 253, 1u << 16 | 56,                     /* OpReturn OpFunctionEnd */
+    };
+    size_t n = sizeof mod / 4;
+    uint32_t *o = NULL, *o2 = NULL;
+    size_t on = 0, on2 = 0;
+    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16 | RS_WIDTH_32, RS_WIDTH_32 | RS_WIDTH_64, 1, &o, &on));
+    CHECK(o != NULL);
+    /* two capabilities (2 words each), two modes for float32 only (4 each),
+     * one decoration (3) */
+    CHECK(on == n + 4 + 8 + 3);
+    if (o && on == n + 15) {
+        CHECK(o[7] == (2u << 16 | 17) && o[8] == 4466 && o[9] == (2u << 16 | 17) && o[10] == 4464);
+        CHECK(memcmp(o + 11, mod + 7, 14 * 4) == 0); /* memory model, entry point, LocalSize */
+        CHECK(o[25] == (4u << 16 | 16) && o[26] == 1 && o[27] == 4461 && o[28] == 32);
+        CHECK(o[29] == (4u << 16 | 16) && o[30] == 1 && o[31] == 4459 && o[32] == 32);
+        CHECK(o[33] == (3u << 16 | 71) && o[34] == 7 && o[35] == 42); /* OpDecorate %7 NoContraction */
+        CHECK(memcmp(o + 36, mod + 21, (n - 21) * 4) == 0);
+        rs_spirv_info si;
+        CHECK_OK(rs_spirv_inspect(o, on, &si));
+        CHECK(si.invocations == 1);
+        /* a module that has them is left alone */
+        CHECK_OK(rs_spirv_exact_math(o, on, RS_WIDTH_32, RS_WIDTH_32, 1, &o2, &on2));
+        CHECK(o2 == NULL && on2 == 0);
+    }
+    free(o);
+    /* nothing the module declares and no contraction asked: nothing added */
+    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16, RS_WIDTH_64, 0, &o, &on));
+    CHECK(o == NULL);
+    /* only the decoration */
+    CHECK_OK(rs_spirv_exact_math(mod, n, 0, 0, 1, &o, &on));
+    CHECK(o != NULL && on == n + 3);
+    free(o);
+    /* SPIR-V before 1.4: untouched */
+    uint32_t old[sizeof mod / 4];
+    memcpy(old, mod, sizeof mod);
+    old[1] = 0x00010300u;
+    CHECK_OK(rs_spirv_exact_math(old, n, RS_WIDTH_32, RS_WIDTH_32, 1, &o, &on));
+    CHECK(o == NULL);
+    CHECK(rs_spirv_exact_math(mod, 3, RS_WIDTH_32, 0, 1, &o, &on) == RS_ERR_INVALID);
 }
 
 TEST(streams_events_timing) {
@@ -706,6 +831,8 @@ int main(void) {
     RUN(arena_blocks);
     RUN(arena_outlives_its_batch);
     RUN(audit_catches_undeclared_writes);
+    RUN(float_controls_are_kept);
+    RUN(exact_math_injection);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);
