@@ -301,22 +301,11 @@ def cmd_bench(args):
 
 def cmd_coverage(args):
     """No flag: the summary of the last full run (docs/coverage.json);
-    --full / --quick run the sweep (python/russet/coverage.py)."""
-    if not (args.full or args.quick or args.ops):
-        if not os.path.exists(os.path.join(REPO, "docs", "coverage.json")):
-            print("no coverage report yet: run `python -m russet coverage --full` (issue 3)")
-            return 0
+    --full / --quick run the sweep. Every option is python/russet/coverage.py's
+    (`python -m russet coverage --help`)."""
     from russet import coverage
 
-    argv = []
-    if args.full:
-        argv.append("--full")
-    if args.quick:
-        argv.append("--quick")
-    if args.ops:
-        argv += ["--ops", args.ops]
-    argv += ["--profile", args.profile, "--jobs", str(args.jobs)]
-    return coverage.main(argv)
+    return coverage.main(args.rest)
 
 
 def main(argv=None):
@@ -331,17 +320,14 @@ def main(argv=None):
     p = sub.add_parser("bench", help="run bench/run.py (dispatch cost, copy bandwidth)")
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=cmd_bench)
-    p = sub.add_parser("coverage", help="op coverage: the last full run's summary, or run "
-                       "the OpInfo sweep (--full writes docs/coverage.{md,json}; --quick)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--full", action="store_true", help="sweep every OpInfo and dtype (~10 min "
-                   "on lavapipe) and write docs/coverage.md and docs/coverage.json")
-    g.add_argument("--quick", action="store_true", help="the quick subset (what `make test` runs)")
-    p.add_argument("--profile", choices=["apple", "native"], default="apple",
-                   help="RUSSET_PROFILE of the sweep's workers (default apple)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes in parallel")
-    p.add_argument("--ops", help="comma-separated OpInfo names (name[.variant]) only")
+    p = sub.add_parser("coverage", add_help=False,
+                       help="op coverage: the last full run's summary, or run the OpInfo sweep "
+                       "(--full writes docs/coverage.{md,json}; --quick; --help for the rest)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(fn=cmd_coverage)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["coverage"]:  # its options are coverage.py's, passed through as they are
+        return cmd_coverage(argparse.Namespace(rest=argv[1:]))
     args = ap.parse_args(argv)
     return args.fn(args)
 

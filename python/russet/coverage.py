@@ -1365,7 +1365,7 @@ def _pct(n, d):
     return f"{100.0 * n / d:.1f}%" if d else "-"
 
 
-def render_markdown(rep):
+def render_markdown(rep, devices=None):
     s = rep["summary"]
     L = []
     w = L.append
@@ -1487,7 +1487,85 @@ def render_markdown(rep):
     for k, v in sorted(reasons.items(), key=lambda kv: -kv[1]):
         w(f"| {k} | {v} |")
     w("")
+    L.extend(render_devices(rep, devices if devices is not None else load_device_reports()))
     return "\n".join(L) + "\n"
+
+
+# ---------------------------------------------------------------- other devices
+# A sweep on another device (the H200 through the device tool) is kept as a
+# compact report in docs/coverage-devices/: its summary and its failing
+# pairs. docs/coverage.md then shows it next to the main (lavapipe) sweep.
+DEVICE_REPORTS = os.path.join(DOCS, "coverage-devices")
+
+
+def compact_report(rep, name):
+    """The summary and failing (op, variant, dtype) of a full report."""
+    fails = [{"op": r["op"], "dtype": r["dtype"], "variant": v, "class": x["class"],
+              "detail": (x["detail"] or "").split("\n")[0][:300]}
+             for r in rep["records"] for v, x in r["variants"].items()
+             if x["class"] in FAILING + ("unsupported",)]
+    keep = ("mode", "profile", "device", "torch", "python", "date", "commit", "seconds", "summary")
+    out = {k: rep[k] for k in keep if k in rep}
+    out["name"] = name
+    out["failing"] = sorted(fails, key=lambda f: (f["op"], f["variant"], f["dtype"]))
+    return out
+
+
+def save_device_report(compact):
+    os.makedirs(DEVICE_REPORTS, exist_ok=True)
+    with open(os.path.join(DEVICE_REPORTS, compact["name"] + ".json"), "w") as f:
+        json.dump(compact, f, indent=1)
+        f.write("\n")
+
+
+def load_device_reports():
+    if not os.path.isdir(DEVICE_REPORTS):
+        return []
+    reps = []
+    for fn in sorted(os.listdir(DEVICE_REPORTS)):
+        if fn.endswith(".json"):
+            with open(os.path.join(DEVICE_REPORTS, fn)) as f:
+                reps.append(json.load(f))
+    return reps
+
+
+def render_devices(rep, devices):
+    """The section that sets other devices' sweeps beside this one: their
+    class counts, and the pairs that fail there but pass in this sweep."""
+    if not devices:
+        return []
+    L = []
+    w = L.append
+    w("## Other devices\n")
+    w("Full sweeps on other devices (`python -m russet coverage --full --device-report NAME`, "
+      "kept in docs/coverage-devices/), beside this one. A sweep on another commit or torch "
+      "says so.\n")
+    w("| sweep | device | profile | torch | date | commit | pass-native | pass-host | wrong | error |")
+    w("|---|---|---|---|---|---|---:|---:|---:|---:|")
+    s = rep["summary"]
+    w(f"| this report | {rep['device']['name']} | {rep['profile']} | {rep['torch']} | {rep['date']} | "
+      f"`{rep['commit'][:10]}` | {s['pass-native']} | {s['pass-host']} | {s['wrong']} | {s['error']} |")
+    for d in devices:
+        t = d["summary"]
+        w(f"| {d['name']} | {d['device']['name']} | {d['profile']} | {d['torch']} | {d['date']} | "
+          f"`{d['commit'][:10]}` | {t['pass-native']} | {t['pass-host']} | {t['wrong']} | {t['error']} |")
+    w("")
+    here = {(r["op"], v, r["dtype"]): x["class"] for r in rep["records"] for v, x in r["variants"].items()}
+    for d in devices:
+        only = [f for f in d["failing"] if here.get((f["op"], f["variant"], f["dtype"])) not in
+                FAILING + ("unsupported",)]
+        w(f"### {d['name']}: failing there, not here ({len(only)})\n")
+        if not only:
+            w("None.\n")
+            continue
+        w("| op | variant | dtype | class there | class here | first line of the error |")
+        w("|---|---|---|---|---|---|")
+        for f in only:
+            det = f["detail"].replace("|", "\\|")[:200]
+            w(f"| `{f['op']}` | {f['variant']} | {f['dtype']} | {f['class']} | "
+              f"{here.get((f['op'], f['variant'], f['dtype']), 'not swept')} | {det} |")
+        w("")
+    return L
 
 
 def print_summary(rep, out=sys.stdout):
@@ -1524,7 +1602,24 @@ def main(argv=None):
     ap.add_argument("--ops", help="comma-separated OpInfo keys (name[.variant]) to sweep only")
     ap.add_argument("--json", help="with --full/--quick/--ops: write the report here")
     ap.add_argument("--md", help="with --full: write the markdown here")
+    ap.add_argument("--device-report", metavar="NAME",
+                    help="with --full: also write the compact report docs/coverage-devices/NAME.json "
+                         "(a sweep on another device, shown beside docs/coverage.md's)")
+    ap.add_argument("--add-device-report", nargs=2, metavar=("NAME", "REPORT_JSON"),
+                    help="keep a full report made elsewhere as docs/coverage-devices/NAME.json "
+                         "and render docs/coverage.md again")
     args = ap.parse_args(argv)
+
+    if args.add_device_report:
+        name, path = args.add_device_report
+        with open(path) as f:
+            save_device_report(compact_report(json.load(f), name))
+        with open(os.path.join(DOCS, "coverage.json")) as f:
+            main_rep = json.load(f)
+        with open(os.path.join(DOCS, "coverage.md"), "w") as f:
+            f.write(render_markdown(main_rep))
+        print(f"wrote {os.path.join(DEVICE_REPORTS, name + '.json')} and docs/coverage.md")
+        return 0
 
     if not (args.full or args.quick or args.ops):
         path = os.path.join(DOCS, "coverage.json")
@@ -1561,6 +1656,8 @@ def main(argv=None):
     elif args.json:
         with open(args.json, "w") as f:
             json.dump(rep, f)
+    if args.device_report and args.full:
+        save_device_report(compact_report(rep, args.device_report))
     known = load_known_failures() if os.path.exists(KNOWN_FAILURES) else {}
     new, fixed = check_against_known(rep["records"], known)
     for k, c, det in new:
