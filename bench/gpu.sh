@@ -246,11 +246,21 @@ case "${1:-all}" in
         # the russet processes do not need CUDA: keep it out of them (CUDA
         # peers run in processes of their own: test_cuda_coexistence.py)
         if [ "$part" = conformance ]; then
-            for prof in apple native; do
+            for prof in ${CONF_PROFILES:-apple native}; do
                 CUDA_VISIBLE_DEVICES= timeout ${CONF_LIMIT:-540} $PY -m russet coverage --full --profile $prof \
                     --jobs ${CONF_JOBS:-7} --json "$R/coverage-$prof.json" --md "$R/coverage-$prof.md" \
                     > "$R/coverage-$prof.log" 2>&1 &
             done
+            # WITH_FAILURES=1: meanwhile the last run's failing tests
+            # (tests/gpu/h200_failures_<profile>.txt) with their messages
+            if [ -n "${WITH_FAILURES:-}" ]; then
+                for prof in apple native; do
+                    CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof timeout ${FAIL_LIMIT:-200} $PY -m pytest -q -n 4 \
+                        -p no:cacheprovider -p no:benchmark --tb=short -rfE $(cat tests/gpu/h200_failures_$prof.txt) \
+                        > "$R/failures-$prof.log" 2>&1
+                    echo "== failures $prof: $(tail -n 1 "$R/failures-$prof.log")"
+                done
+            fi
             wait
             tail -n 25 "$R"/coverage-*.log
             exit 0

@@ -1,5 +1,5 @@
 // f16_check.comp: do the device's float16 conversions give c10's bits?
-// Run once per device (src/vk/f16_check.c). Invocation h (65,536 of them)
+// Run once per device (src/vk/device_checks.c). Invocation h (65,536 of them)
 // decodes the half h, and encodes 64 floats whose top 16 bits are h: every
 // combination of the three bits above a normal half's rounding point with
 // the round bit and the sticky bits around it (ties, just below, just

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export TORCH_DEVICE_BACKEND_AUTOLOAD=0
 
 TORCH_PIN="${RUSSET_TORCH_PIN:-torch==2.13.0}"
-DEB_PACKAGES=(libvulkan-dev mesa-vulkan-drivers libshaderc-dev ccache pkg-config g++ make)
+DEB_PACKAGES=(libvulkan-dev mesa-vulkan-drivers libshaderc-dev spirv-tools ccache pkg-config g++ make)
 
 if command -v apt-get >/dev/null 2>&1; then
     missing=()

@@ -154,7 +154,16 @@ typedef struct rs_device_info {
      * the check run when the device was made, or RUSSET_HW_F16=1), 0 with
      * c10's code in software, -1 before the device is made. */
     int float16_conversions;
+    /* How kernels divide float32 (RS_DIVISION_*), decided by a check run
+     * when the device is made; -1 before. */
+    int division;
 } rs_device_info;
+
+enum {
+    RS_DIVISION_DEVICE = 0,      /* the device's division is rounded once (lavapipe) */
+    RS_DIVISION_CORRECTED = 1,   /* it is not, and russet corrects every division with fma (NVIDIA) */
+    RS_DIVISION_APPROXIMATE = 2, /* it is not, and fma is not fused: divisions may be off by an ulp */
+};
 
 /* Number of usable devices. Never fails: 0 when Vulkan or a device is
  * missing (rs_last_error() then says why). RUSSET_DEVICE=<i> narrows the

@@ -170,6 +170,11 @@ class _DeviceProperties:
         # instructions (a check when the device was made found them equal to
         # c10's); "software": with c10's code (RUSSET_HW_F16 overrides)
         self.float16_conversions = info.get("float16_conversions", "")
+        # "device": float32 division is the device's, rounded once (a check
+        # when the device was made); "corrected": the device's is not (Vulkan
+        # allows 2.5 ulp) and russet's kernels correct it with a fused
+        # multiply-add; "approximate": neither (no fused fma)
+        self.division = info.get("division", "")
         self.features = _Features(info.get("features", {}))
 
     def __getattr__(self, name):
@@ -187,7 +192,7 @@ class _DeviceProperties:
             f"profile={self.profile!r}, total_memory={self.total_memory // (1024 * 1024)}MB, "
             f"has_fp64={getattr(self.features, 'has_fp64', None)}, "
             f"subgroup_size={getattr(self.features, 'subgroup_size', None)}, "
-            f"float16_conversions={self.float16_conversions!r})"
+            f"float16_conversions={self.float16_conversions!r}, division={self.division!r})"
         )
 
 

@@ -129,6 +129,10 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
         .str("float16_conversions", info.float16_conversions > 0    ? "device"
                                     : info.float16_conversions == 0 ? "software"
                                                                     : "undecided")
+        .str("division", info.division == RS_DIVISION_DEVICE      ? "device"
+                         : info.division == RS_DIVISION_CORRECTED   ? "corrected"
+                         : info.division == RS_DIVISION_APPROXIMATE ? "approximate"
+                                                                    : "undecided")
         .raw("features", feat.done()).raw("cache", cache.done());
     return emit(j.done(), buf, cap);
   });

@@ -387,7 +387,8 @@ static void choose_memory(rs_device *dev, int discrete) {
 static rs_status fill_info(const rs_candidate *c, int index, rs_device_info *info,
                            VkExtensionProperties **ext_out, uint32_t *next_out) {
     memset(info, 0, sizeof *info);
-    info->float16_conversions = -1; /* decided when the device is made (f16_check.c) */
+    info->float16_conversions = -1; /* decided when the device is made (device_checks.c) */
+    info->division = -1;
     uint32_t next = 0;
     vkEnumerateDeviceExtensionProperties(c->physical, NULL, &next, NULL);
     VkExtensionProperties *ext = calloc(next ? next : 1, sizeof *ext);
@@ -639,6 +640,7 @@ static rs_status create_device(int index, rs_device **out) {
     memset(dev->error_flag.host, 0, 64);
     *out = dev;
     rs_f16_check(dev);
+    rs_division_check(dev);
     return RS_OK;
 }
 

@@ -191,10 +191,11 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
 const char *rs_spirv_cap_name(uint32_t bit);
 /* A copy of the module that computes as written (spirv.c, "exact math"):
  * the float controls (RS_WIDTH_* masks) it lacks for the float widths it
- * declares, and NoContraction on every float add, subtract and multiply
- * when no_contraction; in *out (malloc'd), NULL where nothing is added. */
+ * declares; with no_contraction, NoContraction on every float add, subtract
+ * and multiply; with exact_div, float32 divisions rounded once. In *out
+ * (malloc'd), NULL where nothing changes. */
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
-                              int no_contraction, uint32_t **out, size_t *out_words);
+                              int no_contraction, int exact_div, uint32_t **out, size_t *out_words);
 
 /* ---- kernels (kernel.c) */
 struct rs_kernel {
@@ -262,10 +263,13 @@ struct rs_device {
     atomic_uint_fast64_t host_waits; /* rs_device_host_waits */
 };
 
-/* Runs kernels/f16_check.comp and sets dev->info.float16_conversions, which
- * kernels follow (RS_HW_F16; RUSSET_HW_F16=0 or 1
- * decides without the check). Called once, when the device is made. */
+/* Checks run once, when the device is made (device_checks.c).
+ * rs_f16_check: kernels/f16_check.comp sets dev->info.float16_conversions,
+ * which kernels follow (RS_HW_F16; RUSSET_HW_F16=0 or 1 decides without the
+ * check). rs_division_check: kernels/div_check.comp sets dev->info.division,
+ * which the exact-math rewriting follows (kernel.c). */
 void rs_f16_check(rs_device *dev);
+void rs_division_check(rs_device *dev);
 
 /* Checks and clears the device error flag. */
 rs_status rs_device_check_error(rs_device *dev);

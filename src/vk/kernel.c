@@ -365,7 +365,9 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
     uint32_t *fc_words = NULL;
     size_t fc_n = 0;
     if (dev->exact_math) {
-        st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, 1, &fc_words, &fc_n);
+        st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, 1,
+                                 dev->info.division == RS_DIVISION_CORRECTED, &fc_words,
+                                 &fc_n);
         if (st) return st;
     }
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,

@@ -167,16 +167,37 @@ done:
  * - NoContraction on every float add, subtract and multiply: a driver may
  *   otherwise fuse a * b + c into one rounding (NVIDIA does; lavapipe, where
  *   the kernels are checked bit for bit against CPU, does not). A kernel
- *   that wants a fused multiply-add says fma() (the GEMM kernels do). */
+ *   that wants a fused multiply-add says fma() (the GEMM kernels do).
+ * - Float32 division rounded once: Vulkan lets x / y be off by 2.5 ulp, and
+ *   NVIDIA's is (a reciprocal, then a multiply). Each float32 OpFDiv q0 = a / b
+ *   becomes q0 + fma(-q0, b, a) / b (the residual is exact, the correction
+ *   tiny), kept only where q0 is finite and not zero (infinities, NaN and
+ *   signed zeros come from q0 as they are). */
 enum {
+    OP_EXT_INST_IMPORT = 11,
+    OP_EXT_INST = 12,
+    OP_MEMORY_MODEL = 14,
     OP_ENTRY_POINT = 15,
+    OP_CONSTANT_COMPOSITE = 44,
+    OP_FUNCTION = 54,
     OP_DECORATE = 71,
+    OP_FNEGATE = 127,
+    OP_FADD = 129,
+    OP_FDIV = 136,
+    OP_LOGICAL_AND = 167,
+    OP_SELECT = 169,
+    OP_FORD_NOT_EQUAL = 182,
+    OP_FORD_LESS_THAN = 184,
     OP_EXECUTION_MODE_ID = 331,
     CAP_DENORM_PRESERVE = 4464,
     CAP_SIGNED_ZERO_INF_NAN_PRESERVE = 4466,
     EM_DENORM_PRESERVE = 4459,
     EM_SIGNED_ZERO_INF_NAN_PRESERVE = 4461,
     DEC_NO_CONTRACTION = 42,
+    GLSL_FABS = 4,
+    GLSL_FMA = 50,
+    MAX_VEC = 4, /* float32 types: [0] the scalar, [2..4] vectors */
+    DIV_IDS = 9, /* new ids a division takes */
 };
 
 static uint32_t width_bit(uint32_t bits) {
@@ -197,8 +218,101 @@ static int is_contractible(uint32_t op) {
     return op == 129 || op == 131 || op == 133 || (op >= 142 && op <= 148);
 }
 
+/* the output under construction */
+typedef struct {
+    uint32_t *w;
+    size_t n, cap;
+    int oom;
+} spv_out;
+
+static void put(spv_out *o, const uint32_t *src, size_t n) {
+    if (o->oom) return;
+    if (o->n + n > o->cap) {
+        size_t cap = (o->cap + n) * 2;
+        uint32_t *w = realloc(o->w, cap * sizeof *w);
+        if (!w) {
+            o->oom = 1;
+            return;
+        }
+        o->w = w, o->cap = cap;
+    }
+    memcpy(o->w + o->n, src, n * sizeof *src);
+    o->n += n;
+}
+#define PUT(o, ...)                                          \
+    do {                                                     \
+        const uint32_t w_[] = {__VA_ARGS__};                 \
+        put((o), w_, sizeof w_ / sizeof w_[0]);              \
+    } while (0)
+#define INSTR(op, n) ((uint32_t)(n) << 16 | (uint32_t)(op))
+
+/* what the module holds that the rewriting needs, from one pass over it */
+typedef struct {
+    size_t caps_end, modes_end, decl_at, funcs_at, memory_model_at;
+    uint32_t entry, entries, widths, have_denorm, have_infnan;
+    uint32_t glsl;             /* the GLSL.std.450 import, 0 if none */
+    uint32_t f32[MAX_VEC + 1]; /* float32 scalar and vector types */
+    uint32_t bool_[MAX_VEC + 1];
+    size_t ndiv, ndec;
+    uint8_t *mark; /* per id: 1 a result to decorate NoContraction, 2 decorated already */
+} spv_scan;
+
+static int f32_slot(const spv_scan *sc, uint32_t type) {
+    for (int c = 0; c <= MAX_VEC; c++)
+        if (sc->f32[c] && sc->f32[c] == type) return c;
+    return -1;
+}
+
+static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contraction, int exact_div,
+                             spv_scan *sc) {
+    uint32_t bound = words[3];
+    if (no_contraction && !(sc->mark = calloc(bound, 1))) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    sc->caps_end = 5;
+    for (size_t at = 5; at < nwords;) {
+        uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
+        if (n == 0 || at + n > nwords) return rs_error(RS_ERR_INVALID, "russet: malformed SPIR-V at word %zu", at);
+        const uint32_t *w = words + at;
+        if (!sc->decl_at && !is_preamble(op)) sc->decl_at = at;
+        if (op == OP_CAPABILITY && n >= 2) {
+            sc->caps_end = at + n;
+            sc->have_denorm |= w[1] == CAP_DENORM_PRESERVE;
+            sc->have_infnan |= w[1] == CAP_SIGNED_ZERO_INF_NAN_PRESERVE;
+        } else if (op == OP_EXT_INST_IMPORT && n >= 3 && (n - 2) * 4 >= 13 &&
+                   memcmp(w + 2, "GLSL.std.450", 13) == 0) {
+            sc->glsl = w[1];
+        } else if (op == OP_MEMORY_MODEL) {
+            sc->memory_model_at = at;
+        } else if (op == OP_ENTRY_POINT && n >= 3) {
+            sc->entry = w[2];
+            sc->entries++;
+        } else if (op == OP_EXECUTION_MODE || op == OP_EXECUTION_MODE_ID) {
+            sc->modes_end = at + n;
+        } else if (op == OP_TYPE_FLOAT && n >= 3) {
+            sc->widths |= width_bit(w[2]);
+            if (w[2] == 32) sc->f32[0] = w[1];
+        } else if (op == OP_TYPE_BOOL && n >= 2) {
+            sc->bool_[0] = w[1];
+        } else if (op == OP_TYPE_VECTOR && n >= 4 && w[3] >= 2 && w[3] <= MAX_VEC) {
+            if (sc->f32[0] && w[2] == sc->f32[0]) sc->f32[w[3]] = w[1];
+            if (sc->bool_[0] && w[2] == sc->bool_[0]) sc->bool_[w[3]] = w[1];
+        } else if (op == OP_FUNCTION && !sc->funcs_at) {
+            sc->funcs_at = at;
+        } else if (sc->mark && op == OP_DECORATE && n >= 3 && w[2] == DEC_NO_CONTRACTION && w[1] < bound) {
+            sc->ndec -= sc->mark[w[1]] == 1;
+            sc->mark[w[1]] = 2;
+        } else if (sc->mark && is_contractible(op) && n >= 3 && w[2] < bound && !sc->mark[w[2]]) {
+            sc->mark[w[2]] = 1;
+            sc->ndec++;
+        } else if (exact_div && op == OP_FDIV && n == 5 && f32_slot(sc, w[1]) >= 0) {
+            sc->ndiv++;
+        }
+        at += n;
+    }
+    return RS_OK;
+}
+
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
-                              int no_contraction, uint32_t **out, size_t *out_words) {
+                              int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
     *out = NULL;
     *out_words = 0;
     if (nwords < 5 || words[0] != 0x07230203u)
@@ -206,81 +320,121 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     if (words[1] < 0x00010400u) return RS_OK; /* float controls are core from SPIR-V 1.4 */
     uint32_t bound = words[3];
     if (bound == 0 || bound > (1u << 22)) return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", bound);
-    /* 1: a result to decorate; 2: decorated already */
-    uint8_t *mark = no_contraction ? calloc(bound, 1) : NULL;
-    if (no_contraction && !mark) return rs_error(RS_ERR_OOM, "russet: out of host memory");
-    size_t caps_end = 5, modes_end = 0, decl_at = 0, ndec = 0;
-    uint32_t entry = 0, widths = 0, have_denorm = 0, have_infnan = 0, entries = 0;
-    for (size_t at = 5; at < nwords;) {
-        uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
-        if (n == 0 || at + n > nwords) {
-            free(mark);
-            return rs_error(RS_ERR_INVALID, "russet: malformed SPIR-V at word %zu", at);
-        }
-        const uint32_t *w = words + at;
-        if (!decl_at && !is_preamble(op)) decl_at = at;
-        if (op == OP_CAPABILITY && n >= 2) {
-            caps_end = at + n;
-            have_denorm |= w[1] == CAP_DENORM_PRESERVE;
-            have_infnan |= w[1] == CAP_SIGNED_ZERO_INF_NAN_PRESERVE;
-        } else if (op == OP_ENTRY_POINT && n >= 3) {
-            entry = w[2];
-            entries++;
-        } else if (op == OP_EXECUTION_MODE || op == OP_EXECUTION_MODE_ID) {
-            modes_end = at + n;
-        } else if (op == OP_TYPE_FLOAT && n >= 3) {
-            widths |= width_bit(w[2]);
-        } else if (mark && op == OP_DECORATE && n >= 3 && w[2] == DEC_NO_CONTRACTION && w[1] < bound) {
-            ndec -= mark[w[1]] == 1;
-            mark[w[1]] = 2;
-        } else if (mark && is_contractible(op) && n >= 3 && w[2] < bound && !mark[w[2]]) {
-            mark[w[2]] = 1;
-            ndec++;
-        }
-        at += n;
+    spv_scan sc = {0};
+    rs_status st = scan_module(words, nwords, no_contraction, exact_div, &sc);
+    if (st) {
+        free(sc.mark);
+        return st;
     }
     /* a module that already says (a precompiled one) is left as it is */
-    infnan = have_infnan ? 0 : infnan & widths;
-    denorm = have_denorm ? 0 : denorm & widths;
-    if (entries != 1 || !modes_end || !decl_at) infnan = denorm = 0, ndec = 0;
-    if (!infnan && !denorm && !ndec) {
-        free(mark);
+    infnan = sc.have_infnan ? 0 : infnan & sc.widths;
+    denorm = sc.have_denorm ? 0 : denorm & sc.widths;
+    if (sc.entries != 1 || !sc.modes_end || !sc.decl_at || !sc.memory_model_at) infnan = denorm = 0, sc.ndec = 0;
+    if (!sc.funcs_at || !sc.memory_model_at) sc.ndiv = 0;
+    if (!infnan && !denorm && !sc.ndec && !sc.ndiv) {
+        free(sc.mark);
         return RS_OK;
     }
-    int ni = __builtin_popcount(infnan), nd = __builtin_popcount(denorm);
-    size_t add = (size_t)(ni ? 2 : 0) + (nd ? 2 : 0) + 4u * (size_t)(ni + nd) + 3u * ndec;
-    uint32_t *o = malloc((nwords + add) * sizeof *o);
-    if (!o) {
-        free(mark);
-        return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    /* new ids: the import, bool types, per float32 type used by a division
+     * its zero and infinity constants, then DIV_IDS per division */
+    uint32_t next = bound;
+    uint32_t glsl = sc.glsl, zero[MAX_VEC + 1] = {0}, inf[MAX_VEC + 1] = {0}, new_bool[MAX_VEC + 1] = {0};
+    uint32_t div_base = 0;
+    if (sc.ndiv) {
+        if (!glsl) glsl = next++;
+        for (int c = 0; c <= MAX_VEC; c++) {
+            if (c == 1 || !sc.f32[c]) continue;
+            if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
+            if (c && !sc.bool_[c]) sc.bool_[c] = new_bool[c] = next++;
+            zero[c] = next++, inf[c] = next++;
+        }
+        div_base = next;
+        next += (uint32_t)(DIV_IDS * sc.ndiv);
     }
-    size_t k = 0;
-#define COPY_TO(end)                                                   \
-    do {                                                               \
-        memcpy(o + k, words + (k - added), ((end) - (k - added)) * 4); \
-        k += (end) - (k - added);                                      \
-    } while (0)
-    size_t added = 0; /* words inserted so far: the input is at k - added */
-    COPY_TO(caps_end);
-    if (ni) o[k++] = 2u << 16 | OP_CAPABILITY, o[k++] = CAP_SIGNED_ZERO_INF_NAN_PRESERVE, added += 2;
-    if (nd) o[k++] = 2u << 16 | OP_CAPABILITY, o[k++] = CAP_DENORM_PRESERVE, added += 2;
-    COPY_TO(modes_end);
+    spv_out o = {0};
+    size_t from = 0; /* input words [0, from) are copied */
+#define COPY_TO(end) (put(&o, words + from, (end) - from), from = (end))
+    COPY_TO(sc.caps_end);
+    if (infnan) PUT(&o, INSTR(OP_CAPABILITY, 2), CAP_SIGNED_ZERO_INF_NAN_PRESERVE);
+    if (denorm) PUT(&o, INSTR(OP_CAPABILITY, 2), CAP_DENORM_PRESERVE);
+    if (sc.ndiv && !sc.glsl) {
+        COPY_TO(sc.memory_model_at);
+        /* OpExtInstImport %glsl "GLSL.std.450" */
+        PUT(&o, INSTR(OP_EXT_INST_IMPORT, 2 + 4), glsl, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0);
+    }
+    COPY_TO(sc.modes_end);
     static const uint32_t bits[3] = {16, 32, 64};
     for (int b = 0; b < 3; b++) {
         if (infnan & width_bit(bits[b]))
-            o[k++] = 4u << 16 | OP_EXECUTION_MODE, o[k++] = entry, o[k++] = EM_SIGNED_ZERO_INF_NAN_PRESERVE,
-            o[k++] = bits[b], added += 4;
-        if (denorm & width_bit(bits[b]))
-            o[k++] = 4u << 16 | OP_EXECUTION_MODE, o[k++] = entry, o[k++] = EM_DENORM_PRESERVE, o[k++] = bits[b],
-            added += 4;
+            PUT(&o, INSTR(OP_EXECUTION_MODE, 4), sc.entry, EM_SIGNED_ZERO_INF_NAN_PRESERVE, bits[b]);
+        if (denorm & width_bit(bits[b])) PUT(&o, INSTR(OP_EXECUTION_MODE, 4), sc.entry, EM_DENORM_PRESERVE, bits[b]);
     }
-    COPY_TO(decl_at);
-    for (uint32_t id = 0; ndec && id < bound; id++)
-        if (mark[id] == 1) o[k++] = 3u << 16 | OP_DECORATE, o[k++] = id, o[k++] = DEC_NO_CONTRACTION, added += 3;
+    COPY_TO(sc.decl_at);
+    for (uint32_t id = 0; sc.ndec && id < bound; id++)
+        if (sc.mark[id] == 1) PUT(&o, INSTR(OP_DECORATE, 3), id, DEC_NO_CONTRACTION);
+    for (size_t d = 0; no_contraction && d < sc.ndiv; d++) /* each division's q0 + correction */
+        PUT(&o, INSTR(OP_DECORATE, 3), div_base + (uint32_t)(DIV_IDS * d) + 4, DEC_NO_CONTRACTION);
+    if (sc.ndiv) {
+        COPY_TO(sc.funcs_at);
+        if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
+        for (int c = 0; c <= MAX_VEC; c++) {
+            if (!zero[c]) continue;
+            if (c && new_bool[c]) PUT(&o, INSTR(OP_TYPE_VECTOR, 4), new_bool[c], sc.bool_[0], (uint32_t)c);
+            if (!c) {
+                PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], zero[0], 0u);
+                PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], inf[0], 0x7f800000u);
+            } else {
+                uint32_t zc[3 + MAX_VEC], ic[3 + MAX_VEC];
+                zc[0] = ic[0] = INSTR(OP_CONSTANT_COMPOSITE, 3 + c);
+                zc[1] = ic[1] = sc.f32[c];
+                zc[2] = zero[c], ic[2] = inf[c];
+                for (int k = 0; k < c; k++) zc[3 + k] = zero[0], ic[3 + k] = inf[0];
+                put(&o, zc, 3 + (size_t)c);
+                put(&o, ic, 3 + (size_t)c);
+            }
+        }
+        /* the scalar constants the vector ones are made of come first */
+        if (!zero[0] && (zero[2] || zero[3] || zero[4])) {
+            free(o.w);
+            free(sc.mark);
+            return rs_error(RS_ERR_INVALID, "russet: SPIR-V float32 vectors without the scalar type");
+        }
+    }
+    /* the divisions */
+    size_t d = 0;
+    for (size_t at = from; sc.ndiv && at < nwords;) {
+        uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
+        const uint32_t *w = words + at;
+        int c = op == OP_FDIV && n == 5 ? f32_slot(&sc, w[1]) : -1;
+        if (c >= 0) {
+            COPY_TO(at);
+            uint32_t T = w[1], r = w[2], a = w[3], b = w[4], B = sc.bool_[c];
+            uint32_t q0 = div_base + (uint32_t)(DIV_IDS * d), nq = q0 + 1, res = q0 + 2, cor = q0 + 3, q1 = q0 + 4,
+                     aq = q0 + 5, fin = q0 + 6, nz = q0 + 7, ok = q0 + 8;
+            PUT(&o, INSTR(OP_FDIV, 5), T, q0, a, b);
+            PUT(&o, INSTR(OP_FNEGATE, 4), T, nq, q0);
+            PUT(&o, INSTR(OP_EXT_INST, 8), T, res, glsl, GLSL_FMA, nq, b, a);
+            PUT(&o, INSTR(OP_FDIV, 5), T, cor, res, b);
+            PUT(&o, INSTR(OP_FADD, 5), T, q1, q0, cor);
+            PUT(&o, INSTR(OP_EXT_INST, 6), T, aq, glsl, GLSL_FABS, q0);
+            PUT(&o, INSTR(OP_FORD_LESS_THAN, 5), B, fin, aq, inf[c]);
+            PUT(&o, INSTR(OP_FORD_NOT_EQUAL, 5), B, nz, q0, zero[c]);
+            PUT(&o, INSTR(OP_LOGICAL_AND, 5), B, ok, fin, nz);
+            PUT(&o, INSTR(OP_SELECT, 6), T, r, ok, q1, q0);
+            from = at + n;
+            d++;
+        }
+        at += n;
+    }
     COPY_TO(nwords);
 #undef COPY_TO
-    free(mark);
-    *out = o;
-    *out_words = k;
+    free(sc.mark);
+    if (o.oom) {
+        free(o.w);
+        return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    }
+    o.w[3] = next; /* the id bound */
+    *out = o.w;
+    *out_words = o.n;
     return RS_OK;
 }

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <shaderc/shaderc.h>
+
 #include "ctest.h"
 #include "vk/internal.h"
 
@@ -392,7 +394,7 @@ TEST(exact_math_injection) {
     size_t n = sizeof mod / 4;
     uint32_t *o = NULL, *o2 = NULL;
     size_t on = 0, on2 = 0;
-    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16 | RS_WIDTH_32, RS_WIDTH_32 | RS_WIDTH_64, 1, &o, &on));
+    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16 | RS_WIDTH_32, RS_WIDTH_32 | RS_WIDTH_64, 1, 0, &o, &on));
     CHECK(o != NULL);
     /* two capabilities (2 words each), two modes for float32 only (4 each),
      * one decoration (3) */
@@ -408,24 +410,134 @@ TEST(exact_math_injection) {
         CHECK_OK(rs_spirv_inspect(o, on, &si));
         CHECK(si.invocations == 1);
         /* a module that has them is left alone */
-        CHECK_OK(rs_spirv_exact_math(o, on, RS_WIDTH_32, RS_WIDTH_32, 1, &o2, &on2));
+        CHECK_OK(rs_spirv_exact_math(o, on, RS_WIDTH_32, RS_WIDTH_32, 1, 0, &o2, &on2));
         CHECK(o2 == NULL && on2 == 0);
     }
     free(o);
     /* nothing the module declares and no contraction asked: nothing added */
-    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16, RS_WIDTH_64, 0, &o, &on));
+    CHECK_OK(rs_spirv_exact_math(mod, n, RS_WIDTH_16, RS_WIDTH_64, 0, 0, &o, &on));
     CHECK(o == NULL);
     /* only the decoration */
-    CHECK_OK(rs_spirv_exact_math(mod, n, 0, 0, 1, &o, &on));
+    CHECK_OK(rs_spirv_exact_math(mod, n, 0, 0, 1, 0, &o, &on));
     CHECK(o != NULL && on == n + 3);
     free(o);
     /* SPIR-V before 1.4: untouched */
     uint32_t old[sizeof mod / 4];
     memcpy(old, mod, sizeof mod);
     old[1] = 0x00010300u;
-    CHECK_OK(rs_spirv_exact_math(old, n, RS_WIDTH_32, RS_WIDTH_32, 1, &o, &on));
+    CHECK_OK(rs_spirv_exact_math(old, n, RS_WIDTH_32, RS_WIDTH_32, 1, 0, &o, &on));
     CHECK(o == NULL);
-    CHECK(rs_spirv_exact_math(mod, 3, RS_WIDTH_32, 0, 1, &o, &on) == RS_ERR_INVALID);
+    CHECK(rs_spirv_exact_math(mod, 3, RS_WIDTH_32, 0, 1, 0, &o, &on) == RS_ERR_INVALID);
+}
+
+/* float32 division rounded once: a / b, a vector division and the special
+ * values, against the host's; the rewritten module passes spirv-val where
+ * it is installed */
+static const char *kDiv =
+    "#version 450\n"
+    "#extension GL_EXT_buffer_reference : require\n"
+    "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(buffer_reference, std430) buffer F32 { float v[]; };\n"
+    "layout(push_constant) uniform P { uint64_t a; uint64_t b; uint64_t q; uint64_t q2; uint n; } pc;\n"
+    "void main() {\n"
+    "  uint i = gl_GlobalInvocationID.x;\n"
+    "  if (i >= pc.n) return;\n"
+    "  float a = F32(pc.a).v[i], b = F32(pc.b).v[i];\n"
+    "  F32(pc.q).v[i] = a / b;\n"
+    "  vec2 v = vec2(a, b) / vec2(b, a);\n"
+    "  F32(pc.q2).v[i] = v.y;\n"
+    "}\n";
+
+struct div_push {
+    uint64_t a, b, q, q2;
+    uint32_t n, pad;
+};
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+
+TEST(exact_division) {
+    rs_device *dev = ctest_device();
+    rs_stream *s;
+    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_div", kDiv, NULL, &k));
+    enum { N = 1 << 14, NS = 12 };
+    static const float sa[NS] = {1.0f, -0.0f, 0.0f, 1.0f, INFINITY, 3e38f, 1e-30f, 5.0f, NAN, -7.0f, 1.0f, 0.0f};
+    static const float sb[NS] = {0.0f, 3.0f, -2.0f, INFINITY, 2.0f, 1e-10f, 1e30f, -0.0f, 1.0f, 7.0f, 3.0f, 0.0f};
+    float *a = malloc(N * 4), *b = malloc(N * 4), *q = malloc(N * 4), *q2 = malloc(N * 4);
+    CHECK(a && b && q && q2);
+    if (!a || !b || !q || !q2) return;
+    uint32_t seed = 12345;
+    for (int i = 0; i < N; i++) {
+        if (i < NS) {
+            a[i] = sa[i], b[i] = sb[i];
+            continue;
+        }
+        /* values over many binades: mantissas and exponents at random */
+        uint32_t ua = (lcg(&seed) & 0x807FFFFFu) | ((100u + lcg(&seed) % 56u) << 23);
+        uint32_t ub = (lcg(&seed) & 0x807FFFFFu) | ((100u + lcg(&seed) % 56u) << 23);
+        memcpy(&a[i], &ua, 4), memcpy(&b[i], &ub, 4);
+    }
+    uint64_t da, db, dq, dq2;
+    CHECK_OK(rs_alloc(dev, N * 4, s, &da));
+    CHECK_OK(rs_alloc(dev, N * 4, s, &db));
+    CHECK_OK(rs_alloc(dev, N * 4, s, &dq));
+    CHECK_OK(rs_alloc(dev, N * 4, s, &dq2));
+    CHECK_OK(rs_memcpy_htod(s, da, a, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, db, b, N * 4));
+    struct div_push p = {da, db, dq, dq2, N, 0};
+    uint32_t groups[3] = {N / 64, 1, 1};
+    rs_access acc[4] = {{da, N * 4, 0}, {db, N * 4, 0}, {dq, N * 4, 1}, {dq2, N * 4, 1}};
+    CHECK_OK(rs_dispatch(s, k, groups, &p, sizeof p, acc, 4));
+    CHECK_OK(rs_memcpy_dtoh(s, q, dq, N * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, q2, dq2, N * 4));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        volatile float w = a[i] / b[i], w2 = b[i] / a[i];
+        /* bit for bit, NaN as any NaN; a denormal may be flushed where the
+         * device does not keep them */
+        int keep = (rs_device_features(dev)->preserve_denorm & RS_WIDTH_32) != 0;
+        int ok1 = memcmp(&q[i], (const void *)&w, 4) == 0 || (isnan(q[i]) && isnan(w)) ||
+                  (!keep && fpclassify(w) == FP_SUBNORMAL && q[i] == 0.0f);
+        int ok2 = memcmp(&q2[i], (const void *)&w2, 4) == 0 || (isnan(q2[i]) && isnan(w2)) ||
+                  (!keep && fpclassify(w2) == FP_SUBNORMAL && q2[i] == 0.0f);
+        if (!(ok1 && ok2) && bad++ < 5)
+            fprintf(stderr, "  %a / %a: %a (want %a), %a (want %a)\n", a[i], b[i], q[i], w, q2[i], w2);
+    }
+    CHECK(bad == 0);
+    free(a), free(b), free(q), free(q2);
+    rs_free(dev, da), rs_free(dev, db), rs_free(dev, dq), rs_free(dev, dq2);
+
+    /* the rewritten module is valid SPIR-V */
+    shaderc_compiler_t cc = shaderc_compiler_initialize();
+    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compilation_result_t res =
+        shaderc_compile_into_spv(cc, kDiv, strlen(kDiv), shaderc_compute_shader, "div", "main", opts);
+    CHECK(shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success);
+    uint32_t *o = NULL;
+    size_t on = 0;
+    CHECK_OK(rs_spirv_exact_math((const uint32_t *)shaderc_result_get_bytes(res), shaderc_result_get_length(res) / 4,
+                                 RS_WIDTH_32, RS_WIDTH_32, 1, 1, &o, &on));
+    CHECK(o != NULL);
+    if (o && system("command -v spirv-val >/dev/null 2>&1") == 0) {
+        char path[] = "/tmp/russet_div_XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd >= 0) {
+            CHECK(write(fd, o, on * 4) == (ssize_t)(on * 4));
+            close(fd);
+            char cmd[128];
+            snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.2 %s", path);
+            CHECK(system(cmd) == 0);
+            unlink(path);
+        }
+    }
+    free(o);
+    shaderc_result_release(res);
+    shaderc_compile_options_release(opts);
+    shaderc_compiler_release(cc);
 }
 
 TEST(streams_events_timing) {
@@ -833,6 +945,7 @@ int main(void) {
     RUN(audit_catches_undeclared_writes);
     RUN(float_controls_are_kept);
     RUN(exact_math_injection);
+    RUN(exact_division);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);

