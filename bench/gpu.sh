@@ -246,6 +246,9 @@ case "${1:-all}" in
         # the russet processes do not need CUDA: keep it out of them (CUDA
         # peers run in processes of their own: test_cuda_coexistence.py)
         if [ "$part" = conformance ]; then
+            for prof in apple native; do  # what exact math the kernels get (docs/architecture.md)
+                CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY -c 'import torch, russet; p = torch.russet.get_device_properties(); print(p.profile, "division", p.division, "infnan", p.features.preserve_infnan, "denorm", p.features.preserve_denorm)'
+            done
             for prof in ${CONF_PROFILES:-apple native}; do
                 CUDA_VISIBLE_DEVICES= timeout ${CONF_LIMIT:-540} $PY -m russet coverage --full --profile $prof \
                     --jobs ${CONF_JOBS:-7} --json "$R/coverage-$prof.json" --md "$R/coverage-$prof.md" \
