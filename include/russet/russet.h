@@ -161,8 +161,8 @@ typedef struct rs_device_info {
 
 enum {
     RS_DIVISION_DEVICE = 0,      /* the device's division is rounded once (lavapipe) */
-    RS_DIVISION_CORRECTED = 1,   /* it is not, and russet corrects every division with fma (NVIDIA) */
-    RS_DIVISION_APPROXIMATE = 2, /* it is not, and fma is not fused: divisions may be off by an ulp */
+    RS_DIVISION_CORRECTED = 1,   /* it is not, and russet's kernels correct every division (NVIDIA) */
+    RS_DIVISION_APPROXIMATE = 2, /* it is not, and RUSSET_EXACT_MATH=0 leaves it so */
 };
 
 /* Number of usable devices. Never fails: 0 when Vulkan or a device is

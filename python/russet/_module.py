@@ -172,8 +172,8 @@ class _DeviceProperties:
         self.float16_conversions = info.get("float16_conversions", "")
         # "device": float32 division is the device's, rounded once (a check
         # when the device was made); "corrected": the device's is not (Vulkan
-        # allows 2.5 ulp) and russet's kernels correct it with a fused
-        # multiply-add; "approximate": neither (no fused fma)
+        # allows 2.5 ulp) and russet's kernels correct it; "approximate":
+        # it is not and RUSSET_EXACT_MATH=0 leaves it so
         self.division = info.get("division", "")
         self.features = _Features(info.get("features", {}))
 

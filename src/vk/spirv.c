@@ -168,11 +168,15 @@ done:
  *   otherwise fuse a * b + c into one rounding (NVIDIA does; lavapipe, where
  *   the kernels are checked bit for bit against CPU, does not). A kernel
  *   that wants a fused multiply-add says fma() (the GEMM kernels do).
- * - Float32 division rounded once: Vulkan lets x / y be off by 2.5 ulp, and
- *   NVIDIA's is (a reciprocal, then a multiply). Each float32 OpFDiv q0 = a / b
- *   becomes q0 + fma(-q0, b, a) / b (the residual is exact, the correction
- *   tiny), kept only where q0 is finite and not zero (infinities, NaN and
- *   signed zeros come from q0 as they are). */
+ * - Float32 division rounded once, where the device's is not (a check when
+ *   the device is made, device_checks.c): Vulkan lets x / y be off by 2.5
+ *   ulp, and NVIDIA's is. Each float32 OpFDiv q0 = a / b becomes
+ *   q0 + (a - q0 b) / b, the residual a - q0 b computed exactly from q0 b
+ *   split into two floats (Dekker's product: adds and multiplies only, which
+ *   Vulkan rounds correctly, kept apart by NoContraction; a fused fma() is
+ *   not required). The correction is kept where |a|, |b| and |q0| lie in
+ *   ranges whose partial products are normal floats; elsewhere (infinities,
+ *   NaN, zeros, extremes) q0 is the result. */
 enum {
     OP_EXT_INST_IMPORT = 11,
     OP_EXT_INST = 12,
@@ -181,13 +185,14 @@ enum {
     OP_CONSTANT_COMPOSITE = 44,
     OP_FUNCTION = 54,
     OP_DECORATE = 71,
-    OP_FNEGATE = 127,
     OP_FADD = 129,
+    OP_FSUB = 131,
+    OP_FMUL = 133,
     OP_FDIV = 136,
     OP_LOGICAL_AND = 167,
     OP_SELECT = 169,
-    OP_FORD_NOT_EQUAL = 182,
     OP_FORD_LESS_THAN = 184,
+    OP_FORD_GREATER_THAN = 186,
     OP_EXECUTION_MODE_ID = 331,
     CAP_DENORM_PRESERVE = 4464,
     CAP_SIGNED_ZERO_INF_NAN_PRESERVE = 4466,
@@ -195,9 +200,8 @@ enum {
     EM_SIGNED_ZERO_INF_NAN_PRESERVE = 4461,
     DEC_NO_CONTRACTION = 42,
     GLSL_FABS = 4,
-    GLSL_FMA = 50,
     MAX_VEC = 4, /* float32 types: [0] the scalar, [2..4] vectors */
-    DIV_IDS = 9, /* new ids a division takes */
+    NCONST = 4,  /* the division's constants (div_prog) */
 };
 
 static uint32_t width_bit(uint32_t bits) {
@@ -311,6 +315,62 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
     return RS_OK;
 }
 
+/* The division q = a / b rewritten (see above), one instruction a row:
+ * the opcode, whether the result is bool, and up to three operands: a
+ * division's earlier results (>= 0, by row), or A, B, the constants. The
+ * last row is the select into the original result id. */
+enum { A = -1, B = -2, K_SPLIT = -3, K_LO_A = -4, K_LO = -5, K_HI = -6, FABS = 1000 };
+static const uint32_t kDivConst[NCONST] = {
+    0x45800800u, /* 4097 = 2^12 + 1: Veltkamp's split */
+    0x18800000u, /* 2^-78: |a| above it keeps the smallest partial product normal */
+    0x0d800000u, /* 2^-100 */
+    0x71800000u, /* 2^100 */
+};
+static const struct {
+    uint16_t op, is_bool;
+    int16_t x, y;
+} kDivProg[] = {
+    {OP_FDIV, 0, A, B},                   /* 0  q0 = a / b */
+    {OP_FMUL, 0, K_SPLIT, 0},             /* 1  split q0 */
+    {OP_FSUB, 0, 1, 0},                   /* 2 */
+    {OP_FSUB, 0, 1, 2},                   /* 3  qh */
+    {OP_FSUB, 0, 0, 3},                   /* 4  ql */
+    {OP_FMUL, 0, K_SPLIT, B},             /* 5  split b */
+    {OP_FSUB, 0, 5, B},                   /* 6 */
+    {OP_FSUB, 0, 5, 6},                   /* 7  bh */
+    {OP_FSUB, 0, B, 7},                   /* 8  bl */
+    {OP_FMUL, 0, 0, B},                   /* 9  p = q0 b, rounded */
+    {OP_FMUL, 0, 3, 7},                   /* 10 qh bh */
+    {OP_FSUB, 0, 10, 9},                  /* 11 */
+    {OP_FMUL, 0, 3, 8},                   /* 12 qh bl */
+    {OP_FADD, 0, 11, 12},                 /* 13 */
+    {OP_FMUL, 0, 4, 7},                   /* 14 ql bh */
+    {OP_FADD, 0, 13, 14},                 /* 15 */
+    {OP_FMUL, 0, 4, 8},                   /* 16 ql bl */
+    {OP_FADD, 0, 15, 16},                 /* 17 e: q0 b = p + e exactly */
+    {OP_FSUB, 0, A, 9},                   /* 18 a - p, exact (Sterbenz) */
+    {OP_FSUB, 0, 18, 17},                 /* 19 the residual a - q0 b */
+    {OP_FDIV, 0, 19, B},                  /* 20 the correction */
+    {OP_FADD, 0, 0, 20},                  /* 21 q1 */
+    {FABS, 0, A, 0},                      /* 22 |a| */
+    {FABS, 0, B, 0},                      /* 23 |b| */
+    {FABS, 0, 0, 0},                      /* 24 |q0| */
+    {OP_FORD_GREATER_THAN, 1, 22, K_LO_A}, /* 25 */
+    {OP_FORD_LESS_THAN, 1, 22, K_HI},     /* 26 */
+    {OP_FORD_GREATER_THAN, 1, 23, K_LO},  /* 27 */
+    {OP_FORD_LESS_THAN, 1, 23, K_HI},     /* 28 */
+    {OP_FORD_GREATER_THAN, 1, 24, K_LO},  /* 29 */
+    {OP_FORD_LESS_THAN, 1, 24, K_HI},     /* 30 */
+    {OP_LOGICAL_AND, 1, 25, 26},          /* 31 */
+    {OP_LOGICAL_AND, 1, 27, 28},          /* 32 */
+    {OP_LOGICAL_AND, 1, 29, 30},          /* 33 */
+    {OP_LOGICAL_AND, 1, 31, 32},          /* 34 */
+    {OP_LOGICAL_AND, 1, 33, 34},          /* 35 ok */
+};
+#define DIV_IDS (sizeof kDivProg / sizeof kDivProg[0]) /* new ids a division takes */
+
+static int is_arith(uint16_t op) { return op == OP_FADD || op == OP_FSUB || op == OP_FMUL; }
+
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
                               int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
     *out = NULL;
@@ -336,9 +396,9 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         return RS_OK;
     }
     /* new ids: the import, bool types, per float32 type used by a division
-     * its zero and infinity constants, then DIV_IDS per division */
+     * the division's constants (kDivConst), then DIV_IDS per division */
     uint32_t next = bound;
-    uint32_t glsl = sc.glsl, zero[MAX_VEC + 1] = {0}, inf[MAX_VEC + 1] = {0}, new_bool[MAX_VEC + 1] = {0};
+    uint32_t glsl = sc.glsl, kid[MAX_VEC + 1][NCONST] = {{0}}, new_bool[MAX_VEC + 1] = {0};
     uint32_t div_base = 0;
     if (sc.ndiv) {
         if (!glsl) glsl = next++;
@@ -346,7 +406,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
             if (c == 1 || !sc.f32[c]) continue;
             if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
             if (c && !sc.bool_[c]) sc.bool_[c] = new_bool[c] = next++;
-            zero[c] = next++, inf[c] = next++;
+            for (int k = 0; k < NCONST; k++) kid[c][k] = next++;
         }
         div_base = next;
         next += (uint32_t)(DIV_IDS * sc.ndiv);
@@ -372,32 +432,27 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     COPY_TO(sc.decl_at);
     for (uint32_t id = 0; sc.ndec && id < bound; id++)
         if (sc.mark[id] == 1) PUT(&o, INSTR(OP_DECORATE, 3), id, DEC_NO_CONTRACTION);
-    for (size_t d = 0; no_contraction && d < sc.ndiv; d++) /* each division's q0 + correction */
-        PUT(&o, INSTR(OP_DECORATE, 3), div_base + (uint32_t)(DIV_IDS * d) + 4, DEC_NO_CONTRACTION);
+    for (size_t d = 0; d < sc.ndiv; d++) /* the divisions' arithmetic: Dekker's product needs it */
+        for (size_t r = 0; r < DIV_IDS; r++)
+            if (is_arith(kDivProg[r].op))
+                PUT(&o, INSTR(OP_DECORATE, 3), div_base + (uint32_t)(DIV_IDS * d + r), DEC_NO_CONTRACTION);
     if (sc.ndiv) {
         COPY_TO(sc.funcs_at);
         if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
         for (int c = 0; c <= MAX_VEC; c++) {
-            if (!zero[c]) continue;
+            if (!kid[c][0]) continue;
             if (c && new_bool[c]) PUT(&o, INSTR(OP_TYPE_VECTOR, 4), new_bool[c], sc.bool_[0], (uint32_t)c);
-            if (!c) {
-                PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], zero[0], 0u);
-                PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], inf[0], 0x7f800000u);
-            } else {
-                uint32_t zc[3 + MAX_VEC], ic[3 + MAX_VEC];
-                zc[0] = ic[0] = INSTR(OP_CONSTANT_COMPOSITE, 3 + c);
-                zc[1] = ic[1] = sc.f32[c];
-                zc[2] = zero[c], ic[2] = inf[c];
-                for (int k = 0; k < c; k++) zc[3 + k] = zero[0], ic[3 + k] = inf[0];
-                put(&o, zc, 3 + (size_t)c);
-                put(&o, ic, 3 + (size_t)c);
+            for (int k = 0; k < NCONST; k++) {
+                if (!c) {
+                    PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], kid[0][k], kDivConst[k]);
+                    continue;
+                }
+                /* the scalar constants the vector ones are made of come first (c = 0) */
+                uint32_t cc[3 + MAX_VEC];
+                cc[0] = INSTR(OP_CONSTANT_COMPOSITE, 3 + c), cc[1] = sc.f32[c], cc[2] = kid[c][k];
+                for (int j = 0; j < c; j++) cc[3 + j] = kid[0][k];
+                put(&o, cc, 3 + (size_t)c);
             }
-        }
-        /* the scalar constants the vector ones are made of come first */
-        if (!zero[0] && (zero[2] || zero[3] || zero[4])) {
-            free(o.w);
-            free(sc.mark);
-            return rs_error(RS_ERR_INVALID, "russet: SPIR-V float32 vectors without the scalar type");
         }
     }
     /* the divisions */
@@ -408,19 +463,21 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         int c = op == OP_FDIV && n == 5 ? f32_slot(&sc, w[1]) : -1;
         if (c >= 0) {
             COPY_TO(at);
-            uint32_t T = w[1], r = w[2], a = w[3], b = w[4], B = sc.bool_[c];
-            uint32_t q0 = div_base + (uint32_t)(DIV_IDS * d), nq = q0 + 1, res = q0 + 2, cor = q0 + 3, q1 = q0 + 4,
-                     aq = q0 + 5, fin = q0 + 6, nz = q0 + 7, ok = q0 + 8;
-            PUT(&o, INSTR(OP_FDIV, 5), T, q0, a, b);
-            PUT(&o, INSTR(OP_FNEGATE, 4), T, nq, q0);
-            PUT(&o, INSTR(OP_EXT_INST, 8), T, res, glsl, GLSL_FMA, nq, b, a);
-            PUT(&o, INSTR(OP_FDIV, 5), T, cor, res, b);
-            PUT(&o, INSTR(OP_FADD, 5), T, q1, q0, cor);
-            PUT(&o, INSTR(OP_EXT_INST, 6), T, aq, glsl, GLSL_FABS, q0);
-            PUT(&o, INSTR(OP_FORD_LESS_THAN, 5), B, fin, aq, inf[c]);
-            PUT(&o, INSTR(OP_FORD_NOT_EQUAL, 5), B, nz, q0, zero[c]);
-            PUT(&o, INSTR(OP_LOGICAL_AND, 5), B, ok, fin, nz);
-            PUT(&o, INSTR(OP_SELECT, 6), T, r, ok, q1, q0);
+            uint32_t T = w[1], base = div_base + (uint32_t)(DIV_IDS * d);
+            for (size_t row = 0; row < DIV_IDS; row++) {
+                uint32_t v[2];
+                const int16_t ref[2] = {kDivProg[row].x, kDivProg[row].y};
+                for (int j = 0; j < 2; j++)
+                    v[j] = ref[j] >= 0 ? base + (uint32_t)ref[j]
+                           : ref[j] == A ? w[3]
+                           : ref[j] == B ? w[4]
+                                         : kid[c][-ref[j] - 3];
+                uint32_t ty = kDivProg[row].is_bool ? sc.bool_[c] : T, id = base + (uint32_t)row;
+                if (kDivProg[row].op == FABS) PUT(&o, INSTR(OP_EXT_INST, 6), ty, id, glsl, GLSL_FABS, v[0]);
+                else PUT(&o, INSTR(kDivProg[row].op, 5), ty, id, v[0], v[1]);
+            }
+            /* the original result: q1 where the correction holds, else q0 */
+            PUT(&o, INSTR(OP_SELECT, 6), T, w[2], base + (uint32_t)(DIV_IDS - 1), base + 21, base);
             from = at + n;
             d++;
         }

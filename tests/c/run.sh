@@ -32,10 +32,17 @@ for t in "$@"; do
         RUSSET_PIPELINE_STATS=$stats RUSSET_PROFILE=$p "$t" || status=1
         # the pointwise tests again with c10's software float16 conversions
         # (lavapipe passes the device check, so the default run takes the
-        # device's: src/vk/f16_check.c)
+        # device's: src/vk/device_checks.c)
         case "$t:$p" in *test_pointwise:apple)
             echo "== $t (RUSSET_PROFILE=$p RUSSET_HW_F16=0)"
             RUSSET_HW_F16=0 RUSSET_PROFILE=$p "$t" || status=1 ;;
+        esac
+        # the runtime and pointwise tests again with every float32 division
+        # rewritten, as on a device whose division is off (lavapipe's is
+        # right, so the default run leaves it: spirv.c, exact math)
+        case "$t:$p" in *test_runtime:apple|*test_pointwise:apple)
+            echo "== $t (RUSSET_PROFILE=$p RUSSET_DIVISION=corrected)"
+            RUSSET_DIVISION=corrected RUSSET_PROFILE=$p "$t" || status=1 ;;
         esac
     done
 done
