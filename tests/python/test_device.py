@@ -197,7 +197,7 @@ def test_exact_math_is_reported():
     assert 0 <= p.features.preserve_infnan <= 7 and 0 <= p.features.preserve_denorm <= 7
     if p.profile == "apple":
         assert p.features.preserve_denorm == 0 and not p.features.preserve_infnan & 4
-    if p.is_cpu:  # lavapipe
+    if p.is_cpu and not os.environ.get("RUSSET_DIVISION"):  # lavapipe divides correctly itself
         assert p.division == "device"
         assert p.features.preserve_infnan & 2
     # float32 division matches CPU's, one rounding, over many binades
