@@ -44,3 +44,31 @@ def test_coverage_command():
     assert r.returncode == 0, r.stderr
     if not os.path.exists(os.path.join(REPO, "docs", "coverage.json")):
         assert "no coverage report yet" in r.stdout
+
+
+def test_coverage_other_devices_section():
+    """A sweep on another device (compact_report) is shown beside the main
+    one: its counts, and the pairs that fail there but pass here."""
+    import json
+
+    from russet import coverage
+
+    path = os.path.join(REPO, "docs", "coverage.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        rep = json.load(f)
+    other = json.loads(json.dumps(rep))
+    other["device"] = {"name": "NVIDIA H200", "driver": "test"}
+    passing = next(r for r in other["records"] if r["class"] == "pass-native")
+    v = next(iter(passing["variants"]))
+    passing["variants"][v].update({"class": "wrong", "detail": "Tensor-likes are not close!\nmore"})
+    compact = coverage.compact_report(other, "h200-apple")
+    assert any(f["op"] == passing["op"] and f["dtype"] == passing["dtype"] and f["variant"] == v
+               and f["detail"] == "Tensor-likes are not close!" for f in compact["failing"])
+    md = coverage.render_markdown(rep, devices=[compact])
+    section = md[md.index("## Other devices"):]
+    assert "| h200-apple | NVIDIA H200 |" in section
+    assert "### h200-apple: failing there, not here (1)" in section
+    assert f"| `{passing['op']}` | {v} | {passing['dtype']} | wrong | pass-native |" in section
+    assert "## Other devices" not in coverage.render_markdown(rep, devices=[])
