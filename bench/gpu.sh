@@ -250,7 +250,9 @@ case "${1:-all}" in
                 CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY -c 'import torch, russet; p = torch.russet.get_device_properties(); print(p.profile, "division", p.division, "infnan", p.features.preserve_infnan, "denorm", p.features.preserve_denorm)'
             done
             for prof in ${CONF_PROFILES:-apple native}; do
+                # --time-limit: a sweep cut short still writes what it did
                 CUDA_VISIBLE_DEVICES= timeout ${CONF_LIMIT:-540} $PY -m russet coverage --full --profile $prof \
+                    --time-limit $(( ${CONF_LIMIT:-540} - 25 )) \
                     --jobs ${CONF_JOBS:-7} --json "$R/coverage-$prof.json" --md "$R/coverage-$prof.md" \
                     > "$R/coverage-$prof.log" 2>&1 &
             done

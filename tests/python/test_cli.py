@@ -72,3 +72,17 @@ def test_coverage_other_devices_section():
     assert "### h200-apple: failing there, not here (1)" in section
     assert f"| `{passing['op']}` | {v} | {passing['dtype']} | wrong | pass-native |" in section
     assert "## Other devices" not in coverage.render_markdown(rep, devices=[])
+
+
+def test_coverage_time_limit_writes_a_partial_report(tmp_path):
+    """A sweep stopped by --time-limit still reports the tasks it did, and
+    says it is partial (a device call that ends first loses nothing)."""
+    out = tmp_path / "rep.json"
+    r = run_cli("coverage", "--ops", "abs,neg,sin,cos,exp,log", "--time-limit", "0", "--json", str(out))
+    assert r.returncode in (0, 1), r.stderr
+    import json
+
+    rep = json.loads(out.read_text())
+    assert rep["partial"]["done"] < rep["partial"]["of"]
+    assert len(rep["records"]) == rep["partial"]["done"]
+    assert "PARTIAL" in r.stdout
