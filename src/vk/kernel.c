@@ -362,20 +362,20 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
         return rs_error(RS_ERR_COMPILE, "russet: kernel %s uses %s, which this device does not have (profile %s)",
                         name, rs_spirv_cap_name(bit), prof);
     }
-    uint32_t *fc_words = NULL;
-    size_t fc_n = 0;
+    uint32_t *em_words = NULL;
+    size_t em_n = 0;
     if (dev->exact_math) {
         st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, 1,
-                                 dev->info.division == RS_DIVISION_CORRECTED, &fc_words,
-                                 &fc_n);
+                                 dev->info.division == RS_DIVISION_CORRECTED, &em_words,
+                                 &em_n);
         if (st) return st;
     }
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = fc_words ? fc_n * 4 : size,
-                                    .pCode = fc_words ? fc_words : spirv};
+                                    .codeSize = em_words ? em_n * 4 : size,
+                                    .pCode = em_words ? em_words : spirv};
     VkShaderModule mod;
     VkResult r = vkCreateShaderModule(dev->device, &mci, NULL, &mod);
-    free(fc_words);
+    free(em_words);
     if (r != VK_SUCCESS) return rs_vk_error(r, "vkCreateShaderModule");
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,

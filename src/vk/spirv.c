@@ -59,12 +59,20 @@ const char *rs_spirv_cap_name(uint32_t bit) {
     return "?";
 }
 
-rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out) {
-    memset(out, 0, sizeof *out);
+/* The header: the magic number and an id bound that per-id tables can take. */
+static rs_status check_header(const uint32_t *words, size_t nwords) {
     if (nwords < 5 || words[0] != 0x07230203u)
         return rs_error(RS_ERR_INVALID, "russet: not a SPIR-V module (%zu words)", nwords);
+    if (words[3] == 0 || words[3] > (1u << 22))
+        return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", words[3]);
+    return RS_OK;
+}
+
+rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *out) {
+    memset(out, 0, sizeof *out);
+    rs_status hs = check_header(words, nwords);
+    if (hs) return hs;
     uint32_t bound = words[3];
-    if (bound == 0 || bound > (1u << 22)) return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", bound);
     /* per id: the size and alignment of a type, a constant's value, and
      * for a pointer type its pointee */
     uint64_t *size = calloc(bound, sizeof *size), *align = calloc(bound, sizeof *align);
@@ -219,7 +227,7 @@ static int is_preamble(uint32_t op) {
 /* a float operation whose two roundings a driver may fuse: OpFAdd, OpFSub,
  * OpFMul, OpVectorTimesScalar ... OpDot */
 static int is_contractible(uint32_t op) {
-    return op == 129 || op == 131 || op == 133 || (op >= 142 && op <= 148);
+    return op == OP_FADD || op == OP_FSUB || op == OP_FMUL || (op >= 142 && op <= 148);
 }
 
 /* the output under construction */
@@ -351,7 +359,7 @@ static const struct {
     {OP_FSUB, 0, A, 9},                   /* 18 a - p, exact (Sterbenz) */
     {OP_FSUB, 0, 18, 17},                 /* 19 the residual a - q0 b */
     {OP_FDIV, 0, 19, B},                  /* 20 the correction */
-    {OP_FADD, 0, 0, 20},                  /* 21 q1 */
+    {OP_FADD, 0, 0, 20},                  /* 21 q1 (DIV_Q1) */
     {FABS, 0, A, 0},                      /* 22 |a| */
     {FABS, 0, B, 0},                      /* 23 |b| */
     {FABS, 0, 0, 0},                      /* 24 |q0| */
@@ -368,20 +376,18 @@ static const struct {
     {OP_LOGICAL_AND, 1, 33, 34},          /* 35 ok */
 };
 #define DIV_IDS (sizeof kDivProg / sizeof kDivProg[0]) /* new ids a division takes */
-
-static int is_arith(uint16_t op) { return op == OP_FADD || op == OP_FSUB || op == OP_FMUL; }
+#define DIV_Q1 21                                             /* kDivProg's row of q1 */
 
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
                               int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
     *out = NULL;
     *out_words = 0;
-    if (nwords < 5 || words[0] != 0x07230203u)
-        return rs_error(RS_ERR_INVALID, "russet: not a SPIR-V module (%zu words)", nwords);
+    rs_status st = check_header(words, nwords);
+    if (st) return st;
     if (words[1] < 0x00010400u) return RS_OK; /* float controls are core from SPIR-V 1.4 */
     uint32_t bound = words[3];
-    if (bound == 0 || bound > (1u << 22)) return rs_error(RS_ERR_INVALID, "russet: SPIR-V id bound %u", bound);
     spv_scan sc = {0};
-    rs_status st = scan_module(words, nwords, no_contraction, exact_div, &sc);
+    st = scan_module(words, nwords, no_contraction, exact_div, &sc);
     if (st) {
         free(sc.mark);
         return st;
@@ -434,7 +440,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         if (sc.mark[id] == 1) PUT(&o, INSTR(OP_DECORATE, 3), id, DEC_NO_CONTRACTION);
     for (size_t d = 0; d < sc.ndiv; d++) /* the divisions' arithmetic: Dekker's product needs it */
         for (size_t r = 0; r < DIV_IDS; r++)
-            if (is_arith(kDivProg[r].op))
+            if (is_contractible(kDivProg[r].op))
                 PUT(&o, INSTR(OP_DECORATE, 3), div_base + (uint32_t)(DIV_IDS * d + r), DEC_NO_CONTRACTION);
     if (sc.ndiv) {
         COPY_TO(sc.funcs_at);
@@ -477,7 +483,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
                 else PUT(&o, INSTR(kDivProg[row].op, 5), ty, id, v[0], v[1]);
             }
             /* the original result: q1 where the correction holds, else q0 */
-            PUT(&o, INSTR(OP_SELECT, 6), T, w[2], base + (uint32_t)(DIV_IDS - 1), base + 21, base);
+            PUT(&o, INSTR(OP_SELECT, 6), T, w[2], base + (uint32_t)(DIV_IDS - 1), base + DIV_Q1, base);
             from = at + n;
             d++;
         }

@@ -336,26 +336,20 @@ TEST(float_controls_are_kept) {
         CHECK(f->preserve_denorm == 0); /* Metal has no denormal control */
         CHECK((f->preserve_infnan & RS_WIDTH_64) == 0);
     }
-    rs_stream *s;
-    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_stream *s = ctest_stream(dev);
     rs_kernel *k;
     CHECK_OK(rs_kernel_from_source(dev, "test_muladd", kMulAdd, NULL, &k));
     enum { N = 4 };
     /* denormal * 1, tiny * tiny -> denormal, inf * 0 -> NaN, huge * huge -> inf */
     float a[N] = {1e-40f, 1e-20f, INFINITY, 1e30f}, b[N] = {1.0f, 1e-20f, 0.0f, 1e30f}, c[N] = {0, 0, 0, -1};
-    float want[N], got[N];
+    float want[N], got[N] = {0};
     for (int i = 0; i < N; i++) {
         volatile float p = a[i] * b[i];
         want[i] = p != p ? 7.0f : p + c[i];
     }
-    uint64_t da, db, dc, dout;
-    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
-    CHECK_OK(rs_alloc(dev, sizeof a, s, &db));
-    CHECK_OK(rs_alloc(dev, sizeof a, s, &dc));
-    CHECK_OK(rs_alloc(dev, sizeof a, s, &dout));
-    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
-    CHECK_OK(rs_memcpy_htod(s, db, b, sizeof b));
-    CHECK_OK(rs_memcpy_htod(s, dc, c, sizeof c));
+    uint64_t da = ctest_upload(dev, s, a, sizeof a), db = ctest_upload(dev, s, b, sizeof b),
+             dc = ctest_upload(dev, s, c, sizeof c), dout = ctest_upload(dev, s, got, sizeof got);
+    CHECK(da && db && dc && dout);
     struct muladd_push p = {da, db, dc, dout, N, 0};
     uint32_t groups[3] = {1, 1, 1};
     rs_access acc[4] = {{da, sizeof a, 0}, {db, sizeof a, 0}, {dc, sizeof a, 0}, {dout, sizeof a, 1}};
@@ -458,14 +452,13 @@ static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
 TEST(exact_division) {
     rs_device *dev = ctest_device();
-    rs_stream *s;
-    CHECK_OK(rs_stream_get(dev, 0, &s));
+    rs_stream *s = ctest_stream(dev);
     rs_kernel *k;
     CHECK_OK(rs_kernel_from_source(dev, "test_div", kDiv, NULL, &k));
     enum { N = 1 << 14, NS = 12 };
     static const float sa[NS] = {1.0f, -0.0f, 0.0f, 1.0f, INFINITY, 3e38f, 1e-30f, 5.0f, NAN, -7.0f, 1.0f, 0.0f};
     static const float sb[NS] = {0.0f, 3.0f, -2.0f, INFINITY, 2.0f, 1e-10f, 1e30f, -0.0f, 1.0f, 7.0f, 3.0f, 0.0f};
-    float *a = malloc(N * 4), *b = malloc(N * 4), *q = malloc(N * 4), *q2 = malloc(N * 4);
+    float *a = malloc(N * 4), *b = malloc(N * 4), *q = calloc(N, 4), *q2 = calloc(N, 4);
     CHECK(a && b && q && q2);
     if (!a || !b || !q || !q2) return;
     uint32_t seed = 12345;
@@ -479,13 +472,9 @@ TEST(exact_division) {
         uint32_t ub = (lcg(&seed) & 0x807FFFFFu) | ((100u + lcg(&seed) % 56u) << 23);
         memcpy(&a[i], &ua, 4), memcpy(&b[i], &ub, 4);
     }
-    uint64_t da, db, dq, dq2;
-    CHECK_OK(rs_alloc(dev, N * 4, s, &da));
-    CHECK_OK(rs_alloc(dev, N * 4, s, &db));
-    CHECK_OK(rs_alloc(dev, N * 4, s, &dq));
-    CHECK_OK(rs_alloc(dev, N * 4, s, &dq2));
-    CHECK_OK(rs_memcpy_htod(s, da, a, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, db, b, N * 4));
+    uint64_t da = ctest_upload(dev, s, a, N * 4), db = ctest_upload(dev, s, b, N * 4),
+             dq = ctest_upload(dev, s, q, N * 4), dq2 = ctest_upload(dev, s, q2, N * 4);
+    CHECK(da && db && dq && dq2);
     struct div_push p = {da, db, dq, dq2, N, 0};
     uint32_t groups[3] = {N / 64, 1, 1};
     rs_access acc[4] = {{da, N * 4, 0}, {db, N * 4, 0}, {dq, N * 4, 1}, {dq2, N * 4, 1}};
