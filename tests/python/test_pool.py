@@ -1,8 +1,11 @@
-"""Max and average pooling natively (src/torch/ops_pool.cpp): every OpInfo
-of max_pool1d/2d/3d and avg_pool1d/2d/3d for every dtype CPU supports (float64
-on the host under apple), the indices CPU returns (first maximum, NaN wins),
-ceil_mode, padding, dilation, count_include_pad, divisor_override, the
-backward kernels (overlapping windows add), layouts and CPU's errors."""
+"""Max and average pooling natively (the C core's pooling engine,
+src/engine/pool.c, through src/torch/ops_pool.cpp): every OpInfo of
+max_pool1d/2d/3d, avg_pool1d/2d/3d and their adaptive forms for every dtype
+CPU supports (float64 on the host under apple), the indices CPU returns (the
+first maximum; the last NaN), ceil_mode, padding, dilation,
+count_include_pad, divisor_override, the backward kernels (overlapping
+windows add), channels_last kept, strided inputs, model-sized shapes, a bad
+index and CPU's errors."""
 
 import pytest
 import torch
@@ -145,3 +148,53 @@ def test_max_unpool_round_trip_gradient_and_bad_index():
     grads_match(lambda t: F.max_unpool2d(t, i.to(t.device), 3, stride=2, padding=1, output_size=(6, 6)), v)
     with pytest.raises(RuntimeError, match="out of bounds"):
         F.max_unpool2d(v.to(D), torch.full_like(i, 99).to(D), 3, stride=2, padding=1, output_size=(6, 6)).cpu()
+
+
+def test_nan_windows_take_the_last_nan_like_cpu():
+    nan = float("nan")
+    x = torch.tensor([[[[1., nan, 3.], [nan, 2., nan], [0., 5., 1.]]]])
+    for fn in (lambda t: F.max_pool2d(t, 3, stride=1, padding=1, return_indices=True),
+               lambda t: F.max_pool2d(t, 2, stride=1, return_indices=True),
+               lambda t: F.adaptive_max_pool2d(t, (2, 2), return_indices=True)):
+        vc, ic = fn(x)
+        vd, id_ = host_free(lambda: fn(x.to(D)))
+        assert_close(vd.cpu(), vc, equal_nan=True)
+        assert torch.equal(id_.cpu(), ic)
+
+
+@pytest.mark.parametrize("fn", [lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
+                                lambda t: F.adaptive_avg_pool2d(t, (1, 1)), lambda t: F.adaptive_avg_pool2d(t, (3, 5)),
+                                lambda t: F.adaptive_max_pool2d(t, (2, 3))])
+def test_channels_last_is_kept_and_strided_inputs(fn):
+    torch.manual_seed(7)
+    x = torch.randn(2, 5, 9, 11).to(memory_format=torch.channels_last)
+    grads_match(fn, x)
+    yc, yd = fn(x), host_free(lambda: fn(x.to(D)))
+    assert yd.is_contiguous(memory_format=torch.channels_last) == yc.is_contiguous(memory_format=torch.channels_last)
+    # a strided view (every other column, channels permuted)
+    xs = torch.randn(2, 5, 9, 22)[..., ::2].permute(0, 1, 3, 2)
+    assert_close(host_free(lambda: fn(xs.to(D))).cpu(), fn(xs))
+
+
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_resnet_sized_pooling(memory_format):
+    # ResNet's stem max pool and head average pool, forward and backward
+    torch.manual_seed(8)
+    grads_match(lambda t: F.max_pool2d(t, 3, 2, 1),
+                torch.randn(4, 64, 56, 56).to(memory_format=memory_format))
+    grads_match(lambda t: F.adaptive_avg_pool2d(t, (1, 1)),
+                torch.randn(4, 512, 7, 7).to(memory_format=memory_format))
+
+
+def test_backward_with_indices_outside_their_windows_raises():
+    x = torch.randn(1, 1, 4, 4)
+    _, i = F.max_pool2d(x, 2, return_indices=True)
+    bad = i.clone()
+    bad[0, 0, 0, 0] = 15  # the bottom-right element: not in window (0, 0)
+    g = torch.ones(1, 1, 2, 2, device=D)
+    with pytest.raises(RuntimeError, match="index"):
+        torch.ops.aten.max_pool2d_with_indices_backward(g, x.to(D), [2, 2], [2, 2], [0, 0], [1, 1], False,
+                                                        bad.to(D)).cpu()
+    # the device is usable afterwards
+    gi = torch.ops.aten.max_pool2d_with_indices_backward(g, x.to(D), [2, 2], [2, 2], [0, 0], [1, 1], False, i.to(D))
+    assert gi.sum().item() == 4

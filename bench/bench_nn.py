@@ -1,0 +1,108 @@
+"""Neural-network kernel benchmarks (issue 16), russet beside a peer measured
+in the same run: torch CUDA where a CUDA device exists (the lent H200), else
+torch CPU.
+
+    python bench/bench_nn.py [--batch N] [--reps R] [--json out.json]
+
+Pooling (the C core's pooling engine): ResNet's stem max pool (3x3 stride 2
+pad 1) forward and forward + backward, in NCHW and channels_last; average
+pooling; the head's adaptive average pool. Each row prints the time per
+call and the bandwidth (bytes read + written by the forward, or by forward
+and backward, over time), and russet's bandwidth over the peer's (target on
+the H200: >= 0.7x). Nothing fails on a slow result.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import russet  # noqa: E402,F401
+from bench_pointwise import best_time  # noqa: E402
+
+TARGET = "0.70"
+
+
+def fwd_bwd(fn, x):
+    """forward + backward of fn at x (a leaf that needs its gradient)"""
+    def run():
+        x.grad = None
+        y = fn(x)
+        y.backward(torch.ones_like(y))
+    return run
+
+
+def cases(dev, batch):
+    """name -> (callable, bytes moved)"""
+    out = {}
+    for fmt_name, fmt in (("", torch.contiguous_format), (" CL", torch.channels_last)):
+        x = torch.randn(batch, 64, 64, 64, device=dev).to(memory_format=fmt)
+        xg = x.detach().clone().requires_grad_()
+        nx = x.numel() * 4
+        ny = nx // 4  # 64x64 -> 32x32
+        out[f"max_pool2d 3x3 s2 ({batch},64,64,64){fmt_name}"] = (lambda x=x: F.max_pool2d(x, 3, 2, 1), nx + 3 * ny)
+        # backward: reads grad and indices, writes grad_input
+        out[f"max_pool2d fwd+bwd ({batch},64,64,64){fmt_name}"] = (
+            fwd_bwd(lambda t: F.max_pool2d(t, 3, 2, 1), xg), nx + 3 * ny + 3 * ny + nx)
+        out[f"avg_pool2d 3x3 s2 ({batch},64,64,64){fmt_name}"] = (lambda x=x: F.avg_pool2d(x, 3, 2, 1), nx + ny)
+        h = torch.randn(batch, 512, 7, 7, device=dev).to(memory_format=fmt)
+        hg = h.detach().clone().requires_grad_()
+        nh = h.numel() * 4
+        out[f"adaptive_avg_pool2d 1x1 ({batch},512,7,7){fmt_name}"] = (
+            lambda h=h: F.adaptive_avg_pool2d(h, 1), nh + batch * 512 * 4)
+        out[f"adaptive_avg_pool2d fwd+bwd ({batch},512,7,7){fmt_name}"] = (
+            fwd_bwd(lambda t: F.adaptive_avg_pool2d(t, 1), hg), 2 * nh + 2 * batch * 512 * 4)
+    return out
+
+
+def run(dev, batch, reps):
+    res = {}
+    for name, (fn, nbytes) in cases(dev, batch).items():
+        t = best_time(fn, dev, reps)
+        res[name] = {"ms": t * 1e3, "gbs": nbytes / t / 1e9}
+    return res
+
+
+def check():
+    """What is timed is right (against CPU)."""
+    x = torch.randn(2, 8, 16, 16)
+    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
+               lambda t: F.adaptive_avg_pool2d(t, 1)):
+        assert torch.allclose(fn(x.to("russet")).cpu(), fn(x), atol=1e-6)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=None)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    peer = "cuda" if torch.cuda.is_available() else "cpu"
+    batch = args.batch or (64 if peer == "cuda" else 4)
+    props = torch.russet.get_device_properties()
+    print(f"russet on {props.name} ({props.driver}), profile {props.profile}; peer: torch {peer}")
+    print(f"torch {torch.__version__}\n")
+    check()
+    r = run("russet", batch, args.reps)
+    p = run(peer, batch, args.reps)
+    w = max(len(k) for k in r)
+    print(f"{'benchmark':<{w}}  {'russet':>20}  {'torch ' + peer:>20}  {'ratio':>6}  target")
+    for k in r:
+        a, b = r[k], p[k]
+        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a['gbs']:>6.1f} GB/s  {b['ms']:>7.3f} ms {b['gbs']:>6.1f} GB/s  "
+              f"{a['gbs'] / b['gbs']:>5.2f}x  {TARGET}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": props.name, "peer": peer, "batch": batch, "results": {"russet": r, peer: p}}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()

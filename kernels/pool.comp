@@ -1,0 +1,301 @@
+// pool.comp: max and average pooling over (N, C, D, H, W) views with any
+// strides (1-d and 2-d pooling arrive with unit leading spatial dims), and
+// their backward kernels (src/engine/pool.c; contract in russet.h, rs_pool).
+//
+// One invocation per result element: forward, an output element reduces its
+// window; backward, an input element gathers the outputs whose windows hold
+// it (no atomics, so no float atomics on any device, and the same bits every
+// run). The gather walks those outputs in ascending order, the order in
+// which CPU's kernels add into grad_input.
+//
+// Defines: MODE (0 max, 1 avg, 2 max backward, 3 avg backward), ADAPTIVE
+// (0 fixed windows, 1 adaptive), DT (the dtype of every pooled tensor).
+// Arithmetic in DT's opmath type: float for the float32 family, double for
+// float64, int64 for integers.
+//
+// Parameter block (int64, in the stream arena): see the PP_ names below.
+#version 460
+#include "common/dtype.glsl"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+#include "common/error.glsl"
+
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push {
+    uint64_t src;     // forward: input; backward: grad_output
+    uint64_t dst;     // forward: output; backward: grad_input
+    uint64_t idx;     // max: indices (int64)
+    uint64_t params;  // the parameter block
+    uint64_t items;   // dst's elements
+    uint64_t err;
+    uint site;
+    uint cl;          // 1: items run channels fastest (dst is channels_last)
+} pc;
+
+#define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
+
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+
+// the parameter block's slots
+#define PP_N 0
+#define PP_C 1
+#define PP_IN 2        // 3 slots each: d, h, w
+#define PP_OUT 5
+#define PP_KERNEL 8
+#define PP_STRIDE 11
+#define PP_PAD 14
+#define PP_DIL 17
+#define PP_DIVISOR 20  // divisor_override, 0 for none
+#define PP_INCL_PAD 21
+#define PP_SRC_ST 22   // 5 slots each: n, c, d, h, w
+#define PP_DST_ST 27
+#define PP_IDX_ST 32
+
+int64_t po_param(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+
+#define ACC RS_OPMT(DT)
+#if RS_IS_DBL(DT)
+void po_store(int64_t o, double v) { RS_SET_D(DT)(pc.dst, o, doubleBitsToUint64(v)); }
+#elif RS_IS_INT(DT)
+void po_store(int64_t o, int64_t v) { RS_SET_I(DT)(pc.dst, o, uint64_t(v)); }
+#else
+void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
+#endif
+
+// geometry, read once per invocation
+int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
+
+// Window of output o along dim j: positions [lo, hi) step `step` (fixed
+// windows: dilation; only positions inside the input). CPU's clipping.
+void po_window(int j, int o, out int lo, out int hi, out int step) {
+#if ADAPTIVE
+    lo = int((int64_t(o) * int64_t(in_[j])) / int64_t(out_[j]));
+    hi = int((int64_t(o + 1) * int64_t(in_[j]) + int64_t(out_[j]) - 1L) / int64_t(out_[j]));
+    step = 1;
+#else
+    int start = o * str[j] - pad[j];
+    step = dil[j];
+    // first position >= 0 on the dilation grid, and one past the last < in
+    lo = start < 0 ? start + ((-start + step - 1) / step) * step : start;
+    int last = start + (ker[j] - 1) * step;
+    if (last >= in_[j]) last = start + ((in_[j] - 1 - start) / step) * step;
+    hi = last + 1;
+#endif
+}
+
+#if MODE == 1 || MODE == 3
+// avg: the divisor of output o (od, oh, ow). Fixed windows, as CPU's
+// avg_pool kernels: the window clipped to the padded input, then to the
+// input unless count_include_pad.
+int64_t po_divisor(int o[3]) {
+    int64_t ov = po_param(PP_DIVISOR);
+    if (ov != 0L) return ov;
+    int64_t size = 1L, clipped = 1L;
+    for (int j = 0; j < 3; ++j) {
+        int start = o[j] * str[j] - pad[j];
+        int end = min(start + ker[j], in_[j] + pad[j]);
+        size *= int64_t(end - start);
+        clipped *= int64_t(min(end, in_[j]) - max(start, 0));
+    }
+    return po_param(PP_INCL_PAD) != 0L ? size : clipped;
+}
+#endif
+
+#if MODE >= 2 && !ADAPTIVE
+// the output whose window holds position p at kernel offset k along dim j,
+// or -1
+int po_out_of(int j, int p, int k) {
+    int t = p + pad[j] - k * dil[j];
+    if (t < 0 || t % str[j] != 0) return -1;
+    int o = t / str[j];
+    return o < out_[j] ? o : -1;
+}
+#endif
+
+#if MODE == 2
+// whether flat index ix (in the input's spatial plane) lies in output o's
+// window
+bool po_in_window(int64_t ix, int64_t plane, int o[3]) {
+    if (ix < 0L || ix >= plane) return false;
+    int p[3];
+    p[2] = int(ix % int64_t(in_[2]));
+    ix /= int64_t(in_[2]);
+    p[1] = int(ix % int64_t(in_[1]));
+    p[0] = int(ix / int64_t(in_[1]));
+    for (int j = 0; j < 3; ++j) {
+        int lo, hi, step;
+        po_window(j, o[j], lo, hi, step);
+        if (p[j] < lo || p[j] >= hi || (p[j] - lo) % step != 0) return false;
+    }
+    return true;
+}
+#endif
+
+// item -> (n, c, d, h, w) over sizes sz (5 dims), channels fastest when cl
+void po_coords(uint64_t item, const int64_t sz[5], out int64_t co[5]) {
+    uint64_t i = item, r;
+    if (pc.cl != 0u) {
+        rs_divmod(i, uint64_t(sz[1]), r);
+        co[1] = int64_t(r);
+        for (int d = 4; d >= 2; --d) {
+            rs_divmod(i, uint64_t(sz[d]), r);
+            co[d] = int64_t(r);
+        }
+    } else {
+        for (int d = 4; d >= 1; --d) {
+            rs_divmod(i, uint64_t(sz[d]), r);
+            co[d] = int64_t(r);
+        }
+    }
+    co[0] = int64_t(i);
+}
+
+int64_t po_offset(int base, const int64_t co[5]) {
+    int64_t o = 0L;
+    for (int d = 0; d < 5; ++d) o += co[d] * po_param(base + d);
+    return o;
+}
+
+void main() {
+    for (int j = 0; j < 3; ++j) {
+        in_[j] = int(po_param(PP_IN + j));
+        out_[j] = int(po_param(PP_OUT + j));
+        ker[j] = int(po_param(PP_KERNEL + j));
+        str[j] = int(po_param(PP_STRIDE + j));
+        pad[j] = int(po_param(PP_PAD + j));
+        dil[j] = int(po_param(PP_DIL + j));
+    }
+    int64_t sz[5];
+    sz[0] = po_param(PP_N);
+    sz[1] = po_param(PP_C);
+    for (int j = 0; j < 3; ++j) sz[2 + j] = int64_t(MODE < 2 ? out_[j] : in_[j]);
+    int64_t plane = int64_t(in_[0]) * int64_t(in_[1]) * int64_t(in_[2]);
+
+    RS_FOR_EACH(item, pc.items) {
+        int64_t co[5];
+        po_coords(item, sz, co);
+        int64_t dst_off = po_offset(PP_DST_ST, co);
+#if MODE < 2
+        // ---- forward: reduce output (od, oh, ow)'s window
+        int lo[3], hi[3], step[3];
+        for (int j = 0; j < 3; ++j) po_window(j, int(co[2 + j]), lo[j], hi[j], step[j]);
+        int64_t base = co[0] * po_param(PP_SRC_ST) + co[1] * po_param(PP_SRC_ST + 1);
+        int64_t sd = po_param(PP_SRC_ST + 2), sh = po_param(PP_SRC_ST + 3), sw = po_param(PP_SRC_ST + 4);
+#if MODE == 0
+        // CPU: the first position is the index of a window with no larger
+        // value; a larger value or any NaN takes over (the last NaN wins)
+#if RS_IS_INT(DT)
+        ACC m = ACC(0x8000000000000000UL);
+#elif RS_IS_DBL(DT)
+        ACC m = uint64BitsToDouble(0xFFF0000000000000UL);
+#else
+        ACC m = uintBitsToFloat(0xFF800000u);
+#endif
+        int64_t arg = (int64_t(lo[0]) * int64_t(in_[1]) + int64_t(lo[1])) * int64_t(in_[2]) + int64_t(lo[2]);
+        for (int d = lo[0]; d < hi[0]; d += step[0])
+            for (int h = lo[1]; h < hi[1]; h += step[1])
+                for (int w = lo[2]; w < hi[2]; w += step[2]) {
+                    ACC v = RS_LDO(DT)(pc.src, base + int64_t(d) * sd + int64_t(h) * sh + int64_t(w) * sw);
+#if RS_IS_INT(DT)
+                    bool take = v > m;
+#else
+                    bool take = v > m || isnan(v);
+#endif
+                    if (take) {
+                        m = v;
+                        arg = (int64_t(d) * int64_t(in_[1]) + int64_t(h)) * int64_t(in_[2]) + int64_t(w);
+                    }
+                }
+        po_store(dst_off, m);
+        RsI64(pc.idx + 8UL * uint64_t(po_offset(PP_IDX_ST, co))).v = arg;
+#else
+        ACC sum = ACC(0);
+        for (int d = lo[0]; d < hi[0]; d += step[0])
+            for (int h = lo[1]; h < hi[1]; h += step[1])
+                for (int w = lo[2]; w < hi[2]; w += step[2])
+                    sum += RS_LDO(DT)(pc.src, base + int64_t(d) * sd + int64_t(h) * sh + int64_t(w) * sw);
+#if ADAPTIVE
+        // CPU: sum / kd / kh / kw, one division per dim
+        for (int j = 0; j < 3; ++j) sum /= ACC(hi[j] - lo[j]);
+#else
+        int o3[3] = {int(co[2]), int(co[3]), int(co[4])};
+        sum /= ACC(po_divisor(o3));  // int64: truncated, as CPU
+#endif
+        po_store(dst_off, sum);
+#endif
+#else
+        // ---- backward: input element (id, ih, iw) gathers its outputs
+        int p[3] = {int(co[2]), int(co[3]), int(co[4])};
+        // the outputs along dim j whose windows hold p[j]: [olo, ohi) for
+        // adaptive windows; fixed: o = (p + pad - k dil) / stride for the
+        // kernel offsets k walked downwards (o ascending)
+        int olo[3], ohi[3];
+        for (int j = 0; j < 3; ++j) {
+#if ADAPTIVE
+            olo[j] = int((int64_t(p[j]) * int64_t(out_[j])) / int64_t(in_[j]));
+            ohi[j] = int((int64_t(p[j] + 1) * int64_t(out_[j]) + int64_t(in_[j]) - 1L) / int64_t(in_[j]));
+#else
+            olo[j] = ker[j] - 1;  // k, downwards to 0
+            ohi[j] = -1;
+#endif
+        }
+        int64_t base = co[0] * po_param(PP_SRC_ST) + co[1] * po_param(PP_SRC_ST + 1);
+        int64_t ibase = co[0] * po_param(PP_IDX_ST) + co[1] * po_param(PP_IDX_ST + 1);
+        int64_t self_ix = (int64_t(p[0]) * int64_t(in_[1]) + int64_t(p[1])) * int64_t(in_[2]) + int64_t(p[2]);
+        ACC acc = ACC(0);
+#if ADAPTIVE
+#define PO_LOOP(j, o) for (int o = olo[j]; o < ohi[j]; ++o)
+#define PO_OUT(j, o) o
+#define PO_SKIP(j, o) false
+#else
+#define PO_LOOP(j, o) for (int o = olo[j]; o > ohi[j]; --o)
+        // kernel offset k -> output, -1 when no window at k holds p
+#define PO_OUT(j, k) po_out_of(j, p[j], k)
+#define PO_SKIP(j, o) (o < 0)
+#endif
+        PO_LOOP(0, k0) {
+            int o0 = PO_OUT(0, k0);
+            if (PO_SKIP(0, o0)) continue;
+            PO_LOOP(1, k1) {
+                int o1 = PO_OUT(1, k1);
+                if (PO_SKIP(1, o1)) continue;
+                PO_LOOP(2, k2) {
+                    int o2 = PO_OUT(2, k2);
+                    if (PO_SKIP(2, o2)) continue;
+                    int64_t oo = int64_t(o0) * po_param(PP_SRC_ST + 2) + int64_t(o1) * po_param(PP_SRC_ST + 3) +
+                                 int64_t(o2) * po_param(PP_SRC_ST + 4);
+#if MODE == 2
+                    int64_t io = int64_t(o0) * po_param(PP_IDX_ST + 2) + int64_t(o1) * po_param(PP_IDX_ST + 3) +
+                                 int64_t(o2) * po_param(PP_IDX_ST + 4);
+                    int64_t ix = RsI64(pc.idx + 8UL * uint64_t(ibase + io)).v;
+                    if (ix == self_ix) {
+                        acc += RS_LDO(DT)(pc.src, base + oo);
+                    } else if (!po_in_window(ix, plane, int[3](o0, o1, o2))) {
+                        rs_raise(1u, ix);
+                    }
+#else
+#if ADAPTIVE
+                    // CPU: grad / kd / kh / kw
+                    ACC g = RS_LDO(DT)(pc.src, base + oo);
+                    int o3[3] = {o0, o1, o2};
+                    for (int j = 0; j < 3; ++j) {
+                        int lo, hi, step;
+                        po_window(j, o3[j], lo, hi, step);
+                        g /= ACC(hi - lo);
+                    }
+                    acc += g;
+#else
+                    acc += RS_LDO(DT)(pc.src, base + oo) / ACC(po_divisor(int[3](o0, o1, o2)));
+#endif
+#endif
+                }
+            }
+        }
+        po_store(dst_off, acc);
+#endif
+    }
+}

@@ -1,0 +1,183 @@
+/* pool.c: max and average pooling, fixed and adaptive windows, forward and
+ * backward (kernels/pool.comp; the contract is rs_pool in russet.h).
+ *
+ * Every view is taken as (N, C, D, H, W): 1-d and 2-d pooling get unit
+ * leading spatial dims (size 1, window 1). The geometry and the views'
+ * strides travel in a parameter block in the stream arena. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+enum { PP_SLOTS = 37 }; /* kernels/pool.comp's PP_ slots */
+
+/* positions and sizes are computed in 32-bit arithmetic in the kernel */
+#define POOL_DIM_MAX (1LL << 30)
+
+static const char *pool_name(rs_pool_op op, int adaptive) {
+    static const char *const fixed[4] = {"max_pool", "avg_pool", "max_pool_backward", "avg_pool_backward"};
+    static const char *const adapt[4] = {"adaptive_max_pool", "adaptive_avg_pool", "adaptive_max_pool_backward",
+                                         "adaptive_avg_pool_backward"};
+    return (adaptive ? adapt : fixed)[op];
+}
+
+static int float_kind(rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
+}
+
+/* the dtypes each op computes (CPU's, but bool, which CPU refuses too) */
+static int dtype_supported(rs_pool_op op, rs_dtype dt) {
+    switch (op) {
+    case RS_POOL_MAX:
+        return float_kind(dt) || dt == RS_UINT8 || dt == RS_INT8 || dt == RS_INT16 || dt == RS_INT32 ||
+               dt == RS_INT64;
+    case RS_POOL_AVG: return float_kind(dt) || dt == RS_INT64;
+    default: return float_kind(dt);
+    }
+}
+
+/* a (N, C, spatial...) view's sizes and strides as 5 dims */
+static void as5(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]) {
+    for (int d = 0; d < 5; ++d) sizes[d] = 1, strides[d] = 0;
+    for (int d = 0; d < 2; ++d) sizes[d] = t->sizes[d], strides[d] = t->strides[d];
+    for (int j = 0; j < dims; ++j) {
+        sizes[5 - dims + j] = t->sizes[2 + j];
+        strides[5 - dims + j] = t->strides[2 + j];
+    }
+}
+
+static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
+    if (t->ndim != 2 + dims)
+        return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims (N, C, spatial), got %d", name, what, 2 + dims,
+                        t->ndim);
+    if (t->dtype != dt)
+        return rs_error(RS_ERR_INVALID, "%s: %s is %s, expected %s", name, what, rs_dtype_name(t->dtype),
+                        rs_dtype_name(dt));
+    for (int d = 0; d < t->ndim; ++d)
+        if (t->sizes[d] < 0 || (d >= 2 && t->sizes[d] >= POOL_DIM_MAX))
+            return rs_error(RS_ERR_INVALID, "%s: %s's size %lld in dim %d is out of range", name, what,
+                            (long long)t->sizes[d], d);
+    return RS_OK;
+}
+
+static int same_sizes(const int64_t a[5], const int64_t b[5]) {
+    for (int d = 0; d < 5; ++d)
+        if (a[d] != b[d]) return 0;
+    return 1;
+}
+
+/* Fixed windows must each hold a position of the input (CPU's shape checks
+ * ensure it; an empty window would have no maximum). */
+static rs_status check_windows(const char *name, const rs_pool *p, const int64_t in[5], const int64_t out[5],
+                               const int64_t g[4][3]) {
+    for (int j = 0; j < 3; ++j) {
+        int64_t i = in[2 + j], o = out[2 + j], k = g[0][j], st = g[1][j], pd = g[2][j], dl = g[3][j];
+        if (p->adaptive) {
+            if (i <= 0 || o <= 0) return rs_error(RS_ERR_INVALID, "%s: empty input or output size", name);
+            continue;
+        }
+        if (k < 1 || st < 1 || dl < 1 || pd < 0 || k * dl >= POOL_DIM_MAX || st >= POOL_DIM_MAX || pd >= POOL_DIM_MAX)
+            return rs_error(RS_ERR_INVALID, "%s: bad window (kernel %lld, stride %lld, padding %lld, dilation %lld)",
+                            name, (long long)k, (long long)st, (long long)pd, (long long)dl);
+        if (pd > (k - 1) * dl || (o - 1) * st - pd >= i)
+            return rs_error(RS_ERR_INVALID, "%s: a window (kernel %lld, stride %lld, padding %lld) lies outside the "
+                            "input (size %lld, %lld outputs)", name, (long long)k, (long long)st, (long long)pd,
+                            (long long)i, (long long)o);
+    }
+    return RS_OK;
+}
+
+rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_pool: missing arguments");
+    if ((int)p->op < 0 || p->op > RS_POOL_AVG_BACKWARD) return rs_error(RS_ERR_INVALID, "rs_pool: bad op");
+    const char *name = pool_name(p->op, p->adaptive != 0);
+    int backward = p->op >= RS_POOL_MAX_BACKWARD, is_max = p->op == RS_POOL_MAX || p->op == RS_POOL_MAX_BACKWARD;
+    if (p->dims < 1 || p->dims > 3) return rs_error(RS_ERR_INVALID, "%s: %d spatial dims (1 to 3)", name, p->dims);
+    const rs_tensor *in_t = backward ? &p->grad_input : &p->input;
+    rs_dtype dt = in_t->dtype;
+    if (!dtype_supported(p->op, dt))
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    if (rs_dtype_needs_fp64(dt) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs float64 arithmetic, which this device lacks", name,
+                        rs_dtype_name(dt));
+    rs_status st;
+    if ((st = check_view(name, backward ? "grad_input" : "input", in_t, p->dims, dt)) != RS_OK) return st;
+    if ((st = check_view(name, backward ? "grad_output" : "output", &p->output, p->dims, dt)) != RS_OK) return st;
+    if (is_max && (st = check_view(name, "indices", &p->indices, p->dims, RS_INT64)) != RS_OK) return st;
+
+    int64_t in[5], out[5], src_st[5], dst_st[5], idx[5] = {0}, idx_st[5] = {0};
+    as5(in_t, p->dims, in, backward ? dst_st : src_st);
+    as5(&p->output, p->dims, out, backward ? src_st : dst_st);
+    if (is_max) as5(&p->indices, p->dims, idx, idx_st);
+    if (in[0] != out[0] || in[1] != out[1])
+        return rs_error(RS_ERR_INVALID, "%s: input (%lld, %lld, ...) and output (%lld, %lld, ...) differ in N or C",
+                        name, (long long)in[0], (long long)in[1], (long long)out[0], (long long)out[1]);
+    if (is_max && !same_sizes(idx, out))
+        return rs_error(RS_ERR_INVALID, "%s: indices must have the output's sizes", name);
+    int64_t items = backward ? rs_tensor_numel(in_t) : rs_tensor_numel(&p->output);
+    if (items == 0) return RS_OK;
+    if (backward && rs_tensor_numel(&p->output) == 0) {
+        uint8_t zero[16] = {0}; /* no outputs: the gradient is zero */
+        return rs_fill(s, in_t, zero);
+    }
+    if (!backward && rs_tensor_numel(in_t) == 0)
+        return rs_error(RS_ERR_INVALID, "%s: an empty input has no windows", name);
+
+    /* geometry as 3 spatial dims: kernel, stride, pad, dilation */
+    int64_t g[4][3];
+    for (int j = 0; j < 3; ++j) g[0][j] = g[1][j] = g[3][j] = 1, g[2][j] = 0;
+    for (int j = 0; j < p->dims; ++j) {
+        int k = 3 - p->dims + j;
+        g[0][k] = p->kernel[j];
+        g[1][k] = p->stride[j];
+        g[2][k] = p->pad[j];
+        g[3][k] = is_max ? p->dil[j] : 1;
+    }
+    if ((st = check_windows(name, p, in, out, g)) != RS_OK) return st;
+
+    uint64_t addr;
+    void *host = NULL;
+    if ((st = rs_stream_arena(s, PP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
+    int64_t *pp = host;
+    pp[0] = in[0];
+    pp[1] = in[1];
+    for (int j = 0; j < 3; ++j) {
+        pp[2 + j] = in[2 + j];
+        pp[5 + j] = out[2 + j];
+        for (int q = 0; q < 4; ++q) pp[8 + 3 * q + j] = g[q][j];
+    }
+    pp[20] = p->adaptive ? 0 : p->divisor_override;
+    pp[21] = p->count_include_pad != 0;
+    memcpy(pp + 22, src_st, sizeof src_st);
+    memcpy(pp + 27, dst_st, sizeof dst_st);
+    memcpy(pp + 32, idx_st, sizeof idx_st);
+
+    const rs_tensor *src = backward ? &p->output : &p->input, *dst = backward ? &p->grad_input : &p->output;
+    struct {
+        uint64_t src, dst, idx, params, items, err;
+        uint32_t site, cl;
+    } pc;
+    memset(&pc, 0, sizeof pc);
+    rs_device *dev = rs_stream_device(s);
+    pc.src = src->address;
+    pc.dst = dst->address;
+    pc.idx = is_max ? p->indices.address : 0;
+    pc.params = addr;
+    pc.items = (uint64_t)items;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, name);
+    /* channels fastest when the written view is channels_last (C stride 1),
+     * so neighbouring invocations write neighbouring elements */
+    int64_t dsz[5], dstr[5];
+    as5(dst, p->dims, dsz, dstr);
+    pc.cl = dsz[1] > 1 && dstr[1] == 1;
+
+    char defines[64];
+    snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d", (int)p->op, p->adaptive != 0, (int)dt);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(dev, "pool.comp", defines, &k)) != RS_OK) return st;
+    rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 0}};
+    int n_acc = 2;
+    if (is_max) acc[n_acc++] = rs_tensor_access(&p->indices, !backward);
+    return rs_launch(s, k, (uint64_t)items, &pc, sizeof pc, acc, n_acc);
+}
