@@ -6,7 +6,10 @@ torch CPU.
 
 Pooling (the C core's pooling engine): ResNet's stem max pool (3x3 stride 2
 pad 1) forward and forward + backward, in NCHW and channels_last; average
-pooling; the head's adaptive average pool. Each row prints the time per
+pooling; the head's adaptive average pool. Normalization (the normalization
+engine): batch norm in training (running statistics updated) forward and
+forward + backward, NCHW and channels_last; layer norm (tokens, 768)
+forward and forward + backward. Each row prints the time per
 call and the bandwidth (bytes read + written by the forward, or by forward
 and backward, over time), and russet's bandwidth over the peer's (target on
 the H200: >= 0.7x). Nothing fails on a slow result.
@@ -59,6 +62,18 @@ def cases(dev, batch):
             lambda h=h: F.adaptive_avg_pool2d(h, 1), nh + batch * 512 * 4)
         out[f"adaptive_avg_pool2d fwd+bwd ({batch},512,7,7){fmt_name}"] = (
             fwd_bwd(lambda t: F.adaptive_avg_pool2d(t, 1), hg), 2 * nh + 2 * batch * 512 * 4)
+        # batch norm, training: reads x twice (statistics, normalization),
+        # writes y; the backward reads x and g twice, writes the gradient
+        bn = torch.nn.BatchNorm2d(64).to(dev)
+        out[f"batch_norm train ({batch},64,64,64){fmt_name}"] = (lambda x=x, bn=bn: bn(x), 3 * nx)
+        out[f"batch_norm fwd+bwd ({batch},64,64,64){fmt_name}"] = (fwd_bwd(bn, xg), 3 * nx + 5 * nx)
+    tokens = batch * 64
+    t = torch.randn(tokens, 768, device=dev)
+    tg = t.detach().clone().requires_grad_()
+    ln = torch.nn.LayerNorm(768).to(dev)
+    nt = t.numel() * 4
+    out[f"layer_norm ({tokens},768)"] = (lambda: ln(t), 3 * nt)
+    out[f"layer_norm fwd+bwd ({tokens},768)"] = (fwd_bwd(ln, tg), 3 * nt + 5 * nt)
     return out
 
 
@@ -74,7 +89,8 @@ def check():
     """What is timed is right (against CPU)."""
     x = torch.randn(2, 8, 16, 16)
     for fn in (lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
-               lambda t: F.adaptive_avg_pool2d(t, 1)):
+               lambda t: F.adaptive_avg_pool2d(t, 1), lambda t: F.batch_norm(t, None, None, training=True),
+               lambda t: F.layer_norm(t, [16])):
         assert torch.allclose(fn(x.to("russet")).cpu(), fn(x), atol=1e-6)
 
 

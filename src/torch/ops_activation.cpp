@@ -528,7 +528,10 @@ Tensor& rrelu_with_noise_into(const Tensor& self, Tensor& noise, const Scalar& l
   }
   TORCH_CHECK(at::isFloatingType(self.scalar_type()), "\"rrelu_with_noise_out_cpu\" not implemented for '",
               self.scalar_type(), "'");
-  Tensor u = at::empty(self.sizes(), self.options().dtype(at::kFloat));
+  // the slopes in float32, float64 for float64 (whose kernel compares in
+  // float64: a tiny negative double must not round to 0)
+  auto ut = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  Tensor u = at::empty(self.sizes(), self.options().dtype(ut));
   u.uniform_(lower.toDouble(), upper.toDouble(), gen);
   {
     auto iter = at::TensorIteratorConfig()
@@ -537,7 +540,7 @@ Tensor& rrelu_with_noise_into(const Tensor& self, Tensor& noise, const Scalar& l
                     .add_const_input(self)
                     .add_const_input(u)
                     .build();
-    run_pointwise(iter, "rrelu_noise", "rs_act_rrelu_noise(a, b)", Result::Compute, {}, at::kFloat, 0b11);
+    run_pointwise(iter, "rrelu_noise", "rs_act_rrelu_noise(a, b)", Result::Compute, {}, ut, 0b11);
   }
   {
     auto iter = at::TensorIteratorConfig().set_check_mem_overlap(false).add_output(output).add_const_input(self)

@@ -1,8 +1,14 @@
 // Normalization layers: native_layer_norm and native_batch_norm with their
-// backward kernels, and native_group_norm. Each is
-// composed here from native reductions (var_mean, sum) and pointwise ops,
-// in float32 for float16/bfloat16 inputs as CPU computes them. On a device
-// without fp64, float64 inputs run the whole op through host execution.
+// backward kernels, and native_group_norm. The passes over the tensor run
+// in the C core's normalization engine (rs_norm_run, src/engine/norm.c):
+// statistics by Welford in one read, the normalization and its affine in
+// one read and one write, the backward's row and column sums and its
+// elementwise formula; what is per channel or per row (rstd, batch norm's
+// alpha and beta, the running statistics) is small and composed here from
+// the native engines, in CPU's order and dtypes. float16/bfloat16 compute
+// in float32 as CPU does. On a device without fp64, float64 inputs run the
+// whole op through host execution. group_norm's backward is still composed
+// from reductions and pointwise ops.
 #include "torch/reduce.h"
 
 #include <ATen/AccumulateType.h>
@@ -49,6 +55,63 @@ at::ScalarType acc_type(const Tensor& x) {
   return c10::isReducedFloatingType(x.scalar_type()) ? at::kFloat : x.scalar_type();
 }
 
+// ---------------------------------------------------------------- the engine
+
+// the engine's vectors: float32, or float64 for float64 inputs
+at::ScalarType vec_type(const Tensor& x) { return x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat; }
+
+uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
+
+// an optional per-channel parameter as a contiguous vector of vec_type
+Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
+  return defined(t) ? t->reshape({n}).to(vec_type(x)).contiguous() : Tensor();
+}
+
+void run_norm(rs_norm p, const Tensor& x) {
+  p.dtype = static_cast<rs_dtype>(x.scalar_type());
+  rs_status st = rs_norm_run(current_stream_for(x), &p);
+  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
+  check(st);
+}
+
+// per-row statistics of contiguous (m, n) rows: mean and biased variance
+std::pair<Tensor, Tensor> row_stats(const Tensor& x, int64_t m, int64_t n) {
+  Tensor mean = at::empty({m}, x.options().dtype(vec_type(x))), var = at::empty({m}, mean.options());
+  rs_norm p{};
+  p.op = RS_NORM_STATS;
+  p.x = address_of(x);
+  p.rows = m;
+  p.outer = 1;
+  p.inner = n;
+  p.row_stride = n;
+  p.out1 = address_of(mean);
+  p.out2 = address_of(var);
+  run_norm(p, x);
+  return {mean, var};
+}
+
+// y = ((x - a[r]) * b[r]) * w[c] + bias[c] over contiguous x, with
+// r = (e / row_div) % rows, c = (e / col_div) % cols
+Tensor apply_norm(const Tensor& x, const Tensor& a, const Tensor& b, const Tensor& w, const Tensor& bias,
+                  int64_t row_div, int64_t rows, int64_t col_div, int64_t cols, at::MemoryFormat fmt) {
+  Tensor y = at::empty(x.sizes(), x.options().memory_format(fmt));
+  rs_norm p{};
+  p.op = RS_NORM_APPLY;
+  p.x = address_of(x);
+  p.y = address_of(y);
+  p.numel = x.numel();
+  p.row_div = row_div;
+  p.rows = rows;
+  p.col_div = col_div;
+  p.cols = cols;
+  p.a = addr_or_0(a);
+  p.b = addr_or_0(b);
+  p.w = addr_or_0(w);
+  p.bias = addr_or_0(bias);
+  run_norm(p, x);
+  return y;
+}
+
 // ---------------------------------------------------------------- layer norm
 
 // (M, N) view of x with the normalized dims last; checks as ATen's
@@ -82,19 +145,18 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
         need_native(input);
+        if (n == 0) throw NeedsHost{};  // CPU's statistics of nothing
         // mean/rstd in the input dtype, or in float32 when the parameters'
         // dtype differs (CPU's mixed type)
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
-        auto at = acc_type(input);
-        Tensor x = input.contiguous().view({m, n}).to(at);
-        auto [var, mean] = at::var_mean(x, {1}, /*correction=*/0, /*keepdim=*/true);
+        Tensor x = input.contiguous();
+        auto [mean, var] = row_stats(x, m, n);
         Tensor rstd = at::rsqrt(var.add_(eps));
-        Tensor y = x.sub(mean).mul_(rstd);
-        if (defined(weight)) y.mul_(weight->reshape({1, n}));
-        if (defined(bias)) y.add_(bias->reshape({1, n}));
+        Tensor y = apply_norm(x, mean, rstd, param_vec(weight, x, n), param_vec(bias, x, n), n, m, 1, n,
+                              at::MemoryFormat::Contiguous);
         auto st = stat_shape(input, static_cast<int64_t>(shape.size()));
-        auto stat_dt = mixed ? at : input.scalar_type();
-        return {y.to(input.scalar_type()).view(input.sizes()), mean.to(stat_dt).view(st), rstd.to(stat_dt).view(st)};
+        auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
+        return {y.view(input.sizes()), mean.to(stat_dt).view(st), rstd.to(stat_dt).view(st)};
       },
       input, shape, weight, bias, eps);
 }
@@ -107,21 +169,53 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
         need_native(input);
-        auto at = acc_type(input);
-        Tensor x = input.contiguous().view({m, n}).to(at);
-        Tensor g = grad_out.contiguous().view({m, n}).to(at);
-        Tensor mu = mean.reshape({m, 1}).to(at), rs = rstd.reshape({m, 1}).to(at);
-        Tensor xhat = x.sub(mu).mul_(rs);
+        if (n == 0) throw NeedsHost{};
+        auto vt = vec_type(input);
+        Tensor x = input.contiguous(), g = grad_out.contiguous();
+        Tensor mu = mean.reshape({m}).to(vt).contiguous(), rs = rstd.reshape({m}).to(vt).contiguous();
+        Tensor w = param_vec(weight, x, n);
         Tensor gi, gw, gb;
+        rs_norm p{};
+        p.x = address_of(x);
+        p.g = address_of(g);
+        p.a = address_of(mu);
+        p.b = address_of(rs);
         if (mask[0]) {
-          Tensor gw_ = defined(weight) ? g.mul(weight->reshape({1, n}).to(at)) : g;
-          // rstd * (g' - mean(g') - xhat * mean(g' * xhat)), over the normalized dims
-          Tensor a = gw_.mean({1}, true), b = gw_.mul(xhat).mean({1}, true);
-          gi = gw_.sub(a).sub_(xhat.mul(b)).mul_(rs).to(input.scalar_type()).view(input.sizes());
+          // rstd * (g w - mean(g w) - xhat * mean(g w xhat)) over each row
+          Tensor s1 = at::empty({m}, mu.options()), s2 = at::empty({m}, mu.options());
+          gi = at::empty(x.sizes(), x.options());
+          if (m > 0) {
+            rs_norm q = p;
+            q.op = RS_NORM_SUMS;
+            q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
+            q.w = addr_or_0(w);
+            q.out1 = address_of(s1), q.out2 = address_of(s2);
+            run_norm(q, x);
+            q = p;
+            q.op = RS_NORM_GRAD;
+            q.y = address_of(gi);
+            q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
+            q.w = addr_or_0(w), q.s1 = address_of(s1), q.s2 = address_of(s2);
+            q.inv_k = 1.0 / static_cast<double>(n);
+            run_norm(q, x);
+          }
+          gi = gi.view(input.sizes());
         }
-        if (mask[1] && defined(weight))
-          gw = g.mul(xhat).sum({0}).to(weight->scalar_type()).view(weight->sizes());
-        if (mask[2] && defined(bias)) gb = g.sum({0}).to(bias->scalar_type()).view(bias->sizes());
+        bool want_w = mask[1] && defined(weight), want_b = mask[2] && defined(bias);
+        if (want_w || want_b) {
+          // column sums of g xhat and g over the rows
+          Tensor cb = at::zeros({n}, mu.options()), cw = at::zeros({n}, mu.options());
+          if (m > 0) {
+            rs_norm q = p;
+            q.op = RS_NORM_SUMS;
+            q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
+            q.stat_of_outer = 1;
+            q.out1 = address_of(cb), q.out2 = address_of(cw);
+            run_norm(q, x);
+          }
+          if (want_w) gw = cw.to(weight->scalar_type()).view(weight->sizes());
+          if (want_b) gb = cb.to(bias->scalar_type()).view(bias->sizes());
+        }
         return {gi, gw, gb};
       },
       grad_out, input, shape, mean, rstd, weight, bias, mask);
@@ -129,19 +223,36 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
 
 // ---------------------------------------------------------------- batch norm
 
-// the per-channel view: dims other than 1 are reduced
-std::vector<int64_t> channel_dims(const Tensor& x) {
-  std::vector<int64_t> d;
-  for (int64_t i = 0; i < x.dim(); ++i)
-    if (i != 1) d.push_back(i);
-  return d;
+// The channels of an (N, C, *) tensor as the engine's rows: x is made dense
+// in its own layout, NCHW or channels_last (kept: results take it too).
+struct Channels {
+  Tensor x;
+  at::MemoryFormat fmt;
+  int64_t n, c, hw;
+  bool cl() const { return fmt != at::MemoryFormat::Contiguous; }
+  // the reductions' row set: channel c's elements
+  void rows(rs_norm& p) const {
+    p.rows = c;
+    if (cl()) {
+      p.outer = n * hw, p.inner = 1, p.row_stride = 1, p.outer_stride = c;
+    } else {
+      p.outer = n, p.inner = hw, p.row_stride = hw, p.outer_stride = c * hw;
+    }
+  }
+  // the elementwise blocks' channel of element e, as row and column
+  int64_t div() const { return cl() ? 1 : hw; }
+};
+
+Channels channels_of(const Tensor& input) {
+  auto f = input.suggest_memory_format();
+  if (f != at::MemoryFormat::ChannelsLast && f != at::MemoryFormat::ChannelsLast3d) f = at::MemoryFormat::Contiguous;
+  Channels ch{input.contiguous(f), f, input.size(0), input.size(1), 1};
+  for (int64_t d = 2; d < input.dim(); ++d) ch.hw *= input.size(d);
+  return ch;
 }
 
-std::vector<int64_t> channel_shape(const Tensor& x) {
-  std::vector<int64_t> s(x.dim(), 1);
-  s[1] = x.size(1);
-  return s;
-}
+// another tensor of the same shape in ch's layout
+Tensor same_layout(const Tensor& t, const Channels& ch) { return t.contiguous(ch.fmt); }
 
 // native_batch_norm's computation, shared by its out= form and the
 // _native_batch_norm_legit / _batch_norm_with_update entry points. As CPU:
@@ -158,13 +269,20 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   auto at = acc_type(input);
   // save_mean/save_invstd: the parameters' dtype when they differ (mixed)
   auto stat_dt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-  Tensor x = input.to(at);
-  auto cs = channel_shape(input);
+  if (input.numel() == 0) throw NeedsHost{};  // CPU's empty-batch rules
+  Channels ch = channels_of(input);
   Tensor mean, invstd;
   if (training) {
     TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
-    auto [var, mu] = at::var_mean(x, channel_dims(input), /*correction=*/0, /*keepdim=*/false);
+    Tensor mu = at::empty({c}, input.options().dtype(vec_type(input))), var = at::empty({c}, mu.options());
+    rs_norm p{};
+    p.op = RS_NORM_STATS;
+    p.x = address_of(ch.x);
+    ch.rows(p);
+    p.out1 = address_of(mu);
+    p.out2 = address_of(var);
+    run_norm(p, ch.x);
     int64_t n = input.numel() / c;
     // CPU's bfloat16 kernel keeps the sum of squares and the variance in
     // bfloat16 (its float16 kernel does not); the statistics it saves and
@@ -207,7 +325,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   Tensor alpha = defined(weight) ? inv.mul(weight->to(at)) : inv;
   Tensor beta = m.mul(alpha).neg_();
   if (defined(bias)) beta = bias->to(at).sub(m.mul(alpha));
-  Tensor y = x.mul(alpha.view(cs)).add_(beta.view(cs)).to(input.scalar_type());
+  // y = x * alpha + beta per channel, in the input's layout
+  Tensor y = apply_norm(ch.x, Tensor(), alpha.contiguous(), Tensor(), beta.contiguous(), ch.div(), c, ch.div(), c,
+                        ch.fmt);
   if (!training) {
     // CPU returns empty statistics in evaluation mode
     return {y, at::empty({0}, input.options().dtype(stat_dt)), at::empty({0}, input.options().dtype(stat_dt))};
@@ -309,10 +429,11 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
   return native_or_host<at::_ops::native_batch_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);
+        if (input.numel() == 0) throw NeedsHost{};
         auto at = acc_type(input);
-        auto cs = channel_shape(input);
-        auto dims = channel_dims(input);
-        Tensor x = input.to(at), g = grad_out.to(at);
+        Channels ch = channels_of(input);
+        int64_t c = ch.c;
+        Tensor g = same_layout(grad_out, ch);
         Tensor mean, invstd;
         if (train) {
           mean = save_mean->to(at);
@@ -321,19 +442,43 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
           mean = running_mean->to(at);
           invstd = at::rsqrt(running_var->to(at).add(eps));
         }
-        Tensor xhat = x.sub(mean.view(cs)).mul_(invstd.view(cs));
-        Tensor gsum = g.sum(dims), gxsum = g.mul(xhat).sum(dims);
-        Tensor w = defined(weight) ? weight->to(at) : Tensor();
+        mean = mean.contiguous();
+        invstd = invstd.contiguous();
+        Tensor w = param_vec(weight, input, c);
         Tensor gi, gw, gb;
+        rs_norm p{};
+        p.x = address_of(ch.x);
+        p.g = address_of(g);
+        p.a = address_of(mean);
+        p.b = address_of(invstd);
+        // per channel: sum of g and of g xhat, when a result needs them
+        Tensor gsum, gxsum;
+        if (mask[1] || mask[2] || (mask[0] && train)) {
+          gsum = at::empty({c}, mean.options());
+          gxsum = at::empty({c}, mean.options());
+          rs_norm q = p;
+          q.op = RS_NORM_SUMS;
+          ch.rows(q);
+          q.out1 = address_of(gsum), q.out2 = address_of(gxsum);
+          run_norm(q, ch.x);
+        }
         if (mask[0]) {
-          Tensor scale = (w.defined() ? w.mul(invstd) : invstd).view(cs);
           if (train) {
-            double n = static_cast<double>(input.numel() / input.size(1));
-            gi = g.sub(gsum.div(n).view(cs)).sub_(xhat.mul(gxsum.div(n).view(cs))).mul_(scale);
+            // (g - mean(g) - xhat mean(g xhat)) * invstd * w
+            gi = at::empty(ch.x.sizes(), ch.x.options().memory_format(ch.fmt));
+            rs_norm q = p;
+            q.op = RS_NORM_GRAD;
+            q.y = address_of(gi);
+            q.numel = ch.x.numel(), q.row_div = ch.div(), q.rows = c, q.col_div = ch.div(), q.cols = c;
+            q.s1 = address_of(gsum), q.s2 = address_of(gxsum);
+            q.scale = addr_or_0(w);
+            q.inv_k = 1.0 / static_cast<double>(input.numel() / c);
+            run_norm(q, ch.x);
           } else {
-            gi = g.mul(scale);
+            // g * invstd * w
+            Tensor scale = (w.defined() ? w.mul(invstd) : invstd).contiguous();
+            gi = apply_norm(g, Tensor(), scale, Tensor(), Tensor(), ch.div(), c, ch.div(), c, ch.fmt);
           }
-          gi = gi.to(input.scalar_type());
         }
         auto pdt = defined(weight) ? weight->scalar_type() : input.scalar_type();
         if (mask[1]) gw = gxsum.to(pdt);
@@ -372,17 +517,17 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTens
         TORCH_CHECK(input.numel() == n * c * hxw, "Expected the input to have ", n * c * hxw, " elements, got ",
                     input.numel());
         need_native(input);
-        auto at = acc_type(input);
+        int64_t k = c / group * hxw;  // a group's elements
+        if (k == 0) throw NeedsHost{};
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
-        Tensor x = input.contiguous().view({n, group, -1}).to(at);
-        auto [var, mean] = at::var_mean(x, {2}, /*correction=*/0, /*keepdim=*/true);
+        // rows (n, g) of the contiguous input; element e's channel (e / hxw) % c
+        Tensor x = input.contiguous();
+        auto [mean, var] = row_stats(x, n * group, k);
         Tensor rstd = at::rsqrt(var.add_(eps));
-        Tensor y = x.sub(mean).mul_(rstd).view({n, c, hxw});
-        if (defined(weight)) y.mul_(weight->to(at).view({1, c, 1}));
-        if (defined(bias)) y.add_(bias->to(at).view({1, c, 1}));
-        auto stat_dt = mixed ? at : input.scalar_type();
-        return {y.to(input.scalar_type()).view(input.sizes()), mean.view({n, group}).to(stat_dt),
-                rstd.view({n, group}).to(stat_dt)};
+        Tensor y = apply_norm(x, mean, rstd, param_vec(weight, x, c), param_vec(bias, x, c), k, n * group, hxw, c,
+                              at::MemoryFormat::Contiguous);
+        auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
+        return {y.view(input.sizes()), mean.view({n, group}).to(stat_dt), rstd.view({n, group}).to(stat_dt)};
       },
       input, weight, bias, n, c, hxw, group, eps);
 }

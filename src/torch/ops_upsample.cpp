@@ -77,6 +77,8 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include <type_traits>
+
 namespace russet {
 namespace {
 
@@ -87,46 +89,57 @@ enum class Mode { Nearest, NearestExact, Linear, Cubic, LinearAA, CubicAA };
 
 bool antialiased(Mode m) { return m == Mode::LinearAA || m == Mode::CubicAA; }
 
-// CPU's antialiasing filters (the triangle; the cubic with a = -0.5)
-float aa_filter(float x, bool cubic) {
+// CPU's antialiasing filters (the triangle; the cubic with a = -0.5), in
+// the weights' type T
+template <class T>
+T aa_filter(T x, bool cubic) {
   if (x < 0) x = -x;
-  if (!cubic) return x < 1.0f ? 1.0f - x : 0.0f;
-  const float a = -0.5f;
-  if (x < 1.0f) return ((a + 2.0f) * x - (a + 3.0f)) * x * x + 1.0f;
-  if (x < 2.0f) return ((a * x - 5.0f * a) * x + 8.0f * a) * x - 4.0f * a;
-  return 0.0f;
+  if (!cubic) return x < T(1) ? T(1) - x : T(0);
+  const T a = T(-0.5);
+  if (x < T(1)) return ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
+  if (x < T(2)) return ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a;
+  return T(0);
 }
 
 // The (out x in) antialiasing weights along one dim, on x's device, as
-// CPU's _compute_indices_min_size_weights_aa makes them for float32: the
+// CPU's _compute_indices_min_size_weights_aa makes them: in float32 for
+// float32 (T = float; float32 arithmetic where CPU's is float32, double
+// where it mixes in double) and in float64 for float64 (T = double): the
 // scale of area_pixel_compute_scale, a support of interp_size / 2 widened
 // by the scale when downsampling, center = scale (i + 0.5), the taps from
-// xmin to xmin + xsize, normalized by their sum; float32 arithmetic where
-// CPU's is float32, double where it mixes in double.
-Tensor aa_weights(int64_t in, int64_t out, bool align_corners, std::optional<double> opt_scale, bool cubic,
-                  const Tensor& like) {
-  float scale;
-  if (align_corners) scale = out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
-  else if (opt_scale.has_value() && *opt_scale > 0) scale = static_cast<float>(1.0 / *opt_scale);
-  else scale = static_cast<float>(in) / static_cast<float>(out);
-  const float half = cubic ? 2.0f : 1.0f;  // interp_size / 2
-  const float support = scale >= 1.0f ? half * scale : half;
-  const float invscale = scale >= 1.0f ? static_cast<float>(1.0 / scale) : 1.0f;
+// xmin to xmin + xsize, normalized by their sum.
+template <class T>
+Tensor aa_weights_as(int64_t in, int64_t out, bool align_corners, std::optional<double> opt_scale, bool cubic,
+                     const Tensor& like) {
+  T scale;
+  if (align_corners) scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  else if (opt_scale.has_value() && *opt_scale > 0) scale = static_cast<T>(1.0 / *opt_scale);
+  else scale = static_cast<T>(in) / static_cast<T>(out);
+  const T half = cubic ? T(2) : T(1);  // interp_size / 2
+  const T support = scale >= T(1) ? half * scale : half;
+  const T invscale = scale >= T(1) ? static_cast<T>(1.0 / scale) : T(1);
   const int64_t max_size = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
-  std::vector<float> w(static_cast<size_t>(out * in), 0.0f), taps(static_cast<size_t>(max_size));
+  std::vector<T> w(static_cast<size_t>(out * in), T(0)), taps(static_cast<size_t>(max_size));
   for (int64_t i = 0; i < out; ++i) {
-    const float center = static_cast<float>(scale * (i + 0.5));
+    const T center = static_cast<T>(scale * (i + 0.5));
     const int64_t xmin = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
     const int64_t xsize =
         std::clamp<int64_t>(std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in) - xmin, 0, max_size);
-    float total = 0.0f;
+    T total = T(0);
     for (int64_t j = 0; j < xsize; ++j) {
-      taps[j] = aa_filter(static_cast<float>((static_cast<float>(j + xmin) - center + 0.5) * invscale), cubic);
+      taps[j] = aa_filter<T>(static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale), cubic);
       total += taps[j];
     }
-    for (int64_t j = 0; j < xsize; ++j) w[static_cast<size_t>(i * in + xmin + j)] = total != 0.0f ? taps[j] / total : taps[j];
+    for (int64_t j = 0; j < xsize; ++j) w[static_cast<size_t>(i * in + xmin + j)] = total != T(0) ? taps[j] / total : taps[j];
   }
-  return from_host(w.data(), {out, in}, at::kFloat, like);
+  return from_host(w.data(), {out, in}, std::is_same_v<T, double> ? at::kDouble : at::kFloat, like);
+}
+
+// the weights in the type of `like` (float32 or float64)
+Tensor aa_weights(int64_t in, int64_t out, bool align_corners, std::optional<double> opt_scale, bool cubic,
+                  const Tensor& like) {
+  if (like.scalar_type() == at::kDouble) return aa_weights_as<double>(in, out, align_corners, opt_scale, cubic, like);
+  return aa_weights_as<float>(in, out, align_corners, opt_scale, cubic, like);
 }
 
 // dst positions 0..out-1 in the index arithmetic's float type

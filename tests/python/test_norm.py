@@ -1,6 +1,8 @@
 """layer_norm, batch_norm (training and evaluation, running statistics),
 group_norm and instance_norm against CPU: OpInfo samples for every dtype CPU
-supports (native but float64 under apple) and gradients through autograd."""
+supports (native but float64 under apple), gradients through autograd, and
+the normalization engine's paths (src/engine/norm.c): channels_last kept,
+rows split into chunks, model-sized shapes."""
 
 import pytest
 import torch
@@ -168,3 +170,67 @@ def test_renorm_inplace_out_and_layouts(dtype):
         out = torch.empty(0, dtype=dtype, device=D)
         host_free(lambda: torch.renorm(x.to(D), p, dim, maxnorm, out=out))
         assert_close(out.cpu(), exp)
+
+
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_channels_last_and_chunked_rows(memory_format, training):
+    # (8, 4, 64, 64): 32768 elements a channel, split into chunks whose
+    # partial statistics are merged; channels_last stays channels_last
+    torch.manual_seed(3)
+    x = (torch.randn(8, 4, 64, 64) * 2 + 3).to(memory_format=memory_format)
+    m = torch.nn.BatchNorm2d(4)
+    with torch.no_grad():
+        m.weight.uniform_(0.5, 2)
+        m.bias.uniform_(-1, 1)
+        m.running_mean.uniform_(-1, 1)
+        m.running_var.uniform_(0.5, 2)
+    md = torch.nn.BatchNorm2d(4).to(D)
+    md.load_state_dict(m.state_dict())
+    m.train(training)
+    md.train(training)
+    xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+    yc, yd = m(xc), host_free(lambda: md(xd))
+    assert yd.is_contiguous(memory_format=memory_format)
+    assert_close(yd.detach().cpu(), yc.detach(), rtol=1e-5, atol=1e-5)
+    g = torch.randn(yc.shape).to(memory_format=memory_format)
+    yc.backward(g)
+    host_free(lambda: yd.backward(g.to(D)))
+    assert_close(xd.grad.cpu(), xc.grad, rtol=1e-4, atol=1e-4)
+    assert_close(md.weight.grad.cpu(), m.weight.grad, rtol=1e-4, atol=1e-2)
+    assert_close(md.bias.grad.cpu(), m.bias.grad, rtol=1e-4, atol=1e-2)
+    assert_close(md.running_mean.cpu(), m.running_mean)
+    assert_close(md.running_var.cpu(), m.running_var)
+
+
+def test_layer_norm_transformer_sized():
+    # a GPT block's layer norm: (8, 128, 768), weight and bias
+    torch.manual_seed(4)
+    x = torch.randn(8, 128, 768)
+    w, b = torch.randn(768), torch.randn(768)
+    grads_match(lambda x, w, b: F.layer_norm(x, [768], w, b), x, w, b, tol=dict(rtol=1e-4, atol=1e-3))
+
+
+def test_layer_norm_bfloat16_gradients_sum_in_float32():
+    # bfloat16: russet sums the weight and bias gradients over the rows in
+    # float32 and rounds once; CPU's kernel sums in bfloat16 (off by 3.6 on
+    # sums near 100 here), so the reference is CPU's float32 result rounded
+    torch.manual_seed(4)
+    x, g = torch.randn(8, 128, 768).bfloat16(), torch.randn(8, 128, 768).bfloat16()
+    w, b = torch.randn(768).bfloat16(), torch.randn(768).bfloat16()
+    _, mean, rstd = torch.native_layer_norm(x, [768], w, b, 1e-5)
+    want = torch.ops.aten.native_layer_norm_backward(g.float(), x.float(), [768], mean.float(), rstd.float(),
+                                                     w.float(), b.float(), [True, True, True])
+    got = host_free(lambda: torch.ops.aten.native_layer_norm_backward(
+        g.to(D), x.to(D), [768], mean.to(D), rstd.to(D), w.to(D), b.to(D), [True, True, True]))
+    for gd, wf in zip(got, want):
+        assert gd.dtype == torch.bfloat16
+        assert_close(gd.cpu(), wf.bfloat16())
+
+
+def test_layer_norm_large_mean_is_stable():
+    # Welford: a common offset of 1000 (float32 spacing 6e-5, std 1) does not
+    # cancel the variance away, as E[x^2] - E[x]^2 would
+    x = torch.randn(16, 4096) + 1e3
+    want = F.layer_norm(x.double(), [4096]).float()
+    assert_close(host_free(lambda: F.layer_norm(x.to(D), [4096])).cpu(), want, rtol=1e-3, atol=1e-3)

@@ -104,8 +104,15 @@ def test_relu_threshold_backward_native_int_and_nan():
     assert not torch.russet.host_op_counts()
 
 
-def test_rrelu():
-    x = torch.randn(64) * 3
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_rrelu(dtype):
+    # float64 (native on fp64 devices) compares in float64: a tiny negative
+    # double keeps its random slope
+    x = (torch.randn(64) * 3).to(dtype)
+    if dtype == torch.float64:
+        x[0] = -1e-300
+    if dtype == torch.float64 and torch.russet.get_device_properties().profile == "apple":
+        pytest.skip("float64 runs on the host under apple")
     # eval: leaky_relu with the mean slope
     assert_close(F.rrelu(x.to(D), 0.1, 0.3, training=False).cpu(), F.rrelu(x, 0.1, 0.3, training=False))
     torch.russet.reset_host_op_counts()

@@ -1,0 +1,247 @@
+// norm.comp: the normalization engine's kernels (src/engine/norm.c; the
+// contract is rs_norm in russet.h). The adapter composes layer_norm and
+// batch_norm, forward and backward, from them.
+//
+// MODE 0 (STATS) and 2 (SUMS) reduce rows: workgroup (row, chunk) folds
+// its chunk of the row's K elements, each lane its own elements in order,
+// then the lanes in a fixed tree (deterministic, no atomics); with one chunk
+// per row it writes the results, else a partial per chunk into `part`,
+// which PASS 2 (one invocation per row) merges in chunk order.
+//   STATS: Welford's count, mean and M2 (Chan's merge); out1 = mean,
+//          out2 = the biased variance. Rows of at most SEQ_MAX elements
+//          are summed by one lane in order, in two passes (CPU's batch norm
+//          statistics, bit for bit in float32 arithmetic).
+//   SUMS:  out1 = sum of g w, out2 = sum of g w (x - a) b, with a and b
+//          indexed by the row, or by the element's outer index
+//          (STAT_OUTER), and w by the element's inner index (or 1).
+// MODE 1 (APPLY) and 3 (GRAD) are elementwise over contiguous tensors:
+//   APPLY: y = ((x - a[r]) * b[r]) * w[c] + bias[c]
+//   GRAD:  y = (g w[c] - s1[r] k - (x - a[r]) b[r] s2[r] k) * b[r] * scale[c]
+//          (k = 1 / K)
+// with r = (e / row_div) % rows and c = (e / col_div) % cols; an absent
+// vector (address 0) reads as 0 (a, bias) or 1 (w, scale).
+//
+// Defines: MODE, PASS (reductions: 1 or 2), DT (the tensors' dtype). The
+// vectors are in DT's opmath type (float, or double for float64), and so is
+// the arithmetic.
+#version 460
+#include "common/dtype.glsl"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push {
+    uint64_t x, g, y;
+    uint64_t a, b, w, bias;   // bias: APPLY's bias, GRAD's scale
+    uint64_t s1, s2;          // GRAD's inputs; SUMS/STATS: the outputs
+    uint64_t part;            // partials, chunks per row
+    uint64_t params;          // int64 block: see NP_ below
+} pc;
+
+#define NP_ROWS 0
+#define NP_OUTER 1
+#define NP_INNER 2
+#define NP_ROW_STRIDE 3
+#define NP_OUTER_STRIDE 4
+#define NP_CHUNKS 5     // reductions: chunks per row
+#define NP_CHUNK 6      // elements per chunk
+#define NP_STAT_OUTER 7
+#define NP_NUMEL 8      // elementwise
+#define NP_ROW_DIV 9
+#define NP_COL_DIV 10
+#define NP_COLS 11
+#define NP_INV_K 12     // 1 / K: double bits for float64, else float bits
+
+int64_t np(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+
+#define ACC RS_OPMT(DT)
+#if RS_IS_DBL(DT)
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer NVec { double v; };
+void n_store(uint64_t addr, int64_t o, ACC v) { RS_SET_D(DT)(addr, o, doubleBitsToUint64(v)); }
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer NVec { float v; };
+void n_store(uint64_t addr, int64_t o, ACC v) { RS_SET_F(DT)(addr, o, v); }
+#endif
+ACC vec_at(uint64_t addr, int64_t i, ACC absent) {
+    return addr == 0UL ? absent : NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v;
+}
+void vec_set(uint64_t addr, int64_t i, ACC v) { NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v = v; }
+
+#if MODE == 0 || MODE == 2
+// ---------------------------------------------------------------- rows
+// a lane's (or a tree node's) state: STATS (n, mean, m2), SUMS (s1, s2, -)
+shared ACC sh0[RS_WG], sh1[RS_WG], sh2[RS_WG];
+
+// Chan's merge of Welford states (a) <- (a) + (b)
+void merge(inout ACC n, inout ACC mean, inout ACC m2, ACC nb, ACC meanb, ACC m2b) {
+    if (nb == ACC(0)) return;
+    if (n == ACC(0)) {
+        n = nb, mean = meanb, m2 = m2b;
+        return;
+    }
+    ACC t = n + nb, d = meanb - mean;
+    mean += d * (nb / t);
+    m2 += m2b + d * d * (n * nb / t);
+    n = t;
+}
+
+// rows of at most SEQ_MAX elements: one lane, in order
+#define SEQ_MAX 64
+
+int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t ostride) {
+    uint64_t q = uint64_t(k), i;
+    rs_divmod(q, uint64_t(inner), i);
+    return int64_t(q) * ostride + r * rstride + int64_t(i);
+}
+
+#if PASS == 1
+void main() {
+    int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
+    int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
+    int64_t kk = np(NP_OUTER) * inner;
+    uint lane = gl_LocalInvocationID.x;
+    // workgroups (row, chunk), row-major; grid-stride over them
+    for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(rows * chunks); wg += uint64_t(gl_NumWorkGroups.x)) {
+        int64_t r = int64_t(wg / uint64_t(chunks)), c = int64_t(wg % uint64_t(chunks));
+        int64_t k0 = c * chunk, k1 = min(kk, k0 + chunk);
+        ACC v0 = ACC(0), v1 = ACC(0), v2 = ACC(0);
+#if MODE == 2
+        bool outer_stat = np(NP_STAT_OUTER) != 0L;
+        ACC ra = vec_at(pc.a, r, ACC(0)), rb = vec_at(pc.b, r, ACC(1));
+#endif
+#if MODE == 0
+        if (chunks == 1L && kk <= int64_t(SEQ_MAX)) {
+            // a short row: one lane, in order, two passes (the mean from the
+            // sum, then the centred squares), as CPU's batch norm computes
+            // its statistics: the same bits where CPU works in float32
+            if (lane == 0u) {
+                ACC sum = ACC(0), sq = ACC(0);
+                for (int64_t k = 0; k < kk; ++k) sum += RS_LDO(DT)(pc.x, n_offset(r, k, inner, rstride, ostride));
+                ACC mean = sum / ACC(kk);
+                for (int64_t k = 0; k < kk; ++k) {
+                    ACC d = RS_LDO(DT)(pc.x, n_offset(r, k, inner, rstride, ostride)) - mean;
+                    sq += d * d;
+                }
+                vec_set(pc.s1, r, mean);
+                vec_set(pc.s2, r, sq / ACC(kk));
+            }
+            continue;  // uniform: every lane of the workgroup takes it
+        }
+#endif
+        for (int64_t k = k0 + int64_t(lane); k < k1; k += int64_t(RS_WG)) {
+            uint64_t q = uint64_t(k), i;
+            rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
+            int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
+            ACC x = RS_LDO(DT)(pc.x, off);
+#if MODE == 0
+            v0 += ACC(1);
+            ACC d = x - v1;
+            v1 += d / v0;
+            v2 += d * (x - v1);
+#else
+            ACC gw = RS_LDO(DT)(pc.g, off) * vec_at(pc.w, int64_t(i), ACC(1));
+            ACC sa = outer_stat ? vec_at(pc.a, int64_t(q), ACC(0)) : ra;
+            ACC sb = outer_stat ? vec_at(pc.b, int64_t(q), ACC(1)) : rb;
+            v0 += gw;
+            v1 += gw * ((x - sa) * sb);
+#endif
+        }
+        // the lanes in a fixed tree
+        sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;
+        for (uint h = RS_WG / 2u; h > 0u; h >>= 1) {
+            barrier();
+            if (lane < h) {
+#if MODE == 0
+                ACC n = sh0[lane], m = sh1[lane], m2 = sh2[lane];
+                merge(n, m, m2, sh0[lane + h], sh1[lane + h], sh2[lane + h]);
+                sh0[lane] = n, sh1[lane] = m, sh2[lane] = m2;
+#else
+                sh0[lane] += sh0[lane + h];
+                sh1[lane] += sh1[lane + h];
+#endif
+            }
+        }
+        barrier();
+        if (lane == 0u) {
+            if (chunks == 1L) {
+#if MODE == 0
+                vec_set(pc.s1, r, sh1[0]);
+                vec_set(pc.s2, r, sh0[0] > ACC(0) ? sh2[0] / sh0[0] : ACC(0));
+#else
+                vec_set(pc.s1, r, sh0[0]);
+                vec_set(pc.s2, r, sh1[0]);
+#endif
+            } else {
+                int64_t p = 3L * int64_t(wg);
+                vec_set(pc.part, p, sh0[0]);
+                vec_set(pc.part, p + 1L, sh1[0]);
+                vec_set(pc.part, p + 2L, sh2[0]);
+            }
+        }
+        barrier();  // sh is written again by the next workgroup item
+    }
+}
+#else
+// PASS 2: one invocation per row merges its chunks in order
+void main() {
+    int64_t rows = np(NP_ROWS), chunks = np(NP_CHUNKS);
+    RS_FOR_EACH(item, uint64_t(rows)) {
+        int64_t r = int64_t(item);
+        ACC v0 = ACC(0), v1 = ACC(0), v2 = ACC(0);
+        for (int64_t c = 0; c < chunks; ++c) {
+            int64_t p = 3L * (r * chunks + c);
+#if MODE == 0
+            merge(v0, v1, v2, vec_at(pc.part, p, ACC(0)), vec_at(pc.part, p + 1L, ACC(0)),
+                  vec_at(pc.part, p + 2L, ACC(0)));
+#else
+            v0 += vec_at(pc.part, p, ACC(0));
+            v1 += vec_at(pc.part, p + 1L, ACC(0));
+#endif
+        }
+#if MODE == 0
+        vec_set(pc.s1, r, v1);
+        vec_set(pc.s2, r, v0 > ACC(0) ? v2 / v0 : ACC(0));
+#else
+        vec_set(pc.s1, r, v0);
+        vec_set(pc.s2, r, v1);
+#endif
+    }
+}
+#endif
+
+#else
+// ---------------------------------------------------------------- elementwise
+void main() {
+    uint64_t numel = uint64_t(np(NP_NUMEL)), rdiv = uint64_t(np(NP_ROW_DIV)), rows = uint64_t(np(NP_ROWS));
+    uint64_t cdiv = uint64_t(np(NP_COL_DIV)), cols = uint64_t(np(NP_COLS));
+#if MODE == 3 && RS_IS_DBL(DT)
+    ACC ik = uint64BitsToDouble(uint64_t(np(NP_INV_K)));
+#elif MODE == 3
+    ACC ik = uintBitsToFloat(uint(np(NP_INV_K)));
+#endif
+    RS_FOR_EACH(e, numel) {
+        uint64_t q = e, r, c, unused;
+        rs_divmod(q, rdiv, unused);
+        rs_divmod(q, rows, r);
+        q = e;
+        rs_divmod(q, cdiv, unused);
+        rs_divmod(q, cols, c);
+        ACC x = RS_LDO(DT)(pc.x, int64_t(e));
+        ACC xhat = (x - vec_at(pc.a, int64_t(r), ACC(0))) * vec_at(pc.b, int64_t(r), ACC(1));
+#if MODE == 1
+        ACC y = xhat * vec_at(pc.w, int64_t(c), ACC(1)) + vec_at(pc.bias, int64_t(c), ACC(0));
+#else
+        ACC gw = RS_LDO(DT)(pc.g, int64_t(e)) * vec_at(pc.w, int64_t(c), ACC(1));
+        ACC y = (gw - vec_at(pc.s1, int64_t(r), ACC(0)) * ik - xhat * (vec_at(pc.s2, int64_t(r), ACC(0)) * ik)) *
+                vec_at(pc.b, int64_t(r), ACC(1)) * vec_at(pc.bias, int64_t(c), ACC(1));
+#endif
+        n_store(pc.y, int64_t(e), y);
+    }
+}
+#endif

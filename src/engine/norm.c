@@ -1,0 +1,154 @@
+/* norm.c: the normalization engine's four building blocks (kernels/
+ * norm.comp; the contract is rs_norm in russet.h): row statistics, row
+ * sums for the backward pass, and the elementwise forward and backward
+ * transforms. The geometry travels in a parameter block in the stream
+ * arena (the NP_ slots of norm.comp). */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+enum { NP_SLOTS = 13 };
+
+/* elements a chunk of a row should hold at least, and the workgroups a
+ * reduction should have to fill a large GPU */
+#define CHUNK_MIN 2048
+#define GROUPS_WANTED 1024
+
+static const char *norm_name(rs_norm_op op) {
+    static const char *const names[4] = {"norm_stats", "norm_apply", "norm_sums", "norm_grad"};
+    return names[op];
+}
+
+/* byte size of a vector of n opmath elements */
+static uint64_t vec_bytes(rs_dtype dt, int64_t n) { return (uint64_t)n * (dt == RS_FLOAT64 ? 8u : 4u); }
+
+rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_norm: missing arguments");
+    if ((int)p->op < 0 || p->op > RS_NORM_GRAD) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
+    const char *name = norm_name(p->op);
+    rs_dtype dt = p->dtype;
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
+    int reduce = p->op == RS_NORM_STATS || p->op == RS_NORM_SUMS;
+    int needs_g = p->op == RS_NORM_SUMS || p->op == RS_NORM_GRAD;
+    if (p->rows < 0 || p->outer < 0 || p->inner < 0 || p->numel < 0)
+        return rs_error(RS_ERR_INVALID, "%s: negative size", name);
+    if (reduce ? p->rows == 0 : p->numel == 0) return RS_OK;
+    if (!p->x || (needs_g && !p->g)) return rs_error(RS_ERR_INVALID, "%s: missing tensor", name);
+    rs_device *dev = rs_stream_device(s);
+    uint64_t esize = rs_dtype_size(dt);
+
+    int64_t *pp = NULL;
+    uint64_t params = 0;
+    rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)&pp, &params);
+    if (st != RS_OK) return st;
+    memset(pp, 0, NP_SLOTS * sizeof(int64_t));
+    struct {
+        uint64_t x, g, y, a, b, w, bias, s1, s2, part, params;
+    } pc;
+    memset(&pc, 0, sizeof pc);
+    pc.x = p->x;
+    pc.g = p->g;
+    pc.a = p->a;
+    pc.b = p->b;
+    pc.w = p->w;
+    pc.params = params;
+    pp[0] = p->rows;
+    rs_access acc[10];
+    int n = 0;
+    char defines[64];
+    rs_kernel *k = NULL;
+
+    if (reduce) {
+        int64_t kk = p->outer * p->inner;
+        if (p->inner == 0 || kk == 0) return rs_error(RS_ERR_INVALID, "%s: rows of no elements", name);
+        if (!p->out1 || !p->out2) return rs_error(RS_ERR_INVALID, "%s: missing outputs", name);
+        if (p->row_stride < 0 || p->outer_stride < 0) return rs_error(RS_ERR_INVALID, "%s: negative stride", name);
+        /* chunks: enough workgroups to fill the GPU, each a few thousand
+         * elements; one chunk (no partials) where rows alone suffice */
+        int64_t chunks = (GROUPS_WANTED + p->rows - 1) / p->rows, most = (kk + CHUNK_MIN - 1) / CHUNK_MIN;
+        if (chunks > most) chunks = most;
+        if (chunks < 1) chunks = 1;
+        int64_t chunk = (kk + chunks - 1) / chunks;
+        chunks = (kk + chunk - 1) / chunk;
+        pp[1] = p->outer;
+        pp[2] = p->inner;
+        pp[3] = p->row_stride;
+        pp[4] = p->outer_stride;
+        pp[5] = chunks;
+        pp[6] = chunk;
+        pp[7] = p->stat_of_outer != 0;
+        pc.s1 = p->out1;
+        pc.s2 = p->out2;
+        /* the bytes the rows span */
+        uint64_t span = ((uint64_t)(p->outer - 1) * (uint64_t)p->outer_stride +
+                         (uint64_t)(p->rows - 1) * (uint64_t)p->row_stride + (uint64_t)p->inner) * esize;
+        acc[n++] = (rs_access){p->x, span, 0};
+        if (needs_g) acc[n++] = (rs_access){p->g, span, 0};
+        int64_t stat_n = p->stat_of_outer ? p->outer : p->rows;
+        if (p->a) acc[n++] = (rs_access){p->a, vec_bytes(dt, stat_n), 0};
+        if (p->b) acc[n++] = (rs_access){p->b, vec_bytes(dt, stat_n), 0};
+        if (p->w) acc[n++] = (rs_access){p->w, vec_bytes(dt, p->inner), 0};
+        acc[n++] = (rs_access){p->out1, vec_bytes(dt, p->rows), 1};
+        acc[n++] = (rs_access){p->out2, vec_bytes(dt, p->rows), 1};
+        uint64_t groups = (uint64_t)(p->rows * chunks);
+        uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), 1, 1};
+        if (chunks == 1) {
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+            if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
+            return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
+        }
+        /* partials (3 per chunk), merged in order by pass 2; freed in
+         * stream order */
+        uint64_t part_bytes = vec_bytes(dt, 3 * p->rows * chunks);
+        if ((st = rs_alloc(dev, part_bytes, s, &pc.part)) != RS_OK) return st;
+        rs_access pacc[8];
+        int pn = 0;
+        for (int i = 0; i < n - 2; ++i) pacc[pn++] = acc[i];
+        pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+        if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
+            st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
+        if (st == RS_OK) {
+            rs_access facc[3] = {{pc.part, part_bytes, 0}, acc[n - 2], acc[n - 1]};
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=2;DT=%d", (int)p->op, (int)dt);
+            if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
+                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, 3);
+        }
+        rs_free(dev, pc.part);
+        return st;
+    }
+
+    /* elementwise */
+    if (!p->y) return rs_error(RS_ERR_INVALID, "%s: missing output", name);
+    if (p->row_div < 1 || p->col_div < 1 || p->rows < 1 || p->cols < 1)
+        return rs_error(RS_ERR_INVALID, "%s: bad row or column mapping", name);
+    pp[8] = p->numel;
+    pp[9] = p->row_div;
+    pp[10] = p->col_div;
+    pp[11] = p->cols;
+    if (dt == RS_FLOAT64)
+        pp[12] = (int64_t)rs_f64_bits(p->inv_k);
+    else
+        pp[12] = (int64_t)rs_f32_bits((float)p->inv_k);
+    pc.y = p->y;
+    pc.bias = p->op == RS_NORM_APPLY ? p->bias : p->scale;
+    pc.s1 = p->s1;
+    pc.s2 = p->s2;
+    uint64_t bytes = (uint64_t)p->numel * esize;
+    acc[n++] = (rs_access){p->x, bytes, 0};
+    if (needs_g) acc[n++] = (rs_access){p->g, bytes, 0};
+    acc[n++] = (rs_access){p->y, bytes, 1};
+    if (p->a) acc[n++] = (rs_access){p->a, vec_bytes(dt, p->rows), 0};
+    if (p->b) acc[n++] = (rs_access){p->b, vec_bytes(dt, p->rows), 0};
+    if (p->w) acc[n++] = (rs_access){p->w, vec_bytes(dt, p->cols), 0};
+    if (pc.bias) acc[n++] = (rs_access){pc.bias, vec_bytes(dt, p->cols), 0};
+    if (p->op == RS_NORM_GRAD && p->s1) acc[n++] = (rs_access){p->s1, vec_bytes(dt, p->rows), 0};
+    if (p->op == RS_NORM_GRAD && p->s2) acc[n++] = (rs_access){p->s2, vec_bytes(dt, p->rows), 0};
+    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+    if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
+    return rs_launch(s, k, (uint64_t)p->numel, &pc, sizeof pc, acc, n);
+}

@@ -1,0 +1,196 @@
+/* The normalization engine (rs_norm_run) without torch: row statistics
+ * in one chunk and in many (merged partials), strided row sets (batch
+ * norm's channels in NCHW and channels_last), and a layer norm forward and
+ * backward composed from the four blocks, against double references. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+static int close_to(double got, double want, double tol) { return fabs(got - want) <= tol * (1.0 + fabs(want)); }
+
+static float value(int64_t i) { return (float)(sin((double)i * 0.61) * 3.0 + 5.0); } /* mean far from 0 */
+
+/* batch-norm statistics of (N, C, HW) in NCHW and channels_last; rows of
+ * 2 * 6000 elements are split into chunks (partials merged in pass 2) */
+TEST(stats_of_strided_rows_in_chunks) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { N = 2, C = 3, HW = 6000, E = N * C * HW };
+    static float x[E];
+    for (int i = 0; i < E; ++i) x[i] = value(i);
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dm = 0, dv = 0;
+    CHECK_OK(rs_alloc(dev, C * 4, s, &dm));
+    CHECK_OK(rs_alloc(dev, C * 4, s, &dv));
+    for (int cl = 0; cl < 2; ++cl) {
+        rs_norm p;
+        memset(&p, 0, sizeof p);
+        p.op = RS_NORM_STATS;
+        p.dtype = RS_FLOAT32;
+        p.x = dx;
+        p.rows = C;
+        if (cl) { /* (N, HW, C): element k of channel c at k * C + c */
+            p.outer = N * HW, p.inner = 1, p.row_stride = 1, p.outer_stride = C;
+        } else {
+            p.outer = N, p.inner = HW, p.row_stride = HW, p.outer_stride = C * HW;
+        }
+        p.out1 = dm;
+        p.out2 = dv;
+        CHECK_OK(rs_norm_run(s, &p));
+        float m[C], v[C];
+        CHECK_OK(rs_memcpy_dtoh(s, m, dm, sizeof m));
+        CHECK_OK(rs_memcpy_dtoh(s, v, dv, sizeof v));
+        CHECK_OK(rs_stream_synchronize(s));
+        for (int c = 0; c < C; ++c) {
+            double sum = 0, sq = 0;
+            for (int nn = 0; nn < N; ++nn)
+                for (int h = 0; h < HW; ++h) sum += x[cl ? (nn * HW + h) * C + c : (nn * C + c) * HW + h];
+            double mean = sum / (N * HW);
+            for (int nn = 0; nn < N; ++nn)
+                for (int h = 0; h < HW; ++h) {
+                    double d = x[cl ? (nn * HW + h) * C + c : (nn * C + c) * HW + h] - mean;
+                    sq += d * d;
+                }
+            CHECK(close_to(m[c], mean, 1e-6));
+            CHECK(close_to(v[c], sq / (N * HW), 1e-5));
+        }
+    }
+    rs_free(dev, dx);
+    rs_free(dev, dm);
+    rs_free(dev, dv);
+}
+
+/* layer norm over (M, K) rows with weight and bias, and its backward:
+ * STATS -> rstd (host, tiny) -> APPLY; SUMS (rows) -> GRAD; SUMS over the
+ * columns (stat_of_outer) for the weight and bias gradients */
+TEST(layer_norm_forward_and_backward_from_the_blocks) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { M = 5, K = 300, E = M * K };
+    const double eps = 1e-5;
+    static float x[E], g[E], y[E], gi[E], w[K], b[K];
+    for (int i = 0; i < E; ++i) x[i] = value(i), g[i] = (float)cos(i * 0.37);
+    for (int j = 0; j < K; ++j) w[j] = 1.0f + 0.01f * (float)j, b[j] = 0.5f - 0.002f * (float)j;
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dg = ctest_upload(dev, s, g, sizeof g);
+    uint64_t dw = ctest_upload(dev, s, w, sizeof w), db = ctest_upload(dev, s, b, sizeof b);
+    uint64_t dy = 0, dgi = 0, dm = 0, dv = 0, ds1 = 0, ds2 = 0, dgw = 0, dgb = 0;
+    CHECK_OK(rs_alloc(dev, sizeof y, s, &dy));
+    CHECK_OK(rs_alloc(dev, sizeof gi, s, &dgi));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &dm));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &dv));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &ds1));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &ds2));
+    CHECK_OK(rs_alloc(dev, K * 4, s, &dgw));
+    CHECK_OK(rs_alloc(dev, K * 4, s, &dgb));
+    rs_norm p;
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_STATS;
+    p.dtype = RS_FLOAT32;
+    p.x = dx;
+    p.rows = M, p.outer = 1, p.inner = K, p.row_stride = K;
+    p.out1 = dm, p.out2 = dv;
+    CHECK_OK(rs_norm_run(s, &p));
+    float mean[M], var[M], rstd[M];
+    CHECK_OK(rs_memcpy_dtoh(s, mean, dm, sizeof mean));
+    CHECK_OK(rs_memcpy_dtoh(s, var, dv, sizeof var));
+    CHECK_OK(rs_stream_synchronize(s));
+    for (int r = 0; r < M; ++r) rstd[r] = (float)(1.0 / sqrt(var[r] + eps));
+    CHECK_OK(rs_memcpy_htod(s, dv, rstd, sizeof rstd)); /* dv holds rstd from here */
+
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_APPLY;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.y = dy;
+    p.numel = E, p.row_div = K, p.rows = M, p.col_div = 1, p.cols = K;
+    p.a = dm, p.b = dv, p.w = dw, p.bias = db;
+    CHECK_OK(rs_norm_run(s, &p));
+
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_SUMS;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.g = dg;
+    p.rows = M, p.outer = 1, p.inner = K, p.row_stride = K;
+    p.a = dm, p.b = dv, p.w = dw;
+    p.out1 = ds1, p.out2 = ds2;
+    CHECK_OK(rs_norm_run(s, &p));
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_GRAD;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.g = dg, p.y = dgi;
+    p.numel = E, p.row_div = K, p.rows = M, p.col_div = 1, p.cols = K;
+    p.a = dm, p.b = dv, p.w = dw, p.s1 = ds1, p.s2 = ds2, p.inv_k = 1.0 / K;
+    CHECK_OK(rs_norm_run(s, &p));
+    /* columns: row j's elements are x[r][j], r = 0..M-1; stats by r */
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_SUMS;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.g = dg;
+    p.rows = K, p.outer = M, p.inner = 1, p.row_stride = 1, p.outer_stride = K;
+    p.a = dm, p.b = dv, p.stat_of_outer = 1;
+    p.out1 = dgb, p.out2 = dgw;
+    CHECK_OK(rs_norm_run(s, &p));
+    float gw[K], gb[K];
+    CHECK_OK(rs_memcpy_dtoh(s, y, dy, sizeof y));
+    CHECK_OK(rs_memcpy_dtoh(s, gi, dgi, sizeof gi));
+    CHECK_OK(rs_memcpy_dtoh(s, gw, dgw, sizeof gw));
+    CHECK_OK(rs_memcpy_dtoh(s, gb, dgb, sizeof gb));
+    CHECK_OK(rs_stream_synchronize(s));
+
+    static double gwr[K], gbr[K];
+    memset(gwr, 0, sizeof gwr);
+    memset(gbr, 0, sizeof gbr);
+    for (int r = 0; r < M; ++r) {
+        double su = 0, sq = 0;
+        for (int j = 0; j < K; ++j) su += x[r * K + j];
+        double mu = su / K;
+        for (int j = 0; j < K; ++j) sq += (x[r * K + j] - mu) * (x[r * K + j] - mu);
+        double rs = 1.0 / sqrt(sq / K + eps), s1 = 0, s2 = 0;
+        CHECK(close_to(mean[r], mu, 1e-6));
+        for (int j = 0; j < K; ++j) {
+            double xh = (x[r * K + j] - mu) * rs;
+            CHECK(close_to(y[r * K + j], xh * w[j] + b[j], 1e-5));
+            s1 += g[r * K + j] * w[j];
+            s2 += g[r * K + j] * w[j] * xh;
+            gwr[j] += g[r * K + j] * xh;
+            gbr[j] += g[r * K + j];
+        }
+        for (int j = 0; j < K; ++j) {
+            double xh = (x[r * K + j] - mu) * rs;
+            double want = rs * (g[r * K + j] * w[j] - s1 / K - xh * s2 / K);
+            CHECK(close_to(gi[r * K + j], want, 1e-4));
+        }
+    }
+    for (int j = 0; j < K; ++j) {
+        CHECK(close_to(gw[j], gwr[j], 1e-4));
+        CHECK(close_to(gb[j], gbr[j], 1e-5));
+    }
+    uint64_t bufs[] = {dx, dg, dw, db, dy, dgi, dm, dv, ds1, ds2, dgw, dgb};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) rs_free(dev, bufs[i]);
+}
+
+TEST(bad_arguments_fail_clearly) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    rs_norm p;
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_STATS;
+    p.dtype = RS_INT32;
+    p.x = 64;
+    CHECK(rs_norm_run(s, &p) == RS_ERR_UNSUPPORTED);
+    p.dtype = RS_FLOAT32;
+    p.rows = 2, p.outer = 1, p.inner = 0;
+    CHECK(rs_norm_run(s, &p) == RS_ERR_INVALID);
+    p.op = RS_NORM_APPLY;
+    p.numel = 4, p.y = 64, p.row_div = 0;
+    CHECK(rs_norm_run(s, &p) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "mapping") != NULL);
+}
+
+int main(void) {
+    RUN(stats_of_strided_rows_in_chunks);
+    RUN(layer_norm_forward_and_backward_from_the_blocks);
+    RUN(bad_arguments_fail_clearly);
+    CTEST_END();
+}
