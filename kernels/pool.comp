@@ -66,8 +66,10 @@ void po_store(int64_t o, int64_t v) { RS_SET_I(DT)(pc.dst, o, uint64_t(v)); }
 void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
 #endif
 
-// geometry, read once per invocation
+// geometry and strides, read once per invocation (a load from the
+// parameter block inside the window loops would be repeated there)
 int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
+int64_t src_st[5], dst_st[5], idx_st[5], divisor_override, count_include_pad;
 
 // Window of output o along dim j: positions [lo, hi) step `step` (fixed
 // windows: dilation; only positions inside the input). CPU's clipping.
@@ -92,8 +94,7 @@ void po_window(int j, int o, out int lo, out int hi, out int step) {
 // avg_pool kernels: the window clipped to the padded input, then to the
 // input unless count_include_pad.
 int64_t po_divisor(int o[3]) {
-    int64_t ov = po_param(PP_DIVISOR);
-    if (ov != 0L) return ov;
+    if (divisor_override != 0L) return divisor_override;
     int64_t size = 1L, clipped = 1L;
     for (int j = 0; j < 3; ++j) {
         int start = o[j] * str[j] - pad[j];
@@ -101,7 +102,7 @@ int64_t po_divisor(int o[3]) {
         size *= int64_t(end - start);
         clipped *= int64_t(min(end, in_[j]) - max(start, 0));
     }
-    return po_param(PP_INCL_PAD) != 0L ? size : clipped;
+    return count_include_pad != 0L ? size : clipped;
 }
 #endif
 
@@ -110,22 +111,39 @@ int64_t po_divisor(int o[3]) {
 // or -1
 int po_out_of(int j, int p, int k) {
     int t = p + pad[j] - k * dil[j];
-    if (t < 0 || t % str[j] != 0) return -1;
-    int o = t / str[j];
-    return o < out_[j] ? o : -1;
+    if (t < 0) return -1;
+    int o = str[j] == 1 ? t : t / str[j];  // one division (integer division is slow on GPUs)
+    return o * str[j] == t && o < out_[j] ? o : -1;
 }
 #endif
 
 #if MODE == 2
+// Whether input position p is the first position of output o's window: the
+// one invocation that checks o's index (each index is checked once).
+bool po_first_of(int p[3], int o[3]) {
+    for (int j = 2; j >= 0; --j) {  // the last dim first: it rules out most
+#if ADAPTIVE
+        int lo = int((int64_t(o[j]) * int64_t(in_[j])) / int64_t(out_[j]));
+#else
+        int lo = o[j] * str[j] - pad[j];
+        if (lo < 0) lo = dil[j] == 1 ? 0 : lo + ((-lo + dil[j] - 1) / dil[j]) * dil[j];
+#endif
+        if (p[j] != lo) return false;
+    }
+    return true;
+}
+
 // whether flat index ix (in the input's spatial plane) lies in output o's
 // window
 bool po_in_window(int64_t ix, int64_t plane, int o[3]) {
     if (ix < 0L || ix >= plane) return false;
     int p[3];
-    p[2] = int(ix % int64_t(in_[2]));
-    ix /= int64_t(in_[2]);
-    p[1] = int(ix % int64_t(in_[1]));
-    p[0] = int(ix / int64_t(in_[1]));
+    uint64_t q = uint64_t(ix), r;
+    rs_divmod(q, uint64_t(in_[2]), r);
+    p[2] = int(r);
+    rs_divmod(q, uint64_t(in_[1]), r);
+    p[1] = int(r);
+    p[0] = int(q);
     for (int j = 0; j < 3; ++j) {
         int lo, hi, step;
         po_window(j, o[j], lo, hi, step);
@@ -154,9 +172,9 @@ void po_coords(uint64_t item, const int64_t sz[5], out int64_t co[5]) {
     co[0] = int64_t(i);
 }
 
-int64_t po_offset(int base, const int64_t co[5]) {
+int64_t po_offset(const int64_t st[5], const int64_t co[5]) {
     int64_t o = 0L;
-    for (int d = 0; d < 5; ++d) o += co[d] * po_param(base + d);
+    for (int d = 0; d < 5; ++d) o += co[d] * st[d];
     return o;
 }
 
@@ -169,6 +187,13 @@ void main() {
         pad[j] = int(po_param(PP_PAD + j));
         dil[j] = int(po_param(PP_DIL + j));
     }
+    for (int d = 0; d < 5; ++d) {
+        src_st[d] = po_param(PP_SRC_ST + d);
+        dst_st[d] = po_param(PP_DST_ST + d);
+        idx_st[d] = po_param(PP_IDX_ST + d);
+    }
+    divisor_override = po_param(PP_DIVISOR);
+    count_include_pad = po_param(PP_INCL_PAD);
     int64_t sz[5];
     sz[0] = po_param(PP_N);
     sz[1] = po_param(PP_C);
@@ -178,13 +203,13 @@ void main() {
     RS_FOR_EACH(item, pc.items) {
         int64_t co[5];
         po_coords(item, sz, co);
-        int64_t dst_off = po_offset(PP_DST_ST, co);
+        int64_t dst_off = po_offset(dst_st, co);
 #if MODE < 2
         // ---- forward: reduce output (od, oh, ow)'s window
         int lo[3], hi[3], step[3];
         for (int j = 0; j < 3; ++j) po_window(j, int(co[2 + j]), lo[j], hi[j], step[j]);
-        int64_t base = co[0] * po_param(PP_SRC_ST) + co[1] * po_param(PP_SRC_ST + 1);
-        int64_t sd = po_param(PP_SRC_ST + 2), sh = po_param(PP_SRC_ST + 3), sw = po_param(PP_SRC_ST + 4);
+        int64_t base = co[0] * src_st[0] + co[1] * src_st[1];
+        int64_t sd = src_st[2], sh = src_st[3], sw = src_st[4];
 #if MODE == 0
         // CPU: the first position is the index of a window with no larger
         // value; a larger value or any NaN takes over (the last NaN wins)
@@ -211,7 +236,7 @@ void main() {
                     }
                 }
         po_store(dst_off, m);
-        RsI64(pc.idx + 8UL * uint64_t(po_offset(PP_IDX_ST, co))).v = arg;
+        RsI64(pc.idx + 8UL * uint64_t(po_offset(idx_st, co))).v = arg;
 #else
         ACC sum = ACC(0);
         for (int d = lo[0]; d < hi[0]; d += step[0])
@@ -243,8 +268,8 @@ void main() {
             ohi[j] = -1;
 #endif
         }
-        int64_t base = co[0] * po_param(PP_SRC_ST) + co[1] * po_param(PP_SRC_ST + 1);
-        int64_t ibase = co[0] * po_param(PP_IDX_ST) + co[1] * po_param(PP_IDX_ST + 1);
+        int64_t base = co[0] * src_st[0] + co[1] * src_st[1];
+        int64_t ibase = co[0] * idx_st[0] + co[1] * idx_st[1];
         int64_t self_ix = (int64_t(p[0]) * int64_t(in_[1]) + int64_t(p[1])) * int64_t(in_[2]) + int64_t(p[2]);
         ACC acc = ACC(0);
 #if ADAPTIVE
@@ -266,16 +291,14 @@ void main() {
                 PO_LOOP(2, k2) {
                     int o2 = PO_OUT(2, k2);
                     if (PO_SKIP(2, o2)) continue;
-                    int64_t oo = int64_t(o0) * po_param(PP_SRC_ST + 2) + int64_t(o1) * po_param(PP_SRC_ST + 3) +
-                                 int64_t(o2) * po_param(PP_SRC_ST + 4);
+                    int64_t oo = int64_t(o0) * src_st[2] + int64_t(o1) * src_st[3] + int64_t(o2) * src_st[4];
 #if MODE == 2
-                    int64_t io = int64_t(o0) * po_param(PP_IDX_ST + 2) + int64_t(o1) * po_param(PP_IDX_ST + 3) +
-                                 int64_t(o2) * po_param(PP_IDX_ST + 4);
+                    int64_t io = int64_t(o0) * idx_st[2] + int64_t(o1) * idx_st[3] + int64_t(o2) * idx_st[4];
                     int64_t ix = RsI64(pc.idx + 8UL * uint64_t(ibase + io)).v;
                     if (ix == self_ix) {
                         acc += RS_LDO(DT)(pc.src, base + oo);
-                    } else if (!po_in_window(ix, plane, int[3](o0, o1, o2))) {
-                        rs_raise(1u, ix);
+                    } else if (po_first_of(p, int[3](o0, o1, o2)) && !po_in_window(ix, plane, int[3](o0, o1, o2))) {
+                        rs_raise(1u, ix);  // indices not made by the forward
                     }
 #else
 #if ADAPTIVE
