@@ -7,8 +7,7 @@
 // alpha and beta, the running statistics) is small and composed here from
 // the native engines, in CPU's order and dtypes. float16/bfloat16 compute
 // in float32 as CPU does. On a device without fp64, float64 inputs run the
-// whole op through host execution. group_norm's backward is still composed
-// from reductions and pointwise ops.
+// whole op through host execution.
 #include "torch/reduce.h"
 
 #include <ATen/AccumulateType.h>
@@ -29,7 +28,6 @@
 #include <ATen/ops/renorm_ops.h>
 #include <ATen/ops/rsqrt.h>
 #include <ATen/ops/sum.h>
-#include <ATen/ops/var_mean.h>
 #include <torch/library.h>
 
 #include <vector>
@@ -539,21 +537,48 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
   return native_or_host<at::_ops::native_group_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);
-        auto at = acc_type(input);
-        Tensor x = input.contiguous().view({n, group, -1}).to(at);
-        Tensor mu = mean.reshape({n, group, 1}).to(at), rs = rstd.reshape({n, group, 1}).to(at);
-        Tensor xhat = x.sub(mu).mul_(rs).view({n, c, hxw});
-        Tensor g = grad_out.contiguous().view({n, c, hxw}).to(at);
-        Tensor gi, gw, gb;
+        int64_t cpg = c / group, k = cpg * hxw;
+        if (k == 0 || n == 0) throw NeedsHost{};
+        auto vt = vec_type(input);
+        Tensor x = input.contiguous(), g = grad_out.contiguous();
+        Tensor mu = mean.reshape({n * group}).to(vt).contiguous(), rs = rstd.reshape({n * group}).to(vt).contiguous();
+        // one pass: per (n, c), sum(g) and sum(g xhat) over H*W, with each
+        // channel's group statistics (repeated over the group's channels)
+        Tensor mu_c = mu.view({n * group, 1}).expand({n * group, cpg}).reshape({n * c});
+        Tensor rs_c = rs.view({n * group, 1}).expand({n * group, cpg}).reshape({n * c});
+        Tensor s1 = at::empty({n * c}, mu.options()), s2 = at::empty({n * c}, mu.options());
+        rs_norm p{};
+        p.op = RS_NORM_SUMS;
+        p.x = address_of(x);
+        p.g = address_of(g);
+        p.rows = n * c, p.outer = 1, p.inner = hxw, p.row_stride = hxw;
+        p.a = address_of(mu_c), p.b = address_of(rs_c);
+        p.out1 = address_of(s1), p.out2 = address_of(s2);
+        run_norm(p, x);
+        Tensor w = param_vec(weight, x, c), gi, gw, gb;
         if (mask[0]) {
-          Tensor gp = (defined(weight) ? g.mul(weight->to(at).view({1, c, 1})) : g).view({n, group, -1});
-          Tensor xh = xhat.view({n, group, -1});
-          Tensor a = gp.mean({2}, true), b = gp.mul(xh).mean({2}, true);
-          gi = gp.sub(a).sub_(xh.mul(b)).mul_(rs).to(input.scalar_type()).view(input.sizes());
+          // rstd (g w - mean(g w) - xhat mean(g w xhat)) over each group: its
+          // sums are the (n, c) sums weighted by the channels' w, summed over
+          // the group's channels (small)
+          Tensor ws1 = w.defined() ? s1.view({n, c}).mul(w) : s1.view({n, c});
+          Tensor ws2 = w.defined() ? s2.view({n, c}).mul(w) : s2.view({n, c});
+          Tensor db = ws1.view({n, group, cpg}).sum(2).contiguous(), ds = ws2.view({n, group, cpg}).sum(2).contiguous();
+          gi = at::empty(x.sizes(), x.options());
+          rs_norm q{};
+          q.op = RS_NORM_GRAD;
+          q.x = address_of(x);
+          q.g = address_of(g);
+          q.y = address_of(gi);
+          q.numel = x.numel(), q.row_div = k, q.rows = n * group, q.col_div = hxw, q.cols = c;
+          q.a = address_of(mu), q.b = address_of(rs), q.w = addr_or_0(w);
+          q.s1 = address_of(db), q.s2 = address_of(ds);
+          q.inv_k = 1.0 / static_cast<double>(k);
+          run_norm(q, x);
+          gi = gi.view(input.sizes());
         }
         auto pdt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-        if (mask[1]) gw = g.mul(xhat).sum(at::IntArrayRef{0, 2}).to(pdt);
-        if (mask[2]) gb = g.sum(at::IntArrayRef{0, 2}).to(pdt);
+        if (mask[1]) gw = s2.view({n, c}).sum(0).to(pdt);
+        if (mask[2]) gb = s1.view({n, c}).sum(0).to(pdt);
         return {gi, gw, gb};
       },
       grad_out, input, mean, rstd, weight, n, c, hxw, group, mask);
