@@ -22,6 +22,8 @@
 #include <ATen/ops/native_group_norm_ops.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/native_layer_norm_ops.h>
+#include <ATen/ops/_fused_rms_norm_backward_ops.h>
+#include <ATen/ops/_fused_rms_norm_ops.h>
 #include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/renorm_meta.h>
@@ -30,6 +32,7 @@
 #include <ATen/ops/sum.h>
 #include <torch/library.h>
 
+#include <limits>
 #include <vector>
 
 namespace russet {
@@ -217,6 +220,95 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         return {gi, gw, gb};
       },
       grad_out, input, shape, mean, rstd, weight, bias, mask);
+}
+
+// ---------------------------------------------------------------- RMS norm
+
+// _fused_rms_norm (what F.rms_norm calls when the device has a kernel; its
+// autograd calls _fused_rms_norm_backward), as ATen's composite computes
+// it: in the opmath type, rstd = 1 / sqrt(mean(x^2) + eps) (eps defaults to
+// the opmath type's epsilon), y = x * rstd rounded, times the weight.
+// Engine passes: the row sums of x*x, then the normalization.
+std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, const OptTensor& weight,
+                                    std::optional<double> eps) {
+  return native_or_host<at::_ops::_fused_rms_norm>(
+      [&]() -> std::tuple<Tensor, Tensor> {
+        auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
+        need_native(input);
+        if (n == 0 || (defined(weight) && weight->scalar_type() != input.scalar_type())) throw NeedsHost{};
+        auto vt = vec_type(input);
+        double e = eps.has_value() ? *eps
+                                   : (vt == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                                        : static_cast<double>(std::numeric_limits<float>::epsilon()));
+        Tensor x = input.contiguous();
+        Tensor s1 = at::empty({m}, x.options().dtype(vt)), s2 = at::empty({m}, s1.options());
+        rs_norm p{};
+        p.op = RS_NORM_SUMS;  // with g = x: out2 = sum of x * x
+        p.x = address_of(x);
+        p.g = address_of(x);
+        p.rows = m, p.outer = 1, p.inner = n, p.row_stride = n;
+        p.out1 = address_of(s1), p.out2 = address_of(s2);
+        run_norm(p, x);
+        Tensor rstd = at::rsqrt(s2.div_(static_cast<double>(n)).add_(e));
+        Tensor y = apply_norm(x, Tensor(), rstd, param_vec(weight, x, n), Tensor(), n, m, 1, n,
+                              at::MemoryFormat::Contiguous);
+        return {y.view(input.sizes()), rstd.view(stat_shape(input, static_cast<int64_t>(shape.size())))};
+      },
+      input, shape, weight, eps);
+}
+
+// grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
+// row; grad_weight = the column sums of g xhat
+std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& input, at::IntArrayRef shape,
+                                             const Tensor& rstd, const OptTensor& weight, std::array<bool, 2> mask) {
+  return native_or_host<at::_ops::_fused_rms_norm_backward>(
+      [&]() -> std::tuple<Tensor, Tensor> {
+        auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
+        need_native(input);
+        if (n == 0) throw NeedsHost{};
+        auto vt = vec_type(input);
+        Tensor x = input.contiguous(), g = grad_out.contiguous();
+        Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
+        rs_norm p{};
+        p.x = address_of(x);
+        p.g = address_of(g);
+        p.b = address_of(rs);
+        Tensor gi, gw;
+        if (mask[0]) {
+          Tensor s1 = at::empty({m}, rs.options()), s2 = at::empty({m}, rs.options());
+          gi = at::empty(x.sizes(), x.options());
+          if (m > 0) {
+            rs_norm q = p;
+            q.op = RS_NORM_SUMS;
+            q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
+            q.w = addr_or_0(w);
+            q.out1 = address_of(s1), q.out2 = address_of(s2);
+            run_norm(q, x);
+            q = p;
+            q.op = RS_NORM_GRAD;  // s1 absent: no mean subtracted
+            q.y = address_of(gi);
+            q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
+            q.w = addr_or_0(w), q.s2 = address_of(s2);
+            q.inv_k = 1.0 / static_cast<double>(n);
+            run_norm(q, x);
+          }
+          gi = gi.view(input.sizes());
+        }
+        if (mask[1] && defined(weight)) {
+          Tensor c1 = at::zeros({n}, rs.options()), c2 = at::zeros({n}, rs.options());
+          if (m > 0) {
+            rs_norm q = p;
+            q.op = RS_NORM_SUMS;
+            q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
+            q.stat_of_outer = 1;
+            q.out1 = address_of(c1), q.out2 = address_of(c2);
+            run_norm(q, x);
+          }
+          gw = c2.to(weight->scalar_type()).view(weight->sizes());
+        }
+        return {gi, gw};
+      },
+      grad_out, input, shape, rstd, weight, mask);
 }
 
 // ---------------------------------------------------------------- batch norm
@@ -622,6 +714,8 @@ Tensor& renorm_out(const Tensor& self, const at::Scalar& p, int64_t dim, const a
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("renorm.out", renorm_out);
   m.impl("native_layer_norm", layer_norm);
+  m.impl("_fused_rms_norm", rms_norm);
+  m.impl("_fused_rms_norm_backward", rms_norm_backward);
   m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("native_batch_norm", batch_norm);
   m.impl("native_batch_norm.out", batch_norm_out);

@@ -247,3 +247,30 @@ def test_group_norm_model_sized_forward_and_backward(affine):
         grads_match(lambda x, w, b: F.group_norm(x, 8, w, b), x, w, b, tol=dict(rtol=1e-4, atol=1e-4))
     else:
         grads_match(lambda x: F.group_norm(x, 8), x, tol=dict(rtol=1e-4, atol=1e-4))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("with_weight", [True, False])
+def test_rms_norm_runs_fused_forward_and_backward(dtype, with_weight):
+    # F.rms_norm reaches _fused_rms_norm (registered for russet) and its
+    # autograd _fused_rms_norm_backward: two engine passes each way, no
+    # composition of pow/mean/rsqrt/mul; eps None is the opmath epsilon
+    torch.manual_seed(6)
+    x = (torch.randn(4, 64, 512) * 2).to(dtype)
+    w = torch.randn(512).to(dtype)
+    fn = (lambda x, w: F.rms_norm(x, [512], w)) if with_weight else (lambda x: F.rms_norm(x, [512], eps=1e-6))
+    args = (x, w) if with_weight else (x,)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else None
+    grads_match(fn, *args, tol=tol)
+    # the fused op, not its composite
+    seen = []
+
+    class Watch(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, f, types, a=(), k=None):
+            seen.append(str(f))
+            return f(*a, **(k or {}))
+
+    dev_args = [t.to(D) for t in args]
+    with Watch():
+        fn(*dev_args)
+    assert seen == ["aten._fused_rms_norm.default"], seen
