@@ -274,3 +274,15 @@ def test_rms_norm_runs_fused_forward_and_backward(dtype, with_weight):
     with Watch():
         fn(*dev_args)
     assert seen == ["aten._fused_rms_norm.default"], seen
+
+
+def test_layer_norm_one_element_gradients_are_exact():
+    # normalized_shape (1,): the variance is 0, x - mean is exactly 0, so the
+    # input and weight gradients are exactly 0 (CPU's x * rstd - mean * rstd
+    # leaves about 2e-5 of rounding: tests/conformance/known_failures.json)
+    x, w, b = torch.tensor([-4.3228]), torch.tensor([-8.4784]), torch.tensor([-1.7658])
+    xd, wd, bd = (t.to(D).requires_grad_() for t in (x, w, b))
+    y = F.layer_norm(xd, [1], wd, bd)
+    gx, gw, gb = torch.autograd.grad(y, (xd, wd, bd), torch.full((1,), 0.7, device=D))
+    assert gx.cpu().item() == 0 and gw.cpu().item() == 0 and gb.cpu().item() == pytest.approx(0.7)
+    assert y.cpu().item() == pytest.approx(-1.7658)
