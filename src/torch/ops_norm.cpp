@@ -63,6 +63,12 @@ at::ScalarType vec_type(const Tensor& x) { return x.scalar_type() == at::kDouble
 
 uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
 
+// the engine reads the gradient in the input's dtype: another dtype (never
+// from autograd) takes the host
+void same_dtype(const Tensor& grad, const Tensor& input) {
+  if (grad.scalar_type() != input.scalar_type()) throw NeedsHost{};
+}
+
 // an optional per-channel parameter as a contiguous vector of vec_type
 Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
   return defined(t) ? t->reshape({n}).to(vec_type(x)).contiguous() : Tensor();
@@ -172,6 +178,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         need_native(input);
         if (n == 0) throw NeedsHost{};
         auto vt = vec_type(input);
+        same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor mu = mean.reshape({m}).to(vt).contiguous(), rs = rstd.reshape({m}).to(vt).contiguous();
         Tensor w = param_vec(weight, x, n);
@@ -267,6 +274,7 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
         need_native(input);
         if (n == 0) throw NeedsHost{};
         auto vt = vec_type(input);
+        same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
         rs_norm p{};
@@ -523,6 +531,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
         auto at = acc_type(input);
         Channels ch = channels_of(input);
         int64_t c = ch.c;
+        same_dtype(grad_out, input);
         Tensor g = same_layout(grad_out, ch);
         Tensor mean, invstd;
         if (train) {
@@ -632,6 +641,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
         int64_t cpg = c / group, k = cpg * hxw;
         if (k == 0 || n == 0) throw NeedsHost{};
         auto vt = vec_type(input);
+        same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor mu = mean.reshape({n * group}).to(vt).contiguous(), rs = rstd.reshape({n * group}).to(vt).contiguous();
         // one pass: per (n, c), sum(g) and sum(g xhat) over H*W, with each

@@ -91,12 +91,15 @@ void run_pool(rs_pool_op op, const Pool& p, bool adaptive, const Tensor& input, 
               std::optional<int64_t> divisor_override = std::nullopt) {
   const Tensor& target = grad_input.defined() ? grad_input : output;
   if (target.numel() == 0) return;
+  // resolved (neg-bit) copies live until the dispatch is recorded
+  Tensor in = input.defined() ? resolved(input) : Tensor();
+  Tensor src = grad_input.defined() ? resolved(output) : output;
   rs_pool r{};
   r.op = op;
   r.dims = static_cast<int>(p.k);
   r.adaptive = adaptive;
-  if (input.defined()) r.input = describe(nc_view(resolved(input), p.k));
-  r.output = describe(nc_view(grad_input.defined() ? resolved(output) : output, p.k));
+  if (in.defined()) r.input = describe(nc_view(in, p.k));
+  r.output = describe(nc_view(src, p.k));
   if (indices.defined()) r.indices = describe(nc_view(indices, p.k));
   if (grad_input.defined()) {
     if (output.scalar_type() != grad_input.scalar_type()) throw NeedsHost{};

@@ -286,3 +286,17 @@ def test_layer_norm_one_element_gradients_are_exact():
     gx, gw, gb = torch.autograd.grad(y, (xd, wd, bd), torch.full((1,), 0.7, device=D))
     assert gx.cpu().item() == 0 and gw.cpu().item() == 0 and gb.cpu().item() == pytest.approx(0.7)
     assert y.cpu().item() == pytest.approx(-1.7658)
+
+
+def test_backward_with_a_gradient_of_another_dtype_raises_like_cpu():
+    # the engine reads the gradient in the input's dtype: a float32 gradient
+    # for a bfloat16 input (never from autograd) goes to the host, which
+    # raises CPU's error
+    x, w, b = torch.randn(6, 16).bfloat16(), torch.randn(16).bfloat16(), torch.randn(16).bfloat16()
+    g = torch.randn(6, 16)
+    _, mean, rstd = torch.native_layer_norm(x, [16], w, b, 1e-5)
+    args = [g, x, [16], mean, rstd, w, b, [True, True, True]]
+    with pytest.raises(RuntimeError, match="expected scalar type"):
+        torch.ops.aten.native_layer_norm_backward(*args)
+    with pytest.raises(RuntimeError, match="expected scalar type"):
+        torch.ops.aten.native_layer_norm_backward(*[a.to(D) if isinstance(a, torch.Tensor) else a for a in args])
