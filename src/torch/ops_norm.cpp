@@ -119,6 +119,47 @@ Tensor apply_norm(const Tensor& x, const Tensor& a, const Tensor& b, const Tenso
   return y;
 }
 
+// The backward of a normalization over contiguous (m, n) rows (layer norm,
+// RMS norm): `base` holds x, g and the row statistics a (the mean; absent
+// for RMS norm) and b (rstd). grad_input = b (g w - mean(g w) [centred] -
+// xhat mean(g w xhat)), from the row sums and then the gradient pass.
+Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
+                           bool centred) {
+  auto opts = x.options().dtype(vec_type(x));
+  Tensor s1 = at::empty({m}, opts), s2 = at::empty({m}, opts), gi = at::empty(x.sizes(), x.options());
+  if (m == 0) return gi;
+  rs_norm q = base;
+  q.op = RS_NORM_SUMS;
+  q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
+  q.w = addr_or_0(w);
+  q.out1 = address_of(s1), q.out2 = address_of(s2);
+  run_norm(q, x);
+  q = base;
+  q.op = RS_NORM_GRAD;
+  q.y = address_of(gi);
+  q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
+  q.w = addr_or_0(w), q.s2 = address_of(s2);
+  q.s1 = centred ? address_of(s1) : 0;  // absent: no mean subtracted
+  q.inv_k = 1.0 / static_cast<double>(n);
+  run_norm(q, x);
+  return gi;
+}
+
+// The column sums over the rows for the weight and bias gradients: (sum of
+// g, sum of g xhat), xhat from the row statistics in `base`.
+std::pair<Tensor, Tensor> row_norm_column_sums(const rs_norm& base, const Tensor& x, int64_t m, int64_t n) {
+  auto opts = x.options().dtype(vec_type(x));
+  Tensor c1 = at::zeros({n}, opts), c2 = at::zeros({n}, opts);
+  if (m == 0) return {c1, c2};
+  rs_norm q = base;
+  q.op = RS_NORM_SUMS;
+  q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
+  q.stat_of_outer = 1;
+  q.out1 = address_of(c1), q.out2 = address_of(c2);
+  run_norm(q, x);
+  return {c1, c2};
+}
+
 // ---------------------------------------------------------------- layer norm
 
 // (M, N) view of x with the normalized dims last; checks as ATen's
@@ -188,39 +229,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         p.g = address_of(g);
         p.a = address_of(mu);
         p.b = address_of(rs);
-        if (mask[0]) {
-          // rstd * (g w - mean(g w) - xhat * mean(g w xhat)) over each row
-          Tensor s1 = at::empty({m}, mu.options()), s2 = at::empty({m}, mu.options());
-          gi = at::empty(x.sizes(), x.options());
-          if (m > 0) {
-            rs_norm q = p;
-            q.op = RS_NORM_SUMS;
-            q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
-            q.w = addr_or_0(w);
-            q.out1 = address_of(s1), q.out2 = address_of(s2);
-            run_norm(q, x);
-            q = p;
-            q.op = RS_NORM_GRAD;
-            q.y = address_of(gi);
-            q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
-            q.w = addr_or_0(w), q.s1 = address_of(s1), q.s2 = address_of(s2);
-            q.inv_k = 1.0 / static_cast<double>(n);
-            run_norm(q, x);
-          }
-          gi = gi.view(input.sizes());
-        }
+        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n, /*centred=*/true).view(input.sizes());
         bool want_w = mask[1] && defined(weight), want_b = mask[2] && defined(bias);
         if (want_w || want_b) {
-          // column sums of g xhat and g over the rows
-          Tensor cb = at::zeros({n}, mu.options()), cw = at::zeros({n}, mu.options());
-          if (m > 0) {
-            rs_norm q = p;
-            q.op = RS_NORM_SUMS;
-            q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
-            q.stat_of_outer = 1;
-            q.out1 = address_of(cb), q.out2 = address_of(cw);
-            run_norm(q, x);
-          }
+          auto [cb, cw] = row_norm_column_sums(p, x, m, n);
           if (want_w) gw = cw.to(weight->scalar_type()).view(weight->sizes());
           if (want_b) gb = cb.to(bias->scalar_type()).view(bias->sizes());
         }
@@ -282,38 +294,9 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
         p.g = address_of(g);
         p.b = address_of(rs);
         Tensor gi, gw;
-        if (mask[0]) {
-          Tensor s1 = at::empty({m}, rs.options()), s2 = at::empty({m}, rs.options());
-          gi = at::empty(x.sizes(), x.options());
-          if (m > 0) {
-            rs_norm q = p;
-            q.op = RS_NORM_SUMS;
-            q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
-            q.w = addr_or_0(w);
-            q.out1 = address_of(s1), q.out2 = address_of(s2);
-            run_norm(q, x);
-            q = p;
-            q.op = RS_NORM_GRAD;  // s1 absent: no mean subtracted
-            q.y = address_of(gi);
-            q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
-            q.w = addr_or_0(w), q.s2 = address_of(s2);
-            q.inv_k = 1.0 / static_cast<double>(n);
-            run_norm(q, x);
-          }
-          gi = gi.view(input.sizes());
-        }
-        if (mask[1] && defined(weight)) {
-          Tensor c1 = at::zeros({n}, rs.options()), c2 = at::zeros({n}, rs.options());
-          if (m > 0) {
-            rs_norm q = p;
-            q.op = RS_NORM_SUMS;
-            q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
-            q.stat_of_outer = 1;
-            q.out1 = address_of(c1), q.out2 = address_of(c2);
-            run_norm(q, x);
-          }
-          gw = c2.to(weight->scalar_type()).view(weight->sizes());
-        }
+        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n, /*centred=*/false).view(input.sizes());
+        if (mask[1] && defined(weight))
+          gw = row_norm_column_sums(p, x, m, n).second.to(weight->scalar_type()).view(weight->sizes());
         return {gi, gw};
       },
       grad_out, input, shape, rstd, weight, mask);
