@@ -71,18 +71,29 @@ void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
 int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
 int64_t src_st[5], dst_st[5], idx_st[5], divisor_override, count_include_pad;
 
+// The first position of output o's window along dim j: fixed windows, on
+// the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out).
+int po_lo(int j, int o) {
+#if ADAPTIVE
+    return int((int64_t(o) * int64_t(in_[j])) / int64_t(out_[j]));
+#else
+    int start = o * str[j] - pad[j];
+    if (start >= 0) return start;
+    return dil[j] == 1 ? 0 : start + ((-start + dil[j] - 1) / dil[j]) * dil[j];
+#endif
+}
+
 // Window of output o along dim j: positions [lo, hi) step `step` (fixed
 // windows: dilation; only positions inside the input). CPU's clipping.
 void po_window(int j, int o, out int lo, out int hi, out int step) {
+    lo = po_lo(j, o);
 #if ADAPTIVE
-    lo = int((int64_t(o) * int64_t(in_[j])) / int64_t(out_[j]));
     hi = int((int64_t(o + 1) * int64_t(in_[j]) + int64_t(out_[j]) - 1L) / int64_t(out_[j]));
     step = 1;
 #else
     int start = o * str[j] - pad[j];
     step = dil[j];
-    // first position >= 0 on the dilation grid, and one past the last < in
-    lo = start < 0 ? start + ((-start + step - 1) / step) * step : start;
+    // one past the last position < in
     int last = start + (ker[j] - 1) * step;
     if (last >= in_[j]) last = start + ((in_[j] - 1 - start) / step) * step;
     hi = last + 1;
@@ -121,15 +132,8 @@ int po_out_of(int j, int p, int k) {
 // Whether input position p is the first position of output o's window: the
 // one invocation that checks o's index (each index is checked once).
 bool po_first_of(int p[3], int o[3]) {
-    for (int j = 2; j >= 0; --j) {  // the last dim first: it rules out most
-#if ADAPTIVE
-        int lo = int((int64_t(o[j]) * int64_t(in_[j])) / int64_t(out_[j]));
-#else
-        int lo = o[j] * str[j] - pad[j];
-        if (lo < 0) lo = dil[j] == 1 ? 0 : lo + ((-lo + dil[j] - 1) / dil[j]) * dil[j];
-#endif
-        if (p[j] != lo) return false;
-    }
+    for (int j = 2; j >= 0; --j)  // the last dim first: it rules out most
+        if (p[j] != po_lo(j, o[j])) return false;
     return true;
 }
 

@@ -168,9 +168,7 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     pc.site = rs_device_error_site(dev, name);
     /* channels fastest when the written view is channels_last (C stride 1),
      * so neighbouring invocations write neighbouring elements */
-    int64_t dsz[5], dstr[5];
-    as5(dst, p->dims, dsz, dstr);
-    pc.cl = dsz[1] > 1 && dstr[1] == 1;
+    pc.cl = in[1] > 1 && dst_st[1] == 1;
 
     char defines[64];
     snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d", (int)p->op, p->adaptive != 0, (int)dt);

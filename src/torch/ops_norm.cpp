@@ -58,9 +58,6 @@ at::ScalarType acc_type(const Tensor& x) {
 
 // ---------------------------------------------------------------- the engine
 
-// the engine's vectors: float32, or float64 for float64 inputs
-at::ScalarType vec_type(const Tensor& x) { return x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat; }
-
 uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
 
 // the engine reads the gradient in the input's dtype: another dtype (never
@@ -69,9 +66,10 @@ void same_dtype(const Tensor& grad, const Tensor& input) {
   if (grad.scalar_type() != input.scalar_type()) throw NeedsHost{};
 }
 
-// an optional per-channel parameter as a contiguous vector of vec_type
+// an optional per-channel parameter as a contiguous vector of acc_type (the
+// engine's vectors: float32, or float64 for float64 inputs)
 Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
-  return defined(t) ? t->reshape({n}).to(vec_type(x)).contiguous() : Tensor();
+  return defined(t) ? t->reshape({n}).to(acc_type(x)).contiguous() : Tensor();
 }
 
 void run_norm(rs_norm p, const Tensor& x) {
@@ -83,7 +81,7 @@ void run_norm(rs_norm p, const Tensor& x) {
 
 // per-row statistics of contiguous (m, n) rows: mean and biased variance
 std::pair<Tensor, Tensor> row_stats(const Tensor& x, int64_t m, int64_t n) {
-  Tensor mean = at::empty({m}, x.options().dtype(vec_type(x))), var = at::empty({m}, mean.options());
+  Tensor mean = at::empty({m}, x.options().dtype(acc_type(x))), var = at::empty({m}, mean.options());
   rs_norm p{};
   p.op = RS_NORM_STATS;
   p.x = address_of(x);
@@ -125,7 +123,7 @@ Tensor apply_norm(const Tensor& x, const Tensor& a, const Tensor& b, const Tenso
 // xhat mean(g w xhat)), from the row sums and then the gradient pass.
 Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
                            bool centred) {
-  auto opts = x.options().dtype(vec_type(x));
+  auto opts = x.options().dtype(acc_type(x));
   Tensor s1 = at::empty({m}, opts), s2 = at::empty({m}, opts), gi = at::empty(x.sizes(), x.options());
   if (m == 0) return gi;
   rs_norm q = base;
@@ -148,7 +146,7 @@ Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w
 // The column sums over the rows for the weight and bias gradients: (sum of
 // g, sum of g xhat), xhat from the row statistics in `base`.
 std::pair<Tensor, Tensor> row_norm_column_sums(const rs_norm& base, const Tensor& x, int64_t m, int64_t n) {
-  auto opts = x.options().dtype(vec_type(x));
+  auto opts = x.options().dtype(acc_type(x));
   Tensor c1 = at::zeros({n}, opts), c2 = at::zeros({n}, opts);
   if (m == 0) return {c1, c2};
   rs_norm q = base;
@@ -218,7 +216,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
         need_native(input);
         if (n == 0) throw NeedsHost{};
-        auto vt = vec_type(input);
+        auto vt = acc_type(input);
         same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor mu = mean.reshape({m}).to(vt).contiguous(), rs = rstd.reshape({m}).to(vt).contiguous();
@@ -255,7 +253,7 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
         auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
         need_native(input);
         if (n == 0 || (defined(weight) && weight->scalar_type() != input.scalar_type())) throw NeedsHost{};
-        auto vt = vec_type(input);
+        auto vt = acc_type(input);
         double e = eps.has_value() ? *eps
                                    : (vt == at::kDouble ? std::numeric_limits<double>::epsilon()
                                                         : static_cast<double>(std::numeric_limits<float>::epsilon()));
@@ -285,7 +283,7 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
         auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
         need_native(input);
         if (n == 0) throw NeedsHost{};
-        auto vt = vec_type(input);
+        auto vt = acc_type(input);
         same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
@@ -356,7 +354,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   if (training) {
     TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
-    Tensor mu = at::empty({c}, input.options().dtype(vec_type(input))), var = at::empty({c}, mu.options());
+    Tensor mu = at::empty({c}, input.options().dtype(acc_type(input))), var = at::empty({c}, mu.options());
     rs_norm p{};
     p.op = RS_NORM_STATS;
     p.x = address_of(ch.x);
@@ -623,7 +621,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
         need_native(input);
         int64_t cpg = c / group, k = cpg * hxw;
         if (k == 0 || n == 0) throw NeedsHost{};
-        auto vt = vec_type(input);
+        auto vt = acc_type(input);
         same_dtype(grad_out, input);
         Tensor x = input.contiguous(), g = grad_out.contiguous();
         Tensor mu = mean.reshape({n * group}).to(vt).contiguous(), rs = rstd.reshape({n * group}).to(vt).contiguous();
