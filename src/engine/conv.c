@@ -1,0 +1,264 @@
+/* conv.c: the convolution engine (rs_conv_run; contract in russet.h),
+ * an implicit GEMM per group (kernels/conv.comp).
+ *
+ * Every view is taken as (N, C, D, H, W): 1-d and 2-d convolutions get unit
+ * leading spatial dims. The tile shape follows the product's shape; the
+ * load order of each operand follows its layout (coalesced along whichever
+ * of k or the row runs along memory). The weight gradient's k (N times the
+ * output volume) is long and its product small, so it is split into chunks
+ * whose partial sums a second pass adds in chunk order: the split depends
+ * only on the shape, so results repeat bit for bit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+enum { CP_SLOTS = 44 }; /* kernels/conv.comp's CP_ slots */
+
+/* positions are computed in 32-bit arithmetic in the kernel */
+#define CONV_DIM_MAX (1LL << 30)
+
+typedef struct conv_plan {
+    int64_t in[5], out[5], ker[3], xs[5], ws[5], ys[5]; /* as 5 (or 3) dims */
+    int64_t str[3], pad[3], dil[3];
+    int64_t cg, og, m, nc, k;
+    int tm, tn, bk, vw, a_kf, b_kf, k_cf;
+    int64_t tiles_m, tiles_n, splits, kps;
+} conv_plan;
+
+static const char *op_name(rs_conv_op op) {
+    static const char *const names[3] = {"conv-forward", "conv-grad-input", "conv-grad-weight"};
+    return names[op];
+}
+
+static int dtype_supported(rs_dtype dt) {
+    switch (dt) {
+    case RS_FLOAT32: case RS_FLOAT16: case RS_BFLOAT16: case RS_FLOAT64:
+    case RS_UINT8: case RS_INT8: case RS_INT16: case RS_INT32: case RS_INT64:
+        return 1;
+    default: return 0;
+    }
+}
+
+/* bytes of the accumulation type (float for the float32 family) */
+static int acc_bytes(rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 ? 4 : 8;
+}
+
+static void as5(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]) {
+    for (int d = 0; d < 5; ++d) sizes[d] = 1, strides[d] = 0;
+    for (int d = 0; d < 2; ++d) sizes[d] = t->sizes[d], strides[d] = t->strides[d];
+    for (int j = 0; j < dims; ++j) {
+        sizes[5 - dims + j] = t->sizes[2 + j];
+        strides[5 - dims + j] = t->strides[2 + j];
+    }
+}
+
+static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
+    if (t->ndim != 2 + dims)
+        return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims, got %d", name, what, 2 + dims, t->ndim);
+    if (t->dtype != dt)
+        return rs_error(RS_ERR_INVALID, "%s: %s is %s, expected %s", name, what, rs_dtype_name(t->dtype),
+                        rs_dtype_name(dt));
+    for (int d = 0; d < t->ndim; ++d) {
+        if (t->sizes[d] < 0 || (d >= 2 && t->sizes[d] >= CONV_DIM_MAX))
+            return rs_error(RS_ERR_INVALID, "%s: %s's size %lld in dim %d is out of range", name, what,
+                            (long long)t->sizes[d], d);
+        if (t->strides[d] < 0)
+            return rs_error(RS_ERR_INVALID, "%s: %s has a negative stride", name, what);
+    }
+    return RS_OK;
+}
+
+static int64_t vol3(const int64_t *v) { return v[0] * v[1] * v[2]; }
+
+/* the stride of the fastest-varying part of k's (channel, kernel offset)
+ * pairs in a view with channel stride `cs` and spatial strides sp[3] */
+static int64_t cr_fast_stride(const conv_plan *p, int64_t cs, const int64_t sp[3]) {
+    if (p->k_cf) return cs;
+    for (int j = 2; j >= 0; --j)
+        if (p->ker[j] > 1) return sp[j];
+    return cs;
+}
+
+static int tile_of(int64_t extent) { return extent >= 128 ? 8 : extent >= 64 ? 4 : 2; }
+
+static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
+    memset(p, 0, sizeof *p);
+    if (!s || !c) return rs_error(RS_ERR_INVALID, "rs_conv: missing arguments");
+    if ((int)c->op < 0 || c->op > RS_CONV_GRAD_WEIGHT) return rs_error(RS_ERR_INVALID, "rs_conv: bad op");
+    const char *name = op_name(c->op);
+    if (c->dims < 1 || c->dims > 3) return rs_error(RS_ERR_INVALID, "%s: %d spatial dims (1 to 3)", name, c->dims);
+    rs_dtype dt = c->input.dtype;
+    if (!dtype_supported(dt)) return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    if (rs_dtype_needs_fp64(dt) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs float64 arithmetic, which this device lacks", name,
+                        rs_dtype_name(dt));
+    rs_status st;
+    if ((st = check_view(name, "input", &c->input, c->dims, dt)) != RS_OK) return st;
+    if ((st = check_view(name, "weight", &c->weight, c->dims, dt)) != RS_OK) return st;
+    if ((st = check_view(name, "output", &c->output, c->dims, dt)) != RS_OK) return st;
+
+    int64_t wsz[5];
+    as5(&c->input, c->dims, p->in, p->xs);
+    as5(&c->weight, c->dims, wsz, p->ws);
+    as5(&c->output, c->dims, p->out, p->ys);
+    int64_t g = c->groups;
+    if (g < 1 || p->in[1] % g != 0 || wsz[0] % g != 0)
+        return rs_error(RS_ERR_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels", name,
+                        (long long)g, (long long)p->in[1], (long long)wsz[0]);
+    p->cg = p->in[1] / g;
+    p->og = wsz[0] / g;
+    if (wsz[1] != p->cg || p->out[1] != wsz[0] || p->out[0] != p->in[0])
+        return rs_error(RS_ERR_INVALID, "%s: shapes do not match: input (%lld, %lld, ...), weight (%lld, %lld, ...), "
+                        "output (%lld, %lld, ...), %lld groups", name, (long long)p->in[0], (long long)p->in[1],
+                        (long long)wsz[0], (long long)wsz[1], (long long)p->out[0], (long long)p->out[1],
+                        (long long)g);
+    for (int j = 0; j < 3; ++j) p->ker[j] = wsz[2 + j], p->str[j] = p->dil[j] = 1;
+    for (int j = 0; j < c->dims; ++j) {
+        int k = 3 - c->dims + j;
+        p->str[k] = c->stride[j];
+        p->pad[k] = c->pad[j];
+        p->dil[k] = c->dil[j];
+    }
+    for (int j = 0; j < 3; ++j)
+        if (p->str[j] < 1 || p->dil[j] < 1 || p->pad[j] < 0 || p->str[j] >= CONV_DIM_MAX ||
+            p->pad[j] >= CONV_DIM_MAX || p->ker[j] * p->dil[j] >= CONV_DIM_MAX ||
+            p->out[2 + j] * p->str[j] >= CONV_DIM_MAX)
+            return rs_error(RS_ERR_INVALID, "%s: bad geometry (stride %lld, padding %lld, dilation %lld)", name,
+                            (long long)p->str[j], (long long)p->pad[j], (long long)p->dil[j]);
+
+    int64_t n = p->in[0], ivol = vol3(p->in + 2), ovol = vol3(p->out + 2), kvol = vol3(p->ker);
+    /* channels fastest along k where the view k gathers from is channels_last */
+    switch (c->op) {
+    case RS_CONV_FORWARD:
+        p->m = n * ovol, p->nc = p->og, p->k = p->cg * kvol;
+        p->k_cf = p->cg > 1 && p->xs[1] == 1;
+        p->a_kf = p->k_cf;
+        p->b_kf = cr_fast_stride(p, p->ws[1], p->ws + 2) == 1 || p->ws[0] != 1;
+        break;
+    case RS_CONV_GRAD_INPUT:
+        p->m = n * ivol, p->nc = p->cg, p->k = p->og * kvol;
+        p->k_cf = p->og > 1 && p->ys[1] == 1;
+        p->a_kf = p->k_cf;
+        p->b_kf = cr_fast_stride(p, p->ws[0], p->ws + 2) == 1 || p->ws[1] != 1;
+        break;
+    default:
+        p->m = p->og, p->nc = p->cg * kvol, p->k = n * ovol;
+        p->k_cf = p->cg > 1 && p->xs[1] == 1;
+        p->a_kf = p->ys[1] != 1;
+        p->b_kf = !p->k_cf;
+        break;
+    }
+    p->tm = tile_of(p->m);
+    p->tn = tile_of(p->nc);
+    p->bk = acc_bytes(dt) == 4 ? 16 : 8;
+    p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
+    p->tiles_m = (p->m + 16 * p->tm - 1) / (16 * p->tm);
+    p->tiles_n = (p->nc + 16 * p->tn - 1) / (16 * p->tn);
+    p->splits = 1;
+    p->kps = p->k;
+    if (c->op == RS_CONV_GRAD_WEIGHT && p->k > 0 && p->m > 0 && p->nc > 0) {
+        /* about 256 workgroups in all, each split at least 16 slices deep */
+        int64_t tiles = p->tiles_m * p->tiles_n * g;
+        int64_t want = (256 + tiles - 1) / tiles, most = (p->k + 16 * p->bk - 1) / (16 * p->bk);
+        int64_t splits = want < most ? want : most;
+        if (splits > 1) {
+            p->kps = (p->k + splits - 1) / splits;
+            p->kps = (p->kps + p->bk - 1) / p->bk * p->bk;
+            p->splits = (p->k + p->kps - 1) / p->kps;
+        }
+    }
+    return RS_OK;
+}
+
+static void kernel_name(const rs_conv *c, const conv_plan *p, char *buf, size_t len) {
+    snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), 16 * p->tm, 16 * p->tn, p->bk,
+             p->k_cf ? "-cl" : "", p->splits > 1 ? "-split" : "");
+}
+
+const char *rs_conv_kernel_name(rs_stream *s, const rs_conv *c) {
+    static _Thread_local char name[64];
+    conv_plan p;
+    if (plan(s, c, &p) != RS_OK) return "invalid";
+    kernel_name(c, &p, name, sizeof name);
+    return name;
+}
+
+static uint32_t cap(int64_t v) { return (uint32_t)(v < 65535 ? v : 65535); }
+
+rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
+    conv_plan p;
+    rs_status st = plan(s, c, &p);
+    if (st != RS_OK) return st;
+    if (p.m == 0 || p.nc == 0) return RS_OK;
+    rs_device *dev = rs_stream_device(s);
+    rs_dtype dt = c->input.dtype;
+
+    uint64_t addr;
+    void *host = NULL;
+    if ((st = rs_stream_arena(s, CP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
+    int64_t *cp = host;
+    cp[0] = p.in[0];
+    cp[1] = p.cg;
+    cp[2] = p.og;
+    cp[3] = c->groups;
+    for (int j = 0; j < 3; ++j) {
+        cp[4 + j] = p.in[2 + j];
+        cp[7 + j] = p.out[2 + j];
+        cp[10 + j] = p.ker[j];
+        cp[13 + j] = p.str[j];
+        cp[16 + j] = p.pad[j];
+        cp[19 + j] = p.dil[j];
+    }
+    memcpy(cp + 22, p.xs, sizeof p.xs);
+    memcpy(cp + 27, p.ws, sizeof p.ws);
+    memcpy(cp + 32, p.ys, sizeof p.ys);
+    cp[37] = p.m;
+    cp[38] = p.nc;
+    cp[39] = p.k;
+    cp[40] = p.tiles_m;
+    cp[41] = p.tiles_n;
+    cp[42] = p.splits;
+    cp[43] = p.kps;
+
+    struct {
+        uint64_t x, w, y, bias, part, params;
+    } pc = {c->input.address, c->weight.address, c->output.address,
+            c->op == RS_CONV_FORWARD ? c->bias : 0, 0, addr};
+    int split = p.splits > 1;
+    uint64_t part_bytes = 0;
+    if (split) {
+        part_bytes = (uint64_t)(p.splits * c->groups * p.m * p.nc) * (uint64_t)acc_bytes(dt);
+        if ((st = rs_alloc(dev, part_bytes, s, &pc.part)) != RS_OK) return st;
+    }
+
+    rs_access acc[5];
+    int na = 0;
+    acc[na++] = rs_tensor_access(&c->input, c->op == RS_CONV_GRAD_INPUT);
+    acc[na++] = rs_tensor_access(&c->weight, c->op == RS_CONV_GRAD_WEIGHT && !split);
+    acc[na++] = rs_tensor_access(&c->output, c->op == RS_CONV_FORWARD);
+    if (pc.bias) acc[na++] = (rs_access){pc.bias, (uint64_t)c->output.sizes[1] * rs_dtype_size(dt), 0};
+    if (split) acc[na++] = (rs_access){pc.part, part_bytes, 1};
+
+    char defines[160];
+    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d",
+             (int)dt, (int)c->op, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt));
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {
+        uint32_t groups[3] = {cap(p.tiles_n), cap(p.tiles_m), cap(c->groups * p.splits)};
+        st = rs_dispatch(s, k, groups, &pc, sizeof pc, acc, na);
+    }
+    if (st == RS_OK && split) {
+        /* the partial sums, added in split order into dw */
+        rs_access sacc[2] = {{pc.part, part_bytes, 0}, rs_tensor_access(&c->weight, 1)};
+        snprintf(defines, sizeof defines, "DT=%d;MODE=3;K_CF=%d;ACCB=%d", (int)dt, p.k_cf, acc_bytes(dt));
+        if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {
+            uint64_t items = (uint64_t)(c->groups * p.m * p.nc);
+            uint32_t groups[3] = {rs_groups_capped(s, (items + 255) / 256, 65535), 1, 1};
+            st = rs_dispatch(s, k, groups, &pc, sizeof pc, sacc, 2);
+        }
+    }
+    if (split) rs_free(dev, pc.part);
+    return st;
+}
