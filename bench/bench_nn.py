@@ -27,9 +27,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-import russet  # noqa: E402,F401
-from bench_pointwise import best_time  # noqa: E402
+from timing import best_time, run_child  # noqa: E402
 
+DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 4
 TARGET = "0.70"
 
 
@@ -99,15 +99,25 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=None)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child:
+        # one device per process (timing.py says why)
+        info = {}
+        if args.child == "russet":
+            import russet  # noqa: F401
+            props = torch.russet.get_device_properties()
+            info = {"device": props.name, "driver": props.driver, "profile": props.profile}
+            check()
+        print(json.dumps({"results": run(args.child, args.batch, args.reps), **info}))
+        return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
-    batch = args.batch or (64 if peer == "cuda" else 4)
-    props = torch.russet.get_device_properties()
-    print(f"russet on {props.name} ({props.driver}), profile {props.profile}; peer: torch {peer}")
+    batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
+    rr = run_child(__file__, "russet", ["--batch", str(batch), "--reps", str(args.reps)])
+    p = run_child(__file__, peer, ["--batch", str(batch), "--reps", str(args.reps)])["results"]
+    r = rr["results"]
+    print(f"russet on {rr['device']} ({rr['driver']}), profile {rr['profile']}; peer: torch {peer}; batch {batch}")
     print(f"torch {torch.__version__}\n")
-    check()
-    r = run("russet", batch, args.reps)
-    p = run(peer, batch, args.reps)
     w = max(len(k) for k in r)
     print(f"{'benchmark':<{w}}  {'russet':>20}  {'torch ' + peer:>20}  {'ratio':>6}  target")
     for k in r:
@@ -116,7 +126,7 @@ def main(argv=None):
               f"{a['gbs'] / b['gbs']:>5.2f}x  {TARGET}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": props.name, "peer": peer, "batch": batch, "results": {"russet": r, peer: p}}, f,
+            json.dump({"device": rr["device"], "peer": peer, "batch": batch, "results": {"russet": r, peer: p}}, f,
                       indent=1)
 
 

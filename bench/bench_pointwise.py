@@ -21,42 +21,13 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 
 import russet  # noqa: E402,F401
-
-
-def sync(dev):
-    if dev == "russet":
-        torch.russet.synchronize()
-    elif dev.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def best_time(fn, dev, reps, per_sync=10, warm_s=0.2):
-    """Best time per call over `reps` rounds of `per_sync` calls and one sync
-    (a sync alone costs tens of microseconds on either backend), after
-    `warm_s` seconds of the same calls: an idle GPU runs at a fraction of
-    its clock (the H200's SMs idle at 345 MHz, 1980 under load) and ramps
-    up under load, so the first rounds after a pause measure the ramp."""
-    fn()
-    sync(dev)
-    t_warm = time.perf_counter()
-    while time.perf_counter() - t_warm < warm_s:
-        for _ in range(per_sync):
-            fn()
-        sync(dev)
-    best = float("inf")
-    for _ in range(reps):
-        sync(dev)
-        t0 = time.perf_counter()
-        for _ in range(per_sync):
-            fn()
-        sync(dev)
-        best = min(best, (time.perf_counter() - t0) / per_sync)
-    return best
+from timing import best_time, sync  # noqa: E402,F401
 
 
 def bandwidth(dev, numel, reps):

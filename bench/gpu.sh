@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|big|pending|speed|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|probe|train|reduce+train|sort|fft|big|pending|speed|test|focus|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -305,7 +305,7 @@ case "${1:-all}" in
         # CPU references (how far CUDA itself is from CPU), low priority;
         # TEST_CPU_REFS picks them (bf16 on a CPU without bf16 units is slow:
         # 49 s a ResNet-18 step on the H200's host)
-        (for ref in ${TEST_CPU_REFS:-resnet18:fp32 gpt:fp32}; do m=${ref%%:*}; dt=${ref#*:}
+        (for ref in ${TEST_CPU_REFS-resnet18:fp32 gpt:fp32}; do m=${ref%%:*}; dt=${ref#*:}
             OMP_NUM_THREADS=${CPU_REF_THREADS:-4} nice -n 10 $PY tests/gpu/train_compare.py --model $m --device cpu \
             --dtype $dt --json "$R/train-$m-$dt-cpu.json"; done) > "$R/train-cpu.log" 2>&1 &
         cpid=$!
@@ -314,6 +314,28 @@ case "${1:-all}" in
         cat "$R/train.log"
         $PY tests/gpu/compare.py "$R"
         for f in "$R"/pytest-*.log; do echo "== $f: $(grep -c ' PASSED' "$f") passed, $(grep -c ' FAILED' "$f") failed"; tail -n 3 "$f"; done ;;
+    # a focused GPU check of one change: FOCUS_TESTS (pytest paths) under
+    # apple and native, then the training runs of TRAIN_RUNS against CUDA
+    # (compare.py's table); e.g. FOCUS_TESTS="tests/python/test_conv.py"
+    focus)
+        set +e
+        [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+        export PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+        for prof in apple native; do
+            echo "== pytest $prof"
+            CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof timeout ${PYTEST_LIMIT:-300} $PY -m pytest -q \
+                -n ${PYTEST_WORKERS:-8} -p no:cacheprovider -p no:benchmark -rfE ${FOCUS_TESTS:-tests/python} 2>&1 | tail -n 30
+        done
+        R=/tmp/gpu-focus; mkdir -p "$R"
+        for run in ${TRAIN_RUNS-resnet18:fp32}; do
+            m=${run%%:*}; dt=${run#*:}
+            $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
+            for prof in apple native; do
+                CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
+                    --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
+            done
+        done
+        $PY tests/gpu/compare.py "$R" ;;
     # the tests that failed on the last GPU run (tests/gpu/h200_failures_*.txt),
     # with their messages: `bash bench/gpu.sh failures [apple|native]`
     failures)
@@ -341,14 +363,14 @@ case "${1:-all}" in
     speed)
         # the bandwidth probe (C core only), then the peer benchmarks; each
         # step runs even when one before it fails
-        # (SPEED_STEPS picks the steps: probe pointwise reduce sort nn train)
+        # (SPEED_STEPS picks the steps: probe pointwise reduce sort nn conv train)
         set +e
-        steps=" ${SPEED_STEPS:-probe pointwise reduce sort nn train} "
+        steps=" ${SPEED_STEPS:-probe pointwise reduce sort nn conv train} "
         if [[ $steps == *" probe "* ]]; then
             echo "== bw-probe"
             (build_probe bw_probe >/tmp/probe-build.log 2>&1 || { tail -20 /tmp/probe-build.log; exit 1; }; ./build/bw_probe)
         fi
-        for b in pointwise reduce sort nn train; do
+        for b in pointwise reduce sort nn conv train; do
             if [[ $steps == *" $b "* ]]; then
                 echo; PYTHONPATH=python $PY bench/bench_$b.py ${OUT:+--json "$OUT/bench-$b.json"}
             fi

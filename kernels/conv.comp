@@ -31,7 +31,8 @@
 // whose k runs along memory; 0: consecutive rows/columns), K_CF (k's
 // (channel, kernel offset) pairs run channel fastest: channels_last), VW (4:
 // shared tiles as vec4, float family with TM, TN multiples of 4), SPLIT
-// (mode 2 writes partial sums to `part`), ACCB (bytes of ACC).
+// (mode 2 writes partial sums to `part`), ACCB (bytes of ACC), SUM2 (float
+// sums in two levels: per slice, then the total).
 #version 460
 #include "common/gemm.glsl"
 #include "common/index.glsl"
@@ -397,14 +398,29 @@ void main() {
                 [[unroll]] for (uint q = 0u; q < NEA; ++q) { A_EL(tid + q * NT, mm, kk); ra[q] = load_a(mm, kk, buf ^ 1u); }
                 [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); rb[q] = load_b(nn, kk, buf ^ 1u); }
             }
+#if SUM2
+            // each slice sums apart, then adds to the total: two levels,
+            // whose rounding error grows with BK + K / BK terms, not K
+            // (as CPU's blocked products; ResNet's stem gradient sums 784)
+            ACC sl[TM][TN];
+            [[unroll]] for (uint i = 0u; i < TM; ++i)
+                [[unroll]] for (uint j = 0u; j < TN; ++j) sl[i][j] = ACC(0);
+#define SUM_INTO sl
+#else
+#define SUM_INTO acc
+#endif
             [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
                 ACCV av[TM / VW], bv[TN / VW];
                 [[unroll]] for (uint i = 0u; i < TM / VW; ++i) av[i] = As[kk * (BM / VW) + ty * (TM / VW) + i];
                 [[unroll]] for (uint j = 0u; j < TN / VW; ++j) bv[j] = Bs[kk * (BN / VW) + tx * (TN / VW) + j];
                 [[unroll]] for (uint i = 0u; i < TM; ++i)
                     [[unroll]] for (uint j = 0u; j < TN; ++j)
-                        acc[i][j] = gm_mad(LANE(av, i), LANE(bv, j), acc[i][j]);
+                        SUM_INTO[i][j] = gm_mad(LANE(av, i), LANE(bv, j), SUM_INTO[i][j]);
             }
+#if SUM2
+            [[unroll]] for (uint i = 0u; i < TM; ++i)
+                [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] += sl[i][j];
+#endif
             buf ^= 1u;
         }
 

@@ -242,8 +242,9 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     if (split) acc[na++] = (rs_access){pc.part, part_bytes, 1};
 
     char defines[160];
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d",
-             (int)dt, (int)c->op, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt));
+    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d;SUM2=%d",
+             (int)dt, (int)c->op, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt),
+             acc_bytes(dt) == 4);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {
         uint32_t groups[3] = {cap(p.tiles_n), cap(p.tiles_m), cap(c->groups * p.splits)};

@@ -1,35 +1,38 @@
-// Convolution (1-d, 2-d, 3-d; strided, padded, dilated, grouped, transposed)
-// and its backward, natively: im2col as a strided view, then the native GEMM.
+// Convolution (1-d, 2-d, 3-d; strided, padded, dilated, grouped, depthwise,
+// transposed) and its backward, on the C core's convolution engine
+// (rs_conv_run, src/engine/conv.c: an implicit GEMM, no im2col buffer).
 //
 // For PrivateUse1, aten::convolution dispatches to convolution_overrideable
 // (its backward to convolution_backward_overrideable) after ATen has checked
-// the shapes. Three primitives serve every case:
-//   forward      cols = the padded input's sliding windows, an as_strided
-//                view (N, C, O..., K...) copied into (N, G, L, C/G * K) rows,
-//                times the weight (G, O/G, C/G * K): one batched matmul;
-//   input grad   the rows of grad_output times the weight, then col2im: one
-//                strided in-place add per kernel offset into the padded
-//                gradient (overlapping windows sum, in a fixed order);
-//   weight grad  grad_output's rows times the input's cols, summed over the
-//                batch inside the matmul.
+// the shapes. The engine's three products serve every case:
+//   forward      y = conv(x, w) + bias                  (RS_CONV_FORWARD)
+//   input grad   dx from dy and w                       (RS_CONV_GRAD_INPUT)
+//   weight grad  dw from dy and x                       (RS_CONV_GRAD_WEIGHT)
 // A transposed convolution's forward is the input gradient of the plain
-// convolution with the same weight, and its backward swaps the roles.
-// float32, float16, bfloat16 (computed in float32: products, window sums and
-// the bias, rounded once at the end), integers, and float64 on fp64 devices
-// run natively (complex never reaches here: F.conv* split it into real
-// convolutions); float64 under the apple profile runs on the host through
-// CPU's convolution, counted like any host op.
+// convolution with the same weight, and its backward swaps the roles. The
+// result is channels_last when the input or the weight is (as CPU and cuDNN
+// choose). float32, float16, bfloat16 (accumulated in float32, rounded
+// once), float64 on fp64 devices and the integer dtypes CPU convolves run
+// natively (complex never reaches here: F.conv* split it into real
+// convolutions); the rest (float64 under the apple profile, integer
+// backward, integer transposed convolutions other than int64, whose CPU
+// error is the answer) runs on the host through CPU's convolution, counted
+// like any host op.
+//
+// F.unfold / F.fold (im2col / col2im) below are their own ops: a strided
+// view copied into rows, and one strided add per kernel offset.
 #include <ATen/native/im2col_shape_check.h>
 #include <ATen/ops/col2im_ops.h>
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/convolution.h>
 #include <ATen/ops/convolution_backward.h>
 #include <ATen/ops/im2col_ops.h>
-#include <ATen/ops/matmul.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include "torch/pointwise.h"
+#include "torch/reduce.h"
 
 namespace russet {
 namespace {
@@ -107,19 +110,6 @@ Tensor im2col(const Tensor& x, const Geometry& g, const Dims& ksize, const Dims&
   return win.permute(perm).reshape({n, g.groups, prod(out), c / g.groups * prod(ksize)});
 }
 
-// y = conv(x, w): x (N, C, I...), w (O, C/G, K...); in x's computation
-// dtype (acc_of), as are the other two primitives' results
-Tensor conv_forward(const Tensor& x, const Tensor& w, const Geometry& g, const Dims& out) {
-  int64_t n = x.size(0), o = w.size(0);
-  Dims ksize(w.sizes().begin() + 2, w.sizes().end());
-  Tensor cols = im2col(x, g, ksize, out);                                       // (N, G, L, CgK)
-  Tensor wm = w.to(acc_of(w)).reshape({g.groups, o / g.groups, -1}).transpose(1, 2);  // (G, CgK, Og)
-  Tensor y = at::matmul(cols, wm);                                              // (N, G, L, Og)
-  Dims shape{n, o};
-  shape.insert(shape.end(), out.begin(), out.end());
-  return y.permute({0, 1, 3, 2}).reshape(shape);
-}
-
 // col2im: cols (N, C, O..., K...) summed into (N, C, in...): each kernel
 // offset adds its strided slab of the padded result, then the padding is cut
 Tensor col2im(const Tensor& cols, const Geometry& g, const Dims& in) {
@@ -147,43 +137,6 @@ Tensor col2im(const Tensor& cols, const Geometry& g, const Dims& in) {
   return x;
 }
 
-// dx = conv's input gradient for dy (N, O, out...), w (O, C/G, K...), x's
-// spatial sizes `in` (col2im: each kernel offset adds its strided slab)
-Tensor conv_input_grad(const Tensor& dy, const Tensor& w, const Geometry& g, const Dims& in) {
-  int64_t n = dy.size(0), o = w.size(0), cg = w.size(1), c = cg * g.groups, k = g.k;
-  Dims ksize(w.sizes().begin() + 2, w.sizes().end()), out(dy.sizes().begin() + 2, dy.sizes().end());
-  int64_t l = prod(out);
-  auto t = acc_of(dy);
-  Tensor rows = dy.to(t).reshape({n, g.groups, o / g.groups, l}).transpose(2, 3);  // (N, G, L, Og)
-  Tensor wm = w.to(t).reshape({g.groups, o / g.groups, -1});                    // (G, Og, CgK)
-  Tensor cols = at::matmul(rows, wm);                                           // (N, G, L, CgK)
-  Dims cshape{n, g.groups};
-  cshape.insert(cshape.end(), out.begin(), out.end());
-  cshape.push_back(cg);
-  cshape.insert(cshape.end(), ksize.begin(), ksize.end());
-  // (N, G, O..., Cg, K...) -> (N, C, O..., K...)
-  Dims perm{0, 1, 2 + k};
-  for (int64_t d = 0; d < k; ++d) perm.push_back(2 + d);
-  for (int64_t d = 0; d < k; ++d) perm.push_back(3 + k + d);
-  Dims fshape{n, c};
-  fshape.insert(fshape.end(), out.begin(), out.end());
-  fshape.insert(fshape.end(), ksize.begin(), ksize.end());
-  return col2im(cols.reshape(cshape).permute(perm).reshape(fshape), g, in);
-}
-
-// dw for dy (N, O, out...) and x (N, C, I...); w's shape `wshape`
-Tensor conv_weight_grad(const Tensor& dy, const Tensor& x, const Geometry& g, at::IntArrayRef wshape) {
-  int64_t n = dy.size(0), o = wshape[0];
-  Dims ksize(wshape.begin() + 2, wshape.end()), out(dy.sizes().begin() + 2, dy.sizes().end());
-  int64_t l = prod(out);
-  Tensor cols = im2col(x, g, ksize, out);                                       // (N, G, L, CgK)
-  // (G, Og, N*L) @ (G, N*L, CgK): the batch sums inside the product
-  Tensor rows = dy.to(acc_of(dy)).reshape({n, g.groups, o / g.groups, l}).permute({1, 2, 0, 3}).reshape(
-      {g.groups, o / g.groups, n * l});
-  Tensor c2 = cols.permute({1, 0, 2, 3}).reshape({g.groups, n * l, -1});
-  return at::matmul(rows, c2).reshape(wshape);
-}
-
 Dims conv_out_sizes(const Tensor& x, const Tensor& w, const Geometry& g) {
   Dims out(g.k);
   for (int64_t d = 0; d < g.k; ++d)
@@ -199,8 +152,6 @@ Dims transposed_out_sizes(const Tensor& x, const Tensor& w, const Geometry& g, a
   }
   return out;
 }
-
-Dims spatial(const Tensor& t) { return Dims(t.sizes().begin() + 2, t.sizes().end()); }
 
 // ---------------------------------------------------------------- F.unfold / F.fold
 
@@ -264,32 +215,87 @@ Tensor convolution_host(const Tensor& input, const Tensor& weight, const OptTens
               input);
 }
 
-bool runs_native(const Tensor& input, const Tensor& weight) {
+// whether the engine computes this convolution (throws nothing: the host
+// path gives CPU's answer or CPU's error)
+bool runs_native(const Tensor& input, const Tensor& weight, const OptTensor& bias, bool transposed,
+                 bool backward) {
   try {
-    return native_dtype(input) && input.scalar_type() == weight.scalar_type() && input.dim() >= 3 &&
-           input.dim() <= 5;
+    auto d = input.scalar_type();
+    if (!native_dtype(input) || weight.scalar_type() != d || input.dim() < 3 || input.dim() > 5) return false;
+    if (bias.has_value() && bias->defined() && bias->scalar_type() != d) return false;
+    if (c10::isIntegralType(d, /*includeBool=*/false) && (backward || (transposed && d != at::kLong))) return false;
+    return true;
   } catch (const NeedsHost&) {
     return false;
   }
+}
+
+// the layout of a result: channels_last when the input or the weight is
+at::MemoryFormat result_format(const Tensor& input, const Tensor& weight) {
+  auto cl = input.dim() == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
+  if (input.dim() >= 4 &&
+      (input.suggest_memory_format() == cl || weight.suggest_memory_format() == cl))
+    return cl;
+  return at::MemoryFormat::Contiguous;
+}
+
+// One product of the engine: x, w, y as rs_conv names them (the one written
+// is the op's result); the others are read.
+void run_conv(rs_conv_op op, const Geometry& g, const Tensor& x, const Tensor& w, const Tensor& y,
+              const Tensor& bias = Tensor()) {
+  rs_conv c{};
+  c.op = op;
+  c.dims = static_cast<int>(g.k);
+  c.groups = g.groups;
+  c.input = describe(x);
+  c.weight = describe(w);
+  c.output = describe(y);
+  c.bias = bias.defined() ? address_of(bias) : 0;
+  for (int64_t d = 0; d < g.k; ++d) {
+    c.stride[d] = g.stride[d];
+    c.pad[d] = g.pad[d];
+    c.dil[d] = g.dil[d];
+  }
+  check(rs_conv_run(current_stream_for(y), &c));
+}
+
+Tensor result_like(const Tensor& like, Dims sizes, at::MemoryFormat format) {
+  return at::empty(sizes, like.options().memory_format(format));
+}
+
+Dims with_nc(int64_t n, int64_t c, const Dims& sp) {
+  Dims r{n, c};
+  r.insert(r.end(), sp.begin(), sp.end());
+  return r;
 }
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const OptTensor& bias, at::IntArrayRef stride,
                    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
                    at::IntArrayRef output_padding, int64_t groups) {
   check_same_device(input, weight);
-  if (!runs_native(input, weight))
+  if (!runs_native(input, weight, bias, transposed, false))
     return convolution_host(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
-  Tensor y = transposed
-                 // weight (C_in, C_out/G, K...): the plain convolution from C_out to C_in
-                 ? conv_input_grad(input, weight, g, transposed_out_sizes(input, weight, g, output_padding))
-                 : conv_forward(input, weight, g, conv_out_sizes(input, weight, g));
-  if (bias.has_value() && bias->defined()) {
+  auto format = result_format(input, weight);
+  // resolved (neg-bit) copies live until the dispatch is recorded
+  Tensor x = resolved(input), w = resolved(weight);
+  Tensor b = bias.has_value() && bias->defined() ? resolved(*bias).contiguous() : Tensor();
+  if (!transposed) {
+    Tensor y = result_like(input, with_nc(input.size(0), weight.size(0), conv_out_sizes(input, weight, g)), format);
+    run_conv(RS_CONV_FORWARD, g, x, w, y, b);
+    return y;
+  }
+  // weight (C_in, C_out/G, K...): the input gradient of the plain
+  // convolution from C_out to C_in, whose dy is this input
+  Tensor y = result_like(input, with_nc(input.size(0), weight.size(1) * groups,
+                                        transposed_out_sizes(input, weight, g, output_padding)), format);
+  run_conv(RS_CONV_GRAD_INPUT, g, y, w, x);
+  if (b.defined()) {
     Dims bshape(y.dim(), 1);
     bshape[1] = y.size(1);
-    y.add_(bias->to(y.scalar_type()).reshape(bshape));
+    y.add_(b.reshape(bshape));
   }
-  return y.to(input.scalar_type()).contiguous(input.suggest_memory_format());
+  return y;
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
@@ -298,7 +304,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         bool transposed, at::IntArrayRef output_padding,
                                                         int64_t groups, std::array<bool, 3> mask) {
   check_same_device(input, weight);
-  if (!runs_native(input, weight)) {
+  if (!runs_native(input, weight, std::nullopt, transposed, true) || grad_output.scalar_type() != input.scalar_type()) {
     note_host_op("aten::convolution_backward_overrideable");
     // the bias has one element per output channel
     int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
@@ -309,25 +315,24 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     return {back(gi, input), back(gw, input), back(gb, input)};
   }
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
+  Tensor dy = resolved(grad_output), x = resolved(input), w = resolved(weight);
   Tensor gi, gw, gb;
-  Tensor dy = grad_output.contiguous();
+  if (mask[0]) gi = result_like(input, input.sizes().vec(), result_format(input, weight));
+  if (mask[1]) gw = result_like(weight, weight.sizes().vec(), weight.suggest_memory_format());
   if (!transposed) {
-    if (mask[0]) gi = conv_input_grad(dy, weight, g, spatial(input));
-    if (mask[1]) gw = conv_weight_grad(dy, input, g, weight.sizes());
+    if (mask[0]) run_conv(RS_CONV_GRAD_INPUT, g, gi, w, dy);
+    if (mask[1]) run_conv(RS_CONV_GRAD_WEIGHT, g, x, gw, dy);
   } else {
-    // y = conv_input_grad(x, w): dx = conv(dy, w), dw = the weight gradient
-    // with the roles of x (as the output gradient) and dy (as the input)
-    // swapped
-    if (mask[0]) gi = conv_forward(dy, weight, g, spatial(input));
-    if (mask[1]) gw = conv_weight_grad(input, dy, g, weight.sizes());
+    // the forward was y = GRAD_INPUT(dy := x): x's gradient is the plain
+    // convolution of y's gradient, and w's swaps the roles of x and y
+    if (mask[0]) run_conv(RS_CONV_FORWARD, g, dy, w, gi);
+    if (mask[1]) run_conv(RS_CONV_GRAD_WEIGHT, g, dy, gw, x);
   }
   if (mask[2]) {
     Dims dims{0};
     for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
     gb = grad_output.sum(dims);
   }
-  if (gi.defined()) gi = gi.to(input.scalar_type()).contiguous(input.suggest_memory_format());
-  if (gw.defined()) gw = gw.to(weight.scalar_type());
   return {gi, gw, gb};
 }
 

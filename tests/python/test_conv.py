@@ -1,5 +1,5 @@
-"""Convolution natively (src/torch/ops_conv.cpp: im2col as a strided view,
-the native GEMM, col2im by strided adds): every conv OpInfo (1-d, 2-d, 3-d,
+"""Convolution natively (src/torch/ops_conv.cpp on the C core's implicit-GEMM
+engine, rs_conv_run): every conv OpInfo (1-d, 2-d, 3-d,
 transposed; strides, padding incl. 'same', dilation, groups) for every dtype
 CPU supports, forward and backward, with no host execution except float64
 under the apple profile (complex: ATen splits it into real convolutions).
@@ -8,7 +8,10 @@ Float sums in another order than CPU's differ from CPU by rounding, and conv
 samples with cancellation put that beyond assert_close's float32 default.
 So each result is measured against the float64 computation of the same
 inputs: russet must be as accurate as CPU (within 2x of CPU's own error, or
-a few ulps of the result's scale), which a wrong kernel cannot pass."""
+a few ulps of the result's scale), which a wrong kernel cannot pass. Model
+shapes (ResNet's stem, 3x3 and strided 1x1 layers), channels_last through
+forward and backward, the split weight gradient, float16/bfloat16 gradients
+and repeatability are tested the same way."""
 
 import os
 
@@ -146,3 +149,88 @@ def test_unfold_opinfo_and_fold_like_cpu():
     assert_close(td.grad.cpu(), tc.grad, rtol=1e-5, atol=1e-5)
     with pytest.raises(RuntimeError):
         F.fold(torch.randn(1, 7, 4, device=D), (3, 3), 2)
+
+
+def grads_as_accurate_as_cpu(fn, args, dtype, what, g_seed=0):
+    """fn(*args) and its gradients for every tensor arg, on russet (no host
+    op), CPU and in float64, compared with as_accurate_as_cpu"""
+    ac = [a.detach().to(dtype).requires_grad_() for a in args]
+    ad = [a.detach().to(dtype).to(D).requires_grad_() for a in args]
+    a64 = [a.detach().double().requires_grad_() for a in args]
+    cpu, exact = fn(*ac), fn(*a64)
+    got = host_free(lambda: fn(*ad))
+    as_accurate_as_cpu(got.detach().cpu(), cpu.detach(), exact.detach(), dtype, what)
+    torch.manual_seed(g_seed)
+    g = torch.randn(cpu.shape)
+    gc = torch.autograd.grad(cpu, ac, g.to(dtype))
+    ge = torch.autograd.grad(exact, a64, g.double())
+    gd = host_free(lambda: torch.autograd.grad(got, ad, g.to(dtype).to(D)))
+    for k, (x, y, z) in enumerate(zip(gd, gc, ge)):
+        as_accurate_as_cpu(x.cpu(), y, z, dtype, f"{what} grad {k}")
+    return got, gd
+
+
+@pytest.mark.parametrize("layer", ["stem", "3x3", "1x1-stride2", "depthwise"])
+def test_resnet_layer_shapes_forward_and_backward(layer):
+    torch.manual_seed(4)
+    shapes = {  # input, weight, conv keywords
+        "stem": ((2, 3, 40, 40), (16, 3, 7, 7), dict(stride=2, padding=3)),
+        "3x3": ((2, 32, 12, 12), (32, 32, 3, 3), dict(padding=1)),
+        "1x1-stride2": ((2, 32, 12, 12), (64, 32, 1, 1), dict(stride=2)),
+        "depthwise": ((2, 24, 10, 10), (24, 1, 3, 3), dict(padding=1, groups=24)),
+    }
+    xs, ws, kw = shapes[layer]
+    x, w, b = torch.randn(xs), torch.randn(ws) / ws[1] ** 0.5, torch.randn(ws[0])
+    grads_as_accurate_as_cpu(lambda x, w, b: F.conv2d(x, w, b, **kw), [x, w, b], torch.float32, layer)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_low_precision_gradients(dtype):
+    torch.manual_seed(5)
+    x, w, b = torch.randn(2, 8, 9, 9), torch.randn(6, 4, 3, 3) / 6, torch.randn(6)
+    grads_as_accurate_as_cpu(lambda x, w, b: F.conv2d(x, w, b, padding=1, stride=2, groups=2), [x, w, b], dtype,
+                             f"conv2d {dtype}")
+    x1, w1 = torch.randn(2, 4, 7), torch.randn(4, 3, 3) / 3
+    grads_as_accurate_as_cpu(lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1), [x1, w1], dtype,
+                             f"conv_transpose1d {dtype}")
+
+
+def test_channels_last_kept_through_forward_and_backward():
+    torch.manual_seed(6)
+    cl = torch.channels_last
+    x, w = torch.randn(2, 8, 10, 10).to(memory_format=cl), torch.randn(12, 8, 3, 3).to(memory_format=cl)
+    got, (gx, gw) = grads_as_accurate_as_cpu(lambda x, w: F.conv2d(x, w, padding=1), [x, w], torch.float32, "cl")
+    assert got.is_contiguous(memory_format=cl) and gx.is_contiguous(memory_format=cl)
+    # a channels_last weight makes the result channels_last, as on CPU
+    y = host_free(lambda: F.conv2d(torch.randn(1, 8, 5, 5, device=D), w.to(D)))
+    assert y.is_contiguous(memory_format=cl) == F.conv2d(torch.randn(1, 8, 5, 5), w).is_contiguous(memory_format=cl)
+    x3 = torch.randn(1, 4, 5, 6, 7).to(memory_format=torch.channels_last_3d)
+    w3 = torch.randn(6, 4, 2, 3, 3)
+    got3, _ = grads_as_accurate_as_cpu(lambda x, w: F.conv3d(x, w, stride=(1, 2, 1)), [x3, w3], torch.float32, "cl3d")
+    assert got3.is_contiguous(memory_format=torch.channels_last_3d)
+
+
+def test_long_weight_gradient_is_split_and_repeats_bit_for_bit():
+    # N x the output length is long: the weight gradient's sum is split and
+    # the parts added in order; the same inputs give the same bits
+    torch.manual_seed(7)
+    x, w = torch.randn(4, 3, 3000), torch.randn(5, 3, 3)
+    _, (gx, gw) = grads_as_accurate_as_cpu(lambda x, w: F.conv1d(x, w, padding=1), [x, w], torch.float32, "long")
+    wd = w.to(D).requires_grad_()
+    runs = []
+    for _ in range(2):
+        y = F.conv1d(x.to(D), wd, padding=1)
+        runs.append(torch.autograd.grad(y, [wd], torch.ones_like(y))[0].cpu())
+    assert torch.equal(runs[0], runs[1])
+
+
+def test_integer_convolutions_follow_cpu():
+    x, w = torch.randint(-3, 4, (1, 2, 5, 5)), torch.randint(-3, 4, (3, 2, 2, 2))
+    for dt in (torch.int64, torch.int32, torch.uint8):
+        xi, wi = x.to(dt), w.to(dt)
+        assert torch.equal(host_free(lambda: F.conv2d(xi.to(D), wi.to(D))).cpu(), F.conv2d(xi, wi))
+    # transposed: int64 natively; CPU has no int32 kernel, and neither error is hidden
+    wt = w.transpose(0, 1).contiguous()
+    assert torch.equal(host_free(lambda: F.conv_transpose2d(x.to(D), wt.to(D))).cpu(), F.conv_transpose2d(x, wt))
+    with pytest.raises(RuntimeError, match="not implemented for 'Int'"):
+        F.conv_transpose2d(x.int().to(D), wt.int().to(D))
