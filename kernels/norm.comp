@@ -237,8 +237,12 @@ void main() {
 #if MODE == 1
         ACC y = xhat * vec_at(pc.w, int64_t(c), ACC(1)) + vec_at(pc.bias, int64_t(c), ACC(0));
 #else
-        ACC gw = RS_LDO(DT)(pc.g, int64_t(e)) * vec_at(pc.w, int64_t(c), ACC(1));
-        ACC y = (gw - vec_at(pc.s1, int64_t(r), ACC(0)) * ik - xhat * (vec_at(pc.s2, int64_t(r), ACC(0)) * ik)) *
+        // precise: no fused multiply-add across the terms. g w fused into
+        // the subtraction of s1 k (which holds the rounded g w when a row
+        // has one element) would leave g w's rounding error where the
+        // gradient is exactly 0 (the H200's compiler fuses; lavapipe's not)
+        precise ACC gw = RS_LDO(DT)(pc.g, int64_t(e)) * vec_at(pc.w, int64_t(c), ACC(1));
+        precise ACC y = (gw - vec_at(pc.s1, int64_t(r), ACC(0)) * ik - xhat * (vec_at(pc.s2, int64_t(r), ACC(0)) * ik)) *
                 vec_at(pc.b, int64_t(r), ACC(1)) * vec_at(pc.bias, int64_t(c), ACC(1));
 #endif
         n_store(pc.y, int64_t(e), y);
