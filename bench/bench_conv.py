@@ -7,7 +7,8 @@ else torch CPU.
     python bench/bench_conv.py [--batch N] [--reps R] [--dtypes float32,bfloat16] [--json out.json]
 
 Each row prints the time per call and the FLOP rate (2 N O P C/groups K
-for the forward, three times that for forward + backward) and russet's rate
+for the forward, three times that for forward + backward; twice for the
+stem, whose input, the data, takes no gradient in training) and russet's rate
 over the peer's (target on the H200: >= 0.40x cuDNN's). Nothing fails on a
 slow result.
 """
@@ -53,7 +54,10 @@ def cases(dev, batch, dtype):
         pad = k // 2
         p = (hw + 2 * pad - k) // s + 1
         flops = 2 * batch * o * p * p * c * k * k
-        xg, wg = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+        products = 3 if not name.startswith("stem") else 2  # forward, input and weight gradients
+        # the stem's input is the data: training takes no gradient there
+        xg = x.detach().clone().requires_grad_(not name.startswith("stem"))
+        wg = w.detach().clone().requires_grad_()
 
         def fwd(x=x, w=w, s=s, pad=pad):
             return F.conv2d(x, w, stride=s, padding=pad)
@@ -65,7 +69,7 @@ def cases(dev, batch, dtype):
 
         tag = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
         out[f"{name} {tag} fwd"] = (fwd, flops)
-        out[f"{name} {tag} fwd+bwd"] = (both, 3 * flops)
+        out[f"{name} {tag} fwd+bwd"] = (both, products * flops)
     return out
 
 

@@ -26,7 +26,7 @@
 // load costs two table reads, no division.
 //
 // Defines: DT (dtype), MODE, TM, TN (each invocation's block of the tile:
-// BM = 16 TM rows, BN = 16 TN columns), BK (slice depth), A_KF / B_KF (1:
+// BM = WY TM rows, BN = WX TN columns), WX (16, 4 or 1), BK (slice depth), A_KF / B_KF (1:
 // consecutive invocations load consecutive k of that operand, for views
 // whose k runs along memory; 0: consecutive rows/columns), K_CF (k's
 // (channel, kernel offset) pairs run channel fastest: channels_last), VW (4:
@@ -135,8 +135,12 @@ int64_t dot5(ivec3 pos, int64_t s[5]) { return int64_t(pos[0]) * s[2] + int64_t(
 #define SPLITS_ON 0
 #endif
 
+// WX invocations across the tile's columns, WY = 256 / WX down its rows
+// (WX 4 or 1 for products only a few columns wide: depthwise, few channels)
+#ifndef WX
 #define WX 16u
-#define WY 16u
+#endif
+#define WY (NT / WX)
 #define BM (WY * TM)
 #define BN (WX * TN)
 #if VW == 4
@@ -277,8 +281,11 @@ ACC load_b(uint nn, uint kk, uint buf) {
 #endif
 }
 
-#define NEA (BM * BK / NT)  // elements of a slice per invocation
-#define NEB (BN * BK / NT)
+// elements of a slice per invocation (a narrow B tile leaves some idle)
+#define NEA ((BM * BK + NT - 1u) / NT)
+#define NEB ((BN * BK + NT - 1u) / NT)
+#define A_IN(i) (NEA * NT == BM * BK || (i) < BM * BK)
+#define B_IN(i) (NEB * NT == BN * BK || (i) < BN * BK)
 #if A_KF
 #define A_EL(i, mm, kk) const uint kk = (i) % BK, mm = (i) / BK
 #else
@@ -383,21 +390,24 @@ void main() {
         [[unroll]] for (uint i = 0u; i < TM; ++i)
             [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = ACC(0);
         ACC ra[NEA], rb[NEB];
-        [[unroll]] for (uint q = 0u; q < NEA; ++q) { A_EL(tid + q * NT, mm, kk); ra[q] = load_a(mm, kk, 0u); }
-        [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); rb[q] = load_b(nn, kk, 0u); }
+#define LOAD_SLICE(buf_)                                                                   \
+        [[unroll]] for (uint q = 0u; q < NEA; ++q)                                         \
+            if (A_IN(tid + q * NT)) { A_EL(tid + q * NT, mm, kk); ra[q] = load_a(mm, kk, buf_); } \
+        [[unroll]] for (uint q = 0u; q < NEB; ++q)                                         \
+            if (B_IN(tid + q * NT)) { B_EL(tid + q * NT, nn, kk); rb[q] = load_b(nn, kk, buf_); }
+        LOAD_SLICE(0u)
         uint buf = 0u;
         for (int64_t k0 = kbeg; k0 < kend; k0 += int64_t(BK)) {
             barrier();
-            [[unroll]] for (uint q = 0u; q < NEA; ++q) { A_EL(tid + q * NT, mm, kk); SH_SET(As, kk, mm, BM, ra[q]); }
-            [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); SH_SET(Bs, kk, nn, BN, rb[q]); }
+            [[unroll]] for (uint q = 0u; q < NEA; ++q)
+                if (A_IN(tid + q * NT)) { A_EL(tid + q * NT, mm, kk); SH_SET(As, kk, mm, BM, ra[q]); }
+            [[unroll]] for (uint q = 0u; q < NEB; ++q)
+                if (B_IN(tid + q * NT)) { B_EL(tid + q * NT, nn, kk); SH_SET(Bs, kk, nn, BN, rb[q]); }
             const bool more = k0 + int64_t(BK) < kend;
             if (more) build_k(tid, k0 + int64_t(BK), kend, buf ^ 1u);
             barrier();
             // the next slice's loads overlap this slice's products
-            if (more) {
-                [[unroll]] for (uint q = 0u; q < NEA; ++q) { A_EL(tid + q * NT, mm, kk); ra[q] = load_a(mm, kk, buf ^ 1u); }
-                [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); rb[q] = load_b(nn, kk, buf ^ 1u); }
-            }
+            if (more) { LOAD_SLICE(buf ^ 1u) }
 #if SUM2
             // each slice sums apart, then adds to the total: two levels,
             // whose rounding error grows with BK + K / BK terms, not K

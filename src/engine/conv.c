@@ -22,7 +22,7 @@ typedef struct conv_plan {
     int64_t in[5], out[5], ker[3], xs[5], ws[5], ys[5]; /* as 5 (or 3) dims */
     int64_t str[3], pad[3], dil[3];
     int64_t cg, og, m, nc, k;
-    int tm, tn, bk, vw, a_kf, b_kf, k_cf;
+    int wx, tm, tn, bk, vw, a_kf, b_kf, k_cf; /* tile: (256 / wx) tm rows, wx tn columns */
     int64_t tiles_m, tiles_n, splits, kps;
 } conv_plan;
 
@@ -82,6 +82,30 @@ static int64_t cr_fast_stride(const conv_plan *p, int64_t cs, const int64_t sp[3
 }
 
 static int tile_of(int64_t extent) { return extent >= 128 ? 8 : extent >= 64 ? 4 : 2; }
+
+/* The tile: 16 x 16 invocations, each 2 to 8 rows and columns by the
+ * product's extents; 64 x 4 or 256 x 1 invocations for products a few
+ * columns wide (depthwise, few channels), so that a tile is not mostly
+ * idle columns. Then, where the tiles would not fill the device (about 256
+ * workgroups), smaller blocks: the sums' order is the same whatever the
+ * tile, so the result is too. */
+static void choose_tile(conv_plan *p, int64_t groups, int shrink) {
+    if (p->nc >= 32) {
+        p->wx = 16, p->tm = tile_of(p->m), p->tn = tile_of(p->nc);
+    } else if (p->nc >= 8) {
+        p->wx = 4, p->tm = p->m >= 256 ? 4 : 2, p->tn = p->nc >= 16 ? 4 : 2;
+    } else {
+        p->wx = 1, p->tm = 1, p->tn = p->nc >= 4 ? 4 : p->nc >= 2 ? 2 : 1;
+    }
+    for (;;) {
+        int64_t bm = (256 / p->wx) * p->tm, bn = p->wx * p->tn;
+        p->tiles_m = (p->m + bm - 1) / bm;
+        p->tiles_n = (p->nc + bn - 1) / bn;
+        if (!shrink || p->wx != 16 || p->tiles_m * p->tiles_n * groups >= 256 || (p->tm <= 2 && p->tn <= 2)) break;
+        if (p->tm >= p->tn) p->tm /= 2;
+        else p->tn /= 2;
+    }
+}
 
 static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
     memset(p, 0, sizeof *p);
@@ -150,12 +174,10 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->b_kf = !p->k_cf;
         break;
     }
-    p->tm = tile_of(p->m);
-    p->tn = tile_of(p->nc);
+    /* the weight gradient fills the device by splitting k instead */
+    choose_tile(p, g, c->op != RS_CONV_GRAD_WEIGHT);
     p->bk = acc_bytes(dt) == 4 ? 16 : 8;
     p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
-    p->tiles_m = (p->m + 16 * p->tm - 1) / (16 * p->tm);
-    p->tiles_n = (p->nc + 16 * p->tn - 1) / (16 * p->tn);
     p->splits = 1;
     p->kps = p->k;
     if (c->op == RS_CONV_GRAD_WEIGHT && p->k > 0 && p->m > 0 && p->nc > 0) {
@@ -173,7 +195,7 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
 }
 
 static void kernel_name(const rs_conv *c, const conv_plan *p, char *buf, size_t len) {
-    snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), 16 * p->tm, 16 * p->tn, p->bk,
+    snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), (256 / p->wx) * p->tm, p->wx * p->tn, p->bk,
              p->k_cf ? "-cl" : "", p->splits > 1 ? "-split" : "");
 }
 
@@ -242,8 +264,8 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     if (split) acc[na++] = (rs_access){pc.part, part_bytes, 1};
 
     char defines[160];
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d;SUM2=%d",
-             (int)dt, (int)c->op, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt),
+    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;WX=%du;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d;SUM2=%d",
+             (int)dt, (int)c->op, p.wx, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt),
              acc_bytes(dt) == 4);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {

@@ -200,6 +200,8 @@ static geom make(int n, int c, int o, int groups, const int in[3], const int k[3
 }
 
 TEST(conv2d_strided_padded_dilated_grouped) {
+    /* (the products here are a few columns wide: the 64 x 4 and 256 x 1
+     * invocation layouts) */
     const int in[3] = {1, 7, 9}, k[3] = {1, 3, 2}, st[3] = {1, 2, 1}, pad[3] = {0, 1, 0}, dil[3] = {1, 1, 2};
     geom g = make(2, 6, 4, 2, in, k, st, pad, dil);
     for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&g, 2, RS_FLOAT32, cl));
@@ -223,6 +225,21 @@ TEST(large_tiles_and_split_weight_gradient) {
     geom g = make(2, 8, 130, 1, in, k, one, pad, one);
     CHECK(run_case(&g, 2, RS_FLOAT32, 0));
     CHECK(run_case(&g, 2, RS_FLOAT32, 1));
+    /* enough rows for the 128 x 64 tiles to fill the device: no shrinking */
+    const int big[3] = {1, 128, 128}, k1x1[3] = {1, 1, 1};
+    geom f = make(2, 3, 70, 1, big, k1x1, one, pad, one);
+    rs_conv fc;
+    memset(&fc, 0, sizeof fc);
+    fc.op = RS_CONV_FORWARD;
+    fc.dims = 2;
+    fc.groups = 1;
+    fc.stride[0] = fc.stride[1] = fc.dil[0] = fc.dil[1] = 1;
+    fc.pad[0] = fc.pad[1] = 1;
+    fc.input = view(0, RS_FLOAT32, f.n, f.c, f.in, 2, 0);
+    fc.weight = view(0, RS_FLOAT32, f.o, f.c, f.k, 2, 0);
+    fc.output = view(0, RS_FLOAT32, f.n, f.o, f.out, 2, 0);
+    CHECK(strncmp(rs_conv_kernel_name(ctest_stream(ctest_device()), &fc), "conv-forward-128x64", 19) == 0);
+    CHECK(run_case(&f, 2, RS_FLOAT32, 0));
     /* a long k (N x the output length) splits the weight gradient */
     const int in1[3] = {1, 1, 3000}, k1[3] = {1, 1, 3}, zero[3] = {0, 0, 0};
     geom s = make(4, 3, 2, 1, in1, k1, one, zero, one);
