@@ -14,7 +14,6 @@ slow result.
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -25,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, run_child  # noqa: E402
+from timing import best_time, child_run, peer_table  # noqa: E402
 
 DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 2
 TARGET = "0.40"
@@ -100,39 +99,17 @@ def main(argv=None):
     args = ap.parse_args(argv)
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     if args.child:
-        # one device per process (timing.py says why)
-        info = {}
-        if args.child == "russet":
-            import russet  # noqa: F401
-            props = torch.russet.get_device_properties()
-            info = {"device": props.name, "driver": props.driver, "profile": props.profile}
-            check()
-        else:
-            # cuDNN's float32 convolutions take TF32 tensor cores unless told not to
-            info = {"tf32": torch.backends.cudnn.allow_tf32 and args.child == "cuda"}
-        print(json.dumps({"results": run(args.child, args.batch, args.reps, dtypes), **info}))
+        # one device per process (timing.py says why); cuDNN's float32
+        # convolutions take TF32 tensor cores unless told not to
+        tf32 = args.child == "cuda" and torch.backends.cudnn.allow_tf32
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes), check, {"tf32": tf32})
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
-    rr = run_child(__file__, "russet", ["--batch", str(batch), "--reps", str(args.reps), "--dtypes", args.dtypes])
-    p_info = run_child(__file__, peer, ["--batch", str(batch), "--reps", str(args.reps), "--dtypes", args.dtypes])
-    p = p_info["results"]
-    r = rr["results"]
-    if p_info.get("tf32"):
-        print("(the peer's float32 convolutions use TF32: torch.backends.cudnn.allow_tf32 is on, its default)")
-    print(f"russet on {rr['device']} ({rr['driver']}), profile {rr['profile']}; peer: torch {peer}; batch {batch}")
-    print(f"torch {torch.__version__}\n")
-    w = max(len(k) for k in r)
-    print(f"{'benchmark':<{w}}  {'russet':>22}  {'torch ' + peer:>22}  {'ratio':>6}  target")
-    for k in r:
-        a, b = r[k], p[k]
-        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a['tflops']:>6.2f} TFLOP/s  {b['ms']:>7.3f} ms "
-              f"{b['tflops']:>6.2f} TFLOP/s  {a['tflops'] / b['tflops']:>5.2f}x  {TARGET}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": rr["device"], "peer": peer, "batch": batch, "results": {"russet": r, peer: p}}, f,
-                      indent=1)
-
+    peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps), "--dtypes", args.dtypes], "tflops",
+               "TFLOP/s", TARGET, args.json,
+               note=lambda pp: "(the peer's float32 convolutions use TF32: torch.backends.cudnn.allow_tf32 is on, "
+                               "its default)" if pp.get("tf32") else None)
 
 if __name__ == "__main__":
     main()

@@ -16,7 +16,6 @@ the H200: >= 0.7x). Nothing fails on a slow result.
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -27,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, run_child  # noqa: E402
+from timing import best_time, child_run, peer_table  # noqa: E402
 
 DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 4
 TARGET = "0.70"
@@ -101,34 +100,12 @@ def main(argv=None):
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.child:
-        # one device per process (timing.py says why)
-        info = {}
-        if args.child == "russet":
-            import russet  # noqa: F401
-            props = torch.russet.get_device_properties()
-            info = {"device": props.name, "driver": props.driver, "profile": props.profile}
-            check()
-        print(json.dumps({"results": run(args.child, args.batch, args.reps), **info}))
+    if args.child:  # one device per process (timing.py says why)
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps), check)
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
-    rr = run_child(__file__, "russet", ["--batch", str(batch), "--reps", str(args.reps)])
-    p = run_child(__file__, peer, ["--batch", str(batch), "--reps", str(args.reps)])["results"]
-    r = rr["results"]
-    print(f"russet on {rr['device']} ({rr['driver']}), profile {rr['profile']}; peer: torch {peer}; batch {batch}")
-    print(f"torch {torch.__version__}\n")
-    w = max(len(k) for k in r)
-    print(f"{'benchmark':<{w}}  {'russet':>20}  {'torch ' + peer:>20}  {'ratio':>6}  target")
-    for k in r:
-        a, b = r[k], p[k]
-        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a['gbs']:>6.1f} GB/s  {b['ms']:>7.3f} ms {b['gbs']:>6.1f} GB/s  "
-              f"{a['gbs'] / b['gbs']:>5.2f}x  {TARGET}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": rr["device"], "peer": peer, "batch": batch, "results": {"russet": r, peer: p}}, f,
-                      indent=1)
-
+    peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps)], "gbs", "GB/s", TARGET, args.json)
 
 if __name__ == "__main__":
     main()

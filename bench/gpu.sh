@@ -363,14 +363,14 @@ case "${1:-all}" in
     speed)
         # the bandwidth probe (C core only), then the peer benchmarks; each
         # step runs even when one before it fails
-        # (SPEED_STEPS picks the steps: probe pointwise reduce sort nn conv train)
+        # (SPEED_STEPS picks the steps: probe pointwise reduce sort nn conv attention train)
         set +e
-        steps=" ${SPEED_STEPS:-probe pointwise reduce sort nn conv train} "
+        steps=" ${SPEED_STEPS:-probe pointwise reduce sort nn conv attention train} "
         if [[ $steps == *" probe "* ]]; then
             echo "== bw-probe"
             (build_probe bw_probe >/tmp/probe-build.log 2>&1 || { tail -20 /tmp/probe-build.log; exit 1; }; ./build/bw_probe)
         fi
-        for b in pointwise reduce sort nn conv train; do
+        for b in pointwise reduce sort nn conv attention train; do
             if [[ $steps == *" $b "* ]]; then
                 echo; PYTHONPATH=python $PY bench/bench_$b.py ${OUT:+--json "$OUT/bench-$b.json"}
             fi

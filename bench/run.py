@@ -16,21 +16,16 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import torch  # noqa: E402
 
 import russet  # noqa: E402,F401
+from timing import sync  # noqa: E402
 
 DISPATCH_TARGET_US = 5.0
 COPY_TARGET = 0.80  # of memcpy, on unified memory
-
-
-def sync(dev):
-    if dev == "russet":
-        torch.russet.synchronize()
-    elif dev.startswith("cuda"):
-        torch.cuda.synchronize()
 
 
 # ---------------------------------------------------------------- dispatch

@@ -59,3 +59,45 @@ def run_child(script, dev, args):
     if r.returncode != 0:
         raise SystemExit(f"{dev} run failed:\n{r.stdout}\n{r.stderr}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def child_run(dev, run, check=None, info=None):
+    """The child's side: load russet only for russet (and check what is timed
+    against CPU there), then print {"results": run(dev), ...} for run_child."""
+    extra = dict(info or {})
+    if dev == "russet":
+        import russet  # noqa: F401
+
+        props = torch.russet.get_device_properties()
+        extra.update(device=props.name, driver=props.driver, profile=props.profile)
+        if check:
+            check()
+    print(json.dumps({"results": run(dev), **extra}))
+
+
+def peer_table(script, child_args, metric, unit, target, json_path=None, note=None):
+    """Times russet and the peer (CUDA where present, else CPU) in child
+    processes, prints their table (time, `metric` in `unit`, russet's over
+    the peer's) and writes it to json_path."""
+    peer = "cuda" if torch.cuda.is_available() else "cpu"
+    rr = run_child(script, "russet", child_args)
+    pp = run_child(script, peer, child_args)
+    r, p = rr["results"], pp["results"]
+    if note:
+        line = note(pp)
+        if line:
+            print(line)
+    print(f"russet on {rr['device']} ({rr['driver']}), profile {rr['profile']}; peer: torch {peer}; "
+          f"{' '.join(child_args)}")
+    print(f"torch {torch.__version__}\n")
+    w = max(len(k) for k in r)
+    col = len(unit) + 16
+    print(f"{'benchmark':<{w}}  {'russet':>{col}}  {'torch ' + peer:>{col}}  {'ratio':>6}  target")
+    for k in r:
+        a, b = r[k], p[k]
+        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a[metric]:>6.2f} {unit}  {b['ms']:>7.3f} ms {b[metric]:>6.2f} {unit}  "
+              f"{a[metric] / b[metric]:>5.2f}x  {target}")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"device": rr["device"], "peer": peer, "args": child_args, "results": {"russet": r, peer: p}},
+                      f, indent=1)

@@ -45,14 +45,6 @@ static int acc_bytes(rs_dtype dt) {
     return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 ? 4 : 8;
 }
 
-static void as5(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]) {
-    for (int d = 0; d < 5; ++d) sizes[d] = 1, strides[d] = 0;
-    for (int d = 0; d < 2; ++d) sizes[d] = t->sizes[d], strides[d] = t->strides[d];
-    for (int j = 0; j < dims; ++j) {
-        sizes[5 - dims + j] = t->sizes[2 + j];
-        strides[5 - dims + j] = t->strides[2 + j];
-    }
-}
 
 static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
     if (t->ndim != 2 + dims)
@@ -124,9 +116,9 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
     if ((st = check_view(name, "output", &c->output, c->dims, dt)) != RS_OK) return st;
 
     int64_t wsz[5];
-    as5(&c->input, c->dims, p->in, p->xs);
-    as5(&c->weight, c->dims, wsz, p->ws);
-    as5(&c->output, c->dims, p->out, p->ys);
+    rs_tensor_ncdhw(&c->input, c->dims, p->in, p->xs);
+    rs_tensor_ncdhw(&c->weight, c->dims, wsz, p->ws);
+    rs_tensor_ncdhw(&c->output, c->dims, p->out, p->ys);
     int64_t g = c->groups;
     if (g < 1 || p->in[1] % g != 0 || wsz[0] % g != 0)
         return rs_error(RS_ERR_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels", name,

@@ -78,6 +78,10 @@ rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint6
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
 /* A contiguous (rows, n) view of `dt` at `address` (scratch buffers). */
 rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n);
+/* An (N, C, spatial...) view with `dims` spatial dims as (N, C, D, H, W):
+ * missing leading spatial dims get size 1 and stride 0 (pooling and
+ * convolution work on 3 spatial dims). */
+void rs_tensor_ncdhw(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]);
 /* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
  * (sort.c; searchsorted shares the keys). */
 int rs_dtype_has_sort_key(rs_dtype dt);

@@ -36,15 +36,6 @@ static int dtype_supported(rs_pool_op op, rs_dtype dt) {
     }
 }
 
-/* a (N, C, spatial...) view's sizes and strides as 5 dims */
-static void as5(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]) {
-    for (int d = 0; d < 5; ++d) sizes[d] = 1, strides[d] = 0;
-    for (int d = 0; d < 2; ++d) sizes[d] = t->sizes[d], strides[d] = t->strides[d];
-    for (int j = 0; j < dims; ++j) {
-        sizes[5 - dims + j] = t->sizes[2 + j];
-        strides[5 - dims + j] = t->strides[2 + j];
-    }
-}
 
 static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
     if (t->ndim != 2 + dims)
@@ -106,9 +97,9 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     if (is_max && (st = check_view(name, "indices", &p->indices, p->dims, RS_INT64)) != RS_OK) return st;
 
     int64_t in[5], out[5], src_st[5], dst_st[5], idx[5] = {0}, idx_st[5] = {0};
-    as5(in_t, p->dims, in, backward ? dst_st : src_st);
-    as5(&p->output, p->dims, out, backward ? src_st : dst_st);
-    if (is_max) as5(&p->indices, p->dims, idx, idx_st);
+    rs_tensor_ncdhw(in_t, p->dims, in, backward ? dst_st : src_st);
+    rs_tensor_ncdhw(&p->output, p->dims, out, backward ? src_st : dst_st);
+    if (is_max) rs_tensor_ncdhw(&p->indices, p->dims, idx, idx_st);
     if (in[0] != out[0] || in[1] != out[1])
         return rs_error(RS_ERR_INVALID, "%s: input (%lld, %lld, ...) and output (%lld, %lld, ...) differ in N or C",
                         name, (long long)in[0], (long long)in[1], (long long)out[0], (long long)out[1]);

@@ -175,3 +175,12 @@ rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out) {
     out->ndim = t->ndim + 1;
     return RS_OK;
 }
+
+void rs_tensor_ncdhw(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]) {
+    for (int d = 0; d < 5; ++d) sizes[d] = 1, strides[d] = 0;
+    for (int d = 0; d < 2; ++d) sizes[d] = t->sizes[d], strides[d] = t->strides[d];
+    for (int j = 0; j < dims; ++j) {
+        sizes[5 - dims + j] = t->sizes[2 + j];
+        strides[5 - dims + j] = t->strides[2 + j];
+    }
+}

@@ -1,0 +1,95 @@
+"""Attention benchmarks (issue 16): F.scaled_dot_product_attention, causal,
+GPT-2-sized heads (12 heads of 64) at T 512 and 4096, forward and forward +
+backward, russet (the C core's fused attention engine) beside a peer
+measured in the same run: torch CUDA (flash attention) where a CUDA device
+exists (the lent H200), else torch CPU.
+
+    python bench/bench_attention.py [--batch N] [--reps R] [--dtypes bfloat16,float32] [--json out.json]
+
+Each row prints the time per call and the FLOP rate (4 B H T^2 E / 2 for a
+causal forward, 2.5 times that for forward + backward) and russet's rate
+over the peer's (target on the H200: >= 0.50x). Nothing fails on a slow
+result.
+"""
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from timing import best_time, child_run, peer_table  # noqa: E402
+
+DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 8, 1
+TARGET = "0.50"
+HEADS, DIM = 12, 64
+
+
+def cases(dev, batch, dtype, lengths):
+    out = {}
+    tag = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
+    for t in lengths:
+        torch.manual_seed(0)
+        q, k, v = (torch.randn(batch, HEADS, t, DIM, device=dev, dtype=dtype) for _ in range(3))
+        qg, kg, vg = (x.detach().clone().requires_grad_() for x in (q, k, v))
+        flops = 4 * batch * HEADS * t * t * DIM // 2  # causal: half the scores
+
+        def fwd(q=q, k=k, v=v):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+        def both(q=qg, k=kg, v=vg):
+            q.grad = k.grad = v.grad = None
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y.backward(torch.ones_like(y))
+
+        shape = f"({batch},{HEADS},{t},{DIM})"
+        out[f"sdpa causal {shape} {tag} fwd"] = (fwd, flops)
+        out[f"sdpa causal {shape} {tag} fwd+bwd"] = (both, flops * 5 // 2)
+    return out
+
+
+def run(dev, batch, reps, dtypes, lengths):
+    res = {}
+    for dt in dtypes:
+        for name, (fn, flops) in cases(dev, batch, dt, lengths).items():
+            t = best_time(fn, dev, reps)
+            res[name] = {"ms": t * 1e3, "tflops": flops / t / 1e12}
+    return res
+
+
+def check():
+    """What is timed is right (against CPU)."""
+    torch.manual_seed(1)
+    q, k, v = (torch.randn(1, 2, 37, 16) for _ in range(3))
+    got = F.scaled_dot_product_attention(q.to("russet"), k.to("russet"), v.to("russet"), is_causal=True).cpu()
+    assert torch.allclose(got, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-5)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=None)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--dtypes", default="bfloat16,float32")
+    ap.add_argument("--lengths", default=None, help="sequence lengths (default 512,4096 on CUDA, 256 on CPU)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
+    if args.child:  # one device per process (timing.py says why)
+        lengths = [int(x) for x in args.lengths.split(",")]
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes, lengths), check)
+        return
+    peer = "cuda" if torch.cuda.is_available() else "cpu"
+    batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
+    lengths = args.lengths or ("512,4096" if peer == "cuda" else "256")
+    peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps), "--dtypes", args.dtypes, "--lengths",
+                          lengths], "tflops", "TFLOP/s", TARGET, args.json)
+
+
+if __name__ == "__main__":
+    main()

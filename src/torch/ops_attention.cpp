@@ -1,0 +1,161 @@
+// Fused scaled-dot-product attention: F.scaled_dot_product_attention (and
+// so HF models and nn.MultiheadAttention's fast path) on the C core's
+// attention engine (rs_attention_run, src/engine/attention.c), memory O(T).
+//
+// PyTorch asks a device which SDPA backend to use through
+// _fused_sdp_choice_stub; for PrivateUse1 the answer `overrideable` routes
+// the call to _scaled_dot_product_fused_attention_overrideable (and its
+// backward through autograd's formula). This file answers `overrideable`
+// where the engine computes the call, and `math` otherwise, which is
+// ATen's composition (matmul, softmax), native too:
+//   - dropout (dropout_p > 0: the engine has no random stream yet),
+//   - a mask that needs its own gradient,
+//   - a mask together with is_causal (math raises ATen's error),
+//   - inputs that are not (B, H, L, E), dtypes other than float32, float16,
+//     bfloat16 and (fp64 devices) float64, head dims over 256,
+//   - a user who turned the backend off (torch.nn.attention.sdpa_kernel).
+#include <ATen/Context.h>
+#include <ATen/SDPBackend.h>
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include <cmath>
+
+#include "torch/pointwise.h"
+#include "torch/reduce.h"
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+using OptTensor = std::optional<Tensor>;
+
+constexpr int64_t kMaxHeadDim = 256;  // the engine's (russet.h, rs_attention)
+
+bool engine_dtype(const Tensor& t) {
+  auto d = t.scalar_type();
+  if (d == at::kDouble) {
+    try {
+      host_if_no_fp64(t);
+    } catch (const NeedsHost&) {
+      return false;
+    }
+    return true;
+  }
+  return d == at::kFloat || d == at::kHalf || d == at::kBFloat16;
+}
+
+bool broadcasts_to(const Tensor& m, at::IntArrayRef shape) {
+  if (m.dim() > 4) return false;
+  for (int64_t i = 1; i <= m.dim(); ++i) {
+    int64_t a = m.size(-i), b = shape[shape.size() - i];
+    if (a != b && a != 1) return false;
+  }
+  return true;
+}
+
+int64_t choose_backend(const Tensor& q, const Tensor& k, const Tensor& v, const OptTensor& mask, double dropout_p,
+                       bool is_causal, std::optional<double> scale, bool enable_gqa) {
+  auto math = static_cast<int64_t>(at::SDPBackend::math);
+  if (!at::globalContext().userEnabledOverrideableSDP()) return math;
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || q.is_nested() || k.is_nested() || v.is_nested()) return math;
+  if (dropout_p > 0 || !engine_dtype(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
+    return math;
+  if (q.size(0) != k.size(0) || k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||
+      q.size(3) != k.size(3) || q.size(3) > kMaxHeadDim || v.size(3) > kMaxHeadDim)
+    return math;
+  if (q.size(1) != k.size(1) && !(enable_gqa && k.size(1) > 0 && q.size(1) % k.size(1) == 0)) return math;
+  if (mask.has_value() && mask->defined()) {
+    const Tensor& m = *mask;
+    if (is_causal || m.requires_grad() || (m.scalar_type() != at::kBool && m.scalar_type() != q.scalar_type()) ||
+        !broadcasts_to(m, {q.size(0), q.size(1), q.size(2), k.size(2)}))
+      return math;
+  }
+  return static_cast<int64_t>(at::SDPBackend::overrideable);
+}
+
+// the additive (B, Hq, L, S) view of a mask (a boolean one becomes 0 / -inf)
+Tensor additive_mask(const Tensor& mask, const Tensor& q, int64_t s) {
+  Tensor m = mask;
+  if (m.scalar_type() == at::kBool)
+    m = at::where(m, at::zeros({}, q.options()), at::full({}, -INFINITY, q.options()));
+  return resolved(m).expand({q.size(0), q.size(1), q.size(2), s});
+}
+
+// The engine's descriptor; `mask` (an additive_mask) may be undefined
+rs_attention describe_attention(rs_attn_op op, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                                const Tensor& mask, const Tensor& lse, bool is_causal, std::optional<double> scale) {
+  rs_attention a{};
+  a.op = op;
+  a.q = describe(q);
+  a.k = describe(k);
+  a.v = describe(v);
+  a.out = describe(out);
+  if (mask.defined()) a.mask = describe(mask);
+  a.lse = address_of(lse);
+  a.causal = is_causal;
+  a.scale = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
+  return a;
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention_forward(
+    const Tensor& query, const Tensor& key, const Tensor& value, const OptTensor& attn_bias, double dropout_p,
+    bool is_causal, bool return_debug_mask, std::optional<double> scale) {
+  TORCH_CHECK_NOT_IMPLEMENTED(dropout_p == 0, "russet's fused attention has no dropout yet: ",
+                              "F.scaled_dot_product_attention picks the math backend for dropout_p > 0");
+  TORCH_CHECK(!return_debug_mask, "russet's fused attention has no debug mask");
+  TORCH_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
+              "russet's fused attention takes (batch, heads, rows, dims) tensors");
+  int64_t b = query.size(0), hq = query.size(1), l = query.size(2), s = key.size(2);
+  Tensor q = resolved(query), k = resolved(key), v = resolved(value);
+  Tensor out = at::empty({b, hq, l, value.size(3)}, query.options());
+  auto lse_type = query.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  Tensor lse = at::empty({b, hq, l}, query.options().dtype(lse_type));
+  Tensor m = attn_bias.has_value() && attn_bias->defined() ? additive_mask(*attn_bias, q, s) : Tensor();
+  rs_attention a = describe_attention(RS_ATTN_FORWARD, q, k, v, out, m, lse, is_causal, scale);
+  check(rs_attention_run(current_stream_for(out), &a));
+  Tensor none = at::empty({0}, query.options().dtype(at::kLong));
+  return {out, lse, none, none, c10::SymInt(l), c10::SymInt(s), none, none, at::empty({0}, query.options())};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
+    const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_bias,
+    std::array<bool, 4> grad_input_mask, const Tensor& out, const Tensor& logsumexp, const Tensor& cum_seq_q,
+    const Tensor& cum_seq_k, c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal,
+    const Tensor& philox_seed, const Tensor& philox_offset, std::optional<double> scale) {
+  TORCH_CHECK_NOT_IMPLEMENTED(dropout_p == 0, "russet's fused attention has no dropout yet");
+  TORCH_CHECK_NOT_IMPLEMENTED(!grad_input_mask[3], "russet's fused attention computes no gradient for the mask: ",
+                              "F.scaled_dot_product_attention picks the math backend when the mask needs one");
+  Tensor q = resolved(query), k = resolved(key), v = resolved(value), go = resolved(grad_out);
+  Tensor gq, gk, gv;
+  if (grad_input_mask[0]) gq = at::empty(query.sizes(), query.options());
+  if (grad_input_mask[1]) gk = at::empty(key.sizes(), key.options());
+  if (grad_input_mask[2]) gv = at::empty(value.sizes(), value.options());
+  Tensor m = attn_bias.defined() ? additive_mask(attn_bias, q, key.size(2)) : Tensor();
+  Tensor lse = logsumexp.contiguous();
+  rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, out, m, lse, is_causal, scale);
+  a.grad_out = describe(go);
+  if (gq.defined()) a.grad_q = describe(gq);
+  if (gk.defined()) a.grad_k = describe(gk);
+  if (gv.defined()) a.grad_v = describe(gv);
+  check(rs_attention_run(current_stream_for(query), &a));
+  return {gq, gk, gv, Tensor()};
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_scaled_dot_product_fused_attention_overrideable", attention_forward);
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", attention_backward);
+}
+
+}  // namespace russet
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &russet::choose_backend)
+}  // namespace at::native

@@ -1,0 +1,154 @@
+"""Fused scaled-dot-product attention (src/torch/ops_attention.cpp on the C
+core's attention engine): F.scaled_dot_product_attention picks russet's
+`overrideable` backend wherever the engine computes the call (no dropout,
+no mask gradient), and the result and the gradients of q, k and v match
+CPU's: causal, boolean and additive masks that broadcast, grouped-query
+attention, odd lengths, float32/float16/bfloat16 (float64 natively where the
+device has fp64), and rows that are all masked. Memory stays O(L + S)."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import host_free
+
+D = "russet"
+TOL = {torch.float32: dict(rtol=2e-5, atol=2e-5), torch.float64: dict(rtol=1e-10, atol=1e-10)}
+
+
+def ops_seen(fn):
+    seen = []
+
+    class Watch(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, f, types, a=(), k=None):
+            seen.append(str(f))
+            return f(*a, **(k or {}))
+
+    with Watch():
+        fn()
+    return seen
+
+
+def as_accurate_as_cpu(got, cpu_lp, ref, what):
+    """float16/bfloat16: russet's distance from the float32 computation of
+    the same rounded inputs is at most twice CPU's own in that dtype (or a
+    rounding step of the result), PyTorch's own rule for fused attention
+    kernels (test_transformers.py's fudge factors)"""
+    err = (got.float() - ref).abs().max().item()
+    cpu_err = (cpu_lp.float() - ref).abs().max().item()
+    floor = torch.finfo(got.dtype).eps * max(ref.abs().max().item(), 1.0)
+    assert err <= max(2 * cpu_err, floor), f"{what}: russet {err:.3g} from float32, CPU {cpu_err:.3g}"
+
+
+def compare(q, k, v, dtype, **kw):
+    """forward and backward on russet against CPU: float32 and float64 to a
+    tight tolerance; float16/bfloat16 as accurate as CPU's own computation in
+    that dtype, both measured against float32"""
+    low = dtype in (torch.float16, torch.bfloat16)
+    ref_dt = torch.float32 if low else dtype
+
+    def run(dev, dt):
+        ts = [t.to(dtype).to(dt).to(dev).requires_grad_() for t in (q, k, v)]
+        kws = {n: (a.to(dt).to(dev) if isinstance(a, torch.Tensor) and a.is_floating_point() else
+                   a.to(dev) if isinstance(a, torch.Tensor) else a) for n, a in kw.items()}
+        y = F.scaled_dot_product_attention(*ts, **kws)
+        torch.manual_seed(3)
+        g = torch.randn(y.shape).to(dtype).to(dt).to(dev)
+        return y, torch.autograd.grad(y, ts, g)
+
+    yc, gc = run("cpu", ref_dt)
+    yd, gd = host_free(lambda: run(D, dtype))
+    assert yd.dtype == dtype
+    if not low:
+        assert_close(yd.detach().cpu(), yc.detach(), **TOL[dtype])
+        for name, a, b in zip("qkv", gd, gc):
+            assert_close(a.cpu(), b, **TOL[dtype], msg=lambda m: f"grad {name}: {m}")
+        return
+    yl, gl = run("cpu", dtype)
+    as_accurate_as_cpu(yd.detach().cpu(), yl.detach(), yc.detach(), "out")
+    for name, a, l, b in zip("qkv", gd, gl, gc):
+        as_accurate_as_cpu(a.cpu(), l, b, f"grad {name}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", ["plain", "causal", "bool-mask", "additive-mask", "gqa", "long-head"])
+def test_matches_cpu_forward_and_backward(dtype, case):
+    torch.manual_seed(0)
+    b, h, l, s, e = 2, 3, 19, 23, 32
+    kw, hk, ev = {}, h, e
+    if case == "causal":
+        s = l
+        kw["is_causal"] = True
+    if case == "bool-mask":
+        kw["attn_mask"] = torch.rand(l, s) > 0.3  # broadcast over batch and heads
+    if case == "additive-mask":
+        kw["attn_mask"] = torch.randn(b, 1, l, s)
+    if case == "gqa":
+        h, hk = 4, 2
+        kw["enable_gqa"] = True
+    if case == "long-head":
+        e, ev = 130, 72
+        kw["scale"] = 0.3
+    q, k, v = torch.randn(b, h, l, e), torch.randn(b, hk, s, e), torch.randn(b, hk, s, ev)
+    compare(q, k, v, dtype, **kw)
+
+
+def test_the_fused_backend_runs():
+    q, k, v = (torch.randn(1, 2, 5, 8, device=D) for _ in range(3))
+    seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    assert "aten._scaled_dot_product_fused_attention_overrideable.default" in seen, seen
+    # dropout and a mask that needs a gradient take the math backend
+    seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=0.5))
+    assert not any("overrideable" in s for s in seen), seen
+    m = torch.randn(5, 5, device=D, requires_grad=True)
+    seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+    assert not any("overrideable" in s for s in seen), seen
+    # and torch.nn.attention.sdpa_kernel can turn it off
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel([SDPBackend.MATH]):
+        seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v))
+    assert not any("overrideable" in s for s in seen), seen
+
+
+def test_fully_masked_rows_and_empty_inputs_like_cpu():
+    torch.manual_seed(1)
+    q, k, v = torch.randn(1, 1, 4, 8), torch.randn(1, 1, 6, 8), torch.randn(1, 1, 6, 8)
+    mask = torch.ones(4, 6, dtype=torch.bool)
+    mask[2] = False  # row 2 sees nothing
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    got = host_free(lambda: F.scaled_dot_product_attention(q.to(D), k.to(D), v.to(D), attn_mask=mask.to(D)))
+    assert_close(got.cpu(), want, rtol=2e-5, atol=2e-5)
+    e = torch.randn(0, 2, 3, 8)
+    assert F.scaled_dot_product_attention(e.to(D), e.to(D), e.to(D)).shape == (0, 2, 3, 8)
+
+
+def test_float64_where_the_device_has_it():
+    if torch.russet.get_device_properties().profile == "apple":
+        pytest.skip("no float64 arithmetic under the apple profile")
+    torch.manual_seed(2)
+    q, k, v = torch.randn(1, 2, 9, 16), torch.randn(1, 2, 11, 16), torch.randn(1, 2, 11, 16)
+    compare(q, k, v, torch.float64, attn_mask=torch.randn(9, 11))
+
+
+def test_memory_is_linear_in_the_sequence():
+    # 2048 x 2048 float32 scores would take 16 MiB; the fused kernel keeps a
+    # 16 x 16 block
+    t = 2048
+    q = torch.randn(1, 1, t, 16, device=D)
+    torch.russet.synchronize()
+    torch.russet.reset_peak_memory_stats()
+    base = torch.russet.memory_allocated()
+    y = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    torch.russet.synchronize()
+    assert torch.russet.max_memory_allocated() - base < 4 * t * t // 8
+    assert y.shape == q.shape
+
+
+def test_bad_inputs_raise_like_cpu():
+    q = torch.randn(1, 2, 4, 8, device=D)
+    with pytest.raises(RuntimeError):
+        F.scaled_dot_product_attention(q, torch.randn(1, 2, 4, 7, device=D), q)
+    with pytest.raises(RuntimeError):  # both a mask and is_causal: ATen's error
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(4, 4, dtype=torch.bool, device=D),
+                                       is_causal=True)
