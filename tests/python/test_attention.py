@@ -186,3 +186,28 @@ def test_opinfo_samples_without_dropout_match_cpu():
                 as_accurate_as_cpu(got.cpu(), cpu, ref, f"sample {checked} {dtype}")
             checked += 1
     assert checked >= 30
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_attention_forward_and_backward_like_cpu(need_weights):
+    # deterministic (dropout configured but eval mode): the OpInfo's only
+    # gradient sample trains with dropout, so its backward is never compared
+    torch.manual_seed(4)
+    mha = torch.nn.MultiheadAttention(32, 4, dropout=0.3, batch_first=True).eval()
+    mhd = torch.nn.MultiheadAttention(32, 4, dropout=0.3, batch_first=True).to(D).eval()
+    mhd.load_state_dict(mha.state_dict())
+    x = torch.randn(2, 9, 32, requires_grad=True)
+    xd = x.detach().to(D).requires_grad_()
+    mask = torch.rand(9, 9) > 0.2
+    mask.fill_diagonal_(True)
+    y, w = mha(x, x, x, attn_mask=~mask, need_weights=need_weights)
+    yd, wd = host_free(lambda: mhd(xd, xd, xd, attn_mask=~mask.to(D), need_weights=need_weights))
+    assert_close(yd.detach().cpu(), y.detach(), rtol=2e-5, atol=2e-5)
+    if need_weights:
+        assert_close(wd.detach().cpu(), w.detach(), rtol=2e-5, atol=2e-5)
+    g = torch.randn(y.shape)
+    y.backward(g)
+    host_free(lambda: yd.backward(g.to(D)))
+    assert_close(xd.grad.cpu(), x.grad, rtol=2e-5, atol=2e-5)
+    for (n, p), pd in zip(mha.named_parameters(), mhd.parameters()):
+        assert_close(pd.grad.cpu(), p.grad, rtol=2e-5, atol=2e-5, msg=lambda m: f"{n}: {m}")
