@@ -13,6 +13,7 @@
 //   - a mask together with is_causal (math raises ATen's error),
 //   - inputs that are not (B, H, L, E), dtypes other than float32, float16,
 //     bfloat16 and (fp64 devices) float64, head dims over 256,
+//   - tensors on different devices (math raises ATen's error),
 //   - a user who turned the backend off (torch.nn.attention.sdpa_kernel).
 #include <ATen/Context.h>
 #include <ATen/SDPBackend.h>
@@ -64,6 +65,10 @@ int64_t choose_backend(const Tensor& q, const Tensor& k, const Tensor& v, const 
   auto math = static_cast<int64_t>(at::SDPBackend::math);
   if (!at::globalContext().userEnabledOverrideableSDP()) return math;
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || q.is_nested() || k.is_nested() || v.is_nested()) return math;
+  // a tensor on another device: the math backend raises ATen's error
+  if (k.device() != q.device() || v.device() != q.device() ||
+      (mask.has_value() && mask->defined() && mask->device() != q.device()))
+    return math;
   if (dropout_p > 0 || !engine_dtype(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
     return math;
   if (q.size(0) != k.size(0) || k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||

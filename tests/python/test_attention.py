@@ -149,6 +149,10 @@ def test_bad_inputs_raise_like_cpu():
     q = torch.randn(1, 2, 4, 8, device=D)
     with pytest.raises(RuntimeError):
         F.scaled_dot_product_attention(q, torch.randn(1, 2, 4, 7, device=D), q)
+    with pytest.raises(RuntimeError, match="device"):  # a CPU key or mask: never read as device memory
+        F.scaled_dot_product_attention(q, torch.randn(1, 2, 4, 8), q)
+    with pytest.raises(RuntimeError, match="device"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(4, 4))
     with pytest.raises(RuntimeError):  # both a mask and is_causal: ATen's error
         F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(4, 4, dtype=torch.bool, device=D),
                                        is_causal=True)
