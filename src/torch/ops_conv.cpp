@@ -33,6 +33,7 @@
 
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
+#include "torch/same_device.h"
 
 namespace russet {
 namespace {
@@ -44,10 +45,6 @@ using Dims = std::vector<int64_t>;
 Tensor host(const Tensor& t) { return t.defined() ? t.to(at::kCPU) : t; }
 Tensor back(const Tensor& t, const Tensor& like) { return t.defined() ? t.to(like.device()) : t; }
 
-void check_same_device(const Tensor& input, const Tensor& weight) {
-  TORCH_CHECK(input.device() == weight.device(), "Expected all tensors to be on the same device, but found at ",
-              "least two devices, ", input.device(), " and ", weight.device(), "!");
-}
 
 // the dtypes computed natively: floating (float64 only with fp64; throws
 // NeedsHost otherwise) and integers
@@ -272,7 +269,7 @@ Dims with_nc(int64_t n, int64_t c, const Dims& sp) {
 Tensor convolution(const Tensor& input, const Tensor& weight, const OptTensor& bias, at::IntArrayRef stride,
                    at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
                    at::IntArrayRef output_padding, int64_t groups) {
-  check_same_device(input, weight);
+  same_device(input, weight, bias);
   if (!runs_native(input, weight, bias, transposed, false))
     return convolution_host(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
@@ -303,7 +300,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         at::IntArrayRef padding, at::IntArrayRef dilation,
                                                         bool transposed, at::IntArrayRef output_padding,
                                                         int64_t groups, std::array<bool, 3> mask) {
-  check_same_device(input, weight);
+  same_device(input, weight, grad_output);
   if (!runs_native(input, weight, std::nullopt, transposed, true) || grad_output.scalar_type() != input.scalar_type()) {
     note_host_op("aten::convolution_backward_overrideable");
     // the bias has one element per output channel

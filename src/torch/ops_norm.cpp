@@ -9,6 +9,7 @@
 // in float32 as CPU does. On a device without fp64, float64 inputs run the
 // whole op through host execution.
 #include "torch/reduce.h"
+#include "torch/same_device.h"
 
 #include <ATen/AccumulateType.h>
 #include <ATen/ops/empty.h>
@@ -187,6 +188,7 @@ std::vector<int64_t> stat_shape(const Tensor& x, int64_t nd) {
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayRef shape, const OptTensor& weight,
                                               const OptTensor& bias, double eps) {
+  same_device(input, weight, bias);
   return native_or_host<at::_ops::native_layer_norm>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
@@ -211,6 +213,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
                                                        at::IntArrayRef shape, const Tensor& mean, const Tensor& rstd,
                                                        const OptTensor& weight, const OptTensor& bias,
                                                        std::array<bool, 3> mask) {
+  same_device(input, grad_out, mean, rstd, weight, bias);
   return native_or_host<at::_ops::native_layer_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
@@ -248,6 +251,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
 // Engine passes: the row sums of x*x, then the normalization.
 std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, const OptTensor& weight,
                                     std::optional<double> eps) {
+  same_device(input, weight);
   return native_or_host<at::_ops::_fused_rms_norm>(
       [&]() -> std::tuple<Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
@@ -278,6 +282,7 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
 // row; grad_weight = the column sums of g xhat
 std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& input, at::IntArrayRef shape,
                                              const Tensor& rstd, const OptTensor& weight, std::array<bool, 2> mask) {
+  same_device(input, grad_out, rstd, weight);
   return native_or_host<at::_ops::_fused_rms_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
@@ -342,6 +347,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
                                                       const OptTensor& bias, const OptTensor& running_mean,
                                                       const OptTensor& running_var, bool training, double momentum,
                                                       double eps) {
+  same_device(input, weight, bias, running_mean, running_var);
   TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
   need_native(input);
   int64_t c = input.size(1);
@@ -505,6 +511,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        const OptTensor& running_var, const OptTensor& save_mean,
                                                        const OptTensor& save_invstd, bool train, double eps,
                                                        std::array<bool, 3> mask) {
+  same_device(input, grad_out, weight, running_mean, running_var, save_mean, save_invstd);
   return native_or_host<at::_ops::native_batch_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);
@@ -576,6 +583,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_reserve(const Tensor& gra
                                                                const OptTensor& save_mean, const OptTensor& save_var,
                                                                bool update, double eps, std::array<bool, 3> mask,
                                                                const Tensor& reserve) {
+  same_device(input, grad_out, weight, running_mean, running_var, save_mean, save_var);
   return native_or_host<at::_ops::batch_norm_backward>(
       [&] {
         return batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update,
@@ -590,6 +598,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_reserve(const Tensor& gra
 // CPU's kernel (ATen's composite would round the normalized value first)
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
                                               int64_t n, int64_t c, int64_t hxw, int64_t group, double eps) {
+  same_device(input, weight, bias);
   return native_or_host<at::_ops::native_group_norm>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         TORCH_CHECK(group > 0 && c % group == 0, "Expected number of channels in input to be divisible by ",
@@ -616,6 +625,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& rstd, const OptTensor& weight, int64_t n,
                                                        int64_t c, int64_t hxw, int64_t group,
                                                        std::array<bool, 3> mask) {
+  same_device(input, grad_out, mean, rstd, weight);
   return native_or_host<at::_ops::native_group_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);

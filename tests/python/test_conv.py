@@ -123,9 +123,12 @@ def test_float64_under_apple_is_counted_host_and_complex_is_native():
     assert_close(got.cpu(), F.conv1d(xc, wc), rtol=1e-5, atol=1e-5)
 
 
-def test_conv_with_a_cpu_weight_is_a_device_error():
+def test_conv_with_a_cpu_weight_or_bias_is_a_device_error():
     with pytest.raises(RuntimeError, match="same device"):
         F.conv2d(torch.randn(1, 1, 4, 4, device=D), torch.randn(1, 1, 3, 3))
+    for fn in (F.conv2d, F.conv_transpose2d):
+        with pytest.raises(RuntimeError, match="same device"):
+            fn(torch.randn(1, 2, 4, 4, device=D), torch.randn(2, 2, 3, 3, device=D), torch.randn(2))
 
 
 def test_unfold_opinfo_and_fold_like_cpu():

@@ -300,3 +300,16 @@ def test_backward_with_a_gradient_of_another_dtype_raises_like_cpu():
         torch.ops.aten.native_layer_norm_backward(*args)
     with pytest.raises(RuntimeError, match="expected scalar type"):
         torch.ops.aten.native_layer_norm_backward(*[a.to(D) if isinstance(a, torch.Tensor) else a for a in args])
+
+
+def test_a_parameter_on_another_device_is_a_device_error():
+    # as CUDA: never a host pointer read as device memory
+    x = torch.randn(2, 4, 5, 5, device=D)
+    w, b, rm, rv = torch.randn(4), torch.randn(4), torch.zeros(4), torch.ones(4)
+    for fn in (lambda: F.layer_norm(x, [5], torch.randn(5), torch.randn(5)),
+               lambda: F.rms_norm(x, [5], torch.randn(5)),
+               lambda: F.group_norm(x, 2, w, b),
+               lambda: F.batch_norm(x, rm, rv, w, b, training=False),
+               lambda: F.batch_norm(x, rm.to(D), rv.to(D), w, b.to(D), training=True)):
+        with pytest.raises(RuntimeError, match="same device"):
+            fn()
