@@ -2,6 +2,7 @@
 // rs_nll_loss_*: with log_softmax native, cross_entropy runs natively.
 // nll_loss is structured (its meta function checks and sizes); nll_loss2d
 // is checked here as ATen's CPU kernel checks it.
+#include "torch/same_device.h"
 #include "torch/reduce.h"
 
 #include <ATen/ops/empty.h>
@@ -48,6 +49,7 @@ Tensor contiguous_weight(const OptTensor& w) {
 
 void nll_forward(const Tensor& self, const Tensor& target, const OptTensor& weight, int64_t reduction,
                  int64_t ignore_index, Tensor& output, Tensor& total_weight) {
+  same_device(self, target, weight, output, total_weight);
   Tensor in = resolved(self).contiguous(), tg = target.contiguous(), w = contiguous_weight(weight);
   if (w.defined() && w.scalar_type() != in.scalar_type()) throw NeedsHost{};
   rs_nll_loss p = describe_nll(in, tg, w, reduction, ignore_index);
@@ -64,6 +66,7 @@ void nll_forward(const Tensor& self, const Tensor& target, const OptTensor& weig
 
 void nll_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const OptTensor& weight,
                   int64_t reduction, int64_t ignore_index, const Tensor& total_weight, Tensor& grad_input) {
+  same_device(self, grad_output, target, weight, total_weight, grad_input);
   Tensor tg = target.contiguous(), w = contiguous_weight(weight);
   if (w.defined() && w.scalar_type() != self.scalar_type()) throw NeedsHost{};
   Tensor gi = grad_input.is_contiguous() ? grad_input : at::empty(grad_input.sizes(), grad_input.options());

@@ -128,3 +128,14 @@ def test_bad_shapes_raise_like_cpu():
         F.nll_loss(x, torch.tensor([0, 1, 2], device=D), weight=torch.ones(3, device=D))
     with pytest.raises(IndexError):
         F.softmax(x, 2)
+
+
+def test_nll_loss_with_a_target_or_weight_on_another_device_is_a_device_error():
+    # as CUDA: a CPU target was read as device memory
+    x = torch.randn(4, 5, device="russet")
+    with pytest.raises(RuntimeError, match="same device"):
+        F.cross_entropy(x, torch.tensor([0, 1, 2, 3]))
+    with pytest.raises(RuntimeError, match="same device"):
+        F.nll_loss(x, torch.tensor([0, 1, 2, 3], device="russet"), weight=torch.ones(5))
+    with pytest.raises(RuntimeError, match="same device"):
+        F.nll_loss(torch.randn(2, 5, 3, 3, device="russet"), torch.zeros(2, 3, 3, dtype=torch.long))
