@@ -23,16 +23,18 @@
 // the stride whose quotient is an output position (dy, mode 1). The row
 // parts are tabulated in shared memory once per tile, the k parts once per
 // BK-deep slice (two buffers: one is built while the other is read), so a
-// load costs two table reads, no division.
+// load costs two table reads and no division (mode 1 divides by the
+// stride to find the output position).
 //
 // Defines: DT (dtype), MODE, TM, TN (each invocation's block of the tile:
-// BM = WY TM rows, BN = WX TN columns), WX (16, 4 or 1), BK (slice depth), A_KF / B_KF (1:
-// consecutive invocations load consecutive k of that operand, for views
-// whose k runs along memory; 0: consecutive rows/columns), K_CF (k's
-// (channel, kernel offset) pairs run channel fastest: channels_last), VW (4:
-// shared tiles as vec4, float family with TM, TN multiples of 4), SPLIT
-// (mode 2 writes partial sums to `part`), ACCB (bytes of ACC), SUM2 (float
-// sums in two levels: per slice, then the total).
+// BM = WY TM rows, BN = WX TN columns), WX (16, 4 or 1), BK (slice depth),
+// A_KF / B_KF (1: consecutive invocations load consecutive k of that
+// operand, for views whose k runs along memory; 0: consecutive
+// rows/columns), K_CF (k's (channel, kernel offset) pairs run channel
+// fastest: channels_last), VW (4: shared tiles as vec4, float family with
+// TM, TN multiples of 4), SPLIT (mode 2 writes partial sums to `part`),
+// ACCB (bytes of ACC), SUM2 (float sums in two levels: per slice, then the
+// total).
 #version 460
 #include "common/gemm.glsl"
 #include "common/index.glsl"
