@@ -2,6 +2,7 @@
 // unfold's backward, tril/triu_indices. They are copies (rs_copy, through
 // copy_ of views), pointwise ops and index reductions, composed here; every
 // dtype runs natively (copies move float64 as bits).
+#include "torch/same_device.h"
 #include "torch/reduce.h"
 
 #include <ATen/WrapDimUtils.h>
@@ -43,6 +44,8 @@ using at::Tensor;
 // cat: ATen's meta checks the inputs and sizes `out` (dtype promotion
 // included); each input is then copied into its slice.
 Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, Tensor& out) {
+  // as CUDA: no tensor from another device (the copies below would take it)
+  for (const Tensor& t : tensors) same_device(out, t);
   OutOps<at::meta::structured_cat> m(out);
   auto pre = m.meta(tensors, dim);
   if (out.numel() == 0) return out;

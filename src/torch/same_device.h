@@ -2,7 +2,7 @@
 // on another device would be read as device memory (on a discrete GPU, a
 // host pointer; lavapipe, which shares the host's memory, cannot show it).
 // For the adapters whose kernels take several tensors (ops_conv.cpp,
-// ops_norm.cpp, ops_loss.cpp).
+// ops_norm.cpp, ops_loss.cpp) and torch.cat (ops_shape.cpp).
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -52,6 +52,8 @@ def test_cat_promotes_skips_legacy_empty_and_writes_out():
     assert out.shape == (1, 6)
     with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
         torch.cat([a.to(D), torch.rand(2, 2, device=D)], 0)
+    with pytest.raises(RuntimeError, match="same device"):  # as CUDA
+        torch.cat([b.to(D), b])
 
 
 def test_equal():
