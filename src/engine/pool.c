@@ -36,7 +36,6 @@ static int dtype_supported(rs_pool_op op, rs_dtype dt) {
     }
 }
 
-
 static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
     if (t->ndim != 2 + dims)
         return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims (N, C, spatial), got %d", name, what, 2 + dims,

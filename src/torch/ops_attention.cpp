@@ -124,8 +124,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   Tensor m = attn_bias.has_value() && attn_bias->defined() ? additive_mask(*attn_bias, q, s) : Tensor();
   rs_attention a = describe_attention(RS_ATTN_FORWARD, q, k, v, out, m, lse, is_causal, scale);
   check(rs_attention_run(current_stream_for(out), &a));
-  Tensor none = at::empty({0}, query.options().dtype(at::kLong));
-  return {out, lse, none, none, c10::SymInt(l), c10::SymInt(s), none, none, at::empty({0}, query.options())};
+  // the outputs this backend has no use for: empty, each its own tensor (an
+  // op's outputs must not alias one another)
+  auto none = [&]() { return at::empty({0}, query.options().dtype(at::kLong)); };
+  return {out, lse, none(), none(), c10::SymInt(l), c10::SymInt(s), none(), none(), at::empty({0}, query.options())};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(

@@ -45,7 +45,6 @@ using Dims = std::vector<int64_t>;
 Tensor host(const Tensor& t) { return t.defined() ? t.to(at::kCPU) : t; }
 Tensor back(const Tensor& t, const Tensor& like) { return t.defined() ? t.to(like.device()) : t; }
 
-
 // the dtypes computed natively: floating (float64 only with fp64; throws
 // NeedsHost otherwise) and integers
 bool native_dtype(const Tensor& t) {
