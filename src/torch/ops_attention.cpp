@@ -144,7 +144,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   if (grad_input_mask[1]) gk = at::empty(key.sizes(), key.options());
   if (grad_input_mask[2]) gv = at::empty(value.sizes(), value.options());
   Tensor m = attn_bias.defined() ? additive_mask(attn_bias, q, key.size(2)) : Tensor();
-  Tensor lse = logsumexp.contiguous();
+  // the engine reads lse in its accumulation type (the forward's dtype for it)
+  Tensor lse = logsumexp.to(query.scalar_type() == at::kDouble ? at::kDouble : at::kFloat).contiguous();
   rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, out, m, lse, is_causal, scale);
   a.grad_out = describe(go);
   if (gq.defined()) a.grad_q = describe(gq);

@@ -215,3 +215,19 @@ def test_multihead_attention_forward_and_backward_like_cpu(need_weights):
     assert_close(xd.grad.cpu(), x.grad, rtol=2e-5, atol=2e-5)
     for (n, p), pd in zip(mha.named_parameters(), mhd.parameters()):
         assert_close(pd.grad.cpu(), p.grad, rtol=2e-5, atol=2e-5, msg=lambda m: f"{n}: {m}")
+
+
+def test_backward_reads_a_logsumexp_of_another_dtype_by_value():
+    torch.manual_seed(5)
+    q, k, v = (torch.randn(1, 2, 7, 8, device=D) for _ in range(3))
+    fwd = torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q, k, v)
+    out, lse = fwd[0], fwd[1]
+    g = torch.randn(out.shape, device=D)
+
+    def grads(l):
+        return torch.ops.aten._scaled_dot_product_fused_attention_overrideable_backward(
+            g, q, k, v, torch.zeros(7, 7, device=D), [True, True, True, False], out, l, fwd[2], fwd[3], fwd[4], fwd[5], 0.0,
+            False, fwd[6], fwd[7])[:3]
+
+    for a, b in zip(grads(lse), grads(lse.double())):
+        assert torch.equal(a.cpu(), b.cpu())
