@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import CPU_WARMUP
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -21,7 +22,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 def _run(code):
     env = dict(os.environ, RUSSET_PROFILE="native", RUSSET_HOST_OPS="allow",
                PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), HERE, os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1500)
+    r = subprocess.run([sys.executable, "-c", CPU_WARMUP + code], env=env, capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
