@@ -1,38 +1,43 @@
-// attention.comp: scaled dot-product attention, forward and backward, a
-// 16 x 16 block of scores at a time (src/engine/attention.c; contract in
-// russet.h, rs_attention). Memory O(L + S): the scores never leave shared
-// memory.
+// attention.comp: scaled dot-product attention, forward and backward
+// (src/engine/attention.c; contract in russet.h, rs_attention). Memory
+// O(L + S): the scores never leave the workgroup.
 //
-// 256 invocations a workgroup: invocation (r, c) = (tid / 16, tid % 16)
-// owns score (r, c) of the block and, for the outputs, dims d = c + 16 t of
-// row r (t < DV / 16). Products are read from the tensors (L1/L2-cached),
-// nothing is staged but the block.
+// Rows and blocks. A workgroup of NT = 128 invocations owns ROWS = NT / RL
+// rows ("its rows": query rows in MODE 0 and 2, key rows in MODE 3), RL
+// invocations a row. Invocation `lane` of a row keeps the row's vectors in
+// registers, 4 dims at a time: vec4 c holds dims 4 (c RL + lane) .. + 3,
+// NQ = DE / RL dims of q (or k) and NO = DV / RL of v-sized vectors. The
+// other side is streamed through shared memory BK rows at a time (keys and
+// values, or queries and output gradients in MODE 3), where every row of
+// the workgroup reads the same staged row: a broadcast, and the RL lanes of
+// a row read adjacent vec4s. A dot product of a row with a staged row is RL
+// partial sums in shared memory, added in a fixed order; every lane of the
+// row then has the whole score. No atomics: the same bits every run.
 //
-// MODE 0 forward: a workgroup per (b, head, 16 query rows): online softmax
-//   over the key blocks (row max, rescaled sum and output), then out and lse.
+// MODE 0 forward: online softmax over the key blocks (row max m, rescaled
+//   sum l, rescaled output), then out = o / l and lse = m + log l.
 // MODE 1 the backward's row terms: D[i] = sum_d dO[i, d] out[i, d].
-// MODE 2 grad q: a workgroup per (b, head, 16 query rows):
-//   dq[i] = scale sum_j p (dO[i] . v[j] - D[i]) k[j],  p = exp(s - lse[i]).
-// MODE 3 grad k and v: a workgroup per (b, kv head, 16 keys), over every
-//   query row of every q head that reads it:
-//   dv[j] = sum_i p dO[i],  dk[j] = scale sum_i p (dO[i] . v[j] - D[i]) q[i].
-// Each gradient element is one invocation's sum in a fixed order.
+// MODE 2 grad q: dq[i] = scale sum_j p (dO[i] . v[j] - D[i]) k[j],
+//   p = exp(s - lse[i]).
+// MODE 3 grad k and v, a row per key, over every query row of every q
+//   head that reads it: dv[j] = sum_i p dO[i],
+//   dk[j] = scale sum_i p (dO[i] . v[j] - D[i]) q[i].
 //
-// The block loops stay rolled ([[dont_unroll]]): unrolled, 16 x 16 load
-// sites with their address arithmetic took lavapipe minutes to compile at
-// 256 head dims; the accumulators' loops (over t) unroll, keeping them in
-// registers.
-//
-// Defines: DT (dtype of q, k, v, out, mask and the gradients), HAS_MASK,
-// DE / DV (the most dims of q/k and of v that a row may have, multiples of
-// 16: each invocation keeps DV / 16 (or DE / 16) accumulators).
+// Defines: DT (dtype of q, k, v, out, mask and the gradients), MODE,
+// HAS_MASK, DE / DV (the most dims of q/k and of v, multiples of 4 RL),
+// RL (lanes a row), BK (rows a staged block), ACCB (bytes of ACC).
+// src/engine/attention.c picks RL for registers (about 64 values a lane)
+// and BK for the apple profile's 32 KiB of shared memory.
 #version 460
 #include "common/dtype.glsl"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
-#define NT 256u
+#define NT 128u
+#define ROWS (NT / RL)
+#define NQ (DE / RL)
+#define NO (DV / RL)
 layout(local_size_x = NT) in;
 
 #define T_DT DT
@@ -105,13 +110,99 @@ void read_params() {
 
 int64_t at(int64_t st[4], int64_t b, int64_t h, int64_t row) { return b * st[0] + h * st[1] + row * st[2]; }
 
-// the score of query row i (q head h) and key j (kv head hk): -inf where
-// masked out or outside
-ACC score(int64_t b, int64_t h, int64_t hk, int64_t i, int64_t j) {
+#if RS_IS_DBL(DT)
+#define ACC4 dvec4
+ACC aexp(ACC x) { return rs_op_exp(x); }
+#else
+#define ACC4 vec4
+// the hardware's exp: softmax weights need no correctly rounded exp
+ACC aexp(ACC x) { return exp(x); }
+#endif
+
+// the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3
+void load_row(out ACC4 r[NQ / 4u], uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane, bool ok) {
+    for (uint c = 0u; c < NQ / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            r[c][t] = ok && d < n ? load(base, off + d * dstride) : ACC(0);
+        }
+}
+void load_row_v(out ACC4 r[NO / 4u], uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane, bool ok) {
+    for (uint c = 0u; c < NO / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            r[c][t] = ok && d < n ? load(base, off + d * dstride) : ACC(0);
+        }
+}
+void store_row(ACC4 r[NQ / 4u], ACC f, uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane) {
+    for (uint c = 0u; c < NQ / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            if (d < n) store(base, off + d * dstride, r[c][t] * f);
+        }
+}
+void store_row_v(ACC4 r[NO / 4u], ACC f, uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane) {
+    for (uint c = 0u; c < NO / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            if (d < n) store(base, off + d * dstride, r[c][t] * f);
+        }
+}
+
+// the staged block: BK rows of the streamed side (k and v, or q and dO),
+// zero past the tensors' ends
+shared ACC4 sa[BK][DE / 4u];
+shared ACC4 sb[BK][DV / 4u];
+// the partial dot products, row-major by (row, lane, staged row), padded
+#define PS (RL * BK + 1u)
+shared ACC part[ROWS * PS];
+#if MODE >= 2
+shared ACC part2[ROWS * PS];
+#endif
+#if MODE == 3
+shared ACC s_lse[BK], s_d[BK];
+#endif
+
+void stage(uint64_t abase, int64_t aoff, int64_t ars, int64_t ads, int64_t na, uint64_t bbase, int64_t boff,
+           int64_t brs, int64_t bds, int64_t nb, int64_t r0, int64_t nrows, uint tid) {
+    for (uint e = tid; e < BK * DE; e += NT) {
+        const uint j = e / DE, d = e % DE;
+        const int64_t row = r0 + int64_t(j);
+        sa[j][d / 4u][d % 4u] = row < nrows && int64_t(d) < na ? load(abase, aoff + row * ars + int64_t(d) * ads) : ACC(0);
+    }
+    for (uint e = tid; e < BK * DV; e += NT) {
+        const uint j = e / DV, d = e % DV;
+        const int64_t row = r0 + int64_t(j);
+        sb[j][d / 4u][d % 4u] = row < nrows && int64_t(d) < nb ? load(bbase, boff + row * brs + int64_t(d) * bds) : ACC(0);
+    }
+}
+
+ACC dot_a(ACC4 r[NQ / 4u], uint j, uint lane) {
+    ACC acc = ACC(0);
+    for (uint c = 0u; c < NQ / 4u; ++c) acc += dot(r[c], sa[j][c * RL + lane]);
+    return acc;
+}
+ACC dot_b(ACC4 r[NO / 4u], uint j, uint lane) {
+    ACC acc = ACC(0);
+    for (uint c = 0u; c < NO / 4u; ++c) acc += dot(r[c], sb[j][c * RL + lane]);
+    return acc;
+}
+ACC part_sum(uint row, uint j) {
+    ACC acc = ACC(0);
+    for (uint r = 0u; r < RL; ++r) acc += part[row * PS + r * BK + j];
+    return acc;
+}
+#if MODE >= 2
+ACC part2_sum(uint row, uint j) {
+    ACC acc = ACC(0);
+    for (uint r = 0u; r < RL; ++r) acc += part2[row * PS + r * BK + j];
+    return acc;
+}
+#endif
+
+// the score's scale, mask and visibility: -inf where masked out or outside
+ACC finish_score(ACC dot, int64_t b, int64_t h, int64_t i, int64_t j) {
     if (i >= L || j >= S || (causal && j > i)) return NEG_INF;
-    const int64_t qo = at(qs, b, h, i), ko = at(ks, b, hk, j);
-    ACC dot = ACC(0);
-    for (int64_t e = 0L; e < E; ++e) dot = fma(load(pc.q, qo + e * qs[3]), load(pc.k, ko + e * ks[3]), dot);
     ACC s = dot * scale;
 #if HAS_MASK
     s += load(pc.mask, at(ms, b, h, i) + j * ms[3]);
@@ -119,25 +210,9 @@ ACC score(int64_t b, int64_t h, int64_t hk, int64_t i, int64_t j) {
     return s;
 }
 
-// dO[i] . v[j]
-ACC grad_dot_v(int64_t b, int64_t h, int64_t hk, int64_t i, int64_t j) {
-    if (i >= L || j >= S) return ACC(0);
-    const int64_t go = at(dos, b, h, i), vo = at(vs, b, hk, j);
-    ACC dot = ACC(0);
-    for (int64_t e = 0L; e < EV; ++e) dot = fma(load(pc.dout, go + e * dos[3]), load(pc.v, vo + e * vs[3]), dot);
-    return dot;
-}
-
-shared ACC blk[16][17];
-shared ACC blk2[16][17];
-shared ACC row_m[16], row_l[16], row_alpha[16];
-
-#define NDV (DV / 16u)
-#define NDE (DE / 16u)
-
 void main() {
     read_params();
-    const uint tid = gl_LocalInvocationIndex, r = tid / 16u, c = tid % 16u;
+    const uint tid = gl_LocalInvocationIndex, row = tid / RL, lane = tid % RL;
 #if MODE == 1
     // D[i] for every (b, h, i) row, an invocation each
     const int64_t rows = B * HQ * L;
@@ -149,154 +224,111 @@ void main() {
         acc_at(pc.drow, e).v = d;
     }
 #elif MODE == 0 || MODE == 2
-    const int64_t blocks = (L + 15L) / 16L, groups = HQ / HK;
+    const int64_t blocks = (L + int64_t(ROWS) - 1L) / int64_t(ROWS), groups = HQ / HK;
     for (int64_t w = int64_t(gl_WorkGroupID.x); w < B * HQ * blocks; w += int64_t(gl_NumWorkGroups.x)) {
-        const int64_t i0 = (w % blocks) * 16L, h = (w / blocks) % HQ, b = w / (blocks * HQ), hk = h / groups;
-        const int64_t i = i0 + int64_t(r);
-        // the last key any row of this block sees
-        const int64_t jend = causal ? min(S, i0 + 16L) : S;
+        const int64_t i0 = (w % blocks) * int64_t(ROWS), h = (w / blocks) % HQ, b = w / (blocks * HQ), hk = h / groups;
+        const int64_t i = i0 + int64_t(row);
+        // the last key any row of this workgroup sees
+        const int64_t jend = causal ? min(S, i0 + int64_t(ROWS)) : S;
+        ACC4 q[NQ / 4u];
+        load_row(q, pc.q, at(qs, b, h, i), qs[3], E, lane, i < L);
 #if MODE == 0
-        ACC o[NDV];
-        for (uint t = 0u; t < NDV; ++t) o[t] = ACC(0);
-        if (c == 0u) { row_m[r] = NEG_INF; row_l[r] = ACC(0); }
+        ACC4 o[NO / 4u];
+        for (uint c = 0u; c < NO / 4u; ++c) o[c] = ACC4(0);
+        ACC m = NEG_INF, l = ACC(0);
 #else
-        ACC dq[NDE];
-        for (uint t = 0u; t < NDE; ++t) dq[t] = ACC(0);
+        ACC4 g[NO / 4u], dq[NQ / 4u];
+        load_row_v(g, pc.dout, at(dos, b, h, i), dos[3], EV, lane, i < L);
+        for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = ACC4(0);
         const ACC lse_i = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
         const ACC d_i = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
 #endif
-        for (int64_t j0 = 0L; j0 < jend; j0 += 16L) {
-            const int64_t j = j0 + int64_t(c);
-            const ACC s = score(b, h, hk, i, j);
+        for (int64_t j0 = 0L; j0 < jend; j0 += int64_t(BK)) {
+            barrier();  // the previous block is read
+            stage(pc.k, at(ks, b, hk, 0L), ks[2], ks[3], E, pc.v, at(vs, b, hk, 0L), vs[2], vs[3], EV, j0, S, tid);
+            barrier();
+            for (uint j = 0u; j < BK; ++j) {
+                part[row * PS + lane * BK + j] = dot_a(q, j, lane);
+#if MODE == 2
+                part2[row * PS + lane * BK + j] = dot_b(g, j, lane);
+#endif
+            }
+            barrier();
 #if MODE == 0
-            blk[r][c] = s;
-            barrier();
-            if (c == 0u) {
-                ACC mb = row_m[r];
-                for (uint t = 0u; t < 16u; ++t) mb = max(mb, blk[r][t]);
-                // alpha rescales what was summed before this block
-                row_alpha[r] = mb == NEG_INF ? ACC(1) : rs_op_exp(row_m[r] - mb);
-                row_m[r] = mb;
+            ACC sc[BK];
+            ACC mb = m;
+            for (uint j = 0u; j < BK; ++j) {
+                sc[j] = finish_score(part_sum(row, j), b, h, i, j0 + int64_t(j));
+                mb = max(mb, sc[j]);
             }
-            barrier();
-            const ACC m = row_m[r];
-            blk[r][c] = s == NEG_INF ? ACC(0) : rs_op_exp(s - m);
-            barrier();
-            const ACC alpha = row_alpha[r];
-            if (c == 0u) {
-                ACC l = row_l[r] * alpha;
-                for (uint t = 0u; t < 16u; ++t) l += blk[r][t];
-                row_l[r] = l;
+            // alpha rescales what was summed before this block
+            const ACC alpha = mb == NEG_INF ? ACC(1) : aexp(m - mb);
+            m = mb;
+            l *= alpha;
+            for (uint c = 0u; c < NO / 4u; ++c) o[c] *= alpha;
+            for (uint j = 0u; j < BK; ++j) {
+                const ACC p = sc[j] == NEG_INF ? ACC(0) : aexp(sc[j] - m);
+                l += p;
+                for (uint c = 0u; c < NO / 4u; ++c) o[c] = fma(ACC4(p), sb[j][c * RL + lane], o[c]);
             }
-            for (uint t = 0u; t < NDV; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= EV) break;
-                ACC acc = o[t] * alpha;
-                [[dont_unroll]] for (uint cc = 0u; cc < 16u; ++cc) {
-                    const int64_t jj = j0 + int64_t(cc);
-                    if (jj >= S) break;
-                    acc = fma(blk[r][cc], load(pc.v, at(vs, b, hk, jj) + d * vs[3]), acc);
-                }
-                o[t] = acc;
-            }
-            barrier();
 #else
-            const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : rs_op_exp(s - lse_i);
-            blk[r][c] = p == ACC(0) ? ACC(0) : p * (grad_dot_v(b, h, hk, i, j) - d_i);
-            barrier();
-            for (uint t = 0u; t < NDE; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= E) break;
-                ACC acc = dq[t];
-                [[dont_unroll]] for (uint cc = 0u; cc < 16u; ++cc) {
-                    const int64_t jj = j0 + int64_t(cc);
-                    if (jj >= S) break;
-                    acc = fma(blk[r][cc], load(pc.k, at(ks, b, hk, jj) + d * ks[3]), acc);
-                }
-                dq[t] = acc;
+            for (uint j = 0u; j < BK; ++j) {
+                const ACC s = finish_score(part_sum(row, j), b, h, i, j0 + int64_t(j));
+                const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
+                const ACC ds = p * (part2_sum(row, j) - d_i);
+                for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = fma(ACC4(ds), sa[j][c * RL + lane], dq[c]);
             }
-            barrier();
 #endif
         }
-#if MODE == 0
-        barrier();  // row_l is complete (also when no key block ran)
-#endif
         if (i < L) {
 #if MODE == 0
-            const ACC l = row_l[r];
-            for (uint t = 0u; t < NDV; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= EV) break;
-                store(pc.o, at(os, b, h, i) + d * os[3], l > ACC(0) ? o[t] / l : ACC(0));
-            }
-            if (c == 0u) acc_at(pc.lse, (b * HQ + h) * L + i).v = l > ACC(0) ? row_m[r] + rs_op_log(l) : NEG_INF;
+            store_row_v(o, l > ACC(0) ? ACC(1) / l : ACC(0), pc.o, at(os, b, h, i), os[3], EV, lane);
+            if (lane == 0u) acc_at(pc.lse, (b * HQ + h) * L + i).v = l > ACC(0) ? m + rs_op_log(l) : NEG_INF;
 #else
-            for (uint t = 0u; t < NDE; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= E) break;
-                store(pc.dq, at(dqs, b, h, i) + d * dqs[3], dq[t] * scale);
-            }
+            store_row(dq, scale, pc.dq, at(dqs, b, h, i), dqs[3], E, lane);
 #endif
         }
-        barrier();
     }
-#else  // MODE 3: grad k and v; rows are keys
-    const int64_t blocks = (S + 15L) / 16L, groups = HQ / HK;
+#else  // MODE 3: grad k and v; the workgroup's rows are keys, q and dO stream
+    const int64_t blocks = (S + int64_t(ROWS) - 1L) / int64_t(ROWS), groups = HQ / HK;
     for (int64_t w = int64_t(gl_WorkGroupID.x); w < B * HK * blocks; w += int64_t(gl_NumWorkGroups.x)) {
-        const int64_t j0 = (w % blocks) * 16L, hk = (w / blocks) % HK, b = w / (blocks * HK);
-        const int64_t j = j0 + int64_t(r);
-        ACC dk[NDE], dv[NDV];
-        for (uint t = 0u; t < NDE; ++t) dk[t] = ACC(0);
-        for (uint t = 0u; t < NDV; ++t) dv[t] = ACC(0);
-        // causal: queries before the block's first key see none of it
-        const int64_t ibeg = causal ? (j0 / 16L) * 16L : 0L;
+        const int64_t j0 = (w % blocks) * int64_t(ROWS), hk = (w / blocks) % HK, b = w / (blocks * HK);
+        const int64_t j = j0 + int64_t(row);
+        ACC4 kr[NQ / 4u], dk[NQ / 4u];
+        ACC4 vr[NO / 4u], dv[NO / 4u];
+        load_row(kr, pc.k, at(ks, b, hk, j), ks[3], E, lane, j < S);
+        load_row_v(vr, pc.v, at(vs, b, hk, j), vs[3], EV, lane, j < S);
+        for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = ACC4(0);
+        for (uint c = 0u; c < NO / 4u; ++c) dv[c] = ACC4(0);
+        // causal: queries before the workgroup's first key see none of it
+        const int64_t ibeg = causal ? j0 : 0L;
         for (int64_t h = hk * groups; h < (hk + 1L) * groups; ++h)
-        for (int64_t i0 = ibeg; i0 < L; i0 += 16L) {
-            const int64_t i = i0 + int64_t(c);
-            const ACC s = score(b, h, hk, i, j);
-            const ACC lse_i = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
-            const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : rs_op_exp(s - lse_i);
-            blk[r][c] = p;
-            blk2[r][c] = p == ACC(0) ? ACC(0)
-                                     : p * (grad_dot_v(b, h, hk, i, j) - acc_at(pc.drow, (b * HQ + h) * L + i).v);
-            barrier();
-            for (uint t = 0u; t < NDV; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= EV) break;
-                ACC acc = dv[t];
-                [[dont_unroll]] for (uint cc = 0u; cc < 16u; ++cc) {
-                    const int64_t ii = i0 + int64_t(cc);
-                    if (ii >= L) break;
-                    acc = fma(blk[r][cc], load(pc.dout, at(dos, b, h, ii) + d * dos[3]), acc);
-                }
-                dv[t] = acc;
-            }
-            for (uint t = 0u; t < NDE; ++t) {
-                const int64_t d = int64_t(c + 16u * t);
-                if (d >= E) break;
-                ACC acc = dk[t];
-                [[dont_unroll]] for (uint cc = 0u; cc < 16u; ++cc) {
-                    const int64_t ii = i0 + int64_t(cc);
-                    if (ii >= L) break;
-                    acc = fma(blk2[r][cc], load(pc.q, at(qs, b, h, ii) + d * qs[3]), acc);
-                }
-                dk[t] = acc;
+        for (int64_t i0 = ibeg; i0 < L; i0 += int64_t(BK)) {
+            barrier();  // the previous block is read
+            stage(pc.q, at(qs, b, h, 0L), qs[2], qs[3], E, pc.dout, at(dos, b, h, 0L), dos[2], dos[3], EV, i0, L, tid);
+            if (tid < BK) {
+                const int64_t i = i0 + int64_t(tid);
+                s_lse[tid] = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
+                s_d[tid] = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
             }
             barrier();
+            for (uint t = 0u; t < BK; ++t) {
+                part[row * PS + lane * BK + t] = dot_a(kr, t, lane);
+                part2[row * PS + lane * BK + t] = dot_b(vr, t, lane);
+            }
+            barrier();
+            for (uint t = 0u; t < BK; ++t) {
+                const ACC s = finish_score(part_sum(row, t), b, h, i0 + int64_t(t), j);
+                const ACC lse_i = s_lse[t];
+                const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
+                const ACC ds = p * (part2_sum(row, t) - s_d[t]);
+                for (uint c = 0u; c < NO / 4u; ++c) dv[c] = fma(ACC4(p), sb[t][c * RL + lane], dv[c]);
+                for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = fma(ACC4(ds), sa[t][c * RL + lane], dk[c]);
+            }
         }
         if (j < S) {
-            if (pc.dv != 0UL)
-                for (uint t = 0u; t < NDV; ++t) {
-                    const int64_t d = int64_t(c + 16u * t);
-                    if (d >= EV) break;
-                    store(pc.dv, at(dvs, b, hk, j) + d * dvs[3], dv[t]);
-                }
-            if (pc.dk != 0UL)
-                for (uint t = 0u; t < NDE; ++t) {
-                    const int64_t d = int64_t(c + 16u * t);
-                    if (d >= E) break;
-                    store(pc.dk, at(dks, b, hk, j) + d * dks[3], dk[t] * scale);
-                }
+            if (pc.dv != 0UL) store_row_v(dv, ACC(1), pc.dv, at(dvs, b, hk, j), dvs[3], EV, lane);
+            if (pc.dk != 0UL) store_row(dk, scale, pc.dk, at(dks, b, hk, j), dks[3], E, lane);
         }
     }
 #endif

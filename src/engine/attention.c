@@ -33,7 +33,24 @@ static int same4(const rs_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d)
     return t->sizes[0] == a && t->sizes[1] == b && t->sizes[2] == c && t->sizes[3] == d;
 }
 
-static uint32_t dims_bucket(int64_t e) { return e <= 64 ? 64u : e <= 128 ? 128u : 256u; }
+static uint32_t dims_bucket(int64_t e) { return e <= 32 ? 32u : e <= 64 ? 64u : e <= 128 ? 128u : 256u; }
+
+/* attention.comp's geometry for one mode: RL lanes a row, so that a lane
+ * keeps about 64 values of the row's vectors in registers (MODE 0: q and
+ * the output; 2: q, dO and dq; 3: k, v, dk and dv), at least 4 dims of each
+ * (a vec4); BK staged rows, the most of 16, 8, 4 that fit the apple
+ * profile's 32 KiB of shared memory with the partial sums. */
+enum { ATTN_NT = 128 };
+static void geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rl, uint32_t *bk) {
+    uint32_t regs = mode == 0 ? de + dv : mode == 2 ? 2 * de + dv : 2 * (de + dv);
+    uint32_t r = 1;
+    while (r < 16 && regs / r > 64) r *= 2;
+    while (de / r < 4 || dv / r < 4) r /= 2;
+    *rl = r;
+    uint32_t parts = mode >= 2 ? 2 : 1, b = 16;
+    while (b > 4 && (uint64_t)accb * (b * (de + dv) + parts * (ATTN_NT / r) * (r * b + 1) + 2 * b) > 32768) b /= 2;
+    *bk = b;
+}
 
 rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if (!s || !a) return rs_error(RS_ERR_INVALID, "attention: missing arguments");
@@ -113,16 +130,20 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     acc[n++] = rs_tensor_access(&a->k, 0);
     acc[n++] = rs_tensor_access(&a->v, 0);
     if (has_mask) acc[n++] = rs_tensor_access(&a->mask, 0);
-    int64_t qblocks = b * hq * ((l + 15) / 16);
-#define DEFINES(mode)                                                                                         \
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d", (int)dt, mode, has_mask, \
-             de, dv, acc_bytes(dt))
+    uint32_t rl, bk;
+#define DEFINES(mode)                                                                                          \
+    geometry(mode, de, dv, acc_bytes(dt), &rl, &bk),                                                           \
+        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, \
+                 mode, has_mask, de, dv, acc_bytes(dt), rl, bk)
+    /* workgroups: one per ATTN_NT / rl rows (query rows, or keys in MODE 3) */
+#define GROUPS(heads, rows) \
+    rs_groups_capped(s, (uint64_t)(heads) * (uint64_t)(((rows) + ATTN_NT / rl - 1) / (ATTN_NT / rl)), 65535)
     if (!backward) {
         acc[n++] = rs_tensor_access(&a->out, 1);
         acc[n++] = (rs_access){a->lse, lse_bytes, 1};
         DEFINES(0);
         if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) != RS_OK) return st;
-        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)qblocks, 65535), 1, 1};
+        uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
         return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
     }
 
@@ -138,7 +159,7 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
         acc[n] = dacc;
         DEFINES(1);
         if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq * l + 255) / 256, 65535), 1, 1};
+            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq * l + ATTN_NT - 1) / ATTN_NT, 65535), 1, 1};
             st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
         }
     }
@@ -148,7 +169,7 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
         acc[n] = rs_tensor_access(&a->grad_q, 1);
         DEFINES(2);
         if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)qblocks, 65535), 1, 1};
+            uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
             st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
         }
     }
@@ -158,11 +179,12 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
         if (pc.dv) acc[m++] = rs_tensor_access(&a->grad_v, 1);
         DEFINES(3);
         if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hk * ((sl + 15) / 16)), 65535), 1, 1};
+            uint32_t g[3] = {GROUPS(b * hk, sl), 1, 1};
             st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, m);
         }
     }
 #undef DEFINES
+#undef GROUPS
     if (pc.drow) rs_free(dev, pc.drow);
     return st;
 }

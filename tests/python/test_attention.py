@@ -72,7 +72,8 @@ def compare(q, k, v, dtype, **kw):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", ["plain", "causal", "bool-mask", "additive-mask", "gqa", "long-head"])
+@pytest.mark.parametrize("case", ["plain", "causal", "bool-mask", "additive-mask", "gqa", "long-head", "long-causal",
+                                  "wide-head"])
 def test_matches_cpu_forward_and_backward(dtype, case):
     torch.manual_seed(0)
     b, h, l, s, e = 2, 3, 19, 23, 32
@@ -90,6 +91,12 @@ def test_matches_cpu_forward_and_backward(dtype, case):
     if case == "long-head":
         e, ev = 130, 72
         kw["scale"] = 0.3
+    if case == "long-causal":  # several workgroups of rows and several key blocks, skipped where causal
+        b, h, hk, l, s, e, ev = 1, 2, 2, 150, 150, 64, 64
+        kw["is_causal"] = True
+    if case == "wide-head":  # 256 dims: the most lanes a row, the fewest rows a block
+        b, h, hk, l, s, e, ev = 1, 1, 1, 70, 90, 256, 200
+        kw["attn_mask"] = torch.rand(l, s) > 0.2
     q, k, v = torch.randn(b, h, l, e), torch.randn(b, hk, s, e), torch.randn(b, hk, s, ev)
     compare(q, k, v, dtype, **kw)
 
