@@ -119,35 +119,25 @@ ACC aexp(ACC x) { return rs_op_exp(x); }
 ACC aexp(ACC x) { return exp(x); }
 #endif
 
-// the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3
-void load_row(out ACC4 r[NQ / 4u], uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane, bool ok) {
-    for (uint c = 0u; c < NQ / 4u; ++c)
-        for (uint t = 0u; t < 4u; ++t) {
-            const int64_t d = int64_t(4u * (c * RL + lane) + t);
-            r[c][t] = ok && d < n ? load(base, off + d * dstride) : ACC(0);
-        }
-}
-void load_row_v(out ACC4 r[NO / 4u], uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane, bool ok) {
-    for (uint c = 0u; c < NO / 4u; ++c)
-        for (uint t = 0u; t < 4u; ++t) {
-            const int64_t d = int64_t(4u * (c * RL + lane) + t);
-            r[c][t] = ok && d < n ? load(base, off + d * dstride) : ACC(0);
-        }
-}
-void store_row(ACC4 r[NQ / 4u], ACC f, uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane) {
-    for (uint c = 0u; c < NQ / 4u; ++c)
-        for (uint t = 0u; t < 4u; ++t) {
-            const int64_t d = int64_t(4u * (c * RL + lane) + t);
-            if (d < n) store(base, off + d * dstride, r[c][t] * f);
-        }
-}
-void store_row_v(ACC4 r[NO / 4u], ACC f, uint64_t base, int64_t off, int64_t dstride, int64_t n, uint lane) {
-    for (uint c = 0u; c < NO / 4u; ++c)
-        for (uint t = 0u; t < 4u; ++t) {
-            const int64_t d = int64_t(4u * (c * RL + lane) + t);
-            if (d < n) store(base, off + d * dstride, r[c][t] * f);
-        }
-}
+// the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3;
+// _a for q/k-sized rows (N = NQ), _b for v-sized ones (N = NO)
+#define ROW_IO(SUF, N)                                                                                       \
+    void load_row##SUF(out ACC4 r[N / 4u], uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane, bool ok) { \
+        for (uint c = 0u; c < N / 4u; ++c)                                                                   \
+            for (uint t = 0u; t < 4u; ++t) {                                                                 \
+                const int64_t d = int64_t(4u * (c * RL + lane) + t);                                         \
+                r[c][t] = ok && d < n ? load(base, off + d * dst) : ACC(0);                                  \
+            }                                                                                                \
+    }                                                                                                        \
+    void store_row##SUF(ACC4 r[N / 4u], ACC f, uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane) {  \
+        for (uint c = 0u; c < N / 4u; ++c)                                                                   \
+            for (uint t = 0u; t < 4u; ++t) {                                                                 \
+                const int64_t d = int64_t(4u * (c * RL + lane) + t);                                         \
+                if (d < n) store(base, off + d * dst, r[c][t] * f);                                          \
+            }                                                                                                \
+    }
+ROW_IO(_a, NQ)
+ROW_IO(_b, NO)
 
 // the staged block: BK rows of the streamed side (k and v, or q and dO),
 // zero past the tensors' ends
@@ -177,27 +167,25 @@ void stage(uint64_t abase, int64_t aoff, int64_t ars, int64_t ads, int64_t na, u
     }
 }
 
-ACC dot_a(ACC4 r[NQ / 4u], uint j, uint lane) {
-    ACC acc = ACC(0);
-    for (uint c = 0u; c < NQ / 4u; ++c) acc += dot(r[c], sa[j][c * RL + lane]);
-    return acc;
-}
-ACC dot_b(ACC4 r[NO / 4u], uint j, uint lane) {
-    ACC acc = ACC(0);
-    for (uint c = 0u; c < NO / 4u; ++c) acc += dot(r[c], sb[j][c * RL + lane]);
-    return acc;
-}
-ACC part_sum(uint row, uint j) {
-    ACC acc = ACC(0);
-    for (uint r = 0u; r < RL; ++r) acc += part[row * PS + r * BK + j];
-    return acc;
-}
+// a row's partial dot product with staged row j (sa or sb)
+#define DOT(SUF, N, SH)                                  \
+    ACC dot##SUF(ACC4 r[N / 4u], uint j, uint lane) {   \
+        ACC acc = ACC(0);                                \
+        for (uint c = 0u; c < N / 4u; ++c) acc += dot(r[c], SH[j][c * RL + lane]); \
+        return acc;                                      \
+    }
+DOT(_a, NQ, sa)
+DOT(_b, NO, sb)
+// the row's whole dot product with staged row j: its lanes' partial sums
+#define PART_SUM(NAME, P)                                                    \
+    ACC NAME(uint row, uint j) {                                             \
+        ACC acc = ACC(0);                                                    \
+        for (uint r = 0u; r < RL; ++r) acc += P[row * PS + r * BK + j];      \
+        return acc;                                                          \
+    }
+PART_SUM(part_sum, part)
 #if MODE >= 2
-ACC part2_sum(uint row, uint j) {
-    ACC acc = ACC(0);
-    for (uint r = 0u; r < RL; ++r) acc += part2[row * PS + r * BK + j];
-    return acc;
-}
+PART_SUM(part2_sum, part2)
 #endif
 
 // the score's scale, mask and visibility: -inf where masked out or outside
@@ -231,14 +219,14 @@ void main() {
         // the last key any row of this workgroup sees
         const int64_t jend = causal ? min(S, i0 + int64_t(ROWS)) : S;
         ACC4 q[NQ / 4u];
-        load_row(q, pc.q, at(qs, b, h, i), qs[3], E, lane, i < L);
+        load_row_a(q, pc.q, at(qs, b, h, i), qs[3], E, lane, i < L);
 #if MODE == 0
         ACC4 o[NO / 4u];
         for (uint c = 0u; c < NO / 4u; ++c) o[c] = ACC4(0);
         ACC m = NEG_INF, l = ACC(0);
 #else
         ACC4 g[NO / 4u], dq[NQ / 4u];
-        load_row_v(g, pc.dout, at(dos, b, h, i), dos[3], EV, lane, i < L);
+        load_row_b(g, pc.dout, at(dos, b, h, i), dos[3], EV, lane, i < L);
         for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = ACC4(0);
         const ACC lse_i = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
         const ACC d_i = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
@@ -282,10 +270,10 @@ void main() {
         }
         if (i < L) {
 #if MODE == 0
-            store_row_v(o, l > ACC(0) ? ACC(1) / l : ACC(0), pc.o, at(os, b, h, i), os[3], EV, lane);
+            store_row_b(o, l > ACC(0) ? ACC(1) / l : ACC(0), pc.o, at(os, b, h, i), os[3], EV, lane);
             if (lane == 0u) acc_at(pc.lse, (b * HQ + h) * L + i).v = l > ACC(0) ? m + rs_op_log(l) : NEG_INF;
 #else
-            store_row(dq, scale, pc.dq, at(dqs, b, h, i), dqs[3], E, lane);
+            store_row_a(dq, scale, pc.dq, at(dqs, b, h, i), dqs[3], E, lane);
 #endif
         }
     }
@@ -296,8 +284,8 @@ void main() {
         const int64_t j = j0 + int64_t(row);
         ACC4 kr[NQ / 4u], dk[NQ / 4u];
         ACC4 vr[NO / 4u], dv[NO / 4u];
-        load_row(kr, pc.k, at(ks, b, hk, j), ks[3], E, lane, j < S);
-        load_row_v(vr, pc.v, at(vs, b, hk, j), vs[3], EV, lane, j < S);
+        load_row_a(kr, pc.k, at(ks, b, hk, j), ks[3], E, lane, j < S);
+        load_row_b(vr, pc.v, at(vs, b, hk, j), vs[3], EV, lane, j < S);
         for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = ACC4(0);
         for (uint c = 0u; c < NO / 4u; ++c) dv[c] = ACC4(0);
         // causal: queries before the workgroup's first key see none of it
@@ -327,8 +315,8 @@ void main() {
             }
         }
         if (j < S) {
-            if (pc.dv != 0UL) store_row_v(dv, ACC(1), pc.dv, at(dvs, b, hk, j), dvs[3], EV, lane);
-            if (pc.dk != 0UL) store_row(dk, scale, pc.dk, at(dks, b, hk, j), dks[3], E, lane);
+            if (pc.dv != 0UL) store_row_b(dv, ACC(1), pc.dv, at(dvs, b, hk, j), dvs[3], EV, lane);
+            if (pc.dk != 0UL) store_row_a(dk, scale, pc.dk, at(dks, b, hk, j), dks[3], E, lane);
         }
     }
 #endif

@@ -139,8 +139,8 @@ def test_float64_where_the_device_has_it():
 
 
 def test_memory_is_linear_in_the_sequence():
-    # 2048 x 2048 float32 scores would take 16 MiB; the fused kernel keeps a
-    # 16 x 16 block
+    # 2048 x 2048 float32 scores would take 16 MiB; the fused kernel keeps
+    # partial sums of a block of rows against 16 staged keys
     t = 2048
     q = torch.randn(1, 1, t, 16, device=D)
     torch.russet.synchronize()
