@@ -113,10 +113,17 @@ int64_t at(int64_t st[4], int64_t b, int64_t h, int64_t row) { return b * st[0] 
 #if RS_IS_DBL(DT)
 #define ACC4 dvec4
 ACC aexp(ACC x) { return rs_op_exp(x); }
+#elif MODE == 0
+#define ACC4 vec4
+// the forward's softmax weights: the hardware's exp (a few ulp; every lane
+// of a row computes them, so a cheap one)
+ACC aexp(ACC x) { return exp(x); }
 #else
 #define ACC4 vec4
-// the hardware's exp: softmax weights need no correctly rounded exp
-ACC aexp(ACC x) { return exp(x); }
+// the backward's probabilities, once a score (the lanes split them): the
+// correctly rounded exp, since the gradients amplify their error (the
+// hardware's put float32 OpInfo gradients 2.4e-5 from CPU on the H200)
+ACC aexp(ACC x) { return rs_op_exp(x); }
 #endif
 
 // the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3;
@@ -260,10 +267,17 @@ void main() {
                 for (uint c = 0u; c < NO / 4u; ++c) o[c] = fma(ACC4(p), sb[j][c * RL + lane], o[c]);
             }
 #else
-            for (uint j = 0u; j < BK; ++j) {
+            // the lanes of a row split the keys: lane finishes keys lane,
+            // lane + RL, ... (one exp a score) and leaves the score's
+            // gradient in its first partial slot, which only it reads
+            for (uint j = lane; j < BK; j += RL) {
                 const ACC s = finish_score(part_sum(row, j), b, h, i, j0 + int64_t(j));
                 const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
-                const ACC ds = p * (part2_sum(row, j) - d_i);
+                part[row * PS + j] = p * (part2_sum(row, j) - d_i);
+            }
+            barrier();
+            for (uint j = 0u; j < BK; ++j) {
+                const ACC ds = part[row * PS + j];
                 for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = fma(ACC4(ds), sa[j][c * RL + lane], dq[c]);
             }
 #endif
@@ -305,11 +319,18 @@ void main() {
                 part2[row * PS + lane * BK + t] = dot_b(vr, t, lane);
             }
             barrier();
-            for (uint t = 0u; t < BK; ++t) {
+            // as MODE 2: lane finishes staged rows lane, lane + RL, ...; the
+            // probability into the first slot of part, the gradient of part2
+            for (uint t = lane; t < BK; t += RL) {
                 const ACC s = finish_score(part_sum(row, t), b, h, i0 + int64_t(t), j);
                 const ACC lse_i = s_lse[t];
                 const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
-                const ACC ds = p * (part2_sum(row, t) - s_d[t]);
+                part2[row * PS + t] = p * (part2_sum(row, t) - s_d[t]);
+                part[row * PS + t] = p;
+            }
+            barrier();
+            for (uint t = 0u; t < BK; ++t) {
+                const ACC p = part[row * PS + t], ds = part2[row * PS + t];
                 for (uint c = 0u; c < NO / 4u; ++c) dv[c] = fma(ACC4(p), sb[t][c * RL + lane], dv[c]);
                 for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = fma(ACC4(ds), sa[t][c * RL + lane], dk[c]);
             }
