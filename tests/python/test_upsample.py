@@ -102,3 +102,28 @@ def test_antialiased_host_dtypes():
             F.interpolate(xc, size=(3, 5), mode=mode, antialias=True).sum().backward()
             F.interpolate(xr, size=(3, 5), mode=mode, antialias=True).sum().backward()
             assert_close(xr.grad.cpu(), xc.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_special_values_layouts_and_repeatability_like_cpu():
+    # a dim whose size does not change still takes CPU's weights (1, 0):
+    # inf * 0 makes the NaNs CPU shows
+    x = torch.tensor([[[[float("inf"), 1.0], [2.0, float("nan")]]]])
+    for mode, size in [("bilinear", (2, 4)), ("bicubic", (2, 2)), ("bilinear", (3, 2)), ("nearest", (2, 5))]:
+        want = F.interpolate(x, size=size, mode=mode)
+        got = host_free(lambda: F.interpolate(x.to(D), size=size, mode=mode)).cpu()
+        assert torch.equal(got.isnan(), want.isnan()), (mode, size)
+        assert_close(got, want, equal_nan=True)
+    # channels_last in, channels_last out (as CPU), the same values
+    torch.manual_seed(1)
+    x = torch.randn(2, 5, 6, 7).contiguous(memory_format=torch.channels_last)
+    for mode in ["nearest", "bilinear", "bicubic"]:
+        want = F.interpolate(x, scale_factor=1.5, mode=mode)
+        got = host_free(lambda: F.interpolate(x.to(D), scale_factor=1.5, mode=mode))
+        assert got.is_contiguous(memory_format=torch.channels_last) == want.is_contiguous(
+            memory_format=torch.channels_last)
+        assert_close(got.cpu(), want, rtol=1e-5, atol=1e-5)
+    # the backward gathers in a fixed order: the same bits every run
+    xd = torch.randn(1, 3, 9, 11, device=D, requires_grad=True)
+    g = torch.randn(1, 3, 20, 7, device=D)
+    runs = [torch.autograd.grad(F.interpolate(xd, size=(20, 7), mode="bicubic"), xd, g)[0].cpu() for _ in range(2)]
+    assert torch.equal(runs[0], runs[1])
