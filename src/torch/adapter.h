@@ -39,7 +39,13 @@ int next_pool_stream_id();
 // The descriptor of a russet tensor: address of element 0, dtype, sizes and
 // strides. Fails clearly for more than RS_MAX_DIMS dims.
 rs_tensor describe(const at::Tensor& t);
+// The device address of a russet tensor's element 0. Another device's
+// tensor is ATen's device error: its pointer read as device memory would be
+// garbage or a fault (lavapipe, which shares the host's memory, reads it
+// and hides the bug: a CPU grad beside a russet softmax output did).
 inline uint64_t address_of(const at::Tensor& t) {
+  TORCH_CHECK(!t.defined() || t.device().type() == kDevice, "Expected all tensors to be on the same device, but ",
+              "found at least two devices, russet and ", t.device(), "!");
   return reinterpret_cast<uint64_t>(t.data_ptr());
 }
 

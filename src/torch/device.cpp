@@ -92,7 +92,8 @@ at::Tensor from_host(const void* data, at::IntArrayRef sizes, at::ScalarType dt,
 }
 
 rs_tensor describe(const at::Tensor& t) {
-  TORCH_CHECK(t.device().type() == kDevice, "russet: expected a russet tensor, got ", t.device());
+  TORCH_CHECK(t.device().type() == kDevice, "Expected all tensors to be on the same device, but found at least two ",
+              "devices, russet and ", t.device(), "!");
   TORCH_CHECK(t.dim() <= RS_MAX_DIMS, "russet: tensors of more than ", RS_MAX_DIMS,
               " dimensions are not supported (got ", t.dim(), ")");
   TORCH_CHECK(rs_dtype_valid(static_cast<int>(t.scalar_type())),

@@ -1,0 +1,34 @@
+"""A CPU tensor beside russet ones is ATen's device error, as on CUDA,
+never memory read as the wrong kind (lavapipe shares the host's memory, so
+a host pointer taken for a device address "works" there and hides the bug
+that faults on a discrete GPU). 0-dim CPU tensors (scalars) may mix in.
+tools/device_mix_audit.py sweeps every OpInfo this way."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+D = "russet"
+SAME_DEVICE = "same device"
+
+
+@pytest.mark.parametrize("op", [torch.ops.aten._softmax_backward_data, torch.ops.aten._log_softmax_backward_data])
+def test_softmax_backward_with_a_cpu_gradient_raises(op):
+    g = torch.randn(5, 5)
+    y = torch.softmax(torch.randn(5, 5), 1).to(D)
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        op(g, y, 1, torch.float32)
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        op(y, g, 1, torch.float32)
+    # all on russet: the engine, matching CPU
+    want = op(g, y.cpu(), 1, torch.float32)
+    torch.testing.assert_close(op(g.to(D), y, 1, torch.float32).cpu(), want)
+
+
+def test_mixed_binary_and_matmul_raise_and_cpu_scalars_mix_in():
+    a, b = torch.randn(4, 4), torch.randn(4, 4, device=D)
+    for f in (lambda: a + b, lambda: b + a, lambda: a @ b, lambda: b @ a, lambda: F.linear(b, a)):
+        with pytest.raises(RuntimeError, match=SAME_DEVICE):
+            f()
+    s = torch.tensor(2.5)  # a 0-dim CPU tensor is a scalar, as on CUDA
+    torch.testing.assert_close((b * s).cpu(), b.cpu() * 2.5)
