@@ -121,13 +121,14 @@ Tensor plain(const Tensor& t, bool& conj) {
 // Every tensor on one russet device (the generated CPU/CUDA wrappers check
 // this; a PrivateUse1 kernel must itself). Undefined tensors are skipped.
 void check_devices(std::initializer_list<std::reference_wrapper<const Tensor>> ts) {
-  const Tensor* first = nullptr;
+  const Tensor* ours = nullptr;  // the first russet tensor: the other device is named beside it
+  for (const Tensor& t : ts)
+    if (t.defined() && t.device().type() == kDevice && !ours) ours = &t;
   for (const Tensor& t : ts) {
     if (!t.defined()) continue;
-    if (!first) first = &t;
-    TORCH_CHECK(t.device() == first->device() && t.device().type() == kDevice,
+    TORCH_CHECK(ours && t.device() == ours->device(),
                 "Expected all tensors to be on the same device, but found at least two devices, ",
-                first->device(), " and ", t.device(), "!");
+                ours ? ours->device() : c10::Device(kDevice), " and ", t.device(), "!");
   }
 }
 

@@ -30,5 +30,7 @@ def test_mixed_binary_and_matmul_raise_and_cpu_scalars_mix_in():
     for f in (lambda: a + b, lambda: b + a, lambda: a @ b, lambda: b @ a, lambda: F.linear(b, a)):
         with pytest.raises(RuntimeError, match=SAME_DEVICE):
             f()
+    with pytest.raises(RuntimeError, match="russet:0 and cpu"):  # both devices named
+        a @ b
     s = torch.tensor(2.5)  # a 0-dim CPU tensor is a scalar, as on CUDA
     torch.testing.assert_close((b * s).cpu(), b.cpu() * 2.5)
