@@ -9,10 +9,11 @@ kind) and results that land on the CPU although a russet tensor went in
     PYTHONPATH=python python tools/device_mix_audit.py [START STOP]
 
 (op_db indices; run chunks in separate processes: a crash ends one chunk.)
-Fourteenth session: no WRONG rows; CPU-RESULT for _softmax_backward_data,
-linalg.lu_solve and ctc_loss with their first tensor on the CPU (a CPU
-kernel reading russet memory: see the closing note), and for the ops that
-legitimately take a CPU self (view_as, expand_as, the *_scatter family...).
+Fourteenth session, after address_of() checks the device: no WRONG rows;
+CPU-RESULT for linalg.lu_solve and ctc_loss with their first tensor on the
+CPU (correct values; whether a CPU kernel read russet memory there, which
+lavapipe cannot show, is open) and for the ops that legitimately take a
+CPU self (view_as, expand_as, the *_scatter family...).
 """
 import sys, json, torch, russet, warnings
 warnings.filterwarnings("ignore")
