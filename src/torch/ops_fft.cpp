@@ -51,8 +51,8 @@ bool pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 Tensor fft_rows_pow2(const Tensor& x, bool inverse) {
   Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
   rs_fft_desc d{};
-  d.in = reinterpret_cast<uint64_t>(x.data_ptr());
-  d.out = reinterpret_cast<uint64_t>(y.data_ptr());
+  d.in = address_of(x);
+  d.out = address_of(y);
   d.rows = x.numel() / x.size(-1);
   d.n = x.size(-1);
   d.inverse = inverse ? 1 : 0;

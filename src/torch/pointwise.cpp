@@ -174,7 +174,7 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
       // as CPU's TensorIterator does: a temporary copy in the common dtype
       at::Tensor tmp = at::empty(iter.shape(), iter.tensor(t).options().dtype(dt));
       rs_tensor td{};
-      td.address = reinterpret_cast<uint64_t>(tmp.data_ptr());
+      td.address = address_of(tmp);
       td.dtype = static_cast<rs_dtype>(dt);
       td.ndim = p.in[k].ndim;
       // tmp is contiguous in the iterator's order; describe it in ours
