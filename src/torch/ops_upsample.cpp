@@ -65,7 +65,6 @@
 #include <ATen/ops/upsample_trilinear3d_ops.h>
 #include <torch/library.h>
 
-
 namespace russet {
 namespace {
 
