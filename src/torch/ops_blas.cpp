@@ -31,11 +31,10 @@
 #include <torch/library.h>
 
 #include <cstring>
-#include <functional>
-#include <initializer_list>
 #include <utility>
 
 #include "torch/pointwise.h"
+#include "torch/same_device.h"
 
 namespace russet {
 namespace {
@@ -116,20 +115,6 @@ Tensor plain(const Tensor& t, bool& conj) {
   conj = t.is_conj();
   Tensor r = conj ? t.conj() : t;  // conj() of a conj view drops the bit
   return r.is_neg() ? r.resolve_neg() : r;
-}
-
-// Every tensor on one russet device (the generated CPU/CUDA wrappers check
-// this; a PrivateUse1 kernel must itself). Undefined tensors are skipped.
-void check_devices(std::initializer_list<std::reference_wrapper<const Tensor>> ts) {
-  const Tensor* ours = nullptr;  // the first russet tensor: the other device is named beside it
-  for (const Tensor& t : ts)
-    if (t.defined() && t.device().type() == kDevice && !ours) ours = &t;
-  for (const Tensor& t : ts) {
-    if (!t.defined()) continue;
-    TORCH_CHECK(ours && t.device() == ours->device(),
-                "Expected all tensors to be on the same device, but found at least two devices, ",
-                ours ? ours->device() : c10::Device(kDevice), " and ", t.device(), "!");
-  }
 }
 
 bool overlaps(const Tensor& out, const Tensor& t) {
@@ -216,7 +201,7 @@ struct MetaOut final : Meta {
 Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   return native_or_host<at::_ops::mm_out>(
       [&]() -> Tensor& {
-        check_devices({self, mat2, out});
+        same_device(self, mat2, out);
         MetaOut<at::meta::structured_mm> m(out);
         m.meta(self, mat2);
         run_gemm(out, self, mat2, Tensor(), 1, 0);
@@ -228,7 +213,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
 Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   return native_or_host<at::_ops::bmm_out>(
       [&]() -> Tensor& {
-        check_devices({self, mat2, out});
+        same_device(self, mat2, out);
         MetaOut<at::meta::structured_bmm> m(out);
         m.meta(self, mat2);
         run_gemm(out, self, mat2, Tensor(), 1, 0);
@@ -241,7 +226,7 @@ Tensor& addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
                   const Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::addmm_out>(
       [&]() -> Tensor& {
-        check_devices({self, mat1, mat2, out});
+        same_device(self, mat1, mat2, out);
         MetaOut<at::meta::structured_addmm> m(out);
         m.meta(self, mat1, mat2, beta, alpha);
         Tensor s = self.expand({mat1.size(0), mat2.size(1)});
@@ -255,7 +240,7 @@ Tensor& baddbmm_out(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
                     const Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::baddbmm_out>(
       [&]() -> Tensor& {
-        check_devices({self, b1, b2, out});
+        same_device(self, b1, b2, out);
         MetaOut<at::meta::structured_baddbmm> m(out);
         m.meta(self, b1, b2, beta, alpha);
         Tensor s = self.expand({b1.size(0), b1.size(1), b2.size(2)});
@@ -269,7 +254,7 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
                   const Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::addmv_out>(
       [&]() -> Tensor& {
-        check_devices({self, mat, vec, out});
+        same_device(self, mat, vec, out);
         MetaOut<at::meta::structured_addmv> m(out);
         m.meta(self, mat, vec, beta, alpha);
         // as a GEMM with n = 1: vec is (k, 1), out and self are (m, 1)
@@ -283,7 +268,7 @@ Tensor& addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, cons
 Tensor& linalg_cross_out(const Tensor& self, const Tensor& other, int64_t dim, Tensor& out) {
   return native_or_host<at::_ops::linalg_cross_out>(
       [&]() -> Tensor& {
-        check_devices({self, other, out});
+        same_device(self, other, out);
         MetaOut<at::meta::structured_linalg_cross> m(out);
         m.meta(self, other, dim);
         const at::ScalarType dt = out.scalar_type();
@@ -313,7 +298,7 @@ Tensor& linalg_cross_out(const Tensor& self, const Tensor& other, int64_t dim, T
 // ---------------------------------------------------------------- addbmm (CPU's checks)
 
 void check_addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2) {
-  check_devices({self, b1, b2});
+  same_device(self, b1, b2);
   TORCH_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
   TORCH_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
   TORCH_CHECK(b1.size(0) == b2.size(0), "batch1 and batch2 must have same number of batches, got ",
@@ -327,7 +312,7 @@ void check_addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2) {
 Tensor& addbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                     const Scalar& alpha, Tensor& out) {
   check_addbmm(self, b1, b2);
-  check_devices({self, out});
+  same_device(self, out);
   Tensor s = self.expand({b1.size(1), b2.size(2)});
   at::native::resize_output(out, {b1.size(1), b2.size(2)});
   const at::ScalarType dt = out.scalar_type();
@@ -390,7 +375,7 @@ Tensor& addbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& 
 
 void check_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
                 const Scalar& alpha) {
-  check_devices({self, vec1, vec2});
+  same_device(self, vec1, vec2);
   TORCH_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   TORCH_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
   // CPU's check_addr_scalar
@@ -405,7 +390,7 @@ void check_addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, cons
 Tensor& addr_impl(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
                   const Scalar& alpha, Tensor& out) {
   check_addr(self, vec1, vec2, beta, alpha);
-  check_devices({self, out});
+  same_device(self, out);
   const at::ScalarType dt = self.scalar_type();
   // CPU promotes mixed dtypes (TensorIterator); only the plain case is native
   if (vec1.scalar_type() != dt || vec2.scalar_type() != dt || out.scalar_type() != dt) throw NeedsHost();
@@ -463,7 +448,7 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 // ---------------------------------------------------------------- dot, vdot (CPU's checks)
 
 void check_dot(const Tensor& self, const Tensor& other, const char* name) {
-  check_devices({self, other});
+  same_device(self, other);
   TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               other.dim(), "D tensors");
   TORCH_CHECK(self.scalar_type() == other.scalar_type(), name,

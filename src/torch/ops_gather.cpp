@@ -3,6 +3,7 @@
 // Sort, topk, kthvalue, median and mode take their backward through scatter;
 // index_select (and so nn.Embedding's forward) is a gather.
 #include "torch/reduce.h"
+#include "torch/same_device.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
@@ -73,8 +74,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
               "index_select(): Expected dtype int32 or int64 for index");
   TORCH_CHECK(self.scalar_type() == out.scalar_type(), "index_select(): self and result must have the same ",
               "scalar type");
-  TORCH_CHECK(self.device() == index.device() && self.device() == out.device(),
-              "Expected all tensors to be on the same device, but found at least two devices");
+  same_device(self, index, out);
   int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) shape[d] = index.numel();
