@@ -46,22 +46,6 @@ static int acc_bytes(rs_dtype dt) {
 }
 
 
-static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
-    if (t->ndim != 2 + dims)
-        return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims, got %d", name, what, 2 + dims, t->ndim);
-    if (t->dtype != dt)
-        return rs_error(RS_ERR_INVALID, "%s: %s is %s, expected %s", name, what, rs_dtype_name(t->dtype),
-                        rs_dtype_name(dt));
-    for (int d = 0; d < t->ndim; ++d) {
-        if (t->sizes[d] < 0 || (d >= 2 && t->sizes[d] >= CONV_DIM_MAX))
-            return rs_error(RS_ERR_INVALID, "%s: %s's size %lld in dim %d is out of range", name, what,
-                            (long long)t->sizes[d], d);
-        if (t->strides[d] < 0)
-            return rs_error(RS_ERR_INVALID, "%s: %s has a negative stride", name, what);
-    }
-    return RS_OK;
-}
-
 static int64_t vol3(const int64_t *v) { return v[0] * v[1] * v[2]; }
 
 /* the stride of the fastest-varying part of k's (channel, kernel offset)
@@ -111,9 +95,9 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs float64 arithmetic, which this device lacks", name,
                         rs_dtype_name(dt));
     rs_status st;
-    if ((st = check_view(name, "input", &c->input, c->dims, dt)) != RS_OK) return st;
-    if ((st = check_view(name, "weight", &c->weight, c->dims, dt)) != RS_OK) return st;
-    if ((st = check_view(name, "output", &c->output, c->dims, dt)) != RS_OK) return st;
+    if ((st = rs_check_nc_view(name, "input", &c->input, c->dims, dt, CONV_DIM_MAX)) != RS_OK) return st;
+    if ((st = rs_check_nc_view(name, "weight", &c->weight, c->dims, dt, CONV_DIM_MAX)) != RS_OK) return st;
+    if ((st = rs_check_nc_view(name, "output", &c->output, c->dims, dt, CONV_DIM_MAX)) != RS_OK) return st;
 
     int64_t wsz[5];
     rs_tensor_ncdhw(&c->input, c->dims, p->in, p->xs);

@@ -82,6 +82,11 @@ rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n)
  * missing leading spatial dims get size 1 and stride 0 (pooling and
  * convolution work on 3 spatial dims). */
 void rs_tensor_ncdhw(const rs_tensor *t, int dims, int64_t sizes[5], int64_t strides[5]);
+/* Checks `what` of op `name` as an (N, C, spatial...) view: 2 + dims dims,
+ * dtype dt, no negative size or stride, spatial sizes below spatial_max
+ * (pooling, convolution, interpolation). */
+rs_status rs_check_nc_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt,
+                           int64_t spatial_max);
 /* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
  * (sort.c; searchsorted shares the keys). */
 int rs_dtype_has_sort_key(rs_dtype dt);

@@ -216,19 +216,6 @@ static rs_status transpose(const table *f, int64_t in, table *t) {
 
 enum { IP_SLOTS = 16 }; /* kernels/interp.comp's parameter block: dst sizes, src strides, dst strides, dim */
 
-static rs_status check_view(const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
-    if (t->ndim != dims + 2)
-        return rs_error(RS_ERR_INVALID, "rs_interp: %s must have %d dims (N, C and %d spatial), got %d", what, dims + 2,
-                        dims, t->ndim);
-    if (t->dtype != dt)
-        return rs_error(RS_ERR_INVALID, "rs_interp: %s is %s, expected %s", what, rs_dtype_name(t->dtype),
-                        rs_dtype_name(dt));
-    for (int d = 0; d < t->ndim; ++d)
-        if (t->sizes[d] < 0 || t->strides[d] < 0 || t->sizes[d] > INT32_MAX)
-            return rs_error(RS_ERR_INVALID, "rs_interp: %s has a negative size or stride, or a size past 2^31", what);
-    return RS_OK;
-}
-
 /* one pass: dst (5-d view) from src along dim p (2..4) with table t */
 static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *src, const int64_t src_st[5],
                           const rs_tensor *dst, const int64_t dst_sz[5], const int64_t dst_st[5], rs_dtype in_dt,
@@ -289,7 +276,9 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
     if (!copy && dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_interp: float64 needs float64 arithmetic, which this device lacks");
     rs_status st;
-    if ((st = check_view("input", &p->input, p->dims, dt)) || (st = check_view("output", &p->output, p->dims, dt)))
+    /* spatial sizes index the tables as int32 */
+    if ((st = rs_check_nc_view("rs_interp", "input", &p->input, p->dims, dt, (int64_t)INT32_MAX + 1)) ||
+        (st = rs_check_nc_view("rs_interp", "output", &p->output, p->dims, dt, (int64_t)INT32_MAX + 1)))
         return st;
     int64_t in[5], out[5], in_st[5], out_st[5];
     rs_tensor_ncdhw(&p->input, p->dims, in, in_st);

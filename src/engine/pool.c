@@ -36,20 +36,6 @@ static int dtype_supported(rs_pool_op op, rs_dtype dt) {
     }
 }
 
-static rs_status check_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt) {
-    if (t->ndim != 2 + dims)
-        return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims (N, C, spatial), got %d", name, what, 2 + dims,
-                        t->ndim);
-    if (t->dtype != dt)
-        return rs_error(RS_ERR_INVALID, "%s: %s is %s, expected %s", name, what, rs_dtype_name(t->dtype),
-                        rs_dtype_name(dt));
-    for (int d = 0; d < t->ndim; ++d)
-        if (t->sizes[d] < 0 || (d >= 2 && t->sizes[d] >= POOL_DIM_MAX))
-            return rs_error(RS_ERR_INVALID, "%s: %s's size %lld in dim %d is out of range", name, what,
-                            (long long)t->sizes[d], d);
-    return RS_OK;
-}
-
 static int same_sizes(const int64_t a[5], const int64_t b[5]) {
     for (int d = 0; d < 5; ++d)
         if (a[d] != b[d]) return 0;
@@ -91,9 +77,11 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
         return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs float64 arithmetic, which this device lacks", name,
                         rs_dtype_name(dt));
     rs_status st;
-    if ((st = check_view(name, backward ? "grad_input" : "input", in_t, p->dims, dt)) != RS_OK) return st;
-    if ((st = check_view(name, backward ? "grad_output" : "output", &p->output, p->dims, dt)) != RS_OK) return st;
-    if (is_max && (st = check_view(name, "indices", &p->indices, p->dims, RS_INT64)) != RS_OK) return st;
+    const char *in_name = backward ? "grad_input" : "input", *out_name = backward ? "grad_output" : "output";
+    if ((st = rs_check_nc_view(name, in_name, in_t, p->dims, dt, POOL_DIM_MAX)) != RS_OK) return st;
+    if ((st = rs_check_nc_view(name, out_name, &p->output, p->dims, dt, POOL_DIM_MAX)) != RS_OK) return st;
+    if (is_max && (st = rs_check_nc_view(name, "indices", &p->indices, p->dims, RS_INT64, POOL_DIM_MAX)) != RS_OK)
+        return st;
 
     int64_t in[5], out[5], src_st[5], dst_st[5], idx[5] = {0}, idx_st[5] = {0};
     rs_tensor_ncdhw(in_t, p->dims, in, backward ? dst_st : src_st);

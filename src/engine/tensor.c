@@ -184,3 +184,20 @@ void rs_tensor_ncdhw(const rs_tensor *t, int dims, int64_t sizes[5], int64_t str
         strides[5 - dims + j] = t->strides[2 + j];
     }
 }
+
+rs_status rs_check_nc_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt,
+                           int64_t spatial_max) {
+    if (t->ndim != 2 + dims)
+        return rs_error(RS_ERR_INVALID, "%s: %s must have %d dims (N, C, spatial), got %d", name, what, 2 + dims,
+                        t->ndim);
+    if (t->dtype != dt)
+        return rs_error(RS_ERR_INVALID, "%s: %s is %s, expected %s", name, what, rs_dtype_name(t->dtype),
+                        rs_dtype_name(dt));
+    for (int d = 0; d < t->ndim; ++d) {
+        if (t->sizes[d] < 0 || (d >= 2 && t->sizes[d] >= spatial_max))
+            return rs_error(RS_ERR_INVALID, "%s: %s's size %lld in dim %d is out of range", name, what,
+                            (long long)t->sizes[d], d);
+        if (t->strides[d] < 0) return rs_error(RS_ERR_INVALID, "%s: %s has a negative stride", name, what);
+    }
+    return RS_OK;
+}
