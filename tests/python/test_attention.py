@@ -30,15 +30,17 @@ def ops_seen(fn):
     return seen
 
 
-def as_accurate_as_cpu(got, cpu_lp, ref, what):
+def as_accurate_as_cpu(got, cpu_lp, ref, what, fudge=2):
     """russet's distance from a wider computation of the same inputs (float32
-    for float16/bfloat16, float64 for float32) is at most twice CPU's own
-    in that dtype (or a rounding step of the result), PyTorch's own rule for
-    fused attention kernels (test_transformers.py's fudge factors)"""
+    for float16/bfloat16, float64 for float32) is at most `fudge` times CPU's
+    own in that dtype (or a rounding step of the result): PyTorch's rule for
+    its fused attention kernels (test_transformers.py: the tolerance is a
+    fudge factor times the math backend's low-precision error; 5 by default,
+    4 for out, 8 to 160 for the memory-efficient kernel's gradients)"""
     err = (got.to(ref.dtype) - ref).abs().max().item()
     cpu_err = (cpu_lp.to(ref.dtype) - ref).abs().max().item()
     floor = torch.finfo(got.dtype).eps * max(ref.abs().max().item(), 1.0)
-    assert err <= max(2 * cpu_err, floor), f"{what}: russet {err:.3g} from the wider result, CPU {cpu_err:.3g}"
+    assert err <= max(fudge * cpu_err, floor), f"{what}: russet {err:.3g} from the wider result, CPU {cpu_err:.3g}"
 
 
 def compare(q, k, v, dtype, **kw):
@@ -184,11 +186,16 @@ def test_opinfo_samples_without_dropout_match_cpu():
             cpu = F.scaled_dot_product_attention(*args, **s.kwargs)
             if dtype == torch.float32:
                 assert_close(got.detach().cpu(), cpu.detach(), rtol=2e-5, atol=2e-5)
-                # gradients: as accurate as CPU's float32 against float64
-                # (PyTorch's rule for its fused kernels). A fixed 2e-5
-                # against CPU's float32 failed on the H200 by 2.4e-5 where
-                # dO . v and D = dO . out reach hundreds and cancel: any
-                # other order of the same float32 sums moves that much
+                # gradients: within 5x CPU's float32 error against float64
+                # (PyTorch's default fudge for its fused kernels). A fixed
+                # 2e-5 against CPU's float32 failed on the H200 by 2.4e-5
+                # where dO . v and D = dO . out reach hundreds and cancel;
+                # 2x failed there at 2.8x (8.5e-7 against CPU's 3.1e-7):
+                # a fused backward recomputes the probabilities from lse and
+                # forms D = rowsum(dO * out) from the rounded output, where
+                # the math backend keeps its probabilities and sums dP * P
+                # over the keys; PyTorch's flash and memory-efficient
+                # kernels carry the same difference, hence its fudges
                 g = torch.randn(cpu.shape)
                 gc = torch.autograd.grad(cpu, args, g)
                 gd = host_free(lambda: torch.autograd.grad(got, ad, g.to(D)))
@@ -197,7 +204,7 @@ def test_opinfo_samples_without_dropout_match_cpu():
                        for n, a in s.kwargs.items()}
                 g64 = torch.autograd.grad(F.scaled_dot_product_attention(*a64, **k64), a64, g.double())
                 for a, b, r in zip(gd, gc, g64):
-                    as_accurate_as_cpu(a.cpu(), b, r, f"sample {checked} gradient")
+                    as_accurate_as_cpu(a.cpu(), b, r, f"sample {checked} gradient", fudge=5)
             else:
                 ref = F.scaled_dot_product_attention(*[a.detach().float() for a in args],
                                                      **{n: (a.float() if isinstance(a, torch.Tensor) and

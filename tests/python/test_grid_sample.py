@@ -1,10 +1,12 @@
-"""F.grid_sample on 4-d inputs (grid_sampler_2d and its backward,
-src/torch/ops_grid_sample.cpp) against CPU: OpInfo samples, bilinear and
-nearest with every padding mode and align_corners, gradients of input and
-grid, host-free, 2-d and 3-d (bicubic runs on the host: counted). float16/bfloat16
-compute coordinates and blends in float32 and round once: CPU's bfloat16
-kernel works in bfloat16 (so it can even pick another pixel), and russet is
-compared with CPU's float32 result rounded."""
+"""F.grid_sample (grid_sampler_2d/3d and their backward, the C core's
+grid-sampling engine: src/engine/grid_sample.c, kernels/grid_sample.comp)
+against CPU: OpInfo samples, bilinear and nearest with every padding mode
+and align_corners, gradients of input and grid, host-free, 2-d and 3-d,
+NaN/infinite/huge grid values, a deterministic input gradient (bicubic runs
+on the host: counted). float16/bfloat16 compute coordinates and blends in
+float32 and round once: CPU's bfloat16 kernel works in bfloat16 (so it can
+even pick another pixel), and russet is compared with CPU's float32 result
+rounded."""
 
 import pytest
 import torch
@@ -92,3 +94,63 @@ def test_3d_values_and_gradients(mode, padding_mode):
     host_free(lambda: yd.backward(g.to(D)))
     assert_close(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-5)
     assert_close(gd.grad.cpu(), gc.grad, rtol=1e-4, atol=1e-4)
+
+
+SPECIAL = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 0.25]
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_special_grid_values(dims, mode, padding_mode):
+    """NaN, infinite and huge grid values give CPU's results (its 2-d
+    forward clips NaN to 0 under border/reflection, its 3-d one to size - 1;
+    bilinear's weights make NaN under zeros padding in 2-d). CPU's 2-d
+    backward crashes (segfaults) on NaN, infinite and huge positions (an
+    out-of-bounds write), so gradients are compared in 3-d only, and in 2-d
+    russet must leave a NaN point out of the input's gradient."""
+    torch.manual_seed(2)
+    for align_corners in (False, True):
+        x = torch.randn(1, 2, *([3] * dims))
+        grid = torch.tensor(SPECIAL * dims).reshape(1, *([1] * (dims - 1)), len(SPECIAL), dims)
+        if dims == 3:
+            grid = grid[..., [2, 0, 1]]
+        kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        got = host_free(lambda: F.grid_sample(x.to(D), grid.to(D), **kw))
+        assert_close(got.cpu(), F.grid_sample(x, grid, **kw), equal_nan=True)
+        if dims == 2:
+            continue
+        xc, gc = x.clone().requires_grad_(), grid.clone().requires_grad_()
+        xd, gd = x.to(D).requires_grad_(), grid.to(D).requires_grad_()
+        yc, yd = F.grid_sample(xc, gc, **kw), F.grid_sample(xd, gd, **kw)
+        go = torch.randn(yc.shape)
+        yc.backward(go)
+        host_free(lambda: yd.backward(go.to(D)))
+        assert_close(xd.grad.cpu(), xc.grad, equal_nan=True)
+        assert_close(gd.grad.cpu(), gc.grad, equal_nan=True)
+    if dims == 2 and padding_mode == "zeros":
+        # a NaN point adds nothing to the input's gradient
+        grid = torch.tensor([[[[float("nan"), 0.1], [0.2, -0.3]]]])
+        xd = x.to(D).requires_grad_()
+        F.grid_sample(xd, grid.to(D), **kw).sum().backward()
+        xc = x.clone().requires_grad_()
+        F.grid_sample(xc, grid[:, :, 1:], **kw).sum().backward()
+        assert_close(xd.grad.cpu(), xc.grad)
+
+
+def test_input_gradient_is_deterministic_and_matches_cpu():
+    """many grid points on few pixels (the engine's sorted index sum, no
+    atomics): the same bits on every run, and CPU's values"""
+    torch.manual_seed(3)
+    x = torch.randn(2, 3, 6, 5)
+    grid = torch.rand(2, 40, 30, 2) * 2.2 - 1.1
+    g = torch.randn(2, 3, 40, 30)
+    xc = x.clone().requires_grad_()
+    F.grid_sample(xc, grid, align_corners=False).backward(g)
+    grads = []
+    for _ in range(2):
+        xd = x.to(D).requires_grad_()
+        host_free(lambda: F.grid_sample(xd, grid.to(D), align_corners=False).backward(g.to(D)))
+        grads.append(xd.grad.cpu())
+    assert torch.equal(grads[0], grads[1])
+    assert_close(grads[0], xc.grad, rtol=1e-5, atol=1e-5)
