@@ -1,0 +1,42 @@
+"""Diagnoses the H200-only failures of tests/gpu/h200_failures_*.txt step
+by step (run under each profile; prints, asserts nothing): dropout's mask
+against its output and gradient in float16/bfloat16, and bfloat16 fmod by
+the smallest normal float."""
+import torch
+import torch.nn.functional as F
+
+import russet  # noqa: F401
+
+D = "russet"
+p = torch.russet.get_device_properties()
+print("profile", p.profile, "division", p.division, "infnan", p.features.preserve_infnan,
+      "denorm", p.features.preserve_denorm)
+
+for dtype in (torch.float16, torch.bfloat16, torch.float32):
+    torch.manual_seed(0)
+    x = torch.randn(1 << 14, dtype=dtype)
+    xd = x.to(D)
+    torch.manual_seed(5)
+    y, mask = torch.native_dropout(xd, 0.4, True)
+    y, mask = y.cpu(), mask.cpu()
+    keep_y = y != 0
+    print(dtype, "mask bytes", torch.unique(mask.view(torch.uint8)).tolist(),
+          "mask true", int(mask.sum()), "y nonzero", int(keep_y.sum()),
+          "mask&~ynz", int((mask & ~keep_y).sum()), "~mask&ynz", int((~mask & keep_y).sum()))
+    g = torch.ones(x.shape, dtype=dtype)
+    gb = torch.ops.aten.native_dropout_backward(g.to(D), mask.to(D), 1 / 0.6).cpu()
+    want = torch.ops.aten.native_dropout_backward(g, mask, 1 / 0.6)
+    bad = (gb != want).nonzero().flatten()
+    print("  backward mismatches", bad.numel(), bad[:5].tolist(), gb[bad[:5]].tolist(), want[bad[:5]].tolist(),
+          mask[bad[:5]].tolist())
+    m16 = mask.to(D).to(dtype).cpu()
+    print("  mask.to(dtype) mismatches", int((m16 != mask.to(dtype)).sum()))
+    gm = (g.to(D) * mask.to(D)).cpu()
+    print("  grad*mask mismatches", int((gm != g * mask).sum()))
+
+for dtype in (torch.bfloat16, torch.float32):
+    a = torch.tensor([-8.4375, 0.140625, 1.0, -3.0], dtype=dtype)
+    b = torch.tensor([1.1755e-38, 1.1755e-38, 1.1755e-38, 2.0 ** -140], dtype=dtype)
+    for name, fn in (("fmod", torch.fmod), ("remainder", torch.remainder)):
+        print(dtype, name, fn(a.to(D), b.to(D)).cpu().tolist(), "cpu", fn(a, b).tolist())
+    print(dtype, "div", (a.to(D) / b.to(D)).cpu().tolist(), "cpu", (a / b).tolist())
