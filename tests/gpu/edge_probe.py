@@ -23,6 +23,18 @@ for dtype in (torch.float16, torch.bfloat16, torch.float32):
     print(dtype, "mask bytes", torch.unique(mask.view(torch.uint8)).tolist(),
           "mask true", int(mask.sum()), "y nonzero", int(keep_y.sum()),
           "mask&~ynz", int((mask & ~keep_y).sum()), "~mask&ynz", int((~mask & keep_y).sum()))
+    # the output against CPU's from the same mask ((x * mask) * scale in
+    # float, rounded once): where and what
+    want_y = ((x.float() * mask.float()) * (1 / 0.6)).to(dtype)
+    bad = (y != want_y).nonzero().flatten()
+    print("  output mismatches", bad.numel(), "at", bad[:12].tolist(), "mod 64", (bad[:12] % 64).tolist())
+    print("    x", x[bad[:6]].tolist(), "y", y[bad[:6]].tolist(), "want", want_y[bad[:6]].tolist())
+    lost = (mask & ~keep_y).nonzero().flatten()
+    print("  kept but zero at", lost[:16].tolist(), "mod 64", (lost[:16] % 64).tolist(), "x", x[lost[:8]].tolist(),
+          "u8 of x", x[lost[:8]].view(torch.int16).tolist())
+    # the backward's kernels from the same mask
+    yd2 = torch.ops.aten.native_dropout_backward(xd, mask.to(D), 1 / 0.6).cpu()
+    print("  backward-of-x mismatches", int((yd2 != torch.ops.aten.native_dropout_backward(x, mask, 1 / 0.6)).sum()))
     g = torch.ones(x.shape, dtype=dtype)
     gb = torch.ops.aten.native_dropout_backward(g.to(D), mask.to(D), 1 / 0.6).cpu()
     want = torch.ops.aten.native_dropout_backward(g, mask, 1 / 0.6)
