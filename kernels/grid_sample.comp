@@ -153,6 +153,13 @@ ACC source_index(ACC g, int64_t size, out ACC mult) {
 #if PADDING == 1
     x = clip(x, size, mult);
 #elif PADDING == 2
+#if DIMS == 3
+    // an infinite or NaN position: CPU's fmod makes it NaN, which its
+    // forward clips to size - 1 and its backward keeps (no corner inside).
+    // Said here, not left to rs_fmod's NaN (on the H200 that NaN did not
+    // survive: the forward read a pixel there)
+    if (isinf(x) || isnan(x)) return MODE == 0 ? ACC(size - 1) : ACC(-8);
+#endif
     x = clip(reflect(x, size, mult), size, mult);
 #endif
     return x;

@@ -99,6 +99,9 @@ def test_float64_on_host_is_reproducible():
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_dropout(dtype):
     x = torch.randn(N, dtype=dtype)
+    # no zeros: a kept element is told by a nonzero output (torch 2.11's
+    # float16/bfloat16 randn draws exact zeros: 8 and 46 of 16384 on the H200)
+    x[x == 0] = 1
     xd = x.to(D).requires_grad_(True)
     torch.manual_seed(5)
     y = _native(lambda: F.dropout(xd, 0.4, training=True))
