@@ -134,23 +134,12 @@ rs_status rs_grid_sample_run(rs_stream *s, const rs_grid_sample *p) {
     if (want_gg) acc[n++] = rs_tensor_access(&p->grad_grid, 1);
     if ((st = rs_launch(s, k, (uint64_t)points, &pc, sizeof pc, acc, n)) || !want_gi) goto done;
 
-    rs_index_reduce r;
-    memset(&r, 0, sizeof r);
-    r.name = "grid_sampler backward";
-    r.op = RS_IR_SUM;
-    r.dim = 0;
-    r.shared_index = 1;
-    r.include_self = 1;
-    r.has_skip = 1;
-    r.skip_index = -1; /* corners outside the input */
+    /* the corners outside the input have key -1: skipped */
+    rs_index_reduce r = {.name = "grid_sampler backward", .op = RS_IR_SUM, .shared_index = 1, .include_self = 1,
+                         .has_skip = 1, .skip_index = -1};
     r.self = rs_tensor_rows(sum, acc_dt, in[0] * plane, c);
     r.src = rs_tensor_rows(src, acc_dt, (int64_t)entries, c);
-    memset(&r.index, 0, sizeof r.index);
-    r.index.address = keys;
-    r.index.dtype = RS_INT64;
-    r.index.ndim = 1;
-    r.index.sizes[0] = (int64_t)entries;
-    r.index.strides[0] = 1;
+    r.index = (rs_tensor){.address = keys, .dtype = RS_INT64, .ndim = 1, .sizes = {(int64_t)entries}, .strides = {1}};
     uint8_t zero[16] = {0};
     if ((st = rs_fill(s, &r.self, zero)) || (st = rs_index_reduce_run(s, &r))) goto done;
     /* scratch (n, d, h, w, c) -> grad_input (n, c, d, h, w) */
