@@ -9,6 +9,8 @@ pad 1) forward and forward + backward, in NCHW and channels_last; average
 pooling; the head's adaptive average pool. Normalization (the normalization
 engine): batch norm in training (running statistics updated) forward and
 forward + backward, NCHW and channels_last; layer norm (tokens, 768)
+forward and forward + backward. Grid sampling (a bilinear warp) and the
+recurrent layers' fused cells (a 256-unit LSTM and GRU over 32 steps),
 forward and forward + backward. Each row prints the time per
 call and the bandwidth (bytes read + written by the forward, or by forward
 and backward, over time), and russet's bandwidth over the peer's (target on
@@ -73,6 +75,25 @@ def cases(dev, batch):
     nt = t.numel() * 4
     out[f"layer_norm ({tokens},768)"] = (lambda: ln(t), 3 * nt)
     out[f"layer_norm fwd+bwd ({tokens},768)"] = (fwd_bwd(ln, tg), 3 * nt + 5 * nt)
+    # grid sampling (the grid-sampling engine): a bilinear warp of (B, 32,
+    # 64, 64) by a (B, 64, 64, 2) grid; bytes: input, grid and output once
+    # (the corners' re-reads hit the cache)
+    gx = torch.randn(batch, 32, 64, 64, device=dev)
+    gxg = gx.detach().clone().requires_grad_()
+    grid = torch.rand(batch, 64, 64, 2, device=dev) * 2 - 1
+    ng = gx.numel() * 4 * 2 + grid.numel() * 4
+    out[f"grid_sample bilinear ({batch},32,64,64)"] = (lambda: F.grid_sample(gx, grid, align_corners=False), ng)
+    out[f"grid_sample fwd+bwd ({batch},32,64,64)"] = (
+        fwd_bwd(lambda t: F.grid_sample(t, grid, align_corners=False), gxg), 3 * ng)
+    # recurrent layers (the fused cells): 32 steps of a 256-unit LSTM / GRU;
+    # bytes: the gates written and read by the cells plus the states
+    seq = torch.randn(batch, 32, 256, device=dev)
+    seqg = seq.detach().clone().requires_grad_()
+    for name, layer, g in (("LSTM", torch.nn.LSTM, 4), ("GRU", torch.nn.GRU, 3)):
+        rnn = layer(256, 256, batch_first=True).to(dev)
+        nr = 32 * batch * 256 * 4 * (3 * g + 3)
+        out[f"{name} 256x256, 32 steps ({batch})"] = (lambda rnn=rnn: rnn(seq)[0], nr)
+        out[f"{name} fwd+bwd 256x256, 32 steps ({batch})"] = (fwd_bwd(lambda t, rnn=rnn: rnn(t)[0], seqg), 3 * nr)
     return out
 
 
@@ -91,6 +112,13 @@ def check():
                lambda t: F.adaptive_avg_pool2d(t, 1), lambda t: F.batch_norm(t, None, None, training=True),
                lambda t: F.layer_norm(t, [16])):
         assert torch.allclose(fn(x.to("russet")).cpu(), fn(x), atol=1e-6)
+    grid = torch.rand(2, 5, 7, 2) * 2 - 1
+    assert torch.allclose(F.grid_sample(x.to("russet"), grid.to("russet"), align_corners=False).cpu(),
+                          F.grid_sample(x, grid, align_corners=False), atol=1e-5)
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(16, 8, batch_first=True)
+    ref = lstm(x[0])[0]
+    assert torch.allclose(lstm.to("russet")(x[0].to("russet"))[0].cpu(), ref, atol=1e-5)
 
 
 def main(argv=None):

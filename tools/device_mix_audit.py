@@ -11,9 +11,11 @@ kind) and results that land on the CPU although a russet tensor went in
 (op_db indices; run chunks in separate processes: a crash ends one chunk.)
 Fourteenth session, after address_of() checks the device: no WRONG rows;
 CPU-RESULT for linalg.lu_solve and ctc_loss with their first tensor on the
-CPU (correct values; whether a CPU kernel read russet memory there, which
-lavapipe cannot show, is open) and for the ops that legitimately take a
-CPU self (view_as, expand_as, the *_scatter family...).
+CPU and for the ops that legitimately take a CPU self (view_as, expand_as,
+the *_scatter family...). Fifteenth session: lu_solve now raises ATen's
+device error (test_device_mixing.py); ctc_loss's is PyTorch's own
+behaviour (its composite moves the targets to log_probs' device "as a
+service", so with log_probs on the CPU everything runs there).
 """
 import sys, json, torch, russet, warnings
 warnings.filterwarnings("ignore")

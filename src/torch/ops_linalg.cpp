@@ -8,6 +8,7 @@
 // cholesky_solve/inverse's forms that call it) and the triangular solves
 // (linalg.solve_triangular, and so the backward of cholesky) are native.
 #include "torch/pointwise.h"
+#include "torch/same_device.h"
 
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/_linalg_check_errors.h>
@@ -383,6 +384,7 @@ Tensor lu_solve_left(const Tensor& lu, const Tensor& piv, const Tensor& b, bool 
 Tensor& lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, Tensor& out) {
   return native_or_host<at::_ops::linalg_lu_solve_out>(
       [&]() -> Tensor& {
+        same_device(LU, pivots, B, out);  // (before the host path, which would take any device)
         if (!native_dtype(LU) || B.scalar_type() != LU.scalar_type()) throw NeedsHost();
         OutOps<at::meta::structured_linalg_lu_solve> mt(out);
         mt.meta(LU, pivots, B, left, adjoint);

@@ -34,3 +34,17 @@ def test_mixed_binary_and_matmul_raise_and_cpu_scalars_mix_in():
         a @ b
     s = torch.tensor(2.5)  # a 0-dim CPU tensor is a scalar, as on CUDA
     torch.testing.assert_close((b * s).cpu(), b.cpu() * 2.5)
+
+
+def test_lu_solve_with_a_cpu_factor_raises():
+    """linalg.lu_solve with its LU factor on the CPU ran russet's kernel and
+    returned a CPU result (tools/device_mix_audit.py, fourteenth session);
+    now ATen's device error, as on CUDA"""
+    a = torch.randn(3, 3) + 3 * torch.eye(3)
+    lu, piv = torch.linalg.lu_factor(a)
+    b = torch.randn(3, 2)
+    for args in ((lu, piv.to(D), b.to(D)), (lu.to(D), piv.to(D), b)):
+        with pytest.raises(RuntimeError, match=SAME_DEVICE):
+            torch.linalg.lu_solve(*args)
+    torch.testing.assert_close(torch.linalg.lu_solve(lu.to(D), piv.to(D), b.to(D)).cpu(),
+                               torch.linalg.lu_solve(lu, piv, b))
