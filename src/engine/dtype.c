@@ -68,6 +68,10 @@ const char *rs_dtype_name(rs_dtype dt) {
 
 int rs_dtype_needs_fp64(rs_dtype dt) { return dt == RS_FLOAT64 || dt == RS_COMPLEX128; }
 
+int rs_dtype_is_nn_float(rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
+}
+
 /* ---------------------------------------------------------------- codecs */
 
 static float bitsf(uint32_t u) {

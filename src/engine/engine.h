@@ -87,6 +87,10 @@ void rs_tensor_ncdhw(const rs_tensor *t, int dims, int64_t sizes[5], int64_t str
  * (pooling, convolution, interpolation). */
 rs_status rs_check_nc_view(const char *name, const char *what, const rs_tensor *t, int dims, rs_dtype dt,
                            int64_t spatial_max);
+/* 1 for float32, float16, bfloat16 and float64: the dtypes the neural-
+ * network engines compute (pooling, interpolation, grid sampling, the
+ * recurrent cells), in float32 opmath but float64. */
+int rs_dtype_is_nn_float(rs_dtype dt);
 /* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
  * (sort.c; searchsorted shares the keys). */
 int rs_dtype_has_sort_key(rs_dtype dt);

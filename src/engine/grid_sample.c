@@ -18,10 +18,6 @@
 
 enum { GP_IN = 0, GP_IN_ST = 5, GP_OUT = 10, GP_OUT_ST = 15, GP_GRID_ST = 20, GP_GG_ST = 25, GP_SLOTS = 30 };
 
-static int float_family(rs_dtype dt) {
-    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
-}
-
 /* a grid (N, [Do,] Ho, Wo, dims) as 5 strides (n, zo, yo, xo, coordinate),
  * after checking its shape against the output's (N, C, Do, Ho, Wo) */
 static rs_status grid_view(const char *what, const rs_tensor *g, int dims, rs_dtype dt, const int64_t out[5],
@@ -55,7 +51,7 @@ rs_status rs_grid_sample_run(rs_stream *s, const rs_grid_sample *p) {
     if (p->dims != 2 && p->dims != 3)
         return rs_error(RS_ERR_INVALID, "rs_grid_sample: %d spatial dims (2 or 3)", p->dims);
     rs_dtype dt = p->input.dtype;
-    if (!float_family(dt))
+    if (!rs_dtype_is_nn_float(dt))
         return rs_error(RS_ERR_UNSUPPORTED, "rs_grid_sample: no kernel for %s (floating types only)", rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_grid_sample: float64 needs float64 arithmetic, which this device lacks");

@@ -267,7 +267,7 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
     if (p->dims < 1 || p->dims > 3)
         return rs_error(RS_ERR_INVALID, "rs_interp: %d spatial dims (1 to 3)", p->dims);
     rs_dtype dt = p->input.dtype;
-    int flt = dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
+    int flt = rs_dtype_is_nn_float(dt);
     size_t esz = rs_dtype_size(dt);
     int copy = !p->backward && !weighted(p->mode);
     if (copy ? !(esz == 1 || esz == 2 || esz == 4 || esz == 8) : !flt)

@@ -21,18 +21,14 @@ static const char *pool_name(rs_pool_op op, int adaptive) {
     return (adaptive ? adapt : fixed)[op];
 }
 
-static int float_kind(rs_dtype dt) {
-    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
-}
-
 /* the dtypes each op computes (CPU's, but bool, which CPU refuses too) */
 static int dtype_supported(rs_pool_op op, rs_dtype dt) {
     switch (op) {
     case RS_POOL_MAX:
-        return float_kind(dt) || dt == RS_UINT8 || dt == RS_INT8 || dt == RS_INT16 || dt == RS_INT32 ||
+        return rs_dtype_is_nn_float(dt) || dt == RS_UINT8 || dt == RS_INT8 || dt == RS_INT16 || dt == RS_INT32 ||
                dt == RS_INT64;
-    case RS_POOL_AVG: return float_kind(dt) || dt == RS_INT64;
-    default: return float_kind(dt);
+    case RS_POOL_AVG: return rs_dtype_is_nn_float(dt) || dt == RS_INT64;
+    default: return rs_dtype_is_nn_float(dt);
     }
 }
 

@@ -10,10 +10,6 @@
 
 enum { T_IG, T_HG, T_IB, T_HB, T_STATE, T_HY, T_CY, T_WS, T_GHY, T_GCY, T_GG, T_GHG, T_GSTATE, NT };
 
-static int float_family(rs_dtype dt) {
-    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
-}
-
 /* the tensors each op reads (r) and writes (w), and the columns of each in
  * units of H (0: a bias, 1-d of G * H) */
 typedef struct role {
@@ -61,7 +57,7 @@ rs_status rs_rnn_cell_run(rs_stream *s, const rs_rnn_cell *p) {
                         names[shape == &p->hy ? T_HY : T_GSTATE]);
     const int64_t B = shape->sizes[0], H = shape->sizes[1];
     const rs_dtype dt = shape->dtype;
-    if (!float_family(dt))
+    if (!rs_dtype_is_nn_float(dt))
         return rs_error(RS_ERR_UNSUPPORTED, "rs_rnn_cell: no kernel for %s (floating types only)", rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_rnn_cell: float64 needs float64 arithmetic, which this device lacks");
