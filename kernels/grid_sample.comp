@@ -120,8 +120,10 @@ ACC reflect(ACC x, int64_t size, inout ACC mult) {
     }
     const ACC extra = rs_fmod(x, span);
     const ACC flips = floor(x / span);
-    // C's int cast of the flips (x86: out of range is INT_MIN, even)
-    const bool even = !(flips < ACC(2147483648.0)) || (int64_t(flips) & 1L) == 0L;
+    // the parity of C's int cast of the flips (x86: out of range is
+    // INT_MIN, even), in float: no conversion of a huge value (on the H200
+    // a guarded int64_t(flips) still made 5e29 odd)
+    const bool even = !(flips < ACC(2147483648.0)) || floor(flips * ACC(0.5)) == flips * ACC(0.5);
     if (even) {
         mult *= sign;
         return extra + lo;
