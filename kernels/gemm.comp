@@ -13,6 +13,8 @@
 //      elements at once (one 16-byte load for float32).
 //   1  dot: one workgroup per element of C, its invocations splitting k,
 //      then a tree sum in shared memory (matrix-vector, dot, tiny m or n).
+//   2  split k's second pass: the chunks' partial products (KIND 0 runs
+//      them as a batch) added in chunk order, then the epilogue.
 // Nothing assumes the subgroup size. The workgroup grid is clamped by the
 // host; every loop below strides by the grid, so any size is covered.
 #version 460
@@ -200,6 +202,25 @@ void main() {
                 gm_store(p.c, z * p.sc[0] + gm * p.sc[1] + gn * p.sc[2], gm_axpby(al, acc[i][j], be, cv, usec));
             }
         }
+    }
+}
+
+#elif KIND == 2  // the sum of split-k partial products (src/engine/gemm.c, run_split)
+
+// a: the partials, contiguous (batch = splits, M, N) in DT (float32); c, cin,
+// alpha, beta and flags those of the product
+void main() {
+    GemmParams p = pc.p;
+    const int64_t M = p.m, N = p.n, MN = M * N, splits = p.batch;
+    const ACC al = gm_scalar(p.alpha[0], p.alpha[1]), be = gm_scalar(p.beta[0], p.beta[1]);
+    const bool usec = (p.flags & GF_USE_CIN) != 0u;
+    for (int64_t e = int64_t(gl_GlobalInvocationID.x); e < MN; e += int64_t(gl_NumWorkGroups.x) * int64_t(NT)) {
+        const int64_t gm = e / N, gn = e % N;
+        ACC acc = ACC(0);
+        for (int64_t sp = 0L; sp < splits; ++sp) acc += gm_load(p.a, sp * MN + e);
+        ACC cv = ACC(0);
+        if (usec) cv = gm_load(p.cin, gm * p.sci[1] + gn * p.sci[2]);
+        gm_store(p.c, gm * p.sc[1] + gn * p.sc[2], gm_axpby(al, acc, be, cv, usec));
     }
 }
 

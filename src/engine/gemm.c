@@ -33,8 +33,16 @@ typedef struct gemm_cfg {
     const char *khr_module; /* KHR: the module's tile name (KHR_TILES' name, or its float16 form) */
     int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
+    int64_t splits, kc;  /* tiled float32: k in `splits` chunks of kc (the last shorter) */
     char name[48];
 } gemm_cfg;
+
+/* Split k where a float32 product has few tiles and a long k (nn.Linear's
+ * weight gradients, 768x768 over 4096 tokens: 36 tiles of 128x128 on a GPU
+ * of 132 SMs): about SPLIT_WANT workgroups in all, each chunk at least
+ * SPLIT_MIN_K deep. The partial products go to float32 scratch and a second
+ * pass adds them in chunk order, so the result depends only on the shape. */
+enum { SPLIT_TILES = 256, SPLIT_WANT = 512, SPLIT_MIN_K = 256, SPLIT_MAX = 32 };
 
 static int is_float_family(rs_dtype d) {
     return d == RS_FLOAT32 || d == RS_FLOAT16 || d == RS_BFLOAT16 ||
@@ -216,7 +224,21 @@ static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc
     c->bm = 16 * c->tm;
     c->bn = 16 * c->tn;
     c->vload = c->vw == 4 && vload_ok(d, c->a_kc, c->b_nc);
-    snprintf(c->name, sizeof c->name, "tiled-%dx%d%s", 16 * c->tm, 16 * c->tn, c->vload ? "-v4" : "");
+    c->splits = 1;
+    c->kc = d->k;
+    int64_t tiles = ((d->m + c->bm - 1) / c->bm) * ((d->n + c->bn - 1) / c->bn);
+    if (d->dtype == RS_FLOAT32 && !d->reduce_batch && d->batch == 1 && tiles < SPLIT_TILES) {
+        int64_t want = (SPLIT_WANT + tiles - 1) / tiles, most = d->k / SPLIT_MIN_K;
+        int64_t splits = want < most ? want : most;
+        if (splits > SPLIT_MAX) splits = SPLIT_MAX;
+        if (splits > 1) {
+            c->kc = ((d->k + splits - 1) / splits + c->bk - 1) / c->bk * c->bk; /* whole slices */
+            c->splits = (d->k + c->kc - 1) / c->kc;
+        }
+    }
+    char split[16] = "";
+    if (c->splits > 1) snprintf(split, sizeof split, "-split%d", (int)c->splits);
+    snprintf(c->name, sizeof c->name, "tiled-%dx%d%s%s", 16 * c->tm, 16 * c->tn, c->vload ? "-v4" : "", split);
 }
 
 /* The access record of a (batch, rows, cols) operand. */
@@ -258,6 +280,72 @@ const char *rs_gemm_kernel_name(rs_stream *s, const rs_gemm_desc *d) {
     if (validate(s, d) != RS_OK) return "invalid";
     choose_on(s, d, &c);
     return c.name;
+}
+
+/* A parameter block into the stream's arena, and one dispatch of `k` */
+static rs_status dispatch_params(rs_stream *s, rs_kernel *k, const uint32_t groups[3], const gemm_params *p,
+                                 const rs_access *acc, int na) {
+    void *host = NULL;
+    uint64_t addr = 0;
+    rs_status st = rs_stream_arena(s, sizeof *p, &host, &addr);
+    if (st != RS_OK) return st;
+    memcpy(host, p, sizeof *p);
+    return rs_dispatch(s, k, groups, &addr, sizeof addr, acc, na);
+}
+
+/* Split k (float32, one batch; choose()): the chunks' products, C = 1 *
+ * A[:, chunk] @ B[chunk, :], into float32 scratch (splits, m, n), a batch
+ * of whole chunks and then the shorter last one; then their sum in chunk
+ * order, with the epilogue (alpha, beta * Cin), into C (gemm.comp KIND 2). */
+static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *cfg, rs_kernel *k,
+                           const gemm_params *base, const uint32_t tile_groups[3]) {
+    rs_device *dev = rs_stream_device(s);
+    const int64_t mn = d->m * d->n, esz = 4, whole = d->k / cfg->kc, rest = d->k - whole * cfg->kc;
+    const uint64_t part_bytes = (uint64_t)(cfg->splits * mn * esz);
+    uint64_t part = 0;
+    rs_status st = rs_alloc(dev, part_bytes, s, &part);
+    if (st != RS_OK) return st;
+    rs_access reads[2] = {operand_access(d->dtype, &d->a, 1, d->m, d->k, 0),
+                          operand_access(d->dtype, &d->b, 1, d->k, d->n, 0)};
+    for (int last = 0; last < 2 && st == RS_OK; ++last) {
+        const int64_t chunks = last ? (rest > 0) : whole, k0 = last ? whole * cfg->kc : 0;
+        if (chunks == 0) continue;
+        gemm_params p = *base;
+        p.a = (uint64_t)((int64_t)d->a.address + k0 * d->a.stride[2] * esz);
+        p.b = (uint64_t)((int64_t)d->b.address + k0 * d->b.stride[1] * esz);
+        p.k = last ? rest : cfg->kc;
+        p.batch = chunks;
+        p.sa[0] = cfg->kc * d->a.stride[2];
+        p.sb[0] = cfg->kc * d->b.stride[1];
+        p.c = part + (uint64_t)(k0 / cfg->kc * mn * esz);
+        p.sc[0] = mn, p.sc[1] = d->n, p.sc[2] = 1;
+        p.cin = 0;
+        p.flags = 0;
+        const float one = 1.0f;
+        uint32_t one_bits;
+        memcpy(&one_bits, &one, 4);
+        p.alpha[0] = one_bits, p.alpha[1] = 0;
+        p.beta[0] = p.beta[1] = 0;
+        rs_access acc[3] = {reads[0], reads[1], {p.c, (uint64_t)(chunks * mn * esz), 1}};
+        uint32_t groups[3] = {tile_groups[0], tile_groups[1], (uint32_t)chunks};
+        st = dispatch_params(s, k, groups, &p, acc, 3);
+    }
+    rs_kernel *sum = NULL;
+    if (st == RS_OK) st = rs_kernel_get(dev, "gemm.comp", "DT=6;KIND=2", &sum);
+    if (st == RS_OK) {
+        gemm_params p = *base;
+        p.a = part;
+        p.batch = cfg->splits;
+        rs_access acc[3];
+        int na = 0;
+        acc[na++] = (rs_access){part, part_bytes, 0};
+        if (d->use_cin) acc[na++] = operand_access(d->dtype, &d->cin, 1, d->m, d->n, 0);
+        acc[na++] = operand_access(d->dtype, &d->c, 1, d->m, d->n, 1);
+        uint32_t groups[3] = {rs_groups_capped(s, ((uint64_t)mn + 255) / 256, 65535), 1, 1};
+        st = dispatch_params(s, sum, groups, &p, acc, na);
+    }
+    rs_free(dev, part);
+    return st;
 }
 
 rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
@@ -328,11 +416,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
         groups[1] = (uint32_t)(p.tiles_m < 65535 ? p.tiles_m : 65535);
         groups[2] = (uint32_t)(nz < 65535 ? nz : 65535);
     }
-
-    void *host = NULL;
-    uint64_t addr = 0;
-    if ((st = rs_stream_arena(s, sizeof p, &host, &addr)) != RS_OK) return st;
-    memcpy(host, &p, sizeof p);
+    if (cfg.splits > 1) return run_split(s, d, &cfg, k, &p, groups);
 
     rs_access acc[4];
     int na = 0;
@@ -343,8 +427,7 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     }
     if (d->use_cin) acc[na++] = operand_access(d->dtype, &d->cin, nz, d->m, d->n, 0);
     acc[na++] = operand_access(d->dtype, &d->c, nz, d->m, d->n, 1);
-    uint64_t push = addr;
-    return rs_dispatch(s, k, groups, &push, sizeof push, acc, na);
+    return dispatch_params(s, k, groups, &p, acc, na);
 }
 
 /* ---- cross product: out[i] = a[i+1] b[i+2] - a[i+2] b[i+1] (indices mod 3)

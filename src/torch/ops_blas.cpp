@@ -172,9 +172,7 @@ void run_gemm(const Tensor& out, const Tensor& a_in, const Tensor& b_in, const T
   if (reduce) d.c.stride[0] = 0, d.cin.stride[0] = 0;
   to_scalar(alpha, dt, d.alpha);
   to_scalar(beta, dt, d.beta);
-  rs_status st = rs_gemm(current_stream_for(out), &d);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost();
-  check(st);
+  check_or_host(rs_gemm(current_stream_for(out), &d));
   if (temp) out.copy_(c);
 }
 
@@ -286,9 +284,7 @@ Tensor& linalg_cross_out(const Tensor& self, const Tensor& other, int64_t dim, T
         const bool temp = out.is_conj() || out.is_neg() || overlaps(out, a) || overlaps(out, b);
         Tensor c = temp ? at::empty(out.sizes(), out.options()) : out;
         rs_tensor to = describe(c), ta = describe(a), tb = describe(b);
-        rs_status st = rs_cross(current_stream_for(out), &to, &ta, &tb, static_cast<int>(dim));
-        if (st == RS_ERR_UNSUPPORTED) throw NeedsHost();
-        check(st);
+        check_or_host(rs_cross(current_stream_for(out), &to, &ta, &tb, static_cast<int>(dim)));
         if (temp) out.copy_(c);
         return out;
       },

@@ -51,9 +51,7 @@ rs_grid_sample describe_sample(const Tensor& input, const Tensor& grid, int64_t 
 }
 
 void run(const rs_grid_sample& p, const Tensor& on) {
-  rs_status st = rs_grid_sample_run(current_stream_for(on), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_grid_sample_run(current_stream_for(on), &p));
 }
 
 std::vector<int64_t> out_shape(const Tensor& input, const Tensor& grid, int64_t k) {

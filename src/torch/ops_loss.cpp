@@ -56,9 +56,7 @@ void nll_forward(const Tensor& self, const Tensor& target, const OptTensor& weig
   Tensor out = output.is_contiguous() ? output : at::empty(output.sizes(), output.options());
   p.out = address_of(out);
   p.total_weight = address_of(total_weight);
-  rs_status st = rs_nll_loss_forward(current_stream_for(self), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_nll_loss_forward(current_stream_for(self), &p));
   if (!out.is_same(output)) output.copy_(out);
   // with no reduction, total_weight is not computed (CPU leaves it 0)
   if (reduction == at::Reduction::None) total_weight.zero_();
@@ -76,9 +74,7 @@ void nll_backward(const Tensor& grad_output, const Tensor& self, const Tensor& t
   p.grad_output = address_of(go);
   p.total_weight = address_of(tw);
   p.grad_input = address_of(gi);
-  rs_status st = rs_nll_loss_backward(current_stream_for(self), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_nll_loss_backward(current_stream_for(self), &p));
   if (!gi.is_same(grad_input)) grad_input.copy_(gi);
 }
 

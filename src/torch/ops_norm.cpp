@@ -75,9 +75,7 @@ Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
 
 void run_norm(rs_norm p, const Tensor& x) {
   p.dtype = static_cast<rs_dtype>(x.scalar_type());
-  rs_status st = rs_norm_run(current_stream_for(x), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_norm_run(current_stream_for(x), &p));
 }
 
 // per-row statistics of contiguous (m, n) rows: mean and biased variance

@@ -113,9 +113,7 @@ void run_pool(rs_pool_op op, const Pool& p, bool adaptive, const Tensor& input, 
   }
   r.count_include_pad = count_include_pad;
   r.divisor_override = divisor_override.value_or(0);
-  rs_status st = rs_pool_run(current_stream_for(target), &r);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_pool_run(current_stream_for(target), &r));
 }
 
 // a result of the input's sizes in its suggested memory format

@@ -47,9 +47,7 @@ rs_tensor opt(const OptTensor& t, at::ScalarType dt, std::vector<Tensor>& keep) 
 }
 
 void run(const rs_rnn_cell& p, const Tensor& on) {
-  rs_status st = rs_rnn_cell_run(current_stream_for(on), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_rnn_cell_run(current_stream_for(on), &p));
 }
 
 // A forward cell (op RS_LSTM_CELL or RS_GRU_CELL) into hy, cy (LSTM; else

@@ -43,9 +43,7 @@ void run_softmax(rs_softmax_op op, const Tensor& a, const Tensor& b, int64_t dim
   p.n = a.dim() == 0 ? 1 : a.size(d);
   for (int64_t i = 0; i < d; ++i) p.outer *= a.size(i);
   for (int64_t i = d + 1; i < a.dim(); ++i) p.inner *= a.size(i);
-  rs_status st = rs_softmax_run(current_stream_for(a), &p);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_softmax_run(current_stream_for(a), &p));
   if (!oc.is_same(out)) out.copy_(oc);
 }
 

@@ -90,9 +90,7 @@ void run_interp(rs_interp_mode mode, const Tensor& src, const Tensor& dst, int64
   for (int64_t j = 0; j < k; ++j) r.scales[j] = scales[j].value_or(0.0);
   r.input = describe(backward ? dst : in);
   r.output = describe(backward ? in : dst);
-  rs_status st = rs_interp_run(current_stream_for(dst), &r);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_interp_run(current_stream_for(dst), &r));
 }
 
 // ---- registrations: the structured .out forms (functional forms reach them)

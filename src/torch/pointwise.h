@@ -25,6 +25,13 @@ enum class Result { Compute, Bool, Real };
 // under the apple profile): the op then runs through host execution.
 struct NeedsHost {};
 
+// An engine's status -> exception; RS_ERR_UNSUPPORTED (a dtype or form the
+// device cannot compute) -> NeedsHost, so the op runs through host execution.
+inline void check_or_host(rs_status st) {
+  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost();
+  check(st);
+}
+
 void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // PyTorch's opmath type for a dtype, as an rs_dtype (bool stays bool).

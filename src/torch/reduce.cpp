@@ -80,9 +80,7 @@ void run_reduce(const char* name, rs_reduce_op op, rs_dtype acc, const at::Tenso
   if (self.numel() == 0 && (!out.defined() || out.numel() == 0) && (!out2.defined() || out2.numel() == 0))
     return;
   // a 0-dim input is its own result: one output of one element
-  rs_status st = rs_reduce_run(current_stream_for(self), &r);
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{};
-  check(st);
+  check_or_host(rs_reduce_run(current_stream_for(self), &r));
 }
 
 }  // namespace russet

@@ -46,12 +46,5 @@ inline void rows_finish(const at::Tensor& out, const at::Tensor& res, int64_t di
   else out.copy_(res.movedim(-1, dim));
 }
 
-// rs_status -> exception; RS_ERR_UNSUPPORTED (a dtype the device cannot
-// compute) -> host execution.
-inline void check_or_host(rs_status st) {
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost();
-  check(st);
-}
-
 
 }  // namespace russet

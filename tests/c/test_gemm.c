@@ -89,6 +89,12 @@ TEST(f32_medium_tile_vector_loads_bt) { run_f32(2, 72, 64, 24, 1, "tiled-64x64-v
 TEST(f32_large_tile) { run_f32(2, 257, 129, 65, 0, NULL); }
 TEST(f32_large_tile_vector_loads) { run_f32(2, 512, 516, 36, 1, "tiled-128x128-v4"); }
 TEST(f32_skinny) { run_f32(1, 5, 200, 40, 0, "tiled-16x64"); }
+/* few tiles over a long k: k split into chunks, summed in a second pass
+ * (alpha, beta * Cin there); the last chunk shorter in the second; a batch
+ * is not split */
+TEST(f32_split_k) { run_f32(1, 256, 200, 3000, 0, "tiled-64x64-v4-split11"); }
+TEST(f32_split_k_short_last_chunk_bt) { run_f32(1, 100, 70, 2049, 1, "tiled-64x64-split8"); }
+TEST(f32_batch_long_k_not_split) { run_f32(2, 100, 70, 2049, 1, "tiled-64x64"); }
 TEST(f32_matrix_vector) { run_f32(3, 100, 1, 300, 0, "dot"); }
 TEST(f32_dot_long_k) { run_f32(1, 2, 3, 5000, 1, "dot"); }
 
@@ -350,6 +356,9 @@ int main(void) {
     RUN(f32_large_tile);
     RUN(f32_large_tile_vector_loads);
     RUN(f32_skinny);
+    RUN(f32_split_k);
+    RUN(f32_split_k_short_last_chunk_bt);
+    RUN(f32_batch_long_k_not_split);
     RUN(f32_matrix_vector);
     RUN(f32_dot_long_k);
     RUN(f32_k_zero_is_beta_cin);

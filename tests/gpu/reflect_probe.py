@@ -31,3 +31,18 @@ for b in (3.0, 2.0, 1.1754944e-38):
     want = torch.floor(a / b)
     got = torch.floor(a.to("russet") / b).cpu()
     print(f"floor(a / {b}): equal {torch.equal(want, got)} russet {got.tolist()}")
+
+# the reflected source position itself: an input that is its own W index,
+# bilinear, the other coordinates at the centre
+xw = torch.arange(3.0).reshape(1, 1, 1, 1, 3).expand(1, 1, 3, 3, 3).contiguous()
+for align in (False, True):
+    for v in (1e30, -1e30, 1e10, -1e10, 3e7, -3e7):
+        g = torch.tensor([v, 0.0, 0.0]).reshape(1, 1, 1, 1, 3)
+        kw = dict(mode="bilinear", padding_mode="reflection", align_corners=align)
+        want = F.grid_sample(xw, g, **kw).item()
+        got = F.grid_sample(xw.to("russet"), g.to("russet"), **kw).item()
+        # the unnormalized position, elementwise on russet
+        gd = g.to("russet")[..., 0]
+        un = (((gd + 1) * 3 - 1) / 2 if not align else ((gd + 1) / 2) * 2).cpu().item()
+        unc = (((g[..., 0] + 1) * 3 - 1) / 2 if not align else ((g[..., 0] + 1) / 2) * 2).item()
+        print(f"align={align} g={v}: position cpu {want} russet {got}; unnormalized cpu {unc!r} russet {un!r}")

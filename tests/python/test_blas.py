@@ -274,3 +274,22 @@ def test_addr_and_cross_round_like_cpu(dtype):
         assert torch.equal(got.cpu(), torch.addr(s, v1, v2, beta=beta, alpha=alpha)), (beta, alpha)
     a, b = torch.randn(50, 3, generator=g).to(dtype), torch.randn(50, 3, generator=g).to(dtype)
     assert torch.equal(_native(lambda: torch.linalg.cross(a.to(D), b.to(D))).cpu(), torch.linalg.cross(a, b))
+
+
+def test_long_k_few_tiles_matches_cpu():
+    """nn.Linear's weight-gradient shapes (a small product over many rows,
+    the first operand transposed): float32 k split into chunks whose partial
+    products a second pass adds, with addmm's alpha and beta there. Against
+    float64, within 1e-5 of sum |a_ik b_kj| per element (the rounding of a
+    2049-term sum in any order; a lost or doubled chunk is ~1e-1 of it)"""
+    torch.manual_seed(7)
+    x, go, bias = torch.randn(2049, 96), torch.randn(2049, 80), torch.randn(80)
+
+    def within(got, a, b, exact):
+        bound = 1e-5 * (a.abs().double() @ b.abs().double()) + 1e-6
+        assert ((got.double() - exact).abs() <= bound).all()
+
+    within((go.t().to("russet") @ x.to("russet")).cpu(), go.t(), x, go.t().double() @ x.double())
+    got = torch.addmm(bias.to("russet"), x.t().to("russet"), go.to("russet"), beta=0.5, alpha=2.0)
+    exact = torch.addmm(bias.double(), x.t().double(), go.double(), beta=0.5, alpha=2.0)
+    within(got.cpu(), 2 * x.t(), go, exact)
