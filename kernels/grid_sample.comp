@@ -113,17 +113,15 @@ ACC reflect(ACC x, int64_t size, inout ACC mult) {
     }
     const ACC lo = ACC(twice_low) / ACC(2), span = ACC(twice_high - twice_low) / ACC(2);
     x -= lo;
-    ACC sign = ACC(1);
-    if (x < ACC(0)) {
-        sign = ACC(-1);
-        x = -x;
-    }
+    const ACC sign = x < ACC(0) ? ACC(-1) : ACC(1);
+    x = abs(x);
+    // extra = fmod(x, span), and the parity of ATen's int flips =
+    // floor(x / span) from fmod(x, 2 span) (past span: odd), both exact;
+    // flips of 2^31 or more are C's out-of-range int cast, INT_MIN on x86:
+    // even. (No division, floor or int conversion: on the H200 the former
+    // floor(x / span) parity chose the odd fold for x of 1.5e10 and 1.5e30.)
     const ACC extra = rs_fmod(x, span);
-    const ACC flips = floor(x / span);
-    // the parity of C's int cast of the flips (x86: out of range is
-    // INT_MIN, even), in float: no conversion of a huge value (on the H200
-    // a guarded int64_t(flips) still made 5e29 odd)
-    const bool even = !(flips < ACC(2147483648.0)) || floor(flips * ACC(0.5)) == flips * ACC(0.5);
+    const bool even = x >= span * ACC(2147483648.0) || rs_fmod(x, span * ACC(2)) < span;
     if (even) {
         mult *= sign;
         return extra + lo;

@@ -96,7 +96,7 @@ def test_3d_values_and_gradients(mode, padding_mode):
     assert_close(gd.grad.cpu(), gc.grad, rtol=1e-4, atol=1e-4)
 
 
-SPECIAL = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 1e10, -1e10, 0.25]
+SPECIAL = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 1e10, -1e10, 3e7, -7e6, 0.25]
 
 
 @pytest.mark.parametrize("dims", [2, 3])
