@@ -13,13 +13,20 @@
 //      elements at once (one 16-byte load for float32).
 //   1  dot: one workgroup per element of C, its invocations splitting k,
 //      then a tree sum in shared memory (matrix-vector, dot, tiny m or n).
-//   2  split k's second pass: the chunks' partial products (KIND 0 runs
-//      them as a batch) added in chunk order, then the epilogue.
+//   2  split k's second pass: the chunks' partial products (KIND 0 with
+//      PART = 1 runs them as a batch into float32 scratch) added in chunk
+//      order, then the epilogue (float32, float16, bfloat16).
 // Nothing assumes the subgroup size. The workgroup grid is clamped by the
 // host; every loop below strides by the grid, so any size is covered.
 #version 460
 #include "common/gemm.glsl"
 #include "common/index.glsl"
+#ifndef PART
+#define PART 0
+#endif
+// split k's partial products: float32 (the float family's ACC) whatever DT
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsPart { float v; };
+RsPart part_at(uint64_t base, int64_t e) { return RsPart(base + uint64_t(e) * 4UL); }
 
 #define NT 256
 layout(local_size_x = NT) in;
@@ -199,7 +206,11 @@ void main() {
                 if (gn >= N) break;
                 ACC cv = ACC(0);
                 if (usec) cv = gm_load(p.cin, z * p.sci[0] + gm * p.sci[1] + gn * p.sci[2]);
+#if PART  // split k: the raw float32 partial product
+                part_at(p.c, z * p.sc[0] + gm * p.sc[1] + gn * p.sc[2]).v = acc[i][j];
+#else
                 gm_store(p.c, z * p.sc[0] + gm * p.sc[1] + gn * p.sc[2], gm_axpby(al, acc[i][j], be, cv, usec));
+#endif
             }
         }
     }
@@ -207,7 +218,7 @@ void main() {
 
 #elif KIND == 2  // the sum of split-k partial products (src/engine/gemm.c, run_split)
 
-// a: the partials, contiguous (batch = splits, M, N) in DT (float32); c, cin,
+// a: the partials, contiguous (batch = splits, M, N), float32; c, cin,
 // alpha, beta and flags those of the product
 void main() {
     GemmParams p = pc.p;
@@ -217,7 +228,7 @@ void main() {
     for (int64_t e = int64_t(gl_GlobalInvocationID.x); e < MN; e += int64_t(gl_NumWorkGroups.x) * int64_t(NT)) {
         const int64_t gm = e / N, gn = e % N;
         ACC acc = ACC(0);
-        for (int64_t sp = 0L; sp < splits; ++sp) acc += gm_load(p.a, sp * MN + e);
+        for (int64_t sp = 0L; sp < splits; ++sp) acc += part_at(p.a, sp * MN + e).v;
         ACC cv = ACC(0);
         if (usec) cv = gm_load(p.cin, gm * p.sci[1] + gn * p.sci[2]);
         gm_store(p.c, gm * p.sc[1] + gn * p.sc[2], gm_axpby(al, acc, be, cv, usec));

@@ -33,11 +33,13 @@ typedef struct gemm_cfg {
     const char *khr_module; /* KHR: the module's tile name (KHR_TILES' name, or its float16 form) */
     int vload;           /* tiled: 4-element vector loads */
     int64_t bm, bn;      /* tile size (for the grid) */
-    int64_t splits, kc;  /* tiled float32: k in `splits` chunks of kc (the last shorter) */
+    int64_t splits, kc;  /* tiled: k in `splits` chunks of kc (the last shorter) */
     char name[48];
 } gemm_cfg;
 
-/* Split k where a float32 product has few tiles and a long k (nn.Linear's
+/* Split k where a float32/float16/bfloat16 product on the tiled kernel
+ * (float16/bfloat16 there: no cooperative matrices, as under the apple
+ * profile) has few tiles and a long k (nn.Linear's
  * weight gradients, 768x768 over 4096 tokens: 36 tiles of 128x128 on a GPU
  * of 132 SMs): about SPLIT_WANT workgroups in all, each chunk at least
  * SPLIT_MIN_K deep. The partial products go to float32 scratch and a second
@@ -227,7 +229,8 @@ static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc
     c->splits = 1;
     c->kc = d->k;
     int64_t tiles = ((d->m + c->bm - 1) / c->bm) * ((d->n + c->bn - 1) / c->bn);
-    if (d->dtype == RS_FLOAT32 && !d->reduce_batch && d->batch == 1 && tiles < SPLIT_TILES) {
+    if ((d->dtype == RS_FLOAT32 || d->dtype == RS_FLOAT16 || d->dtype == RS_BFLOAT16) && !d->reduce_batch &&
+        d->batch == 1 && tiles < SPLIT_TILES) {
         int64_t want = (SPLIT_WANT + tiles - 1) / tiles, most = d->k / SPLIT_MIN_K;
         int64_t splits = want < most ? want : most;
         if (splits > SPLIT_MAX) splits = SPLIT_MAX;
@@ -293,15 +296,17 @@ static rs_status dispatch_params(rs_stream *s, rs_kernel *k, const uint32_t grou
     return rs_dispatch(s, k, groups, &addr, sizeof addr, acc, na);
 }
 
-/* Split k (float32, one batch; choose()): the chunks' products, C = 1 *
- * A[:, chunk] @ B[chunk, :], into float32 scratch (splits, m, n), a batch
+/* Split k (the float family, one batch; choose()): the chunks' products
+ * A[:, chunk] @ B[chunk, :] into float32 scratch (splits, m, n), a batch
  * of whole chunks and then the shorter last one; then their sum in chunk
  * order, with the epilogue (alpha, beta * Cin), into C (gemm.comp KIND 2). */
 static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *cfg, rs_kernel *k,
                            const gemm_params *base, const uint32_t tile_groups[3]) {
     rs_device *dev = rs_stream_device(s);
-    const int64_t mn = d->m * d->n, esz = 4, whole = d->k / cfg->kc, rest = d->k - whole * cfg->kc;
-    const uint64_t part_bytes = (uint64_t)(cfg->splits * mn * esz);
+    /* esz: the operands' element bytes; the partials are float32 */
+    const int64_t mn = d->m * d->n, esz = (int64_t)rs_dtype_size(d->dtype), psz = 4;
+    const int64_t whole = d->k / cfg->kc, rest = d->k - whole * cfg->kc;
+    const uint64_t part_bytes = (uint64_t)(cfg->splits * mn * psz);
     uint64_t part = 0;
     rs_status st = rs_alloc(dev, part_bytes, s, &part);
     if (st != RS_OK) return st;
@@ -317,21 +322,18 @@ static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *
         p.batch = chunks;
         p.sa[0] = cfg->kc * d->a.stride[2];
         p.sb[0] = cfg->kc * d->b.stride[1];
-        p.c = part + (uint64_t)(k0 / cfg->kc * mn * esz);
+        p.c = part + (uint64_t)(k0 / cfg->kc * mn * psz);
         p.sc[0] = mn, p.sc[1] = d->n, p.sc[2] = 1;
         p.cin = 0;
-        p.flags = 0;
-        const float one = 1.0f;
-        uint32_t one_bits;
-        memcpy(&one_bits, &one, 4);
-        p.alpha[0] = one_bits, p.alpha[1] = 0;
-        p.beta[0] = p.beta[1] = 0;
-        rs_access acc[3] = {reads[0], reads[1], {p.c, (uint64_t)(chunks * mn * esz), 1}};
+        p.flags = 0; /* the kernel (PART) stores the raw products: no alpha, beta or Cin */
+        rs_access acc[3] = {reads[0], reads[1], {p.c, (uint64_t)(chunks * mn * psz), 1}};
         uint32_t groups[3] = {tile_groups[0], tile_groups[1], (uint32_t)chunks};
         st = dispatch_params(s, k, groups, &p, acc, 3);
     }
     rs_kernel *sum = NULL;
-    if (st == RS_OK) st = rs_kernel_get(dev, "gemm.comp", "DT=6;KIND=2", &sum);
+    char defines[32];
+    snprintf(defines, sizeof defines, "DT=%d;KIND=2", (int)d->dtype);
+    if (st == RS_OK) st = rs_kernel_get(dev, "gemm.comp", defines, &sum);
     if (st == RS_OK) {
         gemm_params p = *base;
         p.a = part;
@@ -364,8 +366,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     } else if (cfg.kind == KIND_DOT) {
         snprintf(defines, sizeof defines, "DT=%d;KIND=1", (int)d->dtype);
     } else {
-        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d",
-                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload);
+        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d;PART=%d",
+                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload, cfg.splits > 1);
     }
     rs_kernel *k = NULL;
     if (cfg.kind == KIND_COOP_KHR) {

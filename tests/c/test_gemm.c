@@ -158,40 +158,67 @@ TEST(int8_wraps_reduce_batch) {
 }
 
 /* float16 in, float32 accumulation, one rounding at the end. */
-TEST(f16_accumulates_in_f32) {
+/* float16/bfloat16: float32 accumulation, one rounding at the end; with a
+ * long k and few tiles on the tiled kernel, k split into float32 partial
+ * products (the apple profile's path; a device with cooperative matrices
+ * may pick those instead) */
+static void run_half(rs_dtype dt, int M, int N, int K, int expect_split) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
-    enum { M = 64, N = 80, K = 300 };
-    static uint16_t a[M * K], b[K * N], c[M * N];
-    static float af[M * K], bf[K * N];
-    for (int i = 0; i < M * K; i++) a[i] = rs_f16_from_f32(frand()), af[i] = rs_f16_to_f32(a[i]);
-    for (int i = 0; i < K * N; i++) b[i] = rs_f16_from_f32(frand()), bf[i] = rs_f16_to_f32(b[i]);
+    int bf = dt == RS_BFLOAT16;
+    uint16_t *a = malloc(2 * (size_t)M * K), *b = malloc(2 * (size_t)K * N), *c = malloc(2 * (size_t)M * N);
+    float *af = malloc(4 * (size_t)M * K), *bfv = malloc(4 * (size_t)K * N);
+    for (int i = 0; i < M * K; i++) {
+        a[i] = bf ? rs_bf16_from_f32(frand()) : rs_f16_from_f32(frand());
+        af[i] = bf ? rs_bf16_to_f32(a[i]) : rs_f16_to_f32(a[i]);
+    }
+    for (int i = 0; i < K * N; i++) {
+        b[i] = bf ? rs_bf16_from_f32(frand()) : rs_f16_from_f32(frand());
+        bfv[i] = bf ? rs_bf16_to_f32(b[i]) : rs_f16_to_f32(b[i]);
+    }
     uint64_t da, db, dc;
-    CHECK_OK(rs_alloc(dev, sizeof a, s, &da));
-    CHECK_OK(rs_alloc(dev, sizeof b, s, &db));
-    CHECK_OK(rs_alloc(dev, sizeof c, s, &dc));
-    CHECK_OK(rs_memcpy_htod(s, da, a, sizeof a));
-    CHECK_OK(rs_memcpy_htod(s, db, b, sizeof b));
+    CHECK_OK(rs_alloc(dev, 2 * (uint64_t)M * K, s, &da));
+    CHECK_OK(rs_alloc(dev, 2 * (uint64_t)K * N, s, &db));
+    CHECK_OK(rs_alloc(dev, 2 * (uint64_t)M * N, s, &dc));
+    CHECK_OK(rs_memcpy_htod(s, da, a, 2 * (uint64_t)M * K));
+    CHECK_OK(rs_memcpy_htod(s, db, b, 2 * (uint64_t)K * N));
     rs_gemm_desc d;
     memset(&d, 0, sizeof d);
-    d.dtype = RS_FLOAT16;
+    d.dtype = dt;
     d.batch = 1, d.m = M, d.n = N, d.k = K;
     d.a = op3(da, 0, K, 1);
     d.b = op3(db, 0, N, 1);
     d.c = op3(dc, 0, N, 1);
     d.alpha[0].f = 1.0f;
+    const char *name = rs_gemm_kernel_name(s, &d);
+    if (strncmp(name, "tiled", 5) == 0) CHECK((strstr(name, "split") != NULL) == expect_split);
     CHECK_OK(rs_gemm(s, &d));
-    CHECK_OK(rs_memcpy_dtoh(s, c, dc, sizeof c));
+    CHECK_OK(rs_memcpy_dtoh(s, c, dc, 2 * (uint64_t)M * N));
+    /* within one rounding to the dtype (plus float32 accumulation error) */
+    double rel = bf ? 8e-3 : 1e-3;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
-            double acc = 0;
-            for (int p = 0; p < K; p++) acc += (double)af[i * K + p] * bf[p * N + j];
-            /* within one float16 rounding (plus float32 accumulation error) */
-            float got = rs_f16_to_f32(c[i * N + j]);
-            CHECK(fabs(got - acc) <= fabs(acc) * 1.0e-3 + 1e-3);
+            double acc = 0, mag = 0;
+            for (int p = 0; p < K; p++) {
+                double t = (double)af[i * K + p] * bfv[p * N + j];
+                acc += t;
+                mag += fabs(t);
+            }
+            float got = bf ? rs_bf16_to_f32(c[i * N + j]) : rs_f16_to_f32(c[i * N + j]);
+            if (!(fabs(got - acc) <= fabs(acc) * rel + 1e-5 * mag + 1e-3)) {
+                fprintf(stderr, "  %s [%d,%d] got %g ref %g (kernel %s)\n", rs_dtype_name(dt), i, j, got, acc, name);
+                CHECK(0);
+                i = M;
+                break;
+            }
         }
     rs_free(dev, da), rs_free(dev, db), rs_free(dev, dc);
+    free(a), free(b), free(c), free(af), free(bfv);
 }
+
+TEST(f16_accumulates_in_f32) { run_half(RS_FLOAT16, 64, 80, 300, 0); }
+TEST(f16_split_k) { run_half(RS_FLOAT16, 64, 80, 2100, 1); }
+TEST(bf16_split_k) { run_half(RS_BFLOAT16, 40, 72, 1600, 1); }
 
 /* The precompiled-SPIR-V registry and the KHR cooperative-matrix choice:
  * an unknown module is a clear error; under the apple profile the KHR path
@@ -364,6 +391,8 @@ int main(void) {
     RUN(f32_k_zero_is_beta_cin);
     RUN(int8_wraps_reduce_batch);
     RUN(f16_accumulates_in_f32);
+    RUN(f16_split_k);
+    RUN(bf16_split_k);
     RUN(khr_coopmat_choice);
     RUN(complex64_conj);
     RUN(f64_native_or_unsupported);
