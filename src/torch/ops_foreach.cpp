@@ -28,6 +28,7 @@
 #include <ATen/ops/_fused_adam_ops.h>
 #include <ATen/ops/_fused_adamw_ops.h>
 #include <ATen/ops/_fused_sgd_ops.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/stack.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -253,6 +254,10 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
   const std::string param_expr =
       no_momentum_buffer ? "rs_mx_sgd_param(a, " + grad_expr("a") + ", 0.0, s1, s2, 0)"
                          : "rs_mx_sgd_param(a, " + grad_expr("a") + ", c, s1, s2, " + (nesterov ? "2)" : "1)");
+  // the same from the old buffer (operand c), its new value kept in float
+  const std::string new_buf = is_first_step ? grad_expr("a") : "rs_mx_sgd_buf(c, " + grad_expr("a") + ", s1, s3)";
+  const std::string param_lp_expr =
+      "rs_mx_sgd_param(a, " + grad_expr("a") + ", " + new_buf + ", s1, s2, " + (nesterov ? "2)" : "1)");
   for (size_t i = 0; i < n; i++) {
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
@@ -260,10 +265,28 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
     unscale(grad, grad_scale, found);
     if (!no_momentum_buffer) {
       const Tensor& buf = momentum_buffer_list[i];
+      // float16/bfloat16: CPU moves the parameter by the new buffer's float
+      // value, before its rounding to the dtype; so the new parameter is
+      // formed first from the old buffer (into a temporary: the buffer's
+      // step still reads the old parameter, for weight decay)
+      const bool reduced = param.scalar_type() != at::kFloat;
+      Tensor new_param;
+      if (reduced) {
+        new_param = at::empty_like(param);
+        std::vector<const Tensor*> ins = {&param, &grad, &buf};
+        if (found) ins.push_back(found);
+        step(new_param, ins, "fused_sgd_param_lp", guarded(param_lp_expr, "d"),
+             {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr),
+              static_cast<float>(1 - dampening)});
+      }
       std::vector<const Tensor*> ins = {&buf, &grad, &param};
       if (found) ins.push_back(found);
       step(buf, ins, "fused_sgd_buf", guarded(buf_expr, "d"),
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(1 - dampening)});
+      if (reduced) {
+        param.copy_(new_param);
+        continue;
+      }
       ins = {&param, &grad, &buf};
       if (found) ins.push_back(found);
       step(param, ins, "fused_sgd_param", guarded(param_expr, "d"),
