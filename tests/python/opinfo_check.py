@@ -31,14 +31,45 @@ for _op in op_db:
 REDUCED = {torch.float16: torch.float32, torch.bfloat16: torch.float32, torch.complex32: torch.complex64}
 
 
-def _upcast(x, dtype):
+# float32/complex64 results that miss assert_close's defaults are held to
+# CPU's own accuracy against these
+WIDER = {torch.float32: torch.float64, torch.complex64: torch.complex128}
+
+# Known accuracy gaps, each measured and explained (docs/coverage gaps): a
+# fudge over CPU's own float64 distance (default 2), or a tolerance for one
+# (op, dtype). Tighter than the OpInfo overrides for other tests and devices
+# that these checks used to borrow (addbmm bfloat16's atol 0.2, rtol 0.6).
+FUDGE_GAPS = {
+    # one accumulator over batch x k (reduce_batch) where CPU adds per-batch
+    # products: 2.5x CPU's error on one sample (4.6e-5 against 1.8e-5)
+    ("addbmm", torch.float32): 3,
+}
+TOLERANCE_GAPS = {
+    # max_norm's in-place renormalization, then weighted sums in float16:
+    # 1.5 float16 steps (6.1e-5 at 0.039) from CPU on one sample
+    ("nn.functional.embedding_bag", torch.float16): dict(atol=1e-4, rtol=1e-3),
+}
+
+
+def _upcast(x, dtype, table=REDUCED):
     if isinstance(x, torch.Tensor):
-        return x.detach().to(REDUCED[dtype]) if x.dtype == dtype else x.detach()
+        return x.detach().to(table[dtype]) if x.dtype == dtype else x.detach()
     if isinstance(x, (list, tuple)):
-        return type(x)(_upcast(e, dtype) for e in x)
+        return type(x)(_upcast(e, dtype, table) for e in x)
     if isinstance(x, dict):
-        return {k: _upcast(v, dtype) for k, v in x.items()}
+        return {k: _upcast(v, dtype, table) for k, v in x.items()}
     return x
+
+
+def _as_accurate_as_cpu_everywhere(got, expected, ref, what, fudge=2):
+    """as_accurate_as_cpu over an op's tensor outputs, with NaN and infinity
+    where CPU has them and the accuracy rule on CPU's finite elements"""
+    gots, exps, refs = ((x,) if isinstance(x, torch.Tensor) else tuple(x) for x in (got, expected, ref))
+    for g, e, r in zip(gots, exps, refs):
+        fin = e.isfinite()
+        assert_close(g.masked_fill(fin, 0), e.masked_fill(fin, 0), equal_nan=True, rtol=0, atol=0,
+                     msg=lambda m: f"{what}: non-finite elements differ: {m}")
+        as_accurate_as_cpu(g[fin], e[fin], r[fin], what, fudge=fudge)
 
 
 def _downcast(x, dtype):
@@ -77,15 +108,44 @@ def moved(x, device, dtype=None):
 _to = moved
 
 
+def as_accurate_as_cpu(got, cpu_lp, ref, what, fudge=2):
+    """russet's distance from a wider computation of the same inputs (float32
+    for float16/bfloat16, float64 for float32) is at most `fudge` times CPU's
+    own in that dtype (or a rounding step of the result): PyTorch's rule for
+    its fused attention kernels (test_transformers.py: the tolerance is a
+    fudge factor times the math backend's low-precision error; 5 by default,
+    4 for out, 8 to 160 for the memory-efficient kernel's gradients)"""
+    err = (got.to(ref.dtype) - ref).abs().max().item()
+    cpu_err = (cpu_lp.to(ref.dtype) - ref).abs().max().item()
+    floor = torch.finfo(got.dtype).eps * max(ref.abs().max().item(), 1.0)
+    assert err <= max(fudge * cpu_err, floor), f"{what}: russet {err:.3g} from the wider result, CPU {cpu_err:.3g}"
+
+
 def _tolerance(op, dtype):
-    """The OpInfo's own tolerance override for this dtype (toleranceOverride
-    decorators), if any; else assert_close's per-dtype defaults."""
-    for dec in getattr(op, "decorators", ()) or ():
-        for d in getattr(dec, "decorators", None) or [dec]:
-            table = getattr(d, "d", None)
-            if isinstance(table, dict) and dtype in table and hasattr(table[dtype], "atol"):
-                return dict(atol=table[dtype].atol, rtol=table[dtype].rtol)
-    return {}
+    """The OpInfo's own tolerance overrides for this dtype, as the
+    conformance sweep reads them (russet.coverage.tolerances: only those for
+    every test or for test_compare_cpu, PyTorch's device-against-CPU test,
+    never another device's), each no looser than assert_close's default;
+    else {} (the defaults)."""
+    from torch.testing._comparison import default_tolerances
+    from russet.coverage import tolerances
+
+    t = tolerances(op, dtype)
+    if t is None:
+        return {}
+    rtol, atol = default_tolerances(dtype)
+    return dict(atol=max(atol, t[0]), rtol=max(rtol, t[1]))
+
+
+def _reduced_as_float32(fn, got, args_cpu, s, name, dtype, tol):
+    """CPU's float16/bfloat16 kernels are not consistent with themselves:
+    the vectorized body computes in float32 and rounds once, the scalar tail
+    rounds intermediates. Accept the float32 computation rounded to the
+    dtype, exactly as strict as the direct comparison."""
+    up = _upcast(args_cpu, dtype)
+    ref = fn(*up, **_upcast(s.kwargs, dtype))
+    assert_close(_to(got, "cpu"), _downcast(ref, dtype), equal_nan=True,
+                 msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
 
 
 def check_opinfo(name, variant="", dtypes=None, max_samples=12, native=True, inplace=False, host_dtypes=()):
@@ -110,21 +170,21 @@ def check_opinfo(name, variant="", dtypes=None, max_samples=12, native=True, inp
             torch.russet.reset_host_op_counts()
             got = fn(*_to(args_cpu, D), **_to(s.kwargs, D))
             host = torch.russet.host_op_counts()
-            tol = _tolerance(op, dtype)
+            tol = TOLERANCE_GAPS.get((name, dtype)) or _tolerance(op, dtype)
             try:
-                assert_close(_to(got, "cpu"), expected, equal_nan=True, **tol)
+                assert_close(_to(got, "cpu"), expected, equal_nan=True, msg=lambda m: f"{name} {dtype}: {m}", **tol)
             except AssertionError:
-                if dtype not in REDUCED:
+                if dtype in WIDER:
+                    # a summation order or a last ulp apart from CPU's: then
+                    # at most twice CPU's own distance from float64
+                    # (PyTorch's rule for its fused kernels, fudge 2)
+                    ref = fn(*_upcast(args_cpu, dtype, WIDER), **_upcast(s.kwargs, dtype, WIDER))
+                    _as_accurate_as_cpu_everywhere(_to(got, "cpu"), expected, ref, f"{name} {dtype} {s}",
+                                                   fudge=FUDGE_GAPS.get((name, dtype), 2))
+                elif dtype not in REDUCED:
                     raise
-                # CPU's float16/bfloat16 kernels are not consistent with
-                # themselves: the vectorized body computes in float32 and
-                # rounds once, the scalar tail rounds intermediates. Accept
-                # the float32 computation rounded to the dtype, exactly as
-                # strict as the direct comparison.
-                up = _upcast(args_cpu, dtype)
-                ref = fn(*up, **_upcast(s.kwargs, dtype))
-                assert_close(_to(got, "cpu"), _downcast(ref, dtype), equal_nan=True,
-                             msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
+                else:
+                    _reduced_as_float32(fn, got, args_cpu, s, name, dtype, tol)
             if native and dtype not in HOST_DTYPES and dtype not in host_dtypes:
                 assert not host, f"{name} {dtype}: ran on the host: {host}"
             checked += 1

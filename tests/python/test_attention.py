@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import host_free
+from opinfo_check import as_accurate_as_cpu, host_free
 
 D = "russet"
 TOL = {torch.float32: dict(rtol=2e-5, atol=2e-5), torch.float64: dict(rtol=1e-10, atol=1e-10)}
@@ -28,19 +28,6 @@ def ops_seen(fn):
     with Watch():
         fn()
     return seen
-
-
-def as_accurate_as_cpu(got, cpu_lp, ref, what, fudge=2):
-    """russet's distance from a wider computation of the same inputs (float32
-    for float16/bfloat16, float64 for float32) is at most `fudge` times CPU's
-    own in that dtype (or a rounding step of the result): PyTorch's rule for
-    its fused attention kernels (test_transformers.py: the tolerance is a
-    fudge factor times the math backend's low-precision error; 5 by default,
-    4 for out, 8 to 160 for the memory-efficient kernel's gradients)"""
-    err = (got.to(ref.dtype) - ref).abs().max().item()
-    cpu_err = (cpu_lp.to(ref.dtype) - ref).abs().max().item()
-    floor = torch.finfo(got.dtype).eps * max(ref.abs().max().item(), 1.0)
-    assert err <= max(fudge * cpu_err, floor), f"{what}: russet {err:.3g} from the wider result, CPU {cpu_err:.3g}"
 
 
 def compare(q, k, v, dtype, **kw):

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from opinfo_check import FP64_HOST, HOST_DTYPES, check_opinfo
+from opinfo_check import as_accurate_as_cpu, FP64_HOST, HOST_DTYPES, check_opinfo
 
 D = "russet"
 
@@ -24,22 +24,8 @@ OPS = [
 ]
 
 
-def _strict_tolerance(op, dtype):
-    # opinfo_check._tolerance reads toleranceOverride tables only; a
-    # precisionOverride table (dtype -> float) is skipped here: assert_close's
-    # defaults apply, which are not looser
-    for dec in getattr(op, "decorators", ()) or ():
-        for d in getattr(dec, "decorators", None) or [dec]:
-            table = getattr(d, "d", None)
-            if isinstance(table, dict) and dtype in table and hasattr(table[dtype], "atol"):
-                return dict(atol=table[dtype].atol, rtol=table[dtype].rtol)
-    return {}
-
-
 @pytest.mark.parametrize("name,variant", OPS, ids=[f"{n}.{v}" if v else n for n, v in OPS])
-def test_activation_matches_cpu(name, variant, monkeypatch):
-    import opinfo_check
-    monkeypatch.setattr(opinfo_check, "_tolerance", _strict_tolerance)
+def test_activation_matches_cpu(name, variant):
     check_opinfo(name, variant, host_dtypes=FP64_HOST if name == "nn.functional.glu" else ())
 
 
@@ -81,9 +67,20 @@ def test_backward_matches_cpu(name, fn, dtype):
     torch.russet.reset_host_op_counts()
     y, gx = _grad(fn, x.to(D), g.to(D))
     host = torch.russet.host_op_counts()
-    tol = {} if dtype not in (torch.float16, torch.bfloat16) else dict(atol=1e-2, rtol=1.6e-2)
-    assert_close(y.cpu(), y_cpu, equal_nan=True, **tol)
-    assert_close(gx.cpu(), gx_cpu, equal_nan=True, **tol)
+    if dtype in (torch.float16, torch.bfloat16):
+        # assert_close's defaults, else as accurate as CPU's own float16/
+        # bfloat16 chain (forward rounded, backward from it) against float64:
+        # CPU's sigmoid gradient is 2 float16 steps from it where russet's is
+        # the float32 result rounded once
+        y64, gx64 = _grad(fn, x.double(), g.double())
+        for got, cpu, ref, what in ((y, y_cpu, y64, "output"), (gx, gx_cpu, gx64, "gradient")):
+            try:
+                assert_close(got.cpu(), cpu, equal_nan=True)
+            except AssertionError:
+                as_accurate_as_cpu(got.cpu(), cpu, ref, f"{name} {dtype} {what}", fudge=1)
+    else:
+        assert_close(y.cpu(), y_cpu, equal_nan=True)
+        assert_close(gx.cpu(), gx_cpu, equal_nan=True)
     native_needed = {"sigmoid", "tanh", "logit"}  # forward kernels of the unary family
     if dtype not in HOST_DTYPES and name not in native_needed:
         assert not host, f"{name} {dtype}: ran on the host: {host}"
