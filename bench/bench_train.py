@@ -105,10 +105,17 @@ def main(argv=None):
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     r = run_child("russet", args.steps, args.batch)
     p = run_child(peer, args.steps, args.batch)
+    # the check before the report: the same weights, data and steps give the
+    # same final loss (float32 rounding over the steps, far below a wrong
+    # kernel's effect)
+    rel = abs(r["loss"] - p["loss"]) / max(abs(p["loss"]), 1e-12)
+    if not rel <= 1e-3:
+        raise SystemExit(f"bench_train: russet's final loss {r['loss']:.6f} is not torch {peer}'s "
+                         f"{p['loss']:.6f} (relative {rel:.2e}): no timing is reported for a wrong result")
     print(f"russet on {r['name']}; peer: torch {peer}")
     print(f"time per step: russet {r['dt'] * 1e3:.2f} ms, torch {peer} {p['dt'] * 1e3:.2f} ms, "
           f"ratio {r['dt'] / p['dt']:.2f}x (time)")
-    print(f"final loss: russet {r['loss']:.5f}, torch {peer} {p['loss']:.5f}")
+    print(f"final loss: russet {r['loss']:.5f}, torch {peer} {p['loss']:.5f} (relative {rel:.1e}, checked <= 1e-3)")
     print(f"host-executed ops in {args.steps} steps: {r['host'] or 'none'}")
     if args.json:
         with open(args.json, "w") as f:

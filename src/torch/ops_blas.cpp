@@ -11,6 +11,7 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/addbmm_ops.h>
+#include <ATen/ops/addmm.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/addmv_meta.h>
@@ -23,10 +24,12 @@
 #include <ATen/ops/dot_ops.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/gelu.h>
 #include <ATen/ops/linalg_cross_meta.h>
 #include <ATen/ops/linalg_cross_ops.h>
 #include <ATen/ops/mm_meta.h>
 #include <ATen/ops/mm_ops.h>
+#include <ATen/ops/relu.h>
 #include <ATen/ops/vdot_ops.h>
 #include <torch/library.h>
 
@@ -471,8 +474,18 @@ Tensor vdot(const Tensor& self, const Tensor& other) {
   return native_or_host<at::_ops::vdot>([&]() -> Tensor { return dot_impl(self, other, true); }, self, other);
 }
 
+// addmm, then ReLU or GELU in place: the feed-forward of
+// nn.TransformerEncoderLayer's inference fast path. CPU's order (its
+// kernel: addmm, then gelu_ with no approximation, or relu_)
+Tensor& addmm_activation_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                             const Scalar& alpha, bool use_gelu, Tensor& out) {
+  at::addmm_out(out, self, mat1, mat2, beta, alpha);
+  return use_gelu ? at::gelu_(out) : at::relu_(out);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm.out", TORCH_FN(mm_out));
+  m.impl("_addmm_activation.out", TORCH_FN(addmm_activation_out));
   m.impl("bmm.out", TORCH_FN(bmm_out));
   m.impl("addmm.out", TORCH_FN(addmm_out));
   m.impl("baddbmm.out", TORCH_FN(baddbmm_out));

@@ -1,8 +1,12 @@
 """End to end: small models of the common kinds train on russet with no
-host execution under the apple profile, and their losses follow CPU's.
-Each model trains a few steps on CPU and on russet from the same weights
-and data; the losses must agree step by step (to float32 tolerance over a
-few steps), and no op may run on the host."""
+host execution under the apple profile, and follow CPU step by step. Each
+model trains a few steps on CPU and on russet from the same weights and
+data (SGD with momentum); at every step the loss, every parameter's
+gradient, every parameter and every buffer (BatchNorm's running
+statistics) must agree to float32 tolerance, the parameter count must not
+change when the model moves (tied weights stay tied), the output in eval
+mode (running statistics, dropout off) must agree at the end, and no op
+may run on the host."""
 
 import pytest
 import torch
@@ -43,6 +47,21 @@ class UNetBit(nn.Module):
         return self.mix(torch.cat([x, v], 1))
 
 
+class TiedLM(nn.Module):
+    """an embedding tied to the output layer, with dropout (run in eval mode)"""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(40, 12)
+        self.drop = nn.Dropout(0.5)
+        self.norm = nn.LayerNorm(12)
+        self.out = nn.Linear(12, 40, bias=False)
+        self.out.weight = self.emb.weight
+
+    def forward(self, t):
+        return self.out(self.norm(self.drop(self.emb(t))))
+
+
 CASES = {
     "cnn": (cnn, lambda: torch.randn(4, 3, 8, 8),
             lambda y: F.cross_entropy(y, torch.arange(4, device=y.device) % 10)),
@@ -51,7 +70,24 @@ CASES = {
     "transformer": (lambda: nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True),
                     lambda: torch.randn(2, 5, 16), lambda y: y.square().mean()),
     "unet-bit": (UNetBit, lambda: torch.randn(2, 2, 8, 8), lambda y: F.smooth_l1_loss(y, torch.zeros_like(y))),
+    "tied-lm-eval": (TiedLM, lambda: torch.randint(0, 40, (3, 6)),
+                     lambda y: F.cross_entropy(y.reshape(-1, 40), (torch.arange(18, device=y.device) * 5) % 40)),
 }
+TOL = dict(rtol=1e-4, atol=1e-5)
+
+
+def _same(md, mc, step, what):
+    """md's (russet) named tensors of kind `what` against mc's (CPU)"""
+    if what == "grad":
+        pairs = [(n, pd.grad, pc.grad) for (n, pd), (_, pc) in zip(md.named_parameters(), mc.named_parameters())]
+    elif what == "param":
+        pairs = [(n, pd, pc) for (n, pd), (_, pc) in zip(md.named_parameters(), mc.named_parameters())]
+    else:
+        pairs = [(n, bd, bc) for (n, bd), (_, bc) in zip(md.named_buffers(), mc.named_buffers())]
+    for n, d, c in pairs:
+        assert (d is None) == (c is None), f"step {step}: {what} of {n}: {d is None} on russet, {c is None} on CPU"
+        if c is not None:
+            assert_close(d.detach().cpu(), c.detach(), **TOL, msg=lambda m: f"step {step}: {what} of {n}: {m}")
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -61,20 +97,37 @@ def test_trains_like_cpu_with_no_host_ops(name):
     mc = make()
     md = make()
     md.load_state_dict(mc.state_dict())
+    nparams = len(list(mc.parameters()))
     md = md.to(D)
-    oc = torch.optim.AdamW(mc.parameters(), lr=1e-2)
-    od = torch.optim.AdamW(md.parameters(), lr=1e-2)
+    assert len(list(md.parameters())) == nparams, "moving the model changed its parameter count"
+    if name.endswith("-eval"):
+        mc.eval(), md.eval()
+    # SGD, whose step follows the gradient's scale: Adam's normalization
+    # turns the noise-level gradient of a parameter whose true gradient is 0
+    # (a bias before BatchNorm) into a full step of either sign. AdamW
+    # itself is checked against CPU in test_foreach.py
+    oc = torch.optim.SGD(mc.parameters(), lr=0.05, momentum=0.9)
+    od = torch.optim.SGD(md.parameters(), lr=0.05, momentum=0.9)
     x = data()
     torch.russet.reset_host_op_counts()
     for step in range(3):
-        lc = loss_fn(mc(x))
         oc.zero_grad()
-        lc.backward()
-        oc.step()
-        ld = loss_fn(md(x.to(D)))
         od.zero_grad()
+        lc = loss_fn(mc(x))
+        lc.backward()
+        ld = loss_fn(md(x.to(D)))
         ld.backward()
+        assert_close(ld.detach().cpu(), lc.detach(), **TOL, msg=lambda m: f"step {step}: {m}")
+        _same(md, mc, step, "grad")
+        oc.step()
         od.step()
-        assert_close(ld.detach().cpu(), lc.detach(), rtol=1e-4, atol=1e-5, msg=lambda m: f"step {step}: {m}")
+        _same(md, mc, step, "param")
+        _same(md, mc, step, "buffer")
     assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
-
+    # inference as users run it: eval mode, no autograd
+    mc.eval(), md.eval()
+    with torch.no_grad():
+        assert_close(md(x.to(D)).cpu(), mc(x), **TOL, msg=lambda m: f"eval output: {m}")
+    # (nn.TransformerEncoderLayer takes its fused inference fast path here:
+    # ops_transformer.cpp)
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
