@@ -251,10 +251,12 @@ TEST(khr_coopmat_choice) {
     name = rs_gemm_kernel_name(s, &d);
     CHECK((strncmp(name, "coopmat-khr-bf16-", 17) == 0) == ((khr & RS_COOPMAT_KHR_BF16) && sg32));
     /* every module either picks is committed */
-    /* the tile: 128x256 for large products, 128x128 for the rest */
+    /* the tile: 128x256 (w4x4, or w4x4h with the device's float16
+     * conversions; "f" when the tiles divide the shape) for large products,
+     * 128x128 for the rest */
     d.dtype = RS_FLOAT16;
     d.m = d.n = 4096;
-    if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w4s1-") != NULL);
+    if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w4x4") != NULL);
     d.n = 4096 + 64; /* 128x256 tiles would pad n by 192, 128x128 by 64 */
     if (picked) CHECK(strstr(rs_gemm_kernel_name(s, &d), "-w2s1-") != NULL);
     d.m = 200, d.n = 136; /* too few tiles */
