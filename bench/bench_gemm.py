@@ -35,18 +35,23 @@ def case(dtype, m, n, k, peer, reps, per_sync, layout="nn"):
     b = torch.randn(k, n, generator=g).to(dtype)
     if layout == "nt":  # B given transposed (as a Linear layer's weight)
         b = b.t().contiguous().t()
-    res = {}
-    outs = {}
+    res, outs, fns = {}, {}, {}
     for dev in ("russet", peer):
         x, y = a.to(dev), (b.t().contiguous().to(dev).t() if layout == "nt" else b.to(dev))
         out = torch.empty(m, n, dtype=dtype, device=dev)
-        fn = lambda: torch.mm(x, y, out=out)  # noqa: E731
-        fn()
+        fns[dev] = lambda x=x, y=y, out=out: torch.mm(x, y, out=out)
+        fns[dev]()
         sync(dev)
         outs[dev] = out.float().cpu()
-        t = best_time(fn, dev, reps, per_sync)
-        res[dev] = 2.0 * m * n * k / t / 1e12
+    # the timed case's own result, checked before it is timed
     err = (outs["russet"] - outs[peer]).abs().max().item() / max(outs[peer].abs().max().item(), 1e-30)
+    bound = {torch.float32: 1e-4, torch.float16: 5e-3, torch.bfloat16: 2e-2}[dtype]
+    if not err <= bound:
+        raise SystemExit(f"bench_gemm: {dtype} {m}x{n}x{k} {layout}: russet is {err:.2e} from {peer} "
+                         f"(relative to the largest element; bound {bound:.0e}): no timing for a wrong result")
+    for dev in ("russet", peer):
+        t = best_time(fns[dev], dev, reps, per_sync)
+        res[dev] = 2.0 * m * n * k / t / 1e12
     return res["russet"], res[peer], err
 
 

@@ -47,38 +47,42 @@ def bandwidth(dev, numel, reps):
     a8 = (a * 100).to(torch.int8)
     b8 = (b * 100).to(torch.int8)
     o8 = torch.empty_like(a8)
+    # name: (the timed call, bytes moved, its output, CPU's result of the same inputs)
     cases = {
-        "add": (lambda: torch.add(a, b, out=out), 12 * numel),
-        "mul": (lambda: torch.mul(a, b, out=out), 12 * numel),
-        "exp": (lambda: torch.exp(a, out=out), 8 * numel),
-        "cast fp32->fp16": (lambda: out16.copy_(a), 6 * numel),
-        "add fp16": (lambda: torch.add(a16, b16, out=o16), 6 * numel),
-        "add int8": (lambda: torch.add(a8, b8, out=o8), 3 * numel),
-        "add, transposed inputs": (lambda: torch.add(at.t(), bt.t(), out=outt), 12 * n2),
+        "add": (lambda: torch.add(a, b, out=out), 12 * numel, out, lambda: a.cpu() + b.cpu()),
+        "mul": (lambda: torch.mul(a, b, out=out), 12 * numel, out, lambda: a.cpu() * b.cpu()),
+        "exp": (lambda: torch.exp(a, out=out), 8 * numel, out, lambda: a.cpu().exp()),
+        "cast fp32->fp16": (lambda: out16.copy_(a), 6 * numel, out16, lambda: a.cpu().half()),
+        "add fp16": (lambda: torch.add(a16, b16, out=o16), 6 * numel, o16, lambda: a16.cpu() + b16.cpu()),
+        "add int8": (lambda: torch.add(a8, b8, out=o8), 3 * numel, o8, lambda: a8.cpu() + b8.cpu()),
+        "add, transposed inputs": (lambda: torch.add(at.t(), bt.t(), out=outt), 12 * n2, outt,
+                                   lambda: at.cpu().t() + bt.cpu().t()),
     }
     fp64 = dev != "russet" or bool(torch.russet.get_device_properties().has_fp64)
     if fp64:
         a64, b64 = a[: numel // 2].double(), b[: numel // 2].double()
         o64 = torch.empty_like(a64)
-        cases["add fp64 (32M)"] = (lambda: torch.add(a64, b64, out=o64), 24 * (numel // 2))
-        cases["exp fp64 (32M)"] = (lambda: torch.exp(a64, out=o64), 16 * (numel // 2))
+        cases["add fp64 (32M)"] = (lambda: torch.add(a64, b64, out=o64), 24 * (numel // 2), o64,
+                                   lambda: a64.cpu() + b64.cpu())
+        cases["exp fp64 (32M)"] = (lambda: torch.exp(a64, out=o64), 16 * (numel // 2), o64, lambda: a64.cpu().exp())
+    # each case's result at the timed size, checked before it is timed
+    for name, (fn, _, result, ref) in cases.items():
+        fn()
+        want = ref()
+        ok = torch.equal(result.cpu(), want) if not want.is_floating_point() or want.dtype == torch.float16 \
+            else torch.allclose(result.cpu(), want, rtol=1e-6 if want.dtype == torch.float64 else 1e-5, atol=0)
+        if not ok:
+            raise SystemExit(f"bench_pointwise: {dev} {name} is wrong at {numel} elements: no timing is reported")
     # the four target cases again in rounds of 50 calls a sync: the steady
     # rate, where the rows above (10 a sync) also carry each round's start
     # and sync (docs/performance.md, sixth session)
     for name in ("add", "mul", "exp", "cast fp32->fp16"):
-        cases[f"{name} (50 a sync)"] = cases[name] + (50,)
+        cases[f"{name} (50 a sync)"] = cases[name][:2] + (None, None, 50)
     res = {}
-    for name, (fn, nbytes, *per) in cases.items():
+    for name, (fn, nbytes, _, _, *per) in cases.items():
         t = best_time(fn, dev, reps, per_sync=per[0] if per else 10)
         res[name] = nbytes / t / 1e9
         print(f"  {dev:6s} {name}: {res[name]:.1f} GB/s", flush=True)  # kept if a run is cut short
-    # correctness of what was timed
-    torch.add(a, b, out=out)
-    assert torch.allclose(out.cpu(), a.cpu() + b.cpu()), f"{dev}: add is wrong"
-    torch.add(a16, b16, out=o16)
-    assert torch.equal(o16.cpu(), a16.cpu() + b16.cpu()), f"{dev}: fp16 add is wrong"
-    torch.add(a8, b8, out=o8)
-    assert torch.equal(o8.cpu(), a8.cpu() + b8.cpu()), f"{dev}: int8 add is wrong"
     return res
 
 
