@@ -11,9 +11,10 @@
 //   ATen's CPU kernel (attention.cpp): the q, k and v projections, then
 //   softmax(q k^T / sqrt(head dim)) v (the fused attention kernel when the
 //   weights are not wanted), the output projection; the weights averaged
-//   over the heads when asked. A call with a mask (merged key-padding and
-//   attention masks, boolean) runs through host execution, counted: not
-//   native yet.
+//   over the heads when asked. A mask (true: left out) is read as CPU's
+//   _masked_softmax reads it (type 0: one (len, src_len) mask, 1: key
+//   padding (batch, src_len), else broadcast as given); a row with every
+//   key left out is NaN, as there.
 #include "torch/pointwise.h"
 
 #include <ATen/ops/_native_multi_head_attention_ops.h>
@@ -25,6 +26,7 @@
 #include <torch/library.h>
 
 #include <cmath>
+#include <limits>
 
 namespace russet {
 namespace {
@@ -39,7 +41,6 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
                                                        std::optional<int64_t> mask_type) {
   return native_or_host<at::_ops::_native_multi_head_attention>(
       [&]() -> std::tuple<Tensor, Tensor> {
-        if (mask.has_value() && mask->defined()) throw NeedsHost();
         TORCH_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3,
                     "_native_multi_head_attention: expected 3-d (batch, sequence, embedding) query, key and value");
         TORCH_CHECK(num_head > 0 && embed_dim % num_head == 0, "_native_multi_head_attention: embed_dim ", embed_dim,
@@ -56,12 +57,30 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
         Tensor q = heads(at::linear(query, w[0], b[0]), len);
         Tensor k = heads(at::linear(key, w[1], b[1]), src_len);
         Tensor v = heads(at::linear(value, w[2], b[2]), src_len);
+        // the mask (true: left out) as CPU's _masked_softmax reads it: type
+        // 0 (len, src_len) for every batch and head, 1 a key-padding
+        // (batch, src_len), else broadcast as given; any dtype taken as bool
+        Tensor masked, none_left;
+        if (mask.has_value() && mask->defined()) {
+          masked = mask->to(at::kBool);
+          if (mask_type == 0) masked = masked.view({1, 1, len, src_len});
+          else if (mask_type == 1) masked = masked.view({batch, 1, 1, src_len});
+          masked = masked.expand({batch, num_head, len, src_len});
+          // a row with every key left out: CPU's softmax there is NaN (the
+          // fused kernel would give 0)
+          none_left = masked.all(-1, /*keepdim=*/true);
+        }
         Tensor o, weights;
         if (need_weights) {
           // as CPU: q scaled before q k^T
-          Tensor p = at::softmax(at::matmul(q.div(std::sqrt(static_cast<double>(head_dim))), k.transpose(-2, -1)), -1);
+          Tensor s = at::matmul(q.div(std::sqrt(static_cast<double>(head_dim))), k.transpose(-2, -1));
+          if (masked.defined()) s.masked_fill_(masked, -std::numeric_limits<double>::infinity());
+          Tensor p = at::softmax(s, -1);
           o = at::matmul(p, v);
           weights = average_attn_weights ? p.sum(1).div_(num_head) : p;
+        } else if (masked.defined()) {
+          o = at::scaled_dot_product_attention(q, k, v, masked.logical_not())
+                  .masked_fill_(none_left, std::numeric_limits<double>::quiet_NaN());
         } else {
           o = at::scaled_dot_product_attention(q, k, v);
         }

@@ -1,8 +1,8 @@
 """The inference fast paths of nn.TransformerEncoderLayer and
 nn.MultiheadAttention (eval mode, no autograd: _transformer_encoder_layer_fwd,
 _native_multi_head_attention, _addmm_activation), which PyTorch takes on
-russet as on CPU and CUDA: CPU's results with no host execution; a masked
-attention runs through host execution, counted (not native yet)."""
+russet as on CPU and CUDA: CPU's results, masks included, with no host
+execution."""
 
 import pytest
 import torch
@@ -57,23 +57,42 @@ def test_multihead_attention_fast_path(need_weights, average):
                 assert_close(got[1].cpu(), want[1])
 
 
-def test_masked_attention_runs_on_the_host_counted():
-    # the op as the fast paths call it, with a key-padding mask (type 1)
+@pytest.mark.parametrize("need_weights", [False, True])
+@pytest.mark.parametrize("mask_type", [0, 1, 2])
+def test_masked_attention_like_cpu(mask_type, need_weights):
+    """the op as the fast paths call it, with each mask type (true: left
+    out): 0 one (L, S) mask, 1 key padding (B, S), 2 as given (B, H, L, S);
+    rows with every key left out are NaN, as on CPU"""
     mc, md = _pair(lambda: nn.MultiheadAttention(16, 4, batch_first=True))
     x = torch.randn(2, 5, 16)
-    pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
+    mask = {0: torch.ones(5, 5, dtype=torch.bool).triu(1),
+            1: torch.tensor([[True] * 5, [False, False, False, True, True]]),
+            2: torch.rand(2, 4, 5, 5, generator=torch.Generator().manual_seed(3)) > 0.6}[mask_type]
+    if mask_type == 2:
+        mask[1, 2, 3] = True  # one query of one head sees no key
 
     def run(m, dev):
         t = x.to(dev)
         return torch._native_multi_head_attention(t, t, t, 16, 4, m.in_proj_weight, m.in_proj_bias, m.out_proj.weight,
-                                                  m.out_proj.bias, pad.to(dev), False, True, 1)[0]
+                                                  m.out_proj.bias, mask.to(dev), need_weights, True, mask_type)
 
-    torch.russet.reset_host_op_counts()
     with torch.no_grad():
-        got = run(md, D)
         want = run(mc, "cpu")
+        got = host_free(lambda: run(md, D))
+    assert want[0].isnan().any() == (mask_type != 0)  # the samples do leave rows empty
+    assert_close(got[0].cpu(), want[0], equal_nan=True)
+    if need_weights:
+        assert_close(got[1].cpu(), want[1], equal_nan=True)
+
+
+def test_encoder_layer_with_a_causal_mask():
+    mc, md = _pair(lambda: nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True))
+    x = torch.randn(2, 6, 16)
+    causal = nn.Transformer.generate_square_subsequent_mask(6)
+    with torch.no_grad():
+        want = mc(x, src_mask=causal, is_causal=True)
+        got = host_free(lambda: md(x.to(D), src_mask=causal.to(D), is_causal=True))
     assert_close(got.cpu(), want)
-    assert torch.russet.host_op_counts() == {"aten::_native_multi_head_attention": 1}
 
 
 @pytest.mark.parametrize("use_gelu", [False, True])
