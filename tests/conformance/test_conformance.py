@@ -214,3 +214,27 @@ def test_harness_grad_variant():
 
     bad = cov.run_variant(torch, _FakeOp(BadGrad.apply), "fake", "grad", "float32", s, None)
     assert bad[0] == "wrong", bad
+
+
+@pytest.fixture(scope="module")
+def listed_report(known):
+    """the full sweep of just the listed (op, dtype) pairs, most of which
+    the quick subset does not reach"""
+    tasks = sorted({(k[0], k[2]) for k in known})
+    t0 = time.time()
+    rep = cov.sweep("full", profile=PROFILE, jobs=1, tasks=tasks, verbose=False)
+    print(f"\nlisted failures: {len(tasks)} (op, dtype) tasks in {time.time() - t0:.0f} s")
+    return rep
+
+
+def test_listed_failures_fail_as_listed(listed_report, known):
+    """each listed failure still fails, and the way it is listed (a known
+    wrong result that became an error is a new failure)"""
+    new, fixed = cov.check_against_known(listed_report["records"], known)
+    ran = {(r["op"], v, r["dtype"]) for r in listed_report["records"] for v in r["variants"]}
+    assert not new, "failures other than listed:\n" + _fmt([(k, c, d) for k, c, d in new])
+    assert not fixed, ("listed failures that no longer fail: remove them from "
+                       "tests/conformance/known_failures.json:\n" + _fmt([(k, c) for k, c in fixed]))
+    missing = [k for k in known if k not in ran]
+    assert not missing, "listed failures the sweep did not run (renamed or dropped OpInfos?):\n" + \
+        "\n".join(f"  {' '.join(k)}" for k in missing)
