@@ -78,13 +78,13 @@ TOL = dict(rtol=1e-4, atol=1e-5)
 
 def _same(md, mc, step, what):
     """md's (russet) named tensors of kind `what` against mc's (CPU)"""
-    if what == "grad":
-        pairs = [(n, pd.grad, pc.grad) for (n, pd), (_, pc) in zip(md.named_parameters(), mc.named_parameters())]
-    elif what == "param":
-        pairs = [(n, pd, pc) for (n, pd), (_, pc) in zip(md.named_parameters(), mc.named_parameters())]
-    else:
-        pairs = [(n, bd, bc) for (n, bd), (_, bc) in zip(md.named_buffers(), mc.named_buffers())]
-    for n, d, c in pairs:
+    named = (lambda m: m.named_buffers()) if what == "buffer" else (lambda m: m.named_parameters())
+    ds, cs = dict(named(md)), dict(named(mc))
+    assert ds.keys() == cs.keys(), f"step {step}: {what} names differ"
+    for n, c in cs.items():
+        d = ds[n]
+        if what == "grad":
+            d, c = d.grad, c.grad
         assert (d is None) == (c is None), f"step {step}: {what} of {n}: {d is None} on russet, {c is None} on CPU"
         if c is not None:
             assert_close(d.detach().cpu(), c.detach(), **TOL, msg=lambda m: f"step {step}: {what} of {n}: {m}")
