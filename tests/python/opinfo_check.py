@@ -35,7 +35,8 @@ REDUCED = {torch.float16: torch.float32, torch.bfloat16: torch.float32, torch.co
 # CPU's own accuracy against these
 WIDER = {torch.float32: torch.float64, torch.complex64: torch.complex128}
 
-# Known accuracy gaps, each measured and explained (docs/coverage gaps): a
+# Known accuracy gaps, each measured and explained (docs/architecture.md,
+# "How a test compares with CPU"): a
 # fudge over CPU's own float64 distance (default 2), or a tolerance for one
 # (op, dtype). Tighter than the OpInfo overrides for other tests and devices
 # that these checks used to borrow (addbmm bfloat16's atol 0.2, rtol 0.6).
