@@ -382,6 +382,21 @@ case "${1:-all}" in
         echo
         PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"} ;;
 esac
+# GPU_CTESTS=1: the C core's tests (tests/c) against the core just built,
+# without the sanitizers (tests/c/run.sh under CTEST_PLAIN=1), both profiles
+if [ "${GPU_CTESTS:-0}" = 1 ]; then
+    echo "== C tests"
+    mkdir -p build/tests
+    for t in tests/c/test_*.c; do
+        gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
+            -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test $t did not build"
+    done
+    CTEST_PLAIN=1 timeout ${CTEST_LIMIT:-200} bash tests/c/run.sh build/tests/test_* > /tmp/ctests.log 2>&1
+    echo "C tests: exit $?"
+    # each run's "N passed, N failed" after its "== test (profile)" line, and any failed check
+    grep -E "^== | passed, |failed|error|ERROR" /tmp/ctests.log | head -80
+    [ -n "${OUT:-}" ] && cp /tmp/ctests.log "$OUT/ctests.log"
+fi
 # GPU_THEN: more commands in this environment after the mode, e.g.
 # 'RUSSET_SYNC_SPIN_US=0 PYTHONPATH=python python3 bench/bench_pointwise.py'
 if [ -n "${GPU_THEN:-}" ]; then eval "$GPU_THEN"; fi

@@ -14,12 +14,15 @@ export RUSSET_CACHE_DIR="${RUSSET_CACHE_DIR:-$HOME/.cache/russet}"
 # The Vulkan loader unloads the driver at vkDestroyInstance, after which
 # LSan cannot name the module of the driver's own leaks. Keep the installed
 # drivers loaded (ASan's runtime must come first in LD_PRELOAD).
+# CTEST_PLAIN=1: binaries built without the sanitizers (bench/gpu.sh on the
+# H200, whose driver LSan knows nothing of): no preload at all
 preload="$(gcc -print-file-name=libasan.so)"
 for icd in /usr/share/vulkan/icd.d/*.json; do
     [ -e "$icd" ] || continue
     lib=$(sed -n 's/.*"library_path" *: *"\([^"]*\)".*/\1/p' "$icd")
     if [ -n "$lib" ] && [ -e "$lib" ]; then preload="$preload $lib"; fi
 done
+if [ "${CTEST_PLAIN:-0}" = 1 ]; then preload=""; fi
 export LD_PRELOAD="$preload"
 status=0
 for t in "$@"; do
