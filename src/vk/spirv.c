@@ -182,18 +182,24 @@ done:
  *   q0 + (a - q0 b) / b, the residual a - q0 b computed exactly from q0 b
  *   split into two floats (Dekker's product: adds and multiplies only, which
  *   Vulkan rounds correctly, kept apart by NoContraction; a fused fma() is
- *   not required). The correction is kept where |a|, |b| and |q0| lie in
- *   ranges whose partial products are normal floats; elsewhere (infinities,
- *   NaN, zeros, extremes) q0 is the result. */
+ *   not required). Dekker's partial products must be normal floats, so the
+ *   correction runs on the operands' mantissas (frexp: both in [0.5, 1),
+ *   their quotient in (0.5, 2)) and ldexp puts the exponent back, which is
+ *   exact for a normal or overflowing quotient. It is kept where a and b are
+ *   finite normal floats and |q0| >= 2^-125; elsewhere (infinities, NaN,
+ *   zeros, denormals, quotients near or below the denormal range) q0 is the
+ *   result. */
 enum {
     OP_EXT_INST_IMPORT = 11,
     OP_EXT_INST = 12,
     OP_MEMORY_MODEL = 14,
     OP_ENTRY_POINT = 15,
     OP_CONSTANT_COMPOSITE = 44,
+    OP_COMPOSITE_EXTRACT = 81,
     OP_FUNCTION = 54,
     OP_DECORATE = 71,
     OP_FADD = 129,
+    OP_ISUB = 130,
     OP_FSUB = 131,
     OP_FMUL = 133,
     OP_FDIV = 136,
@@ -201,6 +207,7 @@ enum {
     OP_SELECT = 169,
     OP_FORD_LESS_THAN = 184,
     OP_FORD_GREATER_THAN = 186,
+    OP_FORD_GREATER_THAN_EQUAL = 190,
     OP_EXECUTION_MODE_ID = 331,
     CAP_DENORM_PRESERVE = 4464,
     CAP_SIGNED_ZERO_INF_NAN_PRESERVE = 4466,
@@ -208,8 +215,10 @@ enum {
     EM_SIGNED_ZERO_INF_NAN_PRESERVE = 4461,
     DEC_NO_CONTRACTION = 42,
     GLSL_FABS = 4,
+    GLSL_FREXP_STRUCT = 52,
+    GLSL_LDEXP = 53,
     MAX_VEC = 4, /* float32 types: [0] the scalar, [2..4] vectors */
-    NCONST = 4,  /* the division's constants (div_prog) */
+    NCONST = 4,  /* the division's constants (kDivConst) */
 };
 
 static uint32_t width_bit(uint32_t bits) {
@@ -265,6 +274,7 @@ typedef struct {
     uint32_t glsl;             /* the GLSL.std.450 import, 0 if none */
     uint32_t f32[MAX_VEC + 1]; /* float32 scalar and vector types */
     uint32_t bool_[MAX_VEC + 1];
+    uint32_t i32[MAX_VEC + 1]; /* signed 32-bit integer scalar and vector types */
     size_t ndiv, ndec;
     uint8_t *mark; /* per id: 1 a result to decorate NoContraction, 2 decorated already */
 } spv_scan;
@@ -304,9 +314,12 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
             if (w[2] == 32) sc->f32[0] = w[1];
         } else if (op == OP_TYPE_BOOL && n >= 2) {
             sc->bool_[0] = w[1];
+        } else if (op == OP_TYPE_INT && n >= 4 && w[2] == 32 && w[3] == 1) {
+            sc->i32[0] = w[1];
         } else if (op == OP_TYPE_VECTOR && n >= 4 && w[3] >= 2 && w[3] <= MAX_VEC) {
             if (sc->f32[0] && w[2] == sc->f32[0]) sc->f32[w[3]] = w[1];
             if (sc->bool_[0] && w[2] == sc->bool_[0]) sc->bool_[w[3]] = w[1];
+            if (sc->i32[0] && w[2] == sc->i32[0]) sc->i32[w[3]] = w[1];
         } else if (op == OP_FUNCTION && !sc->funcs_at) {
             sc->funcs_at = at;
         } else if (sc->mark && op == OP_DECORATE && n >= 3 && w[2] == DEC_NO_CONTRACTION && w[1] < bound) {
@@ -324,59 +337,69 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
 }
 
 /* The division q = a / b rewritten (see above), one instruction a row:
- * the opcode, whether the result is bool, and up to three operands: a
- * division's earlier results (>= 0, by row), or A, B, the constants. The
- * last row is the select into the original result id. */
-enum { A = -1, B = -2, K_SPLIT = -3, K_LO_A = -4, K_LO = -5, K_HI = -6, FABS = 1000 };
+ * the opcode, the result's type, and up to two operands: a division's
+ * earlier results (>= 0, by row), or A, B, the constants; for a
+ * composite extract, y is the member index. The last row is the guard; a
+ * select of q1 or q0 into the original result id follows. */
+enum { A = -1, B = -2, K_SPLIT = -3, K_MIN = -4, K_QMIN = -5, K_INF = -6 };
+enum { FABS = 1000, FREXP, LDEXP };             /* GLSL.std.450 instructions */
+enum { TY_F, TY_B, TY_I, TY_S };                /* float32 (the division's), bool, int32, frexp's struct */
 static const uint32_t kDivConst[NCONST] = {
     0x45800800u, /* 4097 = 2^12 + 1: Veltkamp's split */
-    0x18800000u, /* 2^-78: |a| above it keeps the smallest partial product normal */
-    0x0d800000u, /* 2^-100 */
-    0x71800000u, /* 2^100 */
+    0x00800000u, /* 2^-126, the smallest normal float */
+    0x01000000u, /* 2^-125 */
+    0x7f800000u, /* infinity */
 };
 static const struct {
-    uint16_t op, is_bool;
+    uint16_t op, type;
     int16_t x, y;
 } kDivProg[] = {
-    {OP_FDIV, 0, A, B},                   /* 0  q0 = a / b */
-    {OP_FMUL, 0, K_SPLIT, 0},             /* 1  split q0 */
-    {OP_FSUB, 0, 1, 0},                   /* 2 */
-    {OP_FSUB, 0, 1, 2},                   /* 3  qh */
-    {OP_FSUB, 0, 0, 3},                   /* 4  ql */
-    {OP_FMUL, 0, K_SPLIT, B},             /* 5  split b */
-    {OP_FSUB, 0, 5, B},                   /* 6 */
-    {OP_FSUB, 0, 5, 6},                   /* 7  bh */
-    {OP_FSUB, 0, B, 7},                   /* 8  bl */
-    {OP_FMUL, 0, 0, B},                   /* 9  p = q0 b, rounded */
-    {OP_FMUL, 0, 3, 7},                   /* 10 qh bh */
-    {OP_FSUB, 0, 10, 9},                  /* 11 */
-    {OP_FMUL, 0, 3, 8},                   /* 12 qh bl */
-    {OP_FADD, 0, 11, 12},                 /* 13 */
-    {OP_FMUL, 0, 4, 7},                   /* 14 ql bh */
-    {OP_FADD, 0, 13, 14},                 /* 15 */
-    {OP_FMUL, 0, 4, 8},                   /* 16 ql bl */
-    {OP_FADD, 0, 15, 16},                 /* 17 e: q0 b = p + e exactly */
-    {OP_FSUB, 0, A, 9},                   /* 18 a - p, exact (Sterbenz) */
-    {OP_FSUB, 0, 18, 17},                 /* 19 the residual a - q0 b */
-    {OP_FDIV, 0, 19, B},                  /* 20 the correction */
-    {OP_FADD, 0, 0, 20},                  /* 21 q1 (DIV_Q1) */
-    {FABS, 0, A, 0},                      /* 22 |a| */
-    {FABS, 0, B, 0},                      /* 23 |b| */
-    {FABS, 0, 0, 0},                      /* 24 |q0| */
-    {OP_FORD_GREATER_THAN, 1, 22, K_LO_A}, /* 25 */
-    {OP_FORD_LESS_THAN, 1, 22, K_HI},     /* 26 */
-    {OP_FORD_GREATER_THAN, 1, 23, K_LO},  /* 27 */
-    {OP_FORD_LESS_THAN, 1, 23, K_HI},     /* 28 */
-    {OP_FORD_GREATER_THAN, 1, 24, K_LO},  /* 29 */
-    {OP_FORD_LESS_THAN, 1, 24, K_HI},     /* 30 */
-    {OP_LOGICAL_AND, 1, 25, 26},          /* 31 */
-    {OP_LOGICAL_AND, 1, 27, 28},          /* 32 */
-    {OP_LOGICAL_AND, 1, 29, 30},          /* 33 */
-    {OP_LOGICAL_AND, 1, 31, 32},          /* 34 */
-    {OP_LOGICAL_AND, 1, 33, 34},          /* 35 ok */
+    {OP_FDIV, TY_F, A, B},                 /* 0  q0 = a / b, the device's */
+    {FREXP, TY_S, A, 0},                   /* 1  a = ma 2^ea */
+    {OP_COMPOSITE_EXTRACT, TY_F, 1, 0},    /* 2  ma in [0.5, 1) */
+    {OP_COMPOSITE_EXTRACT, TY_I, 1, 1},    /* 3  ea */
+    {FREXP, TY_S, B, 0},                   /* 4  b = mb 2^eb */
+    {OP_COMPOSITE_EXTRACT, TY_F, 4, 0},    /* 5  mb */
+    {OP_COMPOSITE_EXTRACT, TY_I, 4, 1},    /* 6  eb */
+    {OP_FDIV, TY_F, 2, 5},                 /* 7  r0 = ma / mb, in (0.5, 2) give or take */
+    {OP_FMUL, TY_F, K_SPLIT, 7},           /* 8  split r0 */
+    {OP_FSUB, TY_F, 8, 7},                 /* 9 */
+    {OP_FSUB, TY_F, 8, 9},                 /* 10 rh */
+    {OP_FSUB, TY_F, 7, 10},                /* 11 rl */
+    {OP_FMUL, TY_F, K_SPLIT, 5},           /* 12 split mb */
+    {OP_FSUB, TY_F, 12, 5},                /* 13 */
+    {OP_FSUB, TY_F, 12, 13},               /* 14 bh */
+    {OP_FSUB, TY_F, 5, 14},                /* 15 bl */
+    {OP_FMUL, TY_F, 7, 5},                 /* 16 p = r0 mb, rounded */
+    {OP_FMUL, TY_F, 10, 14},               /* 17 rh bh */
+    {OP_FSUB, TY_F, 17, 16},               /* 18 */
+    {OP_FMUL, TY_F, 10, 15},               /* 19 rh bl */
+    {OP_FADD, TY_F, 18, 19},               /* 20 */
+    {OP_FMUL, TY_F, 11, 14},               /* 21 rl bh */
+    {OP_FADD, TY_F, 20, 21},               /* 22 */
+    {OP_FMUL, TY_F, 11, 15},               /* 23 rl bl */
+    {OP_FADD, TY_F, 22, 23},               /* 24 e: r0 mb = p + e exactly */
+    {OP_FSUB, TY_F, 2, 16},                /* 25 ma - p, exact (Sterbenz) */
+    {OP_FSUB, TY_F, 25, 24},               /* 26 the residual ma - r0 mb */
+    {OP_FDIV, TY_F, 26, 5},                /* 27 the correction */
+    {OP_FADD, TY_F, 7, 27},                /* 28 r1, ma / mb rounded once */
+    {OP_ISUB, TY_I, 3, 6},                 /* 29 ea - eb */
+    {LDEXP, TY_F, 28, 29},                 /* 30 q1 = r1 2^(ea - eb) (DIV_Q1) */
+    {FABS, TY_F, A, 0},                    /* 31 |a| */
+    {FABS, TY_F, B, 0},                    /* 32 |b| */
+    {FABS, TY_F, 0, 0},                    /* 33 |q0| */
+    {OP_FORD_GREATER_THAN_EQUAL, TY_B, 31, K_MIN}, /* 34 */
+    {OP_FORD_LESS_THAN, TY_B, 31, K_INF},  /* 35 (false for NaN) */
+    {OP_FORD_GREATER_THAN_EQUAL, TY_B, 32, K_MIN}, /* 36 */
+    {OP_FORD_LESS_THAN, TY_B, 32, K_INF},  /* 37 */
+    {OP_FORD_GREATER_THAN_EQUAL, TY_B, 33, K_QMIN}, /* 38 */
+    {OP_LOGICAL_AND, TY_B, 34, 35},        /* 39 */
+    {OP_LOGICAL_AND, TY_B, 36, 37},        /* 40 */
+    {OP_LOGICAL_AND, TY_B, 39, 40},        /* 41 */
+    {OP_LOGICAL_AND, TY_B, 41, 38},        /* 42 ok */
 };
 #define DIV_IDS (sizeof kDivProg / sizeof kDivProg[0]) /* new ids a division takes */
-#define DIV_Q1 21                                             /* kDivProg's row of q1 */
+#define DIV_Q1 30                                             /* kDivProg's row of q1 */
 
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
                               int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
@@ -405,6 +428,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
      * the division's constants (kDivConst), then DIV_IDS per division */
     uint32_t next = bound;
     uint32_t glsl = sc.glsl, kid[MAX_VEC + 1][NCONST] = {{0}}, new_bool[MAX_VEC + 1] = {0};
+    uint32_t new_i32[MAX_VEC + 1] = {0}, frexp_ty[MAX_VEC + 1] = {0};
     uint32_t div_base = 0;
     if (sc.ndiv) {
         if (!glsl) glsl = next++;
@@ -412,6 +436,9 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
             if (c == 1 || !sc.f32[c]) continue;
             if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
             if (c && !sc.bool_[c]) sc.bool_[c] = new_bool[c] = next++;
+            if (!sc.i32[0]) sc.i32[0] = new_i32[0] = next++;
+            if (c && !sc.i32[c]) sc.i32[c] = new_i32[c] = next++;
+            frexp_ty[c] = next++; /* struct { float32 mantissa; int32 exponent } of width c */
             for (int k = 0; k < NCONST; k++) kid[c][k] = next++;
         }
         div_base = next;
@@ -445,9 +472,12 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     if (sc.ndiv) {
         COPY_TO(sc.funcs_at);
         if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
+        if (new_i32[0]) PUT(&o, INSTR(OP_TYPE_INT, 4), new_i32[0], 32, 1);
         for (int c = 0; c <= MAX_VEC; c++) {
             if (!kid[c][0]) continue;
             if (c && new_bool[c]) PUT(&o, INSTR(OP_TYPE_VECTOR, 4), new_bool[c], sc.bool_[0], (uint32_t)c);
+            if (c && new_i32[c]) PUT(&o, INSTR(OP_TYPE_VECTOR, 4), new_i32[c], sc.i32[0], (uint32_t)c);
+            PUT(&o, INSTR(OP_TYPE_STRUCT, 4), frexp_ty[c], sc.f32[c], sc.i32[c]);
             for (int k = 0; k < NCONST; k++) {
                 if (!c) {
                     PUT(&o, INSTR(OP_CONSTANT, 4), sc.f32[0], kid[0][k], kDivConst[k]);
@@ -478,9 +508,13 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
                            : ref[j] == A ? w[3]
                            : ref[j] == B ? w[4]
                                          : kid[c][-ref[j] - 3];
-                uint32_t ty = kDivProg[row].is_bool ? sc.bool_[c] : T, id = base + (uint32_t)row;
-                if (kDivProg[row].op == FABS) PUT(&o, INSTR(OP_EXT_INST, 6), ty, id, glsl, GLSL_FABS, v[0]);
-                else PUT(&o, INSTR(kDivProg[row].op, 5), ty, id, v[0], v[1]);
+                const uint32_t types[] = {[TY_F] = T, [TY_B] = sc.bool_[c], [TY_I] = sc.i32[c], [TY_S] = frexp_ty[c]};
+                uint32_t ty = types[kDivProg[row].type], id = base + (uint32_t)row, op = kDivProg[row].op;
+                if (op == FABS) PUT(&o, INSTR(OP_EXT_INST, 6), ty, id, glsl, GLSL_FABS, v[0]);
+                else if (op == FREXP) PUT(&o, INSTR(OP_EXT_INST, 6), ty, id, glsl, GLSL_FREXP_STRUCT, v[0]);
+                else if (op == LDEXP) PUT(&o, INSTR(OP_EXT_INST, 7), ty, id, glsl, GLSL_LDEXP, v[0], v[1]);
+                else if (op == OP_COMPOSITE_EXTRACT) PUT(&o, INSTR(op, 5), ty, id, v[0], (uint32_t)ref[1]);
+                else PUT(&o, INSTR(op, 5), ty, id, v[0], v[1]);
             }
             /* the original result: q1 where the correction holds, else q0 */
             PUT(&o, INSTR(OP_SELECT, 6), T, w[2], base + (uint32_t)(DIV_IDS - 1), base + DIV_Q1, base);

@@ -467,9 +467,13 @@ TEST(exact_division) {
             a[i] = sa[i], b[i] = sb[i];
             continue;
         }
-        /* values over many binades: mantissas and exponents at random */
-        uint32_t ua = (lcg(&seed) & 0x807FFFFFu) | ((100u + lcg(&seed) % 56u) << 23);
-        uint32_t ub = (lcg(&seed) & 0x807FFFFFu) | ((100u + lcg(&seed) % 56u) << 23);
+        /* values over every binade: mantissas and exponents at random, half
+         * of them near 1 (exponents 100 to 155), the rest from the smallest
+         * normal float to the largest (quotients that overflow, or fall
+         * below the normal range, included) */
+        uint32_t span = i & 1 ? 254u : 56u, low = i & 1 ? 1u : 100u;
+        uint32_t ua = (lcg(&seed) & 0x807FFFFFu) | ((low + lcg(&seed) % span) << 23);
+        uint32_t ub = (lcg(&seed) & 0x807FFFFFu) | ((low + lcg(&seed) % span) << 23);
         memcpy(&a[i], &ua, 4), memcpy(&b[i], &ub, 4);
     }
     uint64_t da = ctest_upload(dev, s, a, N * 4), db = ctest_upload(dev, s, b, N * 4),

@@ -202,8 +202,18 @@ def test_exact_math_is_reported():
         assert p.features.preserve_infnan & 2
     # float32 division matches CPU's, one rounding, over many binades
     g = torch.Generator().manual_seed(0)
-    a = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-50, 50, (100000,), generator=g).float())
-    b = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-50, 50, (100000,), generator=g).float())
+    # (quotients from about 2^-140 to 2^140: every normal binade, a few
+    # overflows and denormals)
+    a = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-64, 64, (100000,), generator=g).float())
+    b = torch.randn(100000, generator=g) * torch.exp2(torch.randint(-64, 64, (100000,), generator=g).float())
     q = (a.to("russet") / b.to("russet")).cpu()
+    want = a / b
+    tiny = want.abs() < torch.finfo(torch.float32).tiny
+    assert tiny.any() and want.isinf().any()  # the test reaches both ends
+    # a denormal quotient is the device's own division (the correction stops
+    # at 2^-125, spirv.c): flushed to zero where denormals are not kept, else
+    # within one denormal step
+    near = (q - want).abs() <= 2.0 ** -149 if p.features.preserve_denorm & 2 else q == 0
+    want = torch.where(tiny & near, q, want)
     if p.division != "approximate":
-        assert torch.equal(q.view(torch.int32), (a / b).view(torch.int32))
+        assert torch.equal(q.view(torch.int32), want.view(torch.int32))
