@@ -391,7 +391,8 @@ if [ "${GPU_CTESTS:-0}" = 1 ]; then
         gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
             -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test $t did not build"
     done
-    CTEST_PLAIN=1 timeout ${CTEST_LIMIT:-200} bash tests/c/run.sh build/tests/test_* > /tmp/ctests.log 2>&1
+    CTEST_PLAIN=1 RUSSET_PROFILE="${CTEST_PROFILES:-apple native}" timeout ${CTEST_LIMIT:-200} \
+        bash tests/c/run.sh build/tests/test_* > /tmp/ctests.log 2>&1
     echo "C tests: exit $?"
     # each run's "N passed, N failed" after its "== test (profile)" line, and any failed check
     grep -E "^== | passed, |failed|error|ERROR" /tmp/ctests.log | head -80

@@ -140,12 +140,12 @@ void main() {
 
 bool is_nz(uint64_t e) {
 #if RS_IS_FLT(IN_DT)
-    return RS_GET(IN_DT)(pc.src, int64_t(e)) != 0.0;  // NaN is nonzero
+    return rs_f_nonzero(RS_GET(IN_DT)(pc.src, int64_t(e)));  // NaN is nonzero
 #elif RS_IS_DBL(IN_DT)
     return rs_d_nonzero(RS_GET(IN_DT)(pc.src, int64_t(e)));
 #elif RS_IS_CF(IN_DT)
     vec2 c = RS_GET(IN_DT)(pc.src, int64_t(e));
-    return c.x != 0.0 || c.y != 0.0;
+    return rs_f_nonzero(c.x) || rs_f_nonzero(c.y);
 #elif RS_IS_CD(IN_DT)
     u64vec2 c = RS_GET(IN_DT)(pc.src, int64_t(e));
     return rs_d_nonzero(c.x) || rs_d_nonzero(c.y);

@@ -63,7 +63,7 @@ void T_FN(rs_set_b_)(uint64_t a, int64_t o, bool v) { T_FN(rs_set_i_)(a, o, v ? 
 
 void T_FN(rs_set_f_)(uint64_t a, int64_t o, float f) {
 #if T_DT == 11
-    T_FN(rs_set_i_)(a, o, f != 0.0 ? 1UL : 0UL);  // NaN is true
+    T_FN(rs_set_i_)(a, o, rs_f_nonzero(f) ? 1UL : 0UL);  // NaN is true
 #elif T_DT == 1 || T_DT == 2 || T_DT == 3 || T_DT == 27
     T_FN(rs_set_i_)(a, o, rs_i32_from_f(f));
 #elif T_DT == 29
@@ -85,7 +85,7 @@ void T_FN(rs_set_d_)(uint64_t a, int64_t o, uint64_t d) {
 }
 void T_FN(rs_set_cf_)(uint64_t a, int64_t o, vec2 c) {
 #if T_DT == 11
-    T_FN(rs_set_i_)(a, o, (c.x != 0.0 || c.y != 0.0) ? 1UL : 0UL);
+    T_FN(rs_set_i_)(a, o, (rs_f_nonzero(c.x) || rs_f_nonzero(c.y)) ? 1UL : 0UL);
 #else
     T_FN(rs_set_f_)(a, o, c.x);
 #endif

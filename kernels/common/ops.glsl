@@ -166,7 +166,7 @@ float rs_fmod(float x, float y) {
     uint sx = ux & 0x80000000u;
     if ((uy << 1) == 0u || isnan(y) || ex == 0xFF) return (x * y) / (x * y);
     if ((ux << 1) <= (uy << 1)) {
-        if ((ux << 1) == (uy << 1)) return 0.0 * x;
+        if ((ux << 1) == (uy << 1)) return uintBitsToFloat(sx);  // a signed zero (0.0 * x may fold to +0)
         return x;
     }
     if (ex == 0) {
@@ -188,14 +188,14 @@ float rs_fmod(float x, float y) {
     for (; ex > ey; ex--) {
         uint i = ux - uy;
         if ((i >> 31) == 0u) {
-            if (i == 0u) return 0.0 * x;
+            if (i == 0u) return uintBitsToFloat(sx);  // a signed zero (0.0 * x may fold to +0)
             ux = i;
         }
         ux <<= 1;
     }
     uint i = ux - uy;
     if ((i >> 31) == 0u) {
-        if (i == 0u) return 0.0 * x;
+        if (i == 0u) return uintBitsToFloat(sx);  // a signed zero (0.0 * x may fold to +0)
         ux = i;
     }
     for (; (ux >> 23) == 0u; ux <<= 1, ex--) {}
@@ -281,8 +281,8 @@ bool rs_ne(dvec2 a, dvec2 b) { return !(a.x == b.x && a.y == b.y); }
 bool rs_truth(bool a) { return a; }
 bool rs_truth(int64_t a) { return a != 0L; }
 bool rs_truth(uint64_t a) { return a != 0UL; }
-bool rs_truth(float a) { return a != 0.0; }  // NaN is true
-bool rs_truth(vec2 a) { return a.x != 0.0 || a.y != 0.0; }
+bool rs_truth(float a) { return (floatBitsToUint(a) << 1) != 0u; }  // NaN is true; on the bits: a flushed denormal is not 0
+bool rs_truth(vec2 a) { return rs_truth(a.x) || rs_truth(a.y); }
 #if RS_HAS_FP64
 bool rs_truth(double a) { return a != 0.0LF; }
 bool rs_truth(dvec2 a) { return a.x != 0.0LF || a.y != 0.0LF; }

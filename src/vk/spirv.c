@@ -186,9 +186,11 @@ done:
  *   correction runs on the operands' mantissas (frexp: both in [0.5, 1),
  *   their quotient in (0.5, 2)) and ldexp puts the exponent back, which is
  *   exact for a normal or overflowing quotient. It is kept where a and b are
- *   finite normal floats and |q0| >= 2^-125; elsewhere (infinities, NaN,
- *   zeros, denormals, quotients near or below the denormal range) q0 is the
- *   result. */
+ *   finite normal floats and the result is not a denormal; elsewhere
+ *   (infinities, NaN, zeros, denormals) q0 is the result. The guard must
+ *   not read q0: NVIDIA's q0 is a reciprocal times a, and the reciprocal of
+ *   a b above 2^126 is a denormal it flushes, so q0 is 0 where the quotient
+ *   is a normal float. */
 enum {
     OP_EXT_INST_IMPORT = 11,
     OP_EXT_INST = 12,
@@ -218,7 +220,7 @@ enum {
     GLSL_FREXP_STRUCT = 52,
     GLSL_LDEXP = 53,
     MAX_VEC = 4, /* float32 types: [0] the scalar, [2..4] vectors */
-    NCONST = 4,  /* the division's constants (kDivConst) */
+    NCONST = 3,  /* the division's constants (kDivConst) */
 };
 
 static uint32_t width_bit(uint32_t bits) {
@@ -341,13 +343,12 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
  * earlier results (>= 0, by row), or A, B, the constants; for a
  * composite extract, y is the member index. The last row is the guard; a
  * select of q1 or q0 into the original result id follows. */
-enum { A = -1, B = -2, K_SPLIT = -3, K_MIN = -4, K_QMIN = -5, K_INF = -6 };
+enum { A = -1, B = -2, K_SPLIT = -3, K_MIN = -4, K_INF = -5 };
 enum { FABS = 1000, FREXP, LDEXP };             /* GLSL.std.450 instructions */
 enum { TY_F, TY_B, TY_I, TY_S };                /* float32 (the division's), bool, int32, frexp's struct */
 static const uint32_t kDivConst[NCONST] = {
     0x45800800u, /* 4097 = 2^12 + 1: Veltkamp's split */
     0x00800000u, /* 2^-126, the smallest normal float */
-    0x01000000u, /* 2^-125 */
     0x7f800000u, /* infinity */
 };
 static const struct {
@@ -387,12 +388,12 @@ static const struct {
     {LDEXP, TY_F, 28, 29},                 /* 30 q1 = r1 2^(ea - eb) (DIV_Q1) */
     {FABS, TY_F, A, 0},                    /* 31 |a| */
     {FABS, TY_F, B, 0},                    /* 32 |b| */
-    {FABS, TY_F, 0, 0},                    /* 33 |q0| */
+    {FABS, TY_F, 30, 0},                   /* 33 |q1| */
     {OP_FORD_GREATER_THAN_EQUAL, TY_B, 31, K_MIN}, /* 34 */
     {OP_FORD_LESS_THAN, TY_B, 31, K_INF},  /* 35 (false for NaN) */
     {OP_FORD_GREATER_THAN_EQUAL, TY_B, 32, K_MIN}, /* 36 */
     {OP_FORD_LESS_THAN, TY_B, 32, K_INF},  /* 37 */
-    {OP_FORD_GREATER_THAN_EQUAL, TY_B, 33, K_QMIN}, /* 38 */
+    {OP_FORD_GREATER_THAN_EQUAL, TY_B, 33, K_MIN}, /* 38 a normal quotient */
     {OP_LOGICAL_AND, TY_B, 34, 35},        /* 39 */
     {OP_LOGICAL_AND, TY_B, 36, 37},        /* 40 */
     {OP_LOGICAL_AND, TY_B, 39, 40},        /* 41 */

@@ -227,9 +227,16 @@ TEST(sync_times_out_with_a_clear_error) {
     /* the kernel compiles before the limit applies */
     CHECK_OK(rs_pointwise_run(s, &p));
     CHECK_OK(rs_stream_synchronize(s));
-    for (int i = 0; i < 3; i++) CHECK_OK(rs_pointwise_run(s, &p));
-    setenv("RUSSET_SYNC_TIMEOUT", "0.000001", 1);
-    rs_status st = rs_stream_synchronize(s);
+    /* more work each round until the sync outlasts the limit: a fast GPU
+     * (the H200) finishes three of these before the host reaches the wait */
+    rs_status st = RS_OK;
+    for (int runs = 3; runs <= 3 << 8 && st == RS_OK; runs *= 4) {
+        for (int i = 0; i < runs; i++) CHECK_OK(rs_pointwise_run(s, &p));
+        setenv("RUSSET_SYNC_TIMEOUT", "0.000001", 1);
+        st = rs_stream_synchronize(s);
+        setenv("RUSSET_SYNC_TIMEOUT", "0", 1);
+        if (st == RS_OK) CHECK_OK(rs_stream_synchronize(s));
+    }
     CHECK(st == RS_ERR_VULKAN);
     CHECK(strstr(rs_last_error(), "did not finish") != NULL);
     CHECK(strstr(rs_last_error(), "RUSSET_SYNC_TIMEOUT") != NULL);

@@ -211,7 +211,7 @@ def test_exact_math_is_reported():
     tiny = want.abs() < torch.finfo(torch.float32).tiny
     assert tiny.any() and want.isinf().any()  # the test reaches both ends
     # a denormal quotient is the device's own division (the correction stops
-    # at 2^-125, spirv.c): flushed to zero where denormals are not kept, else
+    # at the normal range, spirv.c): flushed to zero where denormals are not kept, else
     # within one denormal step
     near = (q - want).abs() <= 2.0 ** -149 if p.features.preserve_denorm & 2 else q == 0
     want = torch.where(tiny & near, q, want)

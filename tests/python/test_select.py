@@ -285,3 +285,20 @@ def test_isin_values_and_forms():
     out = torch.empty(0, dtype=torch.bool, device=D)
     torch.isin(ei.to(D), ei.to(D)[:3], out=out)
     assert torch.equal(out.cpu(), torch.isin(ei, ei[:3]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.complex64])
+def test_denormals_are_nonzero(dtype):
+    # a denormal is true and nonzero, as on CPU, on a device that flushes
+    # denormals in its float comparisons (NVIDIA float32 without
+    # DenormPreserve: the H200 made bfloat16 0x8001 false)
+    tiny = {torch.float16: 6e-8, torch.bfloat16: 1e-40, torch.float32: 1e-40, torch.complex64: 1e-40}[dtype]
+    x = torch.tensor([tiny, -tiny, 0.0, -0.0, float("nan"), 1.0, -tiny]).to(dtype)
+    if dtype == torch.complex64:
+        x = x * 1j  # the imaginary part decides
+    assert x[0] != 0  # the test's value is a denormal of the dtype, not a zero
+    d = x.to(D)
+    assert torch.equal(d.bool().cpu(), x.bool())
+    assert torch.equal(native(lambda: torch.logical_not(d)).cpu(), torch.logical_not(x))
+    assert torch.equal(native(lambda: torch.nonzero(d)).cpu(), torch.nonzero(x))
+    assert torch.equal(native(lambda: torch.count_nonzero(d)).cpu(), torch.count_nonzero(x))
