@@ -339,6 +339,7 @@ case "${1:-all}" in
     # the tests that failed on the last GPU run (tests/gpu/h200_failures_*.txt),
     # with their messages: `bash bench/gpu.sh failures [apple|native]`
     failures)
+        set +e
         [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
         prof=${2:-apple}
         # the device's float controls under this profile (rs_features.preserve_*)

@@ -46,7 +46,7 @@ void main() {
     const float bc1 = -rs_op_expm1(step * pc.lb1);
     const float bc2 = -rs_op_expm1(step * pc.lb2);
     const float neg_step = -(pc.lr / bc1);
-    const float bc2_sqrt = sqrt(bc2);
+    const float bc2_sqrt = rs_sqrt_cr(bc2);
 #if SCALE
     const float scale = scalar_at(pc.scale);
 #endif

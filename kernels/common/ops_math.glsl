@@ -335,6 +335,39 @@ float rs_op_atanh(float x) {
 
 // ---------------------------------------------------------------- misc real
 float rs_op_sigmoid(float x) { return 1.0 / (1.0 + rs_op_exp(-x)); }
+// sqrt rounded once, as CPU's: Vulkan lets sqrt be off by about 3 ulp
+// (NVIDIA's is an inverse square root times x; a fused Adagrad float16 step
+// came out an ulp off on the H200). One Newton step from the device's s with the exact
+// residual x - s s (Dekker's product, adds and multiplies only; NoContraction
+// keeps them apart) rounds correctly: a square root is never a midpoint.
+// x is scaled by an even power of two into [2^-63, 2^64], where every
+// partial product is a normal float.
+// one Newton step from s, an ulp or two from sqrt(x), x in [2^-63, 2^64]
+float rs_sqrt_step(float x, float s) {
+    precise float c = 4097.0 * s;
+    precise float sh = c - (c - s);
+    precise float sl = s - sh;
+    precise float p = s * s;
+    precise float e = (((sh * sh - p) + sh * sl) + sl * sh) + sl * sl;  // s s = p + e exactly
+    precise float r = (x - p) - e;
+    precise float s1 = s + r / (s + s);
+    return s1;
+}
+float rs_sqrt_cr(float x) {
+    if (!(x > 0.0) || isinf(x)) return sqrt(x);  // zeros, negatives, NaN, infinity
+    float scale = 1.0;
+    if (x < uintBitsToFloat(0x20000000u)) {         // 2^-63
+        x *= uintBitsToFloat(0x71800000u);          // 2^100
+        scale = uintBitsToFloat(0x26800000u);       // 2^-50
+    } else if (x > uintBitsToFloat(0x5f800000u)) {  // 2^64
+        x *= uintBitsToFloat(0x1f800000u);          // 2^-64
+        scale = uintBitsToFloat(0x4f800000u);       // 2^32
+    }
+    return rs_sqrt_step(x, sqrt(x)) * scale;
+}
+// (torch.sqrt itself keeps the device's: CPU's is MKL's vsSqrt, which is not
+// correctly rounded either; the fused optimizers, whose CPU kernels use
+// std::sqrt, take rs_sqrt_cr)
 float rs_op_sqrt(float x) { return sqrt(x); }
 float rs_op_rsqrt(float x) { return 1.0 / sqrt(x); }
 // CPU: x == 0 ? 1 : sin(pi x) / (pi x), the product rounded to float

@@ -504,7 +504,7 @@ float rs_mx_adam_v(float v, float g, float beta2, float c2) {
 }
 // param * decay + (-step_size) * exp_avg / (sqrt(v) / bc2_sqrt + eps)
 float rs_mx_adam_param(float p, float m, float v, float decay, float neg_step, float bc2_sqrt, float eps) {
-    precise float denom = sqrt(v) / bc2_sqrt;
+    precise float denom = rs_sqrt_cr(v) / bc2_sqrt;
     denom = denom + eps;
     precise float pp = p * decay;
     precise float u = neg_step * m;
@@ -520,7 +520,7 @@ float rs_mx_adagrad_sum(float s, float g) {
 }
 // param - clr * g / (sqrt(state_sum) + eps)
 float rs_mx_adagrad_param(float p, float g, float sum, float clr, float eps) {
-    precise float std_dev = sqrt(sum) + eps;
+    precise float std_dev = rs_sqrt_cr(sum) + eps;
     precise float u = clr * g;
     u = u / std_dev;
     return p - u;

@@ -204,6 +204,81 @@ TEST(fp64_needs_the_feature_and_bad_expressions_fail) {
     rs_free(dev, d);
 }
 
+/* rs_sqrt_step (ops_math.glsl, the fused optimizers' sqrt on devices whose
+ * sqrt is not rounded once): from a start an ulp or two away, in any
+ * direction, it gives C's correctly rounded sqrtf, over the binades it
+ * serves; and rs_sqrt_cr over every binade and the special values */
+TEST(sqrt_rounded_once) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { N = 1 << 14 };
+    float *x = malloc(N * 4), *s0 = malloc(N * 4), *out = malloc(N * 4);
+    CHECK(x && s0 && out);
+    if (!x || !s0 || !out) return;
+    uint32_t seed = 99;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t e = 64u + (seed >> 8) % 128u; /* 2^-63 .. 2^64 */
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t bits = (e << 23) | (seed >> 9);
+        memcpy(&x[i], &bits, 4);
+        float r = sqrtf(x[i]);
+        int off = (int)(i % 5) - 2; /* -2 .. 2 ulp */
+        for (; off > 0; off--) r = nextafterf(r, INFINITY);
+        for (; off < 0; off++) r = nextafterf(r, 0.0f);
+        s0[i] = r;
+    }
+    uint64_t dx, ds, dout;
+    CHECK_OK(rs_alloc(dev, N * 4, s, &dx));
+    CHECK_OK(rs_alloc(dev, N * 4, s, &ds));
+    CHECK_OK(rs_alloc(dev, N * 4, s, &dout));
+    CHECK_OK(rs_memcpy_htod(s, dx, x, N * 4));
+    CHECK_OK(rs_memcpy_htod(s, ds, s0, N * 4));
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "sqrt_step";
+    p.expr = "rs_sqrt_step(a, b)";
+    p.common = p.compute = p.result = RS_FLOAT32;
+    p.ninputs = 2;
+    p.out = vec(dout, RS_FLOAT32, N);
+    p.in[0] = vec(dx, RS_FLOAT32, N);
+    p.in[1] = vec(ds, RS_FLOAT32, N);
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, N * 4));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        volatile float want = sqrtf(x[i]);
+        if (memcmp(&out[i], (const void *)&want, 4) != 0 && bad++ < 5)
+            fprintf(stderr, "  rs_sqrt_step(%a, %a) = %a, want %a\n", x[i], s0[i], out[i], want);
+    }
+    CHECK(bad == 0);
+    /* rs_sqrt_cr: every binade, denormals (read as 0 where flushed), zeros,
+     * negatives, infinity, NaN */
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t bits = (seed >> 8) % 255u << 23 | (seed & 0x7FFFFFu);
+        memcpy(&x[i], &bits, 4);
+    }
+    const float special[] = {0.0f, -0.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-45f, 3.4e38f, 0x1p-63f, 0x1p64f};
+    memcpy(x, special, sizeof special);
+    CHECK_OK(rs_memcpy_htod(s, dx, x, N * 4));
+    p.name = "sqrt_cr";
+    p.expr = "rs_sqrt_cr(a)";
+    p.ninputs = 1;
+    CHECK_OK(rs_pointwise_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, out, dout, N * 4));
+    int keep = (rs_device_features(dev)->preserve_denorm & RS_WIDTH_32) != 0;
+    for (int i = 0; i < N; i++) {
+        volatile float want = sqrtf(x[i]);
+        int ok = memcmp(&out[i], (const void *)&want, 4) == 0 || (isnan(out[i]) && isnan(want)) ||
+                 (!keep && fpclassify(x[i]) == FP_SUBNORMAL && out[i] == 0.0f);
+        if (!ok && bad++ < 5) fprintf(stderr, "  rs_sqrt_cr(%a) = %a, want %a\n", x[i], out[i], want);
+    }
+    CHECK(bad == 0);
+    free(x), free(s0), free(out);
+    rs_free(dev, dx), rs_free(dev, ds), rs_free(dev, dout);
+}
+
 /* A sync that outlasts RUSSET_SYNC_TIMEOUT fails with a clear error rather
  * than waiting forever; the work itself is left alone and a later sync with
  * no limit (0) sees it finish. (A long kernel, not an endless one: the
@@ -253,6 +328,7 @@ int main(void) {
     RUN(compare_to_bool_and_fp16_output_rounds);
     RUN(integer_division_by_zero_raises_at_sync);
     RUN(fp64_needs_the_feature_and_bad_expressions_fail);
+    RUN(sqrt_rounded_once);
     RUN(sync_times_out_with_a_clear_error);
     CTEST_END();
 }

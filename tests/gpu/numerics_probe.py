@@ -58,4 +58,18 @@ for name in ("fmod", "remainder"):
                     a = s.input[tuple(i)].item()
                     b = torch.broadcast_to(other, want.shape)[tuple(i)].item() if isinstance(other, torch.Tensor) else other
                     print(f"   {a!r} , {b!r}: cpu {want[tuple(i)].item()!r} russet {got[tuple(i)].item()!r}")
+# ---- complex pow of special values (test_complex_pow_special_values): the
+# elements that differ, with their inputs
+inf, nan = float("inf"), float("nan")
+v = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.5, -0.5, inf, -inf, nan, 1e-20, 30.0])
+z = torch.complex(v[:, None].expand(-1, 11), v[None, :].expand(11, -1)).reshape(-1)
+y = torch.cat([z[::3], torch.tensor([2.0 + 0j, 0.5 + 0j, -1.0 + 0j, 3.0 + 0j])])[None, :].expand(121, -1)
+x = z[:, None].expand(-1, y.shape[1])
+want = torch.pow(x, y)
+got = torch.pow(x.to(D), y.to(D)).cpu()
+fin = want.real.isfinite() & want.imag.isfinite()
+bad = fin & ~torch.isclose(got, want, rtol=1.3e-5, atol=1e-4)
+print(f"complex pow: {int(bad.sum())} differing of {int(fin.sum())} finite")
+for i in bad.nonzero()[:12].tolist():
+    print(f"   x {x[tuple(i)].item()} y {y[tuple(i)].item()}: cpu {want[tuple(i)].item()} russet {got[tuple(i)].item()}")
 print("numerics_probe done")

@@ -85,6 +85,20 @@ def _downcast(x, dtype):
     return x
 
 
+def flushes_denormals():
+    """True where float32 denormals may read as zero: the device offers no
+    DenormPreserve for float32 (the apple profile never asks for it; NVIDIA
+    then flushes). Exact tests with denormal values expect the flushed
+    answer there (docs/architecture.md, "Exact math")."""
+    return not torch.russet.get_device_properties().features.preserve_denorm & 2
+
+
+def flushed(x):
+    """x with its float32 denormals made zeros, signs kept (what such a device
+    reads)"""
+    return torch.where(x.abs() < torch.finfo(x.dtype).tiny, x * 0, x)
+
+
 def host_free(fn):
     """Runs fn() and asserts that nothing ran through host execution."""
     torch.russet.reset_host_op_counts()
@@ -149,8 +163,18 @@ def _reduced_as_float32(fn, got, args_cpu, s, name, dtype, tol):
     dtype, exactly as strict as the direct comparison."""
     up = _upcast(args_cpu, dtype)
     ref = fn(*up, **_upcast(s.kwargs, dtype))
-    assert_close(_to(got, "cpu"), _downcast(ref, dtype), equal_nan=True,
-                 msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
+    try:
+        assert_close(_to(got, "cpu"), _downcast(ref, dtype), equal_nan=True,
+                     msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
+    except AssertionError:
+        # CPU's float32 is not always right either: fmod(-8.4375, 2^-126) is
+        # an exact -0, and the vectorized float32 fmod of the H200's host
+        # (AVX-512) gives NaN. The float64 result rounded to the dtype, the
+        # best answer there is, is accepted at the same tolerance.
+        table = {dtype: torch.float64}
+        ref64 = fn(*_upcast(args_cpu, dtype, table), **_upcast(s.kwargs, dtype, table))
+        down = ref64.to(dtype) if isinstance(ref64, torch.Tensor) else ref64
+        assert_close(_to(got, "cpu"), down, equal_nan=True, msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
 
 
 def check_opinfo(name, variant="", dtypes=None, max_samples=12, native=True, inplace=False, host_dtypes=()):

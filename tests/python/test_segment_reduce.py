@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from opinfo_check import HOST_DTYPES, check_opinfo, host_free, moved
+from opinfo_check import HOST_DTYPES, check_opinfo, flushed, flushes_denormals, host_free, moved
 
 D = "russet"
 REDUCTIONS = ["sum", "mean", "max", "min", "prod", "amax", "amin"]
@@ -180,4 +180,6 @@ def test_long_segments():
     x = torch.rand(45000, 2, generator=g) + 0.5
     for reduce in ("sum", "mean", "max", "prod"):
         exp, got = both(x, reduce, lengths=torch.tensor([40000, 5000]))
+        if reduce == "prod" and flushes_denormals() and not torch.equal(exp, got.cpu()):
+            exp = flushed(exp)  # the products end as denormals: 0 where they are flushed
         exact(exp, got)
