@@ -197,17 +197,17 @@ S rd_comb(S a, S b) {
 struct S { uint v; };
 #if ROP == OP_ALL
 S rd_init() { return S(1u); }
-S rd_acc(S s, A x, int64_t r) { return S(s.v & (x != A(0) ? 1u : 0u)); }
+S rd_acc(S s, A x, int64_t r) { return S(s.v & (rs_truth(x) ? 1u : 0u)); }
 S rd_comb(S a, S b) { return S(a.v & b.v); }
 #else
 S rd_init() { return S(0u); }
-S rd_acc(S s, A x, int64_t r) { return S(s.v | (x != A(0) ? 1u : 0u)); }
+S rd_acc(S s, A x, int64_t r) { return S(s.v | (rs_truth(x) ? 1u : 0u)); }
 S rd_comb(S a, S b) { return S(a.v | b.v); }
 #endif
 #elif ROP == OP_COUNT
 struct S { int64_t v; };
 S rd_init() { return S(0L); }
-S rd_acc(S s, A x, int64_t r) { return S(s.v + (x != A(0) ? 1L : 0L)); }
+S rd_acc(S s, A x, int64_t r) { return S(s.v + (rs_truth(x) ? 1L : 0L)); }
 S rd_comb(S a, S b) { return S(a.v + b.v); }
 #elif ROP == OP_NORM
 struct S { RL v; };
@@ -218,7 +218,7 @@ S rd_init() { return S(RL(0)); }
 #endif
 S rd_acc(S s, A x, int64_t r) {
 #if NORM_KIND == 0
-    return S(s.v + (x != A(0) ? RL(1) : RL(0)));
+    return S(s.v + (rs_truth(x) ? RL(1) : RL(0)));
 #elif NORM_KIND == 1
     return S(s.v + rd_absv(x));
 #elif NORM_KIND == 2

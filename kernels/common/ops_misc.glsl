@@ -204,7 +204,15 @@ vec2 rs_mx_cmul_g(vec2 z, vec2 w) {
 vec2 rs_mx_pow(vec2 x, vec2 y) {
     float m = max(abs(x.x), abs(x.y)), n = min(abs(x.x), abs(x.y));
     bool plain = !(m > 0.0) || isinf(m) || isnan(n) || isinf(y.x) || isinf(y.y) || isnan(y.x) || isnan(y.y);
-    if (plain) return rs_op_exp(rs_mx_cmul_g(y, rs_op_log(x)));
+    if (plain) {
+        vec2 lg = rs_op_log(x);
+        // log|x| of 1 + tiny is a denormal (glibc: log1p(m^2 + n^2 - 1) / 2)
+        // that a device without denormals makes 0, and an infinite y.x
+        // times 0 is NaN where CPU has 0 or infinity: keep its sign
+        if (lg.x == 0.0 && isinf(y.x) && m > 0.0 && !isinf(m) && !(m == 1.0 && n == 0.0))
+            lg.x = m >= 1.0 ? uintBitsToFloat(0x00800000u) : -uintBitsToFloat(0x00800000u);
+        return rs_op_exp(rs_mx_cmul_g(y, lg));
+    }
     // log|x| = log(m) + log1p((n/m)^2) / 2, log(m) as lh + ll
     float lh, ll;
     rs_mx_log_df(m, lh, ll);

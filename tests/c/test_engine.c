@@ -247,6 +247,15 @@ TEST(copy_every_dtype_pair) {
             for (int i = 0; i < NV; ++i)
                 rs_convert_host(ref + i * es, ddt, in + i * rs_dtype_size(sdt), sdt);
             for (int i = 0; i < NV; ++i) {
+                /* a NaN is any NaN: a device may quiet a signaling one (the
+                 * H200 made float8_e4m3fnuz's NaN, c10's 0x7f800001, into
+                 * 0x7fc00001); complex types are compared by their bits */
+                double gv = 0, wv = 0;
+                if ((ddt < RS_COMPLEX32 || ddt > RS_COMPLEX128) && memcmp(out + i * es, ref + i * es, es) != 0) {
+                    rs_convert_host(&gv, RS_FLOAT64, out + i * es, ddt);
+                    rs_convert_host(&wv, RS_FLOAT64, ref + i * es, ddt);
+                    if (isnan(gv) && isnan(wv)) continue;
+                }
                 if (memcmp(out + i * es, ref + i * es, es) != 0) {
                     uint64_t got = 0, want = 0, x = 0;
                     memcpy(&got, out + i * es, es < 8 ? es : 8);
