@@ -45,7 +45,6 @@ layout(push_constant) uniform Push {
 #define GP_OUT_ST 15
 #define GP_GRID_ST 20  // grid strides (n, zo, yo, xo, coordinate)
 #define GP_GG_ST 25    // grad_grid strides
-#define GP_ONE 30      // 1
 
 int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 
@@ -148,11 +147,11 @@ ACC source_index(ACC g, int64_t size, out ACC mult) {
 #if DIMS == 2
     ACC x = (g + ACC(1)) * mult - ACC(0.5);
 #else
-    // the 1 subtracted comes from memory: with a literal 1 the H200 fused
-    // (g + 1) * size - 1 into one multiply-add, NoContraction notwithstanding
-    // (g = 1e10 gave 14999999488 for CPU's 15000000512: the other fold of
-    // the reflection; tests/c/test_runtime.c, no_contraction)
-    ACC x = ((g + ACC(1)) * ACC(size) - ACC(ip(GP_ONE))) / ACC(2);
+    // (the H200 contracts (g + 1) * size - 1 into one multiply-add,
+    // NoContraction notwithstanding: g = 1e10 gives 14999999488 for CPU's
+    // 15000000512, and the reflection the other fold; tests/c/test_runtime.c
+    // no_contraction, docs/gpu-testing.md)
+    ACC x = ((g + ACC(1)) * ACC(size) - ACC(1)) / ACC(2);
 #endif
 #endif
 #if PADDING == 1

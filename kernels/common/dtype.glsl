@@ -398,8 +398,5 @@ uint64_t rs_u64_from_f(float f) {
 }
 
 bool rs_d_nonzero(uint64_t d) { return (d << 1) != 0UL; }
-// x != 0 on the bits: a device that flushes float32 denormals (NVIDIA
-// without DenormPreserve) compares a denormal equal to 0, and CPU does not
-bool rs_f_nonzero(float f) { return (floatBitsToUint(f) << 1) != 0u; }
 
 #endif  // RS_DTYPE_GLSL

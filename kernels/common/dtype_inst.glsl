@@ -9,6 +9,14 @@
 
 #define T_FN(n) RS_CAT(n, T_DT)
 
+#ifndef RS_F_NONZERO
+#define RS_F_NONZERO
+// x != 0 on the bits: a device that flushes float32 denormals (NVIDIA
+// without DenormPreserve) compares a denormal equal to 0, and CPU does not.
+// (Here, not in dtype.glsl: the precompiled SPIR-V is built from that one.)
+bool rs_f_nonzero(float f) { return (floatBitsToUint(f) << 1) != 0u; }
+#endif
+
 // ---------------------------------------------------------------- bool and integers
 #if RS_IS_BOOL(T_DT) || RS_IS_INT(T_DT)
 

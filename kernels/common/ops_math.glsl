@@ -441,8 +441,9 @@ bool rs_op_signbit(bool x) { return false; }
 bool rs_op_not(bool x) { return !x; }
 bool rs_op_not(int64_t x) { return x == 0L; }
 bool rs_op_not(uint64_t x) { return x == 0UL; }
-bool rs_op_not(float x) { return x == 0.0; }
-bool rs_op_not(vec2 z) { return z.x == 0.0 && z.y == 0.0; }
+// on the bits: a device that flushes denormals compares one equal to 0
+bool rs_op_not(float x) { return (floatBitsToUint(x) << 1) == 0u; }
+bool rs_op_not(vec2 z) { return rs_op_not(z.x) && rs_op_not(z.y); }
 
 // ---------------------------------------------------------------- complex
 vec2 rs_op_conj(vec2 z) { return vec2(z.x, -z.y); }

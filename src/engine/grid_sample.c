@@ -16,7 +16,7 @@
 #include "engine/engine.h"
 #include "russet/grid_sample.h"
 
-enum { GP_IN = 0, GP_IN_ST = 5, GP_OUT = 10, GP_OUT_ST = 15, GP_GRID_ST = 20, GP_GG_ST = 25, GP_ONE = 30, GP_SLOTS = 31 };
+enum { GP_IN = 0, GP_IN_ST = 5, GP_OUT = 10, GP_OUT_ST = 15, GP_GRID_ST = 20, GP_GG_ST = 25, GP_SLOTS = 30 };
 
 /* a grid (N, [Do,] Ho, Wo, dims) as 5 strides (n, zo, yo, xo, coordinate),
  * after checking its shape against the output's (N, C, Do, Ho, Wo) */
@@ -98,7 +98,6 @@ rs_status rs_grid_sample_run(rs_stream *s, const rs_grid_sample *p) {
         gp[GP_IN + k] = in[k], gp[GP_IN_ST + k] = in_st[k], gp[GP_OUT + k] = out[k], gp[GP_OUT_ST + k] = out_st[k];
         gp[GP_GRID_ST + k] = g_st[k], gp[GP_GG_ST + k] = gg_st[k];
     }
-    gp[GP_ONE] = 1; /* a 1 the compiler cannot see (grid_sample.comp, source_index) */
     struct {
         uint64_t input, grid, out, grad_grid, keys, src, params, items;
     } pc = {p->input.address, p->grid.address, p->output.address, want_gg ? p->grad_grid.address : 0, 0, 0, addr,

@@ -382,12 +382,12 @@ static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
 /* NoContraction holds: a * b - c with c the rounded product is 0, never
  * the product's rounding error (what a fused multiply-add gives), and
- * grid_sample's 3-d unnormalization ((g + 1) * size - one) / 2 with the
- * size and the one read from memory, as in kernels/grid_sample.comp.
- * The H200 fused ((g + 1) * size - 1) / 2, with the literal 1, into one
- * multiply-add in spite of NoContraction on both (g = 1e10 came out
- * 14999999488, not 15000000512); that form is computed too, and its
- * differences are printed as a note, not counted. */
+ * grid_sample's 3-d unnormalization ((g + 1) * size - 1) / 2 with the size
+ * read from memory, as in kernels/grid_sample.comp. On the H200 both come
+ * out contracted in spite of NoContraction on every multiply and add
+ * (seventeenth session: g = 1e10 gave 14999999488, not 15000000512; with
+ * the 1 read from memory too): the test fails there, the known gap of
+ * docs/gpu-testing.md. */
 static const char *kContract =
     "#version 450\n"
     "#extension GL_EXT_buffer_reference : require\n"
@@ -401,10 +401,9 @@ static const char *kContract =
     "  uint i = gl_GlobalInvocationID.x;\n"
     "  if (i >= pc.n) return;\n"
     "  float a = F32(pc.a).v[i], b = F32(pc.b).v[i], c = F32(pc.c).v[i];\n"
-    "  float size = float(I64(pc.ints).v[0]), one = float(I64(pc.ints).v[1]);\n"
-    "  F32(pc.out_).v[3 * i] = a * b - c;\n"
-    "  F32(pc.out_).v[3 * i + 1] = ((a + float(1)) * size - one) / float(2);\n"
-    "  F32(pc.out_).v[3 * i + 2] = ((a + float(1)) * size - float(1)) / float(2);\n"
+    "  float size = float(I64(pc.ints).v[0]);\n"
+    "  F32(pc.out_).v[2 * i] = a * b - c;\n"
+    "  F32(pc.out_).v[2 * i + 1] = ((a + float(1)) * size - float(1)) / float(2);\n"
     "}\n";
 
 struct contract_push {
@@ -419,7 +418,7 @@ TEST(no_contraction) {
     rs_kernel *k;
     CHECK_OK(rs_kernel_from_source(dev, "test_contract", kContract, NULL, &k));
     enum { N = 256 };
-    float a[N], b[N], c[N], want[3 * N], got[3 * N];
+    float a[N], b[N], c[N], want[2 * N], got[2 * N];
     uint32_t seed = 777;
     for (int i = 0; i < N; i++) {
         a[i] = 1.0f + (float)(lcg(&seed) >> 8) / 16777216.0f;
@@ -430,11 +429,11 @@ TEST(no_contraction) {
     a[0] = 1e10f, a[1] = -1e10f, a[2] = 1e30f, a[3] = 3e7f; /* grid values of test_grid_sample */
     for (int i = 0; i < N; i++) {
         volatile float p = a[i] * b[i], t = (a[i] + 1.0f) * 3.0f;
-        want[3 * i] = p - c[i];
+        want[2 * i] = p - c[i];
         volatile float u = t - 1.0f;
-        want[3 * i + 1] = want[3 * i + 2] = u / 2.0f;
+        want[2 * i + 1] = u / 2.0f;
     }
-    const int64_t ints[2] = {3, 1};
+    const int64_t ints[1] = {3};
     uint64_t da = ctest_upload(dev, s, a, sizeof a), db = ctest_upload(dev, s, b, sizeof b),
              dc = ctest_upload(dev, s, c, sizeof c), dout = ctest_upload(dev, s, want, sizeof want),
              di = ctest_upload(dev, s, ints, sizeof ints);
@@ -445,17 +444,10 @@ TEST(no_contraction) {
                         {di, sizeof ints, 0}};
     CHECK_OK(rs_dispatch(s, k, groups, &p, sizeof p, acc, 5));
     CHECK_OK(rs_memcpy_dtoh(s, got, dout, sizeof got));
-    int bad = 0, literal = 0;
-    for (int i = 0; i < 3 * N; i++) {
-        if (memcmp(&got[i], &want[i], 4) == 0) continue;
-        if (i % 3 == 2) {
-            if (literal++ < 3)
-                fprintf(stderr, "  note: ((g + 1) * size - 1) / 2 contracted for g %a: %a, unfused %a\n", a[i / 3],
-                        got[i], want[i]);
-        } else if (bad++ < 5) {
-            fprintf(stderr, "  element %d (a %a, b %a): %a, want %a\n", i, a[i / 3], b[i / 3], got[i], want[i]);
-        }
-    }
+    int bad = 0;
+    for (int i = 0; i < 2 * N; i++)
+        if (memcmp(&got[i], &want[i], 4) != 0 && bad++ < 5)
+            fprintf(stderr, "  element %d (a %a, b %a): %a, want %a\n", i, a[i / 2], b[i / 2], got[i], want[i]);
     CHECK(bad == 0);
     rs_free(dev, da), rs_free(dev, db), rs_free(dev, dc), rs_free(dev, dout), rs_free(dev, di);
 }

@@ -12,6 +12,7 @@ and complex128 (which the device cannot compute there).
 """
 
 import os
+import zlib
 
 import torch
 from torch.testing import assert_close
@@ -186,6 +187,10 @@ def check_opinfo(name, variant="", dtypes=None, max_samples=12, native=True, inp
         dtypes = sorted(op.supported_dtypes("cpu"), key=str)
     checked = 0
     for dtype in dtypes:
+        # the same samples on every run and machine (OpInfo draws them from
+        # the global generator): a failure on the H200 is one lavapipe can
+        # reproduce
+        torch.manual_seed(zlib.crc32(f"{name}.{variant}.{dtype}".encode()))
         samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))[:max_samples]
         for s in samples:
             fn = op.inplace_variant if inplace else op.op
