@@ -212,7 +212,7 @@ TEST(sqrt_rounded_once) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
     enum { N = 1 << 14 };
-    float *x = malloc(N * 4), *s0 = malloc(N * 4), *out = malloc(N * 4);
+    float *x = malloc(N * 4), *s0 = malloc(N * 4), *out = calloc(N, 4);
     CHECK(x && s0 && out);
     if (!x || !s0 || !out) return;
     uint32_t seed = 99;
@@ -228,12 +228,9 @@ TEST(sqrt_rounded_once) {
         for (; off < 0; off++) r = nextafterf(r, 0.0f);
         s0[i] = r;
     }
-    uint64_t dx, ds, dout;
-    CHECK_OK(rs_alloc(dev, N * 4, s, &dx));
-    CHECK_OK(rs_alloc(dev, N * 4, s, &ds));
-    CHECK_OK(rs_alloc(dev, N * 4, s, &dout));
-    CHECK_OK(rs_memcpy_htod(s, dx, x, N * 4));
-    CHECK_OK(rs_memcpy_htod(s, ds, s0, N * 4));
+    uint64_t dx = ctest_upload(dev, s, x, N * 4), ds = ctest_upload(dev, s, s0, N * 4),
+             dout = ctest_upload(dev, s, out, N * 4);
+    CHECK(dx && ds && dout);
     rs_pointwise p;
     memset(&p, 0, sizeof p);
     p.name = "sqrt_step";
