@@ -557,6 +557,12 @@ static rs_status create_device(int index, rs_device **out) {
     }
     const char *em = getenv("RUSSET_EXACT_MATH");
     dev->exact_math = !(em && strcmp(em, "0") == 0);
+    /* RUSSET_CONTRACTION=opaque: every float32 scalar product through its
+     * bits, for a device that contracts in spite of NoContraction (the H200
+     * does in some kernels: docs/gpu-testing.md, seventeenth session). Off
+     * by default until the H200 has run with it. */
+    const char *ct = getenv("RUSSET_CONTRACTION");
+    dev->contraction = ct && strcmp(ct, "opaque") == 0 ? RS_CONTRACT_OPAQUE : RS_CONTRACT_DECORATE;
     /* RUSSET_PIPELINE_STATS=1: the driver's statistics of every pipeline
      * (registers, spills, ...), for bench/gemm_probe.c; off by default, since
      * capturing them may bypass the pipeline cache */

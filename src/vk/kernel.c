@@ -365,7 +365,7 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
     uint32_t *em_words = NULL;
     size_t em_n = 0;
     if (dev->exact_math) {
-        st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, 1,
+        st = rs_spirv_exact_math(spirv, size / 4, f->preserve_infnan, f->preserve_denorm, dev->contraction,
                                  dev->info.division == RS_DIVISION_CORRECTED, &em_words,
                                  &em_n);
         if (st) return st;

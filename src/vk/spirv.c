@@ -197,7 +197,14 @@ enum {
     OP_MEMORY_MODEL = 14,
     OP_ENTRY_POINT = 15,
     OP_CONSTANT_COMPOSITE = 44,
+    OP_LOAD = 61,
     OP_COMPOSITE_EXTRACT = 81,
+    OP_BITCAST = 124,
+    OP_IEQUAL = 170,
+    OP_BITWISE_XOR = 198,
+    OP_LABEL = 248,
+    DEC_BUILTIN = 11,
+    BUILTIN_NUM_WORKGROUPS = 24,
     OP_FUNCTION = 54,
     OP_DECORATE = 71,
     OP_FADD = 129,
@@ -277,7 +284,11 @@ typedef struct {
     uint32_t f32[MAX_VEC + 1]; /* float32 scalar and vector types */
     uint32_t bool_[MAX_VEC + 1];
     uint32_t i32[MAX_VEC + 1]; /* signed 32-bit integer scalar and vector types */
+    uint32_t u32;              /* the unsigned 32-bit integer type */
+    uint32_t nwg_var;          /* the NumWorkGroups built-in variable, 0 if none */
     size_t ndiv, ndec;
+    size_t nprod, nfunc;       /* opaque products: float32 scalar multiplies; functions */
+    uint32_t *prod;            /* per id: the product's new id (opaque products), else 0 */
     uint8_t *mark; /* per id: 1 a result to decorate NoContraction, 2 decorated already */
 } spv_scan;
 
@@ -291,6 +302,8 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
                              spv_scan *sc) {
     uint32_t bound = words[3];
     if (no_contraction && !(sc->mark = calloc(bound, 1))) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    if (no_contraction == RS_CONTRACT_OPAQUE && !(sc->prod = calloc(bound, sizeof *sc->prod)))
+        return rs_error(RS_ERR_OOM, "russet: out of host memory");
     sc->caps_end = 5;
     for (size_t at = 5; at < nwords;) {
         uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
@@ -318,12 +331,17 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
             sc->bool_[0] = w[1];
         } else if (op == OP_TYPE_INT && n >= 4 && w[2] == 32 && w[3] == 1) {
             sc->i32[0] = w[1];
+        } else if (op == OP_TYPE_INT && n >= 4 && w[2] == 32 && w[3] == 0) {
+            sc->u32 = w[1];
         } else if (op == OP_TYPE_VECTOR && n >= 4 && w[3] >= 2 && w[3] <= MAX_VEC) {
             if (sc->f32[0] && w[2] == sc->f32[0]) sc->f32[w[3]] = w[1];
             if (sc->bool_[0] && w[2] == sc->bool_[0]) sc->bool_[w[3]] = w[1];
             if (sc->i32[0] && w[2] == sc->i32[0]) sc->i32[w[3]] = w[1];
-        } else if (op == OP_FUNCTION && !sc->funcs_at) {
-            sc->funcs_at = at;
+        } else if (op == OP_FUNCTION) {
+            if (!sc->funcs_at) sc->funcs_at = at;
+            sc->nfunc++;
+        } else if (op == OP_DECORATE && n >= 4 && w[2] == DEC_BUILTIN && w[3] == BUILTIN_NUM_WORKGROUPS) {
+            sc->nwg_var = w[1];
         } else if (sc->mark && op == OP_DECORATE && n >= 3 && w[2] == DEC_NO_CONTRACTION && w[1] < bound) {
             sc->ndec -= sc->mark[w[1]] == 1;
             sc->mark[w[1]] = 2;
@@ -332,6 +350,11 @@ static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contra
             sc->ndec++;
         } else if (exact_div && op == OP_FDIV && n == 5 && f32_slot(sc, w[1]) >= 0) {
             sc->ndiv++;
+        }
+        if (sc->prod && op == OP_FMUL && n == 5 && sc->f32[0] && w[1] == sc->f32[0] && w[2] < bound &&
+            !sc->prod[w[2]]) {
+            sc->prod[w[2]] = 1;
+            sc->nprod++;
         }
         at += n;
     }
@@ -402,6 +425,18 @@ static const struct {
 #define DIV_IDS (sizeof kDivProg / sizeof kDivProg[0]) /* new ids a division takes */
 #define DIV_Q1 30                                             /* kDivProg's row of q1 */
 
+/* The instruction that defines `id`, whose result id is word `result_at`
+ * of it (1 for types, 2 for typed values), or NULL. */
+static const uint32_t *def_of(const uint32_t *words, size_t nwords, uint32_t id, int result_at) {
+    for (size_t at = 5; id && at < nwords;) {
+        uint32_t n = words[at] >> 16;
+        if (n == 0) return NULL;
+        if ((int)n > result_at && words[at + (size_t)result_at] == id) return words + at;
+        at += n;
+    }
+    return NULL;
+}
+
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
                               int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
     *out = NULL;
@@ -413,16 +448,26 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     spv_scan sc = {0};
     st = scan_module(words, nwords, no_contraction, exact_div, &sc);
     if (st) {
-        free(sc.mark);
+        free(sc.mark), free(sc.prod);
         return st;
+    }
+    /* opaque products need the NumWorkGroups variable (its x is never 0:
+     * the zero each function makes from it is one the compiler cannot know)
+     * and the unsigned int type */
+    uint32_t v3u = 0;
+    if (sc.nprod) {
+        const uint32_t *var = def_of(words, nwords, sc.nwg_var, 2);
+        const uint32_t *ptr = var && (var[0] & 0xFFFFu) == OP_VARIABLE ? def_of(words, nwords, var[1], 1) : NULL;
+        if (ptr && (ptr[0] & 0xFFFFu) == OP_TYPE_POINTER && (ptr[0] >> 16) >= 4) v3u = ptr[3];
+        if (!v3u || !sc.u32 || !sc.funcs_at || !sc.mark) sc.nprod = 0;
     }
     /* a module that already says (a precompiled one) is left as it is */
     infnan = sc.have_infnan ? 0 : infnan & sc.widths;
     denorm = sc.have_denorm ? 0 : denorm & sc.widths;
     if (sc.entries != 1 || !sc.modes_end || !sc.decl_at || !sc.memory_model_at) infnan = denorm = 0, sc.ndec = 0;
     if (!sc.funcs_at || !sc.memory_model_at) sc.ndiv = 0;
-    if (!infnan && !denorm && !sc.ndec && !sc.ndiv) {
-        free(sc.mark);
+    if (!infnan && !denorm && !sc.ndec && !sc.ndiv && !sc.nprod) {
+        free(sc.mark), free(sc.prod);
         return RS_OK;
     }
     /* new ids: the import, bool types, per float32 type used by a division
@@ -445,6 +490,17 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         div_base = next;
         next += (uint32_t)(DIV_IDS * sc.ndiv);
     }
+    /* opaque products: the constants 0u and 1u, four ids per function (its
+     * zero), three per product (the product, its bits, the bits ^ zero) */
+    uint32_t c0u = 0, c1u = 0, zero_base = 0;
+    if (sc.nprod) {
+        if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
+        c0u = next++, c1u = next++;
+        zero_base = next;
+        next += (uint32_t)(4 * sc.nfunc);
+        for (uint32_t id = 0; id < bound; id++)
+            if (sc.prod[id]) sc.prod[id] = next, next += 3;
+    }
     spv_out o = {0};
     size_t from = 0; /* input words [0, from) are copied */
 #define COPY_TO(end) (put(&o, words + from, (end) - from), from = (end))
@@ -464,15 +520,29 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         if (denorm & width_bit(bits[b])) PUT(&o, INSTR(OP_EXECUTION_MODE, 4), sc.entry, EM_DENORM_PRESERVE, bits[b]);
     }
     COPY_TO(sc.decl_at);
-    for (uint32_t id = 0; sc.ndec && id < bound; id++)
-        if (sc.mark[id] == 1) PUT(&o, INSTR(OP_DECORATE, 3), id, DEC_NO_CONTRACTION);
+    for (uint32_t id = 0; (sc.ndec || sc.nprod) && id < bound; id++) {
+        /* an opaque product's NoContraction goes to its new multiply (the
+         * decoration the module had is dropped below) */
+        uint32_t p0 = sc.nprod ? sc.prod[id] : 0;
+        if (sc.mark[id] == 1 || (p0 && sc.mark[id] == 2)) PUT(&o, INSTR(OP_DECORATE, 3), p0 ? p0 : id, DEC_NO_CONTRACTION);
+    }
     for (size_t d = 0; d < sc.ndiv; d++) /* the divisions' arithmetic: Dekker's product needs it */
         for (size_t r = 0; r < DIV_IDS; r++)
             if (is_contractible(kDivProg[r].op))
                 PUT(&o, INSTR(OP_DECORATE, 3), div_base + (uint32_t)(DIV_IDS * d + r), DEC_NO_CONTRACTION);
-    if (sc.ndiv) {
+    for (size_t at = from; sc.nprod && at < sc.funcs_at;) { /* the module's own NoContraction on products */
+        uint32_t n = words[at] >> 16;
+        if ((words[at] & 0xFFFFu) == OP_DECORATE && n >= 3 && words[at + 2] == DEC_NO_CONTRACTION &&
+            words[at + 1] < bound && sc.prod[words[at + 1]]) {
+            COPY_TO(at);
+            from = at + n;
+        }
+        at += n;
+    }
+    if (sc.ndiv || sc.nprod) {
         COPY_TO(sc.funcs_at);
         if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
+        if (sc.nprod) PUT(&o, INSTR(OP_CONSTANT, 4), sc.u32, c0u, 0u, INSTR(OP_CONSTANT, 4), sc.u32, c1u, 1u);
         if (new_i32[0]) PUT(&o, INSTR(OP_TYPE_INT, 4), new_i32[0], 32, 1);
         for (int c = 0; c <= MAX_VEC; c++) {
             if (!kid[c][0]) continue;
@@ -492,12 +562,42 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
             }
         }
     }
-    /* the divisions */
+    /* the divisions and the opaque products */
     size_t d = 0;
-    for (size_t at = from; sc.ndiv && at < nwords;) {
+    int fstate = 0;       /* 1: in a function before its first label, 2: after it */
+    uint32_t fzero = 0;   /* the current function's zero */
+    size_t fi = 0;        /* functions seen */
+    for (size_t at = from; (sc.ndiv || sc.nprod) && at < nwords;) {
         uint32_t n = words[at] >> 16, op = words[at] & 0xFFFFu;
         const uint32_t *w = words + at;
-        int c = op == OP_FDIV && n == 5 ? f32_slot(&sc, w[1]) : -1;
+        if (sc.nprod) {
+            if (op == OP_FUNCTION) {
+                fstate = 1, fzero = zero_base + (uint32_t)(4 * fi++);
+            } else if (op == OP_LABEL && fstate == 1) {
+                fstate = 2;
+            } else if (fstate == 2 && op != OP_VARIABLE) {
+                /* zero = (NumWorkGroups.x == 0u) ? 1u : 0u, after the
+                 * function's variables */
+                COPY_TO(at);
+                PUT(&o, INSTR(OP_LOAD, 4), v3u, fzero, sc.nwg_var);
+                PUT(&o, INSTR(OP_COMPOSITE_EXTRACT, 5), sc.u32, fzero + 1, fzero, 0u);
+                PUT(&o, INSTR(OP_IEQUAL, 5), sc.bool_[0], fzero + 2, fzero + 1, c0u);
+                PUT(&o, INSTR(OP_SELECT, 6), sc.u32, fzero + 3, fzero + 2, c1u, c0u);
+                fstate = 0;
+            }
+            if (op == OP_FMUL && n == 5 && w[2] < bound && sc.prod[w[2]]) {
+                /* p = bits(bits(a * b) ^ zero): the rounded product, which
+                 * no add can fuse with */
+                COPY_TO(at);
+                uint32_t p0 = sc.prod[w[2]];
+                PUT(&o, INSTR(OP_FMUL, 5), w[1], p0, w[3], w[4]);
+                PUT(&o, INSTR(OP_BITCAST, 4), sc.u32, p0 + 1, p0);
+                PUT(&o, INSTR(OP_BITWISE_XOR, 5), sc.u32, p0 + 2, p0 + 1, fzero + 3);
+                PUT(&o, INSTR(OP_BITCAST, 4), w[1], w[2], p0 + 2);
+                from = at + n;
+            }
+        }
+        int c = sc.ndiv && op == OP_FDIV && n == 5 ? f32_slot(&sc, w[1]) : -1;
         if (c >= 0) {
             COPY_TO(at);
             uint32_t T = w[1], base = div_base + (uint32_t)(DIV_IDS * d);
@@ -526,7 +626,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     }
     COPY_TO(nwords);
 #undef COPY_TO
-    free(sc.mark);
+    free(sc.mark), free(sc.prod);
     if (o.oom) {
         free(o.w);
         return rs_error(RS_ERR_OOM, "russet: out of host memory");

@@ -535,6 +535,21 @@ struct div_push {
 };
 
 
+/* spirv-val accepts the module (where spirv-val is installed) */
+static int spirv_valid(const uint32_t *w, size_t n) {
+    if (system("command -v spirv-val >/dev/null 2>&1") != 0) return 1;
+    char path[] = "/tmp/russet_spv_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return 0;
+    int ok = write(fd, w, n * 4) == (ssize_t)(n * 4);
+    close(fd);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.2 %s", path);
+    ok = ok && system(cmd) == 0;
+    unlink(path);
+    return ok;
+}
+
 TEST(exact_division) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -599,19 +614,66 @@ TEST(exact_division) {
     CHECK_OK(rs_spirv_exact_math((const uint32_t *)shaderc_result_get_bytes(res), shaderc_result_get_length(res) / 4,
                                  RS_WIDTH_32, RS_WIDTH_32, 1, 1, &o, &on));
     CHECK(o != NULL);
-    if (o && system("command -v spirv-val >/dev/null 2>&1") == 0) {
-        char path[] = "/tmp/russet_div_XXXXXX";
-        int fd = mkstemp(path);
-        CHECK(fd >= 0);
-        if (fd >= 0) {
-            CHECK(write(fd, o, on * 4) == (ssize_t)(on * 4));
-            close(fd);
-            char cmd[128];
-            snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.2 %s", path);
-            CHECK(system(cmd) == 0);
-            unlink(path);
-        }
+    CHECK(spirv_valid(o, on));
+    free(o);
+    shaderc_result_release(res);
+    shaderc_compile_options_release(opts);
+    shaderc_compiler_release(cc);
+}
+
+/* Opaque products (RUSSET_CONTRACTION=opaque): every float32 scalar
+ * multiply, in helper functions and `precise` ones too, passes through its
+ * bits XOR a zero made from NumWorkGroups; vector multiplies keep only
+ * NoContraction. The module stays valid; the runs of this file under
+ * RUSSET_CONTRACTION=opaque (tests/c/run.sh) check the arithmetic. */
+static const char *kProducts =
+    "#version 450\n"
+    "#extension GL_EXT_buffer_reference : require\n"
+    "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(buffer_reference, std430) buffer F32 { float v[]; };\n"
+    "layout(push_constant) uniform P { uint64_t a; uint64_t out_; uint n; } pc;\n"
+    "float helper(float x, float y) { float t; precise float p = x * y; t = p - y; return t * 3.0; }\n"
+    "void main() {\n"
+    "  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * 64u) {\n"
+    "    float a = F32(pc.a).v[i];\n"
+    "    vec2 w = vec2(a, 2.0) * vec2(3.0, a);\n"
+    "    F32(pc.out_).v[i] = helper(a, a * 0.5) + w.x * w.y;\n"
+    "  }\n"
+    "}\n";
+
+static size_t count_op(const uint32_t *w, size_t n, uint32_t op) {
+    size_t c = 0;
+    for (size_t at = 5; at < n && (w[at] >> 16); at += w[at] >> 16) c += (w[at] & 0xFFFFu) == op;
+    return c;
+}
+
+TEST(opaque_products) {
+    shaderc_compiler_t cc = shaderc_compiler_initialize();
+    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compilation_result_t res =
+        shaderc_compile_into_spv(cc, kProducts, strlen(kProducts), shaderc_compute_shader, "prod", "main", opts);
+    CHECK(shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success);
+    const uint32_t *in = (const uint32_t *)shaderc_result_get_bytes(res);
+    size_t n = shaderc_result_get_length(res) / 4;
+    size_t fmul = count_op(in, n, 133), xor_before = count_op(in, n, 198);
+    uint32_t *o = NULL;
+    size_t on = 0;
+    CHECK_OK(rs_spirv_exact_math(in, n, RS_WIDTH_32, 0, RS_CONTRACT_OPAQUE, 0, &o, &on));
+    CHECK(o != NULL);
+    if (o) {
+        /* scalar products: x * y, a * 0.5, t * 3.0, w.x * w.y (the vec2
+         * multiply is not one) */
+        CHECK(fmul >= 5);
+        CHECK(count_op(o, on, 133) == fmul);
+        CHECK(count_op(o, on, 198) == xor_before + (fmul - 1));
+        CHECK(spirv_valid(o, on));
     }
+    free(o);
+    /* decorating only: no XOR added */
+    CHECK_OK(rs_spirv_exact_math(in, n, RS_WIDTH_32, 0, RS_CONTRACT_DECORATE, 0, &o, &on));
+    CHECK(o && count_op(o, on, 198) == xor_before);
     free(o);
     shaderc_result_release(res);
     shaderc_compile_options_release(opts);
@@ -1025,6 +1087,7 @@ int main(void) {
     RUN(exact_math_injection);
     RUN(no_contraction);
     RUN(exact_division);
+    RUN(opaque_products);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
     RUN(large_work_submits_early);
