@@ -464,7 +464,8 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     /* a module that already says (a precompiled one) is left as it is */
     infnan = sc.have_infnan ? 0 : infnan & sc.widths;
     denorm = sc.have_denorm ? 0 : denorm & sc.widths;
-    if (sc.entries != 1 || !sc.modes_end || !sc.decl_at || !sc.memory_model_at) infnan = denorm = 0, sc.ndec = 0;
+    if (sc.entries != 1 || !sc.modes_end || !sc.decl_at || !sc.memory_model_at)
+        infnan = denorm = 0, sc.ndec = 0, sc.nprod = 0;
     if (!sc.funcs_at || !sc.memory_model_at) sc.ndiv = 0;
     if (!infnan && !denorm && !sc.ndec && !sc.ndiv && !sc.nprod) {
         free(sc.mark), free(sc.prod);

@@ -78,11 +78,12 @@ def _as_accurate_as_cpu_everywhere(got, expected, ref, what, fudge=2):
             as_accurate_as_cpu(g[fin], e[fin], r[fin], what, fudge=fudge)
 
 
-def _downcast(x, dtype):
+def _downcast(x, dtype, wide=None):
+    """x's tensors of the wider type (REDUCED[dtype] unless `wide`) back in dtype"""
     if isinstance(x, torch.Tensor):
-        return x.to(dtype) if x.dtype == REDUCED[dtype] else x
+        return x.to(dtype) if x.dtype == (wide or REDUCED[dtype]) else x
     if isinstance(x, (list, tuple)):
-        return type(x)(_downcast(e, dtype) for e in x)
+        return type(x)(_downcast(e, dtype, wide) for e in x)
     return x
 
 
@@ -174,8 +175,8 @@ def _reduced_as_float32(fn, got, args_cpu, s, name, dtype, tol):
         # best answer there is, is accepted at the same tolerance.
         table = {dtype: torch.float64}
         ref64 = fn(*_upcast(args_cpu, dtype, table), **_upcast(s.kwargs, dtype, table))
-        down = ref64.to(dtype) if isinstance(ref64, torch.Tensor) else ref64
-        assert_close(_to(got, "cpu"), down, equal_nan=True, msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
+        assert_close(_to(got, "cpu"), _downcast(ref64, dtype, torch.float64), equal_nan=True,
+                     msg=lambda m: f"{name} {dtype} {s}: {m}", **tol)
 
 
 def check_opinfo(name, variant="", dtypes=None, max_samples=12, native=True, inplace=False, host_dtypes=()):
