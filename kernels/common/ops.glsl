@@ -281,7 +281,7 @@ bool rs_ne(dvec2 a, dvec2 b) { return !(a.x == b.x && a.y == b.y); }
 bool rs_truth(bool a) { return a; }
 bool rs_truth(int64_t a) { return a != 0L; }
 bool rs_truth(uint64_t a) { return a != 0UL; }
-bool rs_truth(float a) { return (floatBitsToUint(a) << 1) != 0u; }  // NaN is true; on the bits: a flushed denormal is not 0
+bool rs_truth(float a) { return rs_f_nonzero(a); }  // NaN is true; on the bits (dtype_inst.glsl)
 bool rs_truth(vec2 a) { return rs_truth(a.x) || rs_truth(a.y); }
 #if RS_HAS_FP64
 bool rs_truth(double a) { return a != 0.0LF; }

@@ -335,14 +335,10 @@ float rs_op_atanh(float x) {
 
 // ---------------------------------------------------------------- misc real
 float rs_op_sigmoid(float x) { return 1.0 / (1.0 + rs_op_exp(-x)); }
-// sqrt rounded once, as CPU's: Vulkan lets sqrt be off by about 3 ulp
-// (NVIDIA's is an inverse square root times x; a fused Adagrad float16 step
-// came out an ulp off on the H200). One Newton step from the device's s with the exact
+// One Newton step from s, an ulp or two from sqrt(x), with the exact
 // residual x - s s (Dekker's product, adds and multiplies only; NoContraction
-// keeps them apart) rounds correctly: a square root is never a midpoint.
-// x is scaled by an even power of two into [2^-63, 2^64], where every
-// partial product is a normal float.
-// one Newton step from s, an ulp or two from sqrt(x), x in [2^-63, 2^64]
+// keeps them apart): it rounds correctly, a square root is never a midpoint.
+// For x in [2^-63, 2^64], where every partial product is a normal float.
 float rs_sqrt_step(float x, float s) {
     precise float c = 4097.0 * s;
     precise float sh = c - (c - s);
@@ -353,6 +349,10 @@ float rs_sqrt_step(float x, float s) {
     precise float s1 = s + r / (s + s);
     return s1;
 }
+// sqrt rounded once, as CPU's std::sqrt: Vulkan lets sqrt be off by about
+// 3 ulp (NVIDIA's is an inverse square root times x; a fused Adagrad float16
+// step came out an ulp off on the H200). x is scaled by an even power of two
+// into rs_sqrt_step's range.
 float rs_sqrt_cr(float x) {
     if (!(x > 0.0) || isinf(x)) return sqrt(x);  // zeros, negatives, NaN, infinity
     float scale = 1.0;
@@ -441,9 +441,8 @@ bool rs_op_signbit(bool x) { return false; }
 bool rs_op_not(bool x) { return !x; }
 bool rs_op_not(int64_t x) { return x == 0L; }
 bool rs_op_not(uint64_t x) { return x == 0UL; }
-// on the bits: a device that flushes denormals compares one equal to 0
-bool rs_op_not(float x) { return (floatBitsToUint(x) << 1) == 0u; }
-bool rs_op_not(vec2 z) { return rs_op_not(z.x) && rs_op_not(z.y); }
+bool rs_op_not(float x) { return !rs_truth(x); }  // on the bits: a flushed denormal is not 0
+bool rs_op_not(vec2 z) { return !rs_truth(z); }
 
 // ---------------------------------------------------------------- complex
 vec2 rs_op_conj(vec2 z) { return vec2(z.x, -z.y); }

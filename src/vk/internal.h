@@ -191,14 +191,14 @@ rs_status rs_spirv_inspect(const uint32_t *words, size_t nwords, rs_spirv_info *
 const char *rs_spirv_cap_name(uint32_t bit);
 /* A copy of the module that computes as written (spirv.c, "exact math"):
  * the float controls (RS_WIDTH_* masks) it lacks for the float widths it
- * declares; with no_contraction (RS_CONTRACT_*), NoContraction on every
+ * declares; with contraction (RS_CONTRACT_*) not OFF, NoContraction on every
  * float add, subtract and multiply, and under RS_CONTRACT_OPAQUE every
  * float32 scalar product also passed through its bits (a driver that fuses
  * in spite of NoContraction cannot fuse that); with exact_div, float32
  * divisions rounded once. In *out (malloc'd), NULL where nothing changes. */
 enum { RS_CONTRACT_OFF = 0, RS_CONTRACT_DECORATE = 1, RS_CONTRACT_OPAQUE = 2 };
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
-                              int no_contraction, int exact_div, uint32_t **out, size_t *out_words);
+                              int contraction, int exact_div, uint32_t **out, size_t *out_words);
 
 /* ---- kernels (kernel.c) */
 struct rs_kernel {

@@ -298,11 +298,11 @@ static int f32_slot(const spv_scan *sc, uint32_t type) {
     return -1;
 }
 
-static rs_status scan_module(const uint32_t *words, size_t nwords, int no_contraction, int exact_div,
+static rs_status scan_module(const uint32_t *words, size_t nwords, int contraction, int exact_div,
                              spv_scan *sc) {
     uint32_t bound = words[3];
-    if (no_contraction && !(sc->mark = calloc(bound, 1))) return rs_error(RS_ERR_OOM, "russet: out of host memory");
-    if (no_contraction == RS_CONTRACT_OPAQUE && !(sc->prod = calloc(bound, sizeof *sc->prod)))
+    if (contraction && !(sc->mark = calloc(bound, 1))) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+    if (contraction == RS_CONTRACT_OPAQUE && !(sc->prod = calloc(bound, sizeof *sc->prod)))
         return rs_error(RS_ERR_OOM, "russet: out of host memory");
     sc->caps_end = 5;
     for (size_t at = 5; at < nwords;) {
@@ -438,7 +438,7 @@ static const uint32_t *def_of(const uint32_t *words, size_t nwords, uint32_t id,
 }
 
 rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t infnan, uint32_t denorm,
-                              int no_contraction, int exact_div, uint32_t **out, size_t *out_words) {
+                              int contraction, int exact_div, uint32_t **out, size_t *out_words) {
     *out = NULL;
     *out_words = 0;
     rs_status st = check_header(words, nwords);
@@ -446,7 +446,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     if (words[1] < 0x00010400u) return RS_OK; /* float controls are core from SPIR-V 1.4 */
     uint32_t bound = words[3];
     spv_scan sc = {0};
-    st = scan_module(words, nwords, no_contraction, exact_div, &sc);
+    st = scan_module(words, nwords, contraction, exact_div, &sc);
     if (st) {
         free(sc.mark), free(sc.prod);
         return st;

@@ -535,6 +535,19 @@ struct div_push {
 };
 
 
+/* GLSL compiled to SPIR-V as the runtime does (Vulkan 1.2); the caller
+ * releases the result (shaderc_result_release) */
+static shaderc_compilation_result_t compile_glsl(const char *src, const char *name) {
+    shaderc_compiler_t cc = shaderc_compiler_initialize();
+    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
+    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
+    shaderc_compilation_result_t res =
+        shaderc_compile_into_spv(cc, src, strlen(src), shaderc_compute_shader, name, "main", opts);
+    shaderc_compile_options_release(opts);
+    shaderc_compiler_release(cc);
+    return res;
+}
+
 /* spirv-val accepts the module (where spirv-val is installed) */
 static int spirv_valid(const uint32_t *w, size_t n) {
     if (system("command -v spirv-val >/dev/null 2>&1") != 0) return 1;
@@ -603,22 +616,16 @@ TEST(exact_division) {
     rs_free(dev, da), rs_free(dev, db), rs_free(dev, dq), rs_free(dev, dq2);
 
     /* the rewritten module is valid SPIR-V */
-    shaderc_compiler_t cc = shaderc_compiler_initialize();
-    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
-    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    shaderc_compilation_result_t res =
-        shaderc_compile_into_spv(cc, kDiv, strlen(kDiv), shaderc_compute_shader, "div", "main", opts);
+    shaderc_compilation_result_t res = compile_glsl(kDiv, "div");
     CHECK(shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success);
     uint32_t *o = NULL;
     size_t on = 0;
     CHECK_OK(rs_spirv_exact_math((const uint32_t *)shaderc_result_get_bytes(res), shaderc_result_get_length(res) / 4,
-                                 RS_WIDTH_32, RS_WIDTH_32, 1, 1, &o, &on));
+                                 RS_WIDTH_32, RS_WIDTH_32, RS_CONTRACT_DECORATE, 1, &o, &on));
     CHECK(o != NULL);
     CHECK(spirv_valid(o, on));
     free(o);
     shaderc_result_release(res);
-    shaderc_compile_options_release(opts);
-    shaderc_compiler_release(cc);
 }
 
 /* Opaque products (RUSSET_CONTRACTION=opaque): every float32 scalar
@@ -649,11 +656,7 @@ static size_t count_op(const uint32_t *w, size_t n, uint32_t op) {
 }
 
 TEST(opaque_products) {
-    shaderc_compiler_t cc = shaderc_compiler_initialize();
-    shaderc_compile_options_t opts = shaderc_compile_options_initialize();
-    shaderc_compile_options_set_target_env(opts, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    shaderc_compilation_result_t res =
-        shaderc_compile_into_spv(cc, kProducts, strlen(kProducts), shaderc_compute_shader, "prod", "main", opts);
+    shaderc_compilation_result_t res = compile_glsl(kProducts, "prod");
     CHECK(shaderc_result_get_compilation_status(res) == shaderc_compilation_status_success);
     const uint32_t *in = (const uint32_t *)shaderc_result_get_bytes(res);
     size_t n = shaderc_result_get_length(res) / 4;
@@ -676,8 +679,6 @@ TEST(opaque_products) {
     CHECK(o && count_op(o, on, 198) == xor_before);
     free(o);
     shaderc_result_release(res);
-    shaderc_compile_options_release(opts);
-    shaderc_compiler_release(cc);
 }
 
 TEST(streams_events_timing) {
