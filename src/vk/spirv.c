@@ -451,9 +451,11 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         free(sc.mark), free(sc.prod);
         return st;
     }
-    /* opaque products need the NumWorkGroups variable (its x is never 0:
-     * the zero each function makes from it is one the compiler cannot know)
-     * and the unsigned int type */
+    /* opaque products need the NumWorkGroups variable (its x is never
+     * 0xffffffff, past every device's maxComputeWorkGroupCount: the zero each
+     * function makes from it is one the compiler cannot know; NVIDIA's
+     * folded a comparison with 0, which the spec rules out) and the
+     * unsigned int type */
     uint32_t v3u = 0;
     if (sc.nprod) {
         const uint32_t *var = def_of(words, nwords, sc.nwg_var, 2);
@@ -491,12 +493,12 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         div_base = next;
         next += (uint32_t)(DIV_IDS * sc.ndiv);
     }
-    /* opaque products: the constants 0u and 1u, four ids per function (its
+    /* opaque products: the constants 0u, 1u and 0xffffffffu, four ids per function (its
      * zero), three per product (the product, its bits, the bits ^ zero) */
-    uint32_t c0u = 0, c1u = 0, zero_base = 0;
+    uint32_t c0u = 0, c1u = 0, cmaxu = 0, zero_base = 0;
     if (sc.nprod) {
         if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
-        c0u = next++, c1u = next++;
+        c0u = next++, c1u = next++, cmaxu = next++;
         zero_base = next;
         next += (uint32_t)(4 * sc.nfunc);
         for (uint32_t id = 0; id < bound; id++)
@@ -543,7 +545,9 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     if (sc.ndiv || sc.nprod) {
         COPY_TO(sc.funcs_at);
         if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
-        if (sc.nprod) PUT(&o, INSTR(OP_CONSTANT, 4), sc.u32, c0u, 0u, INSTR(OP_CONSTANT, 4), sc.u32, c1u, 1u);
+        if (sc.nprod)
+            PUT(&o, INSTR(OP_CONSTANT, 4), sc.u32, c0u, 0u, INSTR(OP_CONSTANT, 4), sc.u32, c1u, 1u,
+                INSTR(OP_CONSTANT, 4), sc.u32, cmaxu, 0xFFFFFFFFu);
         if (new_i32[0]) PUT(&o, INSTR(OP_TYPE_INT, 4), new_i32[0], 32, 1);
         for (int c = 0; c <= MAX_VEC; c++) {
             if (!kid[c][0]) continue;
@@ -577,12 +581,12 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
             } else if (op == OP_LABEL && fstate == 1) {
                 fstate = 2;
             } else if (fstate == 2 && op != OP_VARIABLE) {
-                /* zero = (NumWorkGroups.x == 0u) ? 1u : 0u, after the
-                 * function's variables */
+                /* zero = (NumWorkGroups.x == 0xffffffffu) ? 1u : 0u, after
+                 * the function's variables */
                 COPY_TO(at);
                 PUT(&o, INSTR(OP_LOAD, 4), v3u, fzero, sc.nwg_var);
                 PUT(&o, INSTR(OP_COMPOSITE_EXTRACT, 5), sc.u32, fzero + 1, fzero, 0u);
-                PUT(&o, INSTR(OP_IEQUAL, 5), sc.bool_[0], fzero + 2, fzero + 1, c0u);
+                PUT(&o, INSTR(OP_IEQUAL, 5), sc.bool_[0], fzero + 2, fzero + 1, cmaxu);
                 PUT(&o, INSTR(OP_SELECT, 6), sc.u32, fzero + 3, fzero + 2, c1u, c0u);
                 fstate = 0;
             }
