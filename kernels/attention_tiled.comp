@@ -4,17 +4,17 @@
 // memory (head dims up to 128 in float32; attention.comp takes the rest,
 // forward and backward alike). Memory O(L + S).
 //
-// A workgroup of 64 invocations, an 8 x 8 grid (ty, tx), owns RB rows (query
+// A workgroup of 128 invocations, a 16 x 8 grid (ty, tx), owns RB rows (query
 // rows in MODE 0 and 2, keys in MODE 3) and keeps their vectors in shared
 // memory for the whole loop (q; q and dO; k and v); the other side streams
 // through CB rows at a time (k and v, or q and dO). A block's step:
-//   1. scores: invocation (ty, tx) computes s (and dp) for rows ty + 8 m and
-//      streamed rows tx + 8 n (m < RB / 8, n < CB / 8) from vec4s of the
+//   1. scores: invocation (ty, tx) computes s (and dp) for rows ty + 16 m and
+//      streamed rows tx + 8 n (m < RB / 16, n < CB / 8) from vec4s of the
 //      staged rows: TM + TN loads for TM TN dot products of 4;
 //   2. one invocation a score: the softmax weight p (and ds), into shared
 //      memory transposed ([streamed row][row]);
 //   3. the products with the streamed rows: invocation (ty, tx) owns rows
-//      ty + 8 m and the vec4 columns tx + 8 n of its outputs (o; dq; dk and
+//      ty + 16 m and the vec4 columns tx + 8 n of its outputs (o; dq; dk and
 //      dv), and adds p (or ds) times the streamed row, in streamed order.
 // Every score is the same chain of fmas over the dims in order, then times
 // the scale, plus the mask, in all three modes: the backward's scores are
@@ -34,13 +34,15 @@
 // D (rowsum(dO out)) comes from attention.comp's MODE 1.
 //
 // Defines: DT, MODE (0, 2 or 3), HAS_MASK, DE / DV (the most dims of q/k
-// and of v: multiples of 32), ACCB (bytes of ACC), RB and CB (multiples of 8).
+// and of v: multiples of 32), ACCB (bytes of ACC), RB (a multiple of 16) and
+// CB (of 8).
 #version 460
 #include "common/attention.glsl"
 
-#define NT 64u
+#define NT 128u
+#define TY (NT / 8u)   // rows of the invocation grid (16; 8 columns)
 layout(local_size_x = NT) in;
-#define TM (RB / 8u)   // rows an invocation
+#define TM (RB / TY)   // rows an invocation
 #define TN (CB / 8u)   // streamed rows an invocation (scores)
 #define DE4 (DE / 4u)  // vec4s a q/k row
 #define DV4 (DV / 4u)
@@ -90,7 +92,7 @@ void scores(uint ty, uint tx, out ACC s[TM][TN]) {
         [[unroll]] for (uint n = 0u; n < TN; ++n) s[m][n] = ACC(0);
     for (uint c = 0u; c < DE4; ++c) {
         ACC4 a[TM], b[TN];
-        [[unroll]] for (uint m = 0u; m < TM; ++m) a[m] = sr1[ty + 8u * m][c];
+        [[unroll]] for (uint m = 0u; m < TM; ++m) a[m] = sr1[ty + TY * m][c];
         [[unroll]] for (uint n = 0u; n < TN; ++n) b[n] = sc1[tx + 8u * n][c];
         [[unroll]] for (uint m = 0u; m < TM; ++m)
             [[unroll]] for (uint n = 0u; n < TN; ++n) s[m][n] = dot4(a[m], b[n], s[m][n]);
@@ -104,7 +106,7 @@ void grad_scores(uint ty, uint tx, out ACC dp[TM][TN]) {
         [[unroll]] for (uint n = 0u; n < TN; ++n) dp[m][n] = ACC(0);
     for (uint c = 0u; c < DV4; ++c) {
         ACC4 a[TM], b[TN];
-        [[unroll]] for (uint m = 0u; m < TM; ++m) a[m] = sr2[ty + 8u * m][c];
+        [[unroll]] for (uint m = 0u; m < TM; ++m) a[m] = sr2[ty + TY * m][c];
         [[unroll]] for (uint n = 0u; n < TN; ++n) b[n] = sc2[tx + 8u * n][c];
         [[unroll]] for (uint m = 0u; m < TM; ++m)
             [[unroll]] for (uint n = 0u; n < TN; ++n) dp[m][n] = dot4(a[m], b[n], dp[m][n]);
@@ -115,7 +117,7 @@ void grad_scores(uint ty, uint tx, out ACC dp[TM][TN]) {
 // an output's rows (the invocation's vec4 columns), times f
 #define STORE_GRAD(G, C, base, off0, rst, dst, n, r0, nrows)                                \
     [[unroll]] for (uint m = 0u; m < TM; ++m) {                                              \
-        const int64_t row = (r0) + int64_t(ty + 8u * m);                                     \
+        const int64_t row = (r0) + int64_t(ty + TY * m);                                     \
         if (row >= (nrows)) continue;                                                        \
         [[unroll]] for (uint c = 0u; c < (C); ++c)                                           \
             [[unroll]] for (uint t = 0u; t < 4u; ++t) {                                      \
@@ -151,10 +153,10 @@ void main() {
             [[unroll]] for (uint m = 0u; m < TM; ++m) {
                 ACC mx = NEG_INF;
                 [[unroll]] for (uint n = 0u; n < TN; ++n) {
-                    s[m][n] = finish_score(s[m][n], b, h, i0 + int64_t(ty + 8u * m), j0 + int64_t(tx + 8u * n));
+                    s[m][n] = finish_score(s[m][n], b, h, i0 + int64_t(ty + TY * m), j0 + int64_t(tx + 8u * n));
                     mx = max(mx, s[m][n]);
                 }
-                smax[ty + 8u * m][tx] = mx;
+                smax[ty + TY * m][tx] = mx;
             }
             barrier();
             // the block's row maxima (every invocation of a row alike), then
@@ -162,14 +164,14 @@ void main() {
             ACC mb[TM];
             [[unroll]] for (uint m = 0u; m < TM; ++m) {
                 mb[m] = mrow[m];
-                for (uint t = 0u; t < 8u; ++t) mb[m] = max(mb[m], smax[ty + 8u * m][t]);
+                for (uint t = 0u; t < 8u; ++t) mb[m] = max(mb[m], smax[ty + TY * m][t]);
                 ACC sum = ACC(0);
                 [[unroll]] for (uint n = 0u; n < TN; ++n) {
                     const ACC p = s[m][n] == NEG_INF ? ACC(0) : aexp(s[m][n] - mb[m]);
-                    sp[tx + 8u * n][ty + 8u * m] = p;
+                    sp[tx + 8u * n][ty + TY * m] = p;
                     sum += p;
                 }
-                ssum[ty + 8u * m][tx] = sum;
+                ssum[ty + TY * m][tx] = sum;
             }
             barrier();
             [[unroll]] for (uint m = 0u; m < TM; ++m) {
@@ -177,18 +179,18 @@ void main() {
                 const ACC alpha = mb[m] == NEG_INF ? ACC(1) : aexp(mrow[m] - mb[m]);
                 mrow[m] = mb[m];
                 ACC l = lrow[m] * alpha;
-                for (uint t = 0u; t < 8u; ++t) l += ssum[ty + 8u * m][t];
+                for (uint t = 0u; t < 8u; ++t) l += ssum[ty + TY * m][t];
                 lrow[m] = l;
                 [[unroll]] for (uint c = 0u; c < CV; ++c) o[m][c] *= alpha;
             }
             for (uint c = 0u; c < CB; ++c)
                 [[unroll]] for (uint m = 0u; m < TM; ++m) {
-                    const ACC4 p = ACC4(sp[c][ty + 8u * m]);
+                    const ACC4 p = ACC4(sp[c][ty + TY * m]);
                     [[unroll]] for (uint e = 0u; e < CV; ++e) o[m][e] = fma(p, sc2[c][tx + 8u * e], o[m][e]);
                 }
         }
         [[unroll]] for (uint m = 0u; m < TM; ++m) {
-            const int64_t i = i0 + int64_t(ty + 8u * m);
+            const int64_t i = i0 + int64_t(ty + TY * m);
             if (i < L && tx == 0u)
                 acc_at(pc.lse, (b * HQ + h) * L + i).v = lrow[m] > ACC(0) ? mrow[m] + rs_op_log(lrow[m]) : NEG_INF;
         }
@@ -211,7 +213,7 @@ void main() {
         ACC lse_r[TM], d_r[TM];
         ACC4 dq[TM][CE];
         [[unroll]] for (uint m = 0u; m < TM; ++m) {
-            const int64_t i = i0 + int64_t(ty + 8u * m);
+            const int64_t i = i0 + int64_t(ty + TY * m);
             lse_r[m] = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
             d_r[m] = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
             [[unroll]] for (uint c = 0u; c < CE; ++c) dq[m][c] = ACC4(0);
@@ -228,7 +230,7 @@ void main() {
             grad_scores(ty, tx, dp);
             [[unroll]] for (uint m = 0u; m < TM; ++m)
                 [[unroll]] for (uint n = 0u; n < TN; ++n) {
-                    const uint r = ty + 8u * m, cc = tx + 8u * n;
+                    const uint r = ty + TY * m, cc = tx + 8u * n;
                     const ACC sv = finish_score(s[m][n], b, h, i0 + int64_t(r), j0 + int64_t(cc));
                     const ACC p = (sv == NEG_INF || lse_r[m] == NEG_INF) ? ACC(0) : aexp(sv - lse_r[m]);
                     sds[cc][r] = p * (dp[m][n] - d_r[m]);
@@ -236,7 +238,7 @@ void main() {
             barrier();
             for (uint c = 0u; c < CB; ++c)
                 [[unroll]] for (uint m = 0u; m < TM; ++m) {
-                    const ACC4 ds = ACC4(sds[c][ty + 8u * m]);
+                    const ACC4 ds = ACC4(sds[c][ty + TY * m]);
                     [[unroll]] for (uint e = 0u; e < CE; ++e) dq[m][e] = fma(ds, sc1[c][tx + 8u * e], dq[m][e]);
                 }
         }
@@ -273,7 +275,7 @@ void main() {
             grad_scores(ty, tx, dp);
             [[unroll]] for (uint m = 0u; m < TM; ++m)
                 [[unroll]] for (uint n = 0u; n < TN; ++n) {
-                    const uint r = ty + 8u * m, cc = tx + 8u * n;
+                    const uint r = ty + TY * m, cc = tx + 8u * n;
                     const ACC sv = finish_score(s[m][n], b, h, i0 + int64_t(cc), j0 + int64_t(r));
                     const ACC lse_i = s_lse[cc];
                     const ACC p = (sv == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(sv - lse_i);
@@ -283,7 +285,7 @@ void main() {
             barrier();
             for (uint c = 0u; c < CB; ++c)
                 [[unroll]] for (uint m = 0u; m < TM; ++m) {
-                    const ACC4 p = ACC4(sp[c][ty + 8u * m]), ds = ACC4(sds[c][ty + 8u * m]);
+                    const ACC4 p = ACC4(sp[c][ty + TY * m]), ds = ACC4(sds[c][ty + TY * m]);
                     [[unroll]] for (uint e = 0u; e < CV; ++e) dv[m][e] = fma(p, sc2[c][tx + 8u * e], dv[m][e]);
                     [[unroll]] for (uint e = 0u; e < CE; ++e) dk[m][e] = fma(ds, sc1[c][tx + 8u * e], dk[m][e]);
                 }

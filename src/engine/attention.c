@@ -59,7 +59,7 @@ static void geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rl,
  * accumulators an invocation (RB (DE + DV) / 64) and whose staged rows,
  * padded, fit 32 KiB of shared memory; 0 where none does. */
 static int tiled_geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rb, uint32_t *cb) {
-    static const uint32_t pairs[][2] = {{32, 16}, {16, 16}, {16, 8}, {8, 8}};
+    static const uint32_t pairs[][2] = {{32, 16}, {16, 16}, {16, 8}}; /* RB a multiple of 16 */
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
         uint64_t r = pairs[i][0], c = pairs[i][1];
         if (r * (de + dv) > 4096) continue;
