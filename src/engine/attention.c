@@ -3,10 +3,8 @@
  *
  * The forward is one kernel; the backward three: the row terms
  * D = rowsum(dO * out) into a scratch vector, then grad q (a workgroup per
- * block of query rows) and grad k and v (a workgroup per block of keys),
- * each summing its own elements in a fixed order: no atomics, the same bits
- * every run. The gradients run on attention_bwd.comp's register tiles where
- * its blocks fit, on attention.comp's row-streaming kernel otherwise. */
+ * 16 query rows) and grad k and v (a workgroup per 16 keys), each summing
+ * its own elements in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,62 +50,6 @@ static void geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rl,
     uint32_t parts = mode >= 2 ? 2 : 1, b = 16;
     while (b > 4 && (uint64_t)accb * (b * (de + dv) + parts * (ATTN_NT / r) * (r * b + 1) + 2 * b) > 32768) b /= 2;
     *bk = b;
-}
-
-/* attention_tiled.comp's blocks for a mode: RB rows (resident) and CB
- * streamed rows, the largest pair whose outputs stay within about 64
- * accumulators an invocation (RB (DE + DV) / 64) and whose staged rows,
- * padded, fit 32 KiB of shared memory; 0 where none does. */
-static int tiled_geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rb, uint32_t *cb) {
-    static const uint32_t pairs[][2] = {{32, 16}, {16, 16}, {16, 8}}; /* RB a multiple of 16 */
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
-        uint64_t r = pairs[i][0], c = pairs[i][1];
-        if (r * (de + dv) > 4096) continue;
-        uint64_t words = c * (de + dv + 8) + c * (r + 1); /* streamed rows, p or ds */
-        words += mode == 0 ? r * (de + 4) + 16 * r             /* q; partial maxima and sums */
-                           : r * (de + dv + 8) + (mode == 3 ? c * (r + 1) + 2 * c : 0); /* p, lse, D */
-        if (words * (uint64_t)accb <= 32768) {
-            *rb = (uint32_t)r, *cb = (uint32_t)c;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The tiled kernel runs a call's forward and backward alike, or neither
- * (their scores must be the same bits): where MODE 3, the largest, fits
- * (head dims up to 128 in float32, 64 in float64); attention.comp's
- * row-streaming modes otherwise. */
-static int tiled_fits(uint32_t de, uint32_t dv, int accb) {
-    uint32_t rb, cb;
-    return tiled_geometry(3, de, dv, accb, &rb, &cb);
-}
-
-/* The kernel of a mode and its workgroups: attention_tiled.comp's tiles
- * (one workgroup per RB rows of each head) where they fit, else
- * attention.comp (one per ATTN_NT / RL rows; MODE 1 an invocation a row
- * of all heads, rows = B Hq L). */
-static rs_status pick_kernel(rs_stream *s, int mode, rs_dtype dt, int has_mask, uint32_t de, uint32_t dv,
-                             int64_t heads, int64_t rows, rs_kernel **k, uint32_t g[3]) {
-    char defines[128];
-    int accb = acc_bytes(dt);
-    uint64_t per = 1, items;
-    const char *file = "attention_tiled.comp";
-    uint32_t rb, cb, rl, bk;
-    if (mode != 1 && tiled_fits(de, dv, accb) && tiled_geometry(mode, de, dv, accb, &rb, &cb)) {
-        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RB=%uu;CB=%uu", (int)dt,
-                 mode, has_mask, de, dv, accb, rb, cb);
-        per = rb;
-    } else {
-        geometry(mode, de, dv, accb, &rl, &bk);
-        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt,
-                 mode, has_mask, de, dv, accb, rl, bk);
-        file = "attention.comp";
-        per = mode == 1 ? ATTN_NT : ATTN_NT / rl;
-    }
-    items = (uint64_t)heads * (((uint64_t)rows + per - 1) / per);
-    g[0] = rs_groups_capped(s, items, 65535);
-    return rs_kernel_get(rs_stream_device(s), file, defines, k);
 }
 
 rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
@@ -179,6 +121,7 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     pc.params = addr;
     uint64_t lse_bytes = (uint64_t)(b * hq * l) * (uint64_t)acc_bytes(dt);
     rs_device *dev = rs_stream_device(s);
+    char defines[128];
     uint32_t de = dims_bucket(e), dv = dims_bucket(ev);
     rs_kernel *k = NULL;
     rs_access acc[12];
@@ -187,11 +130,20 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     acc[n++] = rs_tensor_access(&a->k, 0);
     acc[n++] = rs_tensor_access(&a->v, 0);
     if (has_mask) acc[n++] = rs_tensor_access(&a->mask, 0);
+    uint32_t rl, bk;
+#define DEFINES(mode)                                                                                          \
+    geometry(mode, de, dv, acc_bytes(dt), &rl, &bk),                                                           \
+        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, \
+                 mode, has_mask, de, dv, acc_bytes(dt), rl, bk)
+    /* workgroups: one per ATTN_NT / rl rows (query rows, or keys in MODE 3) */
+#define GROUPS(heads, rows) \
+    rs_groups_capped(s, (uint64_t)(heads) * (uint64_t)(((rows) + ATTN_NT / rl - 1) / (ATTN_NT / rl)), 65535)
     if (!backward) {
         acc[n++] = rs_tensor_access(&a->out, 1);
         acc[n++] = (rs_access){a->lse, lse_bytes, 1};
-        uint32_t g[3] = {1, 1, 1};
-        if ((st = pick_kernel(s, 0, dt, has_mask, de, dv, b * hq, l, &k, g)) != RS_OK) return st;
+        DEFINES(0);
+        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) != RS_OK) return st;
+        uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
         return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
     }
 
@@ -205,27 +157,34 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if (lse_bytes) {
         /* D = rowsum(dO * out) */
         acc[n] = dacc;
-        uint32_t g[3] = {1, 1, 1};
-        if ((st = pick_kernel(s, 1, dt, has_mask, de, dv, 1, b * hq * l, &k, g)) == RS_OK)
+        DEFINES(1);
+        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
+            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq * l + ATTN_NT - 1) / ATTN_NT, 65535), 1, 1};
             st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
+        }
     }
     dacc.write = 0;
     acc[n++] = dacc;
-    /* grad q (MODE 2), then grad k and v (MODE 3) */
-    for (int mode = 2; mode <= 3 && st == RS_OK; ++mode) {
-        int m = n;
-        if (mode == 2) {
-            if (!pc.dq || !lse_bytes) continue;
-            acc[m++] = rs_tensor_access(&a->grad_q, 1);
-        } else {
-            if ((!pc.dk && !pc.dv) || b * hk * sl == 0) continue;
-            if (pc.dk) acc[m++] = rs_tensor_access(&a->grad_k, 1);
-            if (pc.dv) acc[m++] = rs_tensor_access(&a->grad_v, 1);
+    if (st == RS_OK && pc.dq && lse_bytes) {
+        acc[n] = rs_tensor_access(&a->grad_q, 1);
+        DEFINES(2);
+        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
+            uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
+            st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
         }
-        uint32_t g[3] = {1, 1, 1};
-        st = pick_kernel(s, mode, dt, has_mask, de, dv, mode == 2 ? b * hq : b * hk, mode == 2 ? l : sl, &k, g);
-        if (st == RS_OK) st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, m);
     }
+    if (st == RS_OK && (pc.dk || pc.dv) && b * hk * sl > 0) {
+        int m = n;
+        if (pc.dk) acc[m++] = rs_tensor_access(&a->grad_k, 1);
+        if (pc.dv) acc[m++] = rs_tensor_access(&a->grad_v, 1);
+        DEFINES(3);
+        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
+            uint32_t g[3] = {GROUPS(b * hk, sl), 1, 1};
+            st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, m);
+        }
+    }
+#undef DEFINES
+#undef GROUPS
     if (pc.drow) rs_free(dev, pc.drow);
     return st;
 }
