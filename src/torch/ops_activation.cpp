@@ -102,7 +102,13 @@ Tensor& threshold_backward_out(const Tensor& grad, const Tensor& self, const Sca
       grad, self, th, out);
 }
 
+// CPU's message (get_gelutype_enum) for an approximation it does not know
+void check_gelu_approximate(c10::string_view approximate) {
+  TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+}
+
 Tensor& gelu_out(const Tensor& self, c10::string_view approximate, Tensor& out) {
+  check_gelu_approximate(approximate);
   return native_or_host<at::_ops::gelu_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_gelu> m(out);
@@ -115,6 +121,7 @@ Tensor& gelu_out(const Tensor& self, c10::string_view approximate, Tensor& out) 
 }
 
 Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_view approximate, Tensor& out) {
+  check_gelu_approximate(approximate);
   return native_or_host<at::_ops::gelu_backward_grad_input>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_gelu_backward> m(out);

@@ -44,6 +44,9 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   double size_d;
   if (out.scalar_type() == at::kLong) {
     int64_t s = start.to<int64_t>(), e = end.to<int64_t>(), st = step.to<int64_t>();
+    // a fractional step truncates to 0 in int64 (CPU's ValueError; it was
+    // a division by zero here, SIGFPE)
+    TORCH_CHECK_VALUE(st != 0, "step must be nonzero");
     int64_t sgn = (st > 0) - (st < 0);
     size_d = static_cast<double>((e - s + st - sgn) / st);  // integer division, as ATen
   } else {

@@ -483,7 +483,7 @@ Linear linearize(const Tensor& self, const c10::List<std::optional<Tensor>>& ind
   if (a == (int64_t)idx.size()) throw NeedsHost{};  // no index tensor at all
   int64_t b = a;
   while (b < (int64_t)idx.size() && idx[b].defined()) ++b;
-  Tensor lin, ok;
+  Tensor lin, ok, raw;
   int64_t P = 1;
   for (int64_t k = b - 1; k >= a; --k) {
     int64_t n = L.t.size(k);
@@ -492,9 +492,13 @@ Linear linearize(const Tensor& self, const c10::List<std::optional<Tensor>>& ind
     Tensor term = wrapped(i, n).mul(P);
     lin = lin.defined() ? lin.add(term) : term;
     ok = ok.defined() ? ok.logical_and(in_range) : in_range;
+    raw = i;
     P *= n;
   }
-  L.lin = at::where(ok, lin, at::full({}, -1, lin.options())).reshape({-1});
+  // an index out of range becomes one outside [0, P), which the gather's
+  // device assertion names: with one index tensor its own value (x[100]
+  // reports 100), with several -1
+  L.lin = at::where(ok, lin, b - a == 1 ? raw : at::full({}, -1, lin.options())).reshape({-1});
   L.a = a;
   auto bshape = idx[a].sizes();
   int64_t nb = idx[a].numel();

@@ -73,6 +73,31 @@ def test_index_out_of_range_raises():
     with pytest.raises((IndexError, RuntimeError)):
         t[torch.tensor([7], device=D)].cpu()
     assert t.cpu().tolist() == [0, 1, 2, 3, 4]
+    # the device assertion names the index the user wrote (it said -1)
+    x = torch.zeros(10, 3, device=D)
+    for bad in (100, -11):
+        with pytest.raises(RuntimeError, match=f"index {bad} is out of bounds"):
+            x[torch.tensor([bad])].cpu()
+    # with two index tensors the merged index is reported as -1, still an error
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        x[torch.tensor([0]), torch.tensor([3])].cpu()
+    assert x[torch.tensor([-1])].cpu().shape == (1, 3)
+
+
+def test_bad_scalar_arguments_raise_like_cpu():
+    # a fractional step truncates to 0 for int64: CPU's ValueError (this was
+    # a division by zero that killed the process with SIGFPE)
+    for dev in ("cpu", D):
+        with pytest.raises(ValueError, match="step must be nonzero"):
+            torch.arange(0, 64, 0.5, out=torch.empty(0, dtype=torch.int64, device=dev))
+    # int32 keeps CPU's answer: the double size, a truncated step of 0
+    got = torch.arange(0, 4, 0.5, out=torch.empty(0, dtype=torch.int32, device=D))
+    assert got.cpu().tolist() == torch.arange(0, 4, 0.5, out=torch.empty(0, dtype=torch.int32)).tolist()
+    x = torch.randn(3, device=D, requires_grad=True)
+    for f in (lambda: torch.nn.functional.gelu(x, approximate="foo"),
+              lambda: torch.ops.aten.gelu_backward(torch.ones(3, device=D), x, approximate="foo")):
+        with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+            f()
 
 
 def test_errors_do_not_crash_the_process():
