@@ -85,11 +85,11 @@ def test_index_out_of_range_raises():
 
 
 def test_bad_scalar_arguments_raise_like_cpu():
-    # a fractional step truncates to 0 for int64: CPU's ValueError (this was
-    # a division by zero that killed the process with SIGFPE)
-    for dev in ("cpu", D):
-        with pytest.raises(ValueError, match="step must be nonzero"):
-            torch.arange(0, 64, 0.5, out=torch.empty(0, dtype=torch.int64, device=dev))
+    # a fractional step truncates to 0 for int64: the ValueError of CPU in
+    # torch 2.13 (this was a division by zero that killed the process with
+    # SIGFPE, as torch 2.11's own CPU kernel still does: not called here)
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        torch.arange(0, 64, 0.5, out=torch.empty(0, dtype=torch.int64, device=D))
     # int32 keeps CPU's answer: the double size, a truncated step of 0
     got = torch.arange(0, 4, 0.5, out=torch.empty(0, dtype=torch.int32, device=D))
     assert got.cpu().tolist() == torch.arange(0, 4, 0.5, out=torch.empty(0, dtype=torch.int32)).tolist()
