@@ -11,7 +11,14 @@ runs the op on russet and on CPU with the same inputs and compares:
 - variant ``inplace``: ``op.inplace_variant`` on a copy of the input;
 - variant ``out``: the ``out=`` form, where the OpInfo supports out;
 - variant ``grad``: float32 only, for ops that support autograd: gradients of
-  the sum of the outputs with respect to every input that requires grad.
+  the sum of the outputs with respect to every input that requires grad;
+- variant ``errors``: the OpInfo's ``error_inputs`` (bad arguments), built on
+  russet, each of which must raise the error type the OpInfo names with a
+  message its regex matches, as PyTorch's own test_errors asks of every
+  device (after a synchronize, so that a device-side assertion counts); a
+  case CPU itself does not raise as listed is skipped. Recorded once per op,
+  with the op's first dtype: ``wrong`` where russet accepts the bad input,
+  ``error`` where it raises another error or message.
 
 RNG ops are compared by shape, dtype, device and loose statistics, never by
 value; ops whose result is uninitialized memory (``empty``...) by metadata.
@@ -52,7 +59,7 @@ CLASSES = ["pass-native", "pass-host", "wrong", "error", "unsupported", "skipped
 CASE_CODES = {"pass-native": "N", "pass-host": "H", "wrong": "W", "error": "E",
               "unsupported": "U", "skipped": "S"}
 FAILING = ("wrong", "error")
-VARIANTS = ["op", "inplace", "out", "grad"]
+VARIANTS = ["op", "inplace", "out", "grad", "errors"]
 
 # ---------------------------------------------------------------- families
 #
@@ -904,6 +911,66 @@ def _torch_before(torch, version):
     return tuple(int(p) for p in parts[:2] if p.isdigit()) < version
 
 
+def _raises_as_listed(torch, op, ei, sync):
+    """(class, detail) of one ErrorInput: does op raise ei.error_type with a
+    message matching ei.error_regex?"""
+    si = ei.sample_input
+    try:
+        op(si.input, *si.args, **si.kwargs)
+        if sync:
+            torch.russet.synchronize()
+    except _Timeout:
+        raise
+    except Exception as e:  # noqa: BLE001
+        if isinstance(e, ei.error_type) and re.search(ei.error_regex, str(e)):
+            return "pass", ""
+        return "error", (f"{type(e).__name__}: {_first_line(e)} (expected {ei.error_type.__name__} "
+                         f"matching {ei.error_regex!r})")
+    return "wrong", f"no error (expected {ei.error_type.__name__} matching {ei.error_regex!r})"
+
+
+def run_error_inputs(torch, op):
+    """The errors variant's cases, or None where the OpInfo has no error_inputs."""
+    if getattr(op, "error_inputs_func", None) is None:
+        return None
+    try:
+        cpu = list(op.error_inputs("cpu"))
+    except _Timeout:
+        raise
+    except Exception as e:  # noqa: BLE001
+        return [["skipped", "error_inputs raise on CPU: " + _first_line(e), []]]
+    cases = []
+    dev = op.error_inputs("russet")
+    for c in cpu:
+        # built one at a time: where russet cannot build a case (the
+        # generator then stops), the cases before it still count
+        try:
+            d = next(dev)
+        except StopIteration:
+            cases.append(["skipped", "error_inputs gives fewer cases on russet than on CPU", []])
+            break
+        except _Timeout:
+            raise
+        except Exception as e:  # noqa: BLE001
+            cases.append(["error", "building the case on russet raised " + _first_line(e), []])
+            break
+        if _raises_as_listed(torch, op, c, False)[0] != "pass":
+            cases.append(["skipped", "cpu does not raise as listed", []])
+            continue
+        with _HostCounter(torch) as hc:
+            cls, detail = _raises_as_listed(torch, op, d, True)
+        if cls == "pass":
+            cls = "pass-host" if hc.ops else "pass-native"
+        cases.append([cls, detail[:300], hc.ops])
+    return cases
+
+
+def _errors_dtype(op):
+    """The dtype task that carries an op's errors variant: its first."""
+    dts = cpu_dtypes(op)
+    return dts[0] if dts else None
+
+
 def run_task(torch, key, op, dtype_name, mode):
     """All cases of one (op, dtype): {variant: [[class, detail, host_ops], ...]}."""
     lim = LIMITS[mode]
@@ -924,7 +991,8 @@ def run_task(torch, key, op, dtype_name, mode):
     except Exception as e:  # noqa: BLE001
         return {"op": [["skipped", "sample inputs raise: " + _first_line(e), []]]}
     if not samples:
-        return {"op": [["skipped", "no sample inputs" + (" (all too large)" if why else ""), []]]}
+        res["op"] = [["skipped", "no sample inputs" + (" (all too large)" if why else ""), []]]
+        return _with_errors(torch, key, op, dtype_name, res)
     variants = ["op"]
     if getattr(op, "inplace_variant", None) is not None:
         variants.append("inplace")
@@ -946,6 +1014,17 @@ def run_task(torch, key, op, dtype_name, mode):
         if gs:
             res["grad"] = [list(run_variant(torch, op, op.name, "grad", dtype_name, s, tol))
                            for s in gs]
+    return _with_errors(torch, key, op, dtype_name, res)
+
+
+def _with_errors(torch, key, op, dtype_name, res):
+    """res plus the errors variant on the op's first dtype (seeded on its
+    own, after the others: their inputs do not depend on it)."""
+    if dtype_name == _errors_dtype(op):
+        torch.manual_seed(_h(f"{key}:errors") % (1 << 31))
+        errs = run_error_inputs(torch, op)
+        if errs:
+            res["errors"] = errs
     return res
 
 

@@ -5,6 +5,7 @@
 #include "torch/reduce.h"
 #include "torch/same_device.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/gather_meta.h>
@@ -78,6 +79,9 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
   if (self.dim() > 0) shape[d] = index.numel();
+  at::assert_no_internal_overlap(out);  // CPU's out= aliasing checks
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
   at::native::resize_output(out, shape);
   if (out.numel() == 0) return out;
   if (self.dim() == 0) {

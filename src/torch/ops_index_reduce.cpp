@@ -10,6 +10,7 @@
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
@@ -374,6 +375,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   TORCH_CHECK(self.scalar_type() == out.scalar_type(), "take(): self and result expected to have the same dtype, ",
               "but got self.dtype = ", self.scalar_type(), " and result.dtype = ", out.scalar_type());
   TORCH_CHECK(self.numel() > 0 || index.numel() == 0, "take(): tried to take from an empty tensor");
+  at::assert_no_internal_overlap(out);  // CPU's out= aliasing checks
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, index);
   at::native::resize_output(out, index.sizes());
   if (index.numel() == 0) return out;
   Tensor flat = self.reshape({-1});

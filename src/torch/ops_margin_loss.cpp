@@ -6,6 +6,7 @@
 #include "torch/pointwise.h"
 
 #include <ATen/core/Reduction.h>
+#include <ATen/native/LossMulti.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cumprod.h>
 #include <ATen/ops/empty.h>
@@ -32,6 +33,11 @@ Tensor reduce(const Tensor& per_sample, int64_t reduction) {
   return per_sample;
 }
 
+// CPU reads the target as int64 (its message)
+void check_long_target(const Tensor& target) {
+  TORCH_CHECK(target.scalar_type() == at::kLong, "expected scalar type Long but found ", target.scalar_type());
+}
+
 // ---------------------------------------------------------------- multi margin
 
 // (N, C) input, (N) target, the rows' [z > 0, d != target] mask and z
@@ -41,16 +47,9 @@ struct MultiMargin {
   MultiMargin(const Tensor& self, const Tensor& target, const at::Scalar& p, const at::Scalar& margin,
               const OptTensor& weight) {
     TORCH_CHECK(p.toDouble() == 1 || p.toDouble() == 2, "only p == 1 and p == 2 supported");
-    int64_t nd = self.dim();
-    TORCH_CHECK((nd == 2 && self.size(1) != 0) || (nd == 1 && self.size(0) != 0) || nd == 0,
-                "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ", self.sizes());
-    c = self.dim() == 0 ? 1 : self.size(-1);
-    n = self.dim() <= 1 ? 1 : self.size(0);
-    TORCH_CHECK(target.dim() <= 1 && target.numel() == n, "inconsistent target size, expected ", n, " but got ",
-                target.sizes());
-    if (defined(weight))
-      TORCH_CHECK(weight->dim() <= 1 && weight->numel() == c, "inconsistent weight size, expected ", c,
-                  " but got ", weight->sizes());
+    // CPU's checks and messages (LossMulti.h), then its target dtype
+    at::native::multi_margin_loss_shape_check(n, c, self.dim(), self, target, weight);
+    check_long_target(target);
     host_if_no_fp64(self);
     x = self.reshape({n, c});
     t = target.reshape({n, 1}).to(at::kLong);
@@ -115,12 +114,8 @@ struct MultiLabel {
   Tensor x, t, valid, is_target, active;
   int64_t n, c;
   MultiLabel(const Tensor& self, const Tensor& target) {
-    TORCH_CHECK(self.dim() <= 2, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
-                self.sizes());
-    c = self.dim() == 0 ? 1 : self.size(-1);
-    n = self.dim() <= 1 ? 1 : self.size(0);
-    TORCH_CHECK(target.sizes().equals(self.sizes()), "inconsistent target size: ", target.sizes(),
-                " for input of size: ", self.sizes());
+    at::native::multilabel_margin_loss_shape_check(n, c, self.dim(), self, target);
+    check_long_target(target);
     host_if_no_fp64(self);
     x = self.reshape({n, c});
     Tensor tt = target.reshape({n, c}).to(at::kLong);

@@ -5,6 +5,7 @@
 // the others build their TensorIterator as ATen's CPU implementation does.
 #include "torch/pointwise.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/ops/addcdiv_meta.h>
@@ -323,10 +324,26 @@ void check_masked_fill(const Tensor& self, const Tensor& mask) {
               mask.device(), " and self on ", self.device());
 }
 
+// CPU converts the fill value to self's dtype with a check (Scalar::to): a
+// complex value with an imaginary part, or one outside an integer type's
+// range, raises "value cannot be converted to type ... without overflow"
+void check_fill_value(const Tensor& self, const Scalar& value) {
+  switch (self.scalar_type()) {
+    case at::kBool: case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kBFloat16: case at::kFloat: case at::kDouble:
+      AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, self.scalar_type(), "masked_fill",
+                                 [&] { (void)value.to<scalar_t>(); });
+      break;
+    default:
+      break;
+  }
+}
+
 Tensor& masked_fill_scalar_(Tensor& self, const Tensor& mask, const Scalar& value) {
   return native_or_host<at::_ops::masked_fill__Scalar>(
       [&]() -> Tensor& {
         check_masked_fill(self, mask);
+        check_fill_value(self, value);
         auto iter = at::TensorIteratorConfig()
                         .set_check_mem_overlap(false)
                         .check_all_same_dtype(false)
@@ -347,6 +364,9 @@ Tensor& masked_fill_tensor_(Tensor& self, const Tensor& mask, const Tensor& valu
   return native_or_host<at::_ops::masked_fill__Tensor>(
       [&]() -> Tensor& {
         check_masked_fill(self, mask);
+        // a value of another dtype is converted with CPU's check, which
+        // reads it (CUDA reads every value: .item())
+        if (value.scalar_type() != self.scalar_type()) check_fill_value(self, value.item());
         Tensor v = value.scalar_type() == self.scalar_type() ? value : value.to(self.scalar_type());
         auto iter = at::TensorIteratorConfig()
                         .set_check_mem_overlap(false)

@@ -80,6 +80,7 @@ void cummin_helper(const Tensor& self, Tensor& values, Tensor& indices, int64_t 
 Tensor& logcumsumexp_out(const Tensor& self, int64_t dim, Tensor& out) {
   return native_or_host<at::_ops::_logcumsumexp_out>(
       [&]() -> Tensor& {
+        at::maybe_wrap_dim(dim, self.dim());  // CPU's IndexError, empty tensors too
         at::native::resize_output(out, self.sizes());
         TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ",
                     self.scalar_type(), ", but got ", out.scalar_type(), " instead");

@@ -9,6 +9,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/kthvalue_ops.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/median_ops.h>
 #include <ATen/ops/mode_ops.h>
 #include <ATen/ops/nanmedian_ops.h>
@@ -81,6 +82,7 @@ std::tuple<Tensor&, Tensor&> topk_out(const Tensor& self, int64_t k, int64_t dim
 // nanmedian with dim. values/indices get self's sizes with dim = 1, then
 // lose dim unless keepdim, as ATen's CPU kernels do.
 void pick(const Tensor& self, int64_t dim, rs_pick mode, int64_t k, bool keepdim, Tensor& values, Tensor& indices) {
+  at::assert_no_overlap(self, values);  // CPU's check: resizing values would resize self
   at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, keepdim);
   if (self.dim() == 0 && self.numel() == 1) {
     values.copy_(self);

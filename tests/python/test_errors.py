@@ -135,3 +135,28 @@ def test_dtype_the_profile_lacks_is_a_clear_error_when_host_ops_are_off():
     r = run_python(code, env={"RUSSET_HOST_OPS": "error", "RUSSET_PROFILE": "apple"})
     assert r.returncode == 0, r.stderr
     assert "RAISED True" in r.stdout, r.stdout + r.stderr
+
+
+# error inputs russet cannot build: a 65-dim tensor (russet tensors hold at
+# most RS_MAX_DIMS = 25 dims; CPU's limit for these reductions is 64)
+ERROR_INPUTS_UNBUILT = {"amax", "amin", "aminmax"}
+
+
+def test_opinfo_error_inputs_raise_like_cpu():
+    """Every OpInfo error_inputs case that CPU raises as listed raises on
+    russet with the listed error type and message (PyTorch's test_errors;
+    the conformance sweep's `errors` variant runs the same function)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    from russet import coverage
+
+    ran, bad = 0, []
+    for op in op_db:
+        cases = coverage.run_error_inputs(torch, op)
+        for i, (cls, detail, _) in enumerate(cases or []):
+            if cls in ("pass-native", "pass-host"):
+                ran += 1
+            elif cls != "skipped" and not (op.name in ERROR_INPUTS_UNBUILT and "dimensions" in detail):
+                bad.append(f"{op.name} case {i}: {cls}: {detail}")
+    assert not bad, "\n".join(bad)
+    assert ran >= 600, ran

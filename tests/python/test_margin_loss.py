@@ -54,9 +54,20 @@ def test_errors_like_cpu():
     x = torch.randn(3, 4, device=D)
     with pytest.raises(RuntimeError, match="only p == 1 and p == 2"):
         torch.ops.aten.multi_margin_loss(x, torch.zeros(3, dtype=torch.long, device=D), 3, 1.0, None, 1)
-    with pytest.raises(RuntimeError, match="inconsistent target size"):
-        F.multi_margin_loss(x, torch.zeros(2, dtype=torch.long, device=D))
-    with pytest.raises(RuntimeError, match="out of bounds"):
+    # CPU's own checks (LossMulti.h): the same messages as this torch's CPU
+    xc = x.cpu()
+    for f, t in [(F.multi_margin_loss, torch.zeros(2, dtype=torch.long)),       # target size
+                 (F.multi_margin_loss, torch.zeros(3, 4, dtype=torch.long)),    # target dims
+                 (F.multi_margin_loss, torch.zeros(3)),                         # float target
+                 (F.multilabel_margin_loss, torch.zeros(3, 3, dtype=torch.long)),
+                 (F.multilabel_margin_loss, torch.zeros(3, 4))]:
+        with pytest.raises(RuntimeError) as cpu_err:
+            f(xc, t)
+        with pytest.raises(RuntimeError) as dev_err:
+            f(x, t.to(D))
+        assert str(dev_err.value) == str(cpu_err.value)
+    for shape in [(3, 0), (0,)]:  # empty input rows
+        with pytest.raises(RuntimeError, match="Expected non-empty vector or matrix"):
+            F.multilabel_margin_loss(torch.randn(shape, device=D), torch.zeros(shape, dtype=torch.long, device=D))
+    with pytest.raises(RuntimeError, match="out of bounds"):  # a device-side assertion, as on CUDA
         F.multi_margin_loss(x, torch.full((3,), 7, device=D)).cpu()
-    with pytest.raises(RuntimeError, match="inconsistent target size"):
-        F.multilabel_margin_loss(x, torch.zeros(3, 3, dtype=torch.long, device=D))
