@@ -1494,7 +1494,8 @@ def render_markdown(rep, devices=None):
       f"{lim['max_numel']} elements; sweep time {rep['seconds'] / 60:.1f} min\n")
     w("## Summary\n")
     w("Counted over (op, dtype) pairs; a pair's class is the worst of its variants "
-      "(function, in-place, out=, gradient): `wrong`/`error` if any case failed, "
+      "(function, in-place, out=, gradient, and the OpInfo's error inputs on the op's first "
+      "dtype): `wrong`/`error` if any case failed, "
       "`pass-host` if any passing case used host execution, `pass-native` only if "
       "every case ran without host execution. Percentages are of tested pairs "
       "(all but skipped).\n")
