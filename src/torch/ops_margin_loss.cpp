@@ -67,7 +67,7 @@ Tensor& multi_margin_out(const Tensor& self, const Tensor& target, const at::Sca
       [&]() -> Tensor& {
         MultiMargin m(self, target, p, margin, weight);
         Tensor h = p.toDouble() == 1 ? m.z.clone() : m.z.mul(m.z);
-        h.mul_(m.active);
+        h.masked_fill_(m.active.logical_not(), 0);  // CPU skips them: a NaN z adds nothing
         if (m.wt.defined()) h.mul_(m.wt);
         // (CPU keeps one element for a 1-d input with reduction none)
         Tensor per = h.sum(1).div_(static_cast<double>(m.c));
@@ -91,7 +91,8 @@ Tensor& multi_margin_backward_out(const Tensor& grad, const Tensor& self, const 
         MultiMargin m(self, target, p, margin, weight);
         double norm = static_cast<double>(m.c) * (reduction == at::Reduction::Mean ? static_cast<double>(m.n) : 1.0);
         Tensor g = reduction == at::Reduction::None ? grad.reshape({m.n, 1}) : grad.reshape({1, 1});
-        Tensor h = p.toDouble() == 1 ? m.active.to(m.x.scalar_type()) : m.z.mul(2).mul_(m.active);
+        Tensor h = p.toDouble() == 1 ? m.active.to(m.x.scalar_type())
+                                     : m.z.mul(2).masked_fill_(m.active.logical_not(), 0);
         h = h.mul(g).div_(norm);
         if (m.wt.defined()) h.mul_(m.wt);
         // the target's column gets minus the row's sum (its own h is 0)
@@ -126,7 +127,7 @@ struct MultiLabel {
     Tensor xs = x.gather(1, t);
     Tensor z = x.unsqueeze(1).sub(xs.unsqueeze(2)).add_(1);
     active = z.gt(0).logical_and_(valid.unsqueeze(2).to(at::kBool)).logical_and_(is_target.logical_not().unsqueeze(1));
-    zpos = z.mul(active);
+    zpos = z.masked_fill(active.logical_not(), 0);  // not z * active: a NaN z is skipped, as on CPU
   }
   Tensor zpos;
 };

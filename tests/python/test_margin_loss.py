@@ -71,3 +71,22 @@ def test_errors_like_cpu():
             F.multilabel_margin_loss(torch.randn(shape, device=D), torch.zeros(shape, dtype=torch.long, device=D))
     with pytest.raises(RuntimeError, match="out of bounds"):  # a device-side assertion, as on CUDA
         F.multi_margin_loss(x, torch.full((3,), 7, device=D)).cpu()
+
+
+def test_nan_margins_add_nothing_like_cpu():
+    # CPU adds a margin term only where it is > 0; a NaN term is not, so it
+    # adds nothing (russet multiplied by the mask: NaN * 0 = NaN)
+    x = torch.randn(4, 5)
+    x[1, 2] = float("nan")
+    cases = [(F.multi_margin_loss, torch.tensor([0, 1, 4, 3])),
+             (F.multi_margin_loss, torch.tensor([0, 1, 4, 3]), 2),
+             (F.multilabel_margin_loss, torch.tensor([[0, 1, -1, 0, 0]] * 4))]
+    for f, t, *p in cases:
+        kw = {"p": p[0]} if p else {}
+        xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+        yc, yd = f(xc, t, **kw), f(xd, t.to(D), **kw)
+        assert torch.isfinite(yc)
+        assert_close(yd.cpu(), yc)
+        yc.backward()
+        yd.backward()
+        assert_close(xd.grad.cpu(), xc.grad)
