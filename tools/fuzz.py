@@ -260,6 +260,17 @@ def worker(seed, first, last, out_path, timeout):
             out.flush()
 
 
+def _read_log(path):
+    """The worker's complete JSON lines (it may be writing the last one)."""
+    out = []
+    for x in open(path).read().split("\n")[:-1]:
+        try:
+            out.append(json.loads(x))
+        except ValueError:
+            pass
+    return out
+
+
 def _repro(seed, rec):
     what = " ".join(f"{k}={rec[k]}" for k in ("op", "dtype", "sample", "mutation") if k in rec)
     return f"python tools/fuzz.py --seed {seed} --case {rec['case']}  # {what}: {rec.get('detail', '')[:200]}"
@@ -303,7 +314,7 @@ def main():
             size = os.path.getsize(log)
             if size != last_size:
                 last_size, last_change = size, time.time()
-            lines = [json.loads(x) for x in open(log).read().splitlines() if x.strip()]
+            lines = _read_log(log)
             done = [x for x in lines if "outcome" in x]
             starts = [x["start"] for x in lines if "start" in x]
             started = starts[-1] if starts else None

@@ -63,6 +63,18 @@ uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
 
 // the engine reads the gradient in the input's dtype: another dtype (never
 // from autograd) takes the host
+// CPU's rule for the affine parameters: the input's dtype, or float32
+// beside a float16/bfloat16 input ("mixed dtype"); an integer weight was
+// converted silently here (a fuzzer find)
+void check_param_dtypes(const Tensor& x, const OptTensor& weight, const OptTensor& bias) {
+  for (const OptTensor* p : {&weight, &bias}) {
+    if (!defined(*p)) continue;
+    auto st = (*p)->scalar_type(), xt = x.scalar_type();
+    TORCH_CHECK(st == xt || (st == at::kFloat && (xt == at::kHalf || xt == at::kBFloat16)),
+                "mixed dtype (CPU): expect parameter to have scalar type of Float");
+  }
+}
+
 void same_dtype(const Tensor& grad, const Tensor& input) {
   if (grad.scalar_type() != input.scalar_type()) throw NeedsHost{};
 }
@@ -187,6 +199,7 @@ std::vector<int64_t> stat_shape(const Tensor& x, int64_t nd) {
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayRef shape, const OptTensor& weight,
                                               const OptTensor& bias, double eps) {
   same_device(input, weight, bias);
+  check_param_dtypes(input, weight, bias);
   return native_or_host<at::_ops::native_layer_norm>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
@@ -346,6 +359,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
                                                       const OptTensor& running_var, bool training, double momentum,
                                                       double eps) {
   same_device(input, weight, bias, running_mean, running_var);
+  check_param_dtypes(input, weight, bias);
   TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
   need_native(input);
   int64_t c = input.size(1);
@@ -597,6 +611,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_reserve(const Tensor& gra
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
                                               int64_t n, int64_t c, int64_t hxw, int64_t group, double eps) {
   same_device(input, weight, bias);
+  check_param_dtypes(input, weight, bias);
   return native_or_host<at::_ops::native_group_norm>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         TORCH_CHECK(group > 0 && c % group == 0, "Expected number of channels in input to be divisible by ",

@@ -313,3 +313,22 @@ def test_a_parameter_on_another_device_is_a_device_error():
                lambda: F.batch_norm(x, rm.to(D), rv.to(D), w, b.to(D), training=True)):
         with pytest.raises(RuntimeError, match="same device"):
             fn()
+
+
+def test_parameters_of_another_dtype_raise_like_cpu():
+    # CPU takes the input's dtype, or float32 beside float16/bfloat16; russet
+    # converted an integer weight silently (a fuzzer find)
+    x = torch.randn(2, 4, 3)
+    w, b = torch.ones(4, dtype=torch.long), torch.zeros(4)
+    calls = [lambda t, w, b: F.group_norm(t, 2, w, b),
+             lambda t, w, b: F.layer_norm(t.transpose(1, 2), (4,), w, b),
+             lambda t, w, b: F.batch_norm(t, None, None, w, b, training=True)]
+    for f in calls:
+        with pytest.raises(RuntimeError):
+            f(x, w, b)
+        with pytest.raises(RuntimeError, match="mixed dtype"):
+            f(x.to(D), w.to(D), b.to(D))
+        # float32 parameters beside a bfloat16 input: allowed on both
+        got = f(x.to(D).bfloat16(), w.float().to(D), b.to(D))
+        want = f(x.bfloat16(), w.float(), b)
+        assert_close(got.cpu().float(), want.float(), rtol=2e-2, atol=2e-2)
