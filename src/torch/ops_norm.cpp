@@ -61,8 +61,6 @@ at::ScalarType acc_type(const Tensor& x) {
 
 uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
 
-// the engine reads the gradient in the input's dtype: another dtype (never
-// from autograd) takes the host
 // CPU's rule for the affine parameters: the input's dtype, or float32
 // beside a float16/bfloat16 input ("mixed dtype"); an integer weight was
 // converted silently here (a fuzzer find)
@@ -75,6 +73,8 @@ void check_param_dtypes(const Tensor& x, const OptTensor& weight, const OptTenso
   }
 }
 
+// the engine reads the gradient in the input's dtype: another dtype (never
+// from autograd) takes the host
 void same_dtype(const Tensor& grad, const Tensor& input) {
   if (grad.scalar_type() != input.scalar_type()) throw NeedsHost{};
 }

@@ -453,9 +453,9 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
     }
     /* opaque products need the NumWorkGroups variable (its x is never
      * 0xffffffff, past every device's maxComputeWorkGroupCount: the zero each
-     * function makes from it is one the compiler cannot know; NVIDIA's
-     * folded a comparison with 0, which the spec rules out) and the
-     * unsigned int type */
+     * function makes from it is one a compiler that knows only the spec
+     * cannot fold, where a comparison with 0, which the spec rules out, it
+     * could) and the unsigned int type */
     uint32_t v3u = 0;
     if (sc.nprod) {
         const uint32_t *var = def_of(words, nwords, sc.nwg_var, 2);
