@@ -171,6 +171,11 @@ enum {
 RS_API int rs_device_count(void);
 /* The device with this index, created on first use (thread-safe). */
 RS_API rs_status rs_device_get(int index, rs_device **out);
+/* 1 in a child of fork() whose parent had created a device (its driver
+ * threads, locks and mappings are the parent's): there rs_device_count
+ * is 0 and rs_device_get fails with RS_ERR_NO_DEVICE and a message that
+ * says to use the 'spawn' start method, as CUDA refuses a forked child. */
+RS_API int rs_forked_child(void);
 RS_API rs_status rs_device_info_get(int index, rs_device_info *out);
 RS_API const rs_features *rs_device_features(rs_device *dev);
 RS_API int rs_device_index(rs_device *dev);

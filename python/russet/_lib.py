@@ -25,6 +25,7 @@ _c_u8_p = ctypes.POINTER(ctypes.c_uint8)
 # name: (restype, argtypes)
 _SIGNATURES = {
     "russet_device_count": (_c_int, []),
+    "russet_in_bad_fork": (_c_int, []),
     "russet_last_error": (_c_char_p, []),
     "russet_info_json": (_c_int, [_c_int, ctypes.c_char_p, _c_size]),
     "russet_current_device": (_c_int, []),

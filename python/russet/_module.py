@@ -22,8 +22,11 @@ _DEVICE_TYPE = int(getattr(_torch._C._autograd.DeviceType, "PrivateUse1", 20))
 
 
 def _is_in_bad_fork():
-    # torch.random._seed_custom_device needs this name to seed russet.
-    return False
+    """True in a fork() child of a process that had started russet: the
+    device cannot be used there (use the 'spawn' start method).
+    torch.random._seed_custom_device asks it before seeding russet, so
+    DataLoader's forked workers leave the device alone."""
+    return bool(_lib.lib().russet_in_bad_fork())
 
 
 def _lazy_init():

@@ -85,6 +85,9 @@ __attribute__((visibility("default"))) int russet_device_count(void) {
   return n;
 }
 
+// 1 in a fork() child of a process that had started russet (rs_forked_child)
+__attribute__((visibility("default"))) int russet_in_bad_fork(void) { return rs_forked_child(); }
+
 __attribute__((visibility("default"))) int russet_info_json(int index, char* buf, size_t cap) {
   return guarded([&] {
     rs_device_info info;

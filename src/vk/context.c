@@ -22,6 +22,26 @@ static int g_count;
 static char g_discovery_error[512];
 static rs_device *g_devices[RS_MAX_PHYSICAL];
 
+/* fork(): the child inherits the parent's Vulkan devices with none of the
+ * driver's threads and possibly a lock held by one of them; using them
+ * hangs. A child whose parent had created a device (the first op on it)
+ * gets a clear error instead, checked before any lock is taken; a parent
+ * that only counted devices (import) forks children that may start
+ * russet themselves. */
+static volatile int g_forked_child;
+static volatile int g_started; /* set once a device exists (as CUDA's context) */
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+static void on_fork_child(void) {
+    if (g_started) g_forked_child = 1;
+}
+static void register_atfork(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+static const char kForkMessage[] =
+    "russet: cannot use the device in a process made by fork() after its parent started russet (the parent's "
+    "Vulkan driver does not survive a fork); to use russet with multiprocessing, use the 'spawn' start method "
+    "(torch.multiprocessing.set_start_method('spawn'))";
+
+int rs_forked_child(void) { return g_forked_child; }
+
 rs_profile rs_profile_current(void) {
     const char *p = getenv("RUSSET_PROFILE");
     return (p && strcmp(p, "apple") == 0) ? RS_PROFILE_APPLE : RS_PROFILE_NATIVE;
@@ -147,6 +167,11 @@ static void discover(void) {
 }
 
 int rs_device_count(void) {
+    if (g_forked_child) {
+        rs_error(RS_ERR_NO_DEVICE, "%s", kForkMessage);
+        return 0;
+    }
+    pthread_once(&g_atfork_once, register_atfork);
     pthread_mutex_lock(&g_lock);
     if (!g_discovered) {
         g_count = 0;
@@ -651,6 +676,7 @@ static rs_status create_device(int index, rs_device **out) {
 }
 
 rs_status rs_device_get(int index, rs_device **out) {
+    if (g_forked_child) return rs_error(RS_ERR_NO_DEVICE, "%s", kForkMessage);
     int n = rs_device_count();
     if (index < 0 || index >= n) {
         if (n == 0) return rs_error(RS_ERR_NO_DEVICE, "%s", g_discovery_error);
@@ -659,6 +685,7 @@ rs_status rs_device_get(int index, rs_device **out) {
     pthread_mutex_lock(&g_lock);
     rs_status st = RS_OK;
     if (!g_devices[index]) st = create_device(index, &g_devices[index]);
+    if (g_devices[index]) g_started = 1;
     *out = g_devices[index];
     pthread_mutex_unlock(&g_lock);
     return st;
@@ -775,6 +802,7 @@ void rs_shutdown(void) {
     g_instance = VK_NULL_HANDLE;
     g_count = 0; /* the physical devices died with the instance */
     g_discovered = 0;
+    g_started = 0; /* a child forked from now on starts afresh */
     rs_kernels_forget_dir();
     pthread_mutex_unlock(&g_lock);
 }

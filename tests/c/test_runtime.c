@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <shaderc/shaderc.h>
@@ -888,6 +889,30 @@ TEST(host_waits_are_counted) {
     rs_free(dev, a), rs_free(dev, b);
 }
 
+/* A child of fork() after the parent started russet gets a clear error
+ * (it used to hang on the parent's driver state); the parent goes on. */
+TEST(forked_child_refuses_the_device) {
+    rs_device *dev = ctest_device();
+    CHECK(dev != NULL);
+    CHECK(rs_forked_child() == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rs_device *d = NULL;
+        int ok = rs_forked_child() == 1 && rs_device_count() == 0 && rs_device_get(0, &d) == RS_ERR_NO_DEVICE &&
+                 d == NULL && strstr(rs_last_error(), "spawn") != NULL;
+        _exit(ok ? 0 : 1);
+    }
+    CHECK(pid > 0);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rs_device *again = NULL;
+    CHECK(rs_forked_child() == 0);
+    CHECK_OK(rs_device_get(0, &again));
+    CHECK(again == dev);
+}
+
 TEST(compile_errors_are_reported) {
     rs_device *dev = ctest_device();
     rs_kernel *k;
@@ -1100,5 +1125,6 @@ int main(void) {
     RUN(shared_memory_limit);
     RUN(workgroup_size_limit);
     RUN(disk_caches_survive_restart);
+    RUN(forked_child_refuses_the_device);
     CTEST_END();
 }

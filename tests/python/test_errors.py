@@ -160,3 +160,30 @@ def test_opinfo_error_inputs_raise_like_cpu():
                 bad.append(f"{op.name} case {i}: {cls}: {detail}")
     assert not bad, "\n".join(bad)
     assert ran >= 600, ran
+
+
+def test_forked_child_gets_a_clear_error_not_a_hang():
+    # CUDA's rule: a fork() child cannot use a device its parent started
+    # (russet's child hung on the parent's driver state); the parent goes
+    # on, and DataLoader's forked workers, which never touch the device,
+    # still work (torch asks _is_in_bad_fork before seeding russet there)
+    code = (
+        "import os, torch, russet\n"
+        "from torch.utils.data import DataLoader, TensorDataset\n"
+        "x = torch.ones(3, device='russet'); x.sum().item()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    try:\n"
+        "        torch.ones(3, device='russet').sum().item()\n"
+        "        os._exit(3)\n"
+        "    except RuntimeError as e:\n"
+        "        os._exit(0 if 'spawn' in str(e) and torch.russet._is_in_bad_fork() else 4)\n"
+        "_, st = os.waitpid(pid, 0)\n"
+        "m = torch.nn.Linear(4, 2).to('russet')\n"
+        "dl = DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=8, num_workers=2)\n"
+        "n = sum(m(b.to('russet')).shape[0] for (b,) in dl)\n"
+        "print('CHILD', os.waitstatus_to_exitcode(st), 'BAD', torch.russet._is_in_bad_fork(),\n"
+        "      'PARENT', (x * 2).sum().item(), 'LOADED', n)\n"
+    )
+    r = run_python(code, timeout=120)
+    assert "CHILD 0 BAD False PARENT 6.0 LOADED 32" in r.stdout, r.stdout + r.stderr
