@@ -70,7 +70,7 @@ def _mutate(torch, parts, mutation, rng):
         v = container[key]
         if isinstance(v, torch.Tensor):
             tensors.append((container, key))
-        elif isinstance(v, (list, tuple)) and not isinstance(v, tuple):
+        elif isinstance(v, list):  # (a tuple's items cannot be replaced)
             for i in range(len(v)):
                 collect(v, i)
 

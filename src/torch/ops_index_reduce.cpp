@@ -10,8 +10,8 @@
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 
-#include <ATen/MemoryOverlap.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/IndexingUtils.h>

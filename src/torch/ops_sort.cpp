@@ -3,13 +3,13 @@
 // statistics kthvalue, median, nanmedian and mode (a sort and a pick per
 // row).
 // Every dtype CPU sorts runs natively, float64 included (keys are bits).
+#include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/SortingUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/kthvalue_ops.h>
-#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/median_ops.h>
 #include <ATen/ops/mode_ops.h>
 #include <ATen/ops/nanmedian_ops.h>

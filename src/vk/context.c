@@ -676,10 +676,9 @@ static rs_status create_device(int index, rs_device **out) {
 }
 
 rs_status rs_device_get(int index, rs_device **out) {
-    if (g_forked_child) return rs_error(RS_ERR_NO_DEVICE, "%s", kForkMessage);
     int n = rs_device_count();
     if (index < 0 || index >= n) {
-        if (n == 0) return rs_error(RS_ERR_NO_DEVICE, "%s", g_discovery_error);
+        if (n == 0) return RS_ERR_NO_DEVICE; /* rs_device_count said why (no device, or a forked child) */
         return rs_error(RS_ERR_NO_DEVICE, "russet: invalid device index %d (%d devices)", index, n);
     }
     pthread_mutex_lock(&g_lock);
