@@ -16,13 +16,13 @@ CXX := $(CCACHE) g++
 
 SHADERC_VERSION := $(shell pkg-config --modversion shaderc 2>/dev/null || echo unknown)
 COMMON_FLAGS := -O2 -g0 -fPIC -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -Iinclude -Isrc
-CFLAGS := -std=c11 -D_GNU_SOURCE $(COMMON_FLAGS) -DRS_SHADERC_VERSION='"$(SHADERC_VERSION)"'
+CFLAGS := -std=c11 -D_GNU_SOURCE $(COMMON_FLAGS) -Ikernels -DRS_SHADERC_VERSION='"$(SHADERC_VERSION)"'
 SHADERC_LIBS := $(shell CC=gcc bash tools/shaderc_libs.sh)
 VK_LIBS := -lvulkan $(SHADERC_LIBS) -lpthread -lm
 
 # ---- the C core (runtime + engines), no torch
 CORE_SRC := $(wildcard src/vk/*.c) $(wildcard src/engine/*.c)
-KERNEL_FILES := $(shell find kernels -type f \( -name '*.comp' -o -name '*.glsl' -o -name '*.spv' \) | sort)
+KERNEL_FILES := $(shell find kernels -type f \( -name '*.comp' -o -name '*.glsl' -o -name '*.h' -o -name '*.spv' \) | sort)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/kernels_embedded.o
 CORE_LIB := $(BUILD)/librusset_core.a
 

@@ -21,16 +21,10 @@
 
 #include "engine/engine.h"
 #include "russet/russet.h"
+#include "params/gemm.h"
 
-/* kernels/common/gemm.glsl's GemmParams (as src/engine/gemm.c) */
-typedef struct gemm_params {
-    uint64_t a, b, c, cin;
-    int64_t m, n, k, batch;
-    int64_t sa[3], sb[3], sc[3], sci[3];
-    uint64_t alpha[2], beta[2];
-    uint32_t flags, pad;
-    int64_t tiles_m, tiles_n;
-} gemm_params;
+/* the GEMM parameter block, as src/engine/gemm.c writes it */
+typedef struct gemm_params { RS_GEMM_PARAMS } gemm_params;
 
 static double now(void) {
     struct timespec ts;

@@ -77,7 +77,7 @@ build_probe() {  # $1: gemm_probe or bw_probe
     rm -rf build/probe && mkdir -p build/probe
     python3 tools/embed_kernels.py kernels build/kernels_embedded.c
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c bench/$1.c | xargs -P "$(nproc)" -I{} sh -c \
-        'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
+        'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -Ikernels -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/probe/$(echo {} | tr / _).o'
     gcc -o build/$1 build/probe/*.o -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm
 }
 # pending: every device run the last sessions prepared and could not make,
@@ -173,7 +173,7 @@ build_without_make() {
     mkdir -p build/obj
     $PY tools/embed_kernels.py kernels build/kernels_embedded.c
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c | xargs -P "$(nproc)" -I{} sh -c \
-        'gcc -std=c11 -D_GNU_SOURCE '"$common"' -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/obj/$(echo {} | tr / _).o'
+        'gcc -std=c11 -D_GNU_SOURCE '"$common"' -Ikernels -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/obj/$(echo {} | tr / _).o'
     ls src/torch/*.cpp | xargs -P "$(nproc)" -I{} sh -c \
         'g++ -std=c++17 '"$common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -c {} -o build/obj/$(echo {} | tr / _).o'
     g++ -shared -o python/russet/_russet.so build/obj/*.o -L"$torch_dir/lib" -Wl,-rpath,"$torch_dir/lib" \
@@ -389,7 +389,7 @@ if [ "${GPU_CTESTS:-0}" = 1 ]; then
     echo "== C tests"
     mkdir -p build/tests
     for t in tests/c/test_*.c; do
-        gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
+        gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -Ikernels "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
             -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test $t did not build"
     done
     CTEST_PLAIN=1 RUSSET_PROFILE="${CTEST_PROFILES:-apple native}" timeout ${CTEST_LIMIT:-200} \

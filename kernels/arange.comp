@@ -7,29 +7,22 @@
 // near-ties).
 #version 460
 #include "common/dtype.glsl"
+#include "params/range.h"
 #include "common/index.glsl"
-#if MODE == 2
+#if MODE == AR_DOUBLE
 #extension GL_ARB_gpu_shader_int64 : require
 #endif
 
 layout(local_size_x = RS_WG) in;
 
-// MODE 0: a, b int64 start, step; 1: float bits; 2: double bits;
-// 3: a = (start_hi, start_lo), b = (step_hi, step_lo) as float pairs.
-layout(push_constant) uniform Push {
-    uint64_t dst;
-    uint64_t params;
-    uint64_t numel;
-    uint64_t a;
-    uint64_t b;
-    uint ndim;
-} pc;
+// (params/range.h: the fields, the MODE names)
+layout(push_constant) uniform Push { RS_ARANGE_PUSH } pc;
 
 #define T_DT DST_DT
 #include "common/dtype_inst.glsl"
 #undef T_DT
 
-#if MODE == 3
+#if MODE == AR_FLOAT2
 // Exact a*b = p + e (Dekker), without fma (GLSL may or may not fuse it).
 void rs_two_prod(float a, float b, out float p, out float e) {
     precise float pp = a * b;
@@ -48,12 +41,12 @@ void rs_two_prod(float a, float b, out float p, out float e) {
 void main() {
     RS_FOR_EACH(i, pc.numel) {
         int64_t o = pc.ndim == 0u ? int64_t(i) : rs_offset1(pc.params, pc.ndim, i);
-#if MODE == 0
+#if MODE == AR_INT
         RS_SET_I(DST_DT)(pc.dst, o, pc.a + pc.b * i);
-#elif MODE == 1
+#elif MODE == AR_FLOAT
         precise float v = uintBitsToFloat(uint(pc.a)) + uintBitsToFloat(uint(pc.b)) * float(int64_t(i));
         RS_SET_F(DST_DT)(pc.dst, o, v);
-#elif MODE == 2
+#elif MODE == AR_DOUBLE
         precise double v = uint64BitsToDouble(pc.a) + uint64BitsToDouble(pc.b) * double(int64_t(i));
         RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(v));
 #else

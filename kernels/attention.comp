@@ -30,6 +30,7 @@
 // and BK for the apple profile's 32 KiB of shared memory.
 #version 460
 #include "common/dtype.glsl"
+#include "params/attention.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
@@ -49,32 +50,7 @@ layout(local_size_x = NT) in;
 #define CM_DT 6
 #include "common/ops.glsl"
 
-layout(push_constant) uniform Push {
-    uint64_t q, k, v, o, mask, lse;
-    uint64_t dout, dq, dk, dv, drow;  // backward; drow: D (ACC), contiguous (B, Hq, L)
-    uint64_t params;
-} pc;
-
-// the parameter block (int64 slots; src/engine/attention.c writes them)
-#define AP_B 0
-#define AP_HQ 1
-#define AP_HK 2
-#define AP_L 3
-#define AP_S 4
-#define AP_E 5
-#define AP_EV 6
-#define AP_CAUSAL 7
-#define AP_SCALE 8   // the bits of ACC's scale
-#define AP_QS 9      // 4 strides each: b, h, row, dim
-#define AP_KS 13
-#define AP_VS 17
-#define AP_OS 21
-#define AP_MS 25
-#define AP_DOS 29
-#define AP_DQS 33
-#define AP_DKS 37
-#define AP_DVS 41
-#define AP_SLOTS 45
+layout(push_constant) uniform Push { RS_ATTENTION_PUSH } pc;
 
 int64_t ap(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 

@@ -5,17 +5,12 @@
 // shape it, for tuning: the host assumes their defaults).
 #version 460
 #include "common/dtype.glsl"
+#include "params/copy.h"
 #include "common/index.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t dst;
-    uint64_t src;
-    uint64_t params;  // sizes, dst strides, src strides (ndim > 0)
-    uint64_t numel;
-    uint ndim;        // 0: both contiguous
-} pc;
+layout(push_constant) uniform Push { RS_COPY_PUSH } pc;
 
 #define T_DT SRC_DT
 #include "common/dtype_inst.glsl"

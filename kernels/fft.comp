@@ -13,6 +13,7 @@
 //           of the batch.
 #version 460
 #include "common/dtype.glsl"
+#include "params/fft.h"
 #include "common/index.glsl"
 
 #ifndef MODE
@@ -21,11 +22,7 @@
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src, dst, tw;
-    uint64_t items;   // MODE 0: rows * n / 2; MODE 1: rows
-    uint n, ns, twstep, inverse;  // MODE 0: this step's ns and twstep = n / (2 ns)
-} pc;
+layout(push_constant) uniform Push { RS_FFT_PUSH } pc;
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsC64 { vec2 v; };
 

@@ -6,19 +6,14 @@
 // (weight decay != 0), SCALE (grad_scale given), FOUND (found_inf given).
 #version 460
 #include "common/dtype.glsl"
+#include "params/optim.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t p, g, sum;
-    uint64_t step, scale, found;
-    uint64_t numel, err;
-    float lr, lr_decay, wd, eps;   // wd and eps already rounded to DT (host)
-    uint site;
-} pc;
+layout(push_constant) uniform Push { RS_ADAGRAD_PUSH } pc;
 
 // (the shared op helpers may raise the device error flag; these never do)
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)

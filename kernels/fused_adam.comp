@@ -8,21 +8,14 @@
 // (found_inf given).
 #version 460
 #include "common/dtype.glsl"
+#include "params/optim.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t p, g, m, v, vmax;
-    uint64_t step, scale, found;
-    uint64_t numel, err;
-    float lr, c1, beta2, c2;   // c1 = 1 - beta1, c2 = 1 - beta2
-    float wd, eps, lb1, lb2;   // lb = log(beta), for the bias corrections
-    float decay;               // AdamW: 1 - lr * weight_decay
-    uint site;
-} pc;
+layout(push_constant) uniform Push { RS_ADAM_PUSH } pc;
 
 // (the shared op helpers may raise the device error flag; these never do)
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)

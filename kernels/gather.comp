@@ -10,20 +10,13 @@
 // An index outside [0, dim_size) raises the device error flag (code 1).
 #version 460
 #include "common/dtype.glsl"
+#include "params/gather.h"
 #include "common/index.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t self_, other, index;  // other: out (gather) or src (scatter)
-    uint64_t params;               // sizes + strides of the three views (ndim > 0)
-    uint64_t numel;
-    int64_t dim_size, dim_stride;
-    uint64_t err;
-    uvec4 value;                   // MODE 2: the element's bytes
-    uint ndim, site;
-} pc;
+layout(push_constant) uniform Push { RS_GATHER_PUSH } pc;
 
 // moves one element of ESIZE bytes
 void ga_move(uint64_t dst, uint64_t src) {
@@ -43,16 +36,16 @@ void ga_move(uint64_t dst, uint64_t src) {
 
 void ga_store_value(uint64_t dst) {
 #if ESIZE == 1
-    RsU8(dst).v = uint8_t(pc.value.x & 0xFFu);
+    RsU8(dst).v = uint8_t(pc.value[0] & 0xFFu);
 #elif ESIZE == 2
-    RsU16(dst).v = uint16_t(pc.value.x & 0xFFFFu);
+    RsU16(dst).v = uint16_t(pc.value[0] & 0xFFFFu);
 #elif ESIZE == 4
-    RsU32(dst).v = pc.value.x;
+    RsU32(dst).v = pc.value[0];
 #elif ESIZE == 8
-    RsU64(dst).v = pack64(pc.value.xy);
+    RsU64(dst).v = pack64(uvec2(pc.value[0], pc.value[1]));
 #else
-    RsU64(dst).v = pack64(pc.value.xy);
-    RsU64(dst + 8UL).v = pack64(pc.value.zw);
+    RsU64(dst).v = pack64(uvec2(pc.value[0], pc.value[1]));
+    RsU64(dst + 8UL).v = pack64(uvec2(pc.value[2], pc.value[3]));
 #endif
 }
 

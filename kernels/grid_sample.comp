@@ -15,6 +15,7 @@
 // nearest, 0: bilinear), PADDING (0 zeros, 1 border, 2 reflection), ALIGN.
 #version 460
 #include "common/dtype.glsl"
+#include "params/grid_sample.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
@@ -31,20 +32,7 @@ layout(local_size_x = RS_WG) in;
 
 #define Q (NEAREST == 1 ? 1 : (1 << DIMS))  // corners a point reads
 
-layout(push_constant) uniform Push {
-    uint64_t x, grid, y;  // input, grid, and the output (MODE 0) or its gradient (MODE 1)
-    uint64_t grad_grid;         // MODE 1, 0: not wanted
-    uint64_t keys, src;         // MODE 1, 0: no input gradient wanted
-    uint64_t params;            // int64 slots (GP_* below; grid_sample.c writes them)
-    uint64_t items;             // grid points: N * Do * Ho * Wo
-} pc;
-
-#define GP_IN 0     // input sizes (N, C, D, H, W)
-#define GP_IN_ST 5  // input strides
-#define GP_OUT 10   // output sizes (N, C, Do, Ho, Wo)
-#define GP_OUT_ST 15
-#define GP_GRID_ST 20  // grid strides (n, zo, yo, xo, coordinate)
-#define GP_GG_ST 25    // grad_grid strides
+layout(push_constant) uniform Push { RS_GRID_SAMPLE_PUSH } pc;
 
 int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 

@@ -13,18 +13,12 @@
 // ESZ (COPY: the element's bytes).
 #version 460
 #include "common/dtype.glsl"
+#include "params/interp.h"
 #include "common/index.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src, dst;
-    uint64_t params;  // int64: dst sizes (5), src strides (5), dst strides (5), P
-    uint64_t rows;    // int32 row_ptr, n_dest + 1
-    uint64_t cols;    // int32 source positions
-    uint64_t wts;     // W_DT weights
-    uint64_t items;   // dst's elements
-} pc;
+layout(push_constant) uniform Push { RS_INTERP_PUSH } pc;
 
 #if !COPY
 #define T_DT IN_DT
@@ -70,11 +64,11 @@ void copy_bits(int64_t so, int64_t d) {
 void main() {
     int64_t sz[5], sst[5], dst[5];
     for (int k = 0; k < 5; ++k) {
-        sz[k] = ip(k);
-        sst[k] = ip(5 + k);
-        dst[k] = ip(10 + k);
+        sz[k] = ip(IP_DST + k);
+        sst[k] = ip(IP_SRC_ST + k);
+        dst[k] = ip(IP_DST_ST + k);
     }
-    const int P = int(ip(15));
+    const int P = int(ip(IP_DIM));
     for (uint64_t e = uint64_t(gl_GlobalInvocationID.x); e < pc.items;
          e += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
         // the destination coordinates, W fastest

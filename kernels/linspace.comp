@@ -10,39 +10,29 @@
 // LOG: 0 linspace, 1 logspace.
 #version 460
 #include "common/dtype.glsl"
+#include "params/range.h"
 #include "common/index.glsl"
-#if MODE == 2
+#if MODE == LS_DOUBLE
 #extension GL_ARB_gpu_shader_int64 : require
 #include "common/math64.glsl"
 #endif
 
 layout(local_size_x = RS_WG) in;
 
-// a start, b end, c step (int64, float or double bits by MODE);
-// d: logspace base (float or double bits), log2/ln of it in e.
-layout(push_constant) uniform Push {
-    uint64_t dst;
-    uint64_t params;
-    uint64_t numel;
-    uint64_t a;
-    uint64_t b;
-    uint64_t c;
-    uint64_t d;
-    uint64_t e;
-    uint ndim;
-} pc;
+// (params/range.h: the fields, the MODE names)
+layout(push_constant) uniform Push { RS_LINSPACE_PUSH } pc;
 
 #define T_DT DST_DT
 #include "common/dtype_inst.glsl"
 #undef T_DT
 
-#if MODE == 0 && RS_IS_FLT(DST_DT)
+#if MODE == LS_FLOAT && RS_IS_FLT(DST_DT)
 #define R(x) RS_ROUND(DST_DT)(x)
 #else
 #define R(x) (x)
 #endif
 
-#if MODE == 0 && LOG
+#if MODE == LS_FLOAT && LOG
 // base ** x: exact products for integral exponents, else exp2(x log2 base).
 float rs_pow_f(float base, float lb, float x) {
     if (x == floor(x) && abs(x) <= 64.0) {
@@ -58,7 +48,7 @@ float rs_pow_f(float base, float lb, float x) {
     return exp2(x * lb);
 }
 #endif
-#if MODE == 2 && LOG
+#if MODE == LS_DOUBLE && LOG
 double rs_pow_d(double base, double lnb, double x) {
     if (x == floor(x) && abs(x) <= 64.0LF) {
         double r = 1.0LF, b = base;
@@ -74,7 +64,7 @@ double rs_pow_d(double base, double lnb, double x) {
 }
 #endif
 
-#if MODE == 0 && DST_DT == 6 && !LOG
+#if MODE == LS_FLOAT && DST_DT == 6 && !LOG
 // a * b + c rounded once, without relying on the device's fma() being fused
 // (lavapipe's is not): Dekker's exact product, a two-sum, the low parts
 // added with rounding to odd, one final rounding
@@ -111,7 +101,7 @@ void main() {
     RS_FOR_EACH(i, pc.numel) {
         int64_t o = pc.ndim == 0u ? int64_t(i) : rs_offset1(pc.params, pc.ndim, i);
         int64_t ii = int64_t(i);
-#if MODE == 0
+#if MODE == LS_FLOAT
         float s = uintBitsToFloat(uint(pc.a)), e = uintBitsToFloat(uint(pc.b));
         float st = uintBitsToFloat(uint(pc.c));
 #if DST_DT == 6 && !LOG
@@ -126,7 +116,7 @@ void main() {
         v = rs_pow_f(uintBitsToFloat(uint(pc.d)), uintBitsToFloat(uint(pc.e)), v);
 #endif
         RS_SET_F(DST_DT)(pc.dst, o, v);
-#elif MODE == 2
+#elif MODE == LS_DOUBLE
         double s = uint64BitsToDouble(pc.a), e = uint64BitsToDouble(pc.b);
         double st = uint64BitsToDouble(pc.c);
         precise double v = ii < halfway ? s + st * double(ii) : e - st * double(steps - ii - 1L);

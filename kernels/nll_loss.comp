@@ -11,19 +11,14 @@
 // fixed tree, deterministic.
 #version 460
 #include "common/dtype.glsl"
+#include "params/loss.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t input_, target, weight, out_, total_weight, grad_output;
-    uint64_t n, c, s;
-    int64_t ignore_index;
-    uint64_t err;
-    uint site;
-} pc;
+layout(push_constant) uniform Push { RS_NLL_PUSH } pc;
 
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 

@@ -26,32 +26,13 @@
 // the arithmetic.
 #version 460
 #include "common/dtype.glsl"
+#include "params/norm.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t x, g, y;
-    uint64_t a, b, w, bias;   // bias: APPLY's bias, GRAD's scale
-    uint64_t s1, s2;          // GRAD's inputs; SUMS/STATS: the outputs
-    uint64_t part;            // partials, chunks per row
-    uint64_t params;          // int64 block: see NP_ below
-} pc;
-
-#define NP_ROWS 0
-#define NP_OUTER 1
-#define NP_INNER 2
-#define NP_ROW_STRIDE 3
-#define NP_OUTER_STRIDE 4
-#define NP_CHUNKS 5     // reductions: chunks per row
-#define NP_CHUNK 6      // elements per chunk
-#define NP_STAT_OUTER 7
-#define NP_NUMEL 8      // elementwise
-#define NP_ROW_DIV 9
-#define NP_COL_DIV 10
-#define NP_COLS 11
-#define NP_INV_K 12     // 1 / K: double bits for float64, else float bits
+layout(push_constant) uniform Push { RS_NORM_PUSH } pc;
 
 int64_t np(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 

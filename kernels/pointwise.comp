@@ -11,6 +11,7 @@
 // dtype, of which CT_DT is the opmath type), EXPR.
 #version 460
 #include "common/dtype.glsl"
+#include "params/pointwise.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
@@ -23,16 +24,7 @@ layout(local_size_x = PW_WG) in;
 // elements per invocation on the contiguous path
 #define RS_UNROLL 4
 
-layout(push_constant) uniform Push {
-    uint64_t out_;
-    uint64_t in0, in1, in2, in3;  // addresses, or scalar bits for scalar inputs
-    uint64_t params;              // sizes + strides of the NT views (ndim > 0)
-    uint64_t numel;
-    uint64_t s0, s1, s2, s3;      // scalar bits
-    uint64_t err;                 // the device error flag
-    uint ndim;                    // 0: every view contiguous
-    uint site;                    // this op's error site
-} pc;
+layout(push_constant) uniform Push { RS_POINTWISE_PUSH } pc;
 
 // Raises the device error flag (read at the next sync): code 2 is an
 // integer division by zero.
@@ -196,30 +188,30 @@ RS_OPMT(RT_DT) rs_expr(RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_DT) s2, 
 void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_DT) s2, RS_OPMT(CT_DT) s3) {
 #if NIN > 0
 #if IN0_S
-    RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+    RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in_[0]);
 #else
-    RS_OPMT(IN0_DT) a = RS_LDO(IN0_DT)(pc.in0, o[IN0_L]);
+    RS_OPMT(IN0_DT) a = RS_LDO(IN0_DT)(pc.in_[0], o[IN0_L]);
 #endif
 #endif
 #if NIN > 1
 #if IN1_S
-    RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+    RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in_[1]);
 #else
-    RS_OPMT(IN1_DT) b = RS_LDO(IN1_DT)(pc.in1, o[IN1_L]);
+    RS_OPMT(IN1_DT) b = RS_LDO(IN1_DT)(pc.in_[1], o[IN1_L]);
 #endif
 #endif
 #if NIN > 2
 #if IN2_S
-    RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+    RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in_[2]);
 #else
-    RS_OPMT(IN2_DT) c = RS_LDO(IN2_DT)(pc.in2, o[IN2_L]);
+    RS_OPMT(IN2_DT) c = RS_LDO(IN2_DT)(pc.in_[2], o[IN2_L]);
 #endif
 #endif
 #if NIN > 3
 #if IN3_S
-    RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+    RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in_[3]);
 #else
-    RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in3, o[IN3_L]);
+    RS_OPMT(IN3_DT) d = RS_LDO(IN3_DT)(pc.in_[3], o[IN3_L]);
 #endif
 #endif
     RS_OPMT(RT_DT) r = rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d));
@@ -244,10 +236,10 @@ void main() {
 #if defined(RS_IGAM_SHARED) && RS_IGAM_SHARED
     rs_igam_init();  // igamma's table into shared memory (ops_special.glsl)
 #endif
-    RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s0);
-    RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s1);
-    RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s2);
-    RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s3);
+    RS_OPMT(CT_DT) s0 = RS_FROM_BITS(CT_DT)(pc.s[0]);
+    RS_OPMT(CT_DT) s1 = RS_FROM_BITS(CT_DT)(pc.s[1]);
+    RS_OPMT(CT_DT) s2 = RS_FROM_BITS(CT_DT)(pc.s[2]);
+    RS_OPMT(CT_DT) s3 = RS_FROM_BITS(CT_DT)(pc.s[3]);
 #if VECW
     // VQ words per invocation, a workgroup apart (each access of a warp
     // contiguous; several loads in flight per invocation)
@@ -274,16 +266,16 @@ void main() {
             if (q < nv) {
                 uint64_t off = q * 16UL;
 #if NIN > 0 && !IN0_S
-                qa[w] = RsV4(pc.in0 + off).v;
+                qa[w] = RsV4(pc.in_[0] + off).v;
 #endif
 #if NIN > 1 && !IN1_S
-                qb[w] = RsV4(pc.in1 + off).v;
+                qb[w] = RsV4(pc.in_[1] + off).v;
 #endif
 #if NIN > 2 && !IN2_S
-                qc[w] = RsV4(pc.in2 + off).v;
+                qc[w] = RsV4(pc.in_[2] + off).v;
 #endif
 #if NIN > 3 && !IN3_S
-                qd[w] = RsV4(pc.in3 + off).v;
+                qd[w] = RsV4(pc.in_[3] + off).v;
 #endif
             }
         }
@@ -292,28 +284,28 @@ void main() {
             if (q >= nv) break;
 #if NIN > 0
 #if IN0_S
-            RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in0);
+            RS_OPMT(IN0_DT) a = RS_FROM_BITS(IN0_DT)(pc.in_[0]);
 #else
             RS_OPMT(IN0_DT) a;
 #endif
 #endif
 #if NIN > 1
 #if IN1_S
-            RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in1);
+            RS_OPMT(IN1_DT) b = RS_FROM_BITS(IN1_DT)(pc.in_[1]);
 #else
             RS_OPMT(IN1_DT) b;
 #endif
 #endif
 #if NIN > 2
 #if IN2_S
-            RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in2);
+            RS_OPMT(IN2_DT) c = RS_FROM_BITS(IN2_DT)(pc.in_[2]);
 #else
             RS_OPMT(IN2_DT) c;
 #endif
 #endif
 #if NIN > 3
 #if IN3_S
-            RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in3);
+            RS_OPMT(IN3_DT) d = RS_FROM_BITS(IN3_DT)(pc.in_[3]);
 #else
             RS_OPMT(IN3_DT) d;
 #endif

@@ -16,22 +16,14 @@
 // Parameter block (int64, in the stream arena): see the PP_ names below.
 #version 460
 #include "common/dtype.glsl"
+#include "params/pool.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;     // forward: input; backward: grad_output
-    uint64_t dst;     // forward: output; backward: grad_input
-    uint64_t idx;     // max: indices (int64)
-    uint64_t params;  // the parameter block
-    uint64_t items;   // dst's elements
-    uint64_t err;
-    uint site;
-    uint cl;          // 1: items run channels fastest (dst is channels_last)
-} pc;
+layout(push_constant) uniform Push { RS_POOL_PUSH } pc;
 
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 
@@ -39,21 +31,6 @@ layout(push_constant) uniform Push {
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
 #undef T_DT
-
-// the parameter block's slots
-#define PP_N 0
-#define PP_C 1
-#define PP_IN 2        // 3 slots each: d, h, w
-#define PP_OUT 5
-#define PP_KERNEL 8
-#define PP_STRIDE 11
-#define PP_PAD 14
-#define PP_DIL 17
-#define PP_DIVISOR 20  // divisor_override, 0 for none
-#define PP_INCL_PAD 21
-#define PP_SRC_ST 22   // 5 slots each: n, c, d, h, w
-#define PP_DST_ST 27
-#define PP_IDX_ST 32
 
 int64_t po_param(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 

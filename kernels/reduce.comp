@@ -19,21 +19,14 @@
 // 0: p = 0, 1, 2, 3: +inf, 4: -inf, 5: any other p), PASS (1 or 2).
 #version 460
 #include "common/dtype.glsl"
+#include "params/reduce.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t in_, out_, out2_, tmp;
-    uint64_t kparams;  // kept layout: sizes, strides of in, out, out2
-    uint64_t rparams;  // reduced layout: sizes, strides of in
-    uint64_t nout, nred, chunk;
-    uint64_t p, corr;  // norm order, correction: float bits (double bits with a double state)
-    uint64_t err;
-    uint kndim, rndim, tpo, nsplit, site;
-} pc;
+layout(push_constant) uniform Push { RS_REDUCE_PUSH } pc;
 
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 #define CM_DT ACC_DT

@@ -5,6 +5,7 @@
 // device with shaderFloat64), else 0.
 #version 460
 #include "common/dtype.glsl"
+#include "params/rng.h"
 #include "common/index.glsl"
 #include "common/philox.glsl"
 #if FP64
@@ -16,23 +17,13 @@ layout(local_size_x = RS_WG) in;
 
 // a, b, c: uniform: from, to - from, to; normal: mean, std; random: from, range.
 // Floats travel as the bits of the compute type (float in the low word).
-layout(push_constant) uniform Push {
-    uint64_t dst;
-    uint64_t params;
-    uint64_t numel;
-    uint64_t seed;
-    uint64_t offset;
-    uint64_t a;
-    uint64_t b;
-    uint64_t c;
-    uint ndim;
-} pc;
+layout(push_constant) uniform Push { RS_RNG_PUSH } pc;
 
 #define T_DT DST_DT
 #include "common/dtype_inst.glsl"
 #undef T_DT
 
-#if DIST == 2 || (DIST <= 1 && !FP64)
+#if DIST == DIST_RANDOM32 || (DIST <= DIST_NORMAL && !FP64)
 #define K 4u
 #else
 #define K 2u
@@ -42,7 +33,7 @@ void main() {
     uint64_t nblocks = (pc.numel + uint64_t(K - 1u)) / uint64_t(K);
     RS_FOR_EACH(blk, nblocks) {
         uvec4 w = rs_philox_block(pc.seed, pc.offset, blk);
-#if DIST == 0 && !FP64
+#if DIST == DIST_UNIFORM && !FP64
         float from = uintBitsToFloat(uint(pc.a)), range = uintBitsToFloat(uint(pc.b));
         float to_r = RS_ROUND(DST_DT)(uintBitsToFloat(uint(pc.c)));
         float v[4];
@@ -50,7 +41,7 @@ void main() {
             precise float x = rs_u01(w[k]) * range + from;
             v[k] = RS_ROUND(DST_DT)(x) == to_r ? from : x;  // [from, to), as CUDA
         }
-#elif DIST == 0
+#elif DIST == DIST_UNIFORM
         double from = uint64BitsToDouble(pc.a), range = uint64BitsToDouble(pc.b);
         double to = uint64BitsToDouble(pc.c);
         double v[2];
@@ -59,7 +50,7 @@ void main() {
             precise double x = double(r) * (1.0LF / 9007199254740992.0LF) * range + from;
             v[k] = x == to ? from : x;
         }
-#elif DIST == 1 && !FP64
+#elif DIST == DIST_NORMAL && !FP64
         float mean = uintBitsToFloat(uint(pc.a)), stdv = uintBitsToFloat(uint(pc.b));
         float v[4];
         for (int k = 0; k < 4; k += 2) {
@@ -69,7 +60,7 @@ void main() {
             v[k] = mean + stdv * (r * cos(t));
             v[k + 1] = mean + stdv * (r * sin(t));
         }
-#elif DIST == 1
+#elif DIST == DIST_NORMAL
         double mean = uint64BitsToDouble(pc.a), stdv = uint64BitsToDouble(pc.b);
         double u1 = (double(pack64(w.xy) >> 11) + 1.0LF) * (1.0LF / 9007199254740992.0LF);
         double u2 = double(pack64(w.zw) >> 11) * (1.0LF / 9007199254740992.0LF);
@@ -77,7 +68,7 @@ void main() {
         double sn, cs;
         rs_sincos_d(6.28318530717958647692LF * u2 - 3.14159265358979323846LF, sn, cs);
         double v[2] = double[2](mean + stdv * (r * cs), mean + stdv * (r * sn));
-#elif DIST == 2
+#elif DIST == DIST_RANDOM32
         uint r32 = uint(pc.b);
         uint64_t v[4];
         for (int k = 0; k < 4; ++k) v[k] = pc.a + uint64_t(w[k] % r32);
@@ -92,7 +83,7 @@ void main() {
             uint64_t e = blk * uint64_t(K) + uint64_t(k);
             if (e >= pc.numel) break;
             int64_t o = pc.ndim == 0u ? int64_t(e) : rs_offset1(pc.params, pc.ndim, e);
-#if DIST >= 2
+#if DIST >= DIST_RANDOM32
             RS_SET_I(DST_DT)(pc.dst, o, v[k]);
 #elif FP64
             RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(v[k]));

@@ -8,6 +8,7 @@
 // grad_hidden_gates' dtype: DT or its opmath type), MODE.
 #version 460
 #include "common/dtype.glsl"
+#include "params/rnn.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 
@@ -28,31 +29,10 @@ layout(local_size_x = RS_WG) in;
 #define CM_DT 6
 #include "common/ops.glsl"  // rs_op_sigmoid, rs_op_tanh
 
-// the tensors, in push-constant order; their (row, column) strides sit in
-// the parameter block at 2 + 2 k (rnn.c writes them)
-#define T_IG 0
-#define T_HG 1
-#define T_IB 2
-#define T_HB 3
-#define T_STATE 4
-#define T_HY 5
-#define T_CY 6
-#define T_WS 7
-#define T_GHY 8
-#define T_GCY 9
-#define T_GG 10
-#define T_GHG 11
-#define T_GSTATE 12
-#define NT 13
-
-layout(push_constant) uniform Push {
-    uint64_t t[NT];   // addresses (0: absent)
-    uint64_t params;  // int64: B, H, then (row stride, column stride) per tensor
-    uint64_t items;   // B * H
-} pc;
+layout(push_constant) uniform Push { RS_RNN_PUSH } pc;
 
 int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
-int64_t at2(int k, int64_t row, int64_t col) { return row * ip(2 + 2 * k) + col * ip(3 + 2 * k); }
+int64_t at2(int k, int64_t row, int64_t col) { return row * ip(RP_ST + 2 * k) + col * ip(RP_ST + 1 + 2 * k); }
 
 ACC ld(int k, int64_t row, int64_t col) { return RS_LDO(DT)(pc.t[k], at2(k, row, col)); }
 void st(int k, int64_t row, int64_t col, ACC v) {
@@ -73,7 +53,7 @@ void st_grad(int k, int64_t row, int64_t col, ACC v) {
 bool has(int k) { return pc.t[k] != 0UL; }
 
 void main() {
-    const int64_t H = ip(1);
+    const int64_t H = ip(RP_H);
     const ACC one = ACC(1);
     for (uint64_t e = uint64_t(gl_GlobalInvocationID.x); e < pc.items;
          e += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {

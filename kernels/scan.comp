@@ -25,6 +25,7 @@
 #version 460
 #extension GL_KHR_shader_subgroup_basic : enable
 #include "common/dtype.glsl"
+#include "params/scan.h"
 #include "common/index.glsl"
 
 #define T_DT IN_DT
@@ -39,15 +40,7 @@
 #define ITEMS 4
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;
-    uint64_t dst;      // values, contiguous [rows, n]
-    uint64_t idx;      // int64 indices (OP 3, 4), contiguous [rows, n]
-    uint64_t rows;
-    uint64_t n;
-    uint64_t scratch;  // MODE 1-3: block states [rows, nb]
-    uint64_t nb;       // MODE 1-3: blocks per row
-} pc;
+layout(push_constant) uniform Push { RS_SCAN_PUSH } pc;
 
 #define IS_FLOAT RS_IS_FLT(IN_DT)
 #define IS_U64 (IN_DT == 29)

@@ -20,6 +20,7 @@
 // order. An index outside [0, dim_size) raises the device error flag (code 1).
 #version 460
 #include "common/dtype.glsl"
+#include "params/scatter_reduce.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
@@ -31,23 +32,7 @@
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t self_, src, keys, perm;
-    uint64_t params;
-    uint64_t err;
-    int64_t dim_size, self_dim_stride, src_dim_stride;
-    uint64_t slices, k;
-    uint64_t alpha;  // SUM with F_ALPHA: the opmath scalar slot
-    int64_t skip;
-    int64_t index_dim_stride;  // DIRECT: the index's stride along dim (keys: the index itself)
-    uint ndim, site, flags, pad;
-} pc;
-
-#define F_SHARED 1u
-#define F_INCLUDE_SELF 2u
-#define F_SKIP 4u
-#define F_SCALE 8u
-#define F_ALPHA 16u
+layout(push_constant) uniform Push { RS_SCATTER_REDUCE_PUSH } pc;
 
 #define A RS_OPMT(DT)
 #define IS_F RS_IS_FLT(DT)

@@ -18,6 +18,7 @@
 //   (unique): IEEE equality, float64 on its bits. Defines: IN_DT.
 #version 460
 #include "common/dtype.glsl"
+#include "params/select.h"
 #include "common/index.glsl"
 
 #ifdef IN_DT
@@ -34,19 +35,7 @@
 #define ITEMS 4
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;      // MODE 1: values; MODE 2, 4: src (or mask)
-    uint64_t aux;      // MODE 1: boundaries; MODE 4: masked_select values
-    uint64_t sorter;   // MODE 1
-    uint64_t dst;
-    uint64_t nz;       // MODE 2-4: block counts / offsets
-    uint64_t params;   // MODE 4: int64 sizes[ndim]
-    uint64_t numel;    // MODE 1: values; MODE 2, 4: src elements; MODE 3: blocks
-    uint64_t nv;       // MODE 1: values per row
-    uint64_t m;        // MODE 1: boundaries per row; MODE 4: rows to write at most
-    uint brows;        // MODE 1
-    uint ndim;         // MODE 4
-} pc;
+layout(push_constant) uniform Push { RS_SELECT_PUSH } pc;
 
 #if MODE == 1
 #if RS_IS_FLT(CT)

@@ -18,6 +18,7 @@
 #extension GL_EXT_shader_atomic_float : require
 #endif
 #include "common/dtype.glsl"
+#include "params/select.h"
 #include "common/index.glsl"
 
 #define T_DT IN_DT
@@ -26,13 +27,7 @@
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;
-    uint64_t aux;     // MODE 1, 2: partials; MODE 3: weights; MODE 4: edges
-    uint64_t counts;  // MODE 3, 4: uint32 counts (or float32 sums)
-    uint64_t numel;   // src elements (MODE 2: partials)
-    uint bins;        // MODE 4
-} pc;
+layout(push_constant) uniform Push { RS_SELECT_COUNT_PUSH } pc;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Counts { uint c[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Sums { float s[]; };

@@ -16,18 +16,14 @@
 // accesses, with ROWREG). Arithmetic in float32.
 #version 460
 #include "common/dtype.glsl"
+#include "params/softmax.h"
 #include "common/index.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t a, b, out_;
-    uint64_t outer, n, inner;
-    uint64_t err;
-    uint tpo, site;
-} pc;
+layout(push_constant) uniform Push { RS_SOFTMAX_PUSH } pc;
 
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 #define CM_DT 6

@@ -26,6 +26,7 @@
 // 2 median, 3 nanmedian, 4 mode).
 #version 460
 #include "common/dtype.glsl"
+#include "params/sort.h"
 #include "common/index.glsl"
 
 #define T_DT IN_DT
@@ -34,20 +35,7 @@
 
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;     // input, contiguous [rows, n]
-    uint64_t keys;    // scratch keys [rows * P]
-    uint64_t idx;     // scratch uint32 indices [rows * P]
-    uint64_t values;  // MODE 4/5 output values
-    uint64_t indices; // MODE 4/5 output int64 indices
-    uint total;       // rows * P
-    uint logp;        // log2(P)
-    uint n;           // row length
-    uint k;           // stage (MODE 2, 3); kout (MODE 4); k (MODE 5)
-    uint j;           // step (MODE 2)
-    uint rows;
-    uint rstride;     // MODE 4, 5: row stride of the scratch pairs (P, or n after a radix sort)
-} pc;
+layout(push_constant) uniform Push { RS_SORT_PUSH } pc;
 
 #include "common/sort_key.glsl"
 
@@ -55,7 +43,6 @@ KT kload(uint f) { return KRef(pc.keys + KSZ * uint64_t(f)).v; }
 void kstore(uint f, KT v) { KRef(pc.keys + KSZ * uint64_t(f)).v = v; }
 uint iload(uint f) { return RsU32(pc.idx + 4UL * uint64_t(f)).v; }
 void istore(uint f, uint v) { RsU32(pc.idx + 4UL * uint64_t(f)).v = v; }
-
 
 #if MODE == 1 || MODE == 3
 shared KT skey[L];

@@ -42,6 +42,7 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #endif
 #include "common/dtype.glsl"
+#include "params/sort.h"
 #include "common/index.glsl"
 #include "common/error.glsl"
 
@@ -54,19 +55,7 @@
 #define CHUNK (RS_WG * ITEMS)
 layout(local_size_x = RS_WG) in;
 
-layout(push_constant) uniform Push {
-    uint64_t src;
-    uint64_t keys;      // in (not read in the first pass)
-    uint64_t idx;       // in (not read in the first pass)
-    uint64_t keys_out;
-    uint64_t idx_out;
-    uint64_t hist;      // uint32 [rows, 16, nb]
-    uint64_t incl;      // int64 [rows, 16, nb], inclusive scan of hist per row
-    uint64_t values;    // MODE 3, last pass of a full sort: the values [rows, n] (0: none)
-    uint64_t indices;   // ... and the int64 indices [rows, n] (0: none)
-    uint64_t err;       // the device error flag (rs_device_error_address)
-    uint n, rows, nb, shift, site;
-} pc;
+layout(push_constant) uniform Push { RS_SORT_RADIX_PUSH } pc;
 #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 
 void kstore(uint64_t base, uint64_t f, KT v) { KRef(base + KSZ * f).v = v; }

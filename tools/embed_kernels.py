@@ -1,4 +1,5 @@
-"""Embeds the GLSL sources under kernels/ into a C file, so the library
+"""Embeds the GLSL sources under kernels/ (and the parameter headers of
+kernels/params/, which C shares) into a C file, so the library
 finds its kernels without a path at run time (shaderc resolves #include
 against this table), and the precompiled SPIR-V modules of kernels/spirv/
 (tools/build_spirv.py) as word arrays, which src/vk/kernel.c loads by name
@@ -19,7 +20,7 @@ def main(root: str, dest: str) -> None:
     files = []
     for d, _, names in os.walk(root):
         for n in sorted(names):
-            if n.endswith((".comp", ".glsl")):
+            if n.endswith((".comp", ".glsl", ".h")):
                 p = os.path.join(d, n)
                 files.append((os.path.relpath(p, root).replace(os.sep, "/"), p))
     files.sort()

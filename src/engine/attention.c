@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/attention.h"
 
-enum { AP_SLOTS = 45 }; /* kernels/attention.comp's AP_ slots */
 #define ATTN_DIM_MAX 256 /* the most head dims a row may have */
 
 static int acc_bytes(rs_dtype dt) { return dt == RS_FLOAT64 ? 8 : 4; }
@@ -101,19 +101,17 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if ((st = rs_stream_arena(s, AP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
     int64_t *ap = host;
     memset(ap, 0, AP_SLOTS * sizeof(int64_t));
-    ap[0] = b, ap[1] = hq, ap[2] = hk, ap[3] = l, ap[4] = sl, ap[5] = e, ap[6] = ev;
-    ap[7] = a->causal != 0;
-    ap[8] = dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(a->scale) : (int64_t)rs_f32_bits((float)a->scale);
+    ap[AP_B] = b, ap[AP_HQ] = hq, ap[AP_HK] = hk, ap[AP_L] = l, ap[AP_S] = sl, ap[AP_E] = e, ap[AP_EV] = ev;
+    ap[AP_CAUSAL] = a->causal != 0;
+    ap[AP_SCALE] = dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(a->scale) : (int64_t)rs_f32_bits((float)a->scale);
     const rs_tensor *views[9] = {&a->q, &a->k, &a->v, &a->out, has_mask ? &a->mask : NULL,
                                  backward ? &a->grad_out : NULL, backward ? &a->grad_q : NULL,
                                  backward ? &a->grad_k : NULL, backward ? &a->grad_v : NULL};
     for (int i = 0; i < 9; ++i)
         if (views[i] && views[i]->address)
-            for (int d = 0; d < 4; ++d) ap[9 + 4 * i + d] = views[i]->strides[d];
+            for (int d = 0; d < 4; ++d) ap[AP_QS + 4 * i + d] = views[i]->strides[d];
 
-    struct {
-        uint64_t q, k, v, o, mask, lse, dout, dq, dk, dv, drow, params;
-    } pc;
+    struct { RS_ATTENTION_PUSH } pc;
     memset(&pc, 0, sizeof pc);
     pc.q = a->q.address, pc.k = a->k.address, pc.v = a->v.address, pc.o = a->out.address;
     pc.mask = has_mask ? a->mask.address : 0;

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/conv.h"
 
-enum { CP_SLOTS = 44 }; /* kernels/conv.comp's CP_ slots */
 
 /* positions are computed in 32-bit arithmetic in the kernel */
 #define CONV_DIM_MAX (1LL << 30)
@@ -197,32 +197,30 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     void *host = NULL;
     if ((st = rs_stream_arena(s, CP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
     int64_t *cp = host;
-    cp[0] = p.in[0];
-    cp[1] = p.cg;
-    cp[2] = p.og;
-    cp[3] = c->groups;
+    cp[CP_N] = p.in[0];
+    cp[CP_CG] = p.cg;
+    cp[CP_OG] = p.og;
+    cp[CP_G] = c->groups;
     for (int j = 0; j < 3; ++j) {
-        cp[4 + j] = p.in[2 + j];
-        cp[7 + j] = p.out[2 + j];
-        cp[10 + j] = p.ker[j];
-        cp[13 + j] = p.str[j];
-        cp[16 + j] = p.pad[j];
-        cp[19 + j] = p.dil[j];
+        cp[CP_IN + j] = p.in[2 + j];
+        cp[CP_OUT + j] = p.out[2 + j];
+        cp[CP_KER + j] = p.ker[j];
+        cp[CP_STRIDE + j] = p.str[j];
+        cp[CP_PAD + j] = p.pad[j];
+        cp[CP_DIL + j] = p.dil[j];
     }
-    memcpy(cp + 22, p.xs, sizeof p.xs);
-    memcpy(cp + 27, p.ws, sizeof p.ws);
-    memcpy(cp + 32, p.ys, sizeof p.ys);
-    cp[37] = p.m;
-    cp[38] = p.nc;
-    cp[39] = p.k;
-    cp[40] = p.tiles_m;
-    cp[41] = p.tiles_n;
-    cp[42] = p.splits;
-    cp[43] = p.kps;
+    memcpy(cp + CP_XS, p.xs, sizeof p.xs);
+    memcpy(cp + CP_WS, p.ws, sizeof p.ws);
+    memcpy(cp + CP_YS, p.ys, sizeof p.ys);
+    cp[CP_M] = p.m;
+    cp[CP_NC] = p.nc;
+    cp[CP_K] = p.k;
+    cp[CP_TILES_M] = p.tiles_m;
+    cp[CP_TILES_N] = p.tiles_n;
+    cp[CP_SPLITS] = p.splits;
+    cp[CP_KPS] = p.kps;
 
-    struct {
-        uint64_t x, w, y, bias, part, params;
-    } pc = {c->input.address, c->weight.address, c->output.address,
+    struct { RS_CONV_PUSH } pc = {c->input.address, c->weight.address, c->output.address,
             c->op == RS_CONV_FORWARD ? c->bias : 0, 0, addr};
     int split = p.splits > 1;
     uint64_t part_bytes = 0;

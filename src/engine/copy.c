@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "engine/engine.h"
+#include "params/copy.h"
 
 /* A dtype of the same size whose copy is a plain bit copy (the kernels
  * move 1, 2, 4, 8 or 16-byte words through these). */
@@ -31,10 +32,7 @@ static int is_bit_copy(rs_dtype d, rs_dtype s) {
 /* quads of 4 elements per invocation on copy.comp's 16-byte path (its CQ) */
 #define VEC4_QUADS 2
 
-typedef struct copy_push {
-    uint64_t dst, src, params, numel;
-    uint32_t ndim, pad;
-} copy_push;
+typedef struct copy_push { RS_COPY_PUSH } copy_push;
 
 rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     if (!s) return rs_error(RS_ERR_INVALID, "rs_copy: stream is NULL");

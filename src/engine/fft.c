@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/fft.h"
 
 /* e^(-2 pi i t / n) for t < n / 2 as (cos, sin) float pairs, n a power of
  * two: the sines and cosines of the first octant's angles in double,
@@ -44,10 +45,7 @@ static void fill_twiddles(void *ctx, void *host) {
     }
 }
 
-typedef struct fft_push {
-    uint64_t src, dst, tw, items;
-    uint32_t n, ns, twstep, inverse;
-} fft_push;
+typedef struct fft_push { RS_FFT_PUSH } fft_push;
 
 rs_status rs_fft(rs_stream *s, const rs_fft_desc *d) {
     if (!d || d->rows < 0 || d->n < 1 || (d->n & (d->n - 1)) != 0 || d->n > (int64_t)1 << 30)

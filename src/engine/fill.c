@@ -4,12 +4,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/fill.h"
 
-typedef struct fill_push {
-    uint64_t dst, params, numel;
-    uint32_t ndim, pad;
-    uint32_t value[4];
-} fill_push;
+typedef struct fill_push { RS_FILL_PUSH } fill_push;
 
 static rs_status fill_launch(rs_stream *s, uint64_t address, const rs_layout *l, size_t esize,
                              const uint8_t *value, rs_access acc) {

@@ -5,16 +5,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/gather.h"
 
-typedef struct gather_push {
-    uint64_t self, other, index;
-    uint64_t params;
-    uint64_t numel;
-    int64_t dim_size, dim_stride;
-    uint64_t err;
-    uint32_t value[4];
-    uint32_t ndim, site;
-} gather_push;
+typedef struct gather_push { RS_GATHER_PUSH } gather_push;
 
 rs_status rs_gather_run(rs_stream *s, const rs_gather *g) {
     if (!s || !g) return rs_error(RS_ERR_INVALID, "rs_gather: missing arguments");
@@ -60,7 +53,7 @@ rs_status rs_gather_run(rs_stream *s, const rs_gather *g) {
     rs_device *dev = rs_stream_device(s);
     gather_push pc;
     memset(&pc, 0, sizeof pc);
-    pc.self = g->self.address;
+    pc.self_ = g->self.address;
     pc.other = g->mode == RS_SCATTER_VALUE ? 0 : g->other.address;
     pc.index = g->index.address;
     pc.numel = (uint64_t)numel;

@@ -4,23 +4,15 @@
  * kernels/gemm_coopmat_khr.comp (float16 and bfloat16 on VK_KHR_cooperative_matrix,
  * precompiled SPIR-V: rs_kernel_spirv). The parameter
  * block goes in the stream arena (it is larger than push constants); its
- * layout is GemmParams in kernels/common/gemm.glsl. */
+ * layout is kernels/params/gemm.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/gemm.h"
 
-typedef struct gemm_params {
-    uint64_t a, b, c, cin;
-    int64_t m, n, k, batch;
-    int64_t sa[3], sb[3], sc[3], sci[3];
-    uint64_t alpha[2], beta[2];
-    uint32_t flags, pad;
-    int64_t tiles_m, tiles_n;
-} gemm_params;
-
-enum { GF_USE_CIN = 1, GF_CONJ_A = 2, GF_CONJ_B = 4, GF_REDUCE = 8 };
+typedef struct gemm_params { RS_GEMM_PARAMS } gemm_params;
 
 enum { KIND_TILED = 0, KIND_DOT = 1, KIND_COOP = 2, KIND_COOP_KHR = 3 };
 

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/grid_sample.h"
 #include "russet/grid_sample.h"
 
-enum { GP_IN = 0, GP_IN_ST = 5, GP_OUT = 10, GP_OUT_ST = 15, GP_GRID_ST = 20, GP_GG_ST = 25, GP_SLOTS = 30 };
 
 /* a grid (N, [Do,] Ho, Wo, dims) as 5 strides (n, zo, yo, xo, coordinate),
  * after checking its shape against the output's (N, C, Do, Ho, Wo) */
@@ -98,9 +98,7 @@ rs_status rs_grid_sample_run(rs_stream *s, const rs_grid_sample *p) {
         gp[GP_IN + k] = in[k], gp[GP_IN_ST + k] = in_st[k], gp[GP_OUT + k] = out[k], gp[GP_OUT_ST + k] = out_st[k];
         gp[GP_GRID_ST + k] = g_st[k], gp[GP_GG_ST + k] = gg_st[k];
     }
-    struct {
-        uint64_t input, grid, out, grad_grid, keys, src, params, items;
-    } pc = {p->input.address, p->grid.address, p->output.address, want_gg ? p->grad_grid.address : 0, 0, 0, addr,
+    struct { RS_GRID_SAMPLE_PUSH } pc = {p->input.address, p->grid.address, p->output.address, want_gg ? p->grad_grid.address : 0, 0, 0, addr,
             (uint64_t)points};
     char defines[96];
     snprintf(defines, sizeof defines, "DT=%d;MODE=%d;DIMS=%d;NEAREST=%d;PADDING=%d;ALIGN=%d", (int)dt,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/interp.h"
 #include "russet/interp.h"
 
 /* one dim's table: entries row_ptr[d] .. row_ptr[d + 1] of destination d */
@@ -214,7 +215,6 @@ static rs_status transpose(const table *f, int64_t in, table *t) {
 
 /* ---------------------------------------------------------------- validation and passes */
 
-enum { IP_SLOTS = 16 }; /* kernels/interp.comp's parameter block: dst sizes, src strides, dst strides, dim */
 
 /* one pass: dst (5-d view) from src along dim p (2..4) with table t */
 static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *src, const int64_t src_st[5],
@@ -231,10 +231,10 @@ static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *
     rs_status st = rs_stream_arena(s, bytes, &host, &addr);
     if (st != RS_OK) return st;
     int64_t *ip = host;
-    memcpy(ip, dst_sz, 5 * sizeof(int64_t));
-    memcpy(ip + 5, src_st, 5 * sizeof(int64_t));
-    memcpy(ip + 10, dst_st, 5 * sizeof(int64_t));
-    ip[15] = p;
+    memcpy(ip + IP_DST, dst_sz, 5 * sizeof(int64_t));
+    memcpy(ip + IP_SRC_ST, src_st, 5 * sizeof(int64_t));
+    memcpy(ip + IP_DST_ST, dst_st, 5 * sizeof(int64_t));
+    ip[IP_DIM] = p;
     uint8_t *b = (uint8_t *)host;
     size_t o_rows = IP_SLOTS * 8, o_cols = o_rows + (size_t)(t->n_dest + 1) * 4;
     size_t o_w = (o_cols + (size_t)t->nnz * 4 + 7) / 8 * 8;
@@ -247,9 +247,7 @@ static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *
             memcpy(b + o_w + 4 * e, &f, 4);
         }
     }
-    struct {
-        uint64_t src, dst, params, rows, cols, wts, items;
-    } pc = {src->address, dst->address, addr, addr + o_rows, addr + o_cols, addr + o_w, (uint64_t)items};
+    struct { RS_INTERP_PUSH } pc = {src->address, dst->address, addr, addr + o_rows, addr + o_cols, addr + o_w, (uint64_t)items};
     char defines[96];
     snprintf(defines, sizeof defines, "IN_DT=%d;OUT_DT=%d;W_DT=%d;COPY=%d;ESZ=%d", (int)in_dt, (int)out_dt, (int)wdt,
              copy, copy ? (int)rs_dtype_size(in_dt) : 0);

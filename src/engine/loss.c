@@ -3,14 +3,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/loss.h"
 
-typedef struct nll_push {
-    uint64_t input, target, weight, out, total_weight, grad_output;
-    uint64_t n, c, s;
-    int64_t ignore_index;
-    uint64_t err;
-    uint32_t site, pad;
-} nll_push;
+typedef struct nll_push { RS_NLL_PUSH } nll_push;
 
 static rs_status nll_run(rs_stream *s, const rs_nll_loss *p, int backward) {
     const char *name = backward ? "nll_loss_backward" : "nll_loss";
@@ -30,10 +25,10 @@ static rs_status nll_run(rs_stream *s, const rs_nll_loss *p, int backward) {
     rs_device *dev = rs_stream_device(s);
     nll_push pc;
     memset(&pc, 0, sizeof pc);
-    pc.input = p->input;
+    pc.input_ = p->input;
     pc.target = p->target;
     pc.weight = p->weight;
-    pc.out = backward ? p->grad_input : p->out;
+    pc.out_ = backward ? p->grad_input : p->out;
     pc.total_weight = p->total_weight;
     pc.grad_output = p->grad_output;
     pc.n = (uint64_t)p->n;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/norm.h"
 
-enum { NP_SLOTS = 13 };
 
 /* elements a chunk of a row should hold at least, and the workgroups a
  * reduction should have to fill a large GPU */
@@ -46,9 +46,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)&pp, &params);
     if (st != RS_OK) return st;
     memset(pp, 0, NP_SLOTS * sizeof(int64_t));
-    struct {
-        uint64_t x, g, y, a, b, w, bias, s1, s2, part, params;
-    } pc;
+    struct { RS_NORM_PUSH } pc;
     memset(&pc, 0, sizeof pc);
     pc.x = p->x;
     pc.g = p->g;
@@ -56,7 +54,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     pc.b = p->b;
     pc.w = p->w;
     pc.params = params;
-    pp[0] = p->rows;
+    pp[NP_ROWS] = p->rows;
     rs_access acc[10];
     int n = 0;
     char defines[64];
@@ -74,13 +72,13 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         if (chunks < 1) chunks = 1;
         int64_t chunk = (kk + chunks - 1) / chunks;
         chunks = (kk + chunk - 1) / chunk;
-        pp[1] = p->outer;
-        pp[2] = p->inner;
-        pp[3] = p->row_stride;
-        pp[4] = p->outer_stride;
-        pp[5] = chunks;
-        pp[6] = chunk;
-        pp[7] = p->stat_of_outer != 0;
+        pp[NP_OUTER] = p->outer;
+        pp[NP_INNER] = p->inner;
+        pp[NP_ROW_STRIDE] = p->row_stride;
+        pp[NP_OUTER_STRIDE] = p->outer_stride;
+        pp[NP_CHUNKS] = chunks;
+        pp[NP_CHUNK] = chunk;
+        pp[NP_STAT_OUTER] = p->stat_of_outer != 0;
         pc.s1 = p->out1;
         pc.s2 = p->out2;
         /* the bytes the rows span */
@@ -126,14 +124,14 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (!p->y) return rs_error(RS_ERR_INVALID, "%s: missing output", name);
     if (p->row_div < 1 || p->col_div < 1 || p->rows < 1 || p->cols < 1)
         return rs_error(RS_ERR_INVALID, "%s: bad row or column mapping", name);
-    pp[8] = p->numel;
-    pp[9] = p->row_div;
-    pp[10] = p->col_div;
-    pp[11] = p->cols;
+    pp[NP_NUMEL] = p->numel;
+    pp[NP_ROW_DIV] = p->row_div;
+    pp[NP_COL_DIV] = p->col_div;
+    pp[NP_COLS] = p->cols;
     if (dt == RS_FLOAT64)
-        pp[12] = (int64_t)rs_f64_bits(p->inv_k);
+        pp[NP_INV_K] = (int64_t)rs_f64_bits(p->inv_k);
     else
-        pp[12] = (int64_t)rs_f32_bits((float)p->inv_k);
+        pp[NP_INV_K] = (int64_t)rs_f32_bits((float)p->inv_k);
     pc.y = p->y;
     pc.bias = p->op == RS_NORM_APPLY ? p->bias : p->scale;
     pc.s1 = p->s1;

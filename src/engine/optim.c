@@ -7,17 +7,10 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/optim.h"
 #include "russet/optim.h"
 
-typedef struct adam_push {
-    uint64_t p, g, m, v, vmax;
-    uint64_t step, scale, found;
-    uint64_t numel, err;
-    float lr, c1, beta2, c2;
-    float wd, eps, lb1, lb2;
-    float decay;
-    uint32_t site;
-} adam_push;
+typedef struct adam_push { RS_ADAM_PUSH } adam_push;
 
 /* the checks both steps share; *skip is set when there is nothing to do */
 static rs_status check_common(const char *name, rs_dtype dt, int64_t numel, int has_tensors, int *skip) {
@@ -81,13 +74,7 @@ rs_status rs_adam_step_run(rs_stream *s, const rs_adam_step *p) {
     return launch_present(s, k, p->numel, &pc, sizeof pc, acc, 8);
 }
 
-typedef struct adagrad_push {
-    uint64_t p, g, sum;
-    uint64_t step, scale, found;
-    uint64_t numel, err;
-    float lr, lr_decay, wd, eps;
-    uint32_t site;
-} adagrad_push;
+typedef struct adagrad_push { RS_ADAGRAD_PUSH } adagrad_push;
 
 /* x as ATen's vector loop uses a scalar: rounded to the dtype (float16,
  * bfloat16), through float */

@@ -8,17 +8,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/pointwise.h"
 
-typedef struct pointwise_push {
-    uint64_t out;
-    uint64_t in[RS_PW_MAX_INPUTS];
-    uint64_t params;
-    uint64_t numel;
-    uint64_t s[4];
-    uint64_t err;
-    uint32_t ndim;
-    uint32_t site;
-} pointwise_push;
+typedef struct pointwise_push { RS_POINTWISE_PUSH } pointwise_push;
+_Static_assert(sizeof ((pointwise_push *)0)->in_ == RS_PW_MAX_INPUTS * sizeof(uint64_t),
+               "params/pointwise.h holds RS_PW_MAX_INPUTS inputs");
 
 /* The bits of a scalar slot for a value of opmath dtype `dt`. A complex128
  * scalar does not fit a slot: its 16 bytes go to the stream's arena and the
@@ -159,7 +153,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
 
     pointwise_push pc;
     memset(&pc, 0, sizeof pc);
-    pc.out = p->out.address;
+    pc.out_ = p->out.address;
     pc.numel = (uint64_t)l.numel;
     pc.ndim = (uint32_t)l.ndim;
     pc.err = rs_device_error_address(dev);
@@ -169,9 +163,9 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
     acc[nacc++] = rs_tensor_access(&p->out, 1);
     for (int i = 0; i < p->ninputs; ++i) {
         if (p->is_scalar[i]) {
-            if ((st = scalar_bits(s, p->in[i].dtype, p->scalar[i], &pc.in[i])) != RS_OK) return st;
+            if ((st = scalar_bits(s, p->in[i].dtype, p->scalar[i], &pc.in_[i])) != RS_OK) return st;
         } else {
-            pc.in[i] = p->in[i].address;
+            pc.in_[i] = p->in[i].address;
             acc[nacc++] = rs_tensor_access(&p->in[i], 0);
         }
     }

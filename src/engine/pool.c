@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/pool.h"
 
-enum { PP_SLOTS = 37 }; /* kernels/pool.comp's PP_ slots */
 
 /* positions and sizes are computed in 32-bit arithmetic in the kernel */
 #define POOL_DIM_MAX (1LL << 30)
@@ -113,24 +113,21 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     void *host = NULL;
     if ((st = rs_stream_arena(s, PP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
     int64_t *pp = host;
-    pp[0] = in[0];
-    pp[1] = in[1];
+    pp[PP_N] = in[0];
+    pp[PP_C] = in[1];
     for (int j = 0; j < 3; ++j) {
-        pp[2 + j] = in[2 + j];
-        pp[5 + j] = out[2 + j];
-        for (int q = 0; q < 4; ++q) pp[8 + 3 * q + j] = g[q][j];
+        pp[PP_IN + j] = in[2 + j];
+        pp[PP_OUT + j] = out[2 + j];
+        for (int q = 0; q < 4; ++q) pp[PP_KERNEL + 3 * q + j] = g[q][j]; /* kernel, stride, pad, dilation */
     }
-    pp[20] = p->adaptive ? 0 : p->divisor_override;
-    pp[21] = p->count_include_pad != 0;
-    memcpy(pp + 22, src_st, sizeof src_st);
-    memcpy(pp + 27, dst_st, sizeof dst_st);
-    memcpy(pp + 32, idx_st, sizeof idx_st);
+    pp[PP_DIVISOR] = p->adaptive ? 0 : p->divisor_override;
+    pp[PP_INCL_PAD] = p->count_include_pad != 0;
+    memcpy(pp + PP_SRC_ST, src_st, sizeof src_st);
+    memcpy(pp + PP_DST_ST, dst_st, sizeof dst_st);
+    memcpy(pp + PP_IDX_ST, idx_st, sizeof idx_st);
 
     const rs_tensor *src = backward ? &p->output : &p->input, *dst = backward ? &p->grad_input : &p->output;
-    struct {
-        uint64_t src, dst, idx, params, items, err;
-        uint32_t site, cl;
-    } pc;
+    struct { RS_POOL_PUSH } pc;
     memset(&pc, 0, sizeof pc);
     rs_device *dev = rs_stream_device(s);
     pc.src = src->address;

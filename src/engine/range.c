@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-
+#include "params/range.h"
 
 static int is_int(rs_dtype dt) {
     switch (dt) {
@@ -69,12 +69,7 @@ static rs_status launch(rs_stream *s, const rs_tensor *dst, const char *src, con
 
 /* ---------------------------------------------------------------- arange */
 
-typedef struct arange_push {
-    uint64_t dst, params, numel, a, b;
-    uint32_t ndim, pad;
-} arange_push;
-
-enum { AR_INT = 0, AR_FLOAT = 1, AR_DOUBLE = 2, AR_FLOAT2 = 3 };
+typedef struct arange_push { RS_ARANGE_PUSH } arange_push;
 
 rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double step) {
     static const char *op = "rs_arange";
@@ -121,12 +116,7 @@ rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double ste
 
 /* ---------------------------------------------------------------- linspace */
 
-typedef struct linspace_push {
-    uint64_t dst, params, numel, a, b, c, d, e;
-    uint32_t ndim, pad;
-} linspace_push;
-
-enum { LS_FLOAT = 0, LS_DOUBLE = 2, LS_INT = 4 };
+typedef struct linspace_push { RS_LINSPACE_PUSH } linspace_push;
 
 rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double end,
                       double log_base) {

@@ -7,15 +7,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/reduce.h"
 
-typedef struct reduce_push {
-    uint64_t in, out, out2, tmp;
-    uint64_t kparams, rparams;
-    uint64_t nout, nred, chunk;
-    uint64_t p, corr;
-    uint64_t err;
-    uint32_t kndim, rndim, tpo, nsplit, site;
-} reduce_push;
+typedef struct reduce_push { RS_REDUCE_PUSH } reduce_push;
 
 /* the largest state of reduce.comp (dvec2 mean, double m2, int64 n) */
 #define RS_REDUCE_STATE_MAX 32
@@ -168,9 +162,9 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
     rs_device *dev = rs_stream_device(s);
     reduce_push pc;
     memset(&pc, 0, sizeof pc);
-    pc.in = r->in.address;
-    pc.out = r->out.address;
-    pc.out2 = r->out2.address;
+    pc.in_ = r->in.address;
+    pc.out_ = r->out.address;
+    pc.out2_ = r->out2.address;
     pc.nout = nout;
     pc.nred = nred;
     pc.chunk = chunk;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/rng.h"
 
 void rs_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32_t out[4]) {
     uint32_t c[4] = {ctr_in[0], ctr_in[1], ctr_in[2], ctr_in[3]};
@@ -24,12 +25,8 @@ void rs_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32
  * (offset / 4, block): advancing the offset by 4 moves to fresh counters. */
 uint64_t rs_rng_offset_increment(int64_t numel) { return numel > 0 ? 4 : 0; }
 
-typedef struct rng_push {
-    uint64_t dst, params, numel, seed, offset, a, b, c;
-    uint32_t ndim, pad;
-} rng_push;
+typedef struct rng_push { RS_RNG_PUSH } rng_push;
 
-enum { DIST_UNIFORM = 0, DIST_NORMAL = 1, DIST_RANDOM32 = 2, DIST_RANDOM64 = 3 };
 
 static int is_floating(rs_dtype dt) {
     switch (dt) {

@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/rnn.h"
 #include "russet/rnn.h"
-
-enum { T_IG, T_HG, T_IB, T_HB, T_STATE, T_HY, T_CY, T_WS, T_GHY, T_GCY, T_GG, T_GHG, T_GSTATE, NT };
 
 /* the tensors each op reads (r) and writes (w), and the columns of each in
  * units of H (0: a bias, 1-d of G * H) */
@@ -63,7 +62,7 @@ rs_status rs_rnn_cell_run(rs_stream *s, const rs_rnn_cell *p) {
         return rs_error(RS_ERR_UNSUPPORTED, "rs_rnn_cell: float64 needs float64 arithmetic, which this device lacks");
     const rs_dtype opmath = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
     rs_dtype gdt = dt;
-    int64_t slots[2 + 2 * NT] = {B, H};
+    int64_t slots[RP_SLOTS] = {[RP_B] = B, [RP_H] = H};
     uint64_t addr[NT] = {0};
     for (int k = 0; k < NT; ++k) {
         if (!r[k].used || !t[k]->address) {
@@ -89,8 +88,8 @@ rs_status rs_rnn_cell_run(rs_stream *s, const rs_rnn_cell *p) {
                             (long long)(r[T_IG].cols * H));
         }
         addr[k] = x->address;
-        if (x->ndim == 2) slots[2 + 2 * k] = x->strides[0], slots[3 + 2 * k] = x->strides[1];
-        else slots[3 + 2 * k] = x->strides[0]; /* a bias: row 0, its own stride */
+        if (x->ndim == 2) slots[RP_ST + 2 * k] = x->strides[0], slots[RP_ST + 1 + 2 * k] = x->strides[1];
+        else slots[RP_ST + 1 + 2 * k] = x->strides[0]; /* a bias: row 0, its own stride */
     }
     if (p->op == RS_GRU_CELL_BACKWARD && addr[T_GG] && addr[T_GHG] && p->grad_gates.dtype != p->grad_hidden_gates.dtype)
         return rs_error(RS_ERR_INVALID, "rs_rnn_cell: grad_gates and grad_hidden_gates differ in dtype");
@@ -101,10 +100,7 @@ rs_status rs_rnn_cell_run(rs_stream *s, const rs_rnn_cell *p) {
     rs_status st = rs_stream_arena(s, sizeof slots, &host, &params);
     if (st) return st;
     memcpy(host, slots, sizeof slots);
-    struct {
-        uint64_t t[NT];
-        uint64_t params, items;
-    } pc;
+    struct { RS_RNN_PUSH } pc;
     memcpy(pc.t, addr, sizeof addr);
     pc.params = params;
     pc.items = (uint64_t)(B * H);

@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/scan.h"
 
-typedef struct scan_push {
-    uint64_t src, dst, idx, rows, n, scratch, nb;
-} scan_push;
+typedef struct scan_push { RS_SCAN_PUSH } scan_push;
 
 #define CHUNK 1024  /* RS_WG * ITEMS in scan.comp */
 #define CLSE_CHUNK 16384  /* complex logcumsumexp: elements of a row per dispatch */

@@ -24,18 +24,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/scatter_reduce.h"
 
-typedef struct ir_push {
-    uint64_t self_, src, keys, perm;
-    uint64_t params;
-    uint64_t err;
-    int64_t dim_size, self_dim_stride, src_dim_stride;
-    uint64_t slices, k;
-    uint64_t alpha;
-    int64_t skip;
-    int64_t index_dim_stride;
-    uint32_t ndim, site, flags, pad;
-} ir_push;
+typedef struct ir_push { RS_SCATTER_REDUCE_PUSH } ir_push;
 
 /* Shapes whose slices are short (k index entries, dim_size targets) take
  * the direct pass instead: one invocation per target scans the slice's
@@ -45,7 +36,6 @@ typedef struct ir_push {
  * scatter_reduce.comp) */
 #define SEG_WINDOW 16384
 
-enum { F_SHARED = 1, F_INCLUDE_SELF = 2, F_SKIP = 4, F_SCALE = 8, F_ALPHA = 16 };
 
 static int supported(rs_dtype dt, rs_index_reduce_op op) {
     switch (dt) {

@@ -5,11 +5,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/select.h"
 
-typedef struct select_push {
-    uint64_t src, aux, sorter, dst, nz, params, numel, nv, m;
-    uint32_t brows, ndim;
-} select_push;
+typedef struct select_push { RS_SELECT_PUSH } select_push;
 
 #define CHUNK (RS_KERNEL_WG * 4u)
 
@@ -194,10 +192,7 @@ rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor
 
 /* ---- counting (kernels/select_count.comp) */
 
-typedef struct count_push {
-    uint64_t src, aux, counts, numel;
-    uint32_t bins, pad;
-} count_push;
+typedef struct count_push { RS_SELECT_COUNT_PUSH } count_push;
 
 static int is_flt(rs_dtype dt) { return dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT32; }
 static int is_int(rs_dtype dt) {

@@ -4,16 +4,12 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/softmax.h"
 
 /* elements a lane holds in registers on softmax.comp's one-read path */
 #define ROWREG 16
 
-typedef struct softmax_push {
-    uint64_t a, b, out;
-    uint64_t outer, n, inner;
-    uint64_t err;
-    uint32_t tpo, site;
-} softmax_push;
+typedef struct softmax_push { RS_SOFTMAX_PUSH } softmax_push;
 
 static int float_family(rs_dtype dt) {
     return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16;
@@ -53,7 +49,7 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
     memset(&pc, 0, sizeof pc);
     pc.a = p->a;
     pc.b = backward ? p->b : p->a;
-    pc.out = p->out;
+    pc.out_ = p->out;
     pc.outer = (uint64_t)p->outer;
     pc.n = n;
     pc.inner = (uint64_t)p->inner;

@@ -16,16 +16,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "params/sort.h"
 
-typedef struct sort_push {
-    uint64_t src, keys, idx, values, indices;
-    uint32_t total, logp, n, k, j, rows, rstride, pad;
-} sort_push;
+typedef struct sort_push { RS_SORT_PUSH } sort_push;
 
-typedef struct radix_push {
-    uint64_t src, keys, idx, keys_out, idx_out, hist, incl, values, indices, err;
-    uint32_t n, rows, nb, shift, site, pad;
-} radix_push;
+typedef struct radix_push { RS_SORT_RADIX_PUSH } radix_push;
 
 #define RADIX_WG 256u  /* RS_WG in sort_radix.comp */
 

@@ -1,0 +1,33 @@
+/* norm.comp's parameters, written by src/engine/norm.c (README.md here). */
+#ifndef RS_PARAMS_NORM_H
+#define RS_PARAMS_NORM_H
+
+#define RS_NORM_PUSH \
+    uint64_t x; \
+    uint64_t g; \
+    uint64_t y; \
+    uint64_t a; \
+    uint64_t b; \
+    uint64_t w; \
+    uint64_t bias;    /* APPLY's bias, GRAD's scale */ \
+    uint64_t s1;      /* GRAD's inputs; SUMS/STATS: the outputs */ \
+    uint64_t s2; \
+    uint64_t part;    /* partials, chunks per row */ \
+    uint64_t params;  /* the parameter block: NP_ slots of int64 */
+
+#define NP_ROWS 0
+#define NP_OUTER 1
+#define NP_INNER 2
+#define NP_ROW_STRIDE 3
+#define NP_OUTER_STRIDE 4
+#define NP_CHUNKS 5     /* reductions: chunks per row */
+#define NP_CHUNK 6      /* elements per chunk */
+#define NP_STAT_OUTER 7
+#define NP_NUMEL 8      /* elementwise */
+#define NP_ROW_DIV 9
+#define NP_COL_DIV 10
+#define NP_COLS 11
+#define NP_INV_K 12     /* 1 / K: double bits for float64, else float bits */
+#define NP_SLOTS 13
+
+#endif
