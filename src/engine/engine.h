@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "russet/russet.h"
+#include "vk/runtime.h" /* rs_error, the device facts that choose kernels */
 
 /* The bits of a float or double, for push constants and codecs. */
 static inline uint32_t rs_f32_bits(float f) {
@@ -19,14 +20,6 @@ static inline uint64_t rs_f64_bits(double d) {
     memcpy(&u, &d, 8);
     return u;
 }
-
-/* Formats the message of the calling thread's last error (rs_last_error())
- * and returns st. Implemented by the runtime (src/vk/error.c). */
-rs_status rs_error(rs_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 
 /* ---- host codecs: bit-exact with c10's conversions and with the kernels'
  * (kernels/common/dtype.glsl). */
@@ -102,22 +95,6 @@ rs_access rs_tensor_access(const rs_tensor *t, int write);
 /* Complex view -> real view with a trailing dim of 2 (view_as_real). */
 rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out);
 const rs_features *rs_stream_features(rs_stream *s);
-/* VK_KHR_cooperative_matrix as the GEMM uses it (never under the apple
- * profile; src/vk/context.c): RS_COOPMAT_KHR_F16 when the device lists
- * 16x16x16 float16 x float16 -> float32 at subgroup scope and the extension
- * was enabled; RS_COOPMAT_KHR_BF16 when, in addition, it lists the bfloat16
- * shape and VK_KHR_shader_bfloat16's cooperative matrices were enabled. */
-#define RS_COOPMAT_KHR_F16 1
-#define RS_COOPMAT_KHR_BF16 2
-int rs_device_coopmat_khr(rs_device *dev);
-/* 1 where kernels take the device's float16 conversions (RS_HW_F16: the
- * start-up check found them equal to c10's, src/vk/f16_check.c), 0 where
- * they use c10's in software */
-int rs_device_hw_f16(rs_device *dev);
-/* A kernel from precompiled SPIR-V, kernels/spirv/<module>.spv (made by
- * tools/build_spirv.py for kernels the run-time compiler cannot build);
- * cached like rs_kernel_get's. src/vk/kernel.c. */
-rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out);
 
 #define RS_KERNEL_WG 256u
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h" /* RS_COOPMAT_KHR_* */
 #include "vk/internal.h"
 
 #define RS_MAX_PHYSICAL 16

@@ -12,10 +12,9 @@
 
 #include "russet/russet.h"
 
+#include "vk/runtime.h" /* rs_error and what the engines ask of the device */
+
 /* ---- errors (error.c) */
-/* Formats the thread's error message and returns st. */
-rs_status rs_error(rs_status st, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* A failed Vulkan call: RS_ERR_OOM for the out-of-memory codes. */
 rs_status rs_vk_error(VkResult r, const char *what);
 const char *rs_vk_result_name(VkResult r);

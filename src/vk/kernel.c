@@ -21,7 +21,6 @@
 
 #include "vk/internal.h"
 #include "vk/kernel_sources.h"
-#include "engine/engine.h"
 
 #ifndef RS_SHADERC_VERSION
 #define RS_SHADERC_VERSION "unknown"

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "vk/internal.h"
-#include "engine/engine.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)

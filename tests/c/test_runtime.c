@@ -400,7 +400,7 @@ static const char *kContract =
     " uint64_t ints; } pc;\n"
     "void main() {\n"
     "  uint i = gl_GlobalInvocationID.x;\n"
-    "  if (i >= pc.n) return;\n"
+    "  if (i >= pc.n || gl_NumWorkGroups.x == 0u) return;\n" /* NumWorkGroups: RUSSET_CONTRACTION=opaque applies */
     "  float a = F32(pc.a).v[i], b = F32(pc.b).v[i], c = F32(pc.c).v[i];\n"
     "  float size = float(I64(pc.ints).v[0]);\n"
     "  F32(pc.out_).v[2 * i] = a * b - c;\n"
