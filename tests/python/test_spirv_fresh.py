@@ -50,8 +50,8 @@ def test_spirv_files_match_the_manifest():
 def test_the_check_can_fail(tmp_path, monkeypatch):
     """An edit to an included file changes the recorded hash."""
     kdir = tmp_path / "kernels"
-    (kdir / "common").mkdir(parents=True)
     for n in build_spirv.source_files("gemm_coopmat_khr.comp"):
+        (kdir / n).parent.mkdir(parents=True, exist_ok=True)  # common/, params/
         (kdir / n).write_bytes(open(os.path.join(REPO, "kernels", n), "rb").read())
     monkeypatch.setattr(build_spirv, "KERNELS", str(kdir))
     before = build_spirv.source_hash("gemm_coopmat_khr.comp")
