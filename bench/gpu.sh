@@ -139,27 +139,30 @@ t0=$(date +%s)
 # The adapter's objects take most of the build (torch's headers). A cache of
 # them travels between device calls in .gpu/objcache.tgz (the command copies
 # $OUT/objcache.tgz back into .gpu/): an object is reused when its source,
-# the headers it can include (include/, src/torch/), the compiler and torch
+# the headers it can include (include/, src/torch/, src/engine/, src/vk/), the compiler and torch
 # are unchanged (objcache_key).
-objcache_common=$({ cat $(find include src/torch -name '*.h' | sort); g++ --version | head -1
+objcache_common=$({ cat $(find include src/torch src/engine src/vk -name '*.h' | sort); g++ --version | head -1
     $PY -c 'import torch; print(torch.__version__)'; grep -E '^(COMMON_FLAGS|CXXFLAGS)' Makefile; } | sha256sum | cut -c1-32)
 objcache_key() {  # $1: a .cpp file
     { echo "$objcache_common"; cat "$1"; } | sha256sum | cut -c1-32
 }
+adapter_sources() { find src/torch -name '*.cpp' | sort; }  # src/torch, runtime/, ops/
 if [ -f .gpu/objcache.tgz ]; then
-    rm -rf /tmp/objcache && mkdir -p /tmp/objcache build/src/torch
+    rm -rf /tmp/objcache && mkdir -p /tmp/objcache
     tar -xzf .gpu/objcache.tgz -C /tmp/objcache
     reused=0
-    for f in src/torch/*.cpp; do
+    for f in $(adapter_sources); do
         k=$(objcache_key "$f"); o=build/${f%.cpp}.o
-        if [ -f "/tmp/objcache/$k.o" ]; then cp "/tmp/objcache/$k.o" "$o"; touch "$o"; reused=$((reused + 1)); fi
+        if [ -f "/tmp/objcache/$k.o" ]; then
+            mkdir -p "$(dirname "$o")"; cp "/tmp/objcache/$k.o" "$o"; touch "$o"; reused=$((reused + 1))
+        fi
     done
-    echo "objcache: reused $reused of $(ls src/torch/*.cpp | wc -l) adapter objects"
+    echo "objcache: reused $reused of $(adapter_sources | wc -l) adapter objects"
 fi
 objcache_save() {
     [ -n "${OUT:-}" ] || return 0
     rm -rf /tmp/objcache.new && mkdir -p /tmp/objcache.new
-    for f in src/torch/*.cpp; do
+    for f in $(adapter_sources); do
         o=build/${f%.cpp}.o
         [ -f "$o" ] && cp "$o" "/tmp/objcache.new/$(objcache_key "$f").o"
     done
@@ -174,7 +177,7 @@ build_without_make() {
     $PY tools/embed_kernels.py kernels build/kernels_embedded.c
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c | xargs -P "$(nproc)" -I{} sh -c \
         'gcc -std=c11 -D_GNU_SOURCE '"$common"' -Ikernels -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/obj/$(echo {} | tr / _).o'
-    ls src/torch/*.cpp | xargs -P "$(nproc)" -I{} sh -c \
+    adapter_sources | xargs -P "$(nproc)" -I{} sh -c \
         'g++ -std=c++17 '"$common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -c {} -o build/obj/$(echo {} | tr / _).o'
     g++ -shared -o python/russet/_russet.so build/obj/*.o -L"$torch_dir/lib" -Wl,-rpath,"$torch_dir/lib" \
         -ltorch_cpu -lc10 -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lpthread -lm

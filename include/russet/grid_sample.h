@@ -20,7 +20,7 @@
 #ifndef RUSSET_GRID_SAMPLE_H
 #define RUSSET_GRID_SAMPLE_H
 
-#include "russet/russet.h"
+#include "russet/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

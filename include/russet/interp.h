@@ -16,7 +16,7 @@
 #ifndef RUSSET_INTERP_H
 #define RUSSET_INTERP_H
 
-#include "russet/russet.h"
+#include "russet/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

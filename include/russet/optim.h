@@ -1,9 +1,9 @@
 /* russet/optim.h: fused optimizer steps of the C core (src/engine/optim.c).
- * A header of its own beside russet/russet.h, which it includes. */
+ * russet/russet.h includes it. */
 #ifndef RUSSET_OPTIM_H
 #define RUSSET_OPTIM_H
 
-#include "russet/russet.h"
+#include "russet/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

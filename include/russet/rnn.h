@@ -14,7 +14,7 @@
 #ifndef RUSSET_RNN_H
 #define RUSSET_RNN_H
 
-#include "russet/russet.h"
+#include "russet/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

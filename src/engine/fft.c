@@ -6,7 +6,7 @@
  * ping-ponging between the output and one scratch buffer so that the last
  * lands in the output. Twiddles are made on the host in double and rounded
  * once to float, once per device and length (rs_device_table). Other
- * lengths are composed on top (src/torch/ops_fft.cpp). */
+ * lengths are composed on top (src/torch/ops/fft.cpp). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,8 @@ namespace russet {
 constexpr c10::DeviceType kDevice = c10::DeviceType::PrivateUse1;
 
 // Throws the PyTorch exception for a failed core call: OutOfMemoryError for
-// RS_ERR_OOM, NotImplementedError for RS_ERR_UNSUPPORTED, RuntimeError else.
+// RS_ERR_OOM, NotImplementedError for RS_ERR_UNSUPPORTED, ValueError for
+// RS_ERR_INVALID, RuntimeError else.
 [[noreturn]] void throw_status(rs_status st);
 inline void check(rs_status st) {
   if (st != RS_OK) throw_status(st);

@@ -1,5 +1,5 @@
-// Helpers of the scan, sort and select adapters (ops_scan.cpp, ops_sort.cpp,
-// ops_select.cpp): the C core works along the last dim of contiguous
+// Helpers of the scan, sort and select adapters (ops/scan.cpp, ops/sort.cpp,
+// ops/select.cpp): the C core works along the last dim of contiguous
 // tensors ("rows"); these move a dim last and back, and run structured
 // meta functions with several outputs.
 #pragma once

@@ -1,9 +1,9 @@
 // Every tensor argument of an op on one device, or ATen's error: a tensor
 // on another device would be read as device memory (on a discrete GPU, a
 // host pointer; lavapipe, which shares the host's memory, cannot show it).
-// For the adapters whose kernels take several tensors (ops_conv.cpp,
-// ops_norm.cpp, ops_loss.cpp, ops_blas.cpp, ops_gather.cpp) and torch.cat
-// (ops_shape.cpp).
+// For the adapters whose kernels take several tensors (ops/conv.cpp,
+// ops/norm.cpp, ops/nll_loss.cpp, ops/blas.cpp, ops/gather.cpp) and torch.cat
+// (ops/shape.cpp).
 #pragma once
 
 #include <ATen/core/Tensor.h>

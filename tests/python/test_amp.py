@@ -1,5 +1,5 @@
 """torch.autocast("russet") and torch.amp.GradScaler("russet")
-(src/torch/autocast.cpp, src/torch/ops_amp.cpp), against CPU."""
+(src/torch/runtime/autocast.cpp, src/torch/ops/amp.cpp), against CPU."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""Fused scaled-dot-product attention (src/torch/ops_attention.cpp on the C
+"""Fused scaled-dot-product attention (src/torch/ops/attention.cpp on the C
 core's attention engine): F.scaled_dot_product_attention picks russet's
 `overrideable` backend wherever the engine computes the call (no dropout,
 no mask gradient), and the result and the gradients of q, k and v match

@@ -1,4 +1,4 @@
-"""Convolution natively (src/torch/ops_conv.cpp on the C core's implicit-GEMM
+"""Convolution natively (src/torch/ops/conv.cpp on the C core's implicit-GEMM
 engine, rs_conv_run): every conv OpInfo (1-d, 2-d, 3-d,
 transposed; strides, padding incl. 'same', dilation, groups) for every dtype
 CPU supports, forward and backward, with no host execution except float64

@@ -1,4 +1,4 @@
-"""torch.fft on russet (src/torch/ops_fft.cpp, src/engine/fft.c,
+"""torch.fft on russet (src/torch/ops/fft.cpp, src/engine/fft.c,
 kernels/fft.comp) against CPU: OpInfo samples, the three length paths
 (radix-2 passes, the DFT-matrix product, Bluestein), norms, onesided and
 c2r forms, stft/istft, gradients, empty inputs."""

@@ -1,4 +1,4 @@
-"""torch.histogram / torch.histogramdd (src/torch/ops_histogram.cpp) against
+"""torch.histogram / torch.histogramdd (src/torch/ops/histogram.cpp) against
 PyTorch CPU: OpInfo samples, bin-edge rules, weights, density, edge cases
 and errors."""
 

@@ -1,4 +1,4 @@
-"""The native linear algebra (src/torch/ops_linalg.cpp): Cholesky, the
+"""The native linear algebra (src/torch/ops/linalg.cpp): Cholesky, the
 triangular solves, LU with partial pivoting and what is built on it (solve,
 inv, det, slogdet), against CPU (LAPACK)."""
 

@@ -1,4 +1,4 @@
-"""multi_margin_loss and multilabel_margin_loss (src/torch/ops_margin_loss.cpp)
+"""multi_margin_loss and multilabel_margin_loss (src/torch/ops/margin_loss.cpp)
 against CPU: OpInfo samples, p = 1 and 2, margins, class weights, every
 reduction, 1-d inputs, label lists ended by -1 (with repeats), gradients with
 no host execution, and CPU's errors."""

@@ -129,5 +129,5 @@ def test_trains_like_cpu_with_no_host_ops(name):
     with torch.no_grad():
         assert_close(md(x.to(D)).cpu(), mc(x), **TOL, msg=lambda m: f"eval output: {m}")
     # (nn.TransformerEncoderLayer takes its fused inference fast path here:
-    # ops_transformer.cpp)
+    # ops/transformer.cpp)
     assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()

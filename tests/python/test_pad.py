@@ -1,5 +1,5 @@
 """F.pad's reflect and replicate modes (reflection_pad*d, replication_pad*d
-and their backward kernels, src/torch/ops_pad.cpp) against CPU: OpInfo
+and their backward kernels, src/torch/ops/pad.cpp) against CPU: OpInfo
 samples of every F.pad mode, 1-d to 3-d, negative padding, gradients
 (overlapping reflections add), dtypes, and CPU's errors."""
 

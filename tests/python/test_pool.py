@@ -1,5 +1,5 @@
 """Max and average pooling natively (the C core's pooling engine,
-src/engine/pool.c, through src/torch/ops_pool.cpp): every OpInfo of
+src/engine/pool.c, through src/torch/ops/pool.cpp): every OpInfo of
 max_pool1d/2d/3d, avg_pool1d/2d/3d and their adaptive forms for every dtype
 CPU supports (float64 on the host under apple), the indices CPU returns (the
 first maximum; the last NaN), ceil_mode, padding, dilation,

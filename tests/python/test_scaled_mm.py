@@ -1,4 +1,4 @@
-"""torch._scaled_mm and torch._scaled_mm_v2 on russet (src/torch/ops_scaled_mm.cpp):
+"""torch._scaled_mm and torch._scaled_mm_v2 on russet (src/torch/ops/scaled_mm.cpp):
 float8 products with per-tensor and per-row scales, bias, a float8 output
 with scale_result, out=, against CPU with no host op; bad inputs raise as
 on CPU."""

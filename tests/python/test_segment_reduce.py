@@ -1,4 +1,4 @@
-"""segment_reduce and _segment_reduce_backward (src/torch/ops_segment_reduce.cpp)
+"""segment_reduce and _segment_reduce_backward (src/torch/ops/segment_reduce.cpp)
 against PyTorch CPU: OpInfo samples, both forms (lengths, offsets), every
 reduction, initial, unsafe, batched lengths, gradients, NaN/zero/tie cases,
 errors."""

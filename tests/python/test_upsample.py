@@ -1,6 +1,6 @@
 """F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear,
 bicubic) and
-its backward natively (src/torch/ops_upsample.cpp) against CPU: OpInfo
+its backward natively (src/torch/ops/upsample.cpp) against CPU: OpInfo
 samples for every dtype CPU supports (float16/bfloat16: the float32
 computation rounded once; uint8 bilinear/bicubic and float64 under apple:
 host),

@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "torch/adapter.h"
-#include "torch/generator.h"
+#include "torch/runtime/generator.h"
 
 namespace russet {
 namespace {

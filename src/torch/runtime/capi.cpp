@@ -11,7 +11,7 @@
 #include <string>
 
 #include "torch/adapter.h"
-#include "torch/generator.h"
+#include "torch/runtime/generator.h"
 
 using namespace russet;
 

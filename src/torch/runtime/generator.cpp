@@ -1,5 +1,5 @@
 // The Philox generator and the hooks that hand it to PyTorch.
-#include "torch/generator.h"
+#include "torch/runtime/generator.h"
 
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/ops/empty.h>

@@ -1,5 +1,5 @@
 // Complex pointwise ops: abs and angle (complex in, real out), conj_physical,
-// polar and complex. real/imag/conj/view_as_* are views (ops_core.cpp).
+// polar and complex. real/imag/conj/view_as_* are views (ops/core.cpp).
 // Iterators are built as ATen's UnaryOps.cpp / TensorFactories.cpp do;
 // the expressions are kernels/common/ops_math.glsl functions.
 #include "torch/pointwise.h"

@@ -2,12 +2,12 @@
 // dropout mask (native_dropout), exponential_, geometric_, cauchy_,
 // log_normal_, normal with tensor mean/std, and multinomial (composed of
 // native ops as ATen's Distributions.cpp does). Each draws float32 uniforms (or normals) from the Philox
-// generator (uniform_/normal_, ops_random.cpp), so results are reproducible
+// generator (uniform_/normal_, ops/random.cpp), so results are reproducible
 // under torch.manual_seed, then maps them with a pointwise expression
 // (kernels/common/ops_misc.glsl, the transformations of
 // ATen/core/TransformationHelper.h). Where the device cannot write the dtype
 // (float64 under the apple profile) the op runs on the host from a CPU
-// generator seeded by the same (seed, offset), as ops_random.cpp does.
+// generator seeded by the same (seed, offset), as ops/random.cpp does.
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/argmax.h>
 #include <ATen/ops/cumsum.h>
@@ -29,7 +29,7 @@
 #include <cmath>
 #include <functional>
 
-#include "torch/generator.h"
+#include "torch/runtime/generator.h"
 #include "torch/pointwise.h"
 
 namespace russet {

@@ -1,0 +1,59 @@
+/* russet/norm.h: the normalization engine (src/engine/norm.c). */
+#ifndef RUSSET_NORM_H
+#define RUSSET_NORM_H
+
+#include "russet/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The normalization engine (src/engine/norm.c, kernels/norm.comp): four
+ * building blocks from which the adapter composes layer_norm and
+ * batch_norm, forward and backward, reading each tensor once per block.
+ * Tensors (x, g, y) are float32, float16, bfloat16 or float64 (`dtype`);
+ * the vectors (a, b, w, bias, s1, s2, out1, out2) and the arithmetic are in
+ * the dtype's opmath type (float32, or float64 for float64, which needs
+ * the device's fp64). An absent vector (address 0) reads as 0 (a, bias)
+ * or 1 (b, w, scale).
+ *
+ * Reductions (STATS, SUMS) run over `rows` rows of K = outer * inner
+ * elements of x (and g): element k of row r is at element offset
+ * (k / inner) * outer_stride + r * row_stride + k % inner. Deterministic:
+ * a fixed partition of each row into chunks, a fixed tree per chunk, the
+ * chunks merged in order, no atomics.
+ *   RS_NORM_STATS: out1[r] = mean, out2[r] = biased variance (Welford's
+ *     updates, Chan's merges).
+ *   RS_NORM_SUMS: out1[r] = sum of g w, out2[r] = sum of g w (x - a) b,
+ *     where w is indexed by the element's k % inner, and a, b by r or, with
+ *     stat_of_outer, by the element's k / inner.
+ * Elementwise (APPLY, GRAD) over `numel` contiguous elements of x (g) into
+ * y, with r = (e / row_div) % rows and c = (e / col_div) % cols:
+ *   RS_NORM_APPLY: y = ((x - a[r]) * b[r]) * w[c] + bias[c]
+ *   RS_NORM_GRAD:  y = (g w[c] - s1[r] inv_k - (x - a[r]) b[r] s2[r] inv_k)
+ *                      * b[r] * scale[c] */
+typedef enum rs_norm_op {
+    RS_NORM_STATS = 0,
+    RS_NORM_APPLY = 1,
+    RS_NORM_SUMS = 2,
+    RS_NORM_GRAD = 3
+} rs_norm_op;
+
+typedef struct rs_norm {
+    rs_norm_op op;
+    rs_dtype dtype;
+    uint64_t x, g, y;
+    int64_t rows, outer, inner, row_stride, outer_stride;  /* reductions */
+    int stat_of_outer;                                      /* SUMS */
+    int64_t numel, row_div, col_div, cols;                  /* elementwise (rows too) */
+    uint64_t a, b, w, bias, scale, s1, s2;                  /* vectors */
+    double inv_k;                                           /* GRAD */
+    uint64_t out1, out2;                                    /* reductions' results */
+} rs_norm;
+
+RS_API rs_status rs_norm_run(rs_stream *s, const rs_norm *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RUSSET_NORM_H */

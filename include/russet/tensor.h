@@ -1,0 +1,76 @@
+/* russet/tensor.h: strided views of device memory (rs_tensor), scalar values, and the
+ * simplest engines: copy, fill, random fills, ranges (src/engine/copy.c, fill.c,
+ * rng.c, range.c). */
+#ifndef RUSSET_TENSOR_H
+#define RUSSET_TENSOR_H
+
+#include "russet/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- tensors */
+
+#define RS_MAX_DIMS 25
+
+/* A strided view of device memory. `address` points at element 0 (storage
+ * offset already applied); strides are in elements and may be 0 or
+ * negative. */
+typedef struct rs_tensor {
+    uint64_t address;
+    rs_dtype dtype;
+    int ndim;
+    int64_t sizes[RS_MAX_DIMS];
+    int64_t strides[RS_MAX_DIMS];
+} rs_tensor;
+
+RS_API int64_t rs_tensor_numel(const rs_tensor *t);
+RS_API int rs_tensor_is_contiguous(const rs_tensor *t);
+/* Byte range [*lo, *hi) that the view touches (for hazard tracking). */
+RS_API void rs_tensor_extent(const rs_tensor *t, uint64_t *lo, uint64_t *hi);
+
+/* dst[i] = (dst dtype) src[i]; same sizes, any dtypes and strides.
+ * Conversions follow PyTorch's CPU casts. Fails with RS_ERR_UNSUPPORTED when
+ * a conversion needs fp64 and the device lacks it (the caller then runs it on
+ * the host). Overlap between dst and src is the caller's problem. */
+RS_API rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src);
+
+/* Every element of dst = the element whose bytes are `value`
+ * (rs_dtype_size(dst->dtype) bytes, already encoded by the caller). */
+RS_API rs_status rs_fill(rs_stream *s, const rs_tensor *dst, const void *value);
+
+/* Philox4x32-10 random fills; (seed, offset) as in PyTorch's philox
+ * generators. Each call consumes rs_rng_offset_increment(numel) offsets. */
+RS_API uint64_t rs_rng_offset_increment(int64_t numel);
+/* Floating dtypes: uniform in [from, to). */
+RS_API rs_status rs_rng_uniform(rs_stream *s, const rs_tensor *dst, double from, double to,
+                                uint64_t seed, uint64_t offset);
+/* Floating dtypes: normal(mean, std). */
+RS_API rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double std,
+                               uint64_t seed, uint64_t offset);
+/* Integers in [from, from + range); range == 0 means the full 64-bit range.
+ * Any dtype (bool gets 0/1 when range is 2). */
+RS_API rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64_t range,
+                               uint64_t seed, uint64_t offset);
+/* Floating and integer dtypes: dst[i] = start + i * step, computed as PyTorch
+ * computes arange (in the dtype's accumulate type). */
+RS_API rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double step);
+/* dst[i] = linspace(start, end, n) as PyTorch's CPU computes it; with
+ * log_base > 0, dst[i] = log_base ** that (logspace). */
+RS_API rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double end,
+                             double log_base);
+
+
+typedef union rs_scalar {
+    uint64_t u;
+    int64_t i;
+    double d;
+    float f;
+    struct { float re, im; } cf;
+} rs_scalar;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RUSSET_TENSOR_H */
