@@ -1,4 +1,5 @@
-/* russet/loss.h: the negative log-likelihood loss (src/engine/loss.c). */
+/* russet/loss.h: the negative log-likelihood loss (src/engine/loss.c) and the
+ * CTC loss (src/engine/ctc.c). */
 #ifndef RUSSET_LOSS_H
 #define RUSSET_LOSS_H
 
@@ -26,6 +27,31 @@ typedef struct rs_nll_loss {
 
 RS_API rs_status rs_nll_loss_forward(rs_stream *s, const rs_nll_loss *p);
 RS_API rs_status rs_nll_loss_backward(rs_stream *s, const rs_nll_loss *p);
+
+/* The CTC loss (ATen's _ctc_loss and _ctc_loss_backward, which
+ * F.ctc_loss calls), in the log-space recursions and operation order of
+ * ATen's CPU kernel: per sample n, the extended target l' (a blank before,
+ * between and after its labels, S_n = 2 L_n + 1 positions), alpha over its
+ * input_lengths[n] frames, nll[n] = -log p(target | input); backward, beta
+ * and grad = d(loss) / d(log_probs), scaled by grad_out[n]. Views with any
+ * strides. Refuses with RS_ERR_UNSUPPORTED: dtypes other than float32 and
+ * float64, float64 without fp64, and 2 Lmax + 1 past 8192 positions (4096
+ * for float64: the recursion keeps a frame in 32 KiB of shared memory). */
+typedef struct rs_ctc_loss {
+    rs_tensor log_probs;   /* (T, N, C), float32 or float64 */
+    rs_tensor targets;     /* int32 or int64: (N, >= Lmax), or 1-d: every sample's labels in turn */
+    const int64_t *input_lengths;  /* N frame counts, host memory, each in [0, T] */
+    const int64_t *target_lengths; /* N label counts, host memory; Lmax is the largest */
+    int64_t blank;         /* in [0, C) */
+    rs_tensor log_alpha;   /* (N, T, 2 Lmax + 1), log_probs' dtype: forward writes, backward reads */
+    rs_tensor nll;         /* (N): forward writes, backward reads */
+    rs_tensor grad_out;    /* backward: (N) */
+    rs_tensor grad;        /* backward: (T, N, C), written */
+    int zero_infinity;     /* backward: a sample of infinite loss gets a zero gradient */
+} rs_ctc_loss;
+
+RS_API rs_status rs_ctc_loss_forward(rs_stream *s, const rs_ctc_loss *p);
+RS_API rs_status rs_ctc_loss_backward(rs_stream *s, const rs_ctc_loss *p);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 """F.ctc_loss natively (_ctc_loss and _ctc_loss_backward,
-src/torch/ops_ctc_loss.cpp) against CPU: OpInfo samples, padded and
+src/torch/ops/ctc_loss.cpp) against CPU: OpInfo samples, padded and
 concatenated targets, tensor and list lengths, frames shorter than T, empty
 targets, impossible alignments with zero_infinity, another blank, every
 reduction. The log-space recursion accumulates float32 rounding over the
@@ -67,3 +67,51 @@ def test_repeats_other_blank_and_impossible_alignments():
     l_inf, _ = run(D, torch.float32, lp, targets, il, tl, reduction="none")
     assert l_inf[1].isinf() and l_inf[2].isinf()
     check(lp, targets.remainder(4), il, tl, blank=4, reduction="none", zero_infinity=True)
+
+
+def test_long_targets_int32_and_targets_on_the_cpu():
+    # S = 2 L + 1 past the 256 invocations of a workgroup: each computes
+    # several positions of a frame; int32 targets; targets left on the CPU
+    torch.manual_seed(2)
+    T, N, C = 160, 3, 20
+    lp = torch.randn(T, N, C).log_softmax(2)
+    tl = torch.tensor([70, 150, 3])
+    il = torch.tensor([160, 155, 40])
+    targets = torch.randint(1, C, (N, 150), dtype=torch.int32)
+    check(lp, targets, il, tl, reduction="sum")
+    x = lp.to(D).requires_grad_()
+    got = host_free(lambda: F.ctc_loss(x, targets, il, tl, reduction="none"))  # targets stay on the CPU
+    assert_close(got.cpu(), F.ctc_loss(lp, targets, il, tl, reduction="none"), rtol=1e-4, atol=1e-4)
+
+
+def test_float64_matches_cpu():
+    torch.manual_seed(3)
+    lp = torch.randn(9, 2, 5, dtype=torch.float64).log_softmax(2)
+    targets = torch.tensor([[1, 2, 2], [4, 3, 1]])
+    il, tl = torch.tensor([9, 7]), torch.tensor([3, 2])
+    x = lp.to(D).requires_grad_()
+    loss = F.ctc_loss(x, targets.to(D), il, tl, reduction="sum")  # native, or the host without fp64
+    loss.backward()
+    y = lp.clone().requires_grad_()
+    want = F.ctc_loss(y, targets, il, tl, reduction="sum")
+    want.backward()
+    assert_close(loss.cpu(), want, rtol=1e-12, atol=1e-12)
+    assert_close(x.grad.cpu(), y.grad, rtol=1e-10, atol=1e-12)
+
+
+def test_bad_arguments_raise_like_cpu():
+    lp = torch.randn(6, 2, 4).log_softmax(2)
+    targets = torch.tensor([[1, 2], [3, 1]])
+    for kw, match in [
+        (dict(input_lengths=[7, 6], target_lengths=[2, 2]), "input_lengths to have value at most 6"),
+        (dict(input_lengths=[6, 6], target_lengths=[2, -1]), "target_lengths to have value at least 0"),
+        (dict(input_lengths=[6, 6], target_lengths=[3, 2]), "size at least 3 at dimension 1"),
+        (dict(input_lengths=[6, 6], target_lengths=[2, 2], blank=4), "blank must be in label range"),
+    ]:
+        with pytest.raises(RuntimeError, match=match):
+            F.ctc_loss(lp, targets, reduction="none", **kw)
+        with pytest.raises(RuntimeError, match=match):
+            F.ctc_loss(lp.to(D), targets.to(D), reduction="none", **kw)
+    # a label past the classes: the device error, at the next sync
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        F.ctc_loss(lp.to(D), torch.tensor([[1, 9], [3, 1]]).to(D), [6, 6], [2, 2], reduction="none").cpu()
