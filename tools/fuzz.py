@@ -281,6 +281,7 @@ def _repro(seed, rec):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--cases", type=int, default=None, help="stop after this many cases (or --seconds)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", type=int, default=None, help="run this one case here and print it")
     ap.add_argument("--first", type=int, default=0, help="the first case")
@@ -303,10 +304,11 @@ def main():
 
     t0, k, records = time.time(), a.first, []
     log = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False).name
-    while time.time() - t0 < a.seconds:
+    end = a.first + a.cases if a.cases is not None else None
+    while time.time() - t0 < a.seconds and (end is None or k < end):
         # a worker for the next block of cases; restarted after a crash or hang
         open(log, "w").close()
-        block = 200
+        block = 200 if end is None else min(200, end - k)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--seed", str(a.seed), "--timeout",
                               str(a.timeout), "--worker", str(k), str(k + block), log],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
