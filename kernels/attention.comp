@@ -1,5 +1,5 @@
 // attention.comp: scaled dot-product attention, forward and backward
-// (src/engine/attention.c; contract in russet.h, rs_attention). Memory
+// (src/engine/attention.c; contract in russet/attention.h, rs_attention). Memory
 // O(L + S): the scores never leave the workgroup.
 //
 // Rows and blocks. A workgroup of NT = 128 invocations owns ROWS = NT / RL

@@ -1,5 +1,5 @@
 // conv.comp: convolution as an implicit GEMM (src/engine/conv.c; contract
-// in russet.h, rs_conv). No im2col buffer: the GEMM operands are gathered
+// in russet/conv.h, rs_conv). No im2col buffer: the GEMM operands are gathered
 // from the tensors as the tiles are loaded.
 //
 // Every view is (N, C, D, H, W) with any strides; 1-d and 2-d convolutions

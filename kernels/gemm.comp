@@ -1,5 +1,5 @@
 // gemm.comp: C[z] = beta * Cin[z] + alpha * A[z] @ B[z] over strided views
-// (see rs_gemm in russet.h; parameter block in common/gemm.glsl).
+// (see rs_gemm in russet/gemm.h; parameter block in params/gemm.h).
 //
 // Defines: DT (dtype code), KIND:
 //   0  tiled: a 256-invocation workgroup computes a BM x BN tile of C,

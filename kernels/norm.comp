@@ -1,5 +1,5 @@
 // norm.comp: the normalization engine's kernels (src/engine/norm.c; the
-// contract is rs_norm in russet.h). The adapter composes layer_norm and
+// contract is rs_norm in russet/norm.h). The adapter composes layer_norm and
 // batch_norm, forward and backward, from them.
 //
 // MODE 0 (STATS) and 2 (SUMS) reduce rows: workgroup (row, chunk) folds

@@ -1,6 +1,6 @@
 // pool.comp: max and average pooling over (N, C, D, H, W) views with any
 // strides (1-d and 2-d pooling arrive with unit leading spatial dims), and
-// their backward kernels (src/engine/pool.c; contract in russet.h, rs_pool).
+// their backward kernels (src/engine/pool.c; contract in russet/pool.h, rs_pool).
 //
 // One invocation per result element: forward, an output element reduces its
 // window; backward, an input element gathers the outputs whose windows hold

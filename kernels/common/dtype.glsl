@@ -1,6 +1,6 @@
 // dtype.glsl: storage, codecs and conversions for every russet dtype.
 //
-// Dtype codes are c10::ScalarType numbers (rs_dtype in russet.h). This file
+// Dtype codes are c10::ScalarType numbers (rs_dtype in russet/runtime.h). This file
 // holds what is shared; common/dtype_inst.glsl is a template that a kernel
 // includes once per dtype it touches, with T_DT defined to that code:
 //

@@ -1,6 +1,7 @@
-// gemm.glsl: what the GEMM kernels share: the parameter block (written by
-// src/engine/gemm.c, struct gemm_params: keep the two in step), the
-// accumulation type of the dtype DT and its arithmetic, loads and stores.
+// gemm.glsl: what the GEMM kernels share: the parameter block (one
+// definition with src/engine/gemm.c's: params/gemm.h, through
+// common/gemm_params.glsl), the accumulation type of the dtype DT and its
+// arithmetic, loads and stores.
 //
 // ACC is the opmath type of DT (common/opmath.glsl): float for the float32
 // family, int64_t/uint64_t for integers (wrapping, so the stored low bits

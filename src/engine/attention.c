@@ -1,5 +1,5 @@
 /* attention.c: scaled dot-product attention, forward and backward
- * (rs_attention_run; contract in russet.h), on kernels/attention.comp.
+ * (rs_attention_run; contract in russet/attention.h), on kernels/attention.comp.
  *
  * The forward is one kernel; the backward three: the row terms
  * D = rowsum(dO * out) into a scratch vector, then grad q (a workgroup per

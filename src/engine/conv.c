@@ -1,4 +1,4 @@
-/* conv.c: the convolution engine (rs_conv_run; contract in russet.h),
+/* conv.c: the convolution engine (rs_conv_run; contract in russet/conv.h),
  * an implicit GEMM per group (kernels/conv.comp).
  *
  * Every view is taken as (N, C, D, H, W): 1-d and 2-d convolutions get unit

@@ -1,5 +1,5 @@
 /* norm.c: the normalization engine's four building blocks (kernels/
- * norm.comp; the contract is rs_norm in russet.h): row statistics, row
+ * norm.comp; the contract is rs_norm in russet/norm.h): row statistics, row
  * sums for the backward pass, and the elementwise forward and backward
  * transforms. The geometry travels in a parameter block in the stream
  * arena (the NP_ slots of norm.comp). */

@@ -1,5 +1,5 @@
 /* pool.c: max and average pooling, fixed and adaptive windows, forward and
- * backward (kernels/pool.comp; the contract is rs_pool in russet.h).
+ * backward (kernels/pool.comp; the contract is rs_pool in russet/pool.h).
  *
  * Every view is taken as (N, C, D, H, W): 1-d and 2-d pooling get unit
  * leading spatial dims (size 1, window 1). The geometry and the views'

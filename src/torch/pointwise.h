@@ -52,7 +52,7 @@ decltype(auto) native_or_host(Body body, Args&&... args) {
   }
 }
 
-// Runs `expr` (see rs_pointwise in russet.h) over the iterator's operands.
+// Runs `expr` (see rs_pointwise in russet/pointwise.h) over the iterator's operands.
 // `compute` overrides the iterator's common dtype (for iterators built
 // without one); inputs of another dtype are cast to it first unless
 // `keep_dtype` has their bit set (input k: bit k). The extra `scalars` are

@@ -1,5 +1,5 @@
 /* runtime.h: what the Vulkan runtime (src/vk/) offers the engines
- * (src/engine/) beyond the public API of russet.h: the error message, and
+ * (src/engine/) beyond the public API (include/russet/): the error message, and
  * the device facts that choose kernels. Both layers include it; src/vk/
  * includes nothing from src/engine/. */
 #ifndef RS_VK_RUNTIME_H

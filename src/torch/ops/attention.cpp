@@ -36,7 +36,7 @@ namespace {
 using at::Tensor;
 using OptTensor = std::optional<Tensor>;
 
-constexpr int64_t kMaxHeadDim = 256;  // the engine's (russet.h, rs_attention)
+constexpr int64_t kMaxHeadDim = 256;  // the engine's (russet/attention.h, rs_attention)
 
 bool engine_dtype(const Tensor& t) {
   auto d = t.scalar_type();
