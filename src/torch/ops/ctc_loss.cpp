@@ -49,7 +49,7 @@ void check_ctc(rs_status st) {
   check_or_host(st);
 }
 
-// targets may come from the CPU (CUDA's kernel moves them too)
+// targets may come from the CPU: moved to the device
 Tensor on_device(const Tensor& targets, const Tensor& log_probs) {
   return targets.device() == log_probs.device() ? targets : targets.to(log_probs.device());
 }
