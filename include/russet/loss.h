@@ -35,8 +35,10 @@ RS_API rs_status rs_nll_loss_backward(rs_stream *s, const rs_nll_loss *p);
  * input_lengths[n] frames, nll[n] = -log p(target | input); backward, beta
  * and grad = d(loss) / d(log_probs), scaled by grad_out[n]. Views with any
  * strides. Refuses with RS_ERR_UNSUPPORTED: dtypes other than float32 and
- * float64, float64 without fp64, and 2 Lmax + 1 past 8192 positions (4096
- * for float64: the recursion keeps a frame in 32 KiB of shared memory). */
+ * float64, float64 without fp64, and a target whose frame does not fit
+ * the device's shared memory (the recursion keeps 2 Lmax + 1 positions,
+ * rounded up to a power of two: past 4095 labels in 32 KiB, 2047 in
+ * float64). */
 typedef struct rs_ctc_loss {
     rs_tensor log_probs;   /* (T, N, C), float32 or float64 */
     rs_tensor targets;     /* int32 or int64: (N, >= Lmax), or 1-d: every sample's labels in turn */

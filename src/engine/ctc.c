@@ -11,12 +11,15 @@
 
 typedef struct ctc_push { RS_CTC_PUSH } ctc_push;
 
-enum { SHARED_BYTES = 32768, CTC_NT = 256 };
+enum { CTC_NT = 256 };
 
-/* The problem's sizes, checked: T, N, C, Lmax, S, and the parameter block
+/* The problem's sizes, checked: T, N, C, Lmax, S, SMAX (the frame the
+ * recursions keep in shared memory: the power of two from 256 up that holds
+ * S positions; the kernel's registers and shared memory grow with it, and
+ * most targets take one position an invocation), and the parameter block
  * (the CT_ slots and each sample's lengths and first label) in the arena. */
 typedef struct ctc_plan {
-    int64_t t, n, c, lmax, s;
+    int64_t t, n, c, lmax, s, smax;
     uint64_t params;
 } ctc_plan;
 
@@ -70,9 +73,13 @@ static rs_status plan(rs_stream *s, const rs_ctc_loss *p, int backward, ctc_plan
         return rs_error(RS_ERR_INVALID, "ctc_loss: targets must be 1-d or 2-d");
     }
     q->s = 2 * q->lmax + 1;
-    if (q->s > SHARED_BYTES / (int64_t)rs_dtype_size(dt))
-        return rs_error(RS_ERR_UNSUPPORTED, "ctc_loss: a target of %lld labels is longer than the kernel holds",
-                        (long long)q->lmax);
+    for (q->smax = CTC_NT; q->smax < q->s;) q->smax *= 2;
+    if ((uint64_t)q->smax * rs_dtype_size(dt) > rs_stream_features(s)->max_shared_memory)
+        return rs_error(RS_ERR_UNSUPPORTED,
+                        "ctc_loss: a target of %lld labels needs a frame of %lld bytes, past the device's %u of "
+                        "shared memory",
+                        (long long)q->lmax, (long long)(q->smax * (int64_t)rs_dtype_size(dt)),
+                        rs_stream_features(s)->max_shared_memory);
     const rs_tensor *al = &p->log_alpha;
     if (al->ndim != 3 || al->sizes[0] != q->n || al->sizes[1] != q->t || al->sizes[2] != q->s || al->dtype != dt)
         return rs_error(RS_ERR_INVALID, "ctc_loss: log_alpha must be (%lld, %lld, %lld) of %s", (long long)q->n,
@@ -112,16 +119,12 @@ static rs_status plan(rs_stream *s, const rs_ctc_loss *p, int backward, ctc_plan
     return RS_OK;
 }
 
-/* MODE 0 and 1 hold a frame of S positions in shared memory: SMAX, the
- * power of two from 256 up that holds it (the kernel's registers and
- * shared memory grow with it; most targets take one position an
- * invocation); the other modes take none. */
+/* MODE 0 and 1 hold a frame of SMAX positions in shared memory; the other
+ * modes take none. */
 static rs_status kernel(rs_stream *s, const rs_ctc_loss *p, const ctc_plan *q, int mode, rs_kernel **k) {
-    int64_t smax = CTC_NT;
-    while (mode <= 1 && smax < q->s) smax *= 2;
     char defines[96];
     snprintf(defines, sizeof defines, "DT=%d;TG_DT=%d;MODE=%d;SMAX=%d", (int)p->log_probs.dtype,
-             (int)p->targets.dtype, mode, mode <= 1 ? (int)smax : 0);
+             (int)p->targets.dtype, mode, mode <= 1 ? (int)q->smax : 0);
     return rs_kernel_get(rs_stream_device(s), "ctc.comp", defines, k);
 }
 

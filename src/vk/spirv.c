@@ -210,6 +210,7 @@ enum {
     OP_FADD = 129,
     OP_ISUB = 130,
     OP_FSUB = 131,
+    OP_IMUL = 132,
     OP_FMUL = 133,
     OP_FDIV = 136,
     OP_LOGICAL_AND = 167,
@@ -451,11 +452,13 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         free(sc.mark), free(sc.prod);
         return st;
     }
-    /* opaque products need the NumWorkGroups variable (its x is never
-     * 0xffffffff, past every device's maxComputeWorkGroupCount: the zero each
-     * function makes from it is one a compiler that knows only the spec
-     * cannot fold, where a comparison with 0, which the spec rules out, it
-     * could) and the unsigned int type */
+    /* opaque products need the NumWorkGroups variable and the unsigned int
+     * type: each function's zero is (x * y == 0 ? 1 : 0) over its x and y,
+     * which is 0 for every dispatch russet makes (the product wraps to 0
+     * only past 2^32 workgroups) and which no compiler can fold, since the
+     * spec's limits let x * y wrap. (An earlier form compared x with
+     * 0xffffffff, above maxComputeWorkGroupCount: NVIDIA's compiler, which
+     * knows that limit, folded it and fused the products anyway.) */
     uint32_t v3u = 0;
     if (sc.nprod) {
         const uint32_t *var = def_of(words, nwords, sc.nwg_var, 2);
@@ -493,14 +496,15 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         div_base = next;
         next += (uint32_t)(DIV_IDS * sc.ndiv);
     }
-    /* opaque products: the constants 0u, 1u and 0xffffffffu, four ids per function (its
-     * zero), three per product (the product, its bits, the bits ^ zero) */
-    uint32_t c0u = 0, c1u = 0, cmaxu = 0, zero_base = 0;
+    /* opaque products: the constants 0u and 1u, ZERO_IDS ids per function
+     * (its zero), three per product (the product, its bits, the bits ^ zero) */
+    enum { ZERO_IDS = 6 };
+    uint32_t c0u = 0, c1u = 0, zero_base = 0;
     if (sc.nprod) {
         if (!sc.bool_[0]) sc.bool_[0] = new_bool[0] = next++;
-        c0u = next++, c1u = next++, cmaxu = next++;
+        c0u = next++, c1u = next++;
         zero_base = next;
-        next += (uint32_t)(4 * sc.nfunc);
+        next += (uint32_t)(ZERO_IDS * sc.nfunc);
         for (uint32_t id = 0; id < bound; id++)
             if (sc.prod[id]) sc.prod[id] = next, next += 3;
     }
@@ -546,8 +550,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         COPY_TO(sc.funcs_at);
         if (new_bool[0]) PUT(&o, INSTR(OP_TYPE_BOOL, 2), new_bool[0]);
         if (sc.nprod)
-            PUT(&o, INSTR(OP_CONSTANT, 4), sc.u32, c0u, 0u, INSTR(OP_CONSTANT, 4), sc.u32, c1u, 1u,
-                INSTR(OP_CONSTANT, 4), sc.u32, cmaxu, 0xFFFFFFFFu);
+            PUT(&o, INSTR(OP_CONSTANT, 4), sc.u32, c0u, 0u, INSTR(OP_CONSTANT, 4), sc.u32, c1u, 1u);
         if (new_i32[0]) PUT(&o, INSTR(OP_TYPE_INT, 4), new_i32[0], 32, 1);
         for (int c = 0; c <= MAX_VEC; c++) {
             if (!kid[c][0]) continue;
@@ -577,17 +580,19 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
         const uint32_t *w = words + at;
         if (sc.nprod) {
             if (op == OP_FUNCTION) {
-                fstate = 1, fzero = zero_base + (uint32_t)(4 * fi++);
+                fstate = 1, fzero = zero_base + (uint32_t)(ZERO_IDS * fi++);
             } else if (op == OP_LABEL && fstate == 1) {
                 fstate = 2;
             } else if (fstate == 2 && op != OP_VARIABLE) {
-                /* zero = (NumWorkGroups.x == 0xffffffffu) ? 1u : 0u, after
-                 * the function's variables */
+                /* zero = (NumWorkGroups.x * NumWorkGroups.y == 0u) ? 1u :
+                 * 0u, after the function's variables */
                 COPY_TO(at);
                 PUT(&o, INSTR(OP_LOAD, 4), v3u, fzero, sc.nwg_var);
                 PUT(&o, INSTR(OP_COMPOSITE_EXTRACT, 5), sc.u32, fzero + 1, fzero, 0u);
-                PUT(&o, INSTR(OP_IEQUAL, 5), sc.bool_[0], fzero + 2, fzero + 1, cmaxu);
-                PUT(&o, INSTR(OP_SELECT, 6), sc.u32, fzero + 3, fzero + 2, c1u, c0u);
+                PUT(&o, INSTR(OP_COMPOSITE_EXTRACT, 5), sc.u32, fzero + 2, fzero, 1u);
+                PUT(&o, INSTR(OP_IMUL, 5), sc.u32, fzero + 3, fzero + 1, fzero + 2);
+                PUT(&o, INSTR(OP_IEQUAL, 5), sc.bool_[0], fzero + 4, fzero + 3, c0u);
+                PUT(&o, INSTR(OP_SELECT, 6), sc.u32, fzero + 5, fzero + 4, c1u, c0u);
                 fstate = 0;
             }
             if (op == OP_FMUL && n == 5 && w[2] < bound && sc.prod[w[2]]) {
@@ -597,7 +602,7 @@ rs_status rs_spirv_exact_math(const uint32_t *words, size_t nwords, uint32_t inf
                 uint32_t p0 = sc.prod[w[2]];
                 PUT(&o, INSTR(OP_FMUL, 5), w[1], p0, w[3], w[4]);
                 PUT(&o, INSTR(OP_BITCAST, 4), sc.u32, p0 + 1, p0);
-                PUT(&o, INSTR(OP_BITWISE_XOR, 5), sc.u32, p0 + 2, p0 + 1, fzero + 3);
+                PUT(&o, INSTR(OP_BITWISE_XOR, 5), sc.u32, p0 + 2, p0 + 1, fzero + 5);
                 PUT(&o, INSTR(OP_BITCAST, 4), w[1], w[2], p0 + 2);
                 from = at + n;
             }
