@@ -214,6 +214,29 @@ EOF
 echo "== bench"
 json_args=()
 if [ -n "${OUT:-}" ]; then json_args=(--json "$OUT/bench-gpu.json"); fi
+# After the mode: GPU_CTESTS=1, the C core's tests (tests/c) against the
+# core just built, without the sanitizers (tests/c/run.sh under
+# CTEST_PLAIN=1), both profiles; GPU_THEN, more commands in this
+# environment, e.g. 'RUSSET_SYNC_SPIN_US=0 PYTHONPATH=python python3
+# bench/bench_pointwise.py'. A mode that ends early calls it itself.
+after_mode() {
+    if [ "${GPU_CTESTS:-0}" = 1 ]; then
+        echo "== C tests"
+        mkdir -p build/tests
+        for t in tests/c/test_*.c; do
+            gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -Ikernels "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
+                -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test $t did not build"
+        done
+        CTEST_PLAIN=1 RUSSET_PROFILE="${CTEST_PROFILES:-apple native}" timeout ${CTEST_LIMIT:-200} \
+            bash tests/c/run.sh build/tests/test_* > /tmp/ctests.log 2>&1
+        echo "C tests: exit $?"
+        # each run's "N passed, N failed" after its "== test (profile)" line, and any failed check
+        grep -E "^== | passed, |failed|error|ERROR" /tmp/ctests.log | head -80
+        [ -n "${OUT:-}" ] && cp /tmp/ctests.log "$OUT/ctests.log"
+    fi
+    if [ -n "${GPU_THEN:-}" ]; then eval "$GPU_THEN"; fi
+}
+
 case "${1:-all}" in
     runtime) PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}" ;;
     pointwise) PYTHONPATH=python $PY bench/bench_pointwise.py ${OUT:+--json "$OUT/bench-pointwise.json"} ;;
@@ -271,6 +294,7 @@ case "${1:-all}" in
             fi
             wait
             tail -n 25 "$R"/coverage-*.log
+            after_mode
             exit 0
         fi
         pids=()
@@ -386,22 +410,4 @@ case "${1:-all}" in
         echo
         PYTHONPATH=python $PY bench/bench_reduce.py ${OUT:+--json "$OUT/bench-reduce.json"} ;;
 esac
-# GPU_CTESTS=1: the C core's tests (tests/c) against the core just built,
-# without the sanitizers (tests/c/run.sh under CTEST_PLAIN=1), both profiles
-if [ "${GPU_CTESTS:-0}" = 1 ]; then
-    echo "== C tests"
-    mkdir -p build/tests
-    for t in tests/c/test_*.c; do
-        gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -Ikernels "$t" build/librusset_core.a -o "build/tests/$(basename "$t" .c)" \
-            -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test $t did not build"
-    done
-    CTEST_PLAIN=1 RUSSET_PROFILE="${CTEST_PROFILES:-apple native}" timeout ${CTEST_LIMIT:-200} \
-        bash tests/c/run.sh build/tests/test_* > /tmp/ctests.log 2>&1
-    echo "C tests: exit $?"
-    # each run's "N passed, N failed" after its "== test (profile)" line, and any failed check
-    grep -E "^== | passed, |failed|error|ERROR" /tmp/ctests.log | head -80
-    [ -n "${OUT:-}" ] && cp /tmp/ctests.log "$OUT/ctests.log"
-fi
-# GPU_THEN: more commands in this environment after the mode, e.g.
-# 'RUSSET_SYNC_SPIN_US=0 PYTHONPATH=python python3 bench/bench_pointwise.py'
-if [ -n "${GPU_THEN:-}" ]; then eval "$GPU_THEN"; fi
+after_mode
