@@ -7,6 +7,7 @@ everything else here is private, imports included.
 
 import collections as _collections
 import ctypes as _ctypes
+import os as _os
 import threading as _threading
 
 import torch as _torch
@@ -179,6 +180,10 @@ class _DeviceProperties:
         # it is not and RUSSET_EXACT_MATH=0 leaves it so
         self.division = info.get("division", "")
         self.features = _Features(info.get("features", {}))
+        # torch.cuda's name, which Inductor reads to size split reductions.
+        # Vulkan does not report compute units: the CPU's cores for a CPU
+        # device (lavapipe), else 64, an estimate of current GPUs' units
+        self.multi_processor_count = (_os.cpu_count() or 1) if self.is_cpu else 64
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: fall back to the features.
@@ -550,3 +555,18 @@ __all__ = [
     "host_op_counts", "reset_host_op_counts",
     "get_amp_supported_dtype", "is_bf16_supported",
 ]
+
+
+def __getattr__(name):
+    # Inductor looks for the device's backend here (torch.utils.
+    # backend_registration._get_custom_mod_func) the first time it compiles
+    # for russet: registering then keeps `import russet` free of Inductor.
+    if name in ("Scheduling", "PythonWrapperCodegen"):
+        from .inductor import register
+
+        register()
+        from .inductor.kernel import GlslScheduling
+        from .inductor.wrapper import RussetWrapperCodegen
+
+        return GlslScheduling if name == "Scheduling" else RussetWrapperCodegen
+    raise AttributeError(f"module 'torch.russet' has no attribute {name!r}")

@@ -1,0 +1,517 @@
+"""Inductor's SIMD kernels as GLSL compute kernels (torch.compile on russet).
+
+A kernel is one of two shapes (docs/compile.md):
+
+- pointwise: one invocation an element of the flattened iteration space
+  (its x, and y and z where Inductor tiles, taken apart from one linear id);
+- reduction: one workgroup of WG invocations an output row (x); the
+  invocations stride over the reduction index r0, each folding its values
+  into private accumulators, then combine them through shared memory, so
+  that every invocation holds the row's result and the code after the
+  loop (another loop, the stores) can use it. Inductor's loop IR may hold
+  several such loops in a kernel (softmax: the max, the sum, the stores).
+
+Arguments arrive as 64-bit words (russet/inductor/launch.py): the error flag
+and site, the tensors' addresses (outputs first), the integers (size
+symbols, then the numels that are not constants). Loads and stores go
+through kernels/common/dtype.glsl's codecs, so every dtype reads and writes
+as in russet's eager kernels; the arithmetic is glsl.py's.
+"""
+
+import itertools
+
+import sympy
+import torch
+from torch._inductor.codegen.common import CSE, DeferredLine, IndentedBuffer, RemovedArg
+from torch._inductor.codegen.simd import SIMDKernel, SIMDScheduling
+from torch._inductor.runtime.runtime_utils import next_power_of_2
+from torch._inductor.utils import get_kernel_metadata
+from torch._inductor.virtualized import V
+from torch.utils._sympy.printers import PythonPrinter
+from torch.utils._sympy.symbol import SymT, free_symbol_is_type
+
+from . import glsl
+
+WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)
+
+
+class GlslCSE(CSE):
+    """CSE whose variables are declared with their GLSL type (GLSL has no auto)."""
+
+    def generate(self, buffer, expr, *, dtype=None, **kwargs):
+        prefix = self.prefix
+        self.prefix = f"{glsl.glsl_type(dtype) if dtype is not None else 'int64_t'} "
+        try:
+            return super().generate(buffer, expr, dtype=dtype, **kwargs)
+        finally:
+            self.prefix = prefix
+
+
+class GlslKernel(SIMDKernel):
+    overrides = glsl.GlslOverrides
+    suffix = ";"
+    newvar_prefix = ""
+    sexpr = glsl.IndexPrinter().doprint
+    kexpr = sexpr
+    pexpr = PythonPrinter().doprint
+
+    def __init__(self, tiling, **kwargs):
+        super().__init__(tiling, **kwargs)
+        self.cse = GlslCSE(self.newvar_prefix, self.suffix)
+        self.dtypes = set()  # dtype codes the kernel loads or stores
+        self.prologue = IndentedBuffer()  # the next loop's accumulators
+        self.post_loop = IndentedBuffer()  # the next loop's combines
+        self.post_loop_store = IndentedBuffer()
+        self.shared = []  # shared arrays: (glsl type, name)
+        self.helpers = {}  # name -> GLSL source of a helper function
+        self.acc_ids = itertools.count()
+        self.outside_loop_vars = set()
+        self.uses_rs_raise = False
+
+    # ------------------------------------------------------------ sizes
+
+    def dtype_to_str(self, dtype):
+        return glsl.glsl_type(dtype)
+
+    @property
+    def wg(self):
+        """Invocations a workgroup: a reduction's is the power of two that
+        holds its row, from 32 to WG, when the row length is known."""
+        if not self.inside_reduction_kernel():
+            return WG
+        r = self.numels.get("r0_")
+        if isinstance(r, (int, sympy.Integer)):
+            return max(32, min(WG, next_power_of_2(int(r))))
+        return WG
+
+    def inside_reduction_kernel(self):
+        return self.features.is_reduction()
+
+    # ------------------------------------------------------------ loads and stores
+
+    def _address(self, var, name):
+        dt = V.graph.get_dtype(name)
+        self.dtypes.add(glsl.dtype_code(dt))
+        return dt, glsl.dtype_code(dt)
+
+    def load(self, name, index):
+        var = self.args.input(name)
+        index = self.prepare_indexing(index)
+        dt, code = self._address(var, name)
+        raw = f"RS_GET({code})({var}, {self.index_to_str(index)})"
+        t = glsl.glsl_type(dt)
+        if t == "bool":
+            line = f"({raw} != 0UL)"
+        elif t == "int64_t":
+            line = f"int64_t({raw})"
+        elif t == "double":
+            line = f"uint64BitsToDouble({raw})"
+        else:
+            line = raw
+        compute_dt = torch.float32 if t == "float" else dt
+        indirect = free_symbol_is_type(index, (SymT.TMP, SymT.INDIRECT))
+        buf = self.compute if indirect or self._load_mask is not None else self.loads
+        result = self.cse.generate(buf, line, dtype=compute_dt)
+        if not self.inside_reduction or not self._has_rindex(index):
+            self.outside_loop_vars.add(result)
+        return result
+
+    def _has_rindex(self, index):
+        return free_symbol_is_type(index, (SymT.R0_INDEX, SymT.R1_INDEX))
+
+    def _store_line(self, name, index, value):
+        var = self.args.output(name)
+        index = self.prepare_indexing(index)
+        dt, code = self._address(var, name)
+        t = glsl.glsl_type(dt)
+        v = glsl._cast(value, dt)
+        setter = {"bool": "RS_SET_B", "int64_t": "RS_SET_I", "uint64_t": "RS_SET_U", "float": "RS_SET_F"}
+        if t == "double":
+            return f"RS_SET_D({code})({var}, {self.index_to_str(index)}, doubleBitsToUint64({v}));"
+        if t == "int64_t":
+            v = f"uint64_t({v})"
+        return f"{setter[t]}({code})({var}, {self.index_to_str(index)}, {v});"
+
+    def store(self, name, index, value, mode=None):
+        if mode is not None:
+            raise NotImplementedError(f"russet: store mode {mode}")
+        # DeferredLine: dropped if the buffer is fused away later
+        line = DeferredLine(name, self._store_line(name, index, value))
+        if self.inside_reduction:
+            self.compute.writeline(line)  # inside the loop, in order
+        else:
+            self.stores.writeline(line)
+            self.outside_loop_vars.add(value)
+
+    def store_reduction(self, name, index, value):
+        # every invocation holds the result; one writes it
+        line = self._store_line(name, index, value)
+        self.post_loop_store.writeline(DeferredLine(name, f"if (lid == 0u) {line}"))
+
+    # ------------------------------------------------------------ masks and checks
+
+    def masked_value(self, mask, body, other):
+        """ops.masked: body() where mask holds, else other."""
+        scoped = IndentedBuffer()
+        with self.swap_buffers(scoped), scoped.indent():
+            result = body()
+        dt = glsl._dtype(result) or torch.float32
+        var = self.cse.newvar(dtype=dt)
+        other_s = glsl.constant(other, dt) if isinstance(other, (bool, int, float)) else glsl._cast(other, dt)
+        self.compute.writeline(f"{glsl.glsl_type(dt)} {var};")
+        self.compute.writeline(f"if ({glsl._cast(mask, torch.bool)}) {{")
+        self.compute.splice(scoped)
+        with self.compute.indent():
+            self.compute.writeline(f"{var} = {glsl._cast(result, dt)};")
+        self.compute.writeline(f"}} else {{ {var} = {other_s}; }}")
+        return var
+
+    def check_bounds(self, expr, size, lower, upper):
+        if not (lower or upper):
+            return
+        e, n = self.index_to_str(expr), self.index_to_str(size)
+        cond = " || ".join(([f"({e}) < 0L"] if lower else []) + ([f"({e}) >= ({n})"] if upper else []))
+        self.uses_rs_raise = True
+        # code 1: an index out of range (the message names torch.compile's kernel)
+        self.compute.writeline(f"if ({cond}) {{ rs_raise(1u, int64_t({e})); return; }}")
+
+    # ------------------------------------------------------------ reductions
+
+    def _acc(self, gtype, init):
+        name = f"acc{next(self.acc_ids)}"
+        self.prologue.writeline(f"{gtype} {name} = {init};")
+        return name
+
+    def _smem(self, gtype):
+        name = f"smem{len(self.shared)}"
+        self.shared.append((gtype, name))
+        return name
+
+    def _combine_tree(self, arrays, combine):
+        """Shared-memory tree over the workgroup; `combine(dst_index, src_index)`
+        writes the GLSL that folds element src into dst."""
+        out = self.post_loop
+        out.writeline("barrier();")
+        out.writeline(f"for (uint s = {self.wg // 2}u; s > 0u; s >>= 1u) {{")
+        with out.indent():
+            out.writeline("if (lid < s) {")
+            with out.indent():
+                for line in combine("lid", "lid + s"):
+                    out.writeline(line)
+            out.writeline("}")
+            out.writeline("barrier();")
+        out.writeline("}")
+
+    def reduction(self, dtype, src_dtype, reduction_type, value):
+        cache_key = (src_dtype, reduction_type, value)
+        if cache_key in self.cse.reduction_cache:
+            return self.cse.reduction_cache[cache_key]
+        result = self._reduction(dtype, src_dtype, reduction_type, value)
+        self.cse.reduction_cache[cache_key] = result
+        return result
+
+    def _reduction(self, dtype, src_dtype, reduction_type, value):
+        assert self.inside_reduction
+        if reduction_type in ("welford_reduce", "welford_combine"):
+            return self._welford(reduction_type, value)
+        if reduction_type in ("argmax", "argmin"):
+            return self._arg_reduction(reduction_type, src_dtype, value)
+        acc_dt = src_dtype if reduction_type not in ("sum", "prod") else torch.promote_types(src_dtype, dtype)
+        if acc_dt in (torch.float16, torch.bfloat16):
+            acc_dt = torch.float32
+        if reduction_type == "any":
+            acc_dt = torch.bool
+        gtype = glsl.glsl_type(acc_dt)
+        v = glsl._cast(value, acc_dt)
+        if reduction_type == "sum":
+            init, step = glsl.constant(0, acc_dt), "{a} + {b}"
+        elif reduction_type == "prod":
+            init, step = glsl.constant(1, acc_dt), "{a} * {b}"
+        elif reduction_type == "max":
+            init, step = self._identity("max", acc_dt), "rs_maximum({a}, {b})"
+        elif reduction_type == "min":
+            init, step = self._identity("min", acc_dt), "rs_minimum({a}, {b})"
+        elif reduction_type == "any":
+            init, step = "false", "({a} || {b})"
+        elif reduction_type == "xor_sum":
+            init, step = glsl.constant(0, acc_dt), "rs_bxor({a}, {b})"
+        else:
+            raise NotImplementedError(f"russet: reduction {reduction_type}")
+        acc = self._acc(gtype, init)
+        self.compute.writeline(f"{acc} = {step.format(a=acc, b=v)};")
+        sm = self._smem(gtype)
+        self.post_loop.writeline(f"{sm}[lid] = {acc};")
+        self._combine_tree([sm], lambda d, s: [f"{sm}[{d}] = {step.format(a=f'{sm}[{d}]', b=f'{sm}[{s}]')};"])
+        result = self.cse.newvar(dtype=acc_dt)
+        self.post_loop.writeline(f"{gtype} {result} = {sm}[0];")
+        self.post_loop.writeline("barrier();")
+        self.outside_loop_vars.add(result)
+        return result
+
+    @staticmethod
+    def _identity(kind, dt):
+        t = glsl.glsl_type(dt)
+        if t == "float":
+            return f"uintBitsToFloat({'0xFF800000u' if kind == 'max' else '0x7F800000u'})"
+        if t == "double":
+            return f"uint64BitsToDouble({'0xFFF0000000000000UL' if kind == 'max' else '0x7FF0000000000000UL'})"
+        if t == "bool":
+            return "false" if kind == "max" else "true"
+        if t == "uint64_t":
+            return "0UL" if kind == "max" else "0xFFFFFFFFFFFFFFFFUL"
+        return "(-9223372036854775807L - 1L)" if kind == "max" else "9223372036854775807L"
+
+    def _arg_reduction(self, reduction_type, src_dtype, value):
+        dt = torch.float32 if src_dtype in (torch.float16, torch.bfloat16) else src_dtype
+        t = glsl.glsl_type(dt)
+        fn = self._arg_helper(reduction_type, t)
+        kind = "max" if reduction_type == "argmax" else "min"
+        v = self._acc(t, self._identity(kind, dt))
+        i = self._acc("int64_t", "9223372036854775807L")
+        r = next(tree for tree in self.range_trees if tree.is_reduction)
+        self.compute.writeline(f"{fn}({v}, {i}, {glsl._cast(value, dt)}, {r.name});")
+        sv, si = self._smem(t), self._smem("int64_t")
+        self.post_loop.writeline(f"{sv}[lid] = {v}; {si}[lid] = {i};")
+        self._combine_tree(
+            [sv, si],
+            lambda d, s: [
+                f"{{ {t} cv = {sv}[{d}]; int64_t ci = {si}[{d}]; {fn}(cv, ci, {sv}[{s}], {si}[{s}]);"
+                f" {sv}[{d}] = cv; {si}[{d}] = ci; }}"
+            ],
+        )
+        result = self.cse.newvar(dtype=torch.int64)
+        self.post_loop.writeline(f"int64_t {result} = {si}[0];")
+        self.post_loop.writeline("barrier();")
+        self.outside_loop_vars.add(result)
+        return result
+
+    def _arg_helper(self, reduction_type, t):
+        """(v, i) <- the better of (v, i) and (nv, ni): NaN beats every
+        number (as on CPU), ties go to the smaller index."""
+        name = f"rs_{reduction_type}_step_{t}"
+        if name not in self.helpers:
+            better = "nv > v" if reduction_type == "argmax" else "nv < v"
+            nan = "isnan(nv)" if t in ("float", "double") else "false"
+            vnan = "isnan(v)" if t in ("float", "double") else "false"
+            if t == "bool":
+                better = "(nv && !v)" if reduction_type == "argmax" else "(!nv && v)"
+            self.helpers[name] = (
+                f"void {name}(inout {t} v, inout int64_t i, {t} nv, int64_t ni) {{\n"
+                f"    if (ni == 9223372036854775807L) return;\n"
+                f"    bool take;\n"
+                f"    if ({vnan}) take = {nan} && ni < i;\n"
+                f"    else if ({nan}) take = true;\n"
+                f"    else take = {better} || (nv == v && ni < i) || i == 9223372036854775807L;\n"
+                f"    if (take) {{ v = nv; i = ni; }}\n"
+                f"}}\n"
+            )
+        return name
+
+    def _welford(self, reduction_type, value):
+        """(mean, m2, weight), folded per invocation then combined with
+        Chan et al.'s formula, in float32 (float64 for float64 inputs)."""
+        vals = value if isinstance(value, tuple) else (value,)
+        dt = torch.float64 if any(glsl._dtype(x) == torch.float64 for x in vals) else torch.float32
+        t = glsl.glsl_type(dt)
+        fn = self._welford_helper(t)
+        zero = glsl.constant(0, dt)
+        m, m2, w = self._acc(t, zero), self._acc(t, zero), self._acc(t, zero)
+        if reduction_type == "welford_reduce":
+            x = glsl._cast(value, dt)
+            self.compute.writeline(f"{fn}({m}, {m2}, {w}, {x}, {zero}, {glsl.constant(1, dt)});")
+        else:
+            a, b, c = (glsl._cast(x, dt) for x in value)
+            self.compute.writeline(f"{fn}({m}, {m2}, {w}, {a}, {b}, {c});")
+        sm, sm2, sw = self._smem(t), self._smem(t), self._smem(t)
+        self.post_loop.writeline(f"{sm}[lid] = {m}; {sm2}[lid] = {m2}; {sw}[lid] = {w};")
+        self._combine_tree(
+            [sm, sm2, sw],
+            lambda d, s: [
+                f"{{ {t} a = {sm}[{d}], b = {sm2}[{d}], c = {sw}[{d}]; {fn}(a, b, c, {sm}[{s}], {sm2}[{s}], {sw}[{s}]);"
+                f" {sm}[{d}] = a; {sm2}[{d}] = b; {sw}[{d}] = c; }}"
+            ],
+        )
+        out = []
+        for arr in (sm, sm2, sw):
+            r = self.cse.newvar(dtype=dt)
+            self.post_loop.writeline(f"{t} {r} = {arr}[0];")
+            self.outside_loop_vars.add(r)
+            out.append(r)
+        self.post_loop.writeline("barrier();")
+        return tuple(out)
+
+    def _welford_helper(self, t):
+        name = f"rs_welford_{t}"
+        if name not in self.helpers:
+            self.helpers[name] = (
+                f"void {name}(inout {t} m, inout {t} m2, inout {t} w, {t} bm, {t} bm2, {t} bw) {{\n"
+                f"    if (bw == {t}(0)) return;\n"
+                f"    {t} nw = w + bw;\n"
+                f"    {t} delta = bm - m;\n"
+                f"    {t} f = bw / nw;\n"
+                f"    m = m + delta * f;\n"
+                f"    m2 = m2 + bm2 + delta * delta * w * f;\n"
+                f"    w = nw;\n"
+                f"}}\n"
+            )
+        return name
+
+    # ------------------------------------------------------------ structure
+
+    def codegen_iteration_ranges_entry(self, entry):
+        line = f"int64_t {entry.name} = {self.kexpr(self.rename_indexing(entry.expr))};"
+        if entry.root.is_loop:
+            self.indexing_code.writeline(line)
+        else:
+            self.body.writeline(line)
+
+    def codegen_body(self):
+        if not (self.indexing_code or self.loads or self.compute or self.stores or self.post_loop or self.post_loop_store):
+            return
+        loop = [t for t in self.range_trees if t.is_loop]
+        if self.inside_reduction and loop:
+            if len(loop) != 1:
+                raise NotImplementedError("russet: reductions over more than one loop index")
+            tree = loop[0]
+            self.body.splice(self.prologue)
+            self.body.writeline(
+                f"for (int64_t {tree.name} = int64_t(lid); {tree.name} < {tree.prefix}numel; {tree.name} += {self.wg}L) {{"
+            )
+            with self.body.indent():
+                self.body.splice(self.indexing_code)
+                self.body.splice(self.loads)
+                self.body.splice(self.compute)
+                self.body.splice(self.stores)
+            self.body.writeline("}")
+            self.cse.invalidate(self.outside_loop_vars)
+            tree.cache_clear()
+        else:
+            self.body.splice(self.prologue)
+            self.body.splice(self.indexing_code)
+            self.body.splice(self.loads)
+            self.body.splice(self.compute)
+            self.body.splice(self.stores)
+        self.body.splice(self.post_loop)
+        self.body.splice(self.post_loop_store)
+        for buf in (self.prologue, self.indexing_code, self.loads, self.compute, self.stores, self.post_loop, self.post_loop_store):
+            buf.clear()
+
+    def _tensor_args(self):
+        """(outer name, inner name, written) of each tensor argument, outputs first."""
+        out = []
+        for outer, inner in self.args.output_buffers.items():
+            if isinstance(inner, RemovedArg) or outer in self.removed_buffers:
+                continue
+            out.append((outer, inner, True))
+        for outer, inner in self.args.input_buffers.items():
+            if isinstance(inner, RemovedArg):
+                continue
+            out.append((outer, inner, False))
+        return out
+
+    def _int_args(self):
+        """(kernel name, wrapper expression) of each integer argument."""
+        ints = [(inner, str(outer)) for outer, inner in self.args.sizevars.items()]
+        for tree in self.range_trees:
+            if isinstance(tree.numel, (int, sympy.Integer)):
+                continue
+            if not tree.is_reduction or self.inside_reduction_kernel():
+                ints.append((f"{tree.prefix}numel", None))
+        return ints
+
+    def codegen_kernel(self, name=None):
+        self.codegen_body()
+        tensors = self._tensor_args()
+        ints = self._int_args()
+        nwords = 2 + len(tensors) + len(ints)
+        code = IndentedBuffer()
+        code.writeline("#version 460")
+        code.writeline("#include \"common/dtype.glsl\"")
+        for c in sorted(self.dtypes):
+            code.writelines([f"#define T_DT {c}", "#include \"common/dtype_inst.glsl\"", "#undef T_DT"])
+        code.writeline("#define RS_CT_BITS 64")
+        code.writeline(f"layout(local_size_x = {self.wg}) in;")
+        if nwords > 16:
+            code.writeline(f"layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsArgs {{ uint64_t w[{nwords}]; }};")
+            code.writeline("layout(push_constant) uniform Push { uint64_t args; } pc;")
+            code.writeline("#define ARG(i) RsArgs(pc.args).w[i]")
+        else:
+            code.writeline(f"layout(push_constant) uniform Push {{ uint64_t w[{nwords}]; }} pc;")
+            code.writeline("#define ARG(i) pc.w[i]")
+        code.writeline("layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsErr { uint site; uint code; int64_t value; };")
+        code.writeline("void rs_raise(uint code, int64_t value) {")
+        code.writeline("    RsErr e = RsErr(ARG(0));")
+        code.writeline("    if (atomicCompSwap(e.site, 0u, uint(ARG(1))) == 0u) { e.code = code; e.value = value; }")
+        code.writeline("}")
+        code.writeline("#include \"common/ops.glsl\"")
+        code.writeline(
+            "int64_t rs_ipow(int64_t b, int64_t e) { int64_t r = 1L; if (e < 0L) return b == 1L ? 1L : (b == -1L ? ((e & 1L) != 0L ? -1L : 1L) : 0L);"
+            " while (e > 0L) { if ((e & 1L) != 0L) r *= b; b *= b; e >>= 1; } return r; }"
+        )
+        for src in self.helpers.values():
+            code.splice(src)
+        for gtype, sname in self.shared:
+            code.writeline(f"shared {gtype} {sname}[{self.wg}];")
+        code.writeline("void main() {")
+        with code.indent():
+            code.writeline("uint lid = gl_LocalInvocationID.x;")
+            code.writeline("int64_t gid = int64_t(gl_WorkGroupID.y) * int64_t(gl_NumWorkGroups.x) + int64_t(gl_WorkGroupID.x);")
+            for i, (_, inner, _) in enumerate(tensors):
+                code.writeline(f"uint64_t {inner} = ARG({2 + i});")
+            for j, (inner, _) in enumerate(ints):
+                code.writeline(f"int64_t {inner} = int64_t(ARG({2 + len(tensors) + j}));")
+            for tree in self.range_trees:
+                if isinstance(tree.numel, (int, sympy.Integer)):
+                    code.writeline(f"int64_t {tree.prefix}numel = {int(tree.numel)}L;")
+            outer_trees = [t for t in self.range_trees if not t.is_reduction]
+            linear = "gid" if self.inside_reduction_kernel() else f"gid * {self.wg}L + int64_t(lid)"
+            total = " * ".join(f"{t.prefix}numel" for t in outer_trees) or "1L"
+            code.writeline(f"int64_t linear = {linear};")
+            code.writeline(f"if (linear >= {total}) return;")
+            rest = "linear"
+            for t in outer_trees:
+                code.writeline(f"int64_t {t.name} = {rest} % {t.prefix}numel;")
+                rest = f"({rest} / {t.prefix}numel)"
+            code.splice(self.body)
+        code.writeline("}")
+        return code.getvalue()
+
+    def call_kernel(self, name, node=None, deallocate_ws=True):
+        wrapper = V.graph.wrapper_code
+        for v in self.args.sizevars:
+            wrapper.ensure_size_computed(v)
+        args = [outer for outer, _, _ in self._tensor_args()]
+        args += [str(outer) for outer in self.args.sizevars]
+        outer_numel = sympy.Integer(1)
+        for tree in self.range_trees:
+            numel = tree.numel
+            if not isinstance(numel, (int, sympy.Integer)):
+                expr = numel if isinstance(numel, sympy.Symbol) else V.graph.wrapper_code.generate_numel_expr(name, tree).inner
+                if not tree.is_reduction or self.inside_reduction_kernel():
+                    args.append(str(expr))
+            if not tree.is_reduction:
+                outer_numel = outer_numel * numel
+        threads = outer_numel * self.wg if self.inside_reduction_kernel() else outer_numel
+        args.append(f"threads={self.pexpr(threads)}")
+        wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
+
+
+class GlslScheduling(SIMDScheduling):
+    kernel_type = GlslKernel
+    _counter = itertools.count()
+
+    def define_kernel(self, src_code, node_schedule, kernel):
+        wrapper = V.graph.wrapper_code
+        if src_code in wrapper.src_to_kernel:
+            return wrapper.src_to_kernel[src_code]
+        name = f"russet_glsl_{next(self._counter)}"
+        wrapper.src_to_kernel[src_code] = name
+        wrapper.add_import_once("from russet.inductor.launch import GlslKernel as _RussetGlsl")
+        tensors = kernel._tensor_args()
+        n_out = sum(1 for _, _, w in tensors if w)
+        origins, detailed = get_kernel_metadata(node_schedule, wrapper)
+        wrapper.header.writeline(f"# {origins}")
+        wrapper.header.writeline(f"{name} = _RussetGlsl({name!r}, r'''")
+        wrapper.header.splice(src_code)
+        wrapper.header.writeline(f"''', n_tensors={len(tensors)}, n_out={n_out}, wg={kernel.wg})")
+        return name
