@@ -80,6 +80,12 @@ def is_available():
     return device_count() > 0
 
 
+def is_initialized():
+    """True: russet is ready once imported (devices are made on first use,
+    in the C core). As torch.cuda.is_initialized; PyTorch's factories ask it."""
+    return True
+
+
 def device_count():
     """Number of russet devices (0 when there is no Vulkan device)."""
     return int(_lib.lib().russet_device_count())
@@ -484,6 +490,14 @@ class Event(metaclass=_EventMeta):
         )
 
 
+def set_stream(stream):
+    """Makes `stream` the current stream of this thread on its device (as
+    torch.cuda.set_stream; `with torch.russet.stream(s):` is the scoped form)."""
+    if stream is None:
+        return
+    _lib.check(_lib.lib().russet_set_stream(int(stream.device_index), int(stream.stream_id)))
+
+
 def current_stream(device=None):
     """The current stream of this thread on the device (default: current)."""
     idx = _index(device)
@@ -551,7 +565,7 @@ __all__ = [
     "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
-    "Stream", "Event", "current_stream", "stream",
+    "Stream", "Event", "current_stream", "set_stream", "stream", "is_initialized",
     "host_op_counts", "reset_host_op_counts",
     "get_amp_supported_dtype", "is_bf16_supported",
 ]

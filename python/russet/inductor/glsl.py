@@ -263,9 +263,11 @@ def _promote(*xs):
     return [_cast(x, out) if d is not None else str(x) for x, d in zip(xs, dts)], out
 
 
-def _binary(fmt):
+def _binary(fmt, ordered=False):
     def op(a, b):
-        (x, y), _ = _promote(a, b)
+        (x, y), dt = _promote(a, b)
+        if ordered and dt == torch.bool:  # GLSL orders no bools: false < true as ints
+            x, y = f"int({x})", f"int({y})"
         return fmt.format(x, y)
 
     return staticmethod(op)
@@ -284,6 +286,24 @@ def _float_call(fn):
         return f"{fn}({', '.join(_cast(x, target) for x in xs)})"
 
     return staticmethod(op)
+
+
+_PHILOX = """#include "common/philox.glsl"
+float rs_inductor_randn(uint64_t seed, uint64_t offset) {
+    uvec4 w = rs_philox_block(seed, 0UL, offset);
+    float r = sqrt(-2.0 * rs_op_log(rs_u01_open0(w.x)));
+    return r * rs_op_cos(6.2831855 * rs_u01(w.y));
+}
+int64_t rs_inductor_randint(uint64_t seed, uint64_t offset, int64_t low, int64_t high) {
+    uvec4 w = rs_philox_block(seed, 0UL, offset);
+    uint64_t u = (uint64_t(w.y) << 32) | uint64_t(w.x);
+    return low + int64_t(u % uint64_t(high - low));
+}
+"""
+
+
+def _need_philox():
+    V.kernel.helpers.setdefault("philox", _PHILOX)
 
 
 class GlslOverrides(OpOverrides):
@@ -313,8 +333,14 @@ class GlslOverrides(OpOverrides):
     @staticmethod
     def index_expr(expr, dtype):
         idx = V.kernel.index_to_str(V.kernel.prepare_indexing(expr))
-        var = V.kernel.cse.generate(V.kernel.compute, idx, bounds=get_bounds_index_expr(expr), dtype=torch.int64)
+        # an integer expression is int64_t; one with true divisions is float
+        kind = torch.int64 if expr.is_integer else (torch.float64 if dtype == torch.float64 else torch.float32)
+        var = V.kernel.cse.generate(V.kernel.compute, idx, bounds=get_bounds_index_expr(expr), dtype=kind)
         return ops.to_dtype(var, dtype)
+
+    @staticmethod
+    def value_expr(expr, dtype):
+        return GlslOverrides.index_expr(expr, dtype)
 
     @staticmethod
     def masked(mask, body, other):
@@ -330,10 +356,10 @@ class GlslOverrides(OpOverrides):
     mul = _binary("({} * {})")
     eq = _binary("({} == {})")
     ne = _binary("({} != {})")
-    lt = _binary("({} < {})")
-    le = _binary("({} <= {})")
-    gt = _binary("({} > {})")
-    ge = _binary("({} >= {})")
+    lt = _binary("({} < {})", ordered=True)
+    le = _binary("({} <= {})", ordered=True)
+    gt = _binary("({} > {})", ordered=True)
+    ge = _binary("({} >= {})", ordered=True)
     bitwise_and = and_ = _call("rs_band")
     bitwise_or = or_ = _call("rs_bor")
     bitwise_xor = xor = _call("rs_bxor")
@@ -422,6 +448,24 @@ class GlslOverrides(OpOverrides):
     def fma(a, b, c):
         (x, y, z), _ = _promote(a, b, c)
         return f"fma({x}, {y}, {z})"
+
+    # random numbers (dropout, rand_like): Philox 4x32-10 (kernels/common/
+    # philox.glsl) keyed by Inductor's seed, counter by its offset; not
+    # eager's stream of numbers (on CUDA neither is)
+    @staticmethod
+    def rand(seed, offset):
+        _need_philox()
+        return f"rs_u01(rs_philox_block(uint64_t({seed}), 0UL, uint64_t({offset})).x)"
+
+    @staticmethod
+    def randn(seed, offset):
+        _need_philox()
+        return f"rs_inductor_randn(uint64_t({seed}), uint64_t({offset}))"
+
+    @staticmethod
+    def randint64(seed, offset, low, high):
+        _need_philox()
+        return f"rs_inductor_randint(uint64_t({seed}), uint64_t({offset}), int64_t({low}), int64_t({high}))"
 
     @staticmethod
     def reciprocal(x):

@@ -32,6 +32,10 @@ from torch.utils._sympy.symbol import SymT, free_symbol_is_type
 
 from . import glsl
 
+def _has_fp64():
+    return bool(torch.russet.get_device_properties().has_fp64)
+
+
 WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)
 
 
@@ -91,6 +95,12 @@ class GlslKernel(SIMDKernel):
 
     def _address(self, var, name):
         dt = V.graph.get_dtype(name)
+        if dt in (torch.float64, torch.complex128) and not _has_fp64():
+            raise RuntimeError(
+                f"russet: torch.compile generates no {dt} kernels on this device: it has no fp64 (the apple "
+                "profile never has): run this code uncompiled, where russet computes float64 on the host, "
+                "or in float32"
+            )
         self.dtypes.add(glsl.dtype_code(dt))
         return dt, glsl.dtype_code(dt)
 
@@ -110,7 +120,12 @@ class GlslKernel(SIMDKernel):
             line = raw
         compute_dt = torch.float32 if t == "float" else dt
         indirect = free_symbol_is_type(index, (SymT.TMP, SymT.INDIRECT))
-        buf = self.compute if indirect or self._load_mask is not None else self.loads
+        if indirect or self._load_mask is not None:
+            buf = self.compute  # after the index or mask it needs
+        elif self.inside_reduction and self.range_trees[-1].is_loop and not self._has_rindex(index):
+            buf = self.body  # the same in every iteration: before the loop, and every later loop may use it
+        else:
+            buf = self.loads
         result = self.cse.generate(buf, line, dtype=compute_dt)
         if not self.inside_reduction or not self._has_rindex(index):
             self.outside_loop_vars.add(result)
@@ -133,15 +148,58 @@ class GlslKernel(SIMDKernel):
         return f"{setter[t]}({code})({var}, {self.index_to_str(index)}, {v});"
 
     def store(self, name, index, value, mode=None):
-        if mode is not None:
+        if mode == "atomic_add":
+            line = DeferredLine(name, self._atomic_add_line(name, index, value))
+        elif mode is not None:
             raise NotImplementedError(f"russet: store mode {mode}")
-        # DeferredLine: dropped if the buffer is fused away later
-        line = DeferredLine(name, self._store_line(name, index, value))
+        else:
+            # DeferredLine: dropped if the buffer is fused away later
+            line = DeferredLine(name, self._store_line(name, index, value))
         if self.inside_reduction:
             self.compute.writeline(line)  # inside the loop, in order
         else:
             self.stores.writeline(line)
             self.outside_loop_vars.add(value)
+
+    # atomic adds (scatter_add, index_put with accumulate, the backward of
+    # gathers): a compare-and-swap loop on the 32-bit word that holds the
+    # element, so no float or 64-bit atomics are needed (apple has neither)
+    _ATOMIC = {
+        torch.float32: ("float", "uintBitsToFloat(w)", "floatBitsToUint(v)"),
+        torch.float16: ("float", "rs_f16_dec(w)", "rs_f16_enc(v)"),
+        torch.bfloat16: ("float", "rs_bf16_dec(w)", "rs_bf16_enc(v)"),
+        torch.int32: ("int64_t", "int64_t(int(w))", "uint(v)"),
+    }
+
+    def _atomic_add_line(self, name, index, value):
+        var = self.args.output(name)
+        index = self.prepare_indexing(index)
+        dt, code = self._address(var, name)
+        if dt not in self._ATOMIC:
+            raise NotImplementedError(f"russet: atomic add of {dt}")
+        t, dec, enc = self._ATOMIC[dt]
+        size = dt.itemsize
+        fn = f"rs_atomic_add_{code}"
+        if fn not in self.helpers:
+            mask = (1 << (8 * size)) - 1
+            self.helpers[fn] = (
+                f"void {fn}(uint64_t base, int64_t off, {t} x) {{\n"
+                f"    uint64_t a = base + uint64_t(off) * {size}UL;\n"
+                f"    uint64_t wa = a & ~3UL;\n"
+                f"    uint sh = uint(a - wa) * 8u;\n"
+                f"    RsU32 p = RsU32(wa);\n"
+                f"    uint old = p.v;\n"
+                f"    for (;;) {{\n"
+                f"        uint w = (old >> sh) & {mask}u;\n"
+                f"        {t} v = {dec} + x;\n"
+                f"        uint nw = (old & ~({mask}u << sh)) | ((({enc}) & {mask}u) << sh);\n"
+                f"        uint prev = atomicCompSwap(p.v, old, nw);\n"
+                f"        if (prev == old) break;\n"
+                f"        old = prev;\n"
+                f"    }}\n"
+                f"}}\n"
+            )
+        return f"{fn}({var}, {self.index_to_str(index)}, {glsl._cast(value, dt)});"
 
     def store_reduction(self, name, index, value):
         # every invocation holds the result; one writes it

@@ -20,11 +20,15 @@
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "torch/pointwise.h"
@@ -108,6 +112,25 @@ rs_attention describe_attention(rs_attn_op op, const Tensor& q, const Tensor& k,
   return a;
 }
 
+// A new tensor of these sizes whose dimensions lie in memory in the order
+// of query's (torch/_meta_registrations.py, alloc_with_matching_layout):
+// torch.compile plans the output's strides from the meta function, so the
+// real output must have the same (a transposed (B, T, H, D) query gives a
+// (B, T, H, D)-ordered output).
+Tensor with_layout_of(const Tensor& query, c10::IntArrayRef sizes) {
+  if (query.sizes() == sizes) return at::empty_like(query);
+  std::array<int64_t, 4> order{0, 1, 2, 3};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return query.stride(a) > query.stride(b); });
+  std::array<int64_t, 4> strides{};
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; i--) {
+    strides[order[i]] = stride;
+    stride *= sizes[order[i]];
+  }
+  return at::empty_strided(sizes, strides, query.options());
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention_forward(
     const Tensor& query, const Tensor& key, const Tensor& value, const OptTensor& attn_bias, double dropout_p,
     bool is_causal, bool return_debug_mask, std::optional<double> scale) {
@@ -118,16 +141,18 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
               "russet's fused attention takes (batch, heads, rows, dims) tensors");
   int64_t b = query.size(0), hq = query.size(1), l = query.size(2), s = key.size(2);
   Tensor q = resolved(query), k = resolved(key), v = resolved(value);
-  Tensor out = at::empty({b, hq, l, value.size(3)}, query.options());
+  Tensor out = with_layout_of(query, {b, hq, l, value.size(3)});
   auto lse_type = query.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   Tensor lse = at::empty({b, hq, l}, query.options().dtype(lse_type));
   Tensor m = attn_bias.has_value() && attn_bias->defined() ? additive_mask(*attn_bias, q, s) : Tensor();
   rs_attention a = describe_attention(RS_ATTN_FORWARD, q, k, v, out, m, lse, is_causal, scale);
   check(rs_attention_run(current_stream_for(out), &a));
-  // the outputs this backend has no use for: empty, each its own tensor (an
-  // op's outputs must not alias one another)
-  auto none = [&]() { return at::empty({0}, query.options().dtype(at::kLong)); };
-  return {out, lse, none(), none(), c10::SymInt(l), c10::SymInt(s), none(), none(), at::empty({0}, query.options())};
+  // the outputs this backend has no use for, as the meta function has them
+  // (torch.compile checks the real ones against it): no cumulative
+  // sequence lengths and no debug mask (undefined), a 0-d seed and offset,
+  // each its own tensor (an op's outputs must not alias one another)
+  auto scalar = [&]() { return at::empty({}, query.options().dtype(at::kLong)); };
+  return {out, lse, Tensor(), Tensor(), c10::SymInt(l), c10::SymInt(s), scalar(), scalar(), Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
@@ -140,9 +165,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
                               "F.scaled_dot_product_attention picks the math backend when the mask needs one");
   Tensor q = resolved(query), k = resolved(key), v = resolved(value), go = resolved(grad_out);
   Tensor gq, gk, gv;
-  if (grad_input_mask[0]) gq = at::empty(query.sizes(), query.options());
-  if (grad_input_mask[1]) gk = at::empty(key.sizes(), key.options());
-  if (grad_input_mask[2]) gv = at::empty(value.sizes(), value.options());
+  // the gradients in their inputs' layouts, as the meta function says
+  if (grad_input_mask[0]) gq = at::empty_like(query);
+  if (grad_input_mask[1]) gk = at::empty_like(key);
+  if (grad_input_mask[2]) gv = at::empty_like(value);
   Tensor m = attn_bias.defined() ? additive_mask(attn_bias, q, key.size(2)) : Tensor();
   // the engine reads lse in its accumulation type (the forward's dtype for it)
   Tensor lse = logsumexp.to(query.scalar_type() == at::kDouble ? at::kDouble : at::kFloat).contiguous();
