@@ -229,7 +229,7 @@ def convert(x, src, dtype):
             v = f"{t}({bits})"
         else:
             v = f"{t}({x})"
-        return _wrap_int(v, dtype)
+        return wrap_int(v, dtype)
     if t == "float":
         v = x if s == "float" else f"float({x})"
         if dtype == torch.float16:
@@ -242,7 +242,10 @@ def convert(x, src, dtype):
     raise NotImplementedError(f"russet: torch.compile cannot convert to {dtype}")
 
 
-def _wrap_int(v, dtype):
+NARROW_INTS = (torch.int8, torch.int16, torch.int32, torch.uint8, torch.uint16, torch.uint32)
+
+
+def wrap_int(v, dtype):
     """An int64_t value wrapped to a narrower integer dtype's range."""
     bits = {torch.int8: 8, torch.int16: 16, torch.int32: 32}.get(dtype)
     if bits:

@@ -40,9 +40,13 @@ WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)
 
 
 class GlslCSE(CSE):
-    """CSE whose variables are declared with their GLSL type (GLSL has no auto)."""
+    """CSE whose variables are declared with their GLSL type (GLSL has no
+    auto). Narrow integers are computed in int64_t and wrapped to their
+    dtype's range at each value, as each eager op of PyTorch's CPU wraps."""
 
     def generate(self, buffer, expr, *, dtype=None, **kwargs):
+        if isinstance(expr, str) and dtype in glsl.NARROW_INTS:
+            expr = glsl.wrap_int(expr, dtype)
         prefix = self.prefix
         self.prefix = f"{glsl.glsl_type(dtype) if dtype is not None else 'int64_t'} "
         try:
