@@ -154,6 +154,7 @@ def main():
     ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16", "fp64"])
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--compile", action="store_true", help="train through torch.compile(model)")
     ap.add_argument("--json")
     a = ap.parse_args()
     if a.device == "russet":
@@ -173,6 +174,7 @@ def main():
     model = model.to(a.device)
     assert len(list(model.parameters())) == nparams, "moving the model changed its parameter count"
     opt = make_opt(model.parameters())
+    fwd = torch.compile(model) if a.compile else model
     losses, times = [], []
     for step in range(a.steps):
         x, y = data[step % len(data)]
@@ -181,7 +183,7 @@ def main():
         opt.zero_grad(set_to_none=True)
         with torch.autocast(a.device, dtype=torch.bfloat16,
                             enabled=a.dtype == "bf16"):
-            out = model(x)
+            out = fwd(x)
         loss = loss_fn(out if a.dtype == "fp64" else out.float(), y)
         loss.backward()
         if step == 0:  # the first gradients, before any divergence: |grad| summed per parameter
@@ -191,11 +193,11 @@ def main():
         times.append(time.perf_counter() - t0)
     with torch.no_grad():
         checksum = sum(float(p.double().abs().sum()) for p in model.parameters())
-    res = {"model": a.model, "device": a.device, "dtype": a.dtype, "small": a.small,
+    res = {"model": a.model, "device": a.device, "dtype": a.dtype, "small": a.small, "compiled": a.compile,
            "profile": os.environ.get("RUSSET_PROFILE", "") if a.device == "russet" else "",
            "params": nparams, "losses": losses, "checksum": checksum, "grad1": grad1,
            "ms_per_step": 1e3 * sorted(times[1:] or times)[len(times[1:] or times) // 2]}
-    print(f"{a.model:9s} {a.dtype} {a.device:6s} {res['profile']:6s} losses "
+    print(f"{a.model:9s} {a.dtype} {a.device:6s} {res['profile']:6s}{' compiled' if a.compile else ''} losses "
           + " ".join(f"{v:.5f}" for v in losses) + f"  ({res['ms_per_step']:.1f} ms/step)")
     assert all(math.isfinite(v) for v in losses), "a loss is not finite"
     if a.json:

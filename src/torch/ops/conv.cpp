@@ -10,8 +10,7 @@
 //   weight grad  dw from dy and x                       (RS_CONV_GRAD_WEIGHT)
 // A transposed convolution's forward is the input gradient of the plain
 // convolution with the same weight, and its backward swaps the roles. The
-// result is channels_last when the input or the weight is (as CPU and cuDNN
-// choose). float32, float16, bfloat16 (accumulated in float32, rounded
+// results are contiguous (result_format says why). float32, float16, bfloat16 (accumulated in float32, rounded
 // once), float64 on fp64 devices and the integer dtypes CPU convolves run
 // natively (complex never reaches here: F.conv* split it into real
 // convolutions); the rest (float64 under the apple profile, integer
@@ -226,14 +225,13 @@ bool runs_native(const Tensor& input, const Tensor& weight, const OptTensor& bia
   }
 }
 
-// the layout of a result: channels_last when the input or the weight is
-at::MemoryFormat result_format(const Tensor& input, const Tensor& weight) {
-  auto cl = input.dim() == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
-  if (input.dim() >= 4 &&
-      (input.suggest_memory_format() == cl || weight.suggest_memory_format() == cl))
-    return cl;
-  return at::MemoryFormat::Contiguous;
-}
+// The layout of a result: contiguous, whatever the input's and the
+// weight's. PyTorch's fake tensors (torch.compile, torch.export) plan a
+// convolution's outputs with _conv_determine_backend_memory_format, which
+// for an out-of-tree backend (ConvBackend::Overrideable) is contiguous, and
+// a compiled graph asserts the real strides against the planned ones. (CPU
+// and cuDNN keep channels_last; the engine reads either layout.)
+at::MemoryFormat result_format() { return at::MemoryFormat::Contiguous; }
 
 // One product of the engine: x, w, y as rs_conv names them (the one written
 // is the op's result); the others are read.
@@ -272,7 +270,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const OptTensor& b
   if (!runs_native(input, weight, bias, transposed, false))
     return convolution_host(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
-  auto format = result_format(input, weight);
+  auto format = result_format();
   // resolved (neg-bit) copies live until the dispatch is recorded
   Tensor x = resolved(input), w = resolved(weight);
   Tensor b = bias.has_value() && bias->defined() ? resolved(*bias).contiguous() : Tensor();
@@ -313,8 +311,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
   Tensor dy = resolved(grad_output), x = resolved(input), w = resolved(weight);
   Tensor gi, gw, gb;
-  if (mask[0]) gi = result_like(input, input.sizes().vec(), result_format(input, weight));
-  if (mask[1]) gw = result_like(weight, weight.sizes().vec(), weight.suggest_memory_format());
+  if (mask[0]) gi = result_like(input, input.sizes().vec(), result_format());
+  if (mask[1]) gw = result_like(weight, weight.sizes().vec(), result_format());
   if (!transposed) {
     if (mask[0]) run_conv(RS_CONV_GRAD_INPUT, g, gi, w, dy);
     if (mask[1]) run_conv(RS_CONV_GRAD_WEIGHT, g, x, gw, dy);
