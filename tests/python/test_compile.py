@@ -144,6 +144,8 @@ def test_views_broadcasts_and_indexing():
     assert_matches_cpu(lambda x: x[::3, 1::2] + 1, a)
     assert_matches_cpu(lambda x, i: x[i] * 2, a, idx)
     assert_matches_cpu(lambda x: torch.cat([x, x * 2], 1), a)
+    # masks from 64-bit comparisons of 32-bit indices (lavapipe once got them wrong)
+    assert_matches_cpu(lambda x, y: torch.cat([x * 1, y[:37, :32] * 2, x[:, :16] + 1], -1), a, a.t().contiguous())
     assert_matches_cpu(lambda x: F.pad(x, (2, 3, 1, 0), value=-1.0), a)
     assert_matches_cpu(lambda x: x.view(37, 8, 8).permute(2, 0, 1).sum(1), a)
 

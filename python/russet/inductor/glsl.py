@@ -11,7 +11,6 @@ and the rest follow PyTorch's CPU results, not the GPU's fast built-ins.
 """
 
 import math
-import struct
 
 import sympy
 import torch
@@ -59,9 +58,11 @@ def float_literal(value, dtype=torch.float32):
         if math.isinf(value):
             return f"uint64BitsToDouble({'0xFFF' if value < 0 else '0x7FF'}0000000000000UL)"
         return f"{float(value)!r}LF"
-    bits = struct.unpack("<I", struct.pack("<f", value))[0] if math.isfinite(value) or True else 0
-    if math.isfinite(value) and float(struct.unpack("<f", struct.pack("<f", value))[0]) == value and abs(value) < 2**24 and value == int(value):
-        return f"{int(value)}.0" if not (value == 0 and math.copysign(1, value) < 0) else "(-0.0)"
+    # float32(value) as C rounds a double (nearest even, inf past the range)
+    f32 = torch.tensor([value], dtype=torch.float64).to(torch.float32)
+    if math.isfinite(value) and f32.item() == value and value == int(value) and abs(value) < 2**24:
+        return "(-0.0)" if value == 0 and math.copysign(1, value) < 0 else f"{int(value)}.0"
+    bits = f32.view(torch.int32).item() & 0xFFFFFFFF
     return f"uintBitsToFloat(0x{bits:08X}u)"
 
 
@@ -84,18 +85,36 @@ def constant(value, dtype):
 
 
 class IndexPrinter(ExprPrinter):
-    """sympy index expressions as int64_t GLSL (Inductor's indices are
-    non-negative where it uses ModularIndexing; FloorDiv may see negatives)."""
+    """sympy index expressions as GLSL in the kernel's index type: `int`
+    where Inductor found every index below 2^31 (32-bit arithmetic is
+    native on every GPU, 64-bit division is not), else int64_t. Inductor's
+    index symbols are non-negative, so most divisions are C's."""
+
+    def __init__(self, index_type="int64_t", widen_symbols=False):
+        super().__init__()
+        self.t = index_type
+        self.widen = widen_symbols  # each (32-bit) symbol widened to int64_t
 
     def _print_Integer(self, expr):
-        return int_literal(int(expr))
+        v = int(expr)
+        if self.t == "int" and -(2**31) < v < 2**31:
+            return str(v)
+        return int_literal(v)
 
     def _print_Symbol(self, expr):
-        return str(expr)
+        # zero-extended: index symbols and sizes are never negative, and
+        # lavapipe miscompiles 64-bit comparisons of sign-extended values
+        return f"int64_t(uint({expr}))" if self.widen else str(expr)
+
+    @staticmethod
+    def _nonneg(x, d):
+        return bool(x.is_nonnegative) and bool(d.is_positive)
 
     def _print_FloorDiv(self, expr):
         x, div = expr.args
-        return f"rs_div_floor(int64_t({self.doprint(x)}), int64_t({self.doprint(div)}))"
+        if self._nonneg(x, div):
+            return f"(({self.doprint(x)}) / ({self.doprint(div)}))"
+        return f"{self.t}(rs_div_floor(int64_t({self.doprint(x)}), int64_t({self.doprint(div)})))"
 
     def _print_ModularIndexing(self, expr):
         x, div, mod = expr.args
@@ -106,32 +125,33 @@ class IndexPrinter(ExprPrinter):
 
     def _print_PythonMod(self, expr):
         a, b = expr.args
-        return f"rs_remainder(int64_t({self.doprint(a)}), int64_t({self.doprint(b)}))"
+        if self._nonneg(a, b):
+            return f"(({self.doprint(a)}) % ({self.doprint(b)}))"
+        return f"{self.t}(rs_remainder(int64_t({self.doprint(a)}), int64_t({self.doprint(b)})))"
 
     def _print_CleanDiv(self, expr):
         a, b = expr.args
         return f"(({self.doprint(a)}) / ({self.doprint(b)}))"
 
-    def _print_Min(self, expr):
+    def _fold(self, fn, expr):
         args = [self.doprint(a) for a in expr.args]
         out = args[0]
         for a in args[1:]:
-            out = f"min(int64_t({out}), int64_t({a}))"
+            out = f"{fn}({self.t}({out}), {self.t}({a}))"
         return out
+
+    def _print_Min(self, expr):
+        return self._fold("min", expr)
 
     def _print_Max(self, expr):
-        args = [self.doprint(a) for a in expr.args]
-        out = args[0]
-        for a in args[1:]:
-            out = f"max(int64_t({out}), int64_t({a}))"
-        return out
+        return self._fold("max", expr)
 
     def _print_Abs(self, expr):
-        return f"abs(int64_t({self.doprint(expr.args[0])}))"
+        return f"abs({self.t}({self.doprint(expr.args[0])}))"
 
     def _print_Where(self, expr):
         c, p, q = (self.doprint(a) for a in expr.args)
-        return f"(({c}) ? int64_t({p}) : int64_t({q}))"
+        return f"(({c}) ? {self.t}({p}) : {self.t}({q}))"
 
     def _print_PowByNatural(self, expr):
         base, exp = expr.args
@@ -335,7 +355,9 @@ class GlslOverrides(OpOverrides):
 
     @staticmethod
     def index_expr(expr, dtype):
-        idx = V.kernel.index_to_str(V.kernel.prepare_indexing(expr))
+        # a value, not an address: in 64 bits from the start (lavapipe
+        # miscompiles 64-bit comparisons of sign-extended 32-bit values)
+        idx = V.kernel.vexpr(V.kernel.rename_indexing(V.kernel.prepare_indexing(expr)))
         # an integer expression is int64_t; one with true divisions is float
         kind = torch.int64 if expr.is_integer else (torch.float64 if dtype == torch.float64 else torch.float32)
         var = V.kernel.cse.generate(V.kernel.compute, idx, bounds=get_bounds_index_expr(expr), dtype=kind)

@@ -65,6 +65,10 @@ class GlslKernel(SIMDKernel):
 
     def __init__(self, tiling, **kwargs):
         super().__init__(tiling, **kwargs)
+        # the index type: 32-bit where every index fits (Inductor decides)
+        self.idx = "int" if self._index_dtype == torch.int32 else "int64_t"
+        self.sexpr = self.kexpr = glsl.IndexPrinter(self.idx).doprint
+        self.vexpr = glsl.IndexPrinter("int64_t", widen_symbols=self.idx != "int64_t").doprint
         self.cse = GlslCSE(self.newvar_prefix, self.suffix)
         self.dtypes = set()  # dtype codes the kernel loads or stores
         self.prologue = IndentedBuffer()  # the next loop's accumulators
@@ -331,7 +335,10 @@ class GlslKernel(SIMDKernel):
         v = self._acc(t, self._identity(kind, dt))
         i = self._acc("int64_t", "9223372036854775807L")
         r = next(tree for tree in self.range_trees if tree.is_reduction)
-        self.compute.writeline(f"{fn}({v}, {i}, {glsl._cast(value, dt)}, {r.name});")
+        # the index zero-extended (it is never negative; lavapipe miscompiles
+        # comparisons of sign-extended 32-bit values)
+        ridx = f"int64_t(uint({r.name}))" if self.idx == "int" else r.name
+        self.compute.writeline(f"{fn}({v}, {i}, {glsl._cast(value, dt)}, {ridx});")
         sv, si = self._smem(t), self._smem("int64_t")
         self.post_loop.writeline(f"{sv}[lid] = {v}; {si}[lid] = {i};")
         self._combine_tree(
@@ -421,7 +428,7 @@ class GlslKernel(SIMDKernel):
     # ------------------------------------------------------------ structure
 
     def codegen_iteration_ranges_entry(self, entry):
-        line = f"int64_t {entry.name} = {self.kexpr(self.rename_indexing(entry.expr))};"
+        line = f"{self.idx} {entry.name} = {self.kexpr(self.rename_indexing(entry.expr))};"
         if entry.root.is_loop:
             self.indexing_code.writeline(line)
         else:
@@ -437,7 +444,7 @@ class GlslKernel(SIMDKernel):
             tree = loop[0]
             self.body.splice(self.prologue)
             self.body.writeline(
-                f"for (int64_t {tree.name} = int64_t(lid); {tree.name} < {tree.prefix}numel; {tree.name} += {self.wg}L) {{"
+                f"for ({self.idx} {tree.name} = {self.idx}(lid); {tree.name} < {tree.prefix}numel; {tree.name} += {self.wg}) {{"
             )
             with self.body.indent():
                 self.body.splice(self.indexing_code)
@@ -517,22 +524,26 @@ class GlslKernel(SIMDKernel):
         code.writeline("void main() {")
         with code.indent():
             code.writeline("uint lid = gl_LocalInvocationID.x;")
-            code.writeline("int64_t gid = int64_t(gl_WorkGroupID.y) * int64_t(gl_NumWorkGroups.x) + int64_t(gl_WorkGroupID.x);")
+            code.writeline("uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;")
             for i, (_, inner, _) in enumerate(tensors):
                 code.writeline(f"uint64_t {inner} = ARG({2 + i});")
             for j, (inner, _) in enumerate(ints):
-                code.writeline(f"int64_t {inner} = int64_t(ARG({2 + len(tensors) + j}));")
+                code.writeline(f"{self.idx} {inner} = {self.idx}(ARG({2 + len(tensors) + j}));")
             for tree in self.range_trees:
                 if isinstance(tree.numel, (int, sympy.Integer)):
-                    code.writeline(f"int64_t {tree.prefix}numel = {int(tree.numel)}L;")
+                    code.writeline(f"{self.idx} {tree.prefix}numel = {self.kexpr(sympy.Integer(tree.numel))};")
             outer_trees = [t for t in self.range_trees if not t.is_reduction]
-            linear = "gid" if self.inside_reduction_kernel() else f"gid * {self.wg}L + int64_t(lid)"
-            total = " * ".join(f"{t.prefix}numel" for t in outer_trees) or "1L"
-            code.writeline(f"int64_t linear = {linear};")
-            code.writeline(f"if (linear >= {total}) return;")
+            # in 64 bits until checked: the last workgroup may pass 2^31
+            linear = "int64_t(gid)" if self.inside_reduction_kernel() else f"int64_t(gid) * {self.wg}L + int64_t(lid)"
+            total = " * ".join(f"int64_t({t.prefix}numel)" for t in outer_trees) or "1L"
+            code.writeline(f"int64_t linear64 = {linear};")
+            code.writeline(f"if (linear64 >= {total}) return;")
+            code.writeline(f"{self.idx} linear = {self.idx}(linear64);")
             rest = "linear"
-            for t in outer_trees:
-                code.writeline(f"int64_t {t.name} = {rest} % {t.prefix}numel;")
+            for i, t in enumerate(outer_trees):
+                # the last tree needs no remainder (linear < the total)
+                last = i == len(outer_trees) - 1
+                code.writeline(f"{self.idx} {t.name} = {rest if last else f'{rest} % {t.prefix}numel'};")
                 rest = f"({rest} / {t.prefix}numel)"
             code.splice(self.body)
         code.writeline("}")
