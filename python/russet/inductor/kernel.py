@@ -66,7 +66,7 @@ class GlslKernel(SIMDKernel):
     def __init__(self, tiling, **kwargs):
         super().__init__(tiling, **kwargs)
         # the index type: 32-bit where every index fits (Inductor decides)
-        self.idx = "int" if self._index_dtype == torch.int32 else "int64_t"
+        self.idx = "int" if self._index_is_32bit() else "int64_t"
         self.sexpr = self.kexpr = glsl.IndexPrinter(self.idx).doprint
         self.vexpr = glsl.IndexPrinter("int64_t", widen_symbols=self.idx != "int64_t").doprint
         self.cse = GlslCSE(self.newvar_prefix, self.suffix)
@@ -81,6 +81,11 @@ class GlslKernel(SIMDKernel):
         self.uses_rs_raise = False
 
     # ------------------------------------------------------------ sizes
+
+    def _index_is_32bit(self):
+        # Inductor's choice (get_index_dtype_as_torch_dtype is in torch 2.11
+        # and 2.13 alike; where 2.13 keeps it, _index_dtype, 2.11 does not)
+        return self.get_index_dtype_as_torch_dtype() == torch.int32
 
     def dtype_to_str(self, dtype):
         return glsl.glsl_type(dtype)
