@@ -403,6 +403,8 @@ case "${1:-all}" in
                 echo; PYTHONPATH=python $PY bench/bench_$b.py ${OUT:+--json "$OUT/bench-$b.json"}
             fi
         done ;;
+    # none: only the build and the check, then GPU_CTESTS / GPU_THEN
+    none) ;;
     *)
         PYTHONPATH=python $PY bench/run.py --size-mib 256 --reps 10 "${json_args[@]}"
         echo
