@@ -156,6 +156,20 @@ def test_empty_and_scalar_tensors():
     assert_matches_cpu(lambda x: (x * 2).exp(), torch.tensor(1.5, device=D))
 
 
+@pytest.mark.parametrize(
+    "scalar", [torch.tensor(3.0), torch.tensor(-2), torch.tensor(True), torch.tensor(0.1, dtype=torch.float64)],
+    ids=["float32", "int64", "bool", "float64"],
+)
+def test_cpu_scalar_tensors_are_read_by_value(scalar):
+    # a 0-d CPU tensor beside russet tensors (PyTorch lets device ops read
+    # it): the kernel gets its value, never its host address
+    x = torch.randn(100, device=D)
+    out = torch.compile(lambda a, b: a * b + 1)(x, scalar)
+    torch.testing.assert_close(out.cpu(), x.cpu() * scalar + 1)
+    out = torch.compile(lambda a, b: (a * b).sum())(x, scalar)
+    torch.testing.assert_close(out.cpu(), (x.cpu() * scalar).sum(), rtol=1e-5, atol=1e-5)
+
+
 def test_atomic_adds_scatter_and_accumulate():
     src = torch.randn(1000, device=D)
     idx = torch.randint(0, 10, (1000,), device=D)
@@ -198,6 +212,16 @@ def test_an_index_out_of_range_raises_not_crashes():
     with pytest.raises(RuntimeError):
         out = torch.compile(lambda x, j: x[j] + 1)(a, i)
         out.cpu()
+    # inside a reduction kernel (a gather feeding a sum): the workgroup's
+    # barriers still meet (no early return), the error comes at the sync,
+    # and the device works on
+    m = torch.randn(6, 40, device=D)
+    rows = torch.tensor([1, 7, 2], device=D)
+    with pytest.raises(RuntimeError):
+        torch.compile(lambda x, r: (x[r] * 2).sum(1))(m, rows).cpu()
+    good = torch.tensor([1, 5, 2], device=D)
+    out = torch.compile(lambda x, r: (x[r] * 2).sum(1))(m, good)
+    torch.testing.assert_close(out.cpu(), (m.cpu()[good.cpu()] * 2).sum(1))
 
 
 def test_float64_without_fp64_is_refused_clearly():

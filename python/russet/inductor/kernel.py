@@ -28,7 +28,7 @@ from torch._inductor.runtime.runtime_utils import next_power_of_2
 from torch._inductor.utils import get_kernel_metadata
 from torch._inductor.virtualized import V
 from torch.utils._sympy.printers import PythonPrinter
-from torch.utils._sympy.symbol import SymT, free_symbol_is_type
+from torch.utils._sympy.symbol import SymT, free_symbol_is_type, symbol_is_type
 
 from . import glsl
 
@@ -78,7 +78,8 @@ class GlslKernel(SIMDKernel):
         self.helpers = {}  # name -> GLSL source of a helper function
         self.acc_ids = itertools.count()
         self.outside_loop_vars = set()
-        self.uses_rs_raise = False
+        self.cpu_scalars = set()  # inner names of 0-d CPU tensors (their values are arguments)
+        self._guards = []  # (indirect symbols, the GLSL bool that says they are in range)
 
     # ------------------------------------------------------------ sizes
 
@@ -117,8 +118,24 @@ class GlslKernel(SIMDKernel):
         self.dtypes.add(glsl.dtype_code(dt))
         return dt, glsl.dtype_code(dt)
 
+    @staticmethod
+    def _on_cpu(name):
+        """A CPU tensor among the inputs: a 0-d one (a Python number turned
+        tensor, `x * torch.tensor(3.0)`), which PyTorch lets a device op read."""
+        node = V.graph.try_get_buffer(name)
+        dev = node.get_device() if node is not None else None
+        return dev is not None and dev.type == "cpu"
+
     def load(self, name, index):
         var = self.args.input(name)
+        if self._on_cpu(name):
+            # its value comes in its argument word (launch.py), not an address
+            dt = V.graph.get_dtype(name)
+            self.cpu_scalars.add(var)
+            compute_dt = torch.float32 if glsl.glsl_type(dt) == "float" else dt
+            if dt == torch.float64 and not _has_fp64():
+                compute_dt = torch.float32  # rounded once, as eager's float opmath does
+            return self.cse.generate(self.body, f"{var}_value", dtype=compute_dt)
         index = self.prepare_indexing(index)
         dt, code = self._address(var, name)
         raw = f"RS_GET({code})({var}, {self.index_to_str(index)})"
@@ -132,6 +149,9 @@ class GlslKernel(SIMDKernel):
         else:
             line = raw
         compute_dt = torch.float32 if t == "float" else dt
+        guard = self._guard(index)
+        if guard:  # an index out of range reads nothing (check_bounds)
+            line = f"({guard} ? {line} : {glsl.constant(0, compute_dt)})"
         indirect = free_symbol_is_type(index, (SymT.TMP, SymT.INDIRECT))
         if indirect or self._load_mask is not None:
             buf = self.compute  # after the index or mask it needs
@@ -162,12 +182,16 @@ class GlslKernel(SIMDKernel):
 
     def store(self, name, index, value, mode=None):
         if mode == "atomic_add":
-            line = DeferredLine(name, self._atomic_add_line(name, index, value))
+            text = self._atomic_add_line(name, index, value)
         elif mode is not None:
             raise NotImplementedError(f"russet: store mode {mode}")
         else:
-            # DeferredLine: dropped if the buffer is fused away later
-            line = DeferredLine(name, self._store_line(name, index, value))
+            text = self._store_line(name, index, value)
+        guard = self._guard(self.prepare_indexing(index))
+        if guard:  # an index out of range writes nothing (check_bounds)
+            text = f"if ({guard}) {text}"
+        # DeferredLine: dropped if the buffer is fused away later
+        line = DeferredLine(name, text)
         if self.inside_reduction:
             self.compute.writeline(line)  # inside the loop, in order
         else:
@@ -238,13 +262,27 @@ class GlslKernel(SIMDKernel):
         return var
 
     def check_bounds(self, expr, size, lower, upper):
+        """An indirect index out of range raises at the next sync (code 1;
+        the message names torch.compile's kernel), and the loads and stores
+        through it are skipped: no return, which would leave a workgroup's
+        barriers to part of it."""
         if not (lower or upper):
             return
         e, n = self.index_to_str(expr), self.index_to_str(size)
         cond = " || ".join(([f"({e}) < 0L"] if lower else []) + ([f"({e}) >= ({n})"] if upper else []))
-        self.uses_rs_raise = True
-        # code 1: an index out of range (the message names torch.compile's kernel)
-        self.compute.writeline(f"if ({cond}) {{ rs_raise(1u, int64_t({e})); return; }}")
+        ok = self.cse.newvar(dtype=torch.bool)
+        self.compute.writeline(f"bool {ok} = !({cond});")
+        self.compute.writeline(f"if (!{ok}) rs_raise(1u, int64_t({e}));")
+        self._guards.append((self._indirect_symbols(expr), str(ok)))
+
+    @staticmethod
+    def _indirect_symbols(expr):
+        return frozenset(x for x in expr.free_symbols if symbol_is_type(x, (SymT.TMP, SymT.INDIRECT)))
+
+    def _guard(self, index):
+        """The bounds checks (check_bounds) that an access through `index` needs."""
+        syms = self._indirect_symbols(index)
+        return " && ".join(ok for key, ok in self._guards if key and key <= syms) or None
 
     # ------------------------------------------------------------ reductions
 
@@ -530,8 +568,21 @@ class GlslKernel(SIMDKernel):
         with code.indent():
             code.writeline("uint lid = gl_LocalInvocationID.x;")
             code.writeline("uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;")
-            for i, (_, inner, _) in enumerate(tensors):
-                code.writeline(f"uint64_t {inner} = ARG({2 + i});")
+            for i, (outer, inner, _) in enumerate(tensors):
+                if inner in self.cpu_scalars:
+                    t = glsl.glsl_type(V.graph.get_dtype(outer))
+                    if t == "double" and not _has_fp64():
+                        t = "float"  # float64 bits, converted in software (dtype.glsl)
+                        code.writeline(f"float {inner}_value = rs_f_from_d(ARG({2 + i}));")
+                        continue
+                    value = {
+                        "float": f"uintBitsToFloat(uint(ARG({2 + i})))",
+                        "double": f"uint64BitsToDouble(ARG({2 + i}))",
+                        "bool": f"(ARG({2 + i}) != 0UL)",
+                    }.get(t, f"{t}(ARG({2 + i}))")
+                    code.writeline(f"{t} {inner}_value = {value};")
+                else:
+                    code.writeline(f"uint64_t {inner} = ARG({2 + i});")
             for j, (inner, _) in enumerate(ints):
                 code.writeline(f"{self.idx} {inner} = {self.idx}(ARG({2 + len(tensors) + j}));")
             for tree in self.range_trees:

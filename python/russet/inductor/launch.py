@@ -102,6 +102,17 @@ def _device(index):
     return d
 
 
+def _value_bits(t):
+    """A 0-d CPU tensor's value as its argument word: float32 bits for the
+    float32 family, float64 bits, else the integer (bool 0 or 1)."""
+    v = t.item()
+    if t.dtype == torch.float64:
+        return struct.unpack("<Q", struct.pack("<d", v))[0]
+    if t.dtype.is_floating_point:
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+    return int(v)
+
+
 class GlslKernel:
     """A generated kernel: its GLSL, and how to launch it.
 
@@ -143,13 +154,25 @@ class GlslKernel:
             return
         tensors = args[: self.n_tensors]
         ints = args[self.n_tensors :]
-        index = tensors[0].device.index if tensors else torch.russet.current_device()
+        index = next((t.device.index for t in tensors if t.device.type == "russet"), None)
+        if index is None:
+            index = torch.russet.current_device()
         dev = _device(index)
         kernel = self.compile(index)
         stream = dev.stream(_lib.lib().russet_current_stream_id(index))
         words = [dev.error_address, dev.site]
         acc = (_Access * max(1, len(tensors)))()
         for i, t in enumerate(tensors):
+            dv = t.device
+            if dv.type == "cpu" and t.dim() == 0:
+                words.append(_value_bits(t))  # a CPU scalar: its value (kernel.py, _on_cpu)
+                acc[i].size = 0
+                continue
+            if dv.type != "russet" or dv.index != index:
+                raise RuntimeError(
+                    f"russet: the generated kernel {self.name} got a tensor on {dv} (argument {i}); all of its "
+                    f"tensors must be on russet:{index}"
+                )
             words.append(t.data_ptr())
             st = t.untyped_storage()
             acc[i].address = st.data_ptr()
