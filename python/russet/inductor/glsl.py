@@ -330,7 +330,9 @@ def _need_philox():
 
 
 class GlslOverrides(OpOverrides):
-    """Inductor's ops as GLSL expressions over russet's op library."""
+    """Inductor's ops as GLSL expressions over russet's op library. An op
+    not defined here (nor decomposed by OpOverrides into ones that are)
+    raises NotImplementedError while the kernel is generated."""
 
     @staticmethod
     def constant(value, dtype):
@@ -518,7 +520,3 @@ class GlslOverrides(OpOverrides):
     zeta = _float_call("rs_op_zeta")
     del _name
 
-
-# Ops Inductor can ask for that have no GLSL here: the kernel raises
-# NotImplementedError at code generation, and the graph is not compiled.
-GlslOverrides._initialize_pointwise_overrides  # noqa: B018 (the base's table is not used)

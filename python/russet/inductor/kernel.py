@@ -32,6 +32,7 @@ from torch.utils._sympy.symbol import SymT, free_symbol_is_type, symbol_is_type
 
 from . import glsl
 
+
 def _has_fp64():
     return bool(torch.russet.get_device_properties().has_fp64)
 
@@ -638,7 +639,7 @@ class GlslScheduling(SIMDScheduling):
         wrapper.add_import_once("from russet.inductor.launch import GlslKernel as _RussetGlsl")
         tensors = kernel._tensor_args()
         n_out = sum(1 for _, _, w in tensors if w)
-        origins, detailed = get_kernel_metadata(node_schedule, wrapper)
+        origins, _ = get_kernel_metadata(node_schedule, wrapper)
         wrapper.header.writeline(f"# {origins}")
         wrapper.header.writeline(f"{name} = _RussetGlsl({name!r}, r'''")
         wrapper.header.splice(src_code)
