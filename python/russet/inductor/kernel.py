@@ -1,15 +1,18 @@
 """Inductor's SIMD kernels as GLSL compute kernels (torch.compile on russet).
 
-A kernel is one of two shapes (docs/compile.md):
+A kernel is one of three shapes (docs/compile.md):
 
 - pointwise: one invocation an element of the flattened iteration space
   (its x, and y and z where Inductor tiles, taken apart from one linear id);
-- reduction: one workgroup of WG invocations an output row (x); the
-  invocations stride over the reduction index r0, each folding its values
-  into private accumulators, then combine them through shared memory, so
-  that every invocation holds the row's result and the code after the
-  loop (another loop, the stores) can use it. Inductor's loop IR may hold
-  several such loops in a kernel (softmax: the max, the sum, the stores).
+- persistent reduction: one workgroup an output row (x) of known length
+  that the workgroup holds, an element an invocation; the row stays in
+  registers and each reduction is a shared-memory tree in line;
+- looped reduction: one workgroup of WG invocations a row; the invocations
+  stride over the reduction index r0, each folding its values into private
+  accumulators, then combine them through shared memory, so that every
+  invocation holds the row's result and the code after the loop (another
+  loop, the stores) can use it. Inductor's loop IR may hold several such
+  loops in a kernel (softmax: the max, the sum, the stores).
 
 Arguments arrive as 64-bit words (russet/inductor/launch.py): the error flag
 and site, the tensors' addresses (outputs first), the integers (size
@@ -35,6 +38,12 @@ from . import glsl
 
 def _has_fp64():
     return bool(torch.russet.get_device_properties().has_fp64)
+
+
+def _max_workgroup():
+    """The most invocations a persistent reduction's workgroup may have: the
+    device's limit (Vulkan guarantees 128), at most 1024."""
+    return min(1024, int(torch.russet.get_device_properties().max_workgroup_invocations))
 
 
 WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)
@@ -76,6 +85,7 @@ class GlslKernel(SIMDKernel):
         self.post_loop = IndentedBuffer()  # the next loop's combines
         self.post_loop_store = IndentedBuffer()
         self.shared = []  # shared arrays: (glsl type, name)
+        self._smem_free = {}  # glsl type -> arrays free for the next reduction
         self.helpers = {}  # name -> GLSL source of a helper function
         self.acc_ids = itertools.count()
         self.outside_loop_vars = set()
@@ -92,15 +102,27 @@ class GlslKernel(SIMDKernel):
     def dtype_to_str(self, dtype):
         return glsl.glsl_type(dtype)
 
+    def should_use_persistent_reduction(self):
+        """A row of known length that one workgroup can hold, an element an
+        invocation, is reduced without a loop: its values stay in registers
+        between the reductions and the stores that use them (softmax reads
+        its row once, not three times)."""
+        r = self.numels.get("r0_")
+        if not self.features.is_reduction() or "r1_" in self.numels or not isinstance(r, (int, sympy.Integer)):
+            return False
+        return int(r) <= _max_workgroup()
+
     @property
     def wg(self):
         """Invocations a workgroup: a reduction's is the power of two that
-        holds its row, from 32 to WG, when the row length is known."""
+        holds its row, from 32 to WG (looped) or to the row (persistent),
+        when the row length is known."""
         if not self.inside_reduction_kernel():
             return WG
         r = self.numels.get("r0_")
         if isinstance(r, (int, sympy.Integer)):
-            return max(32, min(WG, next_power_of_2(int(r))))
+            cap = _max_workgroup() if self.persistent_reduction else WG
+            return max(32, min(cap, next_power_of_2(int(r))))
         return WG
 
     def inside_reduction_kernel(self):
@@ -151,6 +173,8 @@ class GlslKernel(SIMDKernel):
             line = raw
         compute_dt = torch.float32 if t == "float" else dt
         guard = self._guard(index)
+        if self.persistent_reduction and self._has_rindex(index):
+            guard = "r0_mask" + (f" && {guard}" if guard else "")  # an invocation past the row reads nothing
         if guard:  # an index out of range reads nothing (check_bounds)
             line = f"({guard} ? {line} : {glsl.constant(0, compute_dt)})"
         indirect = free_symbol_is_type(index, (SymT.TMP, SymT.INDIRECT))
@@ -188,7 +212,10 @@ class GlslKernel(SIMDKernel):
             raise NotImplementedError(f"russet: store mode {mode}")
         else:
             text = self._store_line(name, index, value)
-        guard = self._guard(self.prepare_indexing(index))
+        index = self.prepare_indexing(index)
+        guard = self._guard(index)
+        if self.persistent_reduction and self._has_rindex(index):
+            guard = "r0_mask" + (f" && {guard}" if guard else "")  # an invocation past the row writes nothing
         if guard:  # an index out of range writes nothing (check_bounds)
             text = f"if ({guard}) {text}"
         # DeferredLine: dropped if the buffer is fused away later
@@ -288,19 +315,42 @@ class GlslKernel(SIMDKernel):
     # ------------------------------------------------------------ reductions
 
     def _acc(self, gtype, init):
+        """An invocation's accumulator: before the loop (looped), or where
+        the reduction is (persistent)."""
         name = f"acc{next(self.acc_ids)}"
-        self.prologue.writeline(f"{gtype} {name} = {init};")
+        (self.compute if self.persistent_reduction else self.prologue).writeline(f"{gtype} {name} = {init};")
         return name
 
+    def _fold(self, line):
+        """The accumulating step: every iteration of the loop (looped), or
+        once where the invocation holds an element of the row (persistent)."""
+        self.compute.writeline(f"if (r0_mask) {line}" if self.persistent_reduction else line)
+
+    @property
+    def _after(self):
+        """Where the workgroup's combine goes: after the loop (looped), or
+        in line, where later code uses the result (persistent)."""
+        return self.compute if self.persistent_reduction else self.post_loop
+
     def _smem(self, gtype):
+        """A shared array of wg elements; those of finished reductions are
+        reused (each reduction ends with a barrier after its result is read)."""
+        free = self._smem_free.setdefault(gtype, [])
+        if free:
+            return free.pop()
         name = f"smem{len(self.shared)}"
         self.shared.append((gtype, name))
         return name
 
+    def _release(self, *arrays):
+        types = dict((n, t) for t, n in self.shared)
+        for a in arrays:
+            self._smem_free.setdefault(types[a], []).append(a)
+
     def _combine_tree(self, arrays, combine):
         """Shared-memory tree over the workgroup; `combine(dst_index, src_index)`
         writes the GLSL that folds element src into dst."""
-        out = self.post_loop
+        out = self._after
         out.writeline("barrier();")
         out.writeline(f"for (uint s = {self.wg // 2}u; s > 0u; s >>= 1u) {{")
         with out.indent():
@@ -348,13 +398,14 @@ class GlslKernel(SIMDKernel):
         else:
             raise NotImplementedError(f"russet: reduction {reduction_type}")
         acc = self._acc(gtype, init)
-        self.compute.writeline(f"{acc} = {step.format(a=acc, b=v)};")
+        self._fold(f"{acc} = {step.format(a=acc, b=v)};")
         sm = self._smem(gtype)
-        self.post_loop.writeline(f"{sm}[lid] = {acc};")
+        self._after.writeline(f"{sm}[lid] = {acc};")
         self._combine_tree([sm], lambda d, s: [f"{sm}[{d}] = {step.format(a=f'{sm}[{d}]', b=f'{sm}[{s}]')};"])
         result = self.cse.newvar(dtype=acc_dt)
-        self.post_loop.writeline(f"{gtype} {result} = {sm}[0];")
-        self.post_loop.writeline("barrier();")
+        self._after.writeline(f"{gtype} {result} = {sm}[0];")
+        self._after.writeline("barrier();")
+        self._release(sm)
         self.outside_loop_vars.add(result)
         return result
 
@@ -382,9 +433,9 @@ class GlslKernel(SIMDKernel):
         # the index zero-extended (it is never negative; lavapipe miscompiles
         # comparisons of sign-extended 32-bit values)
         ridx = f"int64_t(uint({r.name}))" if self.idx == "int" else r.name
-        self.compute.writeline(f"{fn}({v}, {i}, {glsl._cast(value, dt)}, {ridx});")
+        self._fold(f"{fn}({v}, {i}, {glsl._cast(value, dt)}, {ridx});")
         sv, si = self._smem(t), self._smem("int64_t")
-        self.post_loop.writeline(f"{sv}[lid] = {v}; {si}[lid] = {i};")
+        self._after.writeline(f"{sv}[lid] = {v}; {si}[lid] = {i};")
         self._combine_tree(
             [sv, si],
             lambda d, s: [
@@ -393,8 +444,9 @@ class GlslKernel(SIMDKernel):
             ],
         )
         result = self.cse.newvar(dtype=torch.int64)
-        self.post_loop.writeline(f"int64_t {result} = {si}[0];")
-        self.post_loop.writeline("barrier();")
+        self._after.writeline(f"int64_t {result} = {si}[0];")
+        self._after.writeline("barrier();")
+        self._release(sv, si)
         self.outside_loop_vars.add(result)
         return result
 
@@ -431,12 +483,12 @@ class GlslKernel(SIMDKernel):
         m, m2, w = self._acc(t, zero), self._acc(t, zero), self._acc(t, zero)
         if reduction_type == "welford_reduce":
             x = glsl._cast(value, dt)
-            self.compute.writeline(f"{fn}({m}, {m2}, {w}, {x}, {zero}, {glsl.constant(1, dt)});")
+            self._fold(f"{fn}({m}, {m2}, {w}, {x}, {zero}, {glsl.constant(1, dt)});")
         else:
             a, b, c = (glsl._cast(x, dt) for x in value)
-            self.compute.writeline(f"{fn}({m}, {m2}, {w}, {a}, {b}, {c});")
+            self._fold(f"{fn}({m}, {m2}, {w}, {a}, {b}, {c});")
         sm, sm2, sw = self._smem(t), self._smem(t), self._smem(t)
-        self.post_loop.writeline(f"{sm}[lid] = {m}; {sm2}[lid] = {m2}; {sw}[lid] = {w};")
+        self._after.writeline(f"{sm}[lid] = {m}; {sm2}[lid] = {m2}; {sw}[lid] = {w};")
         self._combine_tree(
             [sm, sm2, sw],
             lambda d, s: [
@@ -447,10 +499,11 @@ class GlslKernel(SIMDKernel):
         out = []
         for arr in (sm, sm2, sw):
             r = self.cse.newvar(dtype=dt)
-            self.post_loop.writeline(f"{t} {r} = {arr}[0];")
+            self._after.writeline(f"{t} {r} = {arr}[0];")
             self.outside_loop_vars.add(r)
             out.append(r)
-        self.post_loop.writeline("barrier();")
+        self._after.writeline("barrier();")
+        self._release(sm, sm2, sw)
         return tuple(out)
 
     def _welford_helper(self, t):
@@ -602,6 +655,10 @@ class GlslKernel(SIMDKernel):
                 last = i == len(outer_trees) - 1
                 code.writeline(f"{self.idx} {t.name} = {rest if last else f'{rest} % {t.prefix}numel'};")
                 rest = f"({rest} / {t.prefix}numel)"
+            if self.persistent_reduction:
+                # an element of the row an invocation; those past it hold identities
+                code.writeline(f"{self.idx} r0_index = {self.idx}(lid);")
+                code.writeline("bool r0_mask = r0_index < r0_numel;")
             code.splice(self.body)
         code.writeline("}")
         return code.getvalue()
