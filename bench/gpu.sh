@@ -214,6 +214,28 @@ EOF
 echo "== bench"
 json_args=()
 if [ -n "${OUT:-}" ]; then json_args=(--json "$OUT/bench-gpu.json"); fi
+# Training runs against CUDA (tests/gpu/train_compare.py, a process each;
+# tests/gpu/compare.py judges them): $2 holds model:dtype[:compile]
+# entries. fp64 runs russet under native only (apple has no fp64);
+# `compile` trains russet through torch.compile, CUDA staying eager (the
+# reference), e.g. TRAIN_RUNS="gpt:fp32 gpt:fp32:compile".
+train_runs() {
+    local R=$1 run m dt how flag sfx prof
+    for run in $2; do
+        m=${run%%:*}; dt=${run#*:}; how=${dt#*:}; dt=${dt%%:*}
+        [ "$how" = "$dt" ] && how=""
+        flag=""; sfx=""
+        if [ "$how" = compile ]; then flag=--compile; sfx=-compiled; fi
+        [ -e "$R/train-$m-$dt-cuda.json" ] ||
+            $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
+        for prof in apple native; do
+            [ "$dt" = fp64 ] && [ "$prof" = apple ] && continue
+            CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
+                --device russet --dtype $dt $flag --json "$R/train-$m-$dt-russet-$prof$sfx.json"
+        done
+    done
+}
+
 # After the mode: GPU_CTESTS=1, the C core's tests (tests/c) against the
 # core just built, without the sanitizers (tests/c/run.sh under
 # CTEST_PLAIN=1), both profiles; GPU_THEN, more commands in this
@@ -313,17 +335,8 @@ case "${1:-all}" in
             for prof in apple native; do
                 CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/race_probe.py
             done
-            # TRAIN_RUNS: model:dtype pairs; fp64 runs russet under native only
-            # (no fp64 under apple) and needs a CPU reference (TEST_CPU_REFS)
-            for run in ${TRAIN_RUNS-demo:fp32 resnet18:fp32 resnet18:bf16 gpt:fp32 gpt:bf16}; do
-                m=${run%%:*}; dt=${run#*:}
-                $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
-                for prof in apple native; do
-                    [ "$dt" = fp64 ] && [ "$prof" = apple ] && continue
-                    CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
-                        --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
-                done
-            done
+            # TRAIN_RUNS (train_runs, above); fp64 needs a CPU reference (TEST_CPU_REFS)
+            train_runs "$R" "${TRAIN_RUNS-demo:fp32 resnet18:fp32 resnet18:bf16 gpt:fp32 gpt:bf16}"
             # CUDA training in a process that has russet installed (autoload) and
             # in one that imports russet (tests/python/test_cuda_coexistence.py)
             $PY tests/gpu/cuda_coexistence.py
@@ -354,14 +367,7 @@ case "${1:-all}" in
                 -n ${PYTEST_WORKERS:-8} -p no:cacheprovider -p no:benchmark -rfE ${FOCUS_TESTS:-tests/python} 2>&1 | tail -n 30
         done
         R=/tmp/gpu-focus; mkdir -p "$R"
-        for run in ${TRAIN_RUNS-resnet18:fp32}; do
-            m=${run%%:*}; dt=${run#*:}
-            $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
-            for prof in apple native; do
-                CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \
-                    --device russet --dtype $dt --json "$R/train-$m-$dt-russet-$prof.json"
-            done
-        done
+        train_runs "$R" "${TRAIN_RUNS-resnet18:fp32}"
         $PY tests/gpu/compare.py "$R" ;;
     # the tests that failed on the last GPU run (tests/gpu/h200_failures_*.txt),
     # with their messages: `bash bench/gpu.sh failures [apple|native]`

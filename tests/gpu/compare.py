@@ -60,7 +60,7 @@ def main():
                         if cpu else float("nan"))
             good = worst <= tol and r["params"] == cuda["params"] and n == len(cuda["losses"])
             ok &= good
-            rows.append((model, dtype, r["profile"], n, worst, cpu_cuda, g1, why, r["params"] == cuda["params"],
+            rows.append((model, dtype, r["profile"] + ("+c" if r.get("compiled") else ""), n, worst, cpu_cuda, g1, why, r["params"] == cuda["params"],
                          rel(r["checksum"], cuda["checksum"]), r["ms_per_step"], cuda["ms_per_step"],
                          "pass" if good else "FAIL"))
     # worst rel: the largest relative difference of a step's loss from CUDA's;
