@@ -224,6 +224,16 @@ def test_an_index_out_of_range_raises_not_crashes():
     torch.testing.assert_close(out.cpu(), (m.cpu()[good.cpu()] * 2).sum(1))
 
 
+def test_device_asserts_of_generated_code_raise_at_the_sync():
+    # one_hot's range check is an assertion in the generated kernel
+    t = torch.tensor([1, 5, 32], device=D)
+    assert_matches_cpu(lambda v: F.one_hot(v, 33).float().sum(0), t)
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match="device-side assertion"):
+        torch.compile(lambda v: F.one_hot(v, 33).float().sum(0))(torch.tensor([1, 40], device=D)).cpu()
+    assert torch.ones(3, device=D).sum().item() == 3  # the device works on
+
+
 def test_float64_without_fp64_is_refused_clearly():
     if torch.russet.get_device_properties().has_fp64:
         a = torch.randn(10, 7, dtype=torch.float64, device=D)

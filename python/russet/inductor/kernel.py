@@ -303,6 +303,14 @@ class GlslKernel(SIMDKernel):
         self.compute.writeline(f"if (!{ok}) rs_raise(1u, int64_t({e}));")
         self._guards.append((self._indirect_symbols(expr), str(ok)))
 
+    def device_assert_async(self, cond, msg):
+        """torch._assert_async and the checks Inductor generates (one_hot's
+        range): a false condition raises at the next sync (code 6: the
+        message names the generated kernel; the check's own text, `msg`,
+        is in the kernel's source as a comment)."""
+        comment = " ".join(str(msg).split())[:120].replace("*/", "* /")
+        self.compute.writeline(f"if (!({glsl._cast(cond, torch.bool)})) rs_raise(6u, 0L);  /* {comment} */")
+
     @staticmethod
     def _indirect_symbols(expr):
         return frozenset(x for x in expr.free_symbols if symbol_is_type(x, (SymT.TMP, SymT.INDIRECT)))
