@@ -2,9 +2,23 @@
 DeviceInterface (devices, streams, events, synchronize, properties) and the
 lines the wrapper writes for device guards and synchronization."""
 
+import functools
+
 import torch
 from torch._dynamo.device_interface import DeviceInterface
 from torch._inductor.codegen.common import DeviceOpOverrides
+
+
+@functools.lru_cache(maxsize=None)
+def _props(index):
+    return torch.russet.get_device_properties(index)
+
+
+def device_props():
+    """The current device's properties, read once per device (they are
+    fixed once the device is made: the profile is chosen at start-up);
+    code generation asks for them per load and store."""
+    return _props(torch.russet.current_device())
 
 
 class RussetDeviceOpOverrides(DeviceOpOverrides):
@@ -22,54 +36,26 @@ class RussetDeviceOpOverrides(DeviceOpOverrides):
 
 
 class RussetInterface(DeviceInterface):
+    """Dynamo's view of the device: torch.russet's own functions."""
+
     device = torch.russet.device
     Event = torch.russet.Event
     Stream = torch.russet.Stream
 
     class Worker:
-        @staticmethod
-        def set_device(device):
-            torch.russet.set_device(device)
+        set_device = staticmethod(torch.russet.set_device)
+        current_device = staticmethod(torch.russet.current_device)
+        get_device_properties = staticmethod(torch.russet.get_device_properties)
 
-        @staticmethod
-        def current_device():
-            return torch.russet.current_device()
-
-        @staticmethod
-        def get_device_properties(device=None):
-            return torch.russet.get_device_properties(device)
-
-    @staticmethod
-    def current_device():
-        return torch.russet.current_device()
-
-    @staticmethod
-    def set_device(device):
-        torch.russet.set_device(device)
-
-    @staticmethod
-    def device_count():
-        return torch.russet.device_count()
-
-    @staticmethod
-    def is_available():
-        return torch.russet.is_available()
-
-    @staticmethod
-    def stream(stream):
-        return torch.russet.stream(stream)
-
-    @staticmethod
-    def current_stream():
-        return torch.russet.current_stream()
-
-    @staticmethod
-    def set_stream(stream):
-        torch.russet.set_stream(stream)
-
-    @staticmethod
-    def synchronize(device=None):
-        torch.russet.synchronize(device)
+    current_device = staticmethod(torch.russet.current_device)
+    set_device = staticmethod(torch.russet.set_device)
+    device_count = staticmethod(torch.russet.device_count)
+    is_available = staticmethod(torch.russet.is_available)
+    stream = staticmethod(torch.russet.stream)
+    current_stream = staticmethod(torch.russet.current_stream)
+    set_stream = staticmethod(torch.russet.set_stream)
+    synchronize = staticmethod(torch.russet.synchronize)
+    memory_allocated = staticmethod(torch.russet.memory_allocated)
 
     @classmethod
     def get_device_properties(cls, device=None):
@@ -86,12 +72,8 @@ class RussetInterface(DeviceInterface):
     @classmethod
     def is_dtype_supported(cls, dtype, including_emulation=False):
         if dtype in (torch.float64, torch.complex128):
-            return bool(torch.russet.get_device_properties().has_fp64)
+            return device_props().has_fp64
         return True
-
-    @staticmethod
-    def memory_allocated(device=None):
-        return torch.russet.memory_allocated(device)
 
     @staticmethod
     def is_triton_capable(device=None):

@@ -106,15 +106,17 @@ class IndexPrinter(ExprPrinter):
         # lavapipe miscompiles 64-bit comparisons of sign-extended values
         return f"int64_t(uint({expr}))" if self.widen else str(expr)
 
-    @staticmethod
-    def _nonneg(x, d):
-        return bool(x.is_nonnegative) and bool(d.is_positive)
+    def _int_division(self, expr, c_op, helper):
+        """C's `/` or `%` where both sides are known non-negative (they then
+        agree with floor division and Python's modulo), else the int64 helper
+        of kernels/common/ops.glsl that has Python's semantics."""
+        a, b = expr.args
+        if a.is_nonnegative and b.is_positive:
+            return f"(({self.doprint(a)}) {c_op} ({self.doprint(b)}))"
+        return f"{self.t}({helper}(int64_t({self.doprint(a)}), int64_t({self.doprint(b)})))"
 
     def _print_FloorDiv(self, expr):
-        x, div = expr.args
-        if self._nonneg(x, div):
-            return f"(({self.doprint(x)}) / ({self.doprint(div)}))"
-        return f"{self.t}(rs_div_floor(int64_t({self.doprint(x)}), int64_t({self.doprint(div)})))"
+        return self._int_division(expr, "/", "rs_div_floor")
 
     def _print_ModularIndexing(self, expr):
         x, div, mod = expr.args
@@ -124,10 +126,7 @@ class IndexPrinter(ExprPrinter):
         return f"(({x}) % ({self.doprint(mod)}))"
 
     def _print_PythonMod(self, expr):
-        a, b = expr.args
-        if self._nonneg(a, b):
-            return f"(({self.doprint(a)}) % ({self.doprint(b)}))"
-        return f"{self.t}(rs_remainder(int64_t({self.doprint(a)}), int64_t({self.doprint(b)})))"
+        return self._int_division(expr, "%", "rs_remainder")
 
     def _print_CleanDiv(self, expr):
         a, b = expr.args

@@ -34,16 +34,17 @@ from torch.utils._sympy.printers import PythonPrinter
 from torch.utils._sympy.symbol import SymT, free_symbol_is_type, symbol_is_type
 
 from . import glsl
+from .device import device_props
 
 
 def _has_fp64():
-    return bool(torch.russet.get_device_properties().has_fp64)
+    return bool(device_props().has_fp64)
 
 
 def _max_workgroup():
     """The most invocations a persistent reduction's workgroup may have: the
     device's limit (Vulkan guarantees 128), at most 1024."""
-    return min(1024, int(torch.russet.get_device_properties().max_workgroup_invocations))
+    return min(1024, int(device_props().max_workgroup_invocations))
 
 
 WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)

@@ -133,7 +133,6 @@ class GlslKernel:
         self.n_out = n_out
         self.wg = wg
         self._compiled = {}  # device index -> rs_kernel *
-        self.launches = 0
 
     def compile(self, index):
         k = self._compiled.get(index)
@@ -193,5 +192,4 @@ class GlslKernel:
             _c().rs_dispatch(stream, kernel, grid, blob, len(blob), acc, len(tensors)),
             f"launching {self.name}",
         )
-        self.launches += 1
         GlslKernel.total_launches += 1

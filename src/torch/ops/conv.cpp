@@ -10,8 +10,8 @@
 //   weight grad  dw from dy and x                       (RS_CONV_GRAD_WEIGHT)
 // A transposed convolution's forward is the input gradient of the plain
 // convolution with the same weight, and its backward swaps the roles. The
-// results are contiguous (result_format says why). float32, float16, bfloat16 (accumulated in float32, rounded
-// once), float64 on fp64 devices and the integer dtypes CPU convolves run
+// results are contiguous (result_like says why). float32, float16,
+// bfloat16 (accumulated in float32, rounded once), float64 on fp64 devices and the integer dtypes CPU convolves run
 // natively (complex never reaches here: F.conv* split it into real
 // convolutions); the rest (float64 under the apple profile, integer
 // backward, integer transposed convolutions other than int64, whose CPU
@@ -225,13 +225,6 @@ bool runs_native(const Tensor& input, const Tensor& weight, const OptTensor& bia
   }
 }
 
-// The layout of a result: contiguous, whatever the input's and the
-// weight's. PyTorch's fake tensors (torch.compile, torch.export) plan a
-// convolution's outputs with _conv_determine_backend_memory_format, which
-// for an out-of-tree backend (ConvBackend::Overrideable) is contiguous, and
-// a compiled graph asserts the real strides against the planned ones. (CPU
-// and cuDNN keep channels_last; the engine reads either layout.)
-at::MemoryFormat result_format() { return at::MemoryFormat::Contiguous; }
 
 // One product of the engine: x, w, y as rs_conv names them (the one written
 // is the op's result); the others are read.
@@ -253,8 +246,14 @@ void run_conv(rs_conv_op op, const Geometry& g, const Tensor& x, const Tensor& w
   check(rs_conv_run(current_stream_for(y), &c));
 }
 
-Tensor result_like(const Tensor& like, Dims sizes, at::MemoryFormat format) {
-  return at::empty(sizes, like.options().memory_format(format));
+// A result: contiguous, whatever the input's and the weight's layouts.
+// PyTorch's fake tensors (torch.compile, torch.export) plan a convolution's
+// outputs with _conv_determine_backend_memory_format, which for an
+// out-of-tree backend (ConvBackend::Overrideable) is contiguous, and a
+// compiled graph asserts the real strides against the planned ones. (CPU
+// and cuDNN keep channels_last; the engine reads either layout.)
+Tensor result_like(const Tensor& like, Dims sizes) {
+  return at::empty(sizes, like.options());
 }
 
 Dims with_nc(int64_t n, int64_t c, const Dims& sp) {
@@ -270,19 +269,18 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const OptTensor& b
   if (!runs_native(input, weight, bias, transposed, false))
     return convolution_host(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
-  auto format = result_format();
   // resolved (neg-bit) copies live until the dispatch is recorded
   Tensor x = resolved(input), w = resolved(weight);
   Tensor b = bias.has_value() && bias->defined() ? resolved(*bias).contiguous() : Tensor();
   if (!transposed) {
-    Tensor y = result_like(input, with_nc(input.size(0), weight.size(0), conv_out_sizes(input, weight, g)), format);
+    Tensor y = result_like(input, with_nc(input.size(0), weight.size(0), conv_out_sizes(input, weight, g)));
     run_conv(RS_CONV_FORWARD, g, x, w, y, b);
     return y;
   }
   // weight (C_in, C_out/G, K...): the input gradient of the plain
   // convolution from C_out to C_in, whose dy is this input
   Tensor y = result_like(input, with_nc(input.size(0), weight.size(1) * groups,
-                                        transposed_out_sizes(input, weight, g, output_padding)), format);
+                                        transposed_out_sizes(input, weight, g, output_padding)));
   run_conv(RS_CONV_GRAD_INPUT, g, y, w, x);
   if (b.defined()) {
     Dims bshape(y.dim(), 1);
@@ -311,8 +309,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   Geometry g = geometry(input.dim() - 2, stride, padding, dilation, groups);
   Tensor dy = resolved(grad_output), x = resolved(input), w = resolved(weight);
   Tensor gi, gw, gb;
-  if (mask[0]) gi = result_like(input, input.sizes().vec(), result_format());
-  if (mask[1]) gw = result_like(weight, weight.sizes().vec(), result_format());
+  if (mask[0]) gi = result_like(input, input.sizes().vec());
+  if (mask[1]) gw = result_like(weight, weight.sizes().vec());
   if (!transposed) {
     if (mask[0]) run_conv(RS_CONV_GRAD_INPUT, g, gi, w, dy);
     if (mask[1]) run_conv(RS_CONV_GRAD_WEIGHT, g, x, gw, dy);
