@@ -19,6 +19,7 @@
 #include "russet/grid_sample.h"
 #include "russet/index_reduce.h"
 #include "russet/interp.h"
+#include "russet/linalg.h"
 #include "russet/loss.h"
 #include "russet/norm.h"
 #include "russet/optim.h"

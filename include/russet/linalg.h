@@ -1,0 +1,68 @@
+/* russet/linalg.h: linear algebra on batches of matrices, LAPACK's unblocked
+ * algorithms (src/engine/linalg.c, kernels/linalg.comp; docs/linalg.md).
+ *
+ * Every matrix argument is a 3-d view (P, rows, columns) and every vector
+ * argument a 2-d view (P, length), any strides (a batch stride of 0 shares
+ * one matrix). Dtypes: float32 and complex64, and float64 and complex128
+ * where the device has float64 arithmetic (RS_ERR_UNSUPPORTED otherwise,
+ * and for any other dtype: the caller runs the op elsewhere). Pivots and
+ * info are int32, pivots 1-based, as LAPACK's. Outputs must not overlap
+ * inputs unless the function works in place. Nothing waits for the GPU;
+ * an empty batch records nothing.
+ *
+ * The factorizations (Cholesky, LU, QR) run one workgroup a matrix, the
+ * solves one invocation a column of the result: a whole batch in one
+ * dispatch, where composing them from single ops took a few dispatches a
+ * column. The factorizations keep one column in shared memory: rows past
+ * what the device's shared memory holds give RS_ERR_UNSUPPORTED. */
+#ifndef RUSSET_LINALG_H
+#define RUSSET_LINALG_H
+
+#include "russet/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The lower Cholesky factor of each matrix's lower triangle (conjugated
+ * first when conj_a, which with a transposed view reads the upper one):
+ * l (P, n, n) gets the factor and zeros above it, info (P) 0, or j + 1 for
+ * a matrix that is not positive definite at column j (d_j not > 0, or
+ * NaN), whose l then holds potf2's state: d_j on the diagonal and a's
+ * values in column j and the ones after it. */
+RS_API rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *l,
+                             const rs_tensor *info);
+
+/* LU with partial pivoting (getf2) of a (P, m, n) in place: L below the
+ * diagonal (unit diagonal implied), U on and above; piv (P, min(m, n)) the
+ * row swapped with row j at step j, plus one; info (P) the first column
+ * whose pivot is zero, plus one, or 0. */
+RS_API rs_status rs_lu_factor(rs_stream *s, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info);
+
+/* A X = B for triangular A (P, n, n): x (P, n, k) holds B and gets X.
+ * upper: A is upper triangular (else lower); unit: its diagonal is taken as
+ * ones; conj_a: A is read conjugated. Only A's triangle is read. */
+RS_API rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_a, int upper, int unit,
+                                     const rs_tensor *x);
+
+/* The row interchanges of an LU factorization applied to x (P, n, k) in
+ * place: rows j and piv[j] - 1 swap for j = 0 .. K - 1 (P^T B), or for j
+ * from K - 1 down with inverse (P B). A pivot outside [1, n] raises the
+ * device error at the next sync, and that interchange is skipped. */
+RS_API rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const rs_tensor *x);
+
+/* QR by Householder reflections (geqr2) of a (P, m, n) in place: R on and
+ * above the diagonal, the reflectors' vectors below it (their first entry,
+ * 1, implied); tau (P, min(m, n)) their scalars. */
+RS_API rs_status rs_geqrf(rs_stream *s, const rs_tensor *a, const rs_tensor *tau);
+
+/* Q = H_0 H_1 ... H_{r-1} on the first q columns of the m x m identity
+ * (org2r): v (P, m, >= r) holds the reflectors below its diagonal as
+ * rs_geqrf leaves them, tau (P, r) their scalars, q (P, m, q) gets Q. */
+RS_API rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tensor *tau,
+                                        const rs_tensor *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RUSSET_LINALG_H */

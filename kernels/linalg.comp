@@ -1,0 +1,300 @@
+// linalg.comp: LAPACK's unblocked factorizations and the solves built on
+// them, over a batch of matrices (src/engine/linalg.c; contract in
+// russet/linalg.h). Every view is read and written through its strides.
+//
+// MODE 0, 1 and 4 factor a matrix a workgroup (looping over the batch).
+// Invocation t owns the columns c = t, t + NT, ... and is the only one that
+// reads or writes them in global memory, so no global-memory coherence is
+// needed between invocations: what a step hands on (a pivot, a scaled
+// column, a reflector) goes through shared memory between barriers.
+//
+// MODE 0 Cholesky (right-looking potf2) of the lower triangle of a (read
+//   conjugated with LA_F_CONJ) into out: the lower factor, zeros above.
+//   d_j = re(a_jj) - sum_k |l_jk|^2; a matrix whose d_j is not > 0 (or NaN)
+//   gets info = j + 1 and, as LAPACK's potf2 leaves it, d_j on the diagonal
+//   and a's values in column j and the ones after it.
+// MODE 1 LU with partial pivoting (getf2) of a in place: the pivot of column
+//   j is the first row of the largest |re| + |im| at or below j (isamax /
+//   izamax: a NaN never wins a comparison); whole rows swap; a non-zero
+//   pivot divides the column below it; the trailing block takes the rank-1
+//   update. piv is 1-based, info the first zero pivot's column + 1.
+// MODE 4 QR by Householder reflections (geqr2) of a in place, tau: for
+//   column j the reflector of x = a[j:, j] as dlarfg makes it (beta =
+//   -sign(re alpha) ||x||, tau = (beta - alpha) / beta, v = [1, x[1:] /
+//   (alpha - beta)]; tau = 0 when x[1:] is zero and alpha real), beta on
+//   the diagonal, v below it, H^H = I - conj(tau) v v^H applied to the
+//   columns on the right.
+//
+// MODE 2, 3 and 5 take one column of the result an invocation (no
+// cooperation): items P K, grid-stride.
+// MODE 2 the triangular solve A X = B (A lower, or upper with LA_F_UPPER;
+//   its diagonal ones with LA_F_UNIT; only its triangle is read, as trsm
+//   reads it), X over B in out, by substitution.
+// MODE 3 row interchanges of out by piv: rows j and piv[j] - 1 for j
+//   ascending (P^T B), or descending with LA_F_INVERSE (P B).
+// MODE 5 Q = H_0 H_1 ... H_{R-1} applied to the first K columns of the
+//   identity (org2r), from the reflectors below a's diagonal and tau.
+//
+// Defines: DT (float32, complex64; float64 and complex128 where the device
+// has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 0, 1
+// and 4: the rows the shared column holds).
+#version 460
+#include "common/dtype.glsl"
+#include "params/linalg.h"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+#include "common/error.glsl"
+
+layout(local_size_x = NT) in;
+
+layout(push_constant) uniform Push { RS_LINALG_PUSH } pc;
+#define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
+
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#define T_DT 3  // int32 pivots and info
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#define CM_DT DT
+#include "common/ops.glsl"  // rs_cmul, rs_cdiv (c10's complex division)
+
+#define ACC RS_OPMT(DT)
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+#define REAL double
+#else
+#define REAL float
+#endif
+
+ACC ld(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
+#if RS_IS_COMPLEX(DT)
+ACC mul(ACC x, ACC y) { return rs_cmul(x, y); }
+ACC dv(ACC x, ACC y) { return rs_cdiv(x, y); }
+ACC cj(ACC x) { return ACC(x.x, -x.y); }
+REAL re(ACC x) { return x.x; }
+REAL im(ACC x) { return x.y; }
+REAL mag1(ACC x) { return abs(x.x) + abs(x.y); }  // izamax's |re| + |im|
+REAL sq(ACC x) { return x.x * x.x + x.y * x.y; }
+ACC of_real(REAL r) { return ACC(r, REAL(0)); }
+bool is_zero(ACC x) { return x.x == REAL(0) && x.y == REAL(0); }
+#else
+ACC mul(ACC x, ACC y) { return x * y; }
+ACC dv(ACC x, ACC y) { return x / y; }
+ACC cj(ACC x) { return x; }
+REAL re(ACC x) { return x; }
+REAL im(ACC x) { return REAL(0); }
+REAL mag1(ACC x) { return abs(x); }
+REAL sq(ACC x) { return x * x; }
+ACC of_real(REAL r) { return r; }
+bool is_zero(ACC x) { return x == REAL(0); }
+#endif
+
+#if RS_IS_CF(DT)
+void st(uint64_t base, int64_t off, ACC v) { RS_SET_CF(DT)(base, off, v); }
+#elif RS_IS_CD(DT)
+void st(uint64_t base, int64_t off, ACC v) {
+    RS_SET_CD(DT)(base, off, u64vec2(doubleBitsToUint64(v.x), doubleBitsToUint64(v.y)));
+}
+#elif RS_IS_DBL(DT)
+void st(uint64_t base, int64_t off, ACC v) { RS_SET_D(DT)(base, off, doubleBitsToUint64(v)); }
+#else
+void st(uint64_t base, int64_t off, ACC v) { RS_SET_F(DT)(base, off, v); }
+#endif
+
+int64_t cp(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+bool flag(uint f) { return (pc.flags & f) != 0u; }
+
+// element (i, j) of matrix p of a (read conjugated with LA_F_CONJ) and of out
+ACC a_at(int64_t p, int64_t i, int64_t j) {
+    ACC v = ld(pc.a, p * cp(LA_A_ST) + i * cp(LA_A_ST + 1) + j * cp(LA_A_ST + 2));
+    return flag(LA_F_CONJ) ? cj(v) : v;
+}
+int64_t a_off(int64_t p, int64_t i, int64_t j) {
+    return p * cp(LA_A_ST) + i * cp(LA_A_ST + 1) + j * cp(LA_A_ST + 2);
+}
+int64_t o_off(int64_t p, int64_t i, int64_t j) {
+    return p * cp(LA_OUT_ST) + i * cp(LA_OUT_ST + 1) + j * cp(LA_OUT_ST + 2);
+}
+void set_i32(uint64_t base, int64_t off, int64_t v) { RS_SET_I(3)(base, off, uint64_t(v)); }
+
+#if MODE == 0 || MODE == 1 || MODE == 4
+shared ACC col[MMAX];  // the column step j hands on (rows j + 1 .. m - 1)
+shared ACC sh_scalar;  // MODE 4: conj(tau_j)
+shared int64_t sh_index;  // MODE 0: the failed column (n: none); MODE 1: the pivot row
+shared bool sh_flag;      // MODE 1: the pivot is zero
+shared REAL sh_real;      // MODE 0: d_j of the failed column
+
+void main() {
+    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), k = cp(LA_K);
+    const int64_t t = int64_t(gl_LocalInvocationID.x);
+    for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
+#if MODE == 0
+        // out = the lower triangle of a, zeros above
+        for (int64_t c = t; c < n; c += NT)
+            for (int64_t i = 0; i < n; ++i) st(pc.res, o_off(p, i, c), i >= c ? a_at(p, i, c) : ACC(0));
+        if (t == 0) sh_index = n;
+        barrier();
+        for (int64_t j = 0; j < n; ++j) {
+            if (j % NT == t) {
+                REAL d = re(ld(pc.res, o_off(p, j, j)));
+                if (!(d > REAL(0))) {
+                    sh_index = j;
+                    sh_real = d;
+                } else {
+                    REAL ljj = sqrt(d);
+                    st(pc.res, o_off(p, j, j), of_real(ljj));
+                    for (int64_t i = j + 1; i < n; ++i) {
+                        ACC v = dv(ld(pc.res, o_off(p, i, j)), of_real(ljj));
+                        st(pc.res, o_off(p, i, j), v);
+                        col[int(i)] = v;
+                    }
+                }
+            }
+            barrier();
+            if (sh_index < n) break;
+            for (int64_t c = j + 1 + (t - (j + 1) % NT + NT) % NT; c < n; c += NT) {
+                ACC lc = cj(col[int(c)]);
+                for (int64_t i = c; i < n; ++i)
+                    st(pc.res, o_off(p, i, c), ld(pc.res, o_off(p, i, c)) - mul(col[int(i)], lc));
+            }
+            barrier();
+        }
+        const int64_t f = sh_index;
+        if (f < n) {  // potf2's state at the failure: a's values from column f on, d_f on its diagonal
+            for (int64_t c = f + (t - f % NT + NT) % NT; c < n; c += NT)
+                for (int64_t i = c; i < n; ++i) st(pc.res, o_off(p, i, c), i == f ? of_real(sh_real) : a_at(p, i, c));
+        }
+        if (t == 0) set_i32(pc.info, p * cp(LA_INFO_ST), f < n ? f + 1 : 0);
+        barrier();  // sh_index is reset for the next matrix
+#elif MODE == 1
+        int64_t info = 0;  // invocation 0's
+        for (int64_t j = 0; j < k; ++j) {
+            if (j % NT == t) {  // isamax over rows j.. of column j
+                int64_t best = j;
+                REAL bmag = mag1(ld(pc.a, a_off(p, j, j)));
+                for (int64_t i = j + 1; i < m; ++i) {
+                    REAL v = mag1(ld(pc.a, a_off(p, i, j)));
+                    if (v > bmag) {
+                        bmag = v;
+                        best = i;
+                    }
+                }
+                sh_index = best;
+            }
+            barrier();
+            const int64_t r = sh_index;
+            if (t == 0) set_i32(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1), r + 1);
+            if (r != j) {
+                for (int64_t c = t; c < n; c += NT) {
+                    ACC x = ld(pc.a, a_off(p, j, c)), y = ld(pc.a, a_off(p, r, c));
+                    st(pc.a, a_off(p, j, c), y);
+                    st(pc.a, a_off(p, r, c), x);
+                }
+            }
+            if (j % NT == t) {
+                ACC pivot = ld(pc.a, a_off(p, j, j));
+                bool zero = is_zero(pivot);
+                for (int64_t i = j + 1; i < m; ++i) {
+                    ACC v = ld(pc.a, a_off(p, i, j));
+                    if (!zero) {
+                        v = dv(v, pivot);
+                        st(pc.a, a_off(p, i, j), v);
+                    }
+                    col[int(i)] = v;
+                }
+                sh_flag = zero;
+            }
+            barrier();
+            if (t == 0 && info == 0 && sh_flag) info = j + 1;
+            for (int64_t c = j + 1 + (t - (j + 1) % NT + NT) % NT; c < n; c += NT) {
+                ACC ujc = ld(pc.a, a_off(p, j, c));
+                for (int64_t i = j + 1; i < m; ++i)
+                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(col[int(i)], ujc));
+            }
+            barrier();
+        }
+        if (t == 0) set_i32(pc.info, p * cp(LA_INFO_ST), info);
+#else  // MODE 4
+        for (int64_t j = 0; j < k; ++j) {
+            if (j % NT == t) {  // the reflector of column j
+                ACC alpha = ld(pc.a, a_off(p, j, j));
+                REAL xnorm2 = REAL(0);
+                for (int64_t i = j + 1; i < m; ++i) xnorm2 += sq(ld(pc.a, a_off(p, i, j)));
+                REAL ar = re(alpha), ai = im(alpha);
+                bool skip = xnorm2 == REAL(0) && ai == REAL(0);
+                REAL norm = sqrt(ar * ar + ai * ai + xnorm2);
+                ACC beta = of_real(ar >= REAL(0) ? -norm : norm);
+                ACC tau = skip ? ACC(0) : dv(beta - alpha, beta);
+                ACC scale = skip ? of_real(REAL(1)) : dv(of_real(REAL(1)), alpha - beta);
+                for (int64_t i = j + 1; i < m; ++i) {
+                    ACC v = mul(ld(pc.a, a_off(p, i, j)), scale);
+                    st(pc.a, a_off(p, i, j), v);
+                    col[int(i)] = v;
+                }
+                if (!skip) st(pc.a, a_off(p, j, j), beta);
+                st(pc.tau, p * cp(LA_TAU_ST) + j * cp(LA_TAU_ST + 1), tau);
+                sh_scalar = cj(tau);
+            }
+            barrier();
+            const ACC tc = sh_scalar;
+            for (int64_t c = j + 1 + (t - (j + 1) % NT + NT) % NT; c < n; c += NT) {
+                ACC w = ld(pc.a, a_off(p, j, c));  // v^H a[:, c], v_j = 1
+                for (int64_t i = j + 1; i < m; ++i) w += mul(cj(col[int(i)]), ld(pc.a, a_off(p, i, c)));
+                w = mul(tc, w);
+                st(pc.a, a_off(p, j, c), ld(pc.a, a_off(p, j, c)) - w);
+                for (int64_t i = j + 1; i < m; ++i)
+                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(col[int(i)], w));
+            }
+            barrier();
+        }
+#endif
+    }
+}
+
+#else  // MODE 2, 3, 5: a column of the result an invocation
+
+void main() {
+    const int64_t P = cp(LA_P), m = cp(LA_M), K = cp(LA_K);
+    const int64_t items = P * K;
+    for (int64_t id = int64_t(gl_GlobalInvocationID.x); id < items; id += int64_t(gl_NumWorkGroups.x) * NT) {
+        const int64_t p = id / K, c = id % K;
+#if MODE == 2
+        const bool upper = flag(LA_F_UPPER), unit = flag(LA_F_UNIT);
+        for (int64_t s = 0; s < m; ++s) {
+            const int64_t i = upper ? m - 1 - s : s;
+            ACC x = ld(pc.res, o_off(p, i, c));
+            const int64_t lo = upper ? i + 1 : 0, hi = upper ? m : i;
+            for (int64_t q = lo; q < hi; ++q) x -= mul(a_at(p, i, q), ld(pc.res, o_off(p, q, c)));
+            if (!unit) x = dv(x, a_at(p, i, i));
+            st(pc.res, o_off(p, i, c), x);
+        }
+#elif MODE == 3
+        const int64_t steps = cp(LA_N);
+        for (int64_t s = 0; s < steps; ++s) {
+            const int64_t j = flag(LA_F_INVERSE) ? steps - 1 - s : s;
+            const int64_t r = RS_LDO(3)(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1)) - 1;
+            if (rs_neg64(r) || r >= m) {
+                rs_raise(1u, r + 1);
+                continue;
+            }
+            if (r == j) continue;
+            ACC x = ld(pc.res, o_off(p, j, c)), y = ld(pc.res, o_off(p, r, c));
+            st(pc.res, o_off(p, j, c), y);
+            st(pc.res, o_off(p, r, c), x);
+        }
+#else  // MODE 5: column c of Q, from e_c, the reflectors from the last
+        for (int64_t i = 0; i < m; ++i) st(pc.res, o_off(p, i, c), of_real(i == c ? REAL(1) : REAL(0)));
+        for (int64_t r = cp(LA_R) - 1; r >= 0; --r) {
+            ACC w = ld(pc.res, o_off(p, r, c));
+            for (int64_t i = r + 1; i < m; ++i) w += mul(cj(ld(pc.a, a_off(p, i, r))), ld(pc.res, o_off(p, i, c)));
+            w = mul(ld(pc.tau, p * cp(LA_TAU_ST) + r * cp(LA_TAU_ST + 1)), w);
+            st(pc.res, o_off(p, r, c), ld(pc.res, o_off(p, r, c)) - w);
+            for (int64_t i = r + 1; i < m; ++i)
+                st(pc.res, o_off(p, i, c), ld(pc.res, o_off(p, i, c)) - mul(ld(pc.a, a_off(p, i, r)), w));
+        }
+#endif
+    }
+}
+#endif

@@ -1,0 +1,33 @@
+/* linalg.comp's parameters, written by src/engine/linalg.c (README.md here). */
+#ifndef RS_PARAMS_LINALG_H
+#define RS_PARAMS_LINALG_H
+
+#define RS_LINALG_PUSH \
+    uint64_t a;       /* MODE 0 and 2: the matrices read; 1 and 4: factored in place; 5: the reflectors */ \
+    uint64_t res;     /* MODE 0: the factor; 2 and 3: the right-hand sides, in place; 5: Q */ \
+    uint64_t piv;     /* int32 pivots, 1-based (MODE 1 writes, MODE 3 reads) */ \
+    uint64_t info;    /* int32 (MODE 0 and 1) */ \
+    uint64_t tau;     /* MODE 4 writes, MODE 5 reads */ \
+    uint64_t params;  /* LA_ slots */ \
+    uint64_t err; \
+    uint32_t site; \
+    uint32_t flags;   /* LA_F_ bits */
+
+#define LA_P 0        /* matrices in the batch */
+#define LA_M 1        /* rows */
+#define LA_N 2        /* columns; MODE 3: the pivots */
+#define LA_K 3        /* MODE 1 and 4: min(m, n); 2, 3 and 5: the result's columns */
+#define LA_R 4        /* MODE 5: reflectors */
+#define LA_A_ST 5     /* 3 strides each (batch, row, column): a, out */
+#define LA_OUT_ST 8
+#define LA_PIV_ST 11  /* 2 strides each (batch, index): piv, tau */
+#define LA_TAU_ST 13
+#define LA_INFO_ST 15
+#define LA_SLOTS 16
+
+#define LA_F_CONJ 1u    /* a is read conjugated (MODE 0 and 2) */
+#define LA_F_UPPER 2u   /* MODE 2: a is upper triangular (else lower) */
+#define LA_F_UNIT 4u    /* MODE 2: a's diagonal is taken as ones */
+#define LA_F_INVERSE 8u /* MODE 3: the interchanges in reverse order (P B, not P^T B) */
+
+#endif

@@ -1,0 +1,200 @@
+/* linalg.c: LAPACK's unblocked factorizations and the solves built on them
+ * (contract in russet/linalg.h) on kernels/linalg.comp: Cholesky, LU and QR
+ * a workgroup a matrix (MODE 0, 1, 4), the triangular solve, the row
+ * interchanges and the Householder product an invocation a result column
+ * (MODE 2, 3, 5). Each call is one dispatch over the whole batch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "params/linalg.h"
+#include "russet/linalg.h"
+
+typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
+
+enum { MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5 };
+enum { NT_FACTOR = 64 }; /* a factorization's workgroup: its columns dealt round-robin */
+
+/* What one call dispatches: the sizes, the views' strides (LA_ slots) and
+ * the push constants. */
+typedef struct la_call {
+    const char *op;
+    rs_dtype dt;
+    int64_t slots[LA_SLOTS];
+    linalg_push pc;
+} la_call;
+
+static rs_status check_dtype(rs_stream *s, la_call *c, const rs_tensor *t) {
+    rs_dtype dt = t->dtype;
+    if (dt != RS_FLOAT32 && dt != RS_COMPLEX64 && dt != RS_FLOAT64 && dt != RS_COMPLEX128)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, complex64, float64 and complex128 (got %s)",
+                        c->op, rs_dtype_name(dt));
+    if ((dt == RS_FLOAT64 || dt == RS_COMPLEX128) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs float64 arithmetic, which this device lacks", c->op,
+                        rs_dtype_name(dt));
+    c->dt = dt;
+    return RS_OK;
+}
+
+/* a (P, rows, cols) view of the call's dtype; rows or cols < 0: any */
+static rs_status check_matrices(const la_call *c, const char *what, const rs_tensor *t, int64_t p, int64_t rows,
+                                int64_t cols) {
+    if (!t || t->ndim != 3 || t->dtype != c->dt || t->sizes[0] != p || (rows >= 0 && t->sizes[1] != rows) ||
+        (cols >= 0 && t->sizes[2] != cols))
+        return rs_error(RS_ERR_INVALID, "%s: %s must be a (%lld, %lld, %lld) view of %s", c->op, what, (long long)p,
+                        (long long)rows, (long long)cols, rs_dtype_name(c->dt));
+    return RS_OK;
+}
+
+/* a (P, len) view of dt, or (P) for len < 0 */
+static rs_status check_vector(const la_call *c, const char *what, const rs_tensor *t, rs_dtype dt, int64_t p,
+                              int64_t len) {
+    int ok = t && t->dtype == dt && t->ndim == (len < 0 ? 1 : 2) && t->sizes[0] == p && (len < 0 || t->sizes[1] == len);
+    if (!ok)
+        return rs_error(RS_ERR_INVALID, "%s: %s must be a %s view of %s with %lld rows%s", c->op, what,
+                        len < 0 ? "1-d" : "2-d", rs_dtype_name(dt), (long long)p, len < 0 ? "" : " of the right length");
+    return RS_OK;
+}
+
+static void put_strides(int64_t *slots, int at, const rs_tensor *t) {
+    for (int d = 0; d < t->ndim; ++d) slots[at + d] = t->strides[d];
+}
+
+static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_rows, const rs_access *acc, int n_acc) {
+    const int64_t p = c->slots[LA_P], k = c->slots[LA_K];
+    if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
+    rs_device *dev = rs_stream_device(s);
+    int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
+    /* the shared column: rows rounded up to a power of two from 64 (few kernel variants) */
+    int64_t mmax = 64;
+    while (factor && mmax < factor_rows) mmax *= 2;
+    if (factor && (uint64_t)mmax * rs_dtype_size(c->dt) + 64 > rs_stream_features(s)->max_shared_memory)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: a matrix of %lld rows needs %lld bytes of shared memory, past the "
+                        "device's %u", c->op, (long long)factor_rows,
+                        (long long)(mmax * (int64_t)rs_dtype_size(c->dt)), rs_stream_features(s)->max_shared_memory);
+    char defines[96];
+    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode,
+             factor ? (unsigned)NT_FACTOR : RS_KERNEL_WG, (long long)(factor ? mmax : 1));
+    rs_kernel *kern = NULL;
+    rs_status st = rs_kernel_get(dev, "linalg.comp", defines, &kern);
+    if (st != RS_OK) return st;
+    void *host = NULL;
+    if ((st = rs_stream_arena(s, sizeof c->slots, &host, &c->pc.params)) != RS_OK) return st;
+    memcpy(host, c->slots, sizeof c->slots);
+    c->pc.err = rs_device_error_address(dev);
+    c->pc.site = rs_device_error_site(dev, c->op);
+    if (!factor) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
+    uint32_t groups[3] = {rs_groups_capped(s, (uint64_t)p, (uint64_t)p), 1, 1};
+    return rs_dispatch(s, kern, groups, &c->pc, sizeof c->pc, acc, n_acc);
+}
+
+static void begin(la_call *c, const char *op) {
+    memset(c, 0, sizeof *c);
+    c->op = op;
+}
+
+rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *l, const rs_tensor *info) {
+    la_call c;
+    begin(&c, "linalg.cholesky");
+    if (!s || !a || !l || !info) return rs_error(RS_ERR_INVALID, "rs_cholesky: missing arguments");
+    rs_status st = check_dtype(s, &c, a);
+    if (st != RS_OK) return st;
+    if (a->ndim != 3 || a->sizes[1] != a->sizes[2])
+        return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
+    const int64_t p = a->sizes[0], n = a->sizes[1];
+    if ((st = check_matrices(&c, "l", l, p, n, n)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1))) return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = n;
+    put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, l), put_strides(c.slots, LA_INFO_ST, info);
+    c.pc.a = a->address, c.pc.res = l->address, c.pc.info = info->address;
+    c.pc.flags = conj_a ? LA_F_CONJ : 0u;
+    rs_access acc[3] = {rs_tensor_access(a, 0), rs_tensor_access(l, 1), rs_tensor_access(info, 1)};
+    return dispatch(s, &c, MODE_CHOLESKY, n, acc, 3);
+}
+
+rs_status rs_lu_factor(rs_stream *s, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info) {
+    la_call c;
+    begin(&c, "linalg.lu_factor");
+    if (!s || !a || !piv || !info) return rs_error(RS_ERR_INVALID, "rs_lu_factor: missing arguments");
+    rs_status st = check_dtype(s, &c, a);
+    if (st != RS_OK) return st;
+    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", c.op);
+    const int64_t p = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
+    if ((st = check_vector(&c, "piv", piv, RS_INT32, p, k)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1)))
+        return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = m, c.slots[LA_N] = n, c.slots[LA_K] = k;
+    put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_PIV_ST, piv), put_strides(c.slots, LA_INFO_ST, info);
+    c.pc.a = a->address, c.pc.piv = piv->address, c.pc.info = info->address;
+    rs_access acc[3] = {rs_tensor_access(a, 1), rs_tensor_access(piv, 1), rs_tensor_access(info, 1)};
+    return dispatch(s, &c, MODE_LU, m, acc, 3);
+}
+
+rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_a, int upper, int unit, const rs_tensor *x) {
+    la_call c;
+    begin(&c, "linalg.solve_triangular");
+    if (!s || !a || !x) return rs_error(RS_ERR_INVALID, "rs_triangular_solve: missing arguments");
+    rs_status st = check_dtype(s, &c, a);
+    if (st != RS_OK) return st;
+    if (a->ndim != 3 || a->sizes[1] != a->sizes[2])
+        return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
+    const int64_t p = a->sizes[0], n = a->sizes[1];
+    if ((st = check_matrices(&c, "x", x, p, n, -1)) != RS_OK) return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = x->sizes[2];
+    put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, x);
+    c.pc.a = a->address, c.pc.res = x->address;
+    c.pc.flags = (conj_a ? LA_F_CONJ : 0u) | (upper ? LA_F_UPPER : 0u) | (unit ? LA_F_UNIT : 0u);
+    rs_access acc[2] = {rs_tensor_access(a, 0), rs_tensor_access(x, 1)};
+    return dispatch(s, &c, MODE_TRSM, 0, acc, 2);
+}
+
+rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const rs_tensor *x) {
+    la_call c;
+    begin(&c, "linalg.lu_solve");
+    if (!s || !piv || !x) return rs_error(RS_ERR_INVALID, "rs_lu_permute: missing arguments");
+    rs_status st = check_dtype(s, &c, x);
+    if (st != RS_OK) return st;
+    if (x->ndim != 3 || piv->ndim != 2) return rs_error(RS_ERR_INVALID, "%s: x must be (P, n, k), piv (P, K)", c.op);
+    const int64_t p = x->sizes[0];
+    if ((st = check_vector(&c, "piv", piv, RS_INT32, p, piv->sizes[1])) != RS_OK) return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = x->sizes[1], c.slots[LA_N] = piv->sizes[1], c.slots[LA_K] = x->sizes[2];
+    put_strides(c.slots, LA_OUT_ST, x), put_strides(c.slots, LA_PIV_ST, piv);
+    c.pc.res = x->address, c.pc.piv = piv->address;
+    c.pc.flags = inverse ? LA_F_INVERSE : 0u;
+    rs_access acc[2] = {rs_tensor_access(piv, 0), rs_tensor_access(x, 1)};
+    return dispatch(s, &c, MODE_PERMUTE, 0, acc, 2);
+}
+
+rs_status rs_geqrf(rs_stream *s, const rs_tensor *a, const rs_tensor *tau) {
+    la_call c;
+    begin(&c, "geqrf");
+    if (!s || !a || !tau) return rs_error(RS_ERR_INVALID, "rs_geqrf: missing arguments");
+    rs_status st = check_dtype(s, &c, a);
+    if (st != RS_OK) return st;
+    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", c.op);
+    const int64_t p = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
+    if ((st = check_vector(&c, "tau", tau, c.dt, p, k)) != RS_OK) return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = m, c.slots[LA_N] = n, c.slots[LA_K] = k;
+    put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_TAU_ST, tau);
+    c.pc.a = a->address, c.pc.tau = tau->address;
+    rs_access acc[2] = {rs_tensor_access(a, 1), rs_tensor_access(tau, 1)};
+    return dispatch(s, &c, MODE_GEQRF, m, acc, 2);
+}
+
+rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tensor *tau, const rs_tensor *q) {
+    la_call c;
+    begin(&c, "linalg.householder_product");
+    if (!s || !v || !tau || !q) return rs_error(RS_ERR_INVALID, "rs_householder_product: missing arguments");
+    rs_status st = check_dtype(s, &c, v);
+    if (st != RS_OK) return st;
+    if (v->ndim != 3 || tau->ndim != 2) return rs_error(RS_ERR_INVALID, "%s: v must be (P, m, n), tau (P, r)", c.op);
+    const int64_t p = v->sizes[0], m = v->sizes[1], r = tau->sizes[1];
+    if (r > v->sizes[2] || r > m)
+        return rs_error(RS_ERR_INVALID, "%s: %lld reflectors need as many columns and rows in v", c.op, (long long)r);
+    if ((st = check_vector(&c, "tau", tau, c.dt, p, r)) || (st = check_matrices(&c, "q", q, p, m, -1))) return st;
+    if (q->sizes[2] > m) return rs_error(RS_ERR_INVALID, "%s: q has more columns than rows", c.op);
+    c.slots[LA_P] = p, c.slots[LA_M] = m, c.slots[LA_N] = v->sizes[2], c.slots[LA_K] = q->sizes[2];
+    c.slots[LA_R] = r;
+    put_strides(c.slots, LA_A_ST, v), put_strides(c.slots, LA_OUT_ST, q), put_strides(c.slots, LA_TAU_ST, tau);
+    c.pc.a = v->address, c.pc.res = q->address, c.pc.tau = tau->address;
+    rs_access acc[3] = {rs_tensor_access(v, 0), rs_tensor_access(tau, 0), rs_tensor_access(q, 1)};
+    return dispatch(s, &c, MODE_ORGQR, 0, acc, 3);
+}

@@ -1,0 +1,374 @@
+/* The linear-algebra engine (russet/linalg.h) without torch, against
+ * double-precision references on the host: Cholesky (lower, and the upper
+ * triangle through a transposed conjugated view; a matrix that is not
+ * positive definite), LU with partial pivoting (square, tall, wide, a zero
+ * pivot; pivots as a double-precision getf2 picks them), the triangular
+ * solves (both triangles, unit diagonal, conjugated), the row interchanges,
+ * QR and the Householder product (Q R = A, Q^H Q = I). Batches of 3 with
+ * sizes past the factorization's 64 invocations (columns dealt round-robin),
+ * in float32 and complex64, and float64/complex128 where the device has
+ * float64 arithmetic. Bad arguments fail clearly; a pivot out of range
+ * raises the device error. */
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ctest.h"
+#include "engine/engine.h"
+
+typedef double complex cplx;
+enum { B = 3 };
+
+static int is_complex(rs_dtype dt) { return dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
+static int is_double(rs_dtype dt) { return dt == RS_FLOAT64 || dt == RS_COMPLEX128; }
+static double tol_of(rs_dtype dt) { return is_double(dt) ? 1e-10 : 2e-4; }
+
+/* host values <-> device bytes of dt (count elements) */
+static void encode(rs_dtype dt, const cplx *v, size_t count, void *out) {
+    for (size_t i = 0; i < count; ++i) {
+        switch (dt) {
+        case RS_FLOAT32: ((float *)out)[i] = (float)creal(v[i]); break;
+        case RS_FLOAT64: ((double *)out)[i] = creal(v[i]); break;
+        case RS_COMPLEX64: ((float *)out)[2 * i] = (float)creal(v[i]), ((float *)out)[2 * i + 1] = (float)cimag(v[i]); break;
+        default: ((double *)out)[2 * i] = creal(v[i]), ((double *)out)[2 * i + 1] = cimag(v[i]); break;
+        }
+    }
+}
+static void decode(rs_dtype dt, const void *in, size_t count, cplx *v) {
+    for (size_t i = 0; i < count; ++i) {
+        switch (dt) {
+        case RS_FLOAT32: v[i] = ((const float *)in)[i]; break;
+        case RS_FLOAT64: v[i] = ((const double *)in)[i]; break;
+        case RS_COMPLEX64: v[i] = ((const float *)in)[2 * i] + I * ((const float *)in)[2 * i + 1]; break;
+        default: v[i] = ((const double *)in)[2 * i] + I * ((const double *)in)[2 * i + 1]; break;
+        }
+    }
+}
+
+/* a device buffer holding v (count elements of dt) */
+static uint64_t upload(rs_device *dev, rs_stream *s, rs_dtype dt, const cplx *v, size_t count) {
+    size_t bytes = count * rs_dtype_size(dt);
+    void *buf = malloc(bytes ? bytes : 1);
+    encode(dt, v, count, buf);
+    uint64_t a = ctest_upload(dev, s, buf, bytes);
+    free(buf);
+    return a;
+}
+static rs_status download(rs_stream *s, rs_dtype dt, uint64_t a, size_t count, cplx *v) {
+    size_t bytes = count * rs_dtype_size(dt);
+    void *buf = malloc(bytes ? bytes : 1);
+    rs_status st = rs_memcpy_dtoh(s, buf, a, bytes);
+    decode(dt, buf, count, v);
+    free(buf);
+    return st;
+}
+
+static double noise(unsigned *seed) {
+    *seed = *seed * 1103515245u + 12345u;
+    return ((*seed >> 8) & 0xFFFF) / 32768.0 - 1.0;
+}
+/* P random (rows, cols) matrices, imaginary parts for complex dtypes */
+static cplx *random_matrices(rs_dtype dt, int64_t rows, int64_t cols, unsigned seed) {
+    cplx *v = malloc(sizeof(cplx) * (size_t)(B * rows * cols) + 1);
+    for (int64_t i = 0; i < B * rows * cols; ++i) {
+        double re = noise(&seed), im = noise(&seed);
+        v[i] = re + (is_complex(dt) ? im * I : 0);
+    }
+    return v;
+}
+static double max_abs(const cplx *v, size_t count) {
+    double m = 0;
+    for (size_t i = 0; i < count; ++i) m = fmax(m, cabs(v[i]));
+    return m;
+}
+#define AT(m, p, i, j, rows, cols) (m)[((p) * (rows) + (i)) * (cols) + (j)]
+
+/* ---- Cholesky */
+static void cholesky_case(rs_dtype dt, int64_t n) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    /* A = G G^H + n I: Hermitian positive definite; matrix 2's last diagonal
+     * entry is made negative enough that it fails at column n - 1 */
+    cplx *g = random_matrices(dt, n, n, 7u + (unsigned)n), *a = calloc((size_t)(B * n * n), sizeof(cplx));
+    for (int p = 0; p < B; ++p)
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = i == j ? (double)n : 0;
+                for (int64_t q = 0; q < n; ++q) sum += AT(g, p, i, q, n, n) * conj(AT(g, p, j, q, n, n));
+                AT(a, p, i, j, n, n) = sum;
+            }
+    AT(a, 2, n - 1, n - 1, n, n) = -1e4;
+    int64_t sz[3] = {B, n, n}, isz = B;
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dl, di;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * n) * rs_dtype_size(dt), s, &dl));
+    CHECK_OK(rs_alloc(dev, B * 4, s, &di));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), tl = ctest_view(dl, dt, 3, sz), ti = ctest_view(di, RS_INT32, 1, &isz);
+    cplx *l = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    for (int upper = 0; upper < 2; ++upper) {
+        /* upper: the lower factor of A^H read through the transposed view, conjugated */
+        rs_tensor src = ta;
+        if (upper) src.strides[1] = 1, src.strides[2] = n;
+        CHECK_OK(rs_cholesky(s, &src, upper, &tl, &ti));
+        int32_t info[B];
+        CHECK_OK(download(s, dt, dl, (size_t)(B * n * n), l));
+        CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
+        CHECK(info[0] == 0 && info[1] == 0 && info[2] == n);
+        for (int p = 0; p < 2; ++p) { /* L L^H = A (the lower triangle read) */
+            double err = 0, scale = max_abs(a + p * n * n, (size_t)(n * n));
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t j = 0; j < n; ++j) {
+                    cplx sum = 0;
+                    for (int64_t q = 0; q < n; ++q) sum += AT(l, p, i, q, n, n) * conj(AT(l, p, j, q, n, n));
+                    err = fmax(err, cabs(sum - AT(a, p, i, j, n, n))); /* A is Hermitian */
+                    if (i < j) CHECK(AT(l, p, i, j, n, n) == 0);
+                }
+            if (err > tol_of(dt) * scale) fprintf(stderr, "  cholesky %s n %lld: |L L^H - A| %g\n", rs_dtype_name(dt), (long long)n, err);
+            CHECK(err <= tol_of(dt) * scale);
+        }
+        /* matrix 2: potf2's state, d on the diagonal of the failed column, A's values in it */
+        CHECK(creal(AT(l, 2, n - 1, n - 1, n, n)) < -1e3 && cimag(AT(l, 2, n - 1, n - 1, n, n)) == 0);
+    }
+    free(g), free(a), free(l);
+    rs_free(dev, da), rs_free(dev, dl), rs_free(dev, di);
+}
+
+/* ---- LU; the reference: getf2 in double precision */
+static void getf2(cplx *a, int64_t m, int64_t n, int32_t *piv, int32_t *info) {
+    int64_t k = m < n ? m : n;
+    *info = 0;
+    for (int64_t j = 0; j < k; ++j) {
+        int64_t r = j;
+        double best = fabs(creal(a[j * n + j])) + fabs(cimag(a[j * n + j]));
+        for (int64_t i = j + 1; i < m; ++i) {
+            double v = fabs(creal(a[i * n + j])) + fabs(cimag(a[i * n + j]));
+            if (v > best) best = v, r = i;
+        }
+        piv[j] = (int32_t)(r + 1);
+        for (int64_t c = 0; c < n; ++c) {
+            cplx t = a[j * n + c];
+            a[j * n + c] = a[r * n + c], a[r * n + c] = t;
+        }
+        cplx pv = a[j * n + j];
+        if (pv == 0) {
+            if (*info == 0) *info = (int32_t)(j + 1);
+            continue;
+        }
+        for (int64_t i = j + 1; i < m; ++i) a[i * n + j] /= pv;
+        for (int64_t i = j + 1; i < m; ++i)
+            for (int64_t c = j + 1; c < n; ++c) a[i * n + c] -= a[i * n + j] * a[j * n + c];
+    }
+}
+
+static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n;
+    cplx *a = random_matrices(dt, m, n, 11u + (unsigned)(m * 31 + n));
+    /* matrix 2's column 0 is all zeros: a zero pivot at step 0 (info 1) */
+    for (int64_t i = 0; i < m; ++i) AT(a, 2, i, 0, m, n) = 0;
+    int64_t sz[3] = {B, m, n}, psz[2] = {B, k}, isz = B;
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dp, di;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dp));
+    CHECK_OK(rs_alloc(dev, B * 4, s, &di));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), tp = ctest_view(dp, RS_INT32, 2, psz), ti = ctest_view(di, RS_INT32, 1, &isz);
+    CHECK_OK(rs_lu_factor(s, &ta, &tp, &ti));
+    cplx *lu = malloc(sizeof(cplx) * (size_t)(B * m * n));
+    int32_t *piv = malloc(sizeof(int32_t) * (size_t)(B * k) + 4), info[B];
+    CHECK_OK(download(s, dt, da, (size_t)(B * m * n), lu));
+    CHECK_OK(rs_memcpy_dtoh(s, piv, dp, (size_t)(B * k) * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
+    for (int p = 0; p < B; ++p) {
+        cplx *ref = malloc(sizeof(cplx) * (size_t)(m * n));
+        int32_t rpiv[128], rinfo;
+        memcpy(ref, a + p * m * n, sizeof(cplx) * (size_t)(m * n));
+        getf2(ref, m, n, rpiv, &rinfo);
+        CHECK(info[p] == rinfo);
+        for (int64_t j = 0; j < k; ++j) {
+            if (piv[p * k + j] != rpiv[j]) fprintf(stderr, "  lu %s: matrix %d pivot %lld: %d, want %d\n", rs_dtype_name(dt), p, (long long)j, piv[p * k + j], rpiv[j]);
+            CHECK(piv[p * k + j] == rpiv[j]);
+        }
+        double err = 0;
+        for (int64_t i = 0; i < m * n; ++i) err = fmax(err, cabs(lu[p * m * n + i] - ref[i]));
+        if (err > tol_of(dt) * 10) fprintf(stderr, "  lu %s %lldx%lld matrix %d: |LU - ref| %g\n", rs_dtype_name(dt), (long long)m, (long long)n, p, err);
+        CHECK(err <= tol_of(dt) * 10);
+        free(ref);
+    }
+    CHECK(info[2] == 1);
+
+    /* the interchanges of matrix 0..2 applied to the identity's columns (P^T I), then undone */
+    if (m == n) {
+        int64_t xs[3] = {B, m, 2};
+        cplx *x = calloc((size_t)(B * m * 2), sizeof(cplx)), *y = malloc(sizeof(cplx) * (size_t)(B * m * 2));
+        for (int p = 0; p < B; ++p)
+            for (int64_t i = 0; i < m; ++i) AT(x, p, i, 0, m, 2) = (double)i, AT(x, p, i, 1, m, 2) = -(double)i;
+        uint64_t dx = upload(dev, s, dt, x, (size_t)(B * m * 2));
+        rs_tensor tx = ctest_view(dx, dt, 3, xs);
+        CHECK_OK(rs_lu_permute(s, &tp, 0, &tx));
+        CHECK_OK(download(s, dt, dx, (size_t)(B * m * 2), y));
+        for (int p = 0; p < B; ++p) {
+            double want[128];
+            for (int64_t i = 0; i < m; ++i) want[i] = (double)i;
+            for (int64_t j = 0; j < k; ++j) {
+                double t = want[j];
+                want[j] = want[piv[p * k + j] - 1], want[piv[p * k + j] - 1] = t;
+            }
+            for (int64_t i = 0; i < m; ++i) CHECK(AT(y, p, i, 0, m, 2) == want[i] && AT(y, p, i, 1, m, 2) == -want[i]);
+        }
+        CHECK_OK(rs_lu_permute(s, &tp, 1, &tx));
+        CHECK_OK(download(s, dt, dx, (size_t)(B * m * 2), y));
+        for (int64_t i = 0; i < B * m * 2; ++i) CHECK(y[i] == x[i]);
+        /* a pivot out of range: the device error at the sync */
+        int32_t bad = (int32_t)m + 1;
+        CHECK_OK(rs_memcpy_htod(s, dp, &bad, 4));
+        CHECK_OK(rs_lu_permute(s, &tp, 0, &tx));
+        CHECK(rs_stream_synchronize(s) == RS_ERR_DEVICE_ASSERT && strstr(rs_last_error(), "out of bounds"));
+        free(x), free(y);
+        rs_free(dev, dx);
+    }
+    free(a), free(lu), free(piv);
+    rs_free(dev, da), rs_free(dev, dp), rs_free(dev, di);
+}
+
+/* ---- triangular solves: A X = B for every triangle and flag, A read through a transposed view */
+static void trsm_case(rs_dtype dt, int64_t n, int64_t k) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    cplx *a = random_matrices(dt, n, n, 5u), *b = random_matrices(dt, n, k, 9u);
+    /* well conditioned with a unit diagonal too: off-diagonal entries of order 1 / n */
+    for (int p = 0; p < B; ++p)
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) AT(a, p, i, j, n, n) = i == j ? AT(a, p, i, j, n, n) + 4.0 : AT(a, p, i, j, n, n) / (double)n;
+    int64_t as[3] = {B, n, n}, bs[3] = {B, n, k};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n));
+    cplx *x = malloc(sizeof(cplx) * (size_t)(B * n * k));
+    for (int variant = 0; variant < 8; ++variant) {
+        int upper = variant & 1, unit = (variant >> 1) & 1, transposed = (variant >> 2) & 1;
+        uint64_t dx = upload(dev, s, dt, b, (size_t)(B * n * k));
+        rs_tensor ta = ctest_view(da, dt, 3, as), tx = ctest_view(dx, dt, 3, bs);
+        if (transposed) ta.strides[1] = 1, ta.strides[2] = n; /* op(A) = A^H with conj */
+        CHECK_OK(rs_triangular_solve(s, &ta, transposed, upper, unit, &tx));
+        CHECK_OK(download(s, dt, dx, (size_t)(B * n * k), x));
+        for (int p = 0; p < B; ++p) {
+            double err = 0;
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t c = 0; c < k; ++c) {
+                    cplx sum = 0;
+                    for (int64_t q = 0; q < n; ++q) {
+                        if (upper ? q < i : q > i) continue;
+                        cplx aiq = transposed ? conj(AT(a, p, q, i, n, n)) : AT(a, p, i, q, n, n);
+                        if (q == i && unit) aiq = 1;
+                        sum += aiq * AT(x, p, q, c, n, k);
+                    }
+                    err = fmax(err, cabs(sum - AT(b, p, i, c, n, k)));
+                }
+            if (err > tol_of(dt) * 10) fprintf(stderr, "  trsm %s variant %d: residual %g\n", rs_dtype_name(dt), variant, err);
+            CHECK(err <= tol_of(dt) * 10);
+        }
+        rs_free(dev, dx);
+    }
+    free(a), free(b), free(x);
+    rs_free(dev, da);
+}
+
+/* ---- QR: Q R = A and Q^H Q = I from geqrf and the Householder product */
+static void qr_case(rs_dtype dt, int64_t m, int64_t n) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n;
+    cplx *a = random_matrices(dt, m, n, 3u + (unsigned)m);
+    int64_t sz[3] = {B, m, n}, ts[2] = {B, k}, qs[3] = {B, m, k};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dt_, dq;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * rs_dtype_size(dt), s, &dt_));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * k) * rs_dtype_size(dt), s, &dq));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), tt = ctest_view(dt_, dt, 2, ts), tq = ctest_view(dq, dt, 3, qs);
+    CHECK_OK(rs_geqrf(s, &ta, &tt));
+    CHECK_OK(rs_householder_product(s, &ta, &tt, &tq));
+    cplx *r = malloc(sizeof(cplx) * (size_t)(B * m * n)), *q = malloc(sizeof(cplx) * (size_t)(B * m * k));
+    CHECK_OK(download(s, dt, da, (size_t)(B * m * n), r));
+    CHECK_OK(download(s, dt, dq, (size_t)(B * m * k), q));
+    for (int p = 0; p < B; ++p) {
+        double err = 0, orth = 0;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < k && c <= j; ++c) sum += AT(q, p, i, c, m, k) * AT(r, p, c, j, m, n);
+                err = fmax(err, cabs(sum - AT(a, p, i, j, m, n)));
+            }
+        for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < k; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < m; ++c) sum += conj(AT(q, p, c, i, m, k)) * AT(q, p, c, j, m, k);
+                orth = fmax(orth, cabs(sum - (i == j ? 1.0 : 0.0)));
+            }
+        if (err > tol_of(dt) * 10 || orth > tol_of(dt) * 10)
+            fprintf(stderr, "  qr %s %lldx%lld: |QR - A| %g, |Q^H Q - I| %g\n", rs_dtype_name(dt), (long long)m, (long long)n, err, orth);
+        CHECK(err <= tol_of(dt) * 10 && orth <= tol_of(dt) * 10);
+    }
+    free(a), free(r), free(q);
+    rs_free(dev, da), rs_free(dev, dt_), rs_free(dev, dq);
+}
+
+/* every case for one dtype; float64 kinds only where the device computes them */
+static int skip_dtype(rs_dtype dt) {
+    if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
+    int64_t sz[3] = {1, 2, 2}, isz = 1;
+    rs_tensor a = ctest_view(0, dt, 3, sz), info = ctest_view(0, RS_INT32, 1, &isz);
+    rs_status st = rs_cholesky(ctest_stream(ctest_device()), &a, 0, &a, &info);
+    if (st != RS_ERR_UNSUPPORTED) fprintf(stderr, "  %s without fp64: %s\n", rs_dtype_name(dt), rs_status_name(st));
+    return st == RS_ERR_UNSUPPORTED ? 1 : -1;
+}
+
+static void all_cases(rs_dtype dt) {
+    int skip = skip_dtype(dt);
+    CHECK(skip >= 0);
+    if (skip) return;
+    cholesky_case(dt, 5);
+    cholesky_case(dt, 70);
+    lu_case(dt, 6, 6);
+    lu_case(dt, 7, 4);
+    lu_case(dt, 4, 7);
+    lu_case(dt, 70, 70);
+    trsm_case(dt, 9, 3);
+    trsm_case(dt, 33, 70);
+    qr_case(dt, 6, 4);
+    qr_case(dt, 4, 6);
+    qr_case(dt, 70, 66);
+}
+
+TEST(float32) { all_cases(RS_FLOAT32); }
+TEST(complex64) { all_cases(RS_COMPLEX64); }
+TEST(float64_where_the_device_has_it) { all_cases(RS_FLOAT64); }
+TEST(complex128_where_the_device_has_it) { all_cases(RS_COMPLEX128); }
+
+TEST(bad_arguments_fail_clearly) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    int64_t sz[3] = {2, 3, 3}, wide[3] = {2, 3, 4}, tall[3] = {2, 4, 3}, isz = 2, psz[2] = {2, 3};
+    rs_tensor a = ctest_view(64, RS_FLOAT32, 3, sz), info = ctest_view(64, RS_INT32, 1, &isz);
+    rs_tensor piv = ctest_view(64, RS_INT32, 2, psz), w = ctest_view(64, RS_FLOAT32, 3, wide);
+    rs_tensor half = a;
+    half.dtype = RS_FLOAT16;
+    CHECK(rs_cholesky(s, &half, 0, &half, &info) == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "float16"));
+    CHECK(rs_cholesky(s, &w, 0, &w, &info) == RS_ERR_INVALID);
+    CHECK(rs_cholesky(s, &a, 0, &a, &piv) == RS_ERR_INVALID && strstr(rs_last_error(), "info"));
+    CHECK(rs_lu_factor(s, &a, &info, &info) == RS_ERR_INVALID && strstr(rs_last_error(), "piv"));
+    CHECK(rs_triangular_solve(s, &w, 0, 0, 0, &a) == RS_ERR_INVALID);
+    rs_tensor t = ctest_view(64, RS_FLOAT32, 3, tall);
+    CHECK(rs_triangular_solve(s, &a, 0, 0, 0, &t) == RS_ERR_INVALID);
+    CHECK(rs_householder_product(s, &a, &piv, &a) == RS_ERR_INVALID);
+    CHECK(rs_lu_factor(NULL, &a, &piv, &info) == RS_ERR_INVALID);
+    /* a factorization whose column does not fit shared memory: UNSUPPORTED (the caller goes elsewhere) */
+    int64_t huge[3] = {1, 1 << 20, 2}, hp[2] = {1, 2}, hi = 1;
+    rs_tensor h = ctest_view(64, RS_FLOAT32, 3, huge), hpv = ctest_view(64, RS_INT32, 2, hp), hin = ctest_view(64, RS_INT32, 1, &hi);
+    CHECK(rs_lu_factor(s, &h, &hpv, &hin) == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "shared memory"));
+}
+
+int main(void) {
+    RUN(float32);
+    RUN(complex64);
+    RUN(float64_where_the_device_has_it);
+    RUN(complex128_where_the_device_has_it);
+    RUN(bad_arguments_fail_clearly);
+    CTEST_END();
+}
