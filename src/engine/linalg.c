@@ -13,7 +13,9 @@
 typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
 enum { MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5 };
-enum { NT_FACTOR = 64 }; /* a factorization's workgroup: its columns dealt round-robin */
+/* a factorization's workgroup, its columns dealt round-robin: 64
+ * invocations, 256 for matrices wider than that (more columns at once) */
+enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
 
 /* What one call dispatches: the sizes, the views' strides (LA_ slots) and
  * the push constants. */
@@ -73,8 +75,9 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
                         "device's %u", c->op, (long long)factor_rows,
                         (long long)(mmax * (int64_t)rs_dtype_size(c->dt)), rs_stream_features(s)->max_shared_memory);
     char defines[96];
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode,
-             factor ? (unsigned)NT_FACTOR : RS_KERNEL_WG, (long long)(factor ? mmax : 1));
+    unsigned nt = !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
+    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
+             (long long)(factor ? mmax : 1));
     rs_kernel *kern = NULL;
     rs_status st = rs_kernel_get(dev, "linalg.comp", defines, &kern);
     if (st != RS_OK) return st;

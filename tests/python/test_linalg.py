@@ -1,6 +1,7 @@
-"""The native linear algebra (src/torch/ops/linalg.cpp): Cholesky, the
-triangular solves, LU with partial pivoting and what is built on it (solve,
-inv, det, slogdet), against CPU (LAPACK)."""
+"""The native linear algebra (the C core's linalg engine, src/engine/linalg.c,
+through src/torch/ops/linalg.cpp): Cholesky, the triangular solves, LU with
+partial pivoting and what is built on it (solve, inv, det, slogdet), QR,
+against CPU (LAPACK); float64 and complex128 where the device has fp64."""
 
 import pytest
 import torch
@@ -17,9 +18,20 @@ OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triang
        "linalg.qr", "qr", "geqrf", "linalg.householder_product", "linalg.svdvals", "linalg.eigvalsh"]
 
 
+FP64 = torch.russet.get_device_properties().has_fp64
+# the Jacobi iterations (singular values, Hermitian eigenvalues) are float32's
+SINGLE_ONLY = {"linalg.svdvals", "linalg.eigvalsh"}
+
+
 @pytest.mark.parametrize("name", OPS)
 def test_opinfo_native(name):
     check_opinfo(name, dtypes=[torch.float32, torch.complex64])
+
+
+@pytest.mark.skipif(not FP64, reason="float64 runs on the host without fp64 (the apple profile)")
+@pytest.mark.parametrize("name", [n for n in OPS if n not in SINGLE_ONLY])
+def test_opinfo_native_float64(name):
+    check_opinfo(name, dtypes=[torch.float64, torch.complex128])
 
 
 def spd(*shape, dtype=torch.float32, seed=0):
@@ -100,9 +112,13 @@ def test_cholesky_gradient_and_solve_chain():
                  atol=1e-4, rtol=1e-4)
 
 
-def test_float64_goes_to_the_host_exactly():
+def test_float64_without_fp64_goes_to_the_host_exactly():
     a = spd(4, dtype=torch.float64)
-    assert torch.equal(torch.linalg.cholesky(a.to(D)).cpu(), torch.linalg.cholesky(a))
+    if FP64:  # native: the engine's float64 kernels, close to LAPACK's
+        got = host_free(lambda: torch.linalg.cholesky(a.to(D))).cpu()
+        assert_close(got, torch.linalg.cholesky(a), atol=1e-12, rtol=1e-12)
+    else:
+        assert torch.equal(torch.linalg.cholesky(a.to(D)).cpu(), torch.linalg.cholesky(a))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])

@@ -1,12 +1,12 @@
-// Linear algebra (docs/linalg.md). The first native pieces: linalg_cholesky_ex and
-// linalg_solve_triangular, for float32 and complex64 (float64/complex128 go
-// to the host under the apple profile, by design; the rest of linalg is
-// still host execution). Both are composed from native ops, a loop over
-// the columns (or rows) with batched matrix-vector products: n steps of a
-// few launches each, every matrix of the batch at once. Cholesky
-// (torch.linalg.cholesky, cholesky_ex, cholesky, and through them
-// cholesky_solve/inverse's forms that call it) and the triangular solves
-// (linalg.solve_triangular, and so the backward of cholesky) are native.
+// Linear algebra (docs/linalg.md): the adapter of the C core's linear-
+// algebra engine (russet/linalg.h: Cholesky, LU, QR, triangular solves, row
+// interchanges, the Householder product, each one dispatch over a whole
+// batch) and what ATen's ops build from those: the solves, inverses,
+// determinants and unpacking. float32 and complex64 run natively, float64
+// and complex128 too where the device has float64 arithmetic (not the apple
+// profile: host execution there). Singular values and Hermitian eigenvalues
+// (no vectors) are still composed from native ops (one-sided and two-sided
+// Jacobi, below); vectors and the rest of linalg are host execution.
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
 
@@ -28,8 +28,6 @@
 #include <ATen/ops/linalg_householder_product_ops.h>
 #include <ATen/ops/linalg_qr_meta.h>
 #include <ATen/ops/linalg_qr_ops.h>
-#include <ATen/ops/ones_like.h>
-#include <ATen/ops/reciprocal.h>
 #include <ATen/ops/zeros_like.h>
 #include <ATen/ops/full_like.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
@@ -45,24 +43,15 @@
 #include <ATen/ops/linalg_solve_triangular_ops.h>
 #include <ATen/ops/lu_unpack_meta.h>
 #include <ATen/ops/lu_unpack_ops.h>
-#include <ATen/ops/matmul.h>
-#include <ATen/ops/imag.h>
 #include <ATen/ops/real.h>
 #include <ATen/ops/sqrt.h>
 #include <ATen/ops/triangular_solve_ops.h>
-#include <ATen/ops/logical_and.h>
-#include <ATen/ops/logical_not.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/_linalg_eigh_meta.h>
 #include <ATen/ops/_linalg_eigh_ops.h>
 #include <ATen/ops/_linalg_svd_meta.h>
 #include <ATen/ops/_linalg_svd_ops.h>
-#include <ATen/ops/abs.h>
-#include <ATen/ops/all.h>
-#include <ATen/ops/index_copy.h>
-#include <ATen/ops/index_fill.h>
-#include <ATen/ops/index_select.h>
 #include <ATen/ops/isfinite.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/rsqrt.h>
@@ -70,54 +59,40 @@
 #include <torch/library.h>
 #include <algorithm>
 
+#include "russet/linalg.h"
+
 namespace russet {
 namespace {
 
 using at::Tensor;
 
-bool native_dtype(const Tensor& t) {
-  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kComplexFloat;
+// The dtypes of the engine (float64 kinds only with fp64 arithmetic: host
+// execution under the apple profile); NeedsHost for the rest
+void need_native(const Tensor& t) {
+  const auto dt = t.scalar_type();
+  if (dt != at::kFloat && dt != at::kComplexFloat && dt != at::kDouble && dt != at::kComplexDouble)
+    throw NeedsHost();
+  host_if_no_fp64(t);
 }
 
-// Left-looking Cholesky of the lower triangles of a (B, n, n) batch, as
-// LAPACK's potf2: column j from d = a_jj - |l_j,:j|^2 (the real part of
-// the diagonal) and l_j+1:,j = (a_j+1:,j - L_j+1:,:j conj(l_j,:j)) / sqrt(d).
-// A matrix whose d is not > 0 (or NaN) at column j gets info = j + 1 and,
-// as LAPACK leaves it, d on the diagonal and the original values in that
-// column and the ones after it.
-void cholesky_lower(const Tensor& a, Tensor& L, Tensor& info) {
-  const int64_t n = a.size(-1);
-  L.copy_(a.tril());
-  info.zero_();
-  for (int64_t j = 0; j < n; ++j) {
-    Tensor ajj = at::real(a.select(-1, j).select(-1, j));  // (B)
-    Tensor d = ajj;
-    if (j > 0) {
-      Tensor row = L.select(-2, j).narrow(-1, 0, j);  // (B, j)
-      d = ajj.sub(at::real(row.mul(row.conj())).sum(-1));
-    }
-    Tensor failed = at::logical_not(d.gt(0));
-    Tensor was_ok = info.eq(0);
-    Tensor new_info = at::where(at::logical_and(was_ok, failed), at::full_like(info, j + 1), info);
-    Tensor ok = new_info.eq(0), just_failed = at::logical_and(was_ok, failed);
-    Tensor ljj = at::sqrt(d);
-    Tensor old_diag = at::real(L.select(-1, j).select(-1, j));
-    Tensor diag = at::where(ok, ljj, at::where(just_failed, d, old_diag));
-    L.select(-1, j).select(-1, j).copy_(diag);
-    if (j + 1 < n) {
-      Tensor acol = a.select(-1, j).narrow(-1, j + 1, n - j - 1);  // (B, n-j-1)
-      Tensor num = acol;
-      if (j > 0) {
-        Tensor below = L.narrow(-2, j + 1, n - j - 1).narrow(-1, 0, j);  // (B, n-j-1, j)
-        Tensor row = L.select(-2, j).narrow(-1, 0, j).conj().unsqueeze(-1);  // (B, j, 1)
-        num = acol.sub(at::matmul(below, row).squeeze(-1));
-      }
-      Tensor col = num.div(ljj.unsqueeze(-1));
-      Tensor dst = L.select(-1, j).narrow(-1, j + 1, n - j - 1);
-      dst.copy_(at::where(ok.unsqueeze(-1), col, dst));
-    }
-    info.copy_(new_info);
-  }
+// a 3-d (P, rows, cols) view or copy of a batch of matrices, conj and neg
+// bits resolved (the engine reads plain values)
+Tensor batched(const Tensor& t) {
+  int64_t p = 1;
+  for (int64_t d = 0; d + 2 < t.dim(); ++d) p *= t.size(d);
+  return t.resolve_conj().resolve_neg().reshape({p, t.size(-2), t.size(-1)});
+}
+
+// a contiguous copy of t of the given sizes, to work on in place
+Tensor work_copy(const Tensor& t, at::IntArrayRef sizes) {
+  return t.resolve_conj().resolve_neg().reshape(sizes).clone(at::MemoryFormat::Contiguous);
+}
+
+// The lower factor of the lower triangles of a (P, n, n) batch (read
+// conjugated with conj: the upper ones through a transposed view) and info
+void cholesky_lower(const Tensor& a, bool conj, Tensor& L, Tensor& info) {
+  rs_tensor ta = describe(a), tl = describe(L), ti = describe(info);
+  check_or_host(rs_cholesky(current_stream_for(a), &ta, conj, &tl, &ti));
 }
 
 // The factor (lower, or upper as the lower factor of A^H transposed back)
@@ -129,9 +104,10 @@ std::tuple<Tensor, Tensor> cholesky_factor(const Tensor& self, bool upper) {
   for (int64_t v : bshape) p *= v;
   Tensor info = at::zeros(bshape, self.options().dtype(at::kInt));
   if (self.numel() == 0) return {at::empty_like(self, at::MemoryFormat::Contiguous), info};
-  Tensor a = (upper ? self.mH() : self).reshape({p, n, n}).contiguous();
-  Tensor lw = at::empty_like(a), iw = at::empty({p}, info.options());
-  cholesky_lower(a, lw, iw);
+  Tensor a = batched(self);
+  if (upper) a = a.mT();  // the upper triangle, read conjugated: the lower one of A^H
+  Tensor lw = at::empty({p, n, n}, self.options()), iw = at::empty({p}, info.options());
+  cholesky_lower(a, upper && self.is_complex(), lw, iw);
   return {(upper ? lw.mH() : lw).reshape(self.sizes()), iw.reshape(bshape)};
 }
 
@@ -139,7 +115,7 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
                                             Tensor& info) {
   return native_or_host<at::_ops::linalg_cholesky_ex_L>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(self)) throw NeedsHost();
+        need_native(self);
         OutOps<at::meta::structured_linalg_cholesky_ex> m(L, info);
         m.meta(self, upper, check_errors);
         auto [lf, inf] = cholesky_factor(self, upper);
@@ -155,7 +131,7 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
 Tensor cholesky_checked(const Tensor& self, bool upper) {
   return native_or_host<at::_ops::cholesky>(
       [&]() -> Tensor {
-        if (!native_dtype(self)) throw NeedsHost();
+        need_native(self);
         TORCH_CHECK(self.dim() >= 2, "cholesky: The input tensor A must have at least 2 dimensions.");
         TORCH_CHECK(self.size(-1) == self.size(-2), "cholesky: A must be batches of square matrices, but they are ",
                     self.size(-2), " by ", self.size(-1), " matrices");
@@ -169,19 +145,37 @@ Tensor cholesky_checked(const Tensor& self, bool upper) {
 Tensor& cholesky_out(const Tensor& self, bool upper, Tensor& out) {
   return native_or_host<at::_ops::cholesky_out>(
       [&]() -> Tensor& {
-        if (!native_dtype(self)) throw NeedsHost();
+        need_native(self);
         return write_out(out, cholesky_checked(self, upper));
       },
       self, upper, out);
 }
 
-// A X = B (left) or X A = B, A triangular: a loop over the rows of X in the
-// order substitution needs them, each a batched product with the rows
-// already solved. Only A's triangle is read, as LAPACK's trsm reads it.
+// A X = B for triangular A (..., n, n) read conjugated with conj (a
+// transposed view then reads A^H), B (..., n, k); batch dims broadcast.
+// Returns X, contiguous.
+Tensor trsm(const Tensor& A, bool conj, const Tensor& B, bool upper, bool unit) {
+  const int64_t n = A.size(-1), k = B.size(-1);
+  std::vector<int64_t> batch = at::infer_size(A.sizes().slice(0, A.dim() - 2), B.sizes().slice(0, B.dim() - 2));
+  std::vector<int64_t> as = batch, bs = batch;
+  as.insert(as.end(), {n, n});
+  bs.insert(bs.end(), {n, k});
+  Tensor a = batched(A.expand(as));
+  Tensor x = work_copy(B.expand(bs), bs);
+  if (x.numel() == 0) return x;
+  Tensor xv = batched(x);
+  rs_tensor ta = describe(a), tx = describe(xv);
+  check_or_host(rs_triangular_solve(current_stream_for(A), &ta, conj, upper, unit, &tx));
+  return x;
+}
+
+// linalg.solve_triangular: A X = B (left), or X A = B <=> A^T X^T = B^T
+// (A^T: the other triangle). Only A's triangle is read, as LAPACK's trsm.
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
   return native_or_host<at::_ops::linalg_solve_triangular>(
       [&]() -> Tensor {
-        if (!native_dtype(A) || A.scalar_type() != B.scalar_type()) throw NeedsHost();
+        need_native(A);
+        if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         TORCH_CHECK(A.dim() >= 2 && B.dim() >= 2, "linalg.solve_triangular: The input tensor A and B must have ",
                     "at least 2 dimensions.");
         const int64_t n = A.size(-1);
@@ -190,34 +184,8 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
         TORCH_CHECK(left ? B.size(-2) == n : B.size(-1) == n, "linalg.solve_triangular: Incompatible shapes of A ",
                     "and B for the equation ", left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1),
                     " and ", B.size(-2), "x", B.size(-1), ")");
-        // X A = B  <=>  A^T X^T = B^T (A^T: the other triangle)
-        Tensor a = left ? A : A.mT();
-        Tensor b = left ? B : B.mT();
-        const bool up = left ? upper : !upper;
-        std::vector<int64_t> batch = at::infer_size(a.sizes().slice(0, a.dim() - 2), b.sizes().slice(0, b.dim() - 2));
-        std::vector<int64_t> as = batch, bs = batch;
-        as.insert(as.end(), {n, n});
-        bs.insert(bs.end(), {n, b.size(-1)});
-        int64_t p = 1;
-        for (int64_t v : batch) p *= v;
-        Tensor ae = a.expand(as).reshape({p, n, n}).contiguous();
-        Tensor be = b.expand(bs).reshape({p, n, b.size(-1)});
-        Tensor x = at::empty_like(be, at::MemoryFormat::Contiguous);
-        for (int64_t s = 0; s < n; ++s) {
-          const int64_t i = up ? n - 1 - s : s;
-          Tensor r = be.select(-2, i);  // (P, k)
-          if (s > 0) {
-            // the rows solved so far: 0..i-1 (lower) or i+1..n-1 (upper)
-            const int64_t lo = up ? i + 1 : 0, len = s;
-            Tensor coef = ae.select(-2, i).narrow(-1, lo, len).unsqueeze(-2);  // (P, 1, len)
-            r = r.sub(at::matmul(coef, x.narrow(-2, lo, len)).squeeze(-2));
-          }
-          if (!unitriangular) r = r.div(ae.select(-2, i).select(-1, i).unsqueeze(-1));
-          x.select(-2, i).copy_(r);
-        }
-        bs.back() = b.size(-1);
-        Tensor out = x.reshape(bs);
-        return left ? out : out.mT();
+        if (left) return trsm(A, false, B, upper, unitriangular);
+        return trsm(A.mT(), false, B.mT(), !upper, unitriangular).mT();
       },
       A, B, upper, left, unitriangular);
 }
@@ -226,7 +194,8 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
                              Tensor& out) {
   return native_or_host<at::_ops::linalg_solve_triangular_out>(
       [&]() -> Tensor& {
-        if (!native_dtype(A) || A.scalar_type() != B.scalar_type()) throw NeedsHost();
+        need_native(A);
+        if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         return write_out(out, solve_triangular(A, B, upper, left, unitriangular));
       },
       A, B, upper, left, unitriangular, out);
@@ -237,9 +206,13 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
 Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
   return native_or_host<at::_ops::_cholesky_solve_helper>(
       [&]() -> Tensor {
-        if (!native_dtype(F) || F.scalar_type() != B.scalar_type()) throw NeedsHost();
-        if (upper) return solve_triangular(F, solve_triangular(F.mH(), B, false, true, false), true, true, false);
-        return solve_triangular(F.mH(), solve_triangular(F, B, false, true, false), true, true, false);
+        need_native(F);
+        if (F.scalar_type() != B.scalar_type()) throw NeedsHost();
+        // A = U^H U: U^H Y = B, U X = Y; A = L L^H: L Y = B, L^H X = Y
+        // (F^H: F's transposed view read conjugated)
+        const bool cj = F.is_complex();
+        if (upper) return trsm(F, false, trsm(F.mT(), cj, B, false, false), true, false);
+        return trsm(F.mT(), cj, trsm(F, false, B, false, false), true, false);
       },
       B, F, upper);
 }
@@ -248,7 +221,7 @@ Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
 Tensor cholesky_inverse_of(const Tensor& F, bool upper) {
   return native_or_host<at::_ops::cholesky_inverse>(
       [&]() -> Tensor {
-        if (!native_dtype(F)) throw NeedsHost();
+        need_native(F);
         TORCH_CHECK(F.dim() >= 2, "cholesky_inverse: The input tensor A must have at least 2 dimensions.");
         TORCH_CHECK(F.size(-1) == F.size(-2), "cholesky_inverse: A must be batches of square matrices, but they ",
                     "are ", F.size(-2), " by ", F.size(-1), " matrices");
@@ -261,7 +234,7 @@ Tensor cholesky_inverse_of(const Tensor& F, bool upper) {
 Tensor& cholesky_inverse_out(const Tensor& F, bool upper, Tensor& out) {
   return native_or_host<at::_ops::cholesky_inverse_out>(
       [&]() -> Tensor& {
-        if (!native_dtype(F)) throw NeedsHost();
+        need_native(F);
         return write_out(out, cholesky_inverse_of(F, upper));
       },
       F, upper, out);
@@ -273,10 +246,11 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
                                                   bool unitriangular, Tensor& X, Tensor& M) {
   return native_or_host<at::_ops::triangular_solve_X>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(A) || A.scalar_type() != B.scalar_type()) throw NeedsHost();
+        need_native(A);
+        if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         TORCH_CHECK(A.dim() >= 2 && B.dim() >= 2, "torch.triangular_solve: Expected b to have at least 2 ",
                     "dimensions, but it has ", B.dim(), " dimensions instead");
-        Tensor x = solve_triangular(transpose ? A.mT() : A, B, upper != transpose, true, unitriangular);
+        Tensor x = trsm(transpose ? A.mT() : A, false, B, upper != transpose, unitriangular);
         std::vector<int64_t> ms(x.sizes().begin(), x.sizes().end() - 2);
         ms.insert(ms.end(), {A.size(-2), A.size(-1)});
         write_out(X, x);
@@ -288,42 +262,11 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
 
 // ---- LU with partial pivoting, and what is built on it
 
-// rows j and p[b] of every matrix b of a (P, m, n) batch swapped in place
-void swap_rows(Tensor& A, int64_t j, const Tensor& p) {
-  Tensor idx = p.view({A.size(0), 1, 1}).expand({A.size(0), 1, A.size(2)});
-  Tensor rowj = A.narrow(-2, j, 1).clone(), rowp = A.gather(-2, idx);
-  A.narrow(-2, j, 1).copy_(rowp);
-  A.scatter_(-2, idx, rowj);
-}
-
-// LAPACK's getf2 on a (P, m, n) batch in place: for each column j < min(m, n),
-// the pivot is the first row of the largest |a| (|re| + |im| for complex,
-// as izamax) at or below j; rows j and p swap (whole rows); a non-zero pivot
-// scales the column below it; the trailing block takes the rank-1 update.
-// pivots are 1-based (int32), info the first zero pivot's column + 1.
+// getf2 on a (P, m, n) batch in place (russet/linalg.h): pivots 1-based
+// (int32), info the first zero pivot's column + 1
 void lu_inplace(Tensor& A, Tensor& piv, Tensor& info) {
-  const int64_t m = A.size(1), n = A.size(2), k = std::min(m, n);
-  const bool cplx = A.is_complex();
-  info.zero_();
-  for (int64_t j = 0; j < k; ++j) {
-    Tensor col = A.select(-1, j).narrow(-1, j, m - j);  // (P, m - j)
-    Tensor mag = cplx ? at::real(col).abs().add(at::imag(col).abs()) : col.abs();
-    Tensor p = mag.argmax(-1).add(j);  // (P) int64, absolute row
-    piv.select(-1, j).copy_(p.add(1));
-    if (j + 1 < m) swap_rows(A, j, p);
-    Tensor pivot = A.select(-1, j).select(-1, j);  // (P)
-    Tensor zero = pivot.eq(0);
-    info.copy_(at::where(at::logical_and(info.eq(0), zero), at::full_like(info, j + 1), info));
-    if (j + 1 < m) {
-      Tensor below = A.select(-1, j).narrow(-1, j + 1, m - j - 1);  // (P, m - j - 1)
-      below.copy_(at::where(zero.unsqueeze(-1), below, below.div(pivot.unsqueeze(-1))));
-      if (j + 1 < n) {
-        Tensor trail = A.narrow(-2, j + 1, m - j - 1).narrow(-1, j + 1, n - j - 1);
-        Tensor right = A.select(-2, j).narrow(-1, j + 1, n - j - 1);  // (P, n - j - 1)
-        trail.sub_(at::matmul(below.unsqueeze(-1), right.unsqueeze(-2)));
-      }
-    }
-  }
+  rs_tensor ta = describe(A), tp = describe(piv), ti = describe(info);
+  check_or_host(rs_lu_factor(current_stream_for(A), &ta, &tp, &ti));
 }
 
 int64_t batch_count(at::IntArrayRef sizes) {
@@ -336,7 +279,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
                                                        Tensor& pivots, Tensor& info) {
   return native_or_host<at::_ops::linalg_lu_factor_ex_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A) || !pivot) throw NeedsHost();  // without pivoting: CPU's error
+        need_native(A);
+        if (!pivot) throw NeedsHost();  // without pivoting: CPU's error
         OutOps<at::meta::structured_linalg_lu_factor_ex> mt(LU, pivots, info);
         mt.meta(A, pivot, check_errors);
         if (A.numel() == 0) {
@@ -344,7 +288,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
           return {LU, pivots, info};
         }
         const int64_t P = batch_count(A.sizes()), m = A.size(-2), n = A.size(-1);
-        Tensor w = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor w = work_copy(A, {P, m, n});
         Tensor pw = at::empty({P, std::min(m, n)}, pivots.options()), iw = at::empty({P}, info.options());
         lu_inplace(w, pw, iw);
         LU.copy_(w.reshape(A.sizes()));
@@ -357,27 +301,25 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
 }
 
 // rows of b (P, n, k) swapped as the pivots say: j with piv[j] - 1, for j
-// ascending (P^T b) or descending (P b)
-Tensor apply_pivots(Tensor b, const Tensor& piv, bool inverse) {
-  b = b.clone(at::MemoryFormat::Contiguous);
-  const int64_t steps = piv.size(-1);
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t j = inverse ? steps - 1 - s : s;
-    swap_rows(b, j, piv.select(-1, j).to(at::kLong).sub(1));
-  }
-  return b;
+// ascending (P^T b) or descending (P b); a copy
+Tensor apply_pivots(const Tensor& b, const Tensor& piv, bool inverse) {
+  Tensor x = work_copy(b, b.sizes());
+  Tensor p = piv.to(at::kInt);
+  if (x.numel() == 0 || p.size(-1) == 0) return x;
+  rs_tensor tx = describe(x), tp = describe(p);
+  check_or_host(rs_lu_permute(current_stream_for(b), &tp, inverse, &tx));
+  return x;
 }
 
 // A X = B from A's LU (A = P L U): X = U^-1 L^-1 P^T B; with adjoint,
 // A^H X = B: X = P L^-H U^-H B. LU, pivots and B already share the batch
 // (P, n, n), (P, n), (P, n, k).
 Tensor lu_solve_left(const Tensor& lu, const Tensor& piv, const Tensor& b, bool adjoint) {
-  if (!adjoint) {
-    Tensor y = solve_triangular(lu, apply_pivots(b, piv, false), false, true, true);
-    return solve_triangular(lu, y, true, true, false);
-  }
-  Tensor y = solve_triangular(lu.mH(), b, false, true, false);
-  Tensor z = solve_triangular(lu.mH(), y, true, true, true);
+  if (!adjoint) return trsm(lu, false, trsm(lu, false, apply_pivots(b, piv, false), false, true), true, false);
+  // A^H = U^H L^H P^T (lu^H: its transposed view read conjugated)
+  const bool cj = lu.is_complex();
+  Tensor y = trsm(lu.mT(), cj, b, false, false);
+  Tensor z = trsm(lu.mT(), cj, y, true, true);
   return apply_pivots(z, piv, true);
 }
 
@@ -385,7 +327,8 @@ Tensor& lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bo
   return native_or_host<at::_ops::linalg_lu_solve_out>(
       [&]() -> Tensor& {
         same_device(LU, pivots, B, out);  // (before the host path, which would take any device)
-        if (!native_dtype(LU) || B.scalar_type() != LU.scalar_type()) throw NeedsHost();
+        need_native(LU);
+        if (B.scalar_type() != LU.scalar_type()) throw NeedsHost();
         OutOps<at::meta::structured_linalg_lu_solve> mt(out);
         mt.meta(LU, pivots, B, left, adjoint);
         if (out.numel() == 0) return out;
@@ -418,7 +361,8 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> solve_ex_out(const Tensor& A, con
                                                             Tensor& pivots, Tensor& info) {
   return native_or_host<at::_ops::_linalg_solve_ex_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A) || B.scalar_type() != A.scalar_type()) throw NeedsHost();
+        need_native(A);
+        if (B.scalar_type() != A.scalar_type()) throw NeedsHost();
         OutOps<at::meta::structured__linalg_solve_ex> mt(result, LU, pivots, info);
         mt.meta(A, B, left, check_errors);
         lu_factor_ex_out(A, true, false, LU, pivots, info);
@@ -439,7 +383,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> solve_ex_out(const Tensor& A, con
 std::tuple<Tensor&, Tensor&> inv_ex_out(const Tensor& A, bool check_errors, Tensor& inverse, Tensor& info) {
   return native_or_host<at::_ops::linalg_inv_ex_inverse>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(A)) throw NeedsHost();
+        need_native(A);
         OutOps<at::meta::structured_linalg_inv_ex> mt(inverse, info);
         mt.meta(A, check_errors);
         Tensor lu = at::empty({0}, A.options()), piv = at::empty({0}, info.options());
@@ -460,7 +404,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tens
                                                     bool unpack_pivots, Tensor& P, Tensor& L, Tensor& U) {
   return native_or_host<at::_ops::lu_unpack_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(LU)) throw NeedsHost();
+        need_native(LU);
         OutOps<at::meta::structured_lu_unpack> mt(P, L, U);
         mt.meta(LU, piv, unpack_data, unpack_pivots);
         const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
@@ -499,7 +443,7 @@ Tensor det_factor(const Tensor& A, Tensor& LU, Tensor& pivots) {
 std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_det_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A)) throw NeedsHost();
+        need_native(A);
         OutOps<at::meta::structured__linalg_det> mt(result, LU, pivots);
         mt.meta(A);
         Tensor psign = det_factor(A, LU, pivots);
@@ -513,7 +457,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, T
 std::tuple<Tensor&, Tensor&, Tensor&> lu_full_out(const Tensor& A, bool pivot, Tensor& P, Tensor& L, Tensor& U) {
   return native_or_host<at::_ops::linalg_lu_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A) || !pivot) throw NeedsHost();
+        need_native(A);
+        if (!pivot) throw NeedsHost();
         OutOps<at::meta::structured_linalg_lu> mt(P, L, U);
         mt.meta(A, pivot);
         Tensor lu = at::empty({0}, A.options()), piv = at::empty({0}, A.options().dtype(at::kInt)),
@@ -531,7 +476,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
                                                            Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_slogdet_sign>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A)) throw NeedsHost();
+        need_native(A);
         OutOps<at::meta::structured__linalg_slogdet> mt(sign, logabsdet, LU, pivots);
         mt.meta(A);
         Tensor psign = det_factor(A, LU, pivots);
@@ -546,69 +491,33 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
       A, sign, logabsdet, LU, pivots);
 }
 
-// ---- QR by Householder reflections, as LAPACK's geqr2 / org2r
+// ---- QR by Householder reflections, as LAPACK's geqr2 / org2r (russet/linalg.h)
 
-// C = (I - t v v^H) C for every matrix of the batch: C (P, r, c), v (P, r),
-// t (P)
-void apply_reflector(const Tensor& C, const Tensor& v, const Tensor& t) {
-  Tensor vv = v.unsqueeze(-1);
-  C.sub_(at::matmul(vv, at::matmul(vv.mH(), C)).mul(t.view({-1, 1, 1})));
-}
-
-// geqr2 on a (P, m, n) batch in place, tau (P, min(m, n)): for column j the
-// reflector of x = a[j:, j] (dlarfg/zlarfg: beta = -sign(re alpha) *
-// ||x||, tau = (beta - alpha) / beta, v = [1, x[1:] / (alpha - beta)]; tau
-// = 0 when x[1:] is zero and alpha real), beta on the diagonal, v below it,
-// and H^H = I - conj(tau) v v^H applied to the columns on the right.
+// geqr2 on a (P, m, n) batch in place, tau (P, min(m, n))
 void qr_inplace(Tensor& A, Tensor& tau) {
-  const int64_t m = A.size(1), n = A.size(2), k = std::min(m, n);
-  const bool cplx = A.is_complex();
-  for (int64_t j = 0; j < k; ++j) {
-    Tensor x = A.select(-1, j).narrow(-1, j, m - j);  // (P, m - j)
-    Tensor alpha = x.select(-1, 0);                    // (P)
-    Tensor rest = x.narrow(-1, 1, m - j - 1);
-    Tensor xnorm2 = at::real(rest.mul(rest.conj())).sum(-1);
-    Tensor ar = at::real(alpha), ai = cplx ? at::imag(alpha) : at::zeros_like(ar);
-    Tensor skip = at::logical_and(xnorm2.eq(0), ai.eq(0));
-    Tensor norm = at::sqrt(ar.mul(ar).add(ai.mul(ai)).add(xnorm2));
-    Tensor beta = at::where(ar.ge(0), norm.neg(), norm);  // -sign(re alpha) * norm
-    Tensor betac = beta.to(A.scalar_type());
-    Tensor t = at::where(skip, at::zeros_like(alpha), betac.sub(alpha).div(betac));
-    Tensor scale = at::where(skip, at::ones_like(alpha), at::reciprocal(alpha.sub(betac)));
-    if (m - j - 1 > 0) rest.copy_(rest.mul(scale.unsqueeze(-1)));
-    alpha.copy_(at::where(skip, alpha, betac));
-    tau.select(-1, j).copy_(t);
-    if (j + 1 < n) {  // H^H, v = [1, rest], on the columns to the right
-      Tensor v = at::cat({at::ones_like(alpha).unsqueeze(-1), rest}, -1);
-      Tensor C = A.narrow(-2, j, m - j).narrow(-1, j + 1, n - j - 1);
-      apply_reflector(C, v, t.conj());
-    }
-  }
+  rs_tensor ta = describe(A), tt = describe(tau);
+  check_or_host(rs_geqrf(current_stream_for(A), &ta, &tt));
 }
 
-// org2r: Q = H_0 H_1 ... H_{k-1} on the first q columns of the identity
-// (P, m, q), applied from the last reflector to the first
+// org2r: Q = H_0 H_1 ... H_{k-1} on the first q columns of the identity (P, m, q)
 Tensor householder_q(const Tensor& a, const Tensor& tau, int64_t q) {
-  const int64_t P = a.size(0), m = a.size(1), k = tau.size(-1);
-  Tensor Q = at::eye(m, q, a.options()).expand({P, m, q}).contiguous();
-  for (int64_t i = k - 1; i >= 0; --i) {
-    Tensor v = a.select(-1, i).narrow(-1, i, m - i).clone();  // (P, m - i)
-    v.select(-1, 0).fill_(1);
-    Tensor C = Q.narrow(-2, i, m - i);
-    apply_reflector(C, v, tau.select(-1, i));
-  }
+  Tensor Q = at::empty({a.size(0), a.size(1), q}, a.options());
+  if (Q.numel() == 0) return Q;
+  Tensor v = a.resolve_conj().resolve_neg(), t = tau.resolve_conj().resolve_neg();
+  rs_tensor tv = describe(v), tt = describe(t), tq = describe(Q);
+  check_or_host(rs_householder_product(current_stream_for(a), &tv, &tt, &tq));
   return Q;
 }
 
 std::tuple<Tensor&, Tensor&> geqrf_out(const Tensor& self, Tensor& a, Tensor& tau) {
   return native_or_host<at::_ops::geqrf_a>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(self)) throw NeedsHost();
+        need_native(self);
         TORCH_CHECK(self.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
         const int64_t P = batch_count(self.sizes()), m = self.size(-2), n = self.size(-1);
         std::vector<int64_t> ts(self.sizes().begin(), self.sizes().end() - 2);
         ts.push_back(std::min(m, n));
-        Tensor w = self.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor w = work_copy(self, {P, m, n});
         Tensor tw = at::zeros({P, std::min(m, n)}, self.options());
         if (w.numel() > 0) qr_inplace(w, tw);
         write_out(a, w.reshape(self.sizes()));
@@ -621,7 +530,8 @@ std::tuple<Tensor&, Tensor&> geqrf_out(const Tensor& self, Tensor& a, Tensor& ta
 Tensor& householder_product_out(const Tensor& input, const Tensor& tau, Tensor& out) {
   return native_or_host<at::_ops::linalg_householder_product_out>(
       [&]() -> Tensor& {
-        if (!native_dtype(input) || tau.scalar_type() != input.scalar_type()) throw NeedsHost();
+        need_native(input);
+        if (tau.scalar_type() != input.scalar_type()) throw NeedsHost();
         TORCH_CHECK(input.dim() >= 2, "torch.linalg.householder_product: input must have at least 2 dimensions.");
         TORCH_CHECK(input.size(-2) >= input.size(-1), "torch.linalg.householder_product: input.shape[-2] must be ",
                     "greater than or equal to input.shape[-1]");
@@ -650,12 +560,12 @@ Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
 std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {
   return native_or_host<at::_ops::linalg_qr_out>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(A)) throw NeedsHost();
+        need_native(A);
         OutOps<at::meta::structured_linalg_qr> mt(Q, R);
         mt.meta(A, mode);
         const int64_t P = batch_count(A.sizes()), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
         const bool complete = mode == "complete", want_q = mode != "r";
-        Tensor w = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
+        Tensor w = work_copy(A, {P, m, n});
         Tensor tw = at::zeros({P, k}, A.options());
         if (w.numel() > 0) qr_inplace(w, tw);
         const int64_t rr = complete ? m : k;  // rows of R
@@ -675,6 +585,12 @@ std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tens
         return {Q, R};
       },
       A, mode, Q, R);
+}
+
+// float32 and complex64: the Jacobi iterations below (their stopping rule
+// and thresholds are float32's)
+bool single_precision(const Tensor& t) {
+  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kComplexFloat;
 }
 
 // ---- singular values (linalg.svdvals, matrix_norm 'nuc'/2/-2, cond,
@@ -828,7 +744,7 @@ std::tuple<Tensor&, Tensor&> eigh_out(const Tensor& A, c10::string_view uplo, bo
                                       Tensor& vectors) {
   return native_or_host<at::_ops::_linalg_eigh_eigenvalues>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!native_dtype(A) || compute_v || A.size(-1) > kJacobiMaxN) throw NeedsHost();
+        if (!single_precision(A) || compute_v || A.size(-1) > kJacobiMaxN) throw NeedsHost();
         OutOps<at::meta::structured__linalg_eigh> mt(values, vectors);
         mt.meta(A, uplo, compute_v);
         values.copy_(hermitian_eigenvalues(A, uplo == "U" || uplo == "u"));
@@ -842,7 +758,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> svd_out(const Tensor& A, bool full_matrice
                                               Tensor& Vh) {
   return native_or_host<at::_ops::_linalg_svd_U>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!native_dtype(A) || compute_uv || std::min(A.size(-2), A.size(-1)) > kJacobiMaxN) throw NeedsHost();
+        if (!single_precision(A) || compute_uv || std::min(A.size(-2), A.size(-1)) > kJacobiMaxN) throw NeedsHost();
         OutOps<at::meta::structured__linalg_svd> mt(U, S, Vh);
         mt.meta(A, full_matrices, compute_uv, driver);
         // LAPACK refuses non-finite input, and so does CPU (one sync, as CUDA's info check)
