@@ -40,6 +40,9 @@ def cases(dev, batch, n, big):
         out[f"solve, 4 rhs {tag}"] = (lambda a=a, b=b: torch.linalg.solve(a, b), count)
         out[f"inv {tag}"] = (lambda a=a: torch.linalg.inv(a), count)
         out[f"qr {tag}"] = (lambda a=a: torch.linalg.qr(a), count)
+        if shape[-1] <= 128:  # russet's Jacobi limit
+            out[f"svdvals {tag}"] = (lambda a=a: torch.linalg.svdvals(a), count)
+            out[f"eigvalsh {tag}"] = (lambda s=s: torch.linalg.eigvalsh(s), count)
     return out
 
 

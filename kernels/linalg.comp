@@ -35,6 +35,24 @@
 // MODE 5 Q = H_0 H_1 ... H_{R-1} applied to the first K columns of the
 //   identity (org2r), from the reflectors below a's diagonal and tau.
 //
+// MODE 6, 7 and 8 are one round of a cyclic Jacobi sweep: the n / 2
+// disjoint pairs (p, q) of round LA_ROUND (round robin over an even n:
+// index 0 stays, the others turn by one a round), a workgroup a (matrix,
+// pair). The rotation of a pair with diagonal entries (or squared norms)
+// a, b and coupling gamma zeroes the coupling: t = sign(zeta) / (|zeta| +
+// sqrt(1 + zeta^2)), zeta = (b - a) / 2|gamma|, c = 1 / sqrt(1 + t^2),
+// s = c t, phase = gamma / |gamma|; a coupling below 2^-26 sqrt(|a| |b|),
+// or 1e-30, is left alone (c = 1, s = t = 0).
+// MODE 6 one-sided (Hestenes) on the columns of a: a = |p|^2, b = |q|^2,
+//   gamma = p^H q (a workgroup reduction), then p, q <- c p - s q',
+//   s p + c q' with q' = q conj(phase).
+// MODE 7 two-sided on Hermitian a (n x n, both triangles): a = re(a_pp),
+//   b = re(a_qq), gamma = a_pq; the columns p, q rotated as in MODE 6; the
+//   rotation kept in tau for MODE 8.
+// MODE 8 the rows p, q rotated likewise (q' = q phase), then the pair's
+//   2 x 2 block set to what the rotation makes exactly (Rutishauser:
+//   a - t|gamma|, b + t|gamma|, zero coupling).
+//
 // Defines: DT (float32, complex64; float64 and complex128 where the device
 // has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 0, 1
 // and 4: the rows the shared column holds).
@@ -119,7 +137,133 @@ int64_t o_off(int64_t p, int64_t i, int64_t j) {
 }
 void set_i32(uint64_t base, int64_t off, int64_t v) { RS_SET_I(3)(base, off, uint64_t(v)); }
 
-#if MODE == 0 || MODE == 1 || MODE == 4
+// |x| as c10's abs (hypot for complex)
+REAL absv(ACC x) {
+#if RS_IS_COMPLEX(DT)
+    REAL ax = abs(x.x), ay = abs(x.y), hi = max(ax, ay), lo = min(ax, ay);
+    if (hi == REAL(0) || isinf(hi)) return hi;
+    REAL r = lo / hi;
+    return hi * sqrt(REAL(1) + r * r);
+#else
+    return abs(x);
+#endif
+}
+
+#if MODE == 6 || MODE == 7 || MODE == 8
+// the pair k of round r over n (even) indices: (ring[k], ring[n - 1 - k]),
+// ring[0] = 0 and ring[i] = (i - 1 - r) mod (n - 1) + 1 after r turns
+int64_t ring(int64_t i, int64_t r, int64_t n) { return i == 0L ? 0L : (i - 1L - r % (n - 1L) + (n - 1L)) % (n - 1L) + 1L; }
+
+struct Rotation { REAL t, c, s; ACC ph; };
+Rotation rotation(REAL a, REAL b, ACC gamma, REAL g) {
+    Rotation o;
+    REAL thr = max(sqrt(abs(a)) * sqrt(abs(b)) * REAL(1.4901161193847656e-8), REAL(1e-30));
+    if (!(g > thr)) {
+        o.t = REAL(0), o.c = REAL(1), o.s = REAL(0), o.ph = of_real(REAL(1));
+        return o;
+    }
+    REAL zeta = (b - a) / (g * REAL(2));
+    o.t = (zeta >= REAL(0) ? REAL(1) : REAL(-1)) / (abs(zeta) + sqrt(zeta * zeta + REAL(1)));
+    o.c = REAL(1) / sqrt(o.t * o.t + REAL(1));
+    o.s = o.c * o.t;
+    o.ph = dv(gamma, of_real(g));
+    return o;
+}
+#endif
+
+#if MODE == 6
+shared REAL red_a[NT], red_b[NT];
+shared ACC red_g[NT];
+
+void main() {
+    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), r = cp(LA_ROUND), h = n / 2;
+    const uint lid = gl_LocalInvocationID.x;
+    for (int64_t w = int64_t(gl_WorkGroupID.x); w < P * h; w += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t p = w / h, k = w % h, i = ring(k, r, n), j = ring(n - 1 - k, r, n);
+        REAL sa = REAL(0), sb = REAL(0);
+        ACC sg = ACC(0);
+        for (int64_t row = int64_t(lid); row < m; row += NT) {
+            ACC x = ld(pc.a, a_off(p, row, i)), y = ld(pc.a, a_off(p, row, j));
+            sa += sq(x), sb += sq(y), sg += mul(cj(x), y);
+        }
+        red_a[lid] = sa, red_b[lid] = sb, red_g[lid] = sg;
+        barrier();
+        for (uint hw = NT / 2u; hw > 0u; hw >>= 1) {
+            if (lid < hw) {
+                red_a[lid] += red_a[lid + hw], red_b[lid] += red_b[lid + hw], red_g[lid] += red_g[lid + hw];
+            }
+            barrier();
+        }
+        const ACC gamma = red_g[0];
+        const Rotation o = rotation(red_a[0], red_b[0], gamma, absv(gamma));
+        barrier();  // red_ is rewritten by the next pair
+        for (int64_t row = int64_t(lid); row < m; row += NT) {
+            ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
+            st(pc.a, a_off(p, row, i), x * o.c - y * o.s);
+            st(pc.a, a_off(p, row, j), x * o.s + y * o.c);
+        }
+    }
+}
+
+#elif MODE == 7 || MODE == 8
+uint64_t rot_addr(int64_t pair, int slot) { return pc.tau + uint64_t(pair * LA_ROT_SLOTS + slot) * uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1)); }
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+void st_real(int64_t pair, int slot, REAL v) { RsU64(rot_addr(pair, slot)).v = doubleBitsToUint64(v); }
+REAL ld_real(int64_t pair, int slot) { return uint64BitsToDouble(RsU64(rot_addr(pair, slot)).v); }
+#else
+void st_real(int64_t pair, int slot, REAL v) { RsU32(rot_addr(pair, slot)).v = floatBitsToUint(v); }
+REAL ld_real(int64_t pair, int slot) { return uintBitsToFloat(RsU32(rot_addr(pair, slot)).v); }
+#endif
+
+void main() {
+    const int64_t P = cp(LA_P), n = cp(LA_N), r = cp(LA_ROUND), h = n / 2;
+    const uint lid = gl_LocalInvocationID.x;
+    for (int64_t w = int64_t(gl_WorkGroupID.x); w < P * h; w += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t p = w / h, k = w % h, i = ring(k, r, n), j = ring(n - 1 - k, r, n);
+#if MODE == 7
+        const REAL a = re(ld(pc.a, a_off(p, i, i))), b = re(ld(pc.a, a_off(p, j, j)));
+        const ACC gamma = ld(pc.a, a_off(p, i, j));
+        barrier();  // every invocation has read them before the rotation changes them
+        const REAL g = absv(gamma);
+        const Rotation o = rotation(a, b, gamma, g);
+        if (lid == 0u) {
+            st_real(w, LA_ROT_T, o.t), st_real(w, LA_ROT_C, o.c), st_real(w, LA_ROT_S, o.s);
+            st_real(w, LA_ROT_PH, re(o.ph)), st_real(w, LA_ROT_PH + 1, im(o.ph));
+            st_real(w, LA_ROT_A, a), st_real(w, LA_ROT_B, b), st_real(w, LA_ROT_G, g);
+        }
+        for (int64_t row = int64_t(lid); row < n; row += NT) {  // H J: column q turned by conj(phase) first
+            ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
+            st(pc.a, a_off(p, row, i), x * o.c - y * o.s);
+            st(pc.a, a_off(p, row, j), x * o.s + y * o.c);
+        }
+        barrier();
+#else
+        Rotation o;
+        o.t = ld_real(w, LA_ROT_T), o.c = ld_real(w, LA_ROT_C), o.s = ld_real(w, LA_ROT_S);
+#if RS_IS_COMPLEX(DT)
+        o.ph = ACC(ld_real(w, LA_ROT_PH), ld_real(w, LA_ROT_PH + 1));
+#else
+        o.ph = ld_real(w, LA_ROT_PH);
+#endif
+        for (int64_t col = int64_t(lid); col < n; col += NT) {  // J^H (H J): row q turned by phase first
+            ACC x = ld(pc.a, a_off(p, i, col)), y = mul(ld(pc.a, a_off(p, j, col)), o.ph);
+            st(pc.a, a_off(p, i, col), x * o.c - y * o.s);
+            st(pc.a, a_off(p, j, col), x * o.s + y * o.c);
+        }
+        barrier();
+        if (lid == 0u) {  // the pair's block as the rotation makes it exactly
+            const REAL tg = o.t * ld_real(w, LA_ROT_G);
+            st(pc.a, a_off(p, i, i), of_real(ld_real(w, LA_ROT_A) - tg));
+            st(pc.a, a_off(p, j, j), of_real(ld_real(w, LA_ROT_B) + tg));
+            st(pc.a, a_off(p, i, j), ACC(0));
+            st(pc.a, a_off(p, j, i), ACC(0));
+        }
+        barrier();
+#endif
+    }
+}
+
+#elif MODE == 0 || MODE == 1 || MODE == 4
 shared ACC col[MMAX];  // the column step j hands on (rows j + 1 .. m - 1)
 shared ACC sh_scalar;  // MODE 4: conj(tau_j)
 shared int64_t sh_index;  // MODE 0: the failed column (n: none); MODE 1: the pivot row

@@ -1,5 +1,6 @@
 /* russet/linalg.h: linear algebra on batches of matrices, LAPACK's unblocked
- * algorithms (src/engine/linalg.c, kernels/linalg.comp; docs/linalg.md).
+ * algorithms and Jacobi's (src/engine/linalg.c, kernels/linalg.comp;
+ * docs/linalg.md).
  *
  * Every matrix argument is a 3-d view (P, rows, columns) and every vector
  * argument a 2-d view (P, length), any strides (a batch stride of 0 shares
@@ -61,6 +62,21 @@ RS_API rs_status rs_geqrf(rs_stream *s, const rs_tensor *a, const rs_tensor *tau
  * rs_geqrf leaves them, tau (P, r) their scalars, q (P, m, q) gets Q. */
 RS_API rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tensor *tau,
                                         const rs_tensor *q);
+
+/* Cyclic Jacobi sweeps, `sweeps` of n - 1 rounds each, a round rotating
+ * n / 2 disjoint pairs (round robin) of every matrix at once; n must be
+ * even (pad with a zero column, or a zero row and column). A coupling
+ * below 2^-26 sqrt(|a| |b|), or 1e-30, is left alone; the count is fixed
+ * (no data-dependent stop, so nothing waits).
+ *
+ * One-sided (Hestenes) on the columns of w (P, m, n) in place: they turn
+ * orthogonal, and their norms are then the singular values (of high
+ * relative accuracy: no w^H w is formed). */
+RS_API rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int sweeps);
+/* Two-sided on Hermitian h (P, n, n), both triangles filled and a real
+ * diagonal, in place: h <- J^H h J a round, each pair's 2 x 2 block set to
+ * what its rotation makes exactly; the diagonal is then the eigenvalues. */
+RS_API rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
     uint64_t res;     /* MODE 0: the factor; 2 and 3: the right-hand sides, in place; 5: Q */ \
     uint64_t piv;     /* int32 pivots, 1-based (MODE 1 writes, MODE 3 reads) */ \
     uint64_t info;    /* int32 (MODE 0 and 1) */ \
-    uint64_t tau;     /* MODE 4 writes, MODE 5 reads */ \
+    uint64_t tau;     /* MODE 4 writes, MODE 5 reads; MODE 7 and 8: each pair's rotation (LA_ROT_SLOTS reals) */ \
     uint64_t params;  /* LA_ slots */ \
     uint64_t err; \
     uint32_t site; \
@@ -23,7 +23,18 @@
 #define LA_PIV_ST 11  /* 2 strides each (batch, index): piv, tau */
 #define LA_TAU_ST 13
 #define LA_INFO_ST 15
-#define LA_SLOTS 16
+#define LA_ROUND 16   /* MODE 6, 7, 8: the round of the sweep (0 .. n - 2) */
+#define LA_SLOTS 17
+
+/* MODE 7 -> 8: a pair's rotation in the scratch (reals) */
+#define LA_ROT_T 0
+#define LA_ROT_C 1
+#define LA_ROT_S 2
+#define LA_ROT_PH 3   /* the coupling's phase: re, im */
+#define LA_ROT_A 5    /* the diagonal entries and |coupling| before the round */
+#define LA_ROT_B 6
+#define LA_ROT_G 7
+#define LA_ROT_SLOTS 8
 
 #define LA_F_CONJ 1u    /* a is read conjugated (MODE 0 and 2) */
 #define LA_F_UPPER 2u   /* MODE 2: a is upper triangular (else lower) */

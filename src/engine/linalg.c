@@ -12,7 +12,10 @@
 
 typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
-enum { MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5 };
+enum {
+    MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5,
+    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8
+};
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
 enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
@@ -64,6 +67,7 @@ static void put_strides(int64_t *slots, int at, const rs_tensor *t) {
 
 static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_rows, const rs_access *acc, int n_acc) {
     const int64_t p = c->slots[LA_P], k = c->slots[LA_K];
+    const int jacobi = mode >= MODE_JACOBI_SVD;
     if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
@@ -75,7 +79,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
                         "device's %u", c->op, (long long)factor_rows,
                         (long long)(mmax * (int64_t)rs_dtype_size(c->dt)), rs_stream_features(s)->max_shared_memory);
     char defines[96];
-    unsigned nt = !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
+    unsigned nt = jacobi ? NT_FACTOR : !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
     snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
              (long long)(factor ? mmax : 1));
     rs_kernel *kern = NULL;
@@ -86,8 +90,10 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     memcpy(host, c->slots, sizeof c->slots);
     c->pc.err = rs_device_error_address(dev);
     c->pc.site = rs_device_error_site(dev, c->op);
-    if (!factor) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
-    uint32_t groups[3] = {rs_groups_capped(s, (uint64_t)p, (uint64_t)p), 1, 1};
+    if (!factor && !jacobi) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
+    /* a workgroup a matrix (factorizations) or a (matrix, pair) (a Jacobi round: K pairs) */
+    const uint64_t items = (uint64_t)(jacobi ? p * k : p);
+    uint32_t groups[3] = {rs_groups_capped(s, items, items), 1, 1};
     return rs_dispatch(s, kern, groups, &c->pc, sizeof c->pc, acc, n_acc);
 }
 
@@ -200,4 +206,56 @@ rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tens
     c.pc.a = v->address, c.pc.res = q->address, c.pc.tau = tau->address;
     rs_access acc[3] = {rs_tensor_access(v, 0), rs_tensor_access(tau, 0), rs_tensor_access(q, 1)};
     return dispatch(s, &c, MODE_ORGQR, 0, acc, 3);
+}
+
+/* The checks of both Jacobi functions: x (P, m, n) of the engine's dtypes, n even */
+static rs_status jacobi_begin(rs_stream *s, la_call *c, const char *op, const rs_tensor *x, int square, int sweeps) {
+    begin(c, op);
+    if (!s || !x) return rs_error(RS_ERR_INVALID, "%s: missing arguments", op);
+    rs_status st = check_dtype(s, c, x);
+    if (st != RS_OK) return st;
+    if (x->ndim != 3 || (x->sizes[2] & 1) || (square && x->sizes[1] != x->sizes[2]) || sweeps < 0)
+        return rs_error(RS_ERR_INVALID, "%s: x must be a (P, m, n) view with n even%s, sweeps >= 0", op,
+                        square ? " and m = n" : "");
+    c->slots[LA_P] = x->sizes[0], c->slots[LA_M] = x->sizes[1], c->slots[LA_N] = x->sizes[2];
+    c->slots[LA_K] = x->sizes[2] / 2; /* pairs a round */
+    put_strides(c->slots, LA_A_ST, x);
+    c->pc.a = x->address;
+    return RS_OK;
+}
+
+rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int sweeps) {
+    la_call c;
+    rs_status st = jacobi_begin(s, &c, "linalg.svdvals", w, 0, sweeps);
+    if (st != RS_OK) return st;
+    const int64_t n = c.slots[LA_N];
+    rs_access acc[1] = {rs_tensor_access(w, 1)};
+    for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
+        for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
+            c.slots[LA_ROUND] = r;
+            st = dispatch(s, &c, MODE_JACOBI_SVD, 0, acc, 1);
+        }
+    return st;
+}
+
+rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps) {
+    la_call c;
+    rs_status st = jacobi_begin(s, &c, "linalg.eigvalsh", h, 1, sweeps);
+    if (st != RS_OK || c.slots[LA_P] == 0 || c.slots[LA_N] == 0 || sweeps == 0) return st;
+    const int64_t n = c.slots[LA_N];
+    rs_device *dev = rs_stream_device(s);
+    /* each pair's rotation, from the column step to the row step */
+    size_t real = rs_dtype_size(c.dt) / (c.dt == RS_COMPLEX64 || c.dt == RS_COMPLEX128 ? 2 : 1);
+    uint64_t bytes = (uint64_t)(c.slots[LA_P] * c.slots[LA_K]) * LA_ROT_SLOTS * real;
+    if ((st = rs_alloc(dev, bytes, s, &c.pc.tau)) != RS_OK) return st;
+    rs_access cols[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 1}};
+    rs_access rows[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 0}};
+    for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
+        for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
+            c.slots[LA_ROUND] = r;
+            st = dispatch(s, &c, MODE_JACOBI_COLS, 0, cols, 2);
+            if (st == RS_OK) st = dispatch(s, &c, MODE_JACOBI_ROWS, 0, rows, 2);
+        }
+    rs_free(dev, c.pc.tau); /* reused only after this stream's work */
+    return st;
 }

@@ -4,7 +4,9 @@
  * positive definite), LU with partial pivoting (square, tall, wide, a zero
  * pivot; pivots as a double-precision getf2 picks them), the triangular
  * solves (both triangles, unit diagonal, conjugated), the row interchanges,
- * QR and the Householder product (Q R = A, Q^H Q = I). Batches of 3 with
+ * QR and the Householder product (Q R = A, Q^H Q = I), the Jacobi sweeps
+ * (a known spectrum, orthogonal columns or a diagonal left, the Frobenius
+ * norm kept). Batches of 3 with
  * sizes past the factorization's 64 invocations (columns dealt round-robin),
  * in float32 and complex64, and float64/complex128 where the device has
  * float64 arithmetic. Bad arguments fail clearly; a pivot out of range
@@ -309,6 +311,93 @@ static void qr_case(rs_dtype dt, int64_t m, int64_t n) {
     rs_free(dev, da), rs_free(dev, dt_), rs_free(dev, dq);
 }
 
+/* ---- Jacobi: matrices of known spectrum, Q diag(lambda) V^H with Q, V
+ * orthonormalized (Gram-Schmidt in double) from random matrices */
+static void orthonormal(cplx *q, int64_t n, unsigned seed, int complex_) {
+    for (int64_t i = 0; i < n * n; ++i) q[i] = noise(&seed) + (complex_ ? I * noise(&seed) * 0.5 : 0);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t k = 0; k < j; ++k) {
+            cplx d = 0;
+            for (int64_t i = 0; i < n; ++i) d += conj(q[i * n + k]) * q[i * n + j];
+            for (int64_t i = 0; i < n; ++i) q[i * n + j] -= d * q[i * n + k];
+        }
+        double nrm = 0;
+        for (int64_t i = 0; i < n; ++i) nrm += creal(q[i * n + j] * conj(q[i * n + j]));
+        for (int64_t i = 0; i < n; ++i) q[i * n + j] /= sqrt(nrm);
+    }
+}
+static int by_value(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void jacobi_case(rs_dtype dt, int64_t n, int hermitian) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    cplx *q = malloc(sizeof(cplx) * (size_t)(n * n)), *v = malloc(sizeof(cplx) * (size_t)(n * n));
+    cplx *a = malloc(sizeof(cplx) * (size_t)(B * n * n)), *out = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    double *want = malloc(sizeof(double) * (size_t)(B * n)), got[128];
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, n, 21u + (unsigned)p, is_complex(dt));
+        orthonormal(v, n, 41u + (unsigned)p, is_complex(dt));
+        for (int64_t k = 0; k < n; ++k) /* eigenvalues of both signs; singular values >= 0 */
+            want[p * n + k] = hermitian ? (double)(k - n / 3) * 0.75 + 0.1 * p : (double)(k + 1) / n + p;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t k = 0; k < n; ++k)
+                    sum += q[i * n + k] * want[p * n + k] * conj((hermitian ? q : v)[j * n + k]);
+                AT(a, p, i, j, n, n) = sum;
+            }
+    }
+    int64_t sz[3] = {B, n, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n));
+    rs_tensor ta = ctest_view(da, dt, 3, sz);
+    int sweeps = 6;
+    for (int64_t w = 1; w < n; w *= 2) ++sweeps;
+    CHECK_OK(hermitian ? rs_jacobi_eigh(s, &ta, sweeps) : rs_jacobi_svd_columns(s, &ta, sweeps));
+    CHECK_OK(download(s, dt, da, (size_t)(B * n * n), out));
+    for (int p = 0; p < B; ++p) {
+        double fro = 0, off = 0, scale = 0;
+        for (int64_t k = 0; k < n; ++k) {
+            if (hermitian) {
+                got[k] = creal(AT(out, p, k, k, n, n));
+                for (int64_t j = 0; j < n; ++j)
+                    if (j != k) off = fmax(off, cabs(AT(out, p, k, j, n, n)));
+            } else {
+                double nrm = 0;
+                for (int64_t i = 0; i < n; ++i) nrm += creal(AT(out, p, i, k, n, n) * conj(AT(out, p, i, k, n, n)));
+                got[k] = sqrt(nrm);
+                for (int64_t j = k + 1; j < n; ++j) { /* the columns are orthogonal */
+                    cplx d = 0;
+                    for (int64_t i = 0; i < n; ++i) d += conj(AT(out, p, i, k, n, n)) * AT(out, p, i, j, n, n);
+                    off = fmax(off, cabs(d));
+                }
+            }
+        }
+        for (int64_t i = 0; i < n * n; ++i) fro += creal(a[p * n * n + i] * conj(a[p * n * n + i]));
+        qsort(got, (size_t)n, sizeof(double), by_value);
+        scale = sqrt(fro);
+        double err = 0, sum_sq = 0;
+        for (int64_t k = 0; k < n; ++k) sum_sq += got[k] * got[k];
+        for (int64_t k = 0; k < n; ++k) err = fmax(err, fabs(got[k] - want[p * n + k]));
+        /* the Frobenius norm is kept (sum of lambda^2 or sigma^2) and the couplings are rotated
+         * away, down to the threshold that leaves one alone (2^-26 relative: its effect on the
+         * spectrum is of order 2^-52) */
+        double tol = tol_of(dt) * 5, off_tol = fmax(tol, 1e-7);
+        if (err > tol * scale || fabs(sum_sq - fro) > tol * fro || off > off_tol * fro)
+            fprintf(stderr, "  jacobi %s %s n %lld: spectrum %g, |F|^2 %g vs %g, off %g\n", hermitian ? "eigh" : "svd",
+                    rs_dtype_name(dt), (long long)n, err, sum_sq, fro, off);
+        CHECK(err <= tol * scale && fabs(sum_sq - fro) <= tol * fro && off <= off_tol * fro);
+    }
+    /* an odd n or a non-square h: refused */
+    int64_t odd[3] = {B, n, n - 1};
+    rs_tensor bad = ctest_view(da, dt, 3, odd);
+    CHECK(rs_jacobi_svd_columns(s, &bad, 1) == RS_ERR_INVALID && rs_jacobi_eigh(s, &bad, 1) == RS_ERR_INVALID);
+    free(q), free(v), free(a), free(out), free(want);
+    rs_free(dev, da);
+}
+
 /* every case for one dtype; float64 kinds only where the device computes them */
 static int skip_dtype(rs_dtype dt) {
     if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
@@ -334,6 +423,10 @@ static void all_cases(rs_dtype dt) {
     qr_case(dt, 6, 4);
     qr_case(dt, 4, 6);
     qr_case(dt, 70, 66);
+    jacobi_case(dt, 6, 0);
+    jacobi_case(dt, 6, 1);
+    jacobi_case(dt, 40, 0);
+    jacobi_case(dt, 40, 1);
 }
 
 TEST(float32) { all_cases(RS_FLOAT32); }

@@ -595,70 +595,20 @@ bool single_precision(const Tensor& t) {
 
 // ---- singular values (linalg.svdvals, matrix_norm 'nuc'/2/-2, cond,
 // matrix_rank: _linalg_svd with compute_uv=False) by one-sided Jacobi
-// (Hestenes): columns of W = A (m >= n, else A^H) are rotated pairwise until
+// (Hestenes, rs_jacobi_svd_columns): the columns of W = A (m >= n, else
+// A^H, a zero column added for odd n) are rotated pairwise until
 // orthogonal; the singular values are then the column norms, to high
-// relative accuracy. The pairs of a round are disjoint (round-robin over an
-// even count of columns, a zero column added for odd n), so each round is a
-// few batched native ops over every pair and matrix at once; a fixed number
-// of sweeps (no data-dependent stop, so no sync). U and V are not formed:
-// compute_uv=True (linalg.svd, and the gradients) stays on the host, whose
-// sign conventions (LAPACK's) a native U, V would not share.
+// relative accuracy. A fixed number of sweeps (no data-dependent stop, so
+// no sync). U and V are not formed: compute_uv=True (linalg.svd, and the
+// gradients) stays on the host, whose sign conventions (LAPACK's) a native
+// U, V would not share.
 constexpr int64_t kJacobiMaxN = 128;  // wider: host (n - 1 rounds a sweep)
 
-// The rounds of a cyclic Jacobi sweep over an even count np of indices, as
-// disjoint pairs (np - 1, np / 2, 2) on like's device: index 0 stays, the
-// others turn by one each round (round-robin), so every pair meets once.
-Tensor round_robin(int64_t np, const Tensor& like) {
-  const int64_t h = np / 2;
-  std::vector<int64_t> ring(np), pairs(2 * (np - 1) * h);
-  for (int64_t i = 0; i < np; ++i) ring[i] = i;
-  for (int64_t r = 0; r < np - 1; ++r) {
-    for (int64_t k = 0; k < h; ++k) {
-      pairs[2 * (r * h + k)] = ring[k];
-      pairs[2 * (r * h + k) + 1] = ring[np - 1 - k];
-    }
-    std::rotate(ring.begin() + 1, ring.end() - 1, ring.end());
-  }
-  return from_host(pairs.data(), {np - 1, h, 2}, at::kLong, like);
-}
-
 // sweeps: 6 + ceil(log2 np), a fixed count (Jacobi converges quadratically)
-int64_t jacobi_sweeps(int64_t np) {
-  int64_t sweeps = 6;
+int jacobi_sweeps(int64_t np) {
+  int sweeps = 6;
   for (int64_t w = 1; w < np; w *= 2) ++sweeps;
   return sweeps;
-}
-
-// The rotation of a pair with diagonal entries (or squared norms) a, b and
-// coupling g = |gamma| >= 0 that zeroes the coupling: cos c and sin s
-// (t = s / c = sign(zeta) / (|zeta| + sqrt(1 + zeta^2)), zeta = (b - a) /
-// 2g; c = 1, s = 0 where g is negligible), and gamma's phase (its sign,
-// when real).
-struct Rotation {
-  Tensor c, s, t, phase;  // t = s / c (0 where g is 0)
-};
-Rotation jacobi_rotation(const Tensor& a, const Tensor& b, const Tensor& gamma) {
-  // a coupling below 2^-26 sqrt(|a| |b|) is left alone (its effect is of
-  // order 2^-52), and so is one below 1e-30: dividing by a subnormal |gamma|
-  // would meet devices that flush subnormals to zero
-  const Tensor g = gamma.abs();
-  const Tensor live = g.gt(a.abs().sqrt().mul(b.abs().sqrt()).mul(1.4901161193847656e-8).clamp_min(1e-30));
-  const Tensor safe_g = at::where(live, g, at::ones_like(g));
-  const Tensor zeta = b.sub(a).div(safe_g.mul(2));
-  const Tensor t = at::where(zeta.ge(0), at::ones_like(zeta), at::full_like(zeta, -1.0))
-                       .div(zeta.abs().add(zeta.mul(zeta).add(1).sqrt()));
-  const Tensor c = at::where(live, t.mul(t).add(1).rsqrt(), at::ones_like(t));
-  return {c, at::where(live, c.mul(t), at::zeros_like(t)), at::where(live, t, at::zeros_like(t)),
-          at::where(live, gamma.div(safe_g), at::ones_like(gamma))};
-}
-
-// A pair round's update: the slices p and q of X along dim replaced by the
-// rotated pairs (c P - s Q, s P + c Q), P and Q those slices as gathered
-// (Q already turned by the coupling's phase), c and s shaped to broadcast
-void rotate_pairs(const Tensor& X, int64_t dim, const Tensor& p, const Tensor& q, const Tensor& P, const Tensor& Q,
-                  const Tensor& c, const Tensor& s) {
-  X.index_copy_(dim, p, P.mul(c).sub(Q.mul(s)));
-  X.index_copy_(dim, q, P.mul(s).add(Q.mul(c)));
 }
 
 // the squared norms of X's columns (real, for complex X too)
@@ -669,73 +619,37 @@ Tensor singular_values(const Tensor& A0) {
   const int64_t m = A.size(-2), n = A.size(-1), P = batch_count(A.sizes());
   std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end() - 2);
   shape.push_back(n);
-  const at::TensorOptions real = A.options().dtype(at::kFloat);
+  const at::TensorOptions real = A.options().dtype(c10::toRealValueType(A.scalar_type()));
   if (A.numel() == 0) return at::zeros(shape, real);
   const int64_t np = n + n % 2;
-  Tensor W = A.reshape({P, m, n}).clone(at::MemoryFormat::Contiguous);
-  if (np != n) W = at::cat({W, at::zeros({P, m, 1}, W.options())}, -1);
-  const Tensor idx = round_robin(np, W);
-  for (int64_t sweep = 0; sweep < jacobi_sweeps(np); ++sweep)
-    for (int64_t r = 0; r < np - 1; ++r) {
-      const Tensor p = idx.select(0, r).select(-1, 0), q = idx.select(0, r).select(-1, 1);
-      const Tensor Pc = W.index_select(-1, p), Qc = W.index_select(-1, q);
-      const Rotation rot = jacobi_rotation(column_sq_norms(Pc), column_sq_norms(Qc), Pc.conj().mul(Qc).sum(-2));
-      // Q turned by gamma's phase first, so that P^H Q = |gamma|
-      rotate_pairs(W, -1, p, q, Pc, Qc.mul(rot.phase.conj().unsqueeze(-2)), rot.c.unsqueeze(-2),
-                   rot.s.unsqueeze(-2));
-    }
+  Tensor W = at::zeros({P, m, np}, A.options());
+  W.narrow(-1, 0, n).copy_(A.reshape({P, m, n}));
+  rs_tensor tw = describe(W);
+  check_or_host(rs_jacobi_svd_columns(current_stream_for(A), &tw, jacobi_sweeps(np)));
   const Tensor sigma = column_sq_norms(W).sqrt();
   return std::get<0>(sigma.sort(-1, true)).narrow(-1, 0, n).reshape(shape);
 }
 
 // ---- eigenvalues of Hermitian matrices (linalg.eigvalsh: _linalg_eigh
-// with compute_v=False) by cyclic two-sided Jacobi: H (the triangle LAPACK
-// reads, mirrored, its diagonal's real part) is rotated, H <- J^H H J, pair
-// by pair until diagonal; a round rotates n / 2 disjoint pairs at once,
-// columns then rows (a zero row and column added for odd n stay apart).
-// Eigenvalues ascending, as LAPACK's. Vectors (compute_v=True) stay on the
-// host, whose signs and phases native ones would not share.
+// with compute_v=False) by cyclic two-sided Jacobi (rs_jacobi_eigh): H (the
+// triangle LAPACK reads, mirrored, its diagonal's real part; a zero row and
+// column added for odd n stay apart) is rotated, H <- J^H H J, pair by pair
+// until diagonal. Eigenvalues ascending, as LAPACK's. Vectors
+// (compute_v=True) stay on the host, whose signs and phases native ones
+// would not share.
 Tensor hermitian_eigenvalues(const Tensor& A, bool upper) {
   const int64_t n = A.size(-1), P = batch_count(A.sizes());
   std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end() - 2);
   shape.push_back(n);
-  if (A.numel() == 0) return at::zeros(shape, A.options().dtype(at::kFloat));
+  const at::TensorOptions real = A.options().dtype(c10::toRealValueType(A.scalar_type()));
+  if (A.numel() == 0) return at::zeros(shape, real);
   const Tensor T = upper ? A.triu() : A.tril();
-  Tensor H = T.add((upper ? T.triu(1) : T.tril(-1)).mH()).reshape({P, n, n});
   const int64_t np = n + n % 2;
-  if (np != n) {
-    Tensor Hp = at::zeros({P, np, np}, H.options());
-    Hp.narrow(-2, 0, n).narrow(-1, 0, n).copy_(H);
-    H = Hp;
-  } else {
-    H = H.clone(at::MemoryFormat::Contiguous);
-  }
+  Tensor H = at::zeros({P, np, np}, A.options());
+  H.narrow(-2, 0, n).narrow(-1, 0, n).copy_(T.add((upper ? T.triu(1) : T.tril(-1)).mH()).reshape({P, n, n}));
   if (H.is_complex()) H.diagonal(0, -2, -1).copy_(at::real(H.diagonal(0, -2, -1)).clone());
-  const Tensor idx = round_robin(np, H);
-  const Tensor flat = H.view({P, np * np});
-  for (int64_t sweep = 0; sweep < jacobi_sweeps(np); ++sweep)
-    for (int64_t r = 0; r < np - 1; ++r) {
-      const Tensor p = idx.select(0, r).select(-1, 0), q = idx.select(0, r).select(-1, 1);
-      const Tensor dg = H.diagonal(0, -2, -1), pq = p.mul(np).add(q);
-      const Tensor a = at::real(dg.index_select(-1, p)), b = at::real(dg.index_select(-1, q));
-      const Tensor gamma = flat.index_select(-1, pq);
-      const Rotation rot = jacobi_rotation(a, b, gamma);
-      // columns: H J, J = diag(1, e^-i phi) R (column q turned first)
-      rotate_pairs(H, -1, p, q, H.index_select(-1, p), H.index_select(-1, q).mul(rot.phase.conj().unsqueeze(-2)),
-                   rot.c.unsqueeze(-2), rot.s.unsqueeze(-2));
-      // rows: J^H (H J) (row q turned by e^+i phi first)
-      rotate_pairs(H, -2, p, q, H.index_select(-2, p), H.index_select(-2, q).mul(rot.phase.unsqueeze(-1)),
-                   rot.c.unsqueeze(-1), rot.s.unsqueeze(-1));
-      // the pair's 2 x 2 block as the rotation makes it exactly (Rutishauser):
-      // a - t|gamma|, b + t|gamma|, zero coupling; the rotated entries above
-      // carry the roundings of four products (measured: 8x CPU's error at
-      // n = 33 without this, 0.7x with it)
-      const Tensor tg = rot.t.mul(gamma.abs());
-      flat.index_copy_(-1, p.mul(np + 1), a.sub(tg).to(H.scalar_type()));
-      flat.index_copy_(-1, q.mul(np + 1), b.add(tg).to(H.scalar_type()));
-      flat.index_fill_(-1, pq, 0);
-      flat.index_fill_(-1, q.mul(np).add(p), 0);
-    }
+  rs_tensor th = describe(H);
+  check_or_host(rs_jacobi_eigh(current_stream_for(A), &th, jacobi_sweeps(np)));
   const Tensor w = at::real(H.diagonal(0, -2, -1)).narrow(-1, 0, n);
   return std::get<0>(w.sort(-1)).reshape(shape);
 }
