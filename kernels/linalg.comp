@@ -231,7 +231,11 @@ void main() {
             st_real(w, LA_ROT_PH, re(o.ph)), st_real(w, LA_ROT_PH + 1, im(o.ph));
             st_real(w, LA_ROT_A, a), st_real(w, LA_ROT_B, b), st_real(w, LA_ROT_G, g);
         }
-        for (int64_t row = int64_t(lid); row < n; row += NT) {  // H J: column q turned by conj(phase) first
+        // H J: column q turned by conj(phase) first. The pair's 2 x 2 block is
+        // left to MODE 8, which sets it: no element is read by one invocation and
+        // written by another in a dispatch (no global-memory coherence asked)
+        for (int64_t row = int64_t(lid); row < n; row += NT) {
+            if (row == i || row == j) continue;
             ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
             st(pc.a, a_off(p, row, i), x * o.c - y * o.s);
             st(pc.a, a_off(p, row, j), x * o.s + y * o.c);
@@ -246,11 +250,11 @@ void main() {
         o.ph = ld_real(w, LA_ROT_PH);
 #endif
         for (int64_t col = int64_t(lid); col < n; col += NT) {  // J^H (H J): row q turned by phase first
+            if (col == i || col == j) continue;  // the block: below
             ACC x = ld(pc.a, a_off(p, i, col)), y = mul(ld(pc.a, a_off(p, j, col)), o.ph);
             st(pc.a, a_off(p, i, col), x * o.c - y * o.s);
             st(pc.a, a_off(p, j, col), x * o.s + y * o.c);
         }
-        barrier();
         if (lid == 0u) {  // the pair's block as the rotation makes it exactly
             const REAL tg = o.t * ld_real(w, LA_ROT_G);
             st(pc.a, a_off(p, i, i), of_real(ld_real(w, LA_ROT_A) - tg));
