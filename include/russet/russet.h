@@ -13,6 +13,7 @@
 
 #include "russet/attention.h"
 #include "russet/conv.h"
+#include "russet/distance.h"
 #include "russet/fft.h"
 #include "russet/gather.h"
 #include "russet/gemm.h"

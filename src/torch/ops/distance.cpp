@@ -1,22 +1,18 @@
 // Pairwise distances: _cdist_forward / _cdist_backward (torch.cdist) and
-// _pdist_forward / _pdist_backward (torch.pdist), composed from native
-// pointwise ops, vector norms and reductions in the cases and formulas of
-// ATen's Distance.cpp and its CPU kernels (DistanceOpsKernel.cpp). For p = 2
-// with more than 25 rows CPU switches to the matrix-product form
-// (_euclidean_dist, itself composite); so does russet, for the same results.
+// _pdist_forward / _pdist_backward (torch.pdist) on the C core's distance
+// engine (russet/distance.h: one launch each, the cases and formulas of
+// ATen's CPU kernels, DistanceOpsKernel.cpp). For p = 2 with more than 25
+// rows CPU switches to the matrix-product form (_euclidean_dist, itself
+// composite); so does russet, for the same results.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/_cdist_backward_ops.h>
 #include <ATen/ops/_cdist_forward_ops.h>
 #include <ATen/ops/_euclidean_dist.h>
 #include <ATen/ops/_pdist_backward_ops.h>
 #include <ATen/ops/_pdist_forward_ops.h>
-#include <ATen/ops/abs.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/nonzero_static.h>
-#include <ATen/ops/sign.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/util/accumulate.h>
@@ -25,16 +21,13 @@
 #include <cmath>
 #include <limits>
 
+#include "russet/distance.h"
 #include "torch/pointwise.h"
 
 namespace russet {
 namespace {
 
 using at::Tensor;
-
-// Pairs per chunk of rows: bounds the (rows, r2, c) difference tensor the
-// direct forms build to 16M elements.
-constexpr int64_t kChunkElems = int64_t(1) << 24;
 
 bool mm_form(double p, int64_t mode, int64_t r1, int64_t r2) {
   return p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
@@ -50,14 +43,9 @@ void check_direct_dtype(const Tensor& x, const char* op) {
 // dist(a_i, b_j) for a (B, n, c), b (B, m, c): the p-norm of the
 // differences, as CPU's direct kernel (p = 0 counts the nonzero ones)
 Tensor direct_distances(const Tensor& a, const Tensor& b, double p) {
-  int64_t bsz = a.size(0), n = a.size(1), m = b.size(1), c = a.size(2);
-  Tensor out = at::empty({bsz, n, m}, a.options());
-  int64_t step = std::max<int64_t>(1, kChunkElems / std::max<int64_t>(1, bsz * m * c));
-  for (int64_t i = 0; i < n; i += step) {
-    int64_t len = std::min(step, n - i);
-    Tensor diff = a.narrow(1, i, len).unsqueeze(2).sub(b.unsqueeze(1));
-    out.narrow(1, i, len).copy_(at::linalg_vector_norm(diff, p, {-1}, false, std::nullopt));
-  }
+  Tensor out = at::empty({a.size(0), a.size(1), b.size(1)}, a.options());
+  rs_tensor ta = describe(a), tb = describe(b), to = describe(out);
+  check_or_host(rs_cdist_forward(current_stream_for(a), &ta, &tb, p, &to));
   return out;
 }
 
@@ -97,32 +85,9 @@ Tensor cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optional
 // d dist(a_i, b_j) / d a_i times grad_ij, summed over j: CPU's
 // cdist_backward formulas per p
 Tensor direct_backward(const Tensor& grad, const Tensor& a, const Tensor& b, double p, const Tensor& dist) {
-  int64_t bsz = a.size(0), n = a.size(1), m = b.size(1), c = a.size(2);
-  Tensor out = at::empty({bsz, n, c}, a.options());
-  if (p == 0) return out.zero_();
-  int64_t step = std::max<int64_t>(1, kChunkElems / std::max<int64_t>(1, bsz * m * c));
-  for (int64_t i = 0; i < n; i += step) {
-    int64_t len = std::min(step, n - i);
-    Tensor diff = a.narrow(1, i, len).unsqueeze(2).sub(b.unsqueeze(1));  // (B, len, m, c)
-    Tensor g = grad.narrow(1, i, len).unsqueeze(3), d = dist.narrow(1, i, len).unsqueeze(3);
-    Tensor term;
-    if (p == 1) {
-      term = at::sign(diff).mul_(g);
-    } else if (std::isinf(p)) {
-      // sign(diff) * (1 - min(1, ceil(|(|diff| - dist)|))): 1 where |diff| is the max
-      Tensor hit = at::abs(diff).sub_(d).abs_().ceil_().clamp_max_(1).neg_().add_(1);
-      term = at::sign(diff).mul_(hit).mul_(g);
-    } else {
-      Tensor v;
-      if (p == 2) v = diff.mul(g).div_(d);
-      else if (p < 2) v = at::sign(diff).mul_(at::abs(diff).pow_(p - 1)).mul_(g).div_(d.pow(p - 1));
-      else v = diff.mul(at::abs(diff).pow_(p - 2)).mul_(g).div_(d.pow(p - 1));
-      Tensor zero = d.eq(0);
-      if (p < 1) zero = zero.logical_or(diff.eq(0));
-      term = at::where(zero, at::zeros({}, v.options()), v);
-    }
-    out.narrow(1, i, len).copy_(term.sum(2));
-  }
+  Tensor out = at::empty(a.sizes(), a.options());
+  rs_tensor tg = describe(grad), ta = describe(a), tb = describe(b), td = describe(dist), to = describe(out);
+  check_or_host(rs_cdist_backward(current_stream_for(a), &tg, &ta, &tb, p, &td, &to));
   return out;
 }
 
