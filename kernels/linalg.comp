@@ -87,24 +87,43 @@ layout(push_constant) uniform Push { RS_LINALG_PUSH } pc;
 #endif
 
 ACC ld(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
+
+// A product rounded to the dtype before anything adds it. GPU compilers fuse
+// a * b - c into one fma (one rounding) even where the SPIR-V says
+// NoContraction (NVIDIA: tests/c/test_runtime.c's no_contraction), and that
+// breaks the exact cancellations LAPACK's results have (a singular matrix's
+// zero pivot, its determinant 0). An XOR with a zero the compiler cannot see
+// keeps the product a rounded float. sqrt is rounded once (Vulkan lets it be
+// off by ulps; NVIDIA's is), as LAPACK's is: Jacobi's rotations are built
+// from it, and c^2 + s^2 off by an ulp drifts the norms over many rounds.
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+REAL rnd(REAL v) { return uint64BitsToDouble(doubleBitsToUint64(v) ^ uint64_t(pc.opaque_zero)); }
+REAL sqrt_cr(REAL x) { return sqrt(x); }
+#else
+REAL rnd(REAL v) { return uintBitsToFloat(floatBitsToUint(v) ^ pc.opaque_zero); }
+REAL sqrt_cr(REAL x) { return rs_sqrt_cr(x); }
+#endif
+
 #if RS_IS_COMPLEX(DT)
-ACC mul(ACC x, ACC y) { return rs_cmul(x, y); }
+ACC mul(ACC x, ACC y) { return ACC(rnd(x.x * y.x) - rnd(x.y * y.y), rnd(x.x * y.y) + rnd(x.y * y.x)); }
+ACC scale(ACC x, REAL r) { return ACC(rnd(x.x * r), rnd(x.y * r)); }
 ACC dv(ACC x, ACC y) { return rs_cdiv(x, y); }
 ACC cj(ACC x) { return ACC(x.x, -x.y); }
 REAL re(ACC x) { return x.x; }
 REAL im(ACC x) { return x.y; }
 REAL mag1(ACC x) { return abs(x.x) + abs(x.y); }  // izamax's |re| + |im|
-REAL sq(ACC x) { return x.x * x.x + x.y * x.y; }
+REAL sq(ACC x) { return rnd(x.x * x.x) + rnd(x.y * x.y); }
 ACC of_real(REAL r) { return ACC(r, REAL(0)); }
 bool is_zero(ACC x) { return x.x == REAL(0) && x.y == REAL(0); }
 #else
-ACC mul(ACC x, ACC y) { return x * y; }
+ACC mul(ACC x, ACC y) { return rnd(x * y); }
+ACC scale(ACC x, REAL r) { return rnd(x * r); }
 ACC dv(ACC x, ACC y) { return x / y; }
 ACC cj(ACC x) { return x; }
 REAL re(ACC x) { return x; }
 REAL im(ACC x) { return REAL(0); }
 REAL mag1(ACC x) { return abs(x); }
-REAL sq(ACC x) { return x * x; }
+REAL sq(ACC x) { return rnd(x * x); }
 ACC of_real(REAL r) { return r; }
 bool is_zero(ACC x) { return x == REAL(0); }
 #endif
@@ -143,7 +162,7 @@ REAL absv(ACC x) {
     REAL ax = abs(x.x), ay = abs(x.y), hi = max(ax, ay), lo = min(ax, ay);
     if (hi == REAL(0) || isinf(hi)) return hi;
     REAL r = lo / hi;
-    return hi * sqrt(REAL(1) + r * r);
+    return hi * sqrt_cr(REAL(1) + rnd(r * r));
 #else
     return abs(x);
 #endif
@@ -163,8 +182,8 @@ Rotation rotation(REAL a, REAL b, ACC gamma, REAL g) {
         return o;
     }
     REAL zeta = (b - a) / (g * REAL(2));
-    o.t = (zeta >= REAL(0) ? REAL(1) : REAL(-1)) / (abs(zeta) + sqrt(zeta * zeta + REAL(1)));
-    o.c = REAL(1) / sqrt(o.t * o.t + REAL(1));
+    o.t = (zeta >= REAL(0) ? REAL(1) : REAL(-1)) / (abs(zeta) + sqrt_cr(rnd(zeta * zeta) + REAL(1)));
+    o.c = REAL(1) / sqrt_cr(rnd(o.t * o.t) + REAL(1));
     o.s = o.c * o.t;
     o.ph = dv(gamma, of_real(g));
     return o;
@@ -199,8 +218,8 @@ void main() {
         barrier();  // red_ is rewritten by the next pair
         for (int64_t row = int64_t(lid); row < m; row += NT) {
             ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
-            st(pc.a, a_off(p, row, i), x * o.c - y * o.s);
-            st(pc.a, a_off(p, row, j), x * o.s + y * o.c);
+            st(pc.a, a_off(p, row, i), scale(x, o.c) - scale(y, o.s));
+            st(pc.a, a_off(p, row, j), scale(x, o.s) + scale(y, o.c));
         }
     }
 }
@@ -237,8 +256,8 @@ void main() {
         for (int64_t row = int64_t(lid); row < n; row += NT) {
             if (row == i || row == j) continue;
             ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
-            st(pc.a, a_off(p, row, i), x * o.c - y * o.s);
-            st(pc.a, a_off(p, row, j), x * o.s + y * o.c);
+            st(pc.a, a_off(p, row, i), scale(x, o.c) - scale(y, o.s));
+            st(pc.a, a_off(p, row, j), scale(x, o.s) + scale(y, o.c));
         }
         barrier();
 #else
@@ -252,11 +271,11 @@ void main() {
         for (int64_t col = int64_t(lid); col < n; col += NT) {  // J^H (H J): row q turned by phase first
             if (col == i || col == j) continue;  // the block: below
             ACC x = ld(pc.a, a_off(p, i, col)), y = mul(ld(pc.a, a_off(p, j, col)), o.ph);
-            st(pc.a, a_off(p, i, col), x * o.c - y * o.s);
-            st(pc.a, a_off(p, j, col), x * o.s + y * o.c);
+            st(pc.a, a_off(p, i, col), scale(x, o.c) - scale(y, o.s));
+            st(pc.a, a_off(p, j, col), scale(x, o.s) + scale(y, o.c));
         }
         if (lid == 0u) {  // the pair's block as the rotation makes it exactly
-            const REAL tg = o.t * ld_real(w, LA_ROT_G);
+            const REAL tg = rnd(o.t * ld_real(w, LA_ROT_G));
             st(pc.a, a_off(p, i, i), of_real(ld_real(w, LA_ROT_A) - tg));
             st(pc.a, a_off(p, j, j), of_real(ld_real(w, LA_ROT_B) + tg));
             st(pc.a, a_off(p, i, j), ACC(0));
@@ -291,7 +310,7 @@ void main() {
                     sh_index = j;
                     sh_real = d;
                 } else {
-                    REAL ljj = sqrt(d);
+                    REAL ljj = sqrt_cr(d);
                     st(pc.res, o_off(p, j, j), of_real(ljj));
                     for (int64_t i = j + 1; i < n; ++i) {
                         ACC v = dv(ld(pc.res, o_off(p, i, j)), of_real(ljj));
@@ -372,7 +391,7 @@ void main() {
                 for (int64_t i = j + 1; i < m; ++i) xnorm2 += sq(ld(pc.a, a_off(p, i, j)));
                 REAL ar = re(alpha), ai = im(alpha);
                 bool skip = xnorm2 == REAL(0) && ai == REAL(0);
-                REAL norm = sqrt(ar * ar + ai * ai + xnorm2);
+                REAL norm = sqrt_cr(rnd(ar * ar) + rnd(ai * ai) + xnorm2);
                 ACC beta = of_real(ar >= REAL(0) ? -norm : norm);
                 ACC tau = skip ? ACC(0) : dv(beta - alpha, beta);
                 ACC scale = skip ? of_real(REAL(1)) : dv(of_real(REAL(1)), alpha - beta);

@@ -11,7 +11,9 @@
     uint64_t params;  /* LA_ slots */ \
     uint64_t err; \
     uint32_t site; \
-    uint32_t flags;   /* LA_F_ bits */
+    uint32_t flags;   /* LA_F_ bits */ \
+    uint32_t opaque_zero; /* 0, which the compiler cannot see: rnd() in linalg.comp */ \
+    uint32_t pad;
 
 #define LA_P 0        /* matrices in the batch */
 #define LA_M 1        /* rows */

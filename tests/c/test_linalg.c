@@ -434,6 +434,32 @@ TEST(complex64) { all_cases(RS_COMPLEX64); }
 TEST(float64_where_the_device_has_it) { all_cases(RS_FLOAT64); }
 TEST(complex128_where_the_device_has_it) { all_cases(RS_COMPLEX128); }
 
+/* A singular matrix whose zero pivot comes from an exact cancellation
+ * (2 - 6 * fl(1/3) is 0 with the product rounded, -2^-24 as one fma): info
+ * and the zero must be LAPACK's. On lavapipe, which does not fuse, this
+ * always passes; on a GPU whose compiler fuses a * b - c it checks rnd() in
+ * linalg.comp (torch.linalg.det of a singular matrix is then exactly 0). */
+TEST(an_exact_cancellation_gives_the_zero_pivot) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const float a[9] = {1, 2, 1, 2, 4, 0, 3, 6, 1};
+    int64_t sz[3] = {1, 3, 3}, psz[2] = {1, 3}, isz = 1;
+    uint64_t da = ctest_upload(dev, s, a, sizeof a), dp, di;
+    CHECK_OK(rs_alloc(dev, 12, s, &dp));
+    CHECK_OK(rs_alloc(dev, 4, s, &di));
+    rs_tensor ta = ctest_view(da, RS_FLOAT32, 3, sz), tp = ctest_view(dp, RS_INT32, 2, psz);
+    rs_tensor ti = ctest_view(di, RS_INT32, 1, &isz);
+    CHECK_OK(rs_lu_factor(s, &ta, &tp, &ti));
+    float lu[9];
+    int32_t piv[3], info;
+    CHECK_OK(rs_memcpy_dtoh(s, lu, da, sizeof lu));
+    CHECK_OK(rs_memcpy_dtoh(s, piv, dp, sizeof piv));
+    CHECK_OK(rs_memcpy_dtoh(s, &info, di, sizeof info));
+    if (info != 2 || lu[4] != 0.0f) fprintf(stderr, "  info %d, u_11 %g (want 2 and 0)\n", info, lu[4]);
+    CHECK(piv[0] == 3 && info == 2 && lu[4] == 0.0f);
+    rs_free(dev, da), rs_free(dev, dp), rs_free(dev, di);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -462,6 +488,7 @@ int main(void) {
     RUN(complex64);
     RUN(float64_where_the_device_has_it);
     RUN(complex128_where_the_device_has_it);
+    RUN(an_exact_cancellation_gives_the_zero_pivot);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }
