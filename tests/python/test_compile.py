@@ -224,6 +224,19 @@ def test_an_index_out_of_range_raises_not_crashes():
     torch.testing.assert_close(out.cpu(), (m.cpu()[good.cpu()] * 2).sum(1))
 
 
+def _one_hot_decomposition_asserts():
+    """torch 2.13's one_hot decomposition checks the range with
+    _assert_async; older ones (2.11, on the H200) do not, and the compiled
+    one_hot then has no assertion to raise (as on CUDA)"""
+    import inspect
+
+    from torch._decomp import decompositions
+
+    fn = getattr(decompositions, "one_hot", None)
+    return fn is not None and "_assert_async" in inspect.getsource(fn)
+
+
+@pytest.mark.skipif(not _one_hot_decomposition_asserts(), reason="this torch's one_hot compiles without a range check")
 def test_device_asserts_of_generated_code_raise_at_the_sync():
     # one_hot's range check is an assertion in the generated kernel
     t = torch.tensor([1, 5, 32], device=D)
