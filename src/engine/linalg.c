@@ -1,8 +1,10 @@
-/* linalg.c: LAPACK's unblocked factorizations and the solves built on them
- * (contract in russet/linalg.h) on kernels/linalg.comp: Cholesky, LU and QR
- * a workgroup a matrix (MODE 0, 1, 4), the triangular solve, the row
- * interchanges and the Householder product an invocation a result column
- * (MODE 2, 3, 5). Each call is one dispatch over the whole batch. */
+/* linalg.c: LAPACK's unblocked factorizations and the solves built on them,
+ * and Jacobi's sweeps (contract in russet/linalg.h) on kernels/linalg.comp:
+ * Cholesky, LU and QR a workgroup a matrix (MODE 0, 1, 4), the triangular
+ * solve, the row interchanges and the Householder product an invocation a
+ * result column (MODE 2, 3, 5), each one dispatch over the whole batch; a
+ * Jacobi round a workgroup a (matrix, pair), one dispatch (MODE 6) or two
+ * (MODE 7 then 8). */
 #include <stdio.h>
 #include <string.h>
 
@@ -46,8 +48,8 @@ static rs_status check_matrices(const la_call *c, const char *what, const rs_ten
                                 int64_t cols) {
     if (!t || t->ndim != 3 || t->dtype != c->dt || t->sizes[0] != p || (rows >= 0 && t->sizes[1] != rows) ||
         (cols >= 0 && t->sizes[2] != cols))
-        return rs_error(RS_ERR_INVALID, "%s: %s must be a (%lld, %lld, %lld) view of %s", c->op, what, (long long)p,
-                        (long long)rows, (long long)cols, rs_dtype_name(c->dt));
+        return rs_error(RS_ERR_INVALID, "%s: %s must be a 3-d view of %s, %lld matrices of %lld x %lld (-1: any)",
+                        c->op, what, rs_dtype_name(c->dt), (long long)p, (long long)rows, (long long)cols);
     return RS_OK;
 }
 
