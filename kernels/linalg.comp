@@ -36,7 +36,7 @@
 //   identity (org2r), from the reflectors below a's diagonal and tau.
 //
 // MODE 6, 7 and 8 are one round of a cyclic Jacobi sweep: the n / 2
-// disjoint pairs (p, q) of round LA_ROUND (round robin over an even n:
+// disjoint pairs (p, q) of round pc.round (round robin over an even n:
 // index 0 stays, the others turn by one a round), a workgroup a (matrix,
 // pair). The rotation of a pair with diagonal entries (or squared norms)
 // a, b and coupling gamma zeroes the coupling: t = sign(zeta) / (|zeta| +
@@ -77,7 +77,7 @@ layout(push_constant) uniform Push { RS_LINALG_PUSH } pc;
 #include "common/opmath_inst.glsl"
 #undef T_DT
 #define CM_DT DT
-#include "common/ops.glsl"  // rs_cmul, rs_cdiv (c10's complex division)
+#include "common/ops.glsl"  // rs_cdiv (c10's complex division), rs_sqrt_cr
 
 #define ACC RS_OPMT(DT)
 #if RS_IS_DBL(DT) || RS_IS_CD(DT)
@@ -195,7 +195,7 @@ shared REAL red_a[NT], red_b[NT];
 shared ACC red_g[NT];
 
 void main() {
-    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), r = cp(LA_ROUND), h = n / 2;
+    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), r = int64_t(pc.round), h = n / 2;
     const uint lid = gl_LocalInvocationID.x;
     for (int64_t w = int64_t(gl_WorkGroupID.x); w < P * h; w += int64_t(gl_NumWorkGroups.x)) {
         const int64_t p = w / h, k = w % h, i = ring(k, r, n), j = ring(n - 1 - k, r, n);
@@ -235,7 +235,7 @@ REAL ld_real(int64_t pair, int slot) { return uintBitsToFloat(RsU32(rot_addr(pai
 #endif
 
 void main() {
-    const int64_t P = cp(LA_P), n = cp(LA_N), r = cp(LA_ROUND), h = n / 2;
+    const int64_t P = cp(LA_P), n = cp(LA_N), r = int64_t(pc.round), h = n / 2;
     const uint lid = gl_LocalInvocationID.x;
     for (int64_t w = int64_t(gl_WorkGroupID.x); w < P * h; w += int64_t(gl_NumWorkGroups.x)) {
         const int64_t p = w / h, k = w % h, i = ring(k, r, n), j = ring(n - 1 - k, r, n);

@@ -13,7 +13,7 @@
     uint32_t site; \
     uint32_t flags;   /* LA_F_ bits */ \
     uint32_t opaque_zero; /* 0, which the compiler cannot see: rnd() in linalg.comp */ \
-    uint32_t pad;
+    uint32_t round;   /* MODE 6, 7, 8: the round of the sweep (0 .. n - 2) */
 
 #define LA_P 0        /* matrices in the batch */
 #define LA_M 1        /* rows */
@@ -25,8 +25,7 @@
 #define LA_PIV_ST 11  /* 2 strides each (batch, index): piv, tau */
 #define LA_TAU_ST 13
 #define LA_INFO_ST 15
-#define LA_ROUND 16   /* MODE 6, 7, 8: the round of the sweep (0 .. n - 2) */
-#define LA_SLOTS 17
+#define LA_SLOTS 16
 
 /* MODE 7 -> 8: a pair's rotation in the scratch (reals) */
 #define LA_ROT_T 0

@@ -29,6 +29,7 @@ typedef struct la_call {
     rs_dtype dt;
     int64_t slots[LA_SLOTS];
     linalg_push pc;
+    rs_kernel *kernel[MODE_JACOBI_ROWS + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
 static rs_status check_dtype(rs_stream *s, la_call *c, const rs_tensor *t) {
@@ -80,13 +81,18 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
         return rs_error(RS_ERR_UNSUPPORTED, "%s: a matrix of %lld rows needs %lld bytes of shared memory, past the "
                         "device's %u", c->op, (long long)factor_rows,
                         (long long)(mmax * (int64_t)rs_dtype_size(c->dt)), rs_stream_features(s)->max_shared_memory);
-    char defines[96];
-    unsigned nt = jacobi ? NT_FACTOR : !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
-             (long long)(factor ? mmax : 1));
-    rs_kernel *kern = NULL;
-    rs_status st = rs_kernel_get(dev, "linalg.comp", defines, &kern);
-    if (st != RS_OK) return st;
+    rs_status st = RS_OK;
+    rs_kernel *kern = c->kernel[mode];
+    if (!kern) {
+        char defines[96];
+        unsigned nt = jacobi ? NT_FACTOR : !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
+        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
+                 (long long)(factor ? mmax : 1));
+        if ((st = rs_kernel_get(dev, "linalg.comp", defines, &kern)) != RS_OK) return st;
+        c->kernel[mode] = kern;
+    }
+    /* the sizes and strides, in this dispatch's batch's arena (a block of an
+     * earlier batch may be reused once that batch completes) */
     void *host = NULL;
     if ((st = rs_stream_arena(s, sizeof c->slots, &host, &c->pc.params)) != RS_OK) return st;
     memcpy(host, c->slots, sizeof c->slots);
@@ -234,7 +240,7 @@ rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int sweeps) {
     rs_access acc[1] = {rs_tensor_access(w, 1)};
     for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
         for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
-            c.slots[LA_ROUND] = r;
+            c.pc.round = (uint32_t)r;
             st = dispatch(s, &c, MODE_JACOBI_SVD, 0, acc, 1);
         }
     return st;
@@ -254,7 +260,7 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps) {
     rs_access rows[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 0}};
     for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
         for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
-            c.slots[LA_ROUND] = r;
+            c.pc.round = (uint32_t)r;
             st = dispatch(s, &c, MODE_JACOBI_COLS, 0, cols, 2);
             if (st == RS_OK) st = dispatch(s, &c, MODE_JACOBI_ROWS, 0, rows, 2);
         }

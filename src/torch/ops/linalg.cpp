@@ -2,11 +2,11 @@
 // algebra engine (russet/linalg.h: Cholesky, LU, QR, triangular solves, row
 // interchanges, the Householder product, each one dispatch over a whole
 // batch) and what ATen's ops build from those: the solves, inverses,
-// determinants and unpacking. float32 and complex64 run natively, float64
-// and complex128 too where the device has float64 arithmetic (not the apple
-// profile: host execution there). Singular values and Hermitian eigenvalues
-// (no vectors) are still composed from native ops (one-sided and two-sided
-// Jacobi, below); vectors and the rest of linalg are host execution.
+// determinants and unpacking; and the engine's Jacobi sweeps for singular
+// values and Hermitian eigenvalues (no vectors). float32 and complex64 run
+// natively, float64 and complex128 too where the device has float64
+// arithmetic (not the apple profile: host execution there; Jacobi stays
+// float32/complex64); vectors and the rest of linalg are host execution.
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
 
@@ -22,14 +22,12 @@
 #include <ATen/ops/_linalg_solve_ex_meta.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/_linalg_solve_ex_ops.h>
-#include <ATen/ops/cat.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/geqrf_ops.h>
 #include <ATen/ops/linalg_householder_product_ops.h>
 #include <ATen/ops/linalg_qr_meta.h>
 #include <ATen/ops/linalg_qr_ops.h>
 #include <ATen/ops/zeros_like.h>
-#include <ATen/ops/full_like.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
 #include <ATen/ops/linalg_cholesky_ex_ops.h>
 #include <ATen/ops/linalg_inv_ex_meta.h>
@@ -44,7 +42,6 @@
 #include <ATen/ops/lu_unpack_meta.h>
 #include <ATen/ops/lu_unpack_ops.h>
 #include <ATen/ops/real.h>
-#include <ATen/ops/sqrt.h>
 #include <ATen/ops/triangular_solve_ops.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
@@ -53,8 +50,6 @@
 #include <ATen/ops/_linalg_svd_meta.h>
 #include <ATen/ops/_linalg_svd_ops.h>
 #include <ATen/ops/isfinite.h>
-#include <ATen/ops/ones_like.h>
-#include <ATen/ops/rsqrt.h>
 #include <ATen/ops/sort.h>
 #include <torch/library.h>
 #include <algorithm>
@@ -75,12 +70,17 @@ void need_native(const Tensor& t) {
   host_if_no_fp64(t);
 }
 
+// the matrices in a batch of sizes (..., rows, cols)
+int64_t batch_count(at::IntArrayRef sizes) {
+  int64_t p = 1;
+  for (size_t i = 0; i + 2 < sizes.size(); ++i) p *= sizes[i];
+  return p;
+}
+
 // a 3-d (P, rows, cols) view or copy of a batch of matrices, conj and neg
 // bits resolved (the engine reads plain values)
 Tensor batched(const Tensor& t) {
-  int64_t p = 1;
-  for (int64_t d = 0; d + 2 < t.dim(); ++d) p *= t.size(d);
-  return t.resolve_conj().resolve_neg().reshape({p, t.size(-2), t.size(-1)});
+  return t.resolve_conj().resolve_neg().reshape({batch_count(t.sizes()), t.size(-2), t.size(-1)});
 }
 
 // a contiguous copy of t of the given sizes, to work on in place
@@ -267,12 +267,6 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
 void lu_inplace(Tensor& A, Tensor& piv, Tensor& info) {
   rs_tensor ta = describe(A), tp = describe(piv), ti = describe(info);
   check_or_host(rs_lu_factor(current_stream_for(A), &ta, &tp, &ti));
-}
-
-int64_t batch_count(at::IntArrayRef sizes) {
-  int64_t p = 1;
-  for (size_t i = 0; i + 2 < sizes.size(); ++i) p *= sizes[i];
-  return p;
 }
 
 std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool pivot, bool check_errors, Tensor& LU,
