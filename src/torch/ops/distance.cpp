@@ -73,8 +73,8 @@ Tensor cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optional
         shape.insert(shape.end(), {r1, r2});
         if (r1 == 0 || r2 == 0 || bsz == 0) return at::empty(shape, x1.options());
         if (c == 0) return at::zeros(shape, x1.options());
-        Tensor t1 = x1.expand(e1).contiguous().view({bsz, r1, c});
-        Tensor t2 = x2.expand(e2).contiguous().view({bsz, r2, c});
+        Tensor t1 = x1.expand(e1).reshape({bsz, r1, c});  // a view where it can be: the engine reads strides
+        Tensor t2 = x2.expand(e2).reshape({bsz, r2, c});
         if (mm_form(p, mode, r1, r2)) return (bsz == 1 ? at::_euclidean_dist(x1, x2) : at::_euclidean_dist(t1, t2)).view(shape);
         check_direct_dtype(x1, "cdist");
         return direct_distances(t1, t2, p).view(shape);
@@ -103,9 +103,9 @@ Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, do
         e1.insert(e1.end(), {r1, c});
         e2.insert(e2.end(), {r2, x2.size(-1)});
         check_direct_dtype(x1, "cdist_backward");
-        Tensor t1 = x1.expand(e1).contiguous().view({bsz, r1, c});
-        Tensor t2 = x2.expand(e2).contiguous().view({bsz, r2, c});
-        Tensor g = grad.contiguous().view({bsz, r1, r2}), d = cdist.contiguous().view({bsz, r1, r2});
+        Tensor t1 = x1.expand(e1).reshape({bsz, r1, c});  // a view where it can be: the engine reads strides
+        Tensor t2 = x2.expand(e2).reshape({bsz, r2, c});
+        Tensor g = grad.reshape({bsz, r1, r2}), d = cdist.reshape({bsz, r1, r2});
         return direct_backward(g, t1, t2, p, d).view(e1);
       },
       grad, x1, x2, p, cdist);
