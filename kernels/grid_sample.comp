@@ -34,6 +34,15 @@ layout(local_size_x = RS_WG) in;
 
 layout(push_constant) uniform Push { RS_GRID_SAMPLE_PUSH } pc;
 
+// v with its bits XORed with 0 the compiler cannot know: the product v is
+// rounded on its own, never fused into a multiply-add with what follows
+// (NVIDIA's compiler fuses in spite of NoContraction; docs/gpu-testing.md)
+#if RS_IS_DBL(DT)
+ACC rnd(ACC v) { return uint64BitsToDouble(doubleBitsToUint64(v) ^ uint64_t(pc.opaque_zero)); }
+#else
+ACC rnd(ACC v) { return uintBitsToFloat(floatBitsToUint(v) ^ pc.opaque_zero); }
+#endif
+
 int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 
 ACC load(uint64_t a, int64_t o) { return RS_LDO(DT)(a, o); }
@@ -81,7 +90,7 @@ ACC reflect(ACC x, int64_t size, inout ACC mult) {
     const ACC low = ACC(-0.5), twice_span = ACC(size) * ACC(2);
 #endif
     const ACC d = x - low, a = abs(d);
-    const ACC extra = a - trunc(a / twice_span) * twice_span, mirrored = twice_span - extra;
+    const ACC extra = a - rnd(trunc(a / twice_span) * twice_span), mirrored = twice_span - extra;
     const bool flip = extra > mirrored;
     mult *= (flip != (d < ACC(0))) ? ACC(-1) : ACC(1);
     return (flip ? mirrored : extra) + low;
@@ -133,13 +142,12 @@ ACC source_index(ACC g, int64_t size, out ACC mult) {
 #else
     mult = ACC(size) / ACC(2);
 #if DIMS == 2
-    ACC x = (g + ACC(1)) * mult - ACC(0.5);
+    ACC x = rnd((g + ACC(1)) * mult) - ACC(0.5);
 #else
-    // (the H200 contracts (g + 1) * size - 1 into one multiply-add,
-    // NoContraction notwithstanding: g = 1e10 gives 14999999488 for CPU's
-    // 15000000512, and the reflection the other fold; tests/c/test_runtime.c
-    // no_contraction, docs/gpu-testing.md)
-    ACC x = ((g + ACC(1)) * ACC(size) - ACC(1)) / ACC(2);
+    // (the H200 contracted (g + 1) * size - 1 into one multiply-add,
+    // NoContraction notwithstanding: g = 1e10 gave 14999999488 for CPU's
+    // 15000000512, and the reflection the other fold; hence rnd())
+    ACC x = (rnd((g + ACC(1)) * ACC(size)) - ACC(1)) / ACC(2);
 #endif
 #endif
 #if PADDING == 1

@@ -10,7 +10,9 @@
     uint64_t keys;       /* MODE 1, 0: no input gradient wanted */ \
     uint64_t src; \
     uint64_t params;     /* the parameter block: GP_ slots of int64 */ \
-    uint64_t items;      /* grid points: N * Do * Ho * Wo */
+    uint64_t items;      /* grid points: N * Do * Ho * Wo */ \
+    uint32_t opaque_zero; /* 0, which the compiler cannot see: rnd() in grid_sample.comp */ \
+    uint32_t pad_;
 
 #define GP_IN 0        /* input sizes (N, C, D, H, W) */
 #define GP_IN_ST 5     /* input strides */

@@ -405,7 +405,9 @@ def test_embedding_max_norm_native(dtype):
         torch.russet.reset_host_op_counts()
         torch.embedding_renorm_(b, ids.to(D), 1.5, norm_type)
         assert _host_counts() == {}, _host_counts()
-        assert_close(b.cpu(), a)
+        # float16/bfloat16: CPU's own steps, bit for bit (its scale is rounded
+        # to the weight's dtype before the product: one step at times)
+        assert_close(b.cpu(), a, **({} if dtype == torch.float32 else dict(atol=0, rtol=0)))
         untouched = torch.tensor([3, 5, 6, 7, 8])
         assert torch.equal(b.cpu()[untouched], w[untouched])
     emb = torch.nn.Embedding(10, 4, max_norm=1.0)

@@ -23,6 +23,7 @@
 #include <ATen/ops/embedding_dense_backward_ops.h>
 #include <ATen/ops/embedding_renorm_ops.h>
 #include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/full_like.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
@@ -325,13 +326,16 @@ Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, 
         if (indices.numel() == 0 || self.numel() == 0) return self;
         Tensor uniq = std::get<0>(at::_unique(indices.reshape({-1}), /*sorted*/ true, /*return_inverse*/ false));
         Tensor rows = at::index_select(self, 0, uniq);
-        // the norm in the dtype (CPU: row.norm().item()); the scale in float
-        // (CPU: double; float64 weights: double), applied in that type and
-        // rounded once (CPU's opmath mul)
+        // the norm in the dtype (CPU: row.norm().item()); the scale
+        // max_norm / (norm + 1e-7) in float (CPU: double; float64 weights:
+        // double), then rounded to the weight's dtype, as CPU's `row *=
+        // scale` (mul_.Scalar: a 0-dim tensor, cast to the row's dtype) does;
+        // the product in float, rounded once
         const auto t = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
         Tensor norms = at::linalg_vector_norm(rows, norm_type, at::IntArrayRef{1}, false).to(t);
-        Tensor scale = at::where(norms.gt(max_norm), norms.add(1e-7).reciprocal().mul(max_norm),
+        Tensor scale = at::where(norms.gt(max_norm), at::full_like(norms, max_norm).div(norms.add(1e-7)),
                                  at::ones_like(norms));
+        scale = scale.to(self.scalar_type()).to(t);
         self.index_copy_(0, uniq, rows.to(t).mul(scale.unsqueeze(1)).to(self.scalar_type()));
         return self;
       },
