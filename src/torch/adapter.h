@@ -65,6 +65,15 @@ void resize_storage_bytes(const c10::Storage& storage, size_t nbytes);
 // Host execution (host_exec.cpp): counts an op that ran on the host and
 // applies RUSSET_HOST_OPS (error raises, warn warns once per op).
 void note_host_op(const std::string& op_name);
+
+// Why the next host op on this thread runs there (the engine's message), for
+// note_host_op's warning or error; set for the scope of one fallback call.
+struct HostReason {
+  explicit HostReason(const std::string& why);
+  ~HostReason();
+  HostReason(const HostReason&) = delete;
+  HostReason& operator=(const HostReason&) = delete;
+};
 std::map<std::string, int64_t> host_op_counts();
 void reset_host_op_counts();
 

@@ -44,7 +44,7 @@ rs_dtype opmath(at::ScalarType t) {
 void host_if_no_fp64(const at::Tensor& t) {
   if (rs_dtype_needs_fp64(static_cast<rs_dtype>(t.scalar_type())) &&
       !rs_device_features(device(t.device().index()))->has_fp64)
-    throw NeedsHost{};
+    throw NeedsHost{"float64/complex128 needs shaderFloat64, which this device lacks"};
 }
 
 namespace {
@@ -117,6 +117,14 @@ bool missing_overload(const char* log) {
     return false;
   }
   return any;
+}
+
+// The first "error:" line of a compile log, for a host op's message.
+std::string first_error(const char* log) {
+  const char* p = std::strstr(log, "error:");
+  if (!p) return log;
+  const char* eol = std::strchr(p, '\n');
+  return "no kernel for these dtypes: " + std::string(p + 7, eol ? eol : p + std::strlen(p));
 }
 
 // Operand k of the iterator as a descriptor (iteration order reversed, so
@@ -198,7 +206,8 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
   // no fp64 on this device, or no kernel for these dtypes (an overload the
   // expression lacks, e.g. a complex one): host execution, counted. Any
   // other compile error is a bug and raises.
-  if (st == RS_ERR_UNSUPPORTED || (st == RS_ERR_COMPILE && missing_overload(rs_last_error()))) throw NeedsHost();
+  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{rs_last_error()};
+  if (st == RS_ERR_COMPILE && missing_overload(rs_last_error())) throw NeedsHost{first_error(rs_last_error())};
   check(st);
 }
 

@@ -22,13 +22,18 @@ namespace russet {
 enum class Result { Compute, Bool, Real };
 
 // Thrown by run_pointwise when the device cannot compute the dtypes (float64
-// under the apple profile): the op then runs through host execution.
-struct NeedsHost {};
+// under the apple profile): the op then runs through host execution. `why`
+// (empty: a form no native kernel covers) reaches RUSSET_HOST_OPS=warn and
+// error's messages.
+struct NeedsHost {
+  std::string why;
+};
 
 // An engine's status -> exception; RS_ERR_UNSUPPORTED (a dtype or form the
-// device cannot compute) -> NeedsHost, so the op runs through host execution.
+// device cannot compute) -> NeedsHost, with the engine's message, so the op
+// runs through host execution.
 inline void check_or_host(rs_status st) {
-  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost();
+  if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{rs_last_error()};
   check(st);
 }
 
@@ -47,7 +52,8 @@ template <class Op, class Body, class... Args>
 decltype(auto) native_or_host(Body body, Args&&... args) {
   try {
     return body();
-  } catch (const NeedsHost&) {
+  } catch (const NeedsHost& e) {
+    HostReason reason(e.why);
     return at::native::call_fallback_fn<&host_fallback, Op>::call(std::forward<Args>(args)...);
   }
 }

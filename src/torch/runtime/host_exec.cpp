@@ -43,20 +43,25 @@ HostMode mode_from_env() {
 
 HostMode g_mode = mode_from_env();
 
+thread_local std::string t_reason;  // HostReason's, else empty
+
 }  // namespace
 
+HostReason::HostReason(const std::string& why) { t_reason = why; }
+HostReason::~HostReason() { t_reason.clear(); }
+
 void note_host_op(const std::string& op) {
+  const std::string why = t_reason.empty() ? "" : " (" + t_reason + ")";
   if (g_mode == HostMode::Error)
-    TORCH_CHECK_NOT_IMPLEMENTED(false, "russet: ", op,
-                                " has no native russet kernel for these inputs and RUSSET_HOST_OPS=error "
-                                "forbids running it on the host");
+    TORCH_CHECK_NOT_IMPLEMENTED(false, "russet: ", op, " has no native russet kernel for these inputs", why,
+                                " and RUSSET_HOST_OPS=error forbids running it on the host");
   bool warn = false;
   {
     std::lock_guard<std::mutex> g(g_lock);
     g_counts[op]++;
     if (g_mode == HostMode::Warn) warn = g_warned.insert(op).second;
   }
-  if (warn) TORCH_WARN("russet: ", op, " ran on the host (no native russet kernel); see host_op_counts()");
+  if (warn) TORCH_WARN("russet: ", op, " ran on the host (no native russet kernel", why, "); see host_op_counts()");
 }
 
 std::map<std::string, int64_t> host_op_counts() {
