@@ -2,6 +2,7 @@
 #ifndef RUSSET_POINTWISE_H
 #define RUSSET_POINTWISE_H
 
+#include "russet/pointwise_ops.h"
 #include "russet/tensor.h"
 
 #ifdef __cplusplus
@@ -25,14 +26,19 @@ extern "C" {
  *   with PyTorch's cast to the output dtype.
  * Kernels are generated from the description (kernels/pointwise.comp with
  * the expression and dtypes as defines), compiled once and cached by
- * (name, expression, dtypes, layout class). Fails with RS_ERR_UNSUPPORTED
- * when a dtype needs fp64 and the device lacks it. */
+ * (name, expression, dtypes, layout class). `op` names a table op
+ * (russet/pointwise_ops.h), whose expression is used; `expr` is for
+ * RS_PW_NONE only (the engines' own expressions). Fails with
+ * RS_ERR_UNSUPPORTED when a dtype needs fp64 and the device lacks it, or
+ * when the table has no kernel of `op` for the compute dtype. */
 #define RS_PW_MAX_INPUTS 4
 
 
 typedef struct rs_pointwise {
     const char *name;                  /* for errors and the cache key */
-    const char *expr;                  /* GLSL expression */
+    rs_pw_op op;                       /* a table op, or RS_PW_NONE: then expr */
+    int flags[RS_PW_MAX_FLAGS];        /* a table op's integer constants $0..$5 */
+    const char *expr;                  /* GLSL expression (RS_PW_NONE only) */
     rs_dtype common;                   /* the op's common dtype (CM_DT in the kernel) */
     rs_dtype compute;                  /* opmath type of the expression's inputs and scalars */
     rs_dtype result;                   /* opmath type of the expression's value */

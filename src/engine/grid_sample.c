@@ -99,7 +99,7 @@ rs_status rs_grid_sample_run(rs_stream *s, const rs_grid_sample *p) {
         gp[GP_GRID_ST + k] = g_st[k], gp[GP_GG_ST + k] = gg_st[k];
     }
     struct { RS_GRID_SAMPLE_PUSH } pc = {p->input.address, p->grid.address, p->output.address, want_gg ? p->grad_grid.address : 0, 0, 0, addr,
-            (uint64_t)points};
+            (uint64_t)points, 0, 0};
     char defines[96];
     snprintf(defines, sizeof defines, "DT=%d;MODE=%d;DIMS=%d;NEAREST=%d;PADDING=%d;ALIGN=%d", (int)dt,
              p->backward ? 1 : 0, dims, p->mode == RS_GRID_NEAREST, (int)p->padding, p->align_corners != 0);

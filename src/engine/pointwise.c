@@ -67,6 +67,21 @@ static rs_tensor one_dim(const rs_tensor *t, int64_t start, int64_t n) {
 }
 
 rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p) {
+    if (s && p && p->name && p->op != RS_PW_NONE) {
+        /* a table op: its expression, if the table has it for this dtype;
+         * $k is the integer flags[k], a constant of the kernel (an option
+         * such as the fused optimizers' maximize): one kernel a value */
+        char text[1024];
+        rs_status st = rs_pw_op_text(p->op, p->flags, text, sizeof text);
+        if (st != RS_OK) return st;
+        if (!rs_pw_op_supports(p->op, p->compute))
+            return rs_error(RS_ERR_UNSUPPORTED, "rs_pointwise %s: no kernel for %s", p->name,
+                            rs_dtype_name(p->compute));
+        rs_pointwise q = *p;
+        q.op = RS_PW_NONE;
+        q.expr = text;
+        return rs_pointwise_run(s, &q);
+    }
     if (!s || !p || !p->expr || !p->name) return rs_error(RS_ERR_INVALID, "rs_pointwise: missing arguments");
     if (p->ninputs < 0 || p->ninputs > RS_PW_MAX_INPUTS || p->nscalars < 0 || p->nscalars > 4)
         return rs_error(RS_ERR_INVALID, "rs_pointwise %s: %d inputs, %d scalars", p->name, p->ninputs,

@@ -96,37 +96,6 @@ void to_scalar(const at::Scalar& v, at::ScalarType dtype, rs_dtype t, rs_scalar 
   }
 }
 
-// A compile log whose only errors are "no matching overloaded function" at
-// the expression itself (pointwise.comp), and the conversion errors that
-// follow them, i.e. the op has no overload for these dtypes.
-bool missing_overload(const char* log) {
-  bool any = false;
-  for (const char* p = std::strstr(log, "error:"); p; p = std::strstr(p + 1, "error:")) {
-    const char* line = p;
-    while (line > log && line[-1] != '\n') line--;
-    if (std::strncmp(line, "pointwise.comp:", 15) != 0) return false;
-    const char* eol = std::strchr(p, '\n');
-    std::string msg(p, eol ? eol : p + std::strlen(p));
-    if (msg.find("no matching overloaded function") != std::string::npos) {
-      any = true;
-      continue;
-    }
-    // glslang types the failed call as float: for a vector result
-    // (complex) a conversion error follows
-    if (any && msg.find("cannot convert from ' const float'") != std::string::npos) continue;
-    return false;
-  }
-  return any;
-}
-
-// The first "error:" line of a compile log, for a host op's message.
-std::string first_error(const char* log) {
-  const char* p = std::strstr(log, "error:");
-  if (!p) return log;
-  const char* eol = std::strchr(p, '\n');
-  return "no kernel for these dtypes: " + std::string(p + 7, eol ? eol : p + std::strlen(p));
-}
-
 // Operand k of the iterator as a descriptor (iteration order reversed, so
 // that the innermost, fastest dim comes last).
 rs_tensor operand(at::TensorIteratorBase& iter, int k) {
@@ -147,9 +116,12 @@ rs_tensor operand(at::TensorIteratorBase& iter, int k) {
 
 }  // namespace
 
-void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr, Result result,
-                   std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
-                   unsigned keep_dtype, bool scalars_in_opmath) {
+namespace {
+
+// run_pointwise's body
+void run_pointwise_impl(at::TensorIteratorBase& iter, const char* name, rs_pw_op op,
+                        std::initializer_list<int> flags, Result result, std::initializer_list<at::Scalar> scalars,
+                        std::optional<at::ScalarType> compute, unsigned keep_dtype, bool scalars_in_opmath) {
   if (iter.numel() == 0) return;
   TORCH_CHECK(iter.noutputs() == 1, "russet: ", name, ": one output expected");
   const int nin = iter.ntensors() - iter.noutputs();
@@ -160,7 +132,10 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
 
   rs_pointwise p{};
   p.name = name;
-  p.expr = expr;
+  p.op = op;
+  TORCH_CHECK(flags.size() <= RS_PW_MAX_FLAGS, "russet: ", name, ": too many flags");
+  int nf = 0;
+  for (int f : flags) p.flags[nf++] = f;
   p.common = static_cast<rs_dtype>(common);
   p.compute = opmath(common);
   p.result = result == Result::Bool ? RS_BOOL : result == Result::Real ? real_of(p.compute) : p.compute;
@@ -203,12 +178,25 @@ void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* e
   for (const at::Scalar& s : scalars) to_scalar(s, scalar_dtype, p.compute, p.s[ns++]);
   p.nscalars = ns;
   rs_status st = rs_pointwise_run(current_stream(iter.device(0).index()), &p);
-  // no fp64 on this device, or no kernel for these dtypes (an overload the
-  // expression lacks, e.g. a complex one): host execution, counted. Any
-  // other compile error is a bug and raises.
+  // no fp64 on this device, or no kernel for these dtypes in the op table
+  // (e.g. a special function's complex one): host execution, counted. A
+  // compile error is a bug and raises.
   if (st == RS_ERR_UNSUPPORTED) throw NeedsHost{rs_last_error()};
-  if (st == RS_ERR_COMPILE && missing_overload(rs_last_error())) throw NeedsHost{first_error(rs_last_error())};
   check(st);
+}
+
+}  // namespace
+
+void run_pointwise(at::TensorIteratorBase& iter, const char* name, rs_pw_op op, Result result,
+                   std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
+                   unsigned keep_dtype, bool scalars_in_opmath) {
+  run_pointwise_impl(iter, name, op, {}, result, scalars, compute, keep_dtype, scalars_in_opmath);
+}
+
+void run_pointwise_flags(at::TensorIteratorBase& iter, const char* name, rs_pw_op op, std::initializer_list<int> flags,
+                         std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
+                         unsigned keep_dtype) {
+  run_pointwise_impl(iter, name, op, flags, Result::Compute, scalars, compute, keep_dtype, false);
 }
 
 }  // namespace russet

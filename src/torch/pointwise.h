@@ -58,16 +58,23 @@ decltype(auto) native_or_host(Body body, Args&&... args) {
   }
 }
 
-// Runs `expr` (see rs_pointwise in russet/pointwise.h) over the iterator's operands.
+// Runs the table op `op` (russet/pointwise_ops.h) over the iterator's
+// operands; `name` names the kernel in errors and the cache.
 // `compute` overrides the iterator's common dtype (for iterators built
 // without one); inputs of another dtype are cast to it first unless
 // `keep_dtype` has their bit set (input k: bit k). The extra `scalars` are
 // rounded to the common dtype (`scalar.to<scalar_t>()` in CPU kernels)
 // unless `scalars_in_opmath` (`scalar.to<opmath_t>()`, e.g. add's alpha).
-void run_pointwise(at::TensorIteratorBase& iter, const char* name, const char* expr,
+void run_pointwise(at::TensorIteratorBase& iter, const char* name, rs_pw_op op,
                    Result result = Result::Compute, std::initializer_list<at::Scalar> scalars = {},
                    std::optional<at::ScalarType> compute = std::nullopt, unsigned keep_dtype = 0,
                    bool scalars_in_opmath = false);
+
+// The same for a table op with integer constants $0.. in its expression
+// (rs_pointwise.flags: options such as an optimizer's maximize).
+void run_pointwise_flags(at::TensorIteratorBase& iter, const char* name, rs_pw_op op, std::initializer_list<int> flags,
+                         std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
+                         unsigned keep_dtype);
 
 // An out= kernel's result computed into a fresh tensor `r`: `out` resized as
 // ATen's resize_output does (a warning when it had elements), then filled.
@@ -133,16 +140,16 @@ struct OutOps final : Meta {
 };
 
 // The out= kernel of a structured pointwise op: Meta::meta(args...) against
-// `out`, then `expr`; through host execution (the op `Op`, an at::_ops::
+// `out`, then the op `op`; through host execution (the op `Op`, an at::_ops::
 // struct) when the device cannot run it. Every ops_*.cpp builds on this.
 template <class Meta, class Op, class... Args>
-at::Tensor& structured_out(const char* name, const char* expr, Result result, at::Tensor& out,
+at::Tensor& structured_out(const char* name, rs_pw_op op, Result result, at::Tensor& out,
                            const Args&... args) {
   return native_or_host<Op>(
       [&]() -> at::Tensor& {
         OutOp<Meta> m(out);
         m.meta(args...);
-        run_pointwise(m, name, expr, result);
+        run_pointwise(m, name, op, result);
         return out;
       },
       args..., out);

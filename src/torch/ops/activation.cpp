@@ -85,7 +85,7 @@ Tensor& threshold_out(const Tensor& self, const Scalar& th, const Scalar& value,
       [&]() -> Tensor& {
         OutOp<at::meta::structured_threshold> m(out);
         m.meta(self, th, value);
-        run_pointwise(m, "threshold", "rs_act_threshold(a, b, s0, s1)", Result::Compute, {th, value});
+        run_pointwise(m, "threshold", RS_PW_THRESHOLD, Result::Compute, {th, value});
         return out;
       },
       self, th, value, out);
@@ -96,7 +96,7 @@ Tensor& threshold_backward_out(const Tensor& grad, const Tensor& self, const Sca
       [&]() -> Tensor& {
         OutOp<at::meta::structured_threshold_backward> m(out);
         m.meta(grad, self, th);
-        run_pointwise(m, "threshold_backward", "rs_act_threshold(a, b, s0, s1)", Result::Compute, {th, 0});
+        run_pointwise(m, "threshold_backward", RS_PW_THRESHOLD, Result::Compute, {th, 0});
         return out;
       },
       grad, self, th, out);
@@ -113,8 +113,8 @@ Tensor& gelu_out(const Tensor& self, c10::string_view approximate, Tensor& out) 
       [&]() -> Tensor& {
         OutOp<at::meta::structured_gelu> m(out);
         m.meta(self, approximate);
-        if (approximate == "tanh") run_pointwise(m, "gelu_tanh", "rs_act_gelu_tanh(a)");
-        else run_pointwise(m, "gelu", "rs_act_gelu(a)");
+        if (approximate == "tanh") run_pointwise(m, "gelu_tanh", RS_PW_GELU_TANH);
+        else run_pointwise(m, "gelu", RS_PW_GELU);
         return out;
       },
       self, approximate, out);
@@ -126,8 +126,8 @@ Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_vi
       [&]() -> Tensor& {
         OutOp<at::meta::structured_gelu_backward> m(out);
         m.meta(grad, self, approximate);
-        if (approximate == "tanh") run_pointwise(m, "gelu_tanh_backward", "rs_act_gelu_tanh_backward(a, b)");
-        else run_pointwise(m, "gelu_backward", "rs_act_gelu_backward(a, b)");
+        if (approximate == "tanh") run_pointwise(m, "gelu_tanh_backward", RS_PW_GELU_TANH_BACKWARD);
+        else run_pointwise(m, "gelu_backward", RS_PW_GELU_BACKWARD);
         return out;
       },
       grad, self, approximate, out);
@@ -144,15 +144,15 @@ Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_vi
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, grad, x); \
   }
 
-UNARY0(silu_out, structured_silu, silu_out, "rs_act_silu(a)")
-UNARY0(mish_out, structured_mish, mish_out, "rs_act_mish(a)")
-UNARY0(hardsigmoid_out, structured_hardsigmoid, hardsigmoid_out, "rs_act_hardsigmoid(a)")
-BACKWARD0(silu_backward_out, structured_silu_backward, silu_backward_grad_input, "rs_act_silu_backward(a, b)")
+UNARY0(silu_out, structured_silu, silu_out, RS_PW_SILU)
+UNARY0(mish_out, structured_mish, mish_out, RS_PW_MISH)
+UNARY0(hardsigmoid_out, structured_hardsigmoid, hardsigmoid_out, RS_PW_HARDSIGMOID)
+BACKWARD0(silu_backward_out, structured_silu_backward, silu_backward_grad_input, RS_PW_SILU_BACKWARD)
 BACKWARD0(hardsigmoid_backward_out, structured_hardsigmoid_backward, hardsigmoid_backward_grad_input,
-          "rs_act_hardsigmoid_backward(a, b)")
+          RS_PW_HARDSIGMOID_BACKWARD)
 BACKWARD0(sigmoid_backward_out, structured_sigmoid_backward, sigmoid_backward_grad_input,
-          "rs_act_sigmoid_backward(a, b)")
-BACKWARD0(tanh_backward_out, structured_tanh_backward, tanh_backward_grad_input, "rs_act_tanh_backward(a, b)")
+          RS_PW_SIGMOID_BACKWARD)
+BACKWARD0(tanh_backward_out, structured_tanh_backward, tanh_backward_grad_input, RS_PW_TANH_BACKWARD)
 
 // structured unary op with one Scalar
 #define UNARY1(fn, META_CLASS, op, expr)                                      \
@@ -178,13 +178,13 @@ BACKWARD0(tanh_backward_out, structured_tanh_backward, tanh_backward_grad_input,
         grad, x, s, out);                                                    \
   }
 
-UNARY1(leaky_relu_out, structured_leaky_relu, leaky_relu_out, "rs_act_leaky_relu(a, s0)")
-UNARY1(hardshrink_out, structured_hardshrink, hardshrink_out, "rs_act_hardshrink(a, s0)")
-UNARY1(softshrink_out, structured_softshrink, softshrink_out, "rs_act_softshrink(a, s0)")
+UNARY1(leaky_relu_out, structured_leaky_relu, leaky_relu_out, RS_PW_LEAKY_RELU)
+UNARY1(hardshrink_out, structured_hardshrink, hardshrink_out, RS_PW_HARDSHRINK)
+UNARY1(softshrink_out, structured_softshrink, softshrink_out, RS_PW_SOFTSHRINK)
 BACKWARD1(hardshrink_backward_out, structured_hardshrink_backward, hardshrink_backward_grad_input,
-          "rs_act_shrink_backward(a, b, s0)")
+          RS_PW_SHRINK_BACKWARD)
 BACKWARD1(softshrink_backward_out, structured_softshrink_backward, softshrink_backward_grad_input,
-          "rs_act_shrink_backward(a, b, s0)")
+          RS_PW_SHRINK_BACKWARD)
 
 Tensor& leaky_relu_backward_out(const Tensor& grad, const Tensor& self, const Scalar& slope, bool self_is_result,
                                 Tensor& out) {
@@ -193,7 +193,7 @@ Tensor& leaky_relu_backward_out(const Tensor& grad, const Tensor& self, const Sc
         OutOp<at::meta::structured_leaky_relu_backward> m(out);
         m.meta(grad, self, slope, self_is_result);
         // the iterator is (self, grad)
-        run_pointwise(m, "leaky_relu_backward", "rs_act_leaky_relu_backward(a, b, s0)", Result::Compute, {slope});
+        run_pointwise(m, "leaky_relu_backward", RS_PW_LEAKY_RELU_BACKWARD, Result::Compute, {slope});
         return out;
       },
       grad, self, slope, self_is_result, out);
@@ -204,7 +204,7 @@ Tensor& softplus_out(const Tensor& self, const Scalar& beta, const Scalar& thres
       [&]() -> Tensor& {
         OutOp<at::meta::structured_softplus> m(out);
         m.meta(self, beta, threshold);
-        run_pointwise(m, "softplus", "rs_act_softplus(a, s0, s1)", Result::Compute, {beta, threshold});
+        run_pointwise(m, "softplus", RS_PW_SOFTPLUS, Result::Compute, {beta, threshold});
         return out;
       },
       self, beta, threshold, out);
@@ -216,7 +216,7 @@ Tensor& softplus_backward_out(const Tensor& grad, const Tensor& self, const Scal
       [&]() -> Tensor& {
         OutOp<at::meta::structured_softplus_backward> m(out);
         m.meta(grad, self, beta, threshold);
-        run_pointwise(m, "softplus_backward", "rs_act_softplus_backward(a, b, s0, s1)", Result::Compute,
+        run_pointwise(m, "softplus_backward", RS_PW_SOFTPLUS_BACKWARD, Result::Compute,
                       {beta, threshold});
         return out;
       },
@@ -231,7 +231,7 @@ Tensor& elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, co
         double negcoef = alpha.toDouble() * scale.toDouble();
         if (m.common_dtype() == at::kFloat || m.common_dtype() == at::kBFloat16)
           negcoef = static_cast<double>(alpha.to<float>() * scale.to<float>());
-        run_pointwise(m, "elu", "rs_act_elu(a, s0, s1, s2)", Result::Compute, {negcoef, scale, input_scale});
+        run_pointwise(m, "elu", RS_PW_ELU, Result::Compute, {negcoef, scale, input_scale});
         return out;
       },
       self, alpha, scale, input_scale, out);
@@ -247,8 +247,8 @@ Tensor& elu_backward_out(const Tensor& grad, const Scalar& alpha, const Scalar& 
         if (m.common_dtype() == at::kFloat || m.common_dtype() == at::kBFloat16)
           negcoef = static_cast<double>(alpha.to<float>() * scale.to<float>());
         run_pointwise(m, "elu_backward",
-                      is_result ? "rs_act_elu_backward(a, b, s0, s1, s2, true)"
-                                : "rs_act_elu_backward(a, b, s0, s1, s2, false)",
+                      is_result ? RS_PW_ELU_BACKWARD_OF_RESULT
+                                : RS_PW_ELU_BACKWARD,
                       Result::Compute, {negcoef, scale, input_scale});
         return out;
       },
@@ -260,7 +260,7 @@ Tensor& logit_backward_out(const Tensor& grad, const Tensor& self, std::optional
       [&]() -> Tensor& {
         OutOp<at::meta::structured_logit_backward> m(out);
         m.meta(grad, self, eps);
-        run_pointwise(m, "logit_backward", "rs_act_logit_backward(a, b, s0)", Result::Compute,
+        run_pointwise(m, "logit_backward", RS_PW_LOGIT_BACKWARD, Result::Compute,
                       {eps.value_or(-1.0)});
         return out;
       },
@@ -270,7 +270,7 @@ Tensor& logit_backward_out(const Tensor& grad, const Tensor& self, std::optional
 // glu: the meta function splits self in halves along dim and builds the
 // binary iterator (first, second)
 Tensor& glu_out(const Tensor& self, int64_t dim, Tensor& out) {
-  return structured_out<at::meta::structured_glu, at::_ops::glu_out>("glu", "rs_act_glu(a, b)", Result::Compute,
+  return structured_out<at::meta::structured_glu, at::_ops::glu_out>("glu", RS_PW_GLU, Result::Compute,
                                                                      out, self, dim);
 }
 
@@ -310,7 +310,7 @@ Tensor& hardtanh_backward_out(const Tensor& grad, const Tensor& self, const Scal
   return native_or_host<at::_ops::hardtanh_backward_grad_input>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::borrowing_binary_op(grad_input, grad, self);
-        run_pointwise(iter, "hardtanh_backward", "rs_act_hardtanh_backward(a, b, s0, s1)", Result::Compute,
+        run_pointwise(iter, "hardtanh_backward", RS_PW_HARDTANH_BACKWARD, Result::Compute,
                       {min, max});
         return grad_input;
       },
@@ -321,7 +321,7 @@ Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, const Scalar& m
       [&]() -> Tensor {
         Tensor result;
         auto iter = at::TensorIterator::borrowing_binary_op(result, grad, self);
-        run_pointwise(iter, "hardtanh_backward", "rs_act_hardtanh_backward(a, b, s0, s1)", Result::Compute,
+        run_pointwise(iter, "hardtanh_backward", RS_PW_HARDTANH_BACKWARD, Result::Compute,
                       {min, max});
         return iter.output();
       },
@@ -332,7 +332,7 @@ Tensor& hardswish_out(const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::hardswish_out>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::unary_op(out, self);
-        run_pointwise(iter, "hardswish", "rs_act_hardswish(a)");
+        run_pointwise(iter, "hardswish", RS_PW_HARDSWISH);
         return out;
       },
       self, out);
@@ -342,7 +342,7 @@ Tensor hardswish(const Tensor& self) {
       [&]() -> Tensor {
         Tensor result;
         auto iter = at::TensorIterator::unary_op(result, self);
-        run_pointwise(iter, "hardswish", "rs_act_hardswish(a)");
+        run_pointwise(iter, "hardswish", RS_PW_HARDSWISH);
         return iter.output();
       },
       self);
@@ -351,7 +351,7 @@ Tensor& hardswish_(Tensor& self) {
   return native_or_host<at::_ops::hardswish_>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::unary_op(self, self);
-        run_pointwise(iter, "hardswish", "rs_act_hardswish(a)");
+        run_pointwise(iter, "hardswish", RS_PW_HARDSWISH);
         return self;
       },
       self);
@@ -361,7 +361,7 @@ Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
       [&]() -> Tensor {
         Tensor result;
         auto iter = at::TensorIterator::borrowing_binary_op(result, grad, self);
-        run_pointwise(iter, "hardswish_backward", "rs_act_hardswish_backward(a, b)");
+        run_pointwise(iter, "hardswish_backward", RS_PW_HARDSWISH_BACKWARD);
         return iter.output();
       },
       grad, self);
@@ -389,7 +389,7 @@ Tensor& glu_backward_into(const Tensor& grad, const Tensor& self, int64_t dim, T
                   .add_const_input(first)
                   .add_const_input(grad)
                   .build();
-  run_pointwise(iter, "glu_backward", "rs_act_glu_backward(a, b, c)");
+  run_pointwise(iter, "glu_backward", RS_PW_GLU_BACKWARD);
   gfirst.mul_(grad);
   return grad_input;
 }
@@ -411,7 +411,7 @@ Tensor mish_backward(const Tensor& grad, const Tensor& self) {
       [&]() -> Tensor {
         Tensor result = at::empty({0}, self.options());
         auto iter = at::TensorIterator::binary_op(result, grad, self);
-        run_pointwise(iter, "mish_backward", "rs_act_mish_backward(a, b)");
+        run_pointwise(iter, "mish_backward", RS_PW_MISH_BACKWARD);
         return result;
       },
       grad, self);
@@ -421,11 +421,11 @@ Tensor mish_backward(const Tensor& grad, const Tensor& self) {
 void log_sigmoid_into(const Tensor& input, const Tensor& output, const Tensor& buffer) {
   {
     auto iter = at::TensorIteratorConfig().add_output(output).add_const_input(input).build();
-    run_pointwise(iter, "log_sigmoid", "rs_act_log_sigmoid(a)", Result::Compute, {}, input.scalar_type());
+    run_pointwise(iter, "log_sigmoid", RS_PW_LOG_SIGMOID, Result::Compute, {}, input.scalar_type());
   }
   {
     auto iter = at::TensorIteratorConfig().add_output(buffer).add_const_input(input).build();
-    run_pointwise(iter, "log_sigmoid_buffer", "rs_act_log_sigmoid_buffer(a)", Result::Compute, {},
+    run_pointwise(iter, "log_sigmoid_buffer", RS_PW_LOG_SIGMOID_BUFFER, Result::Compute, {},
                   input.scalar_type());
   }
 }
@@ -461,7 +461,7 @@ void log_sigmoid_backward_into(const Tensor& grad, const Tensor& input, const Te
                   .add_const_input(buffer)
                   .add_const_input(grad)
                   .build();
-  run_pointwise(iter, "log_sigmoid_backward", "rs_act_log_sigmoid_backward(a, b, c)", Result::Compute, {},
+  run_pointwise(iter, "log_sigmoid_backward", RS_PW_LOG_SIGMOID_BACKWARD, Result::Compute, {},
                 grad_input.scalar_type());
 }
 Tensor log_sigmoid_backward(const Tensor& grad, const Tensor& input, const Tensor& buffer) {
@@ -488,7 +488,7 @@ Tensor prelu_kernel(const Tensor& self, const Tensor& weight) {
       [&]() -> Tensor {
         auto result = at::empty_like(self);
         auto iter = at::TensorIteratorConfig().add_output(result).add_const_input(self).add_const_input(weight).build();
-        run_pointwise(iter, "prelu", "rs_act_prelu(a, b)", Result::Compute, {}, self.scalar_type());
+        run_pointwise(iter, "prelu", RS_PW_PRELU, Result::Compute, {}, self.scalar_type());
         return result;
       },
       self, weight);
@@ -505,7 +505,7 @@ std::tuple<Tensor, Tensor> prelu_kernel_backward(const Tensor& grad, const Tenso
                           .add_const_input(weight)
                           .add_const_input(grad)
                           .build();
-          run_pointwise(iter, "prelu_grad_input", "rs_act_prelu_grad_input(a, b, c)", Result::Compute, {},
+          run_pointwise(iter, "prelu_grad_input", RS_PW_PRELU_GRAD_INPUT, Result::Compute, {},
                         self.scalar_type());
         }
         {
@@ -515,7 +515,7 @@ std::tuple<Tensor, Tensor> prelu_kernel_backward(const Tensor& grad, const Tenso
                           .add_const_input(weight)
                           .add_const_input(grad)
                           .build();
-          run_pointwise(iter, "prelu_grad_weight", "rs_act_prelu_grad_weight(a, b, c)", Result::Compute, {},
+          run_pointwise(iter, "prelu_grad_weight", RS_PW_PRELU_GRAD_WEIGHT, Result::Compute, {},
                         self.scalar_type());
         }
         return std::make_tuple(grad_self, grad_weight);
@@ -547,12 +547,12 @@ Tensor& rrelu_with_noise_into(const Tensor& self, Tensor& noise, const Scalar& l
                     .add_const_input(self)
                     .add_const_input(u)
                     .build();
-    run_pointwise(iter, "rrelu_noise", "rs_act_rrelu_noise(a, b)", Result::Compute, {}, ut, 0b11);
+    run_pointwise(iter, "rrelu_noise", RS_PW_RRELU_NOISE, Result::Compute, {}, ut, 0b11);
   }
   {
     auto iter = at::TensorIteratorConfig().set_check_mem_overlap(false).add_output(output).add_const_input(self)
                     .add_const_input(noise).build();
-    run_pointwise(iter, "rrelu", "rs_mul(a, b)", Result::Compute, {}, self.scalar_type());
+    run_pointwise(iter, "rrelu", RS_PW_MUL, Result::Compute, {}, self.scalar_type());
   }
   return output;
 }

@@ -39,7 +39,7 @@ Tensor& bce_out(const Tensor& self, const Tensor& target, const OptTensor& weigh
                         .add_owned_const_input(at::squeeze(self))
                         .add_owned_const_input(at::squeeze(target))
                         .build();
-        run_pointwise(iter, "binary_cross_entropy", "rs_loss_bce(a, b)");
+        run_pointwise(iter, "binary_cross_entropy", RS_PW_BINARY_CROSS_ENTROPY);
         if (defined(weight)) loss.mul_(*weight);
         if (reduction == at::Reduction::Mean) loss = loss.mean();
         else if (reduction == at::Reduction::Sum) loss = loss.sum();
@@ -68,7 +68,7 @@ Tensor& bce_backward_out(const Tensor& grad, const Tensor& self, const Tensor& t
                         .add_owned_const_input(at::squeeze(self))
                         .add_owned_const_input(at::squeeze(target))
                         .build();
-        run_pointwise(iter, "binary_cross_entropy_backward", "rs_loss_bce_backward(a, b, c)");
+        run_pointwise(iter, "binary_cross_entropy_backward", RS_PW_BINARY_CROSS_ENTROPY_BACKWARD);
         if (defined(weight)) gi.mul_(*weight);
         if (reduction == at::Reduction::Mean) gi.div_(static_cast<double>(self.numel()));
         return write_out(grad_input, gi);

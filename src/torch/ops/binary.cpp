@@ -85,7 +85,7 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_add_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "add", "rs_add(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+        run_pointwise(m, "add", RS_PW_ADD, Result::Compute, {alpha}, std::nullopt, 0,
                       !alpha_in_dtype(m));
         return out;
       },
@@ -97,7 +97,7 @@ Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
       [&]() -> Tensor& {
         OutOp<at::meta::structured_sub_Tensor> m(out);
         m.meta(self, other, alpha);
-        run_pointwise(m, "sub", "rs_sub(a, b, s0)", Result::Compute, {alpha}, std::nullopt, 0,
+        run_pointwise(m, "sub", RS_PW_SUB, Result::Compute, {alpha}, std::nullopt, 0,
                       !alpha_in_dtype(m));
         return out;
       },
@@ -127,15 +127,15 @@ void run_div(at::TensorIteratorBase& iter, std::optional<c10::string_view> mode)
   unsigned keep;
   bool sf = scalar_in_float(iter, s, keep);
   if (!mode.has_value()) {
-    if (sf) run_pointwise(iter, "div_s", "rs_div(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-    else run_pointwise(iter, "div", "rs_div(a, b)", Result::Compute, {}, std::nullopt, keep);
+    if (sf) run_pointwise(iter, "div_s", RS_PW_DIV_SCALAR, Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div", RS_PW_DIV, Result::Compute, {}, std::nullopt, keep);
   } else if (*mode == "trunc") {
-    if (sf) run_pointwise(iter, "div_trunc_s", "rs_op_trunc(a / s0)", Result::Compute, {s}, std::nullopt, 0, true);
-    else if (keep) run_pointwise(iter, "div_trunc_f", "rs_op_trunc(a / b)", Result::Compute, {}, std::nullopt, keep);
-    else run_pointwise(iter, "div_trunc", "rs_div_trunc(a, b)");
+    if (sf) run_pointwise(iter, "div_trunc_s", RS_PW_DIV_TRUNC_SCALAR, Result::Compute, {s}, std::nullopt, 0, true);
+    else if (keep) run_pointwise(iter, "div_trunc_f", RS_PW_DIV_TRUNC_FLOAT, Result::Compute, {}, std::nullopt, keep);
+    else run_pointwise(iter, "div_trunc", RS_PW_DIV_TRUNC);
   } else {
-    if (sf) run_pointwise(iter, "div_floor_s", "rs_div_floor(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-    else run_pointwise(iter, "div_floor", "rs_div_floor(a, b)", Result::Compute, {}, std::nullopt, keep);
+    if (sf) run_pointwise(iter, "div_floor_s", RS_PW_DIV_FLOOR_SCALAR, Result::Compute, {s}, std::nullopt, 0, true);
+    else run_pointwise(iter, "div_floor", RS_PW_DIV_FLOOR, Result::Compute, {}, std::nullopt, keep);
   }
 }
 
@@ -170,41 +170,41 @@ Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
         at::Scalar s;
         unsigned keep;
         if (scalar_in_float(m, s, keep))
-          run_pointwise(m, "mul_s", "rs_mul(a, s0)", Result::Compute, {s}, std::nullopt, 0, true);
-        else run_pointwise(m, "mul", "rs_mul(a, b)", Result::Compute, {}, std::nullopt, keep);
+          run_pointwise(m, "mul_s", RS_PW_MUL_SCALAR, Result::Compute, {s}, std::nullopt, 0, true);
+        else run_pointwise(m, "mul", RS_PW_MUL, Result::Compute, {}, std::nullopt, keep);
         return out;
       },
       self, other, out);
 }
 
-BINARY(remainder_out, structured_remainder_Tensor, remainder_Tensor_out, "rs_remainder(a, b)", Result::Compute)
-BINARY(fmod_out, structured_fmod_Tensor, fmod_Tensor_out, "rs_fmod(a, b)", Result::Compute)
-BINARY(maximum_out, structured_maximum, maximum_out, "rs_maximum(a, b)", Result::Compute)
-BINARY(minimum_out, structured_minimum, minimum_out, "rs_minimum(a, b)", Result::Compute)
-BINARY(fmax_out, structured_fmax, fmax_out, "rs_fmax(a, b)", Result::Compute)
-BINARY(fmin_out, structured_fmin, fmin_out, "rs_fmin(a, b)", Result::Compute)
-BINARY(atan2_out, structured_atan2, atan2_out, "rs_atan2(a, b)", Result::Compute)
-BINARY(bitwise_and_out, structured_bitwise_and_Tensor, bitwise_and_Tensor_out, "rs_band(a, b)", Result::Compute)
-BINARY(bitwise_or_out, structured_bitwise_or_Tensor, bitwise_or_Tensor_out, "rs_bor(a, b)", Result::Compute)
-BINARY(bitwise_xor_out, structured_bitwise_xor_Tensor, bitwise_xor_Tensor_out, "rs_bxor(a, b)", Result::Compute)
+BINARY(remainder_out, structured_remainder_Tensor, remainder_Tensor_out, RS_PW_REMAINDER, Result::Compute)
+BINARY(fmod_out, structured_fmod_Tensor, fmod_Tensor_out, RS_PW_FMOD, Result::Compute)
+BINARY(maximum_out, structured_maximum, maximum_out, RS_PW_MAXIMUM, Result::Compute)
+BINARY(minimum_out, structured_minimum, minimum_out, RS_PW_MINIMUM, Result::Compute)
+BINARY(fmax_out, structured_fmax, fmax_out, RS_PW_FMAX, Result::Compute)
+BINARY(fmin_out, structured_fmin, fmin_out, RS_PW_FMIN, Result::Compute)
+BINARY(atan2_out, structured_atan2, atan2_out, RS_PW_ATAN2, Result::Compute)
+BINARY(bitwise_and_out, structured_bitwise_and_Tensor, bitwise_and_Tensor_out, RS_PW_BITWISE_AND, Result::Compute)
+BINARY(bitwise_or_out, structured_bitwise_or_Tensor, bitwise_or_Tensor_out, RS_PW_BITWISE_OR, Result::Compute)
+BINARY(bitwise_xor_out, structured_bitwise_xor_Tensor, bitwise_xor_Tensor_out, RS_PW_BITWISE_XOR, Result::Compute)
 BINARY(lshift_out, structured_bitwise_left_shift_Tensor, bitwise_left_shift_Tensor_out,
-       "rs_shl(a, b, RS_CT_BITS)", Result::Compute)
+       RS_PW_SHIFT_LEFT, Result::Compute)
 BINARY(rshift_out, structured_bitwise_right_shift_Tensor, bitwise_right_shift_Tensor_out,
-       "rs_shr(a, b, RS_CT_BITS)", Result::Compute)
-BINARY(gcd_out, structured_gcd, gcd_out, "rs_mx_gcd(a, b)", Result::Compute)
-BINARY(lcm_out, structured_lcm, lcm_out, "rs_mx_lcm(a, b)", Result::Compute)
-BINARY(eq_out, structured_eq_Tensor, eq_Tensor_out, "rs_eq(a, b)", Result::Bool)
-BINARY(ne_out, structured_ne_Tensor, ne_Tensor_out, "rs_ne(a, b)", Result::Bool)
-BINARY(lt_out, structured_lt_Tensor, lt_Tensor_out, "rs_lt(a, b)", Result::Bool)
-BINARY(le_out, structured_le_Tensor, le_Tensor_out, "rs_le(a, b)", Result::Bool)
-BINARY(gt_out, structured_gt_Tensor, gt_Tensor_out, "rs_gt(a, b)", Result::Bool)
-BINARY(ge_out, structured_ge_Tensor, ge_Tensor_out, "rs_ge(a, b)", Result::Bool)
-COMPARE_SCALAR(eq_scalar_out, structured_eq_Scalar, eq_Scalar_out, "rs_eq(a, b)")
-COMPARE_SCALAR(ne_scalar_out, structured_ne_Scalar, ne_Scalar_out, "rs_ne(a, b)")
-COMPARE_SCALAR(lt_scalar_out, structured_lt_Scalar, lt_Scalar_out, "rs_lt(a, b)")
-COMPARE_SCALAR(le_scalar_out, structured_le_Scalar, le_Scalar_out, "rs_le(a, b)")
-COMPARE_SCALAR(gt_scalar_out, structured_gt_Scalar, gt_Scalar_out, "rs_gt(a, b)")
-COMPARE_SCALAR(ge_scalar_out, structured_ge_Scalar, ge_Scalar_out, "rs_ge(a, b)")
+       RS_PW_SHIFT_RIGHT, Result::Compute)
+BINARY(gcd_out, structured_gcd, gcd_out, RS_PW_GCD, Result::Compute)
+BINARY(lcm_out, structured_lcm, lcm_out, RS_PW_LCM, Result::Compute)
+BINARY(eq_out, structured_eq_Tensor, eq_Tensor_out, RS_PW_EQ, Result::Bool)
+BINARY(ne_out, structured_ne_Tensor, ne_Tensor_out, RS_PW_NE, Result::Bool)
+BINARY(lt_out, structured_lt_Tensor, lt_Tensor_out, RS_PW_LT, Result::Bool)
+BINARY(le_out, structured_le_Tensor, le_Tensor_out, RS_PW_LE, Result::Bool)
+BINARY(gt_out, structured_gt_Tensor, gt_Tensor_out, RS_PW_GT, Result::Bool)
+BINARY(ge_out, structured_ge_Tensor, ge_Tensor_out, RS_PW_GE, Result::Bool)
+COMPARE_SCALAR(eq_scalar_out, structured_eq_Scalar, eq_Scalar_out, RS_PW_EQ)
+COMPARE_SCALAR(ne_scalar_out, structured_ne_Scalar, ne_Scalar_out, RS_PW_NE)
+COMPARE_SCALAR(lt_scalar_out, structured_lt_Scalar, lt_Scalar_out, RS_PW_LT)
+COMPARE_SCALAR(le_scalar_out, structured_le_Scalar, le_Scalar_out, RS_PW_LE)
+COMPARE_SCALAR(gt_scalar_out, structured_gt_Scalar, gt_Scalar_out, RS_PW_GT)
+COMPARE_SCALAR(ge_scalar_out, structured_ge_Scalar, ge_Scalar_out, RS_PW_GE)
 
 }  // namespace
 

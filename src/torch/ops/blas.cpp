@@ -404,8 +404,8 @@ Tensor& addr_impl(const Tensor& self, const Tensor& vec1, const Tensor& vec2, co
     const bool use_self = !scalar_is_zero(beta);
     rs_pointwise p{};
     p.name = "addr";
-    p.expr = use_self ? "(RS_ROUND(OUT_DT)(RS_ROUND(OUT_DT)(s0 * b) * c) + RS_ROUND(OUT_DT)(s1 * a))"
-                      : "(RS_ROUND(OUT_DT)(s0 * b) * c)";
+    p.op = use_self ? RS_PW_ADDR_ROUNDED
+                      : RS_PW_ADDR_ROUNDED_NO_SELF;
     p.common = p.compute = p.result = static_cast<rs_dtype>(dt);
     p.ninputs = 3;
     p.out = describe(out);

@@ -20,8 +20,8 @@ using at::Tensor;
 
 // ATen's unary_op_impl_with_complex_to_float_out: a complex input with a
 // real out= computes |z| (or arg z) straight into the real output.
-Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, const char* real_expr,
-                             const char* complex_expr, const char* to_float_expr, bool promotes_int) {
+Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, rs_pw_op real_expr,
+                             rs_pw_op complex_expr, rs_pw_op to_float_expr, bool promotes_int) {
   if (self.is_complex() && !out.is_complex()) {
     const auto float_type = c10::toRealValueType(self.scalar_type());
     TORCH_CHECK(at::canCast(float_type, out.scalar_type()), "result type ", float_type,
@@ -43,7 +43,7 @@ Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, 
 Tensor& abs_out(const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::abs_out>(
       [&]() -> Tensor& {
-        return complex_to_float_out(self, out, "abs", "rs_abs(a)", "vec2(rs_op_abs(a), 0.0)", "rs_op_abs(a)",
+        return complex_to_float_out(self, out, "abs", RS_PW_ABS, RS_PW_ABS_AS_COMPLEX, RS_PW_ABS_OF_COMPLEX,
                                     false);
       },
       self, out);
@@ -52,8 +52,8 @@ Tensor& abs_out(const Tensor& self, Tensor& out) {
 Tensor& angle_out(const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::angle_out>(
       [&]() -> Tensor& {
-        return complex_to_float_out(self, out, "angle", "rs_op_angle(a)", "vec2(rs_op_angle(a), 0.0)",
-                                    "rs_op_angle(a)", true);
+        return complex_to_float_out(self, out, "angle", RS_PW_ANGLE, RS_PW_ANGLE_AS_COMPLEX,
+                                    RS_PW_ANGLE, true);
       },
       self, out);
 }
@@ -63,12 +63,12 @@ Tensor angle(const Tensor& self) {
       [&]() -> Tensor {
         if (self.is_complex()) {
           Tensor out = at::empty({0}, self.options().dtype(c10::toRealValueType(self.scalar_type())));
-          complex_to_float_out(self, out, "angle", "", "", "rs_op_angle(a)", true);
+          complex_to_float_out(self, out, "angle", RS_PW_NONE, RS_PW_NONE, RS_PW_ANGLE, true);
           return out;
         }
         Tensor out;
         auto iter = at::TensorIterator::unary_float_op(out, self);
-        run_pointwise(iter, "angle", "rs_op_angle(a)");
+        run_pointwise(iter, "angle", RS_PW_ANGLE);
         return iter.output();
       },
       self);
@@ -78,7 +78,7 @@ Tensor& conj_physical_out(const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::conj_physical_out>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::unary_op(out, self);
-        run_pointwise(iter, "conj_physical", "rs_op_conj(a)");
+        run_pointwise(iter, "conj_physical", RS_PW_CONJ);
         return out;
       },
       self, out);
@@ -100,7 +100,7 @@ void complex_check(const Tensor& out, const Tensor& a, const Tensor& b) {
               " for argument 'out'");
 }
 
-void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const char* name, const char* expr) {
+void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const char* name, rs_pw_op expr) {
   complex_check(out, a, b);
   auto iter = at::TensorIteratorConfig()
                   .add_output(out)
@@ -114,7 +114,7 @@ void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const ch
 Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
   return native_or_host<at::_ops::polar_out>(
       [&]() -> Tensor& {
-        two_real_to_complex(abs, angle, out, "polar", "rs_op_polar(a, b)");
+        two_real_to_complex(abs, angle, out, "polar", RS_PW_POLAR);
         return out;
       },
       abs, angle, out);
@@ -123,7 +123,7 @@ Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {
 Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& out) {
   return native_or_host<at::_ops::complex_out>(
       [&]() -> Tensor& {
-        two_real_to_complex(real, imag, out, "complex", "rs_op_complex(a, b)");
+        two_real_to_complex(real, imag, out, "complex", RS_PW_COMPLEX);
         return out;
       },
       real, imag, out);

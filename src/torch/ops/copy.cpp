@@ -80,7 +80,7 @@ bool may_overlap(const at::Tensor& a, const at::Tensor& b) {
 bool transform_stored(const at::Tensor& dst, const at::Tensor& src, bool conj, bool neg) {
   rs_pointwise p{};
   p.name = "copy_bits";
-  p.expr = conj && neg ? "rs_neg(rs_op_conj(a))" : conj ? "rs_op_conj(a)" : "rs_neg(a)";
+  p.op = conj && neg ? RS_PW_NEG_CONJ : conj ? RS_PW_CONJ : RS_PW_NEG;
   p.common = static_cast<rs_dtype>(dst.scalar_type());
   p.compute = opmath(dst.scalar_type());
   p.result = p.compute;

@@ -4,7 +4,8 @@
 // ATen's CPU kernels' (FusedAdamKernel.cpp, FusedSGDKernel.cpp,
 // FusedAdagradKernel.cpp: float opmath, the same operation order); each
 // parameter takes a few pointwise launches (one per state tensor written),
-// with the expressions of kernels/common/ops_misc.glsl.
+// the table ops RS_PW_FUSED_* (src/engine/pointwise_ops.c: the functions of
+// kernels/common/ops_misc.glsl, the options as the flags $0..).
 //
 // The _foreach_* ops need nothing here: their CompositeExplicitAutograd
 // kernels loop over the per-tensor ops (add_, mul_, lerp_, addcmul_,
@@ -29,6 +30,7 @@
 #include <ATen/ops/_fused_adamw_ops.h>
 #include <ATen/ops/_fused_sgd_ops.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/stack.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -45,15 +47,18 @@ using at::Scalar;
 using at::Tensor;
 using at::TensorList;
 
-// out = EXPR over `ins` (out first if it is read too), computed in float
-// (the opmath of float32, float16 and bfloat16) with float scalars
-void step(const Tensor& out, const std::vector<const Tensor*>& ins, const char* name, const std::string& expr,
-          std::initializer_list<Scalar> scalars) {
+// out = the table op over `ins` (out first if it is read too; nullptr: a
+// float 0, e.g. no found_inf: one at most), computed in float (the opmath of float32,
+// float16 and bfloat16) with float scalars; `flags` are the op's $0..
+void step(const Tensor& out, const std::vector<const Tensor*>& ins, const char* name, rs_pw_op op,
+          std::initializer_list<int> flags, std::initializer_list<Scalar> scalars) {
   at::TensorIteratorConfig config;
-  config.set_check_mem_overlap(false).check_all_same_dtype(false).resize_outputs(false).add_output(out);
-  for (const Tensor* t : ins) config.add_const_input(*t);
+  config.set_check_mem_overlap(false).check_all_same_dtype(false).resize_outputs(false).allow_cpu_scalars(true);
+  config.add_output(out);
+  const Tensor zero = at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat));
+  for (const Tensor* t : ins) config.add_const_input(t ? *t : zero);
   auto iter = config.build();
-  run_pointwise(iter, name, expr.c_str(), Result::Compute, scalars, at::kFloat, 0b1111u);
+  run_pointwise_flags(iter, name, op, flags, scalars, at::kFloat, 0b1111u);
 }
 
 bool native_dtypes(TensorList params) {
@@ -73,10 +78,8 @@ bool skip_step(const std::optional<Tensor>& found_inf) {
 // found_inf is 1
 void unscale(const Tensor& grad, const std::optional<Tensor>& grad_scale, const Tensor* found = nullptr) {
   if (!grad_scale.has_value() || !grad_scale->defined()) return;
-  if (found)
-    step(grad, {&grad, &*grad_scale, found}, "fused_unscale", "(c == 1.0 ? a : (a / b))", {});
-  else
-    step(grad, {&grad, &*grad_scale}, "fused_unscale", "(a / b)", {});
+  if (found) step(grad, {&grad, &*grad_scale, found}, "fused_unscale", RS_PW_FUSED_UNSCALE_UNLESS_FOUND, {}, {});
+  else step(grad, {&grad, &*grad_scale}, "fused_unscale", RS_PW_FUSED_UNSCALE, {}, {});
 }
 
 // the step counts as CPU reads them (item<float>), all in one host read when
@@ -170,15 +173,6 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
   const std::vector<double> steps = read_steps(state_steps);
   const bool l2 = !adamw && weight_decay != 0.0;
   const bool decoupled = adamw && weight_decay != 0.0;
-  const std::string g = std::string("rs_mx_adam_grad(b, c, ") + "%WD%" + (maximize ? ", true, " : ", false, ") +
-                        (l2 ? "true)" : "false)");
-  auto grad_expr = [&](const char* wd_slot) {
-    std::string s = g;
-    s.replace(s.find("%WD%"), 4, wd_slot);
-    return s;
-  };
-  const std::string m_expr = "rs_mx_adam_m(a, " + grad_expr("s1") + ", s0)";
-  const std::string v_expr = "rs_mx_adam_v(a, " + grad_expr("s2") + ", s0, s1)";
   for (size_t i = 0; i < n; i++) {
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
@@ -188,16 +182,16 @@ void fused_adam(TensorList params, TensorList grads, TensorList exp_avgs, Tensor
     double bias_correction2 = 1 - std::pow(beta2, steps[i]);
     double step_size = lr / bias_correction1;
     double bias_correction2_sqrt = std::sqrt(bias_correction2);
-    step(exp_avgs[i], {&exp_avgs[i], &grad, &param}, "fused_adam_m", m_expr,
+    step(exp_avgs[i], {&exp_avgs[i], &grad, &param}, "fused_adam_m", RS_PW_FUSED_ADAM_M, {maximize, l2},
          {static_cast<float>(1 - beta1), static_cast<float>(weight_decay)});
-    step(exp_avg_sqs[i], {&exp_avg_sqs[i], &grad, &param}, "fused_adam_v", v_expr,
+    step(exp_avg_sqs[i], {&exp_avg_sqs[i], &grad, &param}, "fused_adam_v", RS_PW_FUSED_ADAM_V, {maximize, l2},
          {static_cast<float>(beta2), static_cast<float>(1 - beta2), static_cast<float>(weight_decay)});
     const Tensor* v = &exp_avg_sqs[i];
     if (amsgrad) {
-      step(max_exp_avg_sqs[i], {&max_exp_avg_sqs[i], &exp_avg_sqs[i]}, "fused_adam_max", "rs_maximum(a, b)", {});
+      step(max_exp_avg_sqs[i], {&max_exp_avg_sqs[i], &exp_avg_sqs[i]}, "fused_adam_max", RS_PW_MAXIMUM, {}, {});
       v = &max_exp_avg_sqs[i];
     }
-    step(param, {&param, &exp_avgs[i], v}, "fused_adam_param", "rs_mx_adam_param(a, b, c, s0, s1, s2, s3)",
+    step(param, {&param, &exp_avgs[i], v}, "fused_adam_param", RS_PW_FUSED_ADAM_PARAM, {},
          {static_cast<float>(decoupled ? 1 - lr * weight_decay : 1.0), static_cast<float>(-step_size),
           static_cast<float>(bias_correction2_sqrt), static_cast<float>(eps)});
   }
@@ -226,13 +220,11 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
                double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
   size_t n = params.size();
-  // found_inf on the params' device is an operand of every kernel, which
-  // keeps its output where found_inf is 1 (no read); elsewhere it is read
+  // found_inf on the params' device is an operand of every kernel (d; a
+  // float 0 without it), which keeps its output where found_inf is 1 (no
+  // read); elsewhere it is read
   const Tensor* found = n > 0 && found_inf.has_value() && device_scalar(*found_inf, params[0]) ? &*found_inf : nullptr;
   if (!found && skip_step(found_inf)) return;
-  auto guarded = [&](const std::string& e, const char* f) {
-    return found ? "(" + std::string(f) + " == 1.0 ? a : (" + e + "))" : e;
-  };
   TORCH_CHECK(grads.size() == n);
   const bool no_momentum_buffer = momentum == 0.0;
   if (no_momentum_buffer) {
@@ -242,22 +234,10 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
   }
   if (n == 0) return;
   c10::DeviceGuard guard(params[0].device());
-  const std::string g = std::string("rs_mx_sgd_grad(b, %P%, s0, ") + (maximize ? "true, " : "false, ") +
-                        (weight_decay != 0.0 ? "true)" : "false)");
-  auto grad_expr = [&](const char* p) {
-    std::string s = g;
-    s.replace(s.find("%P%"), 3, p);
-    return s;
-  };
-  const std::string buf_expr =
-      is_first_step ? grad_expr("c") : "rs_mx_sgd_buf(a, " + grad_expr("c") + ", s1, s2)";
-  const std::string param_expr =
-      no_momentum_buffer ? "rs_mx_sgd_param(a, " + grad_expr("a") + ", 0.0, s1, s2, 0)"
-                         : "rs_mx_sgd_param(a, " + grad_expr("a") + ", c, s1, s2, " + (nesterov ? "2)" : "1)");
-  // the same from the old buffer (operand c), its new value kept in float
-  const std::string new_buf = is_first_step ? grad_expr("a") : "rs_mx_sgd_buf(c, " + grad_expr("a") + ", s1, s3)";
-  const std::string param_lp_expr =
-      "rs_mx_sgd_param(a, " + grad_expr("a") + ", " + new_buf + ", s1, s2, " + (nesterov ? "2)" : "1)");
+  // the ops' flags: maximize, weight decay, the first step, how the
+  // parameter moves (0: by the gradient, 1: the buffer, 2: Nesterov)
+  const int has_wd = weight_decay != 0.0, first = is_first_step;
+  const int mode = no_momentum_buffer ? 0 : nesterov ? 2 : 1;
   for (size_t i = 0; i < n; i++) {
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
@@ -273,28 +253,24 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
       Tensor new_param;
       if (reduced) {
         new_param = at::empty_like(param);
-        std::vector<const Tensor*> ins = {&param, &grad, &buf};
-        if (found) ins.push_back(found);
-        step(new_param, ins, "fused_sgd_param_lp", guarded(param_lp_expr, "d"),
+        step(new_param, {&param, &grad, &buf, found}, "fused_sgd_param_lp", RS_PW_FUSED_SGD_PARAM_FROM_OLD_BUF,
+             {maximize, has_wd, first, mode},
              {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr),
               static_cast<float>(1 - dampening)});
       }
-      std::vector<const Tensor*> ins = {&buf, &grad, &param};
-      if (found) ins.push_back(found);
-      step(buf, ins, "fused_sgd_buf", guarded(buf_expr, "d"),
+      step(buf, {&buf, &grad, &param, found}, "fused_sgd_buf", RS_PW_FUSED_SGD_BUF, {maximize, has_wd, first},
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(1 - dampening)});
       if (reduced) {
         param.copy_(new_param);
         continue;
       }
-      ins = {&param, &grad, &buf};
-      if (found) ins.push_back(found);
-      step(param, ins, "fused_sgd_param", guarded(param_expr, "d"),
+      step(param, {&param, &grad, &buf, found}, "fused_sgd_param", RS_PW_FUSED_SGD_PARAM, {maximize, has_wd, 0, mode},
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
     } else {
-      std::vector<const Tensor*> ins = {&param, &grad};
-      if (found) ins.push_back(found);
-      step(param, ins, "fused_sgd_param0", guarded(param_expr, "c"),
+      // (c: no buffer, and mode 0 does not read it; one CPU scalar at most
+      // goes into an iterator, d's 0 without found_inf)
+      step(param, {&param, &grad, &grad, found}, "fused_sgd_param0", RS_PW_FUSED_SGD_PARAM,
+           {maximize, has_wd, 0, mode},
            {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
     }
   }
@@ -336,16 +312,7 @@ void fused_adagrad(TensorList params, TensorList grads, TensorList state_sums, T
   if (skip_step(found_inf)) return;
   c10::DeviceGuard guard(params[0].device());
   const std::vector<double> steps = read_steps(state_steps);
-  const std::string g = std::string("rs_mx_adam_grad(%G, %P, s0, ") + (maximize ? "true, " : "false, ") +
-                        (weight_decay != 0.0 ? "true)" : "false)");
-  auto grad_expr = [&](const char* grad, const char* param) {
-    std::string s = g;
-    s.replace(s.find("%G"), 2, grad);
-    s.replace(s.find("%P"), 2, param);
-    return s;
-  };
-  const std::string sum_expr = "rs_mx_adagrad_sum(a, " + grad_expr("b", "c") + ")";
-  const std::string param_expr = "rs_mx_adagrad_param(a, " + grad_expr("b", "a") + ", c, s1, s2)";
+  const int has_wd = weight_decay != 0.0;
   for (size_t i = 0; i < n; i++) {
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
@@ -354,8 +321,9 @@ void fused_adagrad(TensorList params, TensorList grads, TensorList state_sums, T
     const double clr = lr / (1.0 + (steps[i] - 1.0) * lr_decay);
     const at::ScalarType t = param.scalar_type();
     const float wd = adagrad_scalar(weight_decay, t);
-    step(state_sums[i], {&state_sums[i], &grad, &param}, "fused_adagrad_sum", sum_expr, {wd});
-    step(param, {&param, &grad, &state_sums[i]}, "fused_adagrad_param", param_expr,
+    step(state_sums[i], {&state_sums[i], &grad, &param}, "fused_adagrad_sum", RS_PW_FUSED_ADAGRAD_SUM,
+         {maximize, has_wd}, {wd});
+    step(param, {&param, &grad, &state_sums[i]}, "fused_adagrad_param", RS_PW_FUSED_ADAGRAD_PARAM, {maximize, has_wd},
          {wd, adagrad_scalar(clr, t), adagrad_scalar(eps, t)});
   }
 }

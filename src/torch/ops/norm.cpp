@@ -716,7 +716,7 @@ Tensor& renorm_out(const Tensor& self, const at::Scalar& p, int64_t dim, const a
                         .set_check_mem_overlap(false)
                         .cast_common_dtype_to_outputs(true)
                         .build();
-        run_pointwise(iter, "renorm_factor", "(a > s0 ? s0 / (a + 1e-7) : 1.0)", Result::Compute, {maxnorm});
+        run_pointwise(iter, "renorm_factor", RS_PW_RENORM_FACTOR, Result::Compute, {maxnorm});
         at::mul_out(out, self, factor);
         return out;
       },

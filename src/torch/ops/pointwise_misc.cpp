@@ -82,14 +82,14 @@ Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const st
           if (is_nan(*min) || is_nan(*max)) {
             out.fill_(std::numeric_limits<double>::quiet_NaN());
           } else {
-            run_pointwise(m, "clamp", "rs_clamp(a, s0, s1)", Result::Compute, {*min, *max});
+            run_pointwise(m, "clamp", RS_PW_CLAMP, Result::Compute, {*min, *max});
           }
         } else if (max) {
           if (is_nan(*max)) out.fill_(*max);
-          else run_pointwise(m, "clamp_max", "rs_clamp_max(a, s0)", Result::Compute, {*max});
+          else run_pointwise(m, "clamp_max", RS_PW_CLAMP_MAX, Result::Compute, {*max});
         } else if (min) {
           if (is_nan(*min)) out.fill_(*min);
-          else run_pointwise(m, "clamp_min", "rs_clamp_min(a, s0)", Result::Compute, {*min});
+          else run_pointwise(m, "clamp_min", RS_PW_CLAMP_MIN, Result::Compute, {*min});
         }
         return out;
       },
@@ -104,9 +104,9 @@ Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, c
         bool has_min = min.has_value() && min->defined(), has_max = max.has_value() && max->defined();
         m.meta(self, has_min ? at::OptionalTensorRef(*min) : at::OptionalTensorRef(),
                has_max ? at::OptionalTensorRef(*max) : at::OptionalTensorRef());
-        if (has_min && has_max) run_pointwise(m, "clamp_t", "rs_minimum(rs_maximum(a, b), c)");
-        else if (has_min) run_pointwise(m, "clamp_min_t", "rs_maximum(a, b)");
-        else if (has_max) run_pointwise(m, "clamp_max_t", "rs_minimum(a, b)");
+        if (has_min && has_max) run_pointwise(m, "clamp_t", RS_PW_CLAMP_TENSOR);
+        else if (has_min) run_pointwise(m, "clamp_min_t", RS_PW_MAXIMUM);
+        else if (has_max) run_pointwise(m, "clamp_max_t", RS_PW_MINIMUM);
         return out;
       },
       self, min, max, out);
@@ -118,7 +118,7 @@ Tensor& clamp_min_out(const Tensor& self, const Scalar& min, Tensor& out) {
         OutOp<at::meta::structured_clamp_min> m(out);
         m.meta(self, min);
         if (is_nan(min)) out.fill_(min);
-        else run_pointwise(m, "clamp_min", "rs_clamp_min(a, s0)", Result::Compute, {min});
+        else run_pointwise(m, "clamp_min", RS_PW_CLAMP_MIN, Result::Compute, {min});
         return out;
       },
       self, min, out);
@@ -129,7 +129,7 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
         OutOp<at::meta::structured_clamp_max> m(out);
         m.meta(self, max);
         if (is_nan(max)) out.fill_(max);
-        else run_pointwise(m, "clamp_max", "rs_clamp_max(a, s0)", Result::Compute, {max});
+        else run_pointwise(m, "clamp_max", RS_PW_CLAMP_MAX, Result::Compute, {max});
         return out;
       },
       self, max, out);
@@ -141,16 +141,16 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self, other); \
   }
 
-BINARY(clamp_min_tensor_out, structured_clamp_min_Tensor, clamp_min_Tensor_out, "rs_maximum(a, b)")
-BINARY(clamp_max_tensor_out, structured_clamp_max_Tensor, clamp_max_Tensor_out, "rs_minimum(a, b)")
-BINARY(hypot_out, structured_hypot, hypot_out, "rs_mx_hypot(a, b)")
-BINARY(copysign_out, structured_copysign_Tensor, copysign_out, "rs_mx_copysign(a, b)")
-BINARY(nextafter_out, structured_nextafter, nextafter_out, "rs_mx_nextafter(a, b)")
-BINARY(xlogy_out, structured_xlogy_Tensor, xlogy_OutTensor, "rs_mx_xlogy(a, b)")
-BINARY(logaddexp_out, structured_logaddexp, logaddexp_out, "rs_mx_logaddexp(a, b)")
-BINARY(logaddexp2_out, structured_logaddexp2, logaddexp2_out, "rs_mx_logaddexp2(a, b)")
-BINARY(heaviside_out, structured_heaviside, heaviside_out, "rs_mx_heaviside(a, b)")
-BINARY(pow_tt_out, structured_pow_Tensor_Tensor, pow_Tensor_Tensor_out, "rs_mx_pow(a, b)")
+BINARY(clamp_min_tensor_out, structured_clamp_min_Tensor, clamp_min_Tensor_out, RS_PW_MAXIMUM)
+BINARY(clamp_max_tensor_out, structured_clamp_max_Tensor, clamp_max_Tensor_out, RS_PW_MINIMUM)
+BINARY(hypot_out, structured_hypot, hypot_out, RS_PW_HYPOT)
+BINARY(copysign_out, structured_copysign_Tensor, copysign_out, RS_PW_COPYSIGN)
+BINARY(nextafter_out, structured_nextafter, nextafter_out, RS_PW_NEXTAFTER)
+BINARY(xlogy_out, structured_xlogy_Tensor, xlogy_OutTensor, RS_PW_XLOGY)
+BINARY(logaddexp_out, structured_logaddexp, logaddexp_out, RS_PW_LOGADDEXP)
+BINARY(logaddexp2_out, structured_logaddexp2, logaddexp2_out, RS_PW_LOGADDEXP2)
+BINARY(heaviside_out, structured_heaviside, heaviside_out, RS_PW_HEAVISIDE)
+BINARY(pow_tt_out, structured_pow_Tensor_Tensor, pow_Tensor_Tensor_out, RS_PW_POW)
 
 // ---------------------------------------------------------------- pow
 
@@ -170,19 +170,19 @@ Tensor& pow_ts_out(const Tensor& base, const Scalar& exp, Tensor& out) {
         const auto dtype = m.common_dtype();
         // PowKernel.cpp: sqrt/rsqrt/reciprocal, then x*x, x*x*x, 1/(x*x)
         if (dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16 || at::isComplexType(dtype)) {
-          if (exp.equal(.5)) return run_pointwise(m, "pow_sqrt", "rs_op_sqrt(a)"), out;
-          if (exp.equal(-0.5)) return run_pointwise(m, "pow_rsqrt", "rs_op_rsqrt(a)"), out;
-          if (exp.equal(-1.0)) return run_pointwise(m, "pow_reciprocal", "rs_op_reciprocal(a)"), out;
+          if (exp.equal(.5)) return run_pointwise(m, "pow_sqrt", RS_PW_SQRT), out;
+          if (exp.equal(-0.5)) return run_pointwise(m, "pow_rsqrt", RS_PW_RSQRT), out;
+          if (exp.equal(-1.0)) return run_pointwise(m, "pow_reciprocal", RS_PW_RECIPROCAL), out;
         }
         if (dtype == at::kFloat || dtype == at::kDouble || dtype == at::kBFloat16 || at::isComplexType(dtype)) {
           bool real_exp = !exp.isComplex() || exp.toComplexDouble().imag() == 0;
           double e = exp.isComplex() ? exp.toComplexDouble().real() : exp.toDouble();
           if (dtype == at::kBFloat16) e = static_cast<float>(static_cast<c10::BFloat16>(static_cast<float>(e)));
-          if (real_exp && e == 2.0) return run_pointwise(m, "pow_sq", "rs_mul(a, a)"), out;
-          if (real_exp && e == 3.0) return run_pointwise(m, "pow_cube", "rs_mx_cube(a)"), out;
-          if (real_exp && e == -2.0) return run_pointwise(m, "pow_inv_sq", "rs_mx_inv_sq(a)"), out;
+          if (real_exp && e == 2.0) return run_pointwise(m, "pow_sq", RS_PW_SQUARE), out;
+          if (real_exp && e == 3.0) return run_pointwise(m, "pow_cube", RS_PW_CUBE), out;
+          if (real_exp && e == -2.0) return run_pointwise(m, "pow_inv_sq", RS_PW_INV_SQ), out;
         }
-        run_pointwise(m, "pow_ts", "rs_mx_pow(a, s0)", Result::Compute, {exp});
+        run_pointwise(m, "pow_ts", RS_PW_POW_SCALAR, Result::Compute, {exp});
         return out;
       },
       base, exp, out);
@@ -209,7 +209,7 @@ Tensor& pow_st_out(const Scalar& base, const Tensor& exp, Tensor& out) {
 // CPU's float16/bfloat16 kernels of these ops take their Scalar argument in
 // float (opmath): compute in float with float scalars when every input has
 // the common dtype (else the usual path, which rounds scalars to it).
-void run_opmath_scalars(at::TensorIteratorBase& iter, const char* name, const char* expr,
+void run_opmath_scalars(at::TensorIteratorBase& iter, const char* name, rs_pw_op expr,
                         std::initializer_list<Scalar> scalars) {
   auto common = iter.common_dtype();
   if (common == at::kHalf || common == at::kBFloat16) {
@@ -232,7 +232,7 @@ Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& wei
       [&]() -> Tensor& {
         OutOp<at::meta::structured_lerp_Scalar> m(out);
         m.meta(self, end, weight);
-        run_opmath_scalars(m, "lerp", "rs_mx_lerp(a, b, s0)", {weight});
+        run_opmath_scalars(m, "lerp", RS_PW_LERP_SCALAR, {weight});
         return out;
       },
       self, end, weight, out);
@@ -242,7 +242,7 @@ Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& wei
       [&]() -> Tensor& {
         OutOp<at::meta::structured_lerp_Tensor> m(out);
         m.meta(self, end, weight);
-        run_pointwise(m, "lerp_t", "rs_mx_lerp(a, b, c)");
+        run_pointwise(m, "lerp_t", RS_PW_LERP);
         return out;
       },
       self, end, weight, out);
@@ -252,7 +252,7 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& t1, const Tensor& t2, cons
       [&]() -> Tensor& {
         OutOp<at::meta::structured_addcmul> m(out);
         m.meta(self, t1, t2, value);
-        run_opmath_scalars(m, "addcmul", "rs_mx_addcmul(a, b, c, s0)", {value});
+        run_opmath_scalars(m, "addcmul", RS_PW_ADDCMUL, {value});
         return out;
       },
       self, t1, t2, value, out);
@@ -262,7 +262,7 @@ Tensor& addcdiv_out(const Tensor& self, const Tensor& t1, const Tensor& t2, cons
       [&]() -> Tensor& {
         OutOp<at::meta::structured_addcdiv> m(out);
         m.meta(self, t1, t2, value);
-        run_opmath_scalars(m, "addcdiv", "rs_mx_addcdiv(a, b, c, s0)", {value});
+        run_opmath_scalars(m, "addcdiv", RS_PW_ADDCDIV, {value});
         return out;
       },
       self, t1, t2, value, out);
@@ -304,7 +304,7 @@ Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& oth
                         .add_const_input(self_)
                         .add_const_input(other_)
                         .build();
-        run_pointwise(iter, "where", "(a ? b : c)", Result::Compute, {}, result_type, 0b1);
+        run_pointwise(iter, "where", RS_PW_WHERE, Result::Compute, {}, result_type, 0b1);
         return out;
       },
       condition, self, other, out);
@@ -352,7 +352,7 @@ Tensor& masked_fill_scalar_(Tensor& self, const Tensor& mask, const Scalar& valu
                         .add_const_input(mask)
                         .add_const_input(self)
                         .build();
-        run_pointwise(iter, "masked_fill", "(a ? s0 : b)", Result::Compute, {value}, self.scalar_type(), 0b1);
+        run_pointwise(iter, "masked_fill", RS_PW_MASKED_FILL, Result::Compute, {value}, self.scalar_type(), 0b1);
         return self;
       },
       self, mask, value);
@@ -377,7 +377,7 @@ Tensor& masked_fill_tensor_(Tensor& self, const Tensor& mask, const Tensor& valu
                         .add_const_input(self)
                         .add_const_input(v)
                         .build();
-        run_pointwise(iter, "masked_fill_t", "(a ? c : b)", Result::Compute, {}, self.scalar_type(), 0b1);
+        run_pointwise(iter, "masked_fill_t", RS_PW_MASKED_FILL_TENSOR, Result::Compute, {}, self.scalar_type(), 0b1);
         return self;
       },
       self, mask, value);
@@ -389,7 +389,7 @@ Tensor& fdiv_out(const Tensor& self, const Tensor& other, Tensor& out) {
   return native_or_host<at::_ops::floor_divide_out>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::binary_op(out, self, other);
-        run_pointwise(iter, "floor_divide", "rs_div_floor(a, b)");
+        run_pointwise(iter, "floor_divide", RS_PW_DIV_FLOOR);
         return out;
       },
       self, other, out);
@@ -399,7 +399,7 @@ Tensor fdiv(const Tensor& self, const Tensor& other) {
       [&]() -> Tensor {
         Tensor result;
         auto iter = at::TensorIterator::binary_op(result, self, other);
-        run_pointwise(iter, "floor_divide", "rs_div_floor(a, b)");
+        run_pointwise(iter, "floor_divide", RS_PW_DIV_FLOOR);
         return iter.output();
       },
       self, other);
@@ -451,9 +451,9 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { retu
   }
 
 SHIFT(lshift, lshift_s, ilshift, ilshift_s, __lshift___Tensor, __lshift___Scalar, __ilshift___Tensor,
-      __ilshift___Scalar, "rs_shl(a, b, RS_CT_BITS)")
+      __ilshift___Scalar, RS_PW_SHIFT_LEFT)
 SHIFT(rshift, rshift_s, irshift, irshift_s, __rshift___Tensor, __rshift___Scalar, __irshift___Tensor,
-      __irshift___Scalar, "rs_shr(a, b, RS_CT_BITS)")
+      __irshift___Scalar, RS_PW_SHIFT_RIGHT)
 
 // ---------------------------------------------------------------- logical ops
 
@@ -467,9 +467,9 @@ SHIFT(rshift, rshift_s, irshift, irshift_s, __rshift___Tensor, __rshift___Scalar
         },                                                                  \
         self, other, out);                                                  \
   }
-LOGICAL(logical_and_out, logical_and_out, "(rs_truth(a) && rs_truth(b))")
-LOGICAL(logical_or_out, logical_or_out, "(rs_truth(a) || rs_truth(b))")
-LOGICAL(logical_xor_out, logical_xor_out, "(rs_truth(a) != rs_truth(b))")
+LOGICAL(logical_and_out, logical_and_out, RS_PW_LOGICAL_AND)
+LOGICAL(logical_or_out, logical_or_out, RS_PW_LOGICAL_OR)
+LOGICAL(logical_xor_out, logical_xor_out, RS_PW_LOGICAL_XOR)
 
 // ---------------------------------------------------------------- nan_to_num
 
@@ -497,7 +497,7 @@ Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optio
         Scalar mx = finite_max(self.scalar_type());
         Scalar pos = posinf ? Scalar(*posinf) : mx;
         Scalar neg = neginf ? Scalar(*neginf) : Scalar(-mx.toDouble());
-        run_pointwise(iter, "nan_to_num", "rs_mx_nan_to_num(a, s0, s1, s2)", Result::Compute,
+        run_pointwise(iter, "nan_to_num", RS_PW_NAN_TO_NUM, Result::Compute,
                       {Scalar(nan.value_or(0.)), pos, neg});
         return out;
       },

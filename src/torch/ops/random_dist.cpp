@@ -48,7 +48,7 @@ Tensor draw(const Tensor& like, const std::optional<at::Generator>& gen, bool no
 }
 
 // out = EXPR(u, ...) with u float32, computed in float
-void transform(const Tensor& out, const Tensor& u, const char* name, const char* expr, Result result,
+void transform(const Tensor& out, const Tensor& u, const char* name, rs_pw_op expr, Result result,
                std::initializer_list<Scalar> scalars, const Tensor* extra = nullptr) {
   at::TensorIteratorConfig config;
   config.check_all_same_dtype(false).resize_outputs(false).add_output(out).add_const_input(u);
@@ -93,7 +93,7 @@ Tensor& bernoulli_scalar_(Tensor& self, double p, std::optional<at::Generator> g
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   return run(
       self, gen, "aten::bernoulli_.float",
-      [&] { transform(self, draw(self, gen), "bernoulli", "rs_mx_bernoulli(a, s0)", Result::Bool, {p}); },
+      [&] { transform(self, draw(self, gen), "bernoulli", RS_PW_BERNOULLI, Result::Bool, {p}); },
       [&](Tensor& h, at::Generator& g) { h.bernoulli_(p, g); });
 }
 
@@ -104,7 +104,7 @@ Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p_, std::optional<at::Gene
       self, gen, "aten::bernoulli_.Tensor",
       [&] {
         Tensor p = p_.device() == self.device() ? p_ : p_.to(self.device());
-        transform(self, draw(self, gen), "bernoulli_t", "rs_mx_bernoulli(a, b)", Result::Bool, {}, &p);
+        transform(self, draw(self, gen), "bernoulli_t", RS_PW_BERNOULLI_TENSOR, Result::Bool, {}, &p);
       },
       [&](Tensor& h, at::Generator& g) { h.bernoulli_(p_.to(at::kCPU), g); });
 }
@@ -121,7 +121,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<at::Generator> ge
   return run(
       self, gen, "aten::exponential_",
       [&] {
-        transform(self, draw(self, gen), "exponential", "rs_mx_exponential(a, s0)", Result::Compute,
+        transform(self, draw(self, gen), "exponential", RS_PW_EXPONENTIAL, Result::Compute,
                   {-1.0 / lambd});
       },
       [&](Tensor& h, at::Generator& g) { h.exponential_(lambd, g); });
@@ -132,7 +132,7 @@ Tensor& geometric_(Tensor& self, double p, std::optional<at::Generator> gen) {
   return run(
       self, gen, "aten::geometric_",
       [&] {
-        transform(self, draw(self, gen), "geometric", "rs_mx_geometric(a, s0)", Result::Compute, {std::log1p(-p)});
+        transform(self, draw(self, gen), "geometric", RS_PW_GEOMETRIC, Result::Compute, {std::log1p(-p)});
       },
       [&](Tensor& h, at::Generator& g) { h.geometric_(p, g); });
 }
@@ -144,7 +144,7 @@ Tensor& cauchy_(Tensor& self, double median, double sigma, std::optional<at::Gen
   return run(
       self, gen, "aten::cauchy_",
       [&] {
-        transform(self, draw(self, gen), "cauchy", "rs_mx_cauchy(a, s0, s1)", Result::Compute, {median, sigma});
+        transform(self, draw(self, gen), "cauchy", RS_PW_CAUCHY, Result::Compute, {median, sigma});
       },
       [&](Tensor& h, at::Generator& g) { h.cauchy_(median, sigma, g); });
 }
@@ -156,7 +156,7 @@ Tensor& log_normal_(Tensor& self, double mean, double std, std::optional<at::Gen
   return run(
       self, gen, "aten::log_normal_",
       [&] {
-        transform(self, draw(self, gen, /*normal=*/true, mean, std), "log_normal", "rs_exp(a)", Result::Compute, {});
+        transform(self, draw(self, gen, /*normal=*/true, mean, std), "log_normal", RS_PW_EXP_PLAIN, Result::Compute, {});
       },
       [&](Tensor& h, at::Generator& g) { h.log_normal_(mean, std, g); });
 }
@@ -280,7 +280,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   double p1m = 1. - p;
   double scale = p1m == 0 ? 0. : 1. / p1m;
   Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
-  transform(mask, draw(input, std::nullopt), "dropout_mask", "rs_mx_bernoulli(a, s0)", Result::Bool, {p1m});
+  transform(mask, draw(input, std::nullopt), "dropout_mask", RS_PW_BERNOULLI, Result::Bool, {p1m});
   Tensor output;
   try {
     Tensor out = at::empty_like(input);
@@ -291,7 +291,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
                     .add_const_input(input)
                     .add_const_input(mask)
                     .build();
-    run_pointwise(iter, "dropout", "rs_mx_dropout(a, b, s0)", Result::Compute, {scale}, input.scalar_type(), 0b10);
+    run_pointwise(iter, "dropout", RS_PW_DROPOUT, Result::Compute, {scale}, input.scalar_type(), 0b10);
     output = out;
   } catch (const NeedsHost&) {
     output = input.mul(mask).mul_(scale);

@@ -383,8 +383,8 @@ Tensor& hash_tensor_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, i
                           .add_const_input(raw)
                           .check_all_same_dtype(false)
                           .build();
-          const char* expr = t == at::kFloat ? "rs_mx_hash_f32(a)" : t == at::kHalf ? "rs_mx_hash_f16(a)"
-                                                                                  : "rs_mx_hash_bf16(a)";
+          const rs_pw_op expr = t == at::kFloat ? RS_PW_HASH_F32 : t == at::kHalf ? RS_PW_HASH_F16
+                                                                                  : RS_PW_HASH_BF16;
           run_pointwise(iter, "hash_bits", expr, Result::Compute, {}, at::kLong, 0b1);
         } else {
           TORCH_CHECK(at::isIntegralType(t, /*includeBool=*/true), "hash_tensor: unsupported dtype ", t);

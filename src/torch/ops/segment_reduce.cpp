@@ -99,7 +99,7 @@ Segments segments_of(const Tensor& data, const Tensor& bounds, int64_t axis, boo
   Tensor checked = at::empty_like(len);
   if (len.numel() > 0) {
     auto iter = at::TensorIteratorConfig().add_output(checked).add_const_input(len).build();
-    run_pointwise(iter, "segment_reduce", "rs_mx_segment_length(a)");
+    run_pointwise(iter, "segment_reduce", RS_PW_SEGMENT_LENGTH);
   }
   g.len = checked.unsqueeze(-1);
   if (g.S == 0 || g.L == 0) {

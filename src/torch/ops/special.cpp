@@ -111,57 +111,56 @@ using at::Tensor;
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self, other); \
   }
 
-UNARY(erfinv_out, structured_erfinv, erfinv_out, "rs_op_erfinv(a)")
-UNARY(lgamma_out, structured_lgamma, lgamma_out, "rs_op_lgamma(a)")
-UNARY(digamma_out, structured_digamma, digamma_out, "rs_op_digamma(a)")
-UNARY(i0_out, structured_i0, i0_out, "rs_op_i0(a)")
-UNARY(i0e_out, structured_special_i0e, special_i0e_out, "rs_op_i0e(a)")
-UNARY(i1_out, structured_special_i1, special_i1_out, "rs_op_i1(a)")
-UNARY(i1e_out, structured_special_i1e, special_i1e_out, "rs_op_i1e(a)")
-UNARY(entr_out, structured_special_entr, special_entr_out, "rs_op_entr(a)")
-UNARY(log_ndtr_out, structured_special_log_ndtr, special_log_ndtr_out, "rs_op_log_ndtr(a)")
-BINARY(xlog1py_out, structured_special_xlog1py, special_xlog1py_out, "rs_op_xlog1py(a, b)")
-BINARY(zeta_out, structured_special_zeta, special_zeta_out, "rs_op_zeta(a, b)")
-BINARY(igamma_out, structured_igamma, igamma_out, "rs_op_igamma(a, b)")
-BINARY(igammac_out, structured_igammac, igammac_out, "rs_op_igammac(a, b)")
+UNARY(erfinv_out, structured_erfinv, erfinv_out, RS_PW_ERFINV)
+UNARY(lgamma_out, structured_lgamma, lgamma_out, RS_PW_LGAMMA)
+UNARY(digamma_out, structured_digamma, digamma_out, RS_PW_DIGAMMA)
+UNARY(i0_out, structured_i0, i0_out, RS_PW_I0)
+UNARY(i0e_out, structured_special_i0e, special_i0e_out, RS_PW_I0E)
+UNARY(i1_out, structured_special_i1, special_i1_out, RS_PW_I1)
+UNARY(i1e_out, structured_special_i1e, special_i1e_out, RS_PW_I1E)
+UNARY(entr_out, structured_special_entr, special_entr_out, RS_PW_ENTR)
+UNARY(log_ndtr_out, structured_special_log_ndtr, special_log_ndtr_out, RS_PW_LOG_NDTR)
+BINARY(xlog1py_out, structured_special_xlog1py, special_xlog1py_out, RS_PW_XLOG1PY)
+BINARY(zeta_out, structured_special_zeta, special_zeta_out, RS_PW_ZETA)
+BINARY(igamma_out, structured_igamma, igamma_out, RS_PW_IGAMMA)
+BINARY(igammac_out, structured_igammac, igammac_out, RS_PW_IGAMMAC)
 
 // Math.h's *_forward functions (float ports in ops_special.glsl); the
 // polynomials take n as a float tensor, cast to int64 as CPU does
-UNARY(ndtri_out, structured_special_ndtri, special_ndtri_out, "rs_op_ndtri(a)")
-UNARY(erfcx_out, structured_special_erfcx, special_erfcx_out, "rs_op_erfcx(a)")
-UNARY(bessel_j0_out, structured_special_bessel_j0, special_bessel_j0_out, "rs_sp_bessel_j0(a)")
-UNARY(bessel_j1_out, structured_special_bessel_j1, special_bessel_j1_out, "rs_sp_bessel_j1(a)")
-UNARY(bessel_y0_out, structured_special_bessel_y0, special_bessel_y0_out, "rs_sp_bessel_y0(a)")
-UNARY(bessel_y1_out, structured_special_bessel_y1, special_bessel_y1_out, "rs_sp_bessel_y1(a)")
-UNARY(modified_bessel_i0_out, structured_special_modified_bessel_i0, special_modified_bessel_i0_out, "rs_sp_modified_bessel_i0(a)")
-UNARY(modified_bessel_i1_out, structured_special_modified_bessel_i1, special_modified_bessel_i1_out, "rs_sp_modified_bessel_i1(a)")
-UNARY(modified_bessel_k0_out, structured_special_modified_bessel_k0, special_modified_bessel_k0_out, "rs_sp_modified_bessel_k0(a)")
-UNARY(modified_bessel_k1_out, structured_special_modified_bessel_k1, special_modified_bessel_k1_out, "rs_sp_modified_bessel_k1(a)")
-UNARY(scaled_modified_bessel_k0_out, structured_special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k0_out, "rs_sp_scaled_modified_bessel_k0(a)")
-UNARY(scaled_modified_bessel_k1_out, structured_special_scaled_modified_bessel_k1, special_scaled_modified_bessel_k1_out, "rs_sp_scaled_modified_bessel_k1(a)")
-UNARY(spherical_bessel_j0_out, structured_special_spherical_bessel_j0, special_spherical_bessel_j0_out, "rs_sp_spherical_bessel_j0(a)")
-UNARY(airy_ai_out, structured_special_airy_ai, special_airy_ai_out, "rs_sp_airy_ai(a)")
-BINARY(chebyshev_polynomial_t_out, structured_special_chebyshev_polynomial_t, special_chebyshev_polynomial_t_out, "rs_sp_chebyshev_polynomial_t(a, rs_m_poly_n(b))")
-BINARY(chebyshev_polynomial_u_out, structured_special_chebyshev_polynomial_u, special_chebyshev_polynomial_u_out, "rs_sp_chebyshev_polynomial_u(a, rs_m_poly_n(b))")
-BINARY(chebyshev_polynomial_v_out, structured_special_chebyshev_polynomial_v, special_chebyshev_polynomial_v_out, "rs_sp_chebyshev_polynomial_v(a, rs_m_poly_n(b))")
-BINARY(chebyshev_polynomial_w_out, structured_special_chebyshev_polynomial_w, special_chebyshev_polynomial_w_out, "rs_sp_chebyshev_polynomial_w(a, rs_m_poly_n(b))")
-BINARY(shifted_chebyshev_polynomial_t_out, structured_special_shifted_chebyshev_polynomial_t, special_shifted_chebyshev_polynomial_t_out, "rs_sp_shifted_chebyshev_polynomial_t(a, rs_m_poly_n(b))")
-BINARY(shifted_chebyshev_polynomial_u_out, structured_special_shifted_chebyshev_polynomial_u, special_shifted_chebyshev_polynomial_u_out, "rs_sp_shifted_chebyshev_polynomial_u(a, rs_m_poly_n(b))")
-BINARY(shifted_chebyshev_polynomial_v_out, structured_special_shifted_chebyshev_polynomial_v, special_shifted_chebyshev_polynomial_v_out, "rs_sp_shifted_chebyshev_polynomial_v(a, rs_m_poly_n(b))")
-BINARY(shifted_chebyshev_polynomial_w_out, structured_special_shifted_chebyshev_polynomial_w, special_shifted_chebyshev_polynomial_w_out, "rs_sp_shifted_chebyshev_polynomial_w(a, rs_m_poly_n(b))")
-BINARY(hermite_polynomial_h_out, structured_special_hermite_polynomial_h, special_hermite_polynomial_h_out, "rs_sp_hermite_polynomial_h(a, rs_m_poly_n(b))")
-BINARY(hermite_polynomial_he_out, structured_special_hermite_polynomial_he, special_hermite_polynomial_he_out, "rs_sp_hermite_polynomial_he(a, rs_m_poly_n(b))")
-BINARY(laguerre_polynomial_l_out, structured_special_laguerre_polynomial_l, special_laguerre_polynomial_l_out, "rs_sp_laguerre_polynomial_l(a, rs_m_poly_n(b))")
-BINARY(legendre_polynomial_p_out, structured_special_legendre_polynomial_p, special_legendre_polynomial_p_out, "rs_sp_legendre_polynomial_p(a, rs_m_poly_n(b))")
+UNARY(ndtri_out, structured_special_ndtri, special_ndtri_out, RS_PW_NDTRI)
+UNARY(erfcx_out, structured_special_erfcx, special_erfcx_out, RS_PW_ERFCX)
+UNARY(bessel_j0_out, structured_special_bessel_j0, special_bessel_j0_out, RS_PW_BESSEL_J0)
+UNARY(bessel_j1_out, structured_special_bessel_j1, special_bessel_j1_out, RS_PW_BESSEL_J1)
+UNARY(bessel_y0_out, structured_special_bessel_y0, special_bessel_y0_out, RS_PW_BESSEL_Y0)
+UNARY(bessel_y1_out, structured_special_bessel_y1, special_bessel_y1_out, RS_PW_BESSEL_Y1)
+UNARY(modified_bessel_i0_out, structured_special_modified_bessel_i0, special_modified_bessel_i0_out, RS_PW_MODIFIED_BESSEL_I0)
+UNARY(modified_bessel_i1_out, structured_special_modified_bessel_i1, special_modified_bessel_i1_out, RS_PW_MODIFIED_BESSEL_I1)
+UNARY(modified_bessel_k0_out, structured_special_modified_bessel_k0, special_modified_bessel_k0_out, RS_PW_MODIFIED_BESSEL_K0)
+UNARY(modified_bessel_k1_out, structured_special_modified_bessel_k1, special_modified_bessel_k1_out, RS_PW_MODIFIED_BESSEL_K1)
+UNARY(scaled_modified_bessel_k0_out, structured_special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k0_out, RS_PW_SCALED_MODIFIED_BESSEL_K0)
+UNARY(scaled_modified_bessel_k1_out, structured_special_scaled_modified_bessel_k1, special_scaled_modified_bessel_k1_out, RS_PW_SCALED_MODIFIED_BESSEL_K1)
+UNARY(spherical_bessel_j0_out, structured_special_spherical_bessel_j0, special_spherical_bessel_j0_out, RS_PW_SPHERICAL_BESSEL_J0)
+UNARY(airy_ai_out, structured_special_airy_ai, special_airy_ai_out, RS_PW_AIRY_AI)
+BINARY(chebyshev_polynomial_t_out, structured_special_chebyshev_polynomial_t, special_chebyshev_polynomial_t_out, RS_PW_CHEBYSHEV_POLYNOMIAL_T)
+BINARY(chebyshev_polynomial_u_out, structured_special_chebyshev_polynomial_u, special_chebyshev_polynomial_u_out, RS_PW_CHEBYSHEV_POLYNOMIAL_U)
+BINARY(chebyshev_polynomial_v_out, structured_special_chebyshev_polynomial_v, special_chebyshev_polynomial_v_out, RS_PW_CHEBYSHEV_POLYNOMIAL_V)
+BINARY(chebyshev_polynomial_w_out, structured_special_chebyshev_polynomial_w, special_chebyshev_polynomial_w_out, RS_PW_CHEBYSHEV_POLYNOMIAL_W)
+BINARY(shifted_chebyshev_polynomial_t_out, structured_special_shifted_chebyshev_polynomial_t, special_shifted_chebyshev_polynomial_t_out, RS_PW_SHIFTED_CHEBYSHEV_POLYNOMIAL_T)
+BINARY(shifted_chebyshev_polynomial_u_out, structured_special_shifted_chebyshev_polynomial_u, special_shifted_chebyshev_polynomial_u_out, RS_PW_SHIFTED_CHEBYSHEV_POLYNOMIAL_U)
+BINARY(shifted_chebyshev_polynomial_v_out, structured_special_shifted_chebyshev_polynomial_v, special_shifted_chebyshev_polynomial_v_out, RS_PW_SHIFTED_CHEBYSHEV_POLYNOMIAL_V)
+BINARY(shifted_chebyshev_polynomial_w_out, structured_special_shifted_chebyshev_polynomial_w, special_shifted_chebyshev_polynomial_w_out, RS_PW_SHIFTED_CHEBYSHEV_POLYNOMIAL_W)
+BINARY(hermite_polynomial_h_out, structured_special_hermite_polynomial_h, special_hermite_polynomial_h_out, RS_PW_HERMITE_POLYNOMIAL_H)
+BINARY(hermite_polynomial_he_out, structured_special_hermite_polynomial_he, special_hermite_polynomial_he_out, RS_PW_HERMITE_POLYNOMIAL_HE)
+BINARY(laguerre_polynomial_l_out, structured_special_laguerre_polynomial_l, special_laguerre_polynomial_l_out, RS_PW_LAGUERRE_POLYNOMIAL_L)
+BINARY(legendre_polynomial_p_out, structured_special_legendre_polynomial_p, special_legendre_polynomial_p_out, RS_PW_LEGENDRE_POLYNOMIAL_P)
 
-// polygamma(n, x): n is baked into the expression (one kernel per n)
+// polygamma(n, x): n is the scalar s0 (one kernel for every n)
 Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::polygamma_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_polygamma> m(out);
         m.meta(n, self);
-        std::string expr = "rs_op_polygamma(a, " + std::to_string(n) + ")";
-        run_pointwise(m, "polygamma", expr.c_str());
+        run_pointwise(m, "polygamma", RS_PW_POLYGAMMA, Result::Compute, {n}, std::nullopt, 0, /*scalars_in_opmath*/ true);
         return out;
       },
       n, self, out);
@@ -169,22 +168,19 @@ Tensor& polygamma_out(int64_t n, const Tensor& self, Tensor& out) {
 
 // mvlgamma (CompositeExplicitAutograd in ATen: arange + lgamma + sum + add)
 // as one kernel with ATen's roundings; the dtype rules of unary_float_op
-std::string mvlgamma_expr(int64_t p) {
+// p and ATen's float constant p (p - 1) log(pi) / 4 as the scalars s0, s1
+void run_mvlgamma(at::TensorIteratorBase& iter, int64_t p) {
   TORCH_CHECK(p >= 1, "p has to be greater than or equal to 1");
   float c = static_cast<float>(static_cast<double>(p * (p - 1)) * std::log(c10::pi<double>) * 0.25);
-  uint32_t bits;
-  std::memcpy(&bits, &c, 4);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "rs_op_mvlgamma(a, %lld, uintBitsToFloat(0x%08Xu))", static_cast<long long>(p), bits);
-  return buf;
+  run_pointwise(iter, "mvlgamma", RS_PW_MVLGAMMA, Result::Compute, {p, static_cast<double>(c)}, std::nullopt, 0,
+                /*scalars_in_opmath*/ true);
 }
 Tensor& mvlgamma_out(const Tensor& self, int64_t p, Tensor& out) {
   return native_or_host<at::_ops::mvlgamma_out>(
       [&]() -> Tensor& {
         TORCH_CHECK(self.scalar_type() != at::kBool, "The input tensor may not be a boolean tensor.");
-        std::string expr = mvlgamma_expr(p);
         auto iter = at::TensorIterator::unary_float_op(out, self);
-        run_pointwise(iter, "mvlgamma", expr.c_str());
+        run_mvlgamma(iter, p);
         return out;
       },
       self, p, out);
@@ -193,10 +189,9 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
   return native_or_host<at::_ops::mvlgamma>(
       [&]() -> Tensor {
         TORCH_CHECK(self.scalar_type() != at::kBool, "The input tensor may not be a boolean tensor.");
-        std::string expr = mvlgamma_expr(p);
         Tensor out;
         auto iter = at::TensorIterator::unary_float_op(out, self);
-        run_pointwise(iter, "mvlgamma", expr.c_str());
+        run_mvlgamma(iter, p);
         return iter.output();
       },
       self, p);

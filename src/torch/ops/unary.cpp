@@ -109,69 +109,61 @@ using at::Tensor;
     return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, result, out, self);  \
   }
 
-UNARY(neg_out, structured_neg, neg_out, "rs_neg(a)", Result::Compute)
-UNARY(sign_out, structured_sign, sign_out, "rs_sign(a)", Result::Compute)
-UNARY(sgn_out, structured_sgn, sgn_out, "rs_op_sgn(a)", Result::Compute)
-UNARY(reciprocal_out, structured_reciprocal, reciprocal_out, "rs_op_reciprocal(a)", Result::Compute)
-UNARY(sqrt_out, structured_sqrt, sqrt_out, "rs_op_sqrt(a)", Result::Compute)
-UNARY(rsqrt_out, structured_rsqrt, rsqrt_out, "rs_op_rsqrt(a)", Result::Compute)
-UNARY(trunc_out, structured_trunc, trunc_out, "rs_op_trunc(a)", Result::Compute)
-UNARY(floor_out, structured_floor, floor_out, "rs_op_floor(a)", Result::Compute)
-UNARY(ceil_out, structured_ceil, ceil_out, "rs_op_ceil(a)", Result::Compute)
-UNARY(round_out, structured_round, round_out, "rs_op_round(a)", Result::Compute)
-UNARY(frac_out, structured_frac, frac_out, "rs_op_frac(a)", Result::Compute)
-UNARY(signbit_out, structured_signbit, signbit_out, "rs_op_signbit(a)", Result::Bool)
-UNARY(isposinf_out, structured_isposinf, isposinf_out, "rs_op_isposinf(a)", Result::Bool)
-UNARY(isneginf_out, structured_isneginf, isneginf_out, "rs_op_isneginf(a)", Result::Bool)
-UNARY(bitwise_not_out, structured_bitwise_not, bitwise_not_out, "rs_bnot(a)", Result::Compute)
-UNARY(exp_out, structured_exp, exp_out, "rs_op_exp(a)", Result::Compute)
-UNARY(exp2_out, structured_exp2, exp2_out, "rs_op_exp2(a)", Result::Compute)
-UNARY(expm1_out, structured_expm1, expm1_out, "rs_op_expm1(a)", Result::Compute)
-UNARY(log_out, structured_log, log_out, "rs_op_log(a)", Result::Compute)
-UNARY(log2_out, structured_log2, log2_out, "rs_op_log2(a)", Result::Compute)
-UNARY(log10_out, structured_log10, log10_out, "rs_op_log10(a)", Result::Compute)
-UNARY(log1p_out, structured_log1p, log1p_out, "rs_op_log1p(a)", Result::Compute)
-UNARY(sin_out, structured_sin, sin_out, "rs_op_sin(a)", Result::Compute)
-UNARY(cos_out, structured_cos, cos_out, "rs_op_cos(a)", Result::Compute)
-UNARY(tan_out, structured_tan, tan_out, "rs_op_tan(a)", Result::Compute)
-UNARY(asin_out, structured_asin, asin_out, "rs_op_asin(a)", Result::Compute)
-UNARY(acos_out, structured_acos, acos_out, "rs_op_acos(a)", Result::Compute)
-UNARY(atan_out, structured_atan, atan_out, "rs_op_atan(a)", Result::Compute)
-UNARY(sinh_out, structured_sinh, sinh_out, "rs_op_sinh(a)", Result::Compute)
-UNARY(cosh_out, structured_cosh, cosh_out, "rs_op_cosh(a)", Result::Compute)
-UNARY(tanh_out, structured_tanh, tanh_out, "rs_op_tanh(a)", Result::Compute)
-UNARY(asinh_out, structured_asinh, asinh_out, "rs_op_asinh(a)", Result::Compute)
-UNARY(acosh_out, structured_acosh, acosh_out, "rs_op_acosh(a)", Result::Compute)
-UNARY(atanh_out, structured_atanh, atanh_out, "rs_op_atanh(a)", Result::Compute)
-UNARY(sigmoid_out, structured_sigmoid, sigmoid_out, "rs_op_sigmoid(a)", Result::Compute)
-UNARY(erf_out, structured_erf, erf_out, "rs_op_erf(a)", Result::Compute)
-UNARY(erfc_out, structured_erfc, erfc_out, "rs_op_erfc(a)", Result::Compute)
-UNARY(sinc_out, structured_sinc, sinc_out, "rs_op_sinc(a)", Result::Compute)
-
-// A float32 constant as an exact GLSL expression.
-std::string float_literal(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "uintBitsToFloat(0x%08Xu)", bits);
-  return buf;
-}
+UNARY(neg_out, structured_neg, neg_out, RS_PW_NEG, Result::Compute)
+UNARY(sign_out, structured_sign, sign_out, RS_PW_SIGN, Result::Compute)
+UNARY(sgn_out, structured_sgn, sgn_out, RS_PW_SGN, Result::Compute)
+UNARY(reciprocal_out, structured_reciprocal, reciprocal_out, RS_PW_RECIPROCAL, Result::Compute)
+UNARY(sqrt_out, structured_sqrt, sqrt_out, RS_PW_SQRT, Result::Compute)
+UNARY(rsqrt_out, structured_rsqrt, rsqrt_out, RS_PW_RSQRT, Result::Compute)
+UNARY(trunc_out, structured_trunc, trunc_out, RS_PW_TRUNC, Result::Compute)
+UNARY(floor_out, structured_floor, floor_out, RS_PW_FLOOR, Result::Compute)
+UNARY(ceil_out, structured_ceil, ceil_out, RS_PW_CEIL, Result::Compute)
+UNARY(round_out, structured_round, round_out, RS_PW_ROUND, Result::Compute)
+UNARY(frac_out, structured_frac, frac_out, RS_PW_FRAC, Result::Compute)
+UNARY(signbit_out, structured_signbit, signbit_out, RS_PW_SIGNBIT, Result::Bool)
+UNARY(isposinf_out, structured_isposinf, isposinf_out, RS_PW_ISPOSINF, Result::Bool)
+UNARY(isneginf_out, structured_isneginf, isneginf_out, RS_PW_ISNEGINF, Result::Bool)
+UNARY(bitwise_not_out, structured_bitwise_not, bitwise_not_out, RS_PW_BITWISE_NOT, Result::Compute)
+UNARY(exp_out, structured_exp, exp_out, RS_PW_EXP, Result::Compute)
+UNARY(exp2_out, structured_exp2, exp2_out, RS_PW_EXP2, Result::Compute)
+UNARY(expm1_out, structured_expm1, expm1_out, RS_PW_EXPM1, Result::Compute)
+UNARY(log_out, structured_log, log_out, RS_PW_LOG, Result::Compute)
+UNARY(log2_out, structured_log2, log2_out, RS_PW_LOG2, Result::Compute)
+UNARY(log10_out, structured_log10, log10_out, RS_PW_LOG10, Result::Compute)
+UNARY(log1p_out, structured_log1p, log1p_out, RS_PW_LOG1P, Result::Compute)
+UNARY(sin_out, structured_sin, sin_out, RS_PW_SIN, Result::Compute)
+UNARY(cos_out, structured_cos, cos_out, RS_PW_COS, Result::Compute)
+UNARY(tan_out, structured_tan, tan_out, RS_PW_TAN, Result::Compute)
+UNARY(asin_out, structured_asin, asin_out, RS_PW_ASIN, Result::Compute)
+UNARY(acos_out, structured_acos, acos_out, RS_PW_ACOS, Result::Compute)
+UNARY(atan_out, structured_atan, atan_out, RS_PW_ATAN, Result::Compute)
+UNARY(sinh_out, structured_sinh, sinh_out, RS_PW_SINH, Result::Compute)
+UNARY(cosh_out, structured_cosh, cosh_out, RS_PW_COSH, Result::Compute)
+UNARY(tanh_out, structured_tanh, tanh_out, RS_PW_TANH, Result::Compute)
+UNARY(asinh_out, structured_asinh, asinh_out, RS_PW_ASINH, Result::Compute)
+UNARY(acosh_out, structured_acosh, acosh_out, RS_PW_ACOSH, Result::Compute)
+UNARY(atanh_out, structured_atanh, atanh_out, RS_PW_ATANH, Result::Compute)
+UNARY(sigmoid_out, structured_sigmoid, sigmoid_out, RS_PW_SIGMOID, Result::Compute)
+UNARY(erf_out, structured_erf, erf_out, RS_PW_ERF, Result::Compute)
+UNARY(erfc_out, structured_erfc, erfc_out, RS_PW_ERFC, Result::Compute)
+UNARY(sinc_out, structured_sinc, sinc_out, RS_PW_SINC, Result::Compute)
 
 // round(x, decimals): CPU's opmath 10^|decimals| (a float for every
-// floating dtype but float64), baked into the expression.
+// floating dtype but float64) as s0, and whether decimals < 0 as s1.
 Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
   return native_or_host<at::_ops::round_decimals_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_round_decimals> m(out);
         m.meta(self, decimals);
         if (decimals == 0) {
-          run_pointwise(m, "round", "rs_op_round(a)");
+          run_pointwise(m, "round", RS_PW_ROUND);
           return out;
         }
         bool neg = decimals < 0;
-        float p = static_cast<float>(std::pow(10, neg ? -decimals : decimals));
-        std::string expr = "rs_op_round_dec(a, " + float_literal(p) + (neg ? ", true)" : ", false)");
-        run_pointwise(m, "round_decimals", expr.c_str());
+        double p = std::pow(10.0, static_cast<double>(neg ? -decimals : decimals));
+        if (m.common_dtype() != at::kDouble) p = static_cast<float>(p);
+        run_pointwise(m, "round_decimals", RS_PW_ROUND_DECIMALS, Result::Compute, {p, neg ? 1 : 0}, std::nullopt, 0,
+                      /*scalars_in_opmath*/ true);
         return out;
       },
       self, decimals, out);
@@ -180,7 +172,7 @@ Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
 // An elementwise predicate of self into a bool (or any dtype) output,
 // computed in self's dtype: ATen's iterator for logical_not and the
 // CompositeExplicitAutograd isnan/isinf.
-void predicate(const Tensor& self, const Tensor& out, const char* name, const char* expr) {
+void predicate(const Tensor& self, const Tensor& out, const char* name, rs_pw_op expr) {
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(true)
                   .check_all_same_dtype(false)
@@ -193,7 +185,7 @@ void predicate(const Tensor& self, const Tensor& out, const char* name, const ch
 Tensor& logical_not_out(const Tensor& self, Tensor& out) {
   return native_or_host<at::_ops::logical_not_out>(
       [&]() -> Tensor& {
-        predicate(self, out, "logical_not", "rs_op_not(a)");
+        predicate(self, out, "logical_not", RS_PW_LOGICAL_NOT);
         return out;
       },
       self, out);
@@ -220,15 +212,15 @@ Tensor& logical_not_out(const Tensor& self, Tensor& out) {
         self, out);                                                                       \
   }
 
-PREDICATE(isnan, isnan, "rs_op_isnan(a)")
-PREDICATE(isinf, isinf, "rs_op_isinf(a)")
+PREDICATE(isnan, isnan, RS_PW_ISNAN)
+PREDICATE(isinf, isinf, RS_PW_ISINF)
 
 // logit: ATen's unary_op_impl_float_out with eps (-1: none)
 Tensor& logit_out(const Tensor& self, std::optional<double> eps, Tensor& out) {
   return native_or_host<at::_ops::logit_out>(
       [&]() -> Tensor& {
         auto iter = at::TensorIterator::unary_float_op(out, self);
-        run_pointwise(iter, "logit", "rs_op_logit(a, s0)", Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
+        run_pointwise(iter, "logit", RS_PW_LOGIT, Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
         return out;
       },
       self, eps, out);
@@ -238,7 +230,7 @@ Tensor logit(const Tensor& self, std::optional<double> eps) {
       [&]() -> Tensor {
         Tensor out;
         auto iter = at::TensorIterator::unary_float_op(out, self);
-        run_pointwise(iter, "logit", "rs_op_logit(a, s0)", Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
+        run_pointwise(iter, "logit", RS_PW_LOGIT, Result::Compute, {at::Scalar(eps ? *eps : -1.0)});
         return iter.output();
       },
       self, eps);
@@ -266,7 +258,7 @@ std::tuple<Tensor&, Tensor&> frexp_out(const Tensor& self, Tensor& mantissa, Ten
                           .set_check_mem_overlap(true)
                           .build();
           run_pointwise(iter, pass == 0 ? "frexp_exponent" : "frexp_mantissa",
-                        pass == 0 ? "rs_mx_frexp_exponent(a)" : "rs_mx_frexp_mantissa(a)", Result::Compute, {},
+                        pass == 0 ? RS_PW_FREXP_EXPONENT : RS_PW_FREXP_MANTISSA, Result::Compute, {},
                         self.scalar_type());
         }
         return std::forward_as_tuple(mantissa, exponent);
