@@ -134,14 +134,14 @@ Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_vi
 }
 
 // structured unary op, no arguments
-#define UNARY0(fn, META_CLASS, op, expr)                                                      \
+#define UNARY0(fn, META_CLASS, op, pw)                                                      \
   Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self); \
   }
 // structured backward op (grad, x), no arguments
-#define BACKWARD0(fn, META_CLASS, op, expr)                                                   \
+#define BACKWARD0(fn, META_CLASS, op, pw)                                                   \
   Tensor& fn(const Tensor& grad, const Tensor& x, Tensor& out) {                              \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, grad, x); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, grad, x); \
   }
 
 UNARY0(silu_out, structured_silu, silu_out, RS_PW_SILU)
@@ -155,24 +155,24 @@ BACKWARD0(sigmoid_backward_out, structured_sigmoid_backward, sigmoid_backward_gr
 BACKWARD0(tanh_backward_out, structured_tanh_backward, tanh_backward_grad_input, RS_PW_TANH_BACKWARD)
 
 // structured unary op with one Scalar
-#define UNARY1(fn, META_CLASS, op, expr)                                      \
+#define UNARY1(fn, META_CLASS, op, pw)                                      \
   Tensor& fn(const Tensor& self, const Scalar& s, Tensor& out) {             \
     return native_or_host<at::_ops::op>(                                     \
         [&]() -> Tensor& {                                                   \
           OutOp<at::meta::META_CLASS> m(out);                                \
           m.meta(self, s);                                                   \
-          run_pointwise(m, #op, expr, Result::Compute, {s});                 \
+          run_pointwise(m, #op, pw, Result::Compute, {s});                 \
           return out;                                                        \
         },                                                                   \
         self, s, out);                                                       \
   }
-#define BACKWARD1(fn, META_CLASS, op, expr)                                   \
+#define BACKWARD1(fn, META_CLASS, op, pw)                                   \
   Tensor& fn(const Tensor& grad, const Tensor& x, const Scalar& s, Tensor& out) { \
     return native_or_host<at::_ops::op>(                                     \
         [&]() -> Tensor& {                                                   \
           OutOp<at::meta::META_CLASS> m(out);                                \
           m.meta(grad, x, s);                                                \
-          run_pointwise(m, #op, expr, Result::Compute, {s});                 \
+          run_pointwise(m, #op, pw, Result::Compute, {s});                 \
           return out;                                                        \
         },                                                                   \
         grad, x, s, out);                                                    \

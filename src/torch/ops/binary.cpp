@@ -1,6 +1,7 @@
 // Binary pointwise ops: arithmetic, comparison, bitwise, min/max, gcd/lcm
 // and friends. ATen's structured meta functions do the shape and dtype work
-// (pointwise.h); the expressions are kernels/common/ops.glsl functions.
+// (pointwise.h); each op is a table op RS_PW_* (src/engine/pointwise_ops.c:
+// kernels/common/ops.glsl functions).
 #include <ATen/ops/add_meta.h>
 #include <ATen/ops/add_ops.h>
 #include <ATen/ops/atan2_meta.h>
@@ -60,15 +61,15 @@ using at::Scalar;
 using at::Tensor;
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, expr, result)                                              \
+#define BINARY(fn, META_CLASS, op, pw, result)                                              \
   Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, result, out, self, other); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, result, out, self, other); \
   }
 
 // comparisons against a Scalar (eq.Scalar_out, ...)
-#define COMPARE_SCALAR(fn, META_CLASS, op, expr)                                              \
+#define COMPARE_SCALAR(fn, META_CLASS, op, pw)                                              \
   Tensor& fn(const Tensor& self, const Scalar& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Bool, out, self, other); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Bool, out, self, other); \
   }
 
 // add/sub's alpha: CPU's kernel (the add ufunc) takes alpha.to<scalar_t>():

@@ -1,7 +1,7 @@
 // Complex pointwise ops: abs and angle (complex in, real out), conj_physical,
 // polar and complex. real/imag/conj/view_as_* are views (ops/core.cpp).
 // Iterators are built as ATen's UnaryOps.cpp / TensorFactories.cpp do;
-// the expressions are kernels/common/ops_math.glsl functions.
+// the table ops RS_PW_* are kernels/common/ops_math.glsl functions.
 #include "torch/pointwise.h"
 
 #include <ATen/ops/abs_ops.h>
@@ -20,8 +20,8 @@ using at::Tensor;
 
 // ATen's unary_op_impl_with_complex_to_float_out: a complex input with a
 // real out= computes |z| (or arg z) straight into the real output.
-Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, rs_pw_op real_expr,
-                             rs_pw_op complex_expr, rs_pw_op to_float_expr, bool promotes_int) {
+Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, rs_pw_op real_op,
+                             rs_pw_op complex_op, rs_pw_op to_float_op, bool promotes_int) {
   if (self.is_complex() && !out.is_complex()) {
     const auto float_type = c10::toRealValueType(self.scalar_type());
     TORCH_CHECK(at::canCast(float_type, out.scalar_type()), "result type ", float_type,
@@ -32,11 +32,11 @@ Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, 
                     .add_output(out)
                     .add_const_input(self)
                     .build();
-    run_pointwise(iter, name, to_float_expr, Result::Real, {}, self.scalar_type());
+    run_pointwise(iter, name, to_float_op, Result::Real, {}, self.scalar_type());
     return out;
   }
   auto iter = promotes_int ? at::TensorIterator::unary_float_op(out, self) : at::TensorIterator::unary_op(out, self);
-  run_pointwise(iter, name, self.is_complex() ? complex_expr : real_expr);
+  run_pointwise(iter, name, self.is_complex() ? complex_op : real_op);
   return out;
 }
 
@@ -100,7 +100,7 @@ void complex_check(const Tensor& out, const Tensor& a, const Tensor& b) {
               " for argument 'out'");
 }
 
-void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const char* name, rs_pw_op expr) {
+void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const char* name, rs_pw_op pw) {
   complex_check(out, a, b);
   auto iter = at::TensorIteratorConfig()
                   .add_output(out)
@@ -108,7 +108,7 @@ void two_real_to_complex(const Tensor& a, const Tensor& b, Tensor& out, const ch
                   .add_const_input(b)
                   .check_all_same_dtype(false)
                   .build();
-  run_pointwise(iter, name, expr, Result::Compute, {}, out.scalar_type(), 0b11);
+  run_pointwise(iter, name, pw, Result::Compute, {}, out.scalar_type(), 0b11);
 }
 
 Tensor& polar_out(const Tensor& abs, const Tensor& angle, Tensor& out) {

@@ -136,9 +136,9 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
 }
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, expr)                                                      \
+#define BINARY(fn, META_CLASS, op, pw)                                                      \
   Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self, other); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self, other); \
   }
 
 BINARY(clamp_min_tensor_out, structured_clamp_min_Tensor, clamp_min_Tensor_out, RS_PW_MAXIMUM)
@@ -209,7 +209,7 @@ Tensor& pow_st_out(const Scalar& base, const Tensor& exp, Tensor& out) {
 // CPU's float16/bfloat16 kernels of these ops take their Scalar argument in
 // float (opmath): compute in float with float scalars when every input has
 // the common dtype (else the usual path, which rounds scalars to it).
-void run_opmath_scalars(at::TensorIteratorBase& iter, const char* name, rs_pw_op expr,
+void run_opmath_scalars(at::TensorIteratorBase& iter, const char* name, rs_pw_op pw,
                         std::initializer_list<Scalar> scalars) {
   auto common = iter.common_dtype();
   if (common == at::kHalf || common == at::kBFloat16) {
@@ -220,11 +220,11 @@ void run_opmath_scalars(at::TensorIteratorBase& iter, const char* name, rs_pw_op
       keep |= 1u << k;
     }
     if (same) {
-      run_pointwise(iter, name, expr, Result::Compute, scalars, at::kFloat, keep);
+      run_pointwise(iter, name, pw, Result::Compute, scalars, at::kFloat, keep);
       return;
     }
   }
-  run_pointwise(iter, name, expr, Result::Compute, scalars);
+  run_pointwise(iter, name, pw, Result::Compute, scalars);
 }
 
 Tensor& lerp_scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
@@ -408,13 +408,13 @@ Tensor& fdiv_(Tensor& self, const Tensor& other) { return fdiv_out(self, other, 
 
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return at::sub(other, self, alpha); }
 
-#define SHIFT(fn, fn_s, fni, fni_s, OPT, OPS, OPIT, OPIS, expr)                                            \
+#define SHIFT(fn, fn_s, fni, fni_s, OPT, OPS, OPIT, OPIS, pw)                                            \
   Tensor fn(const Tensor& self, const Tensor& other) {                                                      \
     return native_or_host<at::_ops::OPT>(                                                                   \
         [&]() -> Tensor {                                                                                   \
           Tensor result;                                                                                    \
           auto iter = at::TensorIterator::binary_op(result, self, other);                                   \
-          run_pointwise(iter, #fn, expr);                                                                   \
+          run_pointwise(iter, #fn, pw);                                                                   \
           return iter.output();                                                                             \
         },                                                                                                  \
         self, other);                                                                                       \
@@ -425,7 +425,7 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { retu
           Tensor result;                                                                                    \
           auto wrapper = at::native::wrapped_scalar_tensor(other);                                          \
           auto iter = at::TensorIterator::binary_op(result, self, wrapper);                                 \
-          run_pointwise(iter, #fn, expr);                                                                   \
+          run_pointwise(iter, #fn, pw);                                                                   \
           return iter.output();                                                                             \
         },                                                                                                  \
         self, other);                                                                                       \
@@ -434,7 +434,7 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { retu
     return native_or_host<at::_ops::OPIT>(                                                                  \
         [&]() -> Tensor& {                                                                                  \
           auto iter = at::TensorIterator::binary_op(self, self, other);                                     \
-          run_pointwise(iter, #fn, expr);                                                                   \
+          run_pointwise(iter, #fn, pw);                                                                   \
           return self;                                                                                      \
         },                                                                                                  \
         self, other);                                                                                       \
@@ -444,7 +444,7 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { retu
         [&]() -> Tensor& {                                                                                  \
           auto wrapper = at::native::wrapped_scalar_tensor(other);                                          \
           auto iter = at::TensorIterator::binary_op(self, self, wrapper);                                   \
-          run_pointwise(iter, #fn, expr);                                                                   \
+          run_pointwise(iter, #fn, pw);                                                                   \
           return self;                                                                                      \
         },                                                                                                  \
         self, other);                                                                                       \
@@ -457,12 +457,12 @@ SHIFT(rshift, rshift_s, irshift, irshift_s, __rshift___Tensor, __rshift___Scalar
 
 // ---------------------------------------------------------------- logical ops
 
-#define LOGICAL(fn, op, expr)                                                \
+#define LOGICAL(fn, op, pw)                                                \
   Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {        \
     return native_or_host<at::_ops::op>(                                    \
         [&]() -> Tensor& {                                                  \
           auto iter = at::TensorIterator::comparison_op(out, self, other);  \
-          run_pointwise(iter, #op, expr, Result::Bool);                     \
+          run_pointwise(iter, #op, pw, Result::Bool);                     \
           return out;                                                       \
         },                                                                  \
         self, other, out);                                                  \

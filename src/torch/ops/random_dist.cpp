@@ -48,13 +48,13 @@ Tensor draw(const Tensor& like, const std::optional<at::Generator>& gen, bool no
 }
 
 // out = EXPR(u, ...) with u float32, computed in float
-void transform(const Tensor& out, const Tensor& u, const char* name, rs_pw_op expr, Result result,
+void transform(const Tensor& out, const Tensor& u, const char* name, rs_pw_op pw, Result result,
                std::initializer_list<Scalar> scalars, const Tensor* extra = nullptr) {
   at::TensorIteratorConfig config;
   config.check_all_same_dtype(false).resize_outputs(false).add_output(out).add_const_input(u);
   if (extra) config.add_const_input(*extra);
   auto iter = config.build();
-  run_pointwise(iter, name, expr, result, scalars, at::kFloat, extra ? 0b11u : 0b1u);
+  run_pointwise(iter, name, pw, result, scalars, at::kFloat, extra ? 0b11u : 0b1u);
 }
 
 // The host path: a CPU generator seeded from this generator's (seed, offset).

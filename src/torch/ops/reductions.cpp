@@ -383,9 +383,9 @@ Tensor& hash_tensor_out(const Tensor& self, at::IntArrayRef dim, bool keepdim, i
                           .add_const_input(raw)
                           .check_all_same_dtype(false)
                           .build();
-          const rs_pw_op expr = t == at::kFloat ? RS_PW_HASH_F32 : t == at::kHalf ? RS_PW_HASH_F16
+          const rs_pw_op pw = t == at::kFloat ? RS_PW_HASH_F32 : t == at::kHalf ? RS_PW_HASH_F16
                                                                                   : RS_PW_HASH_BF16;
-          run_pointwise(iter, "hash_bits", expr, Result::Compute, {}, at::kLong, 0b1);
+          run_pointwise(iter, "hash_bits", pw, Result::Compute, {}, at::kLong, 0b1);
         } else {
           TORCH_CHECK(at::isIntegralType(t, /*includeBool=*/true), "hash_tensor: unsupported dtype ", t);
           bits = x.to(at::kLong);

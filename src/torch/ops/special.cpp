@@ -1,8 +1,9 @@
 // Special functions: the gamma family, erfinv, modified Bessel functions,
 // torch.special's entr/log_ndtr/xlog1py/zeta. Structured ops run their ATen
-// meta function (pointwise.h); the expressions are
+// meta function (pointwise.h); the table ops RS_PW_* are
 // kernels/common/ops_special.glsl functions (rs_op_*). What has no kernel
-// here runs through host execution.
+// (float64, complex: src/engine/pointwise_ops.c's kinds) runs through host
+// execution.
 #include "torch/pointwise.h"
 
 #include <ATen/ops/digamma_meta.h>
@@ -101,14 +102,14 @@ namespace {
 
 using at::Tensor;
 
-#define UNARY(fn, META_CLASS, op, expr)                                                       \
+#define UNARY(fn, META_CLASS, op, pw)                                                       \
   Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self); \
   }
 
-#define BINARY(fn, META_CLASS, op, expr)                                                      \
+#define BINARY(fn, META_CLASS, op, pw)                                                      \
   Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, Result::Compute, out, self, other); \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self, other); \
   }
 
 UNARY(erfinv_out, structured_erfinv, erfinv_out, RS_PW_ERFINV)

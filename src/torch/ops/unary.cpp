@@ -3,8 +3,8 @@
 // transcendental functions (exp/log/trig/hyperbolic families, sigmoid,
 // logit, erf family, sinc) and frexp. Structured ops run their ATen meta function
 // (pointwise.h); the others build their TensorIterator as ATen's
-// UnaryOps.cpp does. The expressions are kernels/common/ops_math.glsl
-// functions (rs_op_*).
+// UnaryOps.cpp does. Each op is a table op RS_PW_* (src/engine/
+// pointwise_ops.c: kernels/common/ops_math.glsl functions, rs_op_*).
 #include "torch/pointwise.h"
 
 #include <ATen/ops/abs_ops.h>
@@ -104,9 +104,9 @@ namespace {
 using at::Tensor;
 
 // out= kernel of a structured unary op: meta(self), then EXPR.
-#define UNARY(fn, META_CLASS, op, expr, result)                                              \
+#define UNARY(fn, META_CLASS, op, pw, result)                                              \
   Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, expr, result, out, self);  \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, result, out, self);  \
   }
 
 UNARY(neg_out, structured_neg, neg_out, RS_PW_NEG, Result::Compute)
@@ -172,14 +172,14 @@ Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
 // An elementwise predicate of self into a bool (or any dtype) output,
 // computed in self's dtype: ATen's iterator for logical_not and the
 // CompositeExplicitAutograd isnan/isinf.
-void predicate(const Tensor& self, const Tensor& out, const char* name, rs_pw_op expr) {
+void predicate(const Tensor& self, const Tensor& out, const char* name, rs_pw_op pw) {
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(true)
                   .check_all_same_dtype(false)
                   .add_output(out)
                   .add_const_input(self)
                   .build();
-  run_pointwise(iter, name, expr, Result::Bool, {}, self.scalar_type());
+  run_pointwise(iter, name, pw, Result::Bool, {}, self.scalar_type());
 }
 
 Tensor& logical_not_out(const Tensor& self, Tensor& out) {
@@ -191,12 +191,12 @@ Tensor& logical_not_out(const Tensor& self, Tensor& out) {
       self, out);
 }
 
-#define PREDICATE(fn, op, expr)                                                           \
+#define PREDICATE(fn, op, pw)                                                           \
   Tensor fn(const Tensor& self) {                                                         \
     return native_or_host<at::_ops::op>(                                                  \
         [&]() -> Tensor {                                                                 \
           Tensor out = at::empty({0}, self.options().dtype(at::kBool));                  \
-          predicate(self, out, #op, expr);                                                \
+          predicate(self, out, #op, pw);                                                \
           return out;                                                                     \
         },                                                                                \
         self);                                                                            \
@@ -206,7 +206,7 @@ Tensor& logical_not_out(const Tensor& self, Tensor& out) {
         [&]() -> Tensor& {                                                                \
           TORCH_CHECK(out.scalar_type() == at::kBool, "Expected out tensor to have dtype Bool, but got ", \
                       out.scalar_type(), " instead");                                     \
-          predicate(self, out, #op, expr);                                                \
+          predicate(self, out, #op, pw);                                                \
           return out;                                                                     \
         },                                                                                \
         self, out);                                                                       \
