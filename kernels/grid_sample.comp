@@ -34,14 +34,8 @@ layout(local_size_x = RS_WG) in;
 
 layout(push_constant) uniform Push { RS_GRID_SAMPLE_PUSH } pc;
 
-// v with its bits XORed with 0 the compiler cannot know: the product v is
-// rounded on its own, never fused into a multiply-add with what follows
-// (NVIDIA's compiler fuses in spite of NoContraction; docs/gpu-testing.md)
-#if RS_IS_DBL(DT)
-ACC rnd(ACC v) { return uint64BitsToDouble(doubleBitsToUint64(v) ^ uint64_t(pc.opaque_zero)); }
-#else
-ACC rnd(ACC v) { return uintBitsToFloat(floatBitsToUint(v) ^ pc.opaque_zero); }
-#endif
+// the product v rounded on its own (common/opmath.glsl)
+ACC rnd(ACC v) { return rs_rounded(v, pc.opaque_zero); }
 
 int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 

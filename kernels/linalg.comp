@@ -96,11 +96,10 @@ ACC ld(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
 // keeps the product a rounded float. sqrt is rounded once (Vulkan lets it be
 // off by ulps; NVIDIA's is), as LAPACK's is: Jacobi's rotations are built
 // from it, and c^2 + s^2 off by an ulp drifts the norms over many rounds.
+REAL rnd(REAL v) { return rs_rounded(v, pc.opaque_zero); }
 #if RS_IS_DBL(DT) || RS_IS_CD(DT)
-REAL rnd(REAL v) { return uint64BitsToDouble(doubleBitsToUint64(v) ^ uint64_t(pc.opaque_zero)); }
 REAL sqrt_cr(REAL x) { return sqrt(x); }
 #else
-REAL rnd(REAL v) { return uintBitsToFloat(floatBitsToUint(v) ^ pc.opaque_zero); }
 REAL sqrt_cr(REAL x) { return rs_sqrt_cr(x); }
 #endif
 

@@ -74,4 +74,14 @@ dvec2 rs_fb_cd(uint64_t b) {
 #define rs_fb_10 rs_fb_cd
 #endif
 
+// v rounded on its own: its bits XORed with `zero`, a 0 the compiler cannot
+// know (a push constant the engine sets), so that no compiler fuses the
+// product v into a multiply-add with what follows. NVIDIA's fuses in spite
+// of NoContraction (docs/gpu-testing.md); grid_sample.comp and linalg.comp
+// need exact products.
+float rs_rounded(float v, uint zero) { return uintBitsToFloat(floatBitsToUint(v) ^ zero); }
+#if RS_HAS_FP64
+double rs_rounded(double v, uint zero) { return uint64BitsToDouble(doubleBitsToUint64(v) ^ uint64_t(zero)); }
+#endif
+
 #endif

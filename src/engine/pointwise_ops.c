@@ -265,7 +265,10 @@ unsigned rs_pw_kind(rs_dtype t) {
     }
 }
 
-const char *rs_pw_op_expr(rs_pw_op op) { return op > RS_PW_NONE && op < RS_PW_COUNT ? kOps[op].expr : NULL; }
+/* op's row, or NULL for an id outside the table */
+static const pw_entry *entry(rs_pw_op op) { return op > RS_PW_NONE && op < RS_PW_COUNT ? &kOps[op] : NULL; }
+
+const char *rs_pw_op_expr(rs_pw_op op) { return entry(op) ? entry(op)->expr : NULL; }
 
 rs_status rs_pw_op_text(rs_pw_op op, const int flags[RS_PW_MAX_FLAGS], char *buf, size_t cap) {
     const char *expr = rs_pw_op_expr(op);
@@ -281,11 +284,11 @@ rs_status rs_pw_op_text(rs_pw_op op, const int flags[RS_PW_MAX_FLAGS], char *buf
     return RS_OK;
 }
 
-unsigned rs_pw_op_kinds(rs_pw_op op) { return op > RS_PW_NONE && op < RS_PW_COUNT ? kOps[op].kinds : 0; }
+unsigned rs_pw_op_kinds(rs_pw_op op) { return entry(op) ? entry(op)->kinds : 0; }
 
 int rs_pw_op_supports(rs_pw_op op, rs_dtype compute) { return (rs_pw_op_kinds(op) & rs_pw_kind(compute)) != 0; }
 
 void rs_pw_op_kept(rs_pw_op op, unsigned *mask, int *dtype) {
-    *mask = op > RS_PW_NONE && op < RS_PW_COUNT ? kOps[op].keep : 0;
-    *dtype = *mask ? kOps[op].keep_dt : 0;
+    *mask = entry(op) ? entry(op)->keep : 0;
+    *dtype = *mask ? entry(op)->keep_dt : 0;
 }

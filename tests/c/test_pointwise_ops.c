@@ -50,7 +50,7 @@ static void ones(rs_dtype dt, unsigned char *buf) {
     for (int i = 0; i < N; i++) {
         unsigned char *e = buf + (size_t)i * sz;
         switch (dt) {
-        case RS_FLOAT32: { float one = 1.0f; memcpy(e, &one, 4); break; }
+        case RS_FLOAT32:
         case RS_COMPLEX64: { float one = 1.0f; memcpy(e, &one, 4); break; }
         case RS_FLOAT64:
         case RS_COMPLEX128: { double one = 1.0; memcpy(e, &one, 8); break; }
