@@ -1,29 +1,24 @@
-// attention.comp: scaled dot-product attention, forward and backward
-// (src/engine/attention.c; contract in russet/attention.h, rs_attention). Memory
-// O(L + S): the scores never leave the workgroup.
+// attention.comp: scaled dot-product attention's forward
+// (src/engine/attention.c; contract in russet/attention.h, rs_attention).
+// Memory O(L + S): the scores never leave the workgroup. The backward is
+// products on the GEMM engine over blocks of scores (attention.c,
+// attention_blocks.comp).
 //
 // Rows and blocks. A workgroup of NT = 128 invocations owns ROWS = NT / RL
-// rows ("its rows": query rows in MODE 0 and 2, key rows in MODE 3), RL
-// invocations a row. Invocation `lane` of a row keeps the row's vectors in
-// registers, 4 dims at a time: vec4 c holds dims 4 (c RL + lane) .. + 3,
-// NQ = DE / RL dims of q (or k) and NO = DV / RL of v-sized vectors. The
-// other side is streamed through shared memory BK rows at a time (keys and
-// values, or queries and output gradients in MODE 3), where every row of
+// query rows, RL invocations a row. Invocation `lane` of a row keeps the
+// row's vectors in registers, 4 dims at a time: vec4 c holds dims
+// 4 (c RL + lane) .. + 3, NQ = DE / RL dims of q and NO = DV / RL of the
+// output. Keys and values are streamed through shared memory BK rows at a
+// time, where every row of
 // the workgroup reads the same staged row: a broadcast, and the RL lanes of
 // a row read adjacent vec4s. A dot product of a row with a staged row is RL
 // partial sums in shared memory, added in a fixed order; every lane of the
 // row then has the whole score. No atomics: the same bits every run.
 //
-// MODE 0 forward: online softmax over the key blocks (row max m, rescaled
-//   sum l, rescaled output), then out = o / l and lse = m + log l.
-// MODE 1 the backward's row terms: D[i] = sum_d dO[i, d] out[i, d].
-// MODE 2 grad q: dq[i] = scale sum_j p (dO[i] . v[j] - D[i]) k[j],
-//   p = exp(s - lse[i]).
-// MODE 3 grad k and v, a row per key, over every query row of every q
-//   head that reads it: dv[j] = sum_i p dO[i],
-//   dk[j] = scale sum_i p (dO[i] . v[j] - D[i]) q[i].
+// An online softmax over the key blocks (row max m, rescaled sum l,
+// rescaled output), then out = o / l and lse = m + log l.
 //
-// Defines: DT (dtype of q, k, v, out, mask and the gradients), MODE,
+// Defines: DT (dtype of q, k, v, out and mask),
 // HAS_MASK, DE / DV (the most dims of q/k and of v, multiples of 4 RL),
 // RL (lanes a row), BK (rows a staged block), ACCB (bytes of ACC).
 // src/engine/attention.c picks RL for registers (about 64 values a lane)
@@ -71,7 +66,7 @@ ACC load(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
 int64_t B, HQ, HK, L, S, E, EV;
 bool causal;
 ACC scale;
-int64_t qs[4], ks[4], vs[4], os[4], ms[4], dos[4], dqs[4], dks[4], dvs[4];
+int64_t qs[4], ks[4], vs[4], os[4], ms[4];
 
 void read_params() {
     B = ap(AP_B); HQ = ap(AP_HQ); HK = ap(AP_HK); L = ap(AP_L); S = ap(AP_S); E = ap(AP_E); EV = ap(AP_EV);
@@ -79,8 +74,7 @@ void read_params() {
     scale = acc_bits(ap(AP_SCALE));
     for (int j = 0; j < 4; ++j) {
         qs[j] = ap(AP_QS + j); ks[j] = ap(AP_KS + j); vs[j] = ap(AP_VS + j); os[j] = ap(AP_OS + j);
-        ms[j] = ap(AP_MS + j); dos[j] = ap(AP_DOS + j); dqs[j] = ap(AP_DQS + j); dks[j] = ap(AP_DKS + j);
-        dvs[j] = ap(AP_DVS + j);
+        ms[j] = ap(AP_MS + j);
     }
 }
 
@@ -89,52 +83,37 @@ int64_t at(int64_t st[4], int64_t b, int64_t h, int64_t row) { return b * st[0] 
 #if RS_IS_DBL(DT)
 #define ACC4 dvec4
 ACC aexp(ACC x) { return rs_op_exp(x); }
-#elif MODE == 0
+#else
 #define ACC4 vec4
 // the forward's softmax weights: the hardware's exp (a few ulp; every lane
 // of a row computes them, so a cheap one)
 ACC aexp(ACC x) { return exp(x); }
-#else
-#define ACC4 vec4
-// the backward's probabilities, once a score (the lanes split them): the
-// correctly rounded exp, since the gradients amplify their error (the
-// hardware's put float32 OpInfo gradients 2.4e-5 from CPU on the H200)
-ACC aexp(ACC x) { return rs_op_exp(x); }
 #endif
 
-// the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3;
-// _a for q/k-sized rows (N = NQ), _b for v-sized ones (N = NO)
-#define ROW_IO(SUF, N)                                                                                       \
-    void load_row##SUF(out ACC4 r[N / 4u], uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane, bool ok) { \
-        for (uint c = 0u; c < N / 4u; ++c)                                                                   \
-            for (uint t = 0u; t < 4u; ++t) {                                                                 \
-                const int64_t d = int64_t(4u * (c * RL + lane) + t);                                         \
-                r[c][t] = ok && d < n ? load(base, off + d * dst) : ACC(0);                                  \
-            }                                                                                                \
-    }                                                                                                        \
-    void store_row##SUF(ACC4 r[N / 4u], ACC f, uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane) {  \
-        for (uint c = 0u; c < N / 4u; ++c)                                                                   \
-            for (uint t = 0u; t < 4u; ++t) {                                                                 \
-                const int64_t d = int64_t(4u * (c * RL + lane) + t);                                         \
-                if (d < n) store(base, off + d * dst, r[c][t] * f);                                          \
-            }                                                                                                \
-    }
-ROW_IO(_a, NQ)
-ROW_IO(_b, NO)
+// the row's vectors: vec4 c of the lane is dims 4 (c RL + lane) .. + 3:
+// q's row in (NQ dims), the output's row out (NO dims), times f
+void load_q_row(out ACC4 r[NQ / 4u], uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane, bool ok) {
+    for (uint c = 0u; c < NQ / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            r[c][t] = ok && d < n ? load(base, off + d * dst) : ACC(0);
+        }
+}
+void store_out_row(ACC4 r[NO / 4u], ACC f, uint64_t base, int64_t off, int64_t dst, int64_t n, uint lane) {
+    for (uint c = 0u; c < NO / 4u; ++c)
+        for (uint t = 0u; t < 4u; ++t) {
+            const int64_t d = int64_t(4u * (c * RL + lane) + t);
+            if (d < n) store(base, off + d * dst, r[c][t] * f);
+        }
+}
 
-// the staged block: BK rows of the streamed side (k and v, or q and dO),
+// the staged block: BK rows of k and v,
 // zero past the tensors' ends
 shared ACC4 sa[BK][DE / 4u];
 shared ACC4 sb[BK][DV / 4u];
 // the partial dot products, row-major by (row, lane, staged row), padded
 #define PS (RL * BK + 1u)
 shared ACC part[ROWS * PS];
-#if MODE >= 2
-shared ACC part2[ROWS * PS];
-#endif
-#if MODE == 3
-shared ACC s_lse[BK], s_d[BK];
-#endif
 
 void stage(uint64_t abase, int64_t aoff, int64_t ars, int64_t ads, int64_t na, uint64_t bbase, int64_t boff,
            int64_t brs, int64_t bds, int64_t nb, int64_t r0, int64_t nrows, uint tid) {
@@ -158,7 +137,6 @@ void stage(uint64_t abase, int64_t aoff, int64_t ars, int64_t ads, int64_t na, u
         return acc;                                      \
     }
 DOT(_a, NQ, sa)
-DOT(_b, NO, sb)
 // the row's whole dot product with staged row j: its lanes' partial sums
 #define PART_SUM(NAME, P)                                                    \
     ACC NAME(uint row, uint j) {                                             \
@@ -167,9 +145,6 @@ DOT(_b, NO, sb)
         return acc;                                                          \
     }
 PART_SUM(part_sum, part)
-#if MODE >= 2
-PART_SUM(part2_sum, part2)
-#endif
 
 // the score's scale, mask and visibility: -inf where masked out or outside
 ACC finish_score(ACC dot, int64_t b, int64_t h, int64_t i, int64_t j) {
@@ -184,17 +159,6 @@ ACC finish_score(ACC dot, int64_t b, int64_t h, int64_t i, int64_t j) {
 void main() {
     read_params();
     const uint tid = gl_LocalInvocationIndex, row = tid / RL, lane = tid % RL;
-#if MODE == 1
-    // D[i] for every (b, h, i) row, an invocation each
-    const int64_t rows = B * HQ * L;
-    for (int64_t e = int64_t(gl_GlobalInvocationID.x); e < rows; e += int64_t(gl_NumWorkGroups.x) * int64_t(NT)) {
-        const int64_t i = e % L, h = (e / L) % HQ, b = e / (L * HQ);
-        const int64_t go = at(dos, b, h, i), oo = at(os, b, h, i);
-        ACC d = ACC(0);
-        for (int64_t t = 0L; t < EV; ++t) d = fma(load(pc.dout, go + t * dos[3]), load(pc.o, oo + t * os[3]), d);
-        acc_at(pc.drow, e).v = d;
-    }
-#elif MODE == 0 || MODE == 2
     const int64_t blocks = (L + int64_t(ROWS) - 1L) / int64_t(ROWS), groups = HQ / HK;
     for (int64_t w = int64_t(gl_WorkGroupID.x); w < B * HQ * blocks; w += int64_t(gl_NumWorkGroups.x)) {
         const int64_t i0 = (w % blocks) * int64_t(ROWS), h = (w / blocks) % HQ, b = w / (blocks * HQ), hk = h / groups;
@@ -202,30 +166,18 @@ void main() {
         // the last key any row of this workgroup sees
         const int64_t jend = causal ? min(S, i0 + int64_t(ROWS)) : S;
         ACC4 q[NQ / 4u];
-        load_row_a(q, pc.q, at(qs, b, h, i), qs[3], E, lane, i < L);
-#if MODE == 0
+        load_q_row(q, pc.q, at(qs, b, h, i), qs[3], E, lane, i < L);
         ACC4 o[NO / 4u];
         for (uint c = 0u; c < NO / 4u; ++c) o[c] = ACC4(0);
         ACC m = NEG_INF, l = ACC(0);
-#else
-        ACC4 g[NO / 4u], dq[NQ / 4u];
-        load_row_b(g, pc.dout, at(dos, b, h, i), dos[3], EV, lane, i < L);
-        for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = ACC4(0);
-        const ACC lse_i = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
-        const ACC d_i = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
-#endif
         for (int64_t j0 = 0L; j0 < jend; j0 += int64_t(BK)) {
             barrier();  // the previous block is read
             stage(pc.k, at(ks, b, hk, 0L), ks[2], ks[3], E, pc.v, at(vs, b, hk, 0L), vs[2], vs[3], EV, j0, S, tid);
             barrier();
             for (uint j = 0u; j < BK; ++j) {
                 part[row * PS + lane * BK + j] = dot_a(q, j, lane);
-#if MODE == 2
-                part2[row * PS + lane * BK + j] = dot_b(g, j, lane);
-#endif
             }
             barrier();
-#if MODE == 0
             ACC sc[BK];
             ACC mb = m;
             for (uint j = 0u; j < BK; ++j) {
@@ -242,79 +194,10 @@ void main() {
                 l += p;
                 for (uint c = 0u; c < NO / 4u; ++c) o[c] = fma(ACC4(p), sb[j][c * RL + lane], o[c]);
             }
-#else
-            // the lanes of a row split the keys: lane finishes keys lane,
-            // lane + RL, ... (one exp a score) and leaves the score's
-            // gradient in its first partial slot, which only it reads
-            for (uint j = lane; j < BK; j += RL) {
-                const ACC s = finish_score(part_sum(row, j), b, h, i, j0 + int64_t(j));
-                const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
-                part[row * PS + j] = p * (part2_sum(row, j) - d_i);
-            }
-            barrier();
-            for (uint j = 0u; j < BK; ++j) {
-                const ACC ds = part[row * PS + j];
-                for (uint c = 0u; c < NQ / 4u; ++c) dq[c] = fma(ACC4(ds), sa[j][c * RL + lane], dq[c]);
-            }
-#endif
         }
         if (i < L) {
-#if MODE == 0
-            store_row_b(o, l > ACC(0) ? ACC(1) / l : ACC(0), pc.o, at(os, b, h, i), os[3], EV, lane);
+            store_out_row(o, l > ACC(0) ? ACC(1) / l : ACC(0), pc.o, at(os, b, h, i), os[3], EV, lane);
             if (lane == 0u) acc_at(pc.lse, (b * HQ + h) * L + i).v = l > ACC(0) ? m + rs_op_log(l) : NEG_INF;
-#else
-            store_row_a(dq, scale, pc.dq, at(dqs, b, h, i), dqs[3], E, lane);
-#endif
         }
     }
-#else  // MODE 3: grad k and v; the workgroup's rows are keys, q and dO stream
-    const int64_t blocks = (S + int64_t(ROWS) - 1L) / int64_t(ROWS), groups = HQ / HK;
-    for (int64_t w = int64_t(gl_WorkGroupID.x); w < B * HK * blocks; w += int64_t(gl_NumWorkGroups.x)) {
-        const int64_t j0 = (w % blocks) * int64_t(ROWS), hk = (w / blocks) % HK, b = w / (blocks * HK);
-        const int64_t j = j0 + int64_t(row);
-        ACC4 kr[NQ / 4u], dk[NQ / 4u];
-        ACC4 vr[NO / 4u], dv[NO / 4u];
-        load_row_a(kr, pc.k, at(ks, b, hk, j), ks[3], E, lane, j < S);
-        load_row_b(vr, pc.v, at(vs, b, hk, j), vs[3], EV, lane, j < S);
-        for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = ACC4(0);
-        for (uint c = 0u; c < NO / 4u; ++c) dv[c] = ACC4(0);
-        // causal: queries before the workgroup's first key see none of it
-        const int64_t ibeg = causal ? j0 : 0L;
-        for (int64_t h = hk * groups; h < (hk + 1L) * groups; ++h)
-        for (int64_t i0 = ibeg; i0 < L; i0 += int64_t(BK)) {
-            barrier();  // the previous block is read
-            stage(pc.q, at(qs, b, h, 0L), qs[2], qs[3], E, pc.dout, at(dos, b, h, 0L), dos[2], dos[3], EV, i0, L, tid);
-            if (tid < BK) {
-                const int64_t i = i0 + int64_t(tid);
-                s_lse[tid] = i < L ? acc_at(pc.lse, (b * HQ + h) * L + i).v : NEG_INF;
-                s_d[tid] = i < L ? acc_at(pc.drow, (b * HQ + h) * L + i).v : ACC(0);
-            }
-            barrier();
-            for (uint t = 0u; t < BK; ++t) {
-                part[row * PS + lane * BK + t] = dot_a(kr, t, lane);
-                part2[row * PS + lane * BK + t] = dot_b(vr, t, lane);
-            }
-            barrier();
-            // as MODE 2: lane finishes staged rows lane, lane + RL, ...; the
-            // probability into the first slot of part, the gradient of part2
-            for (uint t = lane; t < BK; t += RL) {
-                const ACC s = finish_score(part_sum(row, t), b, h, i0 + int64_t(t), j);
-                const ACC lse_i = s_lse[t];
-                const ACC p = (s == NEG_INF || lse_i == NEG_INF) ? ACC(0) : aexp(s - lse_i);
-                part2[row * PS + t] = p * (part2_sum(row, t) - s_d[t]);
-                part[row * PS + t] = p;
-            }
-            barrier();
-            for (uint t = 0u; t < BK; ++t) {
-                const ACC p = part[row * PS + t], ds = part2[row * PS + t];
-                for (uint c = 0u; c < NO / 4u; ++c) dv[c] = fma(ACC4(p), sb[t][c * RL + lane], dv[c]);
-                for (uint c = 0u; c < NQ / 4u; ++c) dk[c] = fma(ACC4(ds), sa[t][c * RL + lane], dk[c]);
-            }
-        }
-        if (j < S) {
-            if (pc.dv != 0UL) store_row_b(dv, ACC(1), pc.dv, at(dvs, b, hk, j), dvs[3], EV, lane);
-            if (pc.dk != 0UL) store_row_a(dk, scale, pc.dk, at(dks, b, hk, j), dks[3], E, lane);
-        }
-    }
-#endif
 }

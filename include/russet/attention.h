@@ -8,24 +8,25 @@
 extern "C" {
 #endif
 
-/* The attention engine (src/engine/attention.c, kernels/attention.comp):
- * scaled dot-product attention computed a 16 x 16 block of scores at a
- * time with an online softmax, so memory is O(L + S), never O(L S).
+/* The attention engine (src/engine/attention.c, kernels/attention.comp and
+ * attention_blocks.comp): scaled dot-product attention.
  * q (B, Hq, L, E), k (B, Hk, S, E), v (B, Hk, S, Ev), out (B, Hq, L, Ev);
  * Hq a multiple of Hk (grouped-query attention: q head h reads k/v head
  * h / (Hq / Hk)). For each row i:
  *   s[j] = scale q[i] . k[j] + mask[i, j]   (-inf where causal and j > i)
  *   out[i] = sum_j softmax(s)[j] v[j],  lse[i] = log sum_j exp(s[j])
- * A row whose scores are all -inf gets out 0 and lse -inf. `mask` (ndim 0:
- * none) is an additive (B, Hq, L, S) view of the dtype (strides 0 where it
- * broadcasts). Any strides for the other views. float32, float16,
- * bfloat16 (arithmetic in float32) and float64 (fp64 devices); lse is
- * float32 (float64 for float64), contiguous (B, Hq, L).
- *   RS_ATTN_FORWARD: writes out and lse.
- *   RS_ATTN_BACKWARD: from grad_out, out and lse, writes grad_q, grad_k,
- *     grad_v (each like its input; any absent one, address 0, is not
- *     computed). Deterministic: each gradient element is one workgroup's
- *     sum in a fixed order, no atomics. */
+ * A row whose scores are all -inf gets out 0, lse -inf and gradients 0.
+ * `mask` (ndim 0: none) is an additive (B, Hq, L, S) view of the dtype
+ * (strides 0 where it broadcasts). Any strides for the other views.
+ * float32, float16, bfloat16 (arithmetic in float32) and float64 (fp64
+ * devices); lse is float32 (float64 for float64), contiguous (B, Hq, L).
+ *   RS_ATTN_FORWARD: writes out and lse, 16 x 16 blocks of scores at a time
+ *     with an online softmax: memory O(L + S), never O(L S).
+ *   RS_ATTN_BACKWARD: from q, k, v and grad_out (out and lse are not read:
+ *     the probabilities are recomputed), writes grad_q, grad_k, grad_v (each
+ *     like its input; an absent one, address 0, is not computed), through
+ *     blocks of whole score rows of at most 128 MiB on the GEMM engine.
+ *     Deterministic: fixed summation orders, no atomics. */
 typedef enum rs_attn_op { RS_ATTN_FORWARD = 0, RS_ATTN_BACKWARD = 1 } rs_attn_op;
 
 typedef struct rs_attention {

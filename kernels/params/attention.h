@@ -9,11 +9,6 @@
     uint64_t o; \
     uint64_t mask;    /* 0: none */ \
     uint64_t lse;     /* logsumexp per row (ACC), contiguous (B, Hq, L) */ \
-    uint64_t dout;    /* backward */ \
-    uint64_t dq; \
-    uint64_t dk; \
-    uint64_t dv; \
-    uint64_t drow;    /* backward: D (ACC), contiguous (B, Hq, L) */ \
     uint64_t params;  /* the parameter block: AP_ slots of int64 */
 
 #define AP_B 0
@@ -25,15 +20,11 @@
 #define AP_EV 6
 #define AP_CAUSAL 7
 #define AP_SCALE 8   /* the bits of ACC's scale */
-#define AP_QS 9      /* 4 strides each (b, h, row, dim) of q, k, v, out, mask, dout, dq, dk, dv */
+#define AP_QS 9      /* 4 strides each (b, h, row, dim) of q, k, v, out, mask */
 #define AP_KS 13
 #define AP_VS 17
 #define AP_OS 21
 #define AP_MS 25
-#define AP_DOS 29
-#define AP_DQS 33
-#define AP_DKS 37
-#define AP_DVS 41
-#define AP_SLOTS 45
+#define AP_SLOTS 29
 
 #endif

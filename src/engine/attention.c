@@ -1,16 +1,19 @@
 /* attention.c: scaled dot-product attention, forward and backward
- * (rs_attention_run; contract in russet/attention.h), on kernels/attention.comp.
+ * (rs_attention_run; contract in russet/attention.h).
  *
- * The forward is one kernel; the backward three: the row terms
- * D = rowsum(dO * out) into a scratch vector, then grad q (a workgroup per
- * 16 query rows) and grad k and v (a workgroup per 16 keys), each summing
- * its own elements in a fixed order: no atomics, the same bits every run. */
+ * The forward is one kernel (kernels/attention.comp, an online softmax).
+ * The backward: blocks of scores through the GEMM engine and
+ * kernels/attention_blocks.comp (backward_blocks below), each gradient
+ * summed in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "params/attention.h"
+#include "params/attention_blocks.h"
+#include "russet/gemm.h"
 
 #define ATTN_DIM_MAX 256 /* the most head dims a row may have */
 
@@ -35,21 +38,223 @@ static int same4(const rs_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d)
 
 static uint32_t dims_bucket(int64_t e) { return e <= 32 ? 32u : e <= 64 ? 64u : e <= 128 ? 128u : 256u; }
 
-/* attention.comp's geometry for one mode: RL lanes a row, so that a lane
- * keeps about 64 values of the row's vectors in registers (MODE 0: q and
- * the output; 2: q, dO and dq; 3: k, v, dk and dv), at least 4 dims of each
- * (a vec4); BK staged rows, the most of 16, 8, 4 that fit the apple
- * profile's 32 KiB of shared memory with the partial sums. */
+/* attention.comp's geometry: RL lanes a row, so that a lane keeps about 64
+ * values of the row's vectors in registers (q and the output), at least 4
+ * dims of each (a vec4); BK staged rows, the most of 16, 8, 4 that fit the
+ * apple profile's 32 KiB of shared memory with the partial sums. */
 enum { ATTN_NT = 128 };
-static void geometry(int mode, uint32_t de, uint32_t dv, int accb, uint32_t *rl, uint32_t *bk) {
-    uint32_t regs = mode == 0 ? de + dv : mode == 2 ? 2 * de + dv : 2 * (de + dv);
+static void geometry(uint32_t de, uint32_t dv, int accb, uint32_t *rl, uint32_t *bk) {
     uint32_t r = 1;
-    while (r < 16 && regs / r > 64) r *= 2;
+    while (r < 16 && (de + dv) / r > 64) r *= 2;
     while (de / r < 4 || dv / r < 4) r /= 2;
     *rl = r;
-    uint32_t parts = mode >= 2 ? 2 : 1, b = 16;
-    while (b > 4 && (uint64_t)accb * (b * (de + dv) + parts * (ATTN_NT / r) * (r * b + 1) + 2 * b) > 32768) b /= 2;
+    uint32_t b = 16;
+    while (b > 4 && (uint64_t)accb * (b * (de + dv) + (ATTN_NT / r) * (r * b + 1) + 2 * b) > 32768) b /= 2;
     *bk = b;
+}
+
+/* ---------------------------------------------------------------- the backward
+ * Blocks of scores through the GEMM engine (its tiles, split k and
+ * cooperative matrices) and two row kernels (kernels/attention_blocks.comp).
+ * A block is NZ (batch, key head) pairs z = b Hk + hk, LC query rows
+ * i0.. of query head h = hk G + r, and the NK keys those rows see (all S,
+ * or up to the block's last row when causal):
+ *   sc = scale q k^T                      (GEMM, alpha = scale)
+ *   p  = softmax(sc + mask)               (MODE 0, in place)
+ *   dv += p^T dO                          (GEMM)
+ *   dp = dO v^T                           (GEMM)
+ *   ds = p (dp - rowsum(p dp))            (MODE 1, in place)
+ *   dq = scale ds k,  dk += scale ds^T q  (GEMMs)
+ * dk and dv start at 0 and sum over the query blocks and the G query heads
+ * of their key head in a fixed order (the GEMM's beta = 1): no atomics, the
+ * same bits every run. The probabilities are recomputed from the block's
+ * own scores, not from the forward's lse (attention_blocks.comp says why),
+ * so the backward reads q, k, v and dO only. Memory: two blocks of at most
+ * BLOCK_BYTES (LC and NZ shrink to fit; a block holds whole rows, so one
+ * query row of S keys is the floor). The products run in ACC (float32;
+ * float64 for float64); float16/bfloat16 operands are converted into
+ * float32 copies, and views that one batch stride cannot walk are copied
+ * contiguous. */
+enum { BLOCK_BYTES = 128 << 20, CAUSAL_ROWS = 128 };
+
+/* The stride that walks z = b Hk + hk over a (B, Hk G, rows, dims) view, for
+ * the heads hk G + r: 0 when no one stride does. */
+static int z_stride(const rs_tensor *t, int64_t g, int64_t hk, int64_t *zs) {
+    if (t->sizes[0] <= 1) return *zs = g * t->strides[1], 1;
+    if (hk == 1) return *zs = t->strides[0], 1;
+    *zs = g * t->strides[1];
+    return t->strides[0] == hk * *zs;
+}
+
+/* The view the products read or write for t: t itself, or a contiguous
+ * copy in dtype w (*tmp: its allocation, else 0; copied in when `in`). */
+static rs_status work_view(rs_stream *s, const rs_tensor *t, rs_dtype w, int64_t g, int64_t hk, int in,
+                           rs_tensor *out, uint64_t *tmp) {
+    int64_t zs;
+    *out = *t;
+    *tmp = 0;
+    if (t->dtype == w && z_stride(t, g, hk, &zs)) return RS_OK;
+    out->dtype = w;
+    int64_t step = 1;
+    for (int d = 3; d >= 0; --d) out->strides[d] = step, step *= t->sizes[d];
+    rs_status st = rs_alloc(rs_stream_device(s), (uint64_t)step * rs_dtype_size(w), s, tmp);
+    if (st != RS_OK) return st;
+    out->address = *tmp;
+    return in ? rs_copy(s, out, t) : RS_OK;
+}
+
+/* A GEMM operand: rows row0.. of a working view, heads hk G + r, over z
+ * from z0; transposed: (dims, rows). */
+static rs_gemm_operand view_operand(const rs_tensor *t, int64_t g, int64_t hk, int64_t z0, int64_t r, int64_t row0,
+                                    int transposed) {
+    int64_t zs;
+    z_stride(t, g, hk, &zs);
+    rs_gemm_operand o;
+    o.address = t->address + (uint64_t)((z0 * zs + r * t->strides[1] + row0 * t->strides[2]) *
+                                        (int64_t)rs_dtype_size(t->dtype));
+    o.stride[0] = zs;
+    o.stride[1] = t->strides[transposed ? 3 : 2];
+    o.stride[2] = t->strides[transposed ? 2 : 3];
+    return o;
+}
+
+/* A contiguous (NZ, rows, cols) block at `address`; transposed: (cols, rows). */
+static rs_gemm_operand block_operand(uint64_t address, int64_t rows, int64_t cols, int transposed) {
+    rs_gemm_operand o = {address, {rows * cols, transposed ? 1 : cols, transposed ? cols : 1}};
+    return o;
+}
+
+/* c (+)= alpha a @ b over nz batches: `accumulate` adds to what c holds */
+static rs_status block_gemm(rs_stream *s, rs_dtype w, int64_t nz, int64_t m, int64_t n, int64_t k, rs_gemm_operand a,
+                            rs_gemm_operand b, rs_gemm_operand c, double alpha, int accumulate) {
+    rs_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = w, d.batch = nz, d.m = m, d.n = n, d.k = k;
+    d.a = a, d.b = b, d.c = c, d.cin = c;
+    d.use_cin = accumulate;
+    if (w == RS_FLOAT64) d.alpha[0].d = alpha, d.beta[0].d = 1.0;
+    else d.alpha[0].f = (float)alpha, d.beta[0].f = 1.0f;
+    return rs_gemm(s, &d);
+}
+
+typedef struct blocks_ctx {
+    rs_stream *s;
+    const rs_attention *a;
+    rs_kernel *kern[2];
+    uint32_t rl;
+    struct { RS_ATTENTION_BLOCKS_PUSH } pc;
+    rs_access acc[3];
+    int nacc;
+} blocks_ctx;
+
+/* one of attention_blocks.comp's row steps on the block at (z0, i0, r) */
+static rs_status block_rows(blocks_ctx *x, int mode, int64_t z0, int64_t nz, int64_t i0, int64_t lc, int64_t nk,
+                            int64_t r, int64_t g, int64_t hk) {
+    void *host;
+    rs_status st = rs_stream_arena(x->s, AB_SLOTS * sizeof(int64_t), &host, &x->pc.params);
+    if (st != RS_OK) return st;
+    int64_t *ab = host;
+    const rs_attention *a = x->a;
+    ab[AB_Z0] = z0, ab[AB_NZ] = nz, ab[AB_I0] = i0, ab[AB_LC] = lc, ab[AB_NK] = nk;
+    ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0;
+    for (int d = 0; d < 4; ++d) ab[AB_MS + d] = a->mask.ndim ? a->mask.strides[d] : 0;
+    const uint64_t rows_a_group = 256 / x->rl;
+    uint32_t groups[3] = {rs_groups_capped(x->s, ((uint64_t)(nz * lc) + rows_a_group - 1) / rows_a_group, 65535), 1, 1};
+    return rs_dispatch(x->s, x->kern[mode], groups, &x->pc, sizeof x->pc, x->acc, x->nacc);
+}
+
+static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
+    const rs_dtype dt = a->q.dtype, w = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
+    const int64_t b = a->q.sizes[0], hq = a->q.sizes[1], l = a->q.sizes[2], e = a->q.sizes[3];
+    const int64_t hk = a->k.sizes[1], sl = a->k.sizes[2], ev = a->v.sizes[3];
+    const int64_t g = hk ? hq / hk : 1, nzt = b * hk;
+    const int accb = acc_bytes(dt);
+    const int want_q = a->grad_q.address != 0, want_k = a->grad_k.address != 0, want_v = a->grad_v.address != 0;
+    rs_device *dev = rs_stream_device(s);
+    rs_status st = RS_OK;
+
+    /* the working views: [0..3] read (q, k, v, dO), [4..6] written */
+    const rs_tensor *src[7] = {&a->q, &a->k, &a->v, &a->grad_out, &a->grad_q, &a->grad_k, &a->grad_v};
+    const int64_t groups[7] = {g, 1, 1, g, g, 1, 1};
+    const int want[7] = {1, 1, 1, 1, want_q, want_k, want_v};
+    rs_tensor wv[7];
+    memset(wv, 0, sizeof wv);
+    uint64_t tmp[7] = {0};
+    for (int i = 0; i < 7 && st == RS_OK; ++i)
+        if (want[i]) st = work_view(s, src[i], w, groups[i], hk, i < 4, &wv[i], &tmp[i]);
+    const rs_tensor *q = &wv[0], *k = &wv[1], *v = &wv[2], *dout = &wv[3], *dq = &wv[4], *dk = &wv[5], *dv = &wv[6];
+    /* dk and dv are sums over blocks; dq too when there are no keys */
+    const uint64_t zero[2] = {0, 0};
+    if (st == RS_OK && want_k) st = rs_fill(s, dk, zero);
+    if (st == RS_OK && want_v) st = rs_fill(s, dv, zero);
+    if (st == RS_OK && want_q && sl == 0) st = rs_fill(s, dq, zero);
+
+    /* the block: whole rows of S keys; causal blocks of CAUSAL_ROWS rows, so
+     * that each sees only the keys up to its last row */
+    int64_t nzc = nzt, lc = l;
+    if (a->causal && lc > CAUSAL_ROWS) lc = CAUSAL_ROWS;
+    /* RUSSET_ATTENTION_BLOCK_BYTES: a smaller budget, for tests of the splits */
+    const char *env = getenv("RUSSET_ATTENTION_BLOCK_BYTES");
+    const uint64_t budget = env && strtoull(env, NULL, 10) ? strtoull(env, NULL, 10) : BLOCK_BYTES;
+    while ((uint64_t)(nzc * lc * sl) * (uint64_t)accb > budget && (lc > 1 || nzc > 1)) {
+        if (lc > 1) lc = (lc + 1) / 2;
+        else nzc = (nzc + 1) / 2;
+    }
+    const uint64_t block_bytes = (uint64_t)(nzc * lc * sl) * (uint64_t)accb;
+    blocks_ctx x;
+    memset(&x, 0, sizeof x);
+    x.s = s, x.a = a;
+    const int run = l > 0 && sl > 0 && nzt > 0 && (want_q || want_k || want_v);
+    if (st == RS_OK && run) {
+        st = rs_alloc(dev, block_bytes, s, &x.pc.sc);
+        if (st == RS_OK && (want_q || want_k)) st = rs_alloc(dev, block_bytes, s, &x.pc.dp);
+        x.pc.mask = a->mask.ndim ? a->mask.address : 0;
+        x.acc[x.nacc++] = (rs_access){x.pc.sc, block_bytes, 1};
+        if (x.pc.dp) x.acc[x.nacc++] = (rs_access){x.pc.dp, block_bytes, 1};
+        if (a->mask.ndim) x.acc[x.nacc++] = rs_tensor_access(&a->mask, 0);
+        /* lanes a row: about 4 keys a lane, 32 to 256 */
+        x.rl = 32;
+        while (x.rl < 256 && (int64_t)x.rl * 4 < sl) x.rl *= 2;
+        char defines[96];
+        for (int mode = 0; mode < 2 && st == RS_OK; ++mode) {
+            snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;ACCB=%d;RL=%uu", (int)dt, mode,
+                     a->mask.ndim != 0, accb, x.rl);
+            st = rs_kernel_get(dev, "attention_blocks.comp", defines, &x.kern[mode]);
+        }
+    }
+    const double scale = a->scale;
+    for (int64_t z0 = 0; st == RS_OK && run && z0 < nzt; z0 += nzc) {
+        const int64_t nz = nzt - z0 < nzc ? nzt - z0 : nzc;
+        for (int64_t r = 0; r < g && st == RS_OK; ++r)
+            for (int64_t i0 = 0; i0 < l && st == RS_OK; i0 += lc) {
+                const int64_t lb = l - i0 < lc ? l - i0 : lc;
+                const int64_t nk = a->causal && i0 + lb < sl ? i0 + lb : sl; /* keys after the last row: hidden */
+                const rs_gemm_operand sc = block_operand(x.pc.sc, lb, nk, 0), dp = block_operand(x.pc.dp, lb, nk, 0);
+                st = block_gemm(s, w, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
+                                view_operand(k, 1, hk, z0, 0, 0, 1), sc, scale, 0);
+                if (st == RS_OK) st = block_rows(&x, 0, z0, nz, i0, lb, nk, r, g, hk);
+                if (st == RS_OK && want_v)
+                    st = block_gemm(s, w, nz, nk, ev, lb, block_operand(x.pc.sc, lb, nk, 1),
+                                    view_operand(dout, g, hk, z0, r, i0, 0), view_operand(dv, 1, hk, z0, 0, 0, 0), 1.0, 1);
+                if (st != RS_OK || !(want_q || want_k)) continue;
+                st = block_gemm(s, w, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
+                                view_operand(v, 1, hk, z0, 0, 0, 1), dp, 1.0, 0);
+                if (st == RS_OK) st = block_rows(&x, 1, z0, nz, i0, lb, nk, r, g, hk);
+                if (st == RS_OK && want_q)
+                    st = block_gemm(s, w, nz, lb, e, nk, dp, view_operand(k, 1, hk, z0, 0, 0, 0),
+                                    view_operand(dq, g, hk, z0, r, i0, 0), scale, 0);
+                if (st == RS_OK && want_k)
+                    st = block_gemm(s, w, nz, nk, e, lb, block_operand(x.pc.dp, lb, nk, 1),
+                                    view_operand(q, g, hk, z0, r, i0, 0), view_operand(dk, 1, hk, z0, 0, 0, 0), scale, 1);
+            }
+    }
+    for (int i = 4; i < 7 && st == RS_OK; ++i)
+        if (tmp[i]) st = rs_copy(s, src[i], &wv[i]);
+    for (int i = 0; i < 7; ++i)
+        if (tmp[i]) rs_free(dev, tmp[i]);
+    if (x.pc.sc) rs_free(dev, x.pc.sc);
+    if (x.pc.dp) rs_free(dev, x.pc.dp);
+    return st;
 }
 
 rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
@@ -93,9 +298,11 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
                 return rs_error(RS_ERR_INVALID, "attention: %s is not its input's shape", names[i]);
         }
     }
+    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : backward_blocks(s, a);
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
-    if (b * hq * l == 0 && (!backward || b * hk * sl == 0)) return RS_OK;
+    if (b * hq * l == 0) return RS_OK;
 
+    /* the forward: one kernel */
     uint64_t addr;
     void *host = NULL;
     if ((st = rs_stream_arena(s, AP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
@@ -104,11 +311,9 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     ap[AP_B] = b, ap[AP_HQ] = hq, ap[AP_HK] = hk, ap[AP_L] = l, ap[AP_S] = sl, ap[AP_E] = e, ap[AP_EV] = ev;
     ap[AP_CAUSAL] = a->causal != 0;
     ap[AP_SCALE] = dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(a->scale) : (int64_t)rs_f32_bits((float)a->scale);
-    const rs_tensor *views[9] = {&a->q, &a->k, &a->v, &a->out, has_mask ? &a->mask : NULL,
-                                 backward ? &a->grad_out : NULL, backward ? &a->grad_q : NULL,
-                                 backward ? &a->grad_k : NULL, backward ? &a->grad_v : NULL};
-    for (int i = 0; i < 9; ++i)
-        if (views[i] && views[i]->address)
+    const rs_tensor *views[5] = {&a->q, &a->k, &a->v, &a->out, has_mask ? &a->mask : NULL};
+    for (int i = 0; i < 5; ++i)
+        if (views[i])
             for (int d = 0; d < 4; ++d) ap[AP_QS + 4 * i + d] = views[i]->strides[d];
 
     struct { RS_ATTENTION_PUSH } pc;
@@ -117,72 +322,24 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     pc.mask = has_mask ? a->mask.address : 0;
     pc.lse = a->lse;
     pc.params = addr;
-    uint64_t lse_bytes = (uint64_t)(b * hq * l) * (uint64_t)acc_bytes(dt);
-    rs_device *dev = rs_stream_device(s);
-    char defines[128];
-    uint32_t de = dims_bucket(e), dv = dims_bucket(ev);
-    rs_kernel *k = NULL;
-    rs_access acc[12];
+    const uint64_t lse_bytes = (uint64_t)(b * hq * l) * (uint64_t)acc_bytes(dt);
+    rs_access acc[6];
     int n = 0;
     acc[n++] = rs_tensor_access(&a->q, 0);
     acc[n++] = rs_tensor_access(&a->k, 0);
     acc[n++] = rs_tensor_access(&a->v, 0);
     if (has_mask) acc[n++] = rs_tensor_access(&a->mask, 0);
-    uint32_t rl, bk;
-#define DEFINES(mode)                                                                                          \
-    geometry(mode, de, dv, acc_bytes(dt), &rl, &bk),                                                           \
-        snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, \
-                 mode, has_mask, de, dv, acc_bytes(dt), rl, bk)
-    /* workgroups: one per ATTN_NT / rl rows (query rows, or keys in MODE 3) */
-#define GROUPS(heads, rows) \
-    rs_groups_capped(s, (uint64_t)(heads) * (uint64_t)(((rows) + ATTN_NT / rl - 1) / (ATTN_NT / rl)), 65535)
-    if (!backward) {
-        acc[n++] = rs_tensor_access(&a->out, 1);
-        acc[n++] = (rs_access){a->lse, lse_bytes, 1};
-        DEFINES(0);
-        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) != RS_OK) return st;
-        uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
-        return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
-    }
-
-    pc.dout = a->grad_out.address;
-    pc.dq = a->grad_q.address, pc.dk = a->grad_k.address, pc.dv = a->grad_v.address;
-    acc[n++] = rs_tensor_access(&a->out, 0);
-    acc[n++] = rs_tensor_access(&a->grad_out, 0);
-    acc[n++] = (rs_access){a->lse, lse_bytes, 0};
-    if (lse_bytes && (st = rs_alloc(dev, lse_bytes, s, &pc.drow)) != RS_OK) return st;
-    rs_access dacc = {pc.drow, lse_bytes, 1};
-    if (lse_bytes) {
-        /* D = rowsum(dO * out) */
-        acc[n] = dacc;
-        DEFINES(1);
-        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq * l + ATTN_NT - 1) / ATTN_NT, 65535), 1, 1};
-            st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
-        }
-    }
-    dacc.write = 0;
-    acc[n++] = dacc;
-    if (st == RS_OK && pc.dq && lse_bytes) {
-        acc[n] = rs_tensor_access(&a->grad_q, 1);
-        DEFINES(2);
-        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {GROUPS(b * hq, l), 1, 1};
-            st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n + 1);
-        }
-    }
-    if (st == RS_OK && (pc.dk || pc.dv) && b * hk * sl > 0) {
-        int m = n;
-        if (pc.dk) acc[m++] = rs_tensor_access(&a->grad_k, 1);
-        if (pc.dv) acc[m++] = rs_tensor_access(&a->grad_v, 1);
-        DEFINES(3);
-        if ((st = rs_kernel_get(dev, "attention.comp", defines, &k)) == RS_OK) {
-            uint32_t g[3] = {GROUPS(b * hk, sl), 1, 1};
-            st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, m);
-        }
-    }
-#undef DEFINES
-#undef GROUPS
-    if (pc.drow) rs_free(dev, pc.drow);
-    return st;
+    acc[n++] = rs_tensor_access(&a->out, 1);
+    acc[n++] = (rs_access){a->lse, lse_bytes, 1};
+    uint32_t de = dims_bucket(e), dv = dims_bucket(ev), rl, bk;
+    geometry(de, dv, acc_bytes(dt), &rl, &bk);
+    char defines[128];
+    snprintf(defines, sizeof defines, "DT=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, has_mask, de,
+             dv, acc_bytes(dt), rl, bk);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), "attention.comp", defines, &k)) != RS_OK) return st;
+    /* a workgroup per ATTN_NT / rl query rows */
+    uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq) * (uint64_t)((l + ATTN_NT / rl - 1) / (ATTN_NT / rl)), 65535),
+                     1, 1};
+    return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
 }

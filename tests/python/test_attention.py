@@ -61,8 +61,8 @@ def compare(q, k, v, dtype, **kw):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", ["plain", "causal", "bool-mask", "additive-mask", "gqa", "long-head", "long-causal",
-                                  "wide-head"])
+@pytest.mark.parametrize("case", ["plain", "causal", "causal-more-keys", "causal-more-rows", "bool-mask", "additive-mask",
+                                  "gqa", "gqa-causal-mask", "long-head", "long-causal", "wide-head", "strided"])
 def test_matches_cpu_forward_and_backward(dtype, case):
     torch.manual_seed(0)
     b, h, l, s, e = 2, 3, 19, 23, 32
@@ -70,6 +70,13 @@ def test_matches_cpu_forward_and_backward(dtype, case):
     if case == "causal":
         s = l
         kw["is_causal"] = True
+    if case in ("causal-more-keys", "causal-more-rows"):  # keys no row sees; rows that see every key
+        l, s = (19, 23) if case == "causal-more-keys" else (23, 19)
+        kw["is_causal"] = True
+    if case == "gqa-causal-mask":
+        h, hk = 6, 2
+        kw["enable_gqa"] = True
+        kw["attn_mask"] = torch.rand(b, 1, l, s) > 0.4
     if case == "bool-mask":
         kw["attn_mask"] = torch.rand(l, s) > 0.3  # broadcast over batch and heads
     if case == "additive-mask":
@@ -87,7 +94,52 @@ def test_matches_cpu_forward_and_backward(dtype, case):
         b, h, hk, l, s, e, ev = 1, 1, 1, 70, 90, 256, 200
         kw["attn_mask"] = torch.rand(l, s) > 0.2
     q, k, v = torch.randn(b, h, l, e), torch.randn(b, hk, s, e), torch.randn(b, hk, s, ev)
+    if case == "strided":  # (B, L, H, E) layouts seen as (B, H, L, E), as a model's head split makes them
+        q = torch.randn(b, l, h, e).transpose(1, 2)
+        k = torch.randn(b, s, e, hk).permute(0, 3, 1, 2)
     compare(q, k, v, dtype, **kw)
+
+
+_SPLIT_SCRIPT = r"""
+import torch, torch.nn.functional as F, russet, sys
+sys.path.insert(0, "tests/python")
+from test_attention import compare
+torch.manual_seed(4)
+for b, h, hk, l, s, kw in [(2, 4, 2, 9, 11, dict(enable_gqa=True)), (3, 2, 2, 10, 10, dict(is_causal=True)),
+                           (2, 2, 1, 7, 12, dict(attn_mask=torch.rand(7, 12) > 0.3, enable_gqa=True))]:
+    q, k, v = torch.randn(b, h, l, 16), torch.randn(b, hk, s, 16), torch.randn(b, hk, s, 8)
+    for dtype in (torch.float32, torch.bfloat16):
+        compare(q, k, v, dtype, **kw)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("budget", ["200", "1000"])
+def test_backward_splits_rows_and_batches_like_one_block(budget):
+    """the backward's blocks: a budget of 200 bytes leaves one query row of
+    one (batch, head) pair a block, 1000 a few rows of several pairs; the
+    gradients must not change (RUSSET_ATTENTION_BLOCK_BYTES shrinks the
+    128 MiB that real shapes get)"""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, RUSSET_ATTENTION_BLOCK_BYTES=budget)
+    r = subprocess.run([sys.executable, "-c", _SPLIT_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("wanted", ["q", "k", "v", "kv"])
+def test_backward_computes_only_the_gradients_asked_for(wanted):
+    torch.manual_seed(6)
+    q, k, v = torch.randn(1, 2, 9, 8), torch.randn(1, 2, 10, 8), torch.randn(1, 2, 10, 8)
+    cpu = [t.clone().requires_grad_(n in wanted) for n, t in zip("qkv", (q, k, v))]
+    dev = [t.to(D).requires_grad_(n in wanted) for n, t in zip("qkv", (q, k, v))]
+    F.scaled_dot_product_attention(*cpu, is_causal=True).sum().backward()
+    host_free(lambda: F.scaled_dot_product_attention(*dev, is_causal=True).sum().backward())
+    for n, a, b in zip("qkv", dev, cpu):
+        assert (a.grad is None) == (n not in wanted)
+        if a.grad is not None:
+            assert_close(a.grad.cpu(), b.grad, rtol=2e-5, atol=2e-5)
 
 
 def test_the_fused_backend_runs():
@@ -128,10 +180,11 @@ def test_float64_where_the_device_has_it():
 
 
 def test_memory_is_linear_in_the_sequence():
-    # 2048 x 2048 float32 scores would take 16 MiB; the fused kernel keeps
-    # partial sums of a block of rows against 16 staged keys
+    # 2048 x 2048 float32 scores would take 16 MiB; the forward keeps
+    # partial sums of a block of rows against 16 staged keys, and the causal
+    # backward blocks of 128 rows (two blocks of 1 MiB here)
     t = 2048
-    q = torch.randn(1, 1, t, 16, device=D)
+    q = torch.randn(1, 1, t, 16, device=D, requires_grad=True)
     torch.russet.synchronize()
     torch.russet.reset_peak_memory_stats()
     base = torch.russet.memory_allocated()
@@ -139,6 +192,10 @@ def test_memory_is_linear_in_the_sequence():
     torch.russet.synchronize()
     assert torch.russet.max_memory_allocated() - base < 4 * t * t // 8
     assert y.shape == q.shape
+    torch.russet.reset_peak_memory_stats()
+    y.sum().backward()
+    torch.russet.synchronize()
+    assert torch.russet.max_memory_allocated() - base < 4 * t * t // 4
 
 
 def test_bad_inputs_raise_like_cpu():

@@ -1,0 +1,124 @@
+// attention_blocks.comp: the row steps of attention's backward
+// (src/engine/attention.c, backward_blocks), on one block of scores that
+// the GEMM engine computed: NZ (batch, key head) pairs x LC query rows x NK
+// keys (from key 0: every key a row sees), contiguous, in ACC (float32, or
+// float64 for float64). RL invocations a row, ROWS = 256 / RL rows a
+// workgroup; each row's sums are folded over its lanes in a fixed tree, so
+// the results repeat bit for bit.
+//
+// MODE 0 softmax, in place: sc = scale q k^T  ->  p = softmax(sc + mask),
+//   -inf where causal hides the key (key > row); a row with every score
+//   -inf gets p = 0 (as the forward's output 0). The backward recomputes
+//   the probabilities rather than reading the forward's lse: with its own
+//   scores they sum to 1, where the forward's lse against scores rounded
+//   in another order put float32 gradients 7x CPU's error from float64
+//   (scores near 100 are an ulp of 8e-6 apart).
+// MODE 1 softmax backward, in place: dp = dO v^T  ->  ds = p (dp - D),
+//   D = sum_j p dp (the row's own sum, as the math backend's
+//   _softmax_backward_data); attention.c applies the scale in the products.
+//
+// Defines: DT (the mask's dtype: q's), MODE, HAS_MASK, ACCB (bytes of
+// ACC), RL (lanes a row, a power of two dividing 256).
+#version 460
+#include "common/dtype.glsl"
+#include "params/attention_blocks.h"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+#include "common/error.glsl"
+
+#define NT 256u
+#define ROWS (NT / RL)
+layout(local_size_x = NT) in;
+
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#define ACC RS_OPMT(DT)
+#define rs_raise(code, value)  // (no op here raises)
+#define CM_DT 6
+#include "common/ops.glsl"
+
+layout(push_constant) uniform Push { RS_ATTENTION_BLOCKS_PUSH } pc;
+
+int64_t ab(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer AccEl { ACC v; };
+AccEl acc_at(uint64_t base, int64_t e) { return AccEl(base + uint64_t(e) * uint64_t(ACCB)); }
+
+#if RS_IS_DBL(DT)
+#define NEG_INF (-1.0LF / 0.0LF)
+#else
+#define NEG_INF (-1.0 / 0.0)
+#endif
+
+shared ACC red[NT];
+
+// the row's fold of v over its RL lanes (max, or sum), the same order every run
+ACC fold(ACC v, uint tid, uint lane, bool is_max) {
+    red[tid] = v;
+    barrier();
+    for (uint s = RL / 2u; s > 0u; s >>= 1u) {
+        if (lane < s) red[tid] = is_max ? max(red[tid], red[tid + s]) : red[tid] + red[tid + s];
+        barrier();
+    }
+    const ACC r = red[tid - lane];
+    barrier();
+    return r;
+}
+
+void main() {
+    const int64_t nz = ab(AB_NZ), lc = ab(AB_LC), nk = ab(AB_NK);
+    const int64_t z0 = ab(AB_Z0), i0 = ab(AB_I0), r = ab(AB_R), g = ab(AB_G), hk = ab(AB_HK);
+    const uint tid = gl_LocalInvocationIndex, lane = tid % RL;
+    const int64_t rows = nz * lc, blocks = (rows + int64_t(ROWS) - 1L) / int64_t(ROWS);
+#if MODE == 0
+    const bool causal = ab(AB_CAUSAL) != 0L;
+#if HAS_MASK
+    const int64_t ms0 = ab(AB_MS), ms1 = ab(AB_MS + 1), ms2 = ab(AB_MS + 2), ms3 = ab(AB_MS + 3);
+#endif
+#endif
+    // every invocation of a workgroup runs the same iterations (the folds' barriers)
+    for (int64_t w = int64_t(gl_WorkGroupID.x); w < blocks; w += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t row = w * int64_t(ROWS) + int64_t(tid / RL);
+        const bool live = row < rows;
+        const int64_t base = row * nk;
+#if MODE == 0
+        const int64_t z = z0 + row / lc, gi = i0 + row % lc;
+#if HAS_MASK
+        const int64_t moff = (z / hk) * ms0 + ((z % hk) * g + r) * ms1 + gi * ms2;
+#endif
+        // the finished scores, kept in place; their maximum
+        ACC m = NEG_INF;
+        for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
+            ACC s = NEG_INF;
+            if (!(causal && j > gi)) {
+                s = acc_at(pc.sc, base + j).v;
+#if HAS_MASK
+                s += RS_LDO(DT)(pc.mask, moff + j * ms3);
+#endif
+            }
+            acc_at(pc.sc, base + j).v = s;
+            m = max(m, s);
+        }
+        m = fold(m, tid, lane, true);
+        ACC l = ACC(0);
+        for (int64_t j = int64_t(lane); live && m != NEG_INF && j < nk; j += int64_t(RL))
+            l += rs_op_exp(acc_at(pc.sc, base + j).v - m);
+        l = fold(l, tid, lane, false);
+        for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
+            const ACC s = acc_at(pc.sc, base + j).v;
+            acc_at(pc.sc, base + j).v = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
+        }
+#else
+        ACC d = ACC(0);
+        for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL))
+            d = fma(acc_at(pc.sc, base + j).v, acc_at(pc.dp, base + j).v, d);
+        d = fold(d, tid, lane, false);
+        for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
+            const ACC p = acc_at(pc.sc, base + j).v;
+            acc_at(pc.dp, base + j).v = p * (acc_at(pc.dp, base + j).v - d);
+        }
+#endif
+    }
+}

@@ -1,0 +1,23 @@
+/* attention_blocks.comp's parameters, written by src/engine/attention.c (README.md here). */
+#ifndef RS_PARAMS_ATTENTION_BLOCKS_H
+#define RS_PARAMS_ATTENTION_BLOCKS_H
+
+#define RS_ATTENTION_BLOCKS_PUSH \
+    uint64_t sc;      /* the block's scores, then probabilities (ACC), contiguous (NZ, LC, NK) */ \
+    uint64_t dp;      /* MODE 1: dO v^T, then the scores' gradients (ACC), like sc */ \
+    uint64_t mask;    /* 0: none; else (B, Hq, L, S) of DT through AB_MS strides */ \
+    uint64_t params;  /* the parameter block: AB_ slots of int64 */
+
+#define AB_Z0 0      /* the block's first (batch, key head) pair z = b Hk + hk */
+#define AB_NZ 1      /* pairs in the block */
+#define AB_I0 2      /* first query row */
+#define AB_LC 3      /* query rows */
+#define AB_NK 4      /* keys (from key 0): a row's length */
+#define AB_R 5       /* the query head within its group: h = hk G + r */
+#define AB_G 6       /* query heads a key head (G = Hq / Hk) */
+#define AB_HK 7
+#define AB_CAUSAL 8
+#define AB_MS 9      /* 4 strides (b, h, row, key) of the mask */
+#define AB_SLOTS 13
+
+#endif
