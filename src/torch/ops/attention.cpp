@@ -170,9 +170,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   if (grad_input_mask[1]) gk = at::empty_like(key);
   if (grad_input_mask[2]) gv = at::empty_like(value);
   Tensor m = attn_bias.defined() ? additive_mask(attn_bias, q, key.size(2)) : Tensor();
-  // the engine reads lse in its accumulation type (the forward's dtype for it)
-  Tensor lse = logsumexp.to(query.scalar_type() == at::kDouble ? at::kDouble : at::kFloat).contiguous();
-  rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, out, m, lse, is_causal, scale);
+  // the engine recomputes the probabilities from q and k: out and logsumexp
+  // are not read (docs/attention.md says why)
+  rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, out, m, Tensor(), is_causal, scale);
   a.grad_out = describe(go);
   if (gq.defined()) a.grad_q = describe(gq);
   if (gk.defined()) a.grad_k = describe(gk);
