@@ -106,7 +106,7 @@ rs_attention describe_attention(rs_attn_op op, const Tensor& q, const Tensor& k,
   a.v = describe(v);
   a.out = describe(out);
   if (mask.defined()) a.mask = describe(mask);
-  a.lse = address_of(lse);
+  a.lse = lse.defined() ? address_of(lse) : 0;
   a.causal = is_causal;
   a.scale = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
   return a;
