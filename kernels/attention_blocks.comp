@@ -1,5 +1,5 @@
-// attention_blocks.comp: the row steps of attention, forward and backward
-// (src/engine/attention.c, attention_blocks), on one block of scores that
+// attention_blocks.comp: the row steps of attention's backward
+// (src/engine/attention.c, backward_blocks), on one block of scores that
 // the GEMM engine computed: NZ (batch, key head) pairs x LC query rows x NK
 // keys (from key 0: every key a row sees), contiguous, in ACC (float32, or
 // float64 for float64). RL invocations a row, ROWS = 256 / RL rows a
@@ -8,9 +8,8 @@
 //
 // MODE 0 softmax, in place: sc = scale q k^T  ->  p = softmax(sc + mask),
 //   -inf where causal hides the key (key > row); a row with every score
-//   -inf gets p = 0 (its output 0) and lse -inf. With pc.lse (the
-//   forward) the row's lse = m + log l is written too. The backward
-//   recomputes the probabilities rather than reading the forward's lse: a
+//   -inf gets p = 0 (as its forward output 0). The probabilities are
+//   recomputed rather than read as exp(s - lse) with the forward's lse: a
 //   lse from scores rounded in another order put float32 gradients 7x
 //   CPU's error from float64 (scores near 100 are an ulp of 8e-6 apart).
 // MODE 1 softmax backward, in place: dp = dO v^T  ->  ds = p (dp - D),
@@ -110,8 +109,6 @@ void main() {
             const ACC s = acc_at(pc.sc, base + j).v;
             acc_at(pc.sc, base + j).v = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
         }
-        if (pc.lse != 0UL && live && lane == 0u)
-            acc_at(pc.lse, (z * g + r) * ab(AB_L) + gi).v = m == NEG_INF ? NEG_INF : m + rs_op_log(l);
 #else
         ACC d = ACC(0);
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL))

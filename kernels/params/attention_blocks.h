@@ -6,7 +6,6 @@
     uint64_t sc;      /* the block's scores, then probabilities (ACC), contiguous (NZ, LC, NK) */ \
     uint64_t dp;      /* MODE 1: dO v^T, then the scores' gradients (ACC), like sc */ \
     uint64_t mask;    /* 0: none; else (B, Hq, L, S) of DT through AB_MS strides */ \
-    uint64_t lse;     /* MODE 0: 0, or the rows' logsumexp (ACC), contiguous (B, Hq, L) */ \
     uint64_t params;  /* the parameter block: AB_ slots of int64 */
 
 #define AB_Z0 0      /* the block's first (batch, key head) pair z = b Hk + hk */
@@ -18,8 +17,7 @@
 #define AB_G 6       /* query heads a key head (G = Hq / Hk) */
 #define AB_HK 7
 #define AB_CAUSAL 8
-#define AB_L 9       /* query rows in all (lse's rows) */
-#define AB_MS 10     /* 4 strides (b, h, row, key) of the mask */
-#define AB_SLOTS 14
+#define AB_MS 9      /* 4 strides (b, h, row, key) of the mask */
+#define AB_SLOTS 13
 
 #endif

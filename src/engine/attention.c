@@ -3,7 +3,7 @@
  *
  * The forward is one kernel (kernels/attention.comp, an online softmax).
  * The backward: blocks of scores through the GEMM engine and
- * kernels/attention_blocks.comp (attention_blocks below), each gradient
+ * kernels/attention_blocks.comp (backward_blocks below), each gradient
  * summed in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
 #include <stdio.h>
@@ -143,7 +143,7 @@ typedef struct blocks_ctx {
     rs_kernel *kern[2];
     uint32_t rl;
     struct { RS_ATTENTION_BLOCKS_PUSH } pc;
-    rs_access acc[4];
+    rs_access acc[3];
     int nacc;
 } blocks_ctx;
 
@@ -156,47 +156,39 @@ static rs_status block_rows(blocks_ctx *x, int mode, int64_t z0, int64_t nz, int
     int64_t *ab = host;
     const rs_attention *a = x->a;
     ab[AB_Z0] = z0, ab[AB_NZ] = nz, ab[AB_I0] = i0, ab[AB_LC] = lc, ab[AB_NK] = nk;
-    ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0, ab[AB_L] = a->q.sizes[2];
+    ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0;
     for (int d = 0; d < 4; ++d) ab[AB_MS + d] = a->mask.ndim ? a->mask.strides[d] : 0;
     const uint64_t rows_a_group = 256 / x->rl;
     uint32_t groups[3] = {rs_groups_capped(x->s, ((uint64_t)(nz * lc) + rows_a_group - 1) / rows_a_group, 65535), 1, 1};
     return rs_dispatch(x->s, x->kern[mode], groups, &x->pc, sizeof x->pc, x->acc, x->nacc);
 }
 
-static rs_status attention_blocks(rs_stream *s, const rs_attention *a) {
-    const int fwd = a->op == RS_ATTN_FORWARD;
+static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
     const rs_dtype dt = a->q.dtype, w = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
     const int64_t b = a->q.sizes[0], hq = a->q.sizes[1], l = a->q.sizes[2], e = a->q.sizes[3];
     const int64_t hk = a->k.sizes[1], sl = a->k.sizes[2], ev = a->v.sizes[3];
     const int64_t g = hk ? hq / hk : 1, nzt = b * hk;
     const int accb = acc_bytes(dt);
-    const int want_q = !fwd && a->grad_q.address, want_k = !fwd && a->grad_k.address;
-    const int want_v = !fwd && a->grad_v.address, want_dp = want_q || want_k;
+    const int want_q = a->grad_q.address != 0, want_k = a->grad_k.address != 0;
+    const int want_v = a->grad_v.address != 0, want_dp = want_q || want_k;
     rs_device *dev = rs_stream_device(s);
     rs_status st = RS_OK;
 
-    /* the working views: [0..3] read (q, k, v, dO), [4..7] written (out, dq, dk, dv) */
-    const rs_tensor *src[8] = {&a->q, &a->k, &a->v, &a->grad_out, &a->out, &a->grad_q, &a->grad_k, &a->grad_v};
-    const int64_t groups[8] = {g, 1, 1, g, g, g, 1, 1};
-    const int want[8] = {1, 1, 1, !fwd, fwd, want_q, want_k, want_v};
-    rs_tensor wv[8];
+    /* the working views: [0..3] read (q, k, v, dO), [4..6] written */
+    const rs_tensor *src[7] = {&a->q, &a->k, &a->v, &a->grad_out, &a->grad_q, &a->grad_k, &a->grad_v};
+    const int64_t groups[7] = {g, 1, 1, g, g, 1, 1};
+    const int want[7] = {1, 1, 1, 1, want_q, want_k, want_v};
+    rs_tensor wv[7];
     memset(wv, 0, sizeof wv);
-    uint64_t tmp[8] = {0};
-    for (int i = 0; i < 8 && st == RS_OK; ++i)
+    uint64_t tmp[7] = {0};
+    for (int i = 0; i < 7 && st == RS_OK; ++i)
         if (want[i]) st = work_view(s, src[i], w, groups[i], hk, i < 4, &wv[i], &tmp[i]);
-    const rs_tensor *q = &wv[0], *k = &wv[1], *v = &wv[2], *dout = &wv[3], *out = &wv[4];
-    const rs_tensor *dq = &wv[5], *dk = &wv[6], *dv = &wv[7];
-    /* dk and dv are sums over blocks; with no keys, the output and dq are
-     * empty sums and every lse -inf */
+    const rs_tensor *q = &wv[0], *k = &wv[1], *v = &wv[2], *dout = &wv[3], *dq = &wv[4], *dk = &wv[5], *dv = &wv[6];
+    /* dk and dv are sums over blocks; dq too when there are no keys */
     const uint64_t zero[2] = {0, 0};
     if (st == RS_OK && want_k) st = rs_fill(s, dk, zero);
     if (st == RS_OK && want_v) st = rs_fill(s, dv, zero);
     if (st == RS_OK && want_q && sl == 0) st = rs_fill(s, dq, zero);
-    if (st == RS_OK && fwd && sl == 0) {
-        const uint64_t ninf[1] = {dt == RS_FLOAT64 ? rs_f64_bits(-INFINITY) : rs_f32_bits(-INFINITY)};
-        st = rs_fill(s, out, zero);
-        if (st == RS_OK) st = rs_fill(s, &(rs_tensor){a->lse, w, 1, {b * hq * l}, {1}}, ninf);
-    }
 
     /* the block: whole rows of S keys; causal blocks of CAUSAL_ROWS rows, so
      * that each sees only the keys up to its last row */
@@ -213,16 +205,14 @@ static rs_status attention_blocks(rs_stream *s, const rs_attention *a) {
     blocks_ctx x;
     memset(&x, 0, sizeof x);
     x.s = s, x.a = a;
-    const int run = l > 0 && sl > 0 && nzt > 0 && (fwd || want_q || want_k || want_v);
+    const int run = l > 0 && sl > 0 && nzt > 0 && (want_q || want_k || want_v);
     if (st == RS_OK && run) {
         st = rs_alloc(dev, block_bytes, s, &x.pc.sc);
         if (st == RS_OK && want_dp) st = rs_alloc(dev, block_bytes, s, &x.pc.dp);
         x.pc.mask = a->mask.ndim ? a->mask.address : 0;
-        x.pc.lse = fwd ? a->lse : 0;
         x.acc[x.nacc++] = (rs_access){x.pc.sc, block_bytes, 1};
         if (x.pc.dp) x.acc[x.nacc++] = (rs_access){x.pc.dp, block_bytes, 1};
         if (a->mask.ndim) x.acc[x.nacc++] = rs_tensor_access(&a->mask, 0);
-        if (fwd) x.acc[x.nacc++] = (rs_access){a->lse, (uint64_t)(b * hq * l) * (uint64_t)accb, 1};
         /* lanes a row: about 4 keys a lane, 32 to 256 */
         x.rl = 32;
         while (x.rl < 256 && (int64_t)x.rl * 4 < sl) x.rl *= 2;
@@ -241,15 +231,12 @@ static rs_status attention_blocks(rs_stream *s, const rs_attention *a) {
                 const int64_t lb = l - i0 < lc ? l - i0 : lc;
                 const int64_t nk = a->causal && i0 + lb < sl ? i0 + lb : sl; /* keys after the last row: hidden */
                 const rs_gemm_operand sc = block_operand(x.pc.sc, lb, nk, 0), dp = block_operand(x.pc.dp, lb, nk, 0);
-                const rs_gemm_operand pt = block_operand(x.pc.sc, lb, nk, 1), dst = block_operand(x.pc.dp, lb, nk, 1);
+                const rs_gemm_operand p_t = block_operand(x.pc.sc, lb, nk, 1), ds_t = block_operand(x.pc.dp, lb, nk, 1);
                 st = block_gemm(s, w, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
                                 view_operand(k, 1, hk, z0, 0, 0, 1), sc, scale, 0);
                 if (st == RS_OK) st = block_rows(&x, 0, z0, nz, i0, lb, nk, r, g, hk);
-                if (st == RS_OK && fwd) /* out = p v */
-                    st = block_gemm(s, w, nz, lb, ev, nk, sc, view_operand(v, 1, hk, z0, 0, 0, 0),
-                                    view_operand(out, g, hk, z0, r, i0, 0), 1.0, 0);
                 if (st == RS_OK && want_v)
-                    st = block_gemm(s, w, nz, nk, ev, lb, pt, view_operand(dout, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, w, nz, nk, ev, lb, p_t, view_operand(dout, g, hk, z0, r, i0, 0),
                                     view_operand(dv, 1, hk, z0, 0, 0, 0), 1.0, 1);
                 if (st != RS_OK || !want_dp) continue;
                 st = block_gemm(s, w, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
@@ -259,13 +246,13 @@ static rs_status attention_blocks(rs_stream *s, const rs_attention *a) {
                     st = block_gemm(s, w, nz, lb, e, nk, dp, view_operand(k, 1, hk, z0, 0, 0, 0),
                                     view_operand(dq, g, hk, z0, r, i0, 0), scale, 0);
                 if (st == RS_OK && want_k)
-                    st = block_gemm(s, w, nz, nk, e, lb, dst, view_operand(q, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, w, nz, nk, e, lb, ds_t, view_operand(q, g, hk, z0, r, i0, 0),
                                     view_operand(dk, 1, hk, z0, 0, 0, 0), scale, 1);
             }
     }
-    for (int i = 4; i < 8 && st == RS_OK; ++i)
+    for (int i = 4; i < 7 && st == RS_OK; ++i)
         if (tmp[i]) st = rs_copy(s, src[i], &wv[i]);
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < 7; ++i)
         if (tmp[i]) rs_free(dev, tmp[i]);
     if (x.pc.sc) rs_free(dev, x.pc.sc);
     if (x.pc.dp) rs_free(dev, x.pc.dp);
@@ -313,11 +300,9 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
                 return rs_error(RS_ERR_INVALID, "attention: %s is not its input's shape", names[i]);
         }
     }
-    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : attention_blocks(s, a);
+    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : backward_blocks(s, a);
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
-    const char *how = getenv("RUSSET_ATTENTION_FORWARD");
-    if (how && strcmp(how, "blocks") == 0) return attention_blocks(s, a);
 
     /* the forward: one kernel */
     uint64_t addr;
