@@ -8,7 +8,8 @@
 // is 0), NT (tensors in the layout), VECW (the 16-byte path, below: elements
 // per word; VQ words per invocation), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
-// dtype, of which CT_DT is the opmath type), EXPR.
+// dtype, of which CT_DT is the opmath type), EXPR; SEGS (1: a list of
+// contiguous tensors, one segment each: rs_pointwise_run_many).
 #version 460
 #include "common/dtype.glsl"
 #include "params/pointwise.h"
@@ -232,6 +233,11 @@ void rs_element(int64_t o[5], RS_OPMT(CT_DT) s0, RS_OPMT(CT_DT) s1, RS_OPMT(CT_D
 #endif
 }
 
+#if defined(SEGS) && SEGS
+// slot c of the segment table's row t (rs_pointwise_run_many)
+int64_t rs_seg(uint t, int c) { return RsI64(pc.params + 8UL * (uint64_t(t) * uint64_t(NT + 1) + uint64_t(c))).v; }
+#endif
+
 void main() {
 #if defined(RS_IGAM_SHARED) && RS_IGAM_SHARED
     rs_igam_init();  // igamma's table into shared memory (ops_special.glsl)
@@ -329,6 +335,35 @@ void main() {
                 rs_vput(qr, l, rs_venc(rs_expr(s0, s1, s2, s3 RS_ARGS(a, b, c, d))));
             }
             RsV4(pc.out_ + q * 16UL).v = qr;
+        }
+    }
+#elif defined(SEGS) && SEGS
+    // a list of contiguous tensors (rs_pointwise_run_many, torch's _foreach_
+    // ops): pc.ndim segments; row t of the table at pc.params is segment t's
+    // first element in the list's flat order, then each view's element
+    // offset from address 0 (the bases pc.out_ and pc.in_ are 0). Elements
+    // as on the contiguous path, each invocation walking forward from the
+    // segment of its first element.
+    uint64_t n = pc.numel;
+    const uint nseg = pc.ndim;
+    uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);
+    for (uint64_t base = uint64_t(gl_WorkGroupID.x) * uint64_t(RS_WG * RS_UNROLL) + uint64_t(gl_LocalInvocationID.x);
+         base < n; base += step) {
+        uint lo = 0u, hi = nseg - 1u;  // the last segment starting at or before base
+        while (lo < hi) {
+            uint mid = (lo + hi + 1u) / 2u;
+            if (rs_seg(mid, 0) <= int64_t(base)) lo = mid;
+            else hi = mid - 1u;
+        }
+        uint t = lo;
+        [[dont_unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
+            uint64_t i = base + uint64_t(u * RS_WG);
+            if (i >= n) break;
+            while (t + 1u < nseg && rs_seg(t + 1u, 0) <= int64_t(i)) ++t;
+            const int64_t e = int64_t(i) - rs_seg(t, 0);
+            int64_t o[5];
+            for (int v = 0; v < NT; ++v) o[v] = rs_seg(t, 1 + v) + e;
+            rs_element(o, s0, s1, s2, s3);
         }
     }
 #elif CONTIG

@@ -53,6 +53,14 @@ typedef struct rs_pointwise {
 
 RS_API rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *p);
 
+/* Runs ps[0..n) in order, with the results rs_pointwise_run would give one
+ * by one. A run of consecutive descriptions that differ only in their
+ * tensors (one op, flags, dtypes and scalars; every view contiguous, of one
+ * numel each) takes one launch, a segment a description, unless an output
+ * overlaps another description's operand (torch's _foreach_ ops: one
+ * launch for a whole parameter list). */
+RS_API rs_status rs_pointwise_run_many(rs_stream *s, const rs_pointwise *ps, int n);
+
 #ifdef __cplusplus
 }
 #endif

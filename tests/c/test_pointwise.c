@@ -322,6 +322,68 @@ TEST(sync_times_out_with_a_clear_error) {
     rs_free(dev, dout);
 }
 
+/* rs_pointwise_run_many: a list of contiguous tensors in one launch (torch's
+ * _foreach_ ops), with the results of running the descriptions one by one:
+ * segments of 0, 1, 5, 300, 1023 and 4 elements, in place (x += 2 y); the
+ * same tensor twice (one launch each, in order: one launch would add once);
+ * a description with another scalar (its own launch) */
+TEST(lists_run_in_one_launch_like_one_by_one) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { NSEG = 6, TOTAL = 1333 };
+    static const int64_t sizes[NSEG] = {0, 1, 5, 300, 1023, 4};
+    static float x[TOTAL], y[TOTAL], got[TOTAL];
+    for (int i = 0; i < TOTAL; i++) x[i] = (float)i * 0.25f - 7.0f, y[i] = (float)(i % 17) - 3.5f;
+    uint64_t dx, dy;
+    CHECK_OK(rs_alloc(dev, sizeof x, s, &dx));
+    CHECK_OK(rs_alloc(dev, sizeof y, s, &dy));
+    CHECK_OK(rs_memcpy_htod(s, dx, x, sizeof x));
+    CHECK_OK(rs_memcpy_htod(s, dy, y, sizeof y));
+    rs_pointwise ps[NSEG + 2];
+    memset(ps, 0, sizeof ps);
+    int64_t at = 0;
+    for (int t = 0; t < NSEG + 2; t++) {
+        /* NSEG segments, then segment 3 again (an alias), then segment 4 with 3 y */
+        int seg = t < NSEG ? t : t == NSEG ? 3 : 4;
+        int64_t start = 0;
+        for (int q = 0; q < seg; q++) start += sizes[q];
+        if (t < NSEG) {
+            CHECK(start == at);
+            at += sizes[t];
+        }
+        rs_pointwise *p = &ps[t];
+        p->name = "add";
+        p->expr = "rs_add(a, b, s0)";
+        p->common = p->compute = p->result = RS_FLOAT32;
+        p->ninputs = 2;
+        p->out = p->in[0] = vec(dx + (uint64_t)start * 4, RS_FLOAT32, sizes[seg]);
+        p->in[1] = vec(dy + (uint64_t)start * 4, RS_FLOAT32, sizes[seg]);
+        p->nscalars = 1;
+        p->s[0][0].f = t == NSEG + 1 ? 3.0f : 2.0f;
+    }
+    CHECK_OK(rs_stream_synchronize(s)); /* an empty batch: the counts below are this call's */
+    uint64_t before = rs_stream_pending_dispatches(s);
+    CHECK_OK(rs_pointwise_run_many(s, ps, NSEG));
+    CHECK(rs_stream_pending_dispatches(s) - before == 1);
+    /* segment 5, then 3 twice (one by one: 3 aliases itself), then 4 with 3 y */
+    rs_pointwise again[4] = {ps[NSEG - 1], ps[NSEG], ps[NSEG], ps[NSEG + 1]};
+    CHECK_OK(rs_stream_synchronize(s));
+    before = rs_stream_pending_dispatches(s);
+    CHECK_OK(rs_pointwise_run_many(s, again, 4));
+    CHECK(rs_stream_pending_dispatches(s) - before == 4);
+    CHECK_OK(rs_memcpy_dtoh(s, got, dx, sizeof got));
+    int64_t start3 = sizes[0] + sizes[1] + sizes[2], start4 = start3 + sizes[3], start5 = start4 + sizes[4];
+    for (int i = 0; i < TOTAL; i++) {
+        float want = x[i] + 2.0f * y[i];
+        if (i >= start3 && i < start4) want = want + 2.0f * y[i] + 2.0f * y[i];
+        if (i >= start4 && i < start5) want = want + 3.0f * y[i];
+        if (i >= start5) want = want + 2.0f * y[i];
+        CHECK(got[i] == want);
+    }
+    rs_free(dev, dx);
+    rs_free(dev, dy);
+}
+
 int main(void) {
     RUN(float_add_with_alpha_and_scalar);
     RUN(int8_wraps_and_broadcasts);
@@ -330,5 +392,6 @@ int main(void) {
     RUN(fp64_needs_the_feature_and_bad_expressions_fail);
     RUN(sqrt_rounded_once);
     RUN(sync_times_out_with_a_clear_error);
+    RUN(lists_run_in_one_launch_like_one_by_one);
     CTEST_END();
 }
