@@ -1,5 +1,6 @@
 // TensorIterator -> rs_pointwise (see pointwise.h).
 #include "torch/pointwise.h"
+#include "torch/pointwise_batch.h"
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/scalar_tensor.h>
@@ -177,7 +178,13 @@ void run_pointwise_impl(at::TensorIteratorBase& iter, const char* name, rs_pw_op
   at::ScalarType scalar_dtype = scalars_in_opmath ? static_cast<at::ScalarType>(p.compute) : common;
   for (const at::Scalar& s : scalars) to_scalar(s, scalar_dtype, p.compute, p.s[ns++]);
   p.nscalars = ns;
-  rs_status st = rs_pointwise_run(current_stream(iter.device(0).index()), &p);
+  rs_stream* stream = current_stream(iter.device(0).index());
+  PointwiseBatch* batch = PointwiseBatch::current();
+  if (batch) {
+    if (temporaries.empty() && batch->add(stream, p)) return;
+    batch->flush();  // what was queued runs first
+  }
+  rs_status st = rs_pointwise_run(stream, &p);
   // no fp64 on this device, or no kernel for these dtypes in the op table
   // (e.g. a special function's complex one): host execution, counted. A
   // compile error is a bug and raises.
@@ -197,6 +204,41 @@ void run_pointwise_flags(at::TensorIteratorBase& iter, const char* name, rs_pw_o
                          std::initializer_list<at::Scalar> scalars, std::optional<at::ScalarType> compute,
                          unsigned keep_dtype) {
   run_pointwise_impl(iter, name, op, flags, Result::Compute, scalars, compute, keep_dtype, false);
+}
+
+// ---- PointwiseBatch (pointwise_batch.h)
+
+namespace {
+thread_local PointwiseBatch* current_batch = nullptr;
+}
+
+PointwiseBatch::PointwiseBatch() : outer_(current_batch) { current_batch = this; }
+
+PointwiseBatch::~PointwiseBatch() {
+  // an exception on its way: what was queued still runs, as the tensors
+  // before the failing one were done one by one (no second exception here)
+  if (!queued_.empty()) rs_pointwise_run_many(stream_, queued_.data(), static_cast<int>(queued_.size()));
+  current_batch = outer_;
+}
+
+PointwiseBatch* PointwiseBatch::current() { return current_batch; }
+
+bool PointwiseBatch::add(rs_stream* s, const rs_pointwise& p) {
+  // queued only what cannot fail for want of float64 or of a table kernel
+  bool wide = rs_dtype_needs_fp64(p.compute) || rs_dtype_needs_fp64(p.result) || rs_dtype_needs_fp64(p.out.dtype);
+  for (int k = 0; k < p.ninputs; k++) wide = wide || rs_dtype_needs_fp64(p.in[k].dtype);
+  if (wide || (p.op != RS_PW_NONE && !rs_pw_op_supports(p.op, p.compute))) return false;
+  if (stream_ && s != stream_) flush();
+  stream_ = s;
+  queued_.push_back(p);
+  return true;
+}
+
+void PointwiseBatch::flush() {
+  if (queued_.empty()) return;
+  std::vector<rs_pointwise> run;
+  run.swap(queued_);
+  check(rs_pointwise_run_many(stream_, run.data(), static_cast<int>(run.size())));
 }
 
 }  // namespace russet
