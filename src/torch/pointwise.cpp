@@ -231,13 +231,17 @@ bool PointwiseBatch::add(rs_stream* s, const rs_pointwise& p) {
   if (stream_ && s != stream_) flush();
   stream_ = s;
   queued_.push_back(p);
+  names_.emplace_back(p.name);
+  queued_.back().name = names_.back().c_str();
   return true;
 }
 
 void PointwiseBatch::flush() {
   if (queued_.empty()) return;
   std::vector<rs_pointwise> run;
+  std::deque<std::string> names;
   run.swap(queued_);
+  names.swap(names_);
   check(rs_pointwise_run_many(stream_, run.data(), static_cast<int>(run.size())));
 }
 

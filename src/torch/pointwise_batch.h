@@ -7,6 +7,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <deque>
+#include <string>
 #include <vector>
 
 namespace russet {
@@ -36,6 +38,7 @@ class PointwiseBatch {
   PointwiseBatch* outer_;
   rs_stream* stream_ = nullptr;
   std::vector<rs_pointwise> queued_;
+  std::deque<std::string> names_;  // the queued descriptions' names, owned here
 };
 
 }  // namespace russet
