@@ -22,6 +22,7 @@
 // lr (tensor form) is read once per call. grad_scale never is: the
 // gradients are divided by it on the device.
 #include "torch/pointwise.h"
+#include "torch/pointwise_batch.h"
 
 #include "russet/optim.h"
 
@@ -238,6 +239,33 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
   // parameter moves (0: by the gradient, 1: the buffer, 2: Nesterov)
   const int has_wd = weight_decay != 0.0, first = is_first_step;
   const int mode = no_momentum_buffer ? 0 : nesterov ? 2 : 1;
+  const std::initializer_list<Scalar> buf_scalars = {static_cast<float>(weight_decay), static_cast<float>(momentum),
+                                                     static_cast<float>(1 - dampening)};
+  const std::initializer_list<Scalar> param_scalars = {static_cast<float>(weight_decay), static_cast<float>(momentum),
+                                                       static_cast<float>(-lr)};
+  bool all_float = true;
+  for (const Tensor& p : params) all_float = all_float && p.scalar_type() == at::kFloat;
+  if (all_float) {
+    // float32: pass by pass over the whole list inside a PointwiseBatch, one
+    // launch a pass (the gradients' unscale, the buffers, the parameters;
+    // each parameter's own steps keep their order). (float16/bfloat16 go
+    // parameter by parameter, below: their new parameter passes through a
+    // temporary and a copy, which a batch would reorder.)
+    PointwiseBatch batch;
+    for (size_t i = 0; i < n; i++)
+      if (params[i].numel() > 0) unscale(grads[i], grad_scale, found);
+    for (size_t i = 0; i < n && !no_momentum_buffer; i++)
+      if (params[i].numel() > 0)
+        step(momentum_buffer_list[i], {&momentum_buffer_list[i], &grads[i], &params[i], found}, "fused_sgd_buf",
+             RS_PW_FUSED_SGD_BUF, {maximize, has_wd, first}, buf_scalars);
+    for (size_t i = 0; i < n; i++)
+      if (params[i].numel() > 0)
+        // (without a buffer c is the gradient again, which mode 0 does not read)
+        step(params[i], {&params[i], &grads[i], no_momentum_buffer ? &grads[i] : &momentum_buffer_list[i], found},
+             "fused_sgd_param", RS_PW_FUSED_SGD_PARAM, {maximize, has_wd, 0, mode}, param_scalars);
+    batch.flush();
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     const Tensor& param = params[i];
     const Tensor& grad = grads[i];
