@@ -71,8 +71,9 @@ static rs_tensor one_dim(const rs_tensor *t, int64_t start, int64_t n) {
 /* A table op's description as an expression one (q, its text in `text`);
  * then the checks every description passes. */
 static rs_status resolve(rs_stream *s, const rs_pointwise *p, char *text, size_t cap, rs_pointwise *q) {
+    if (!s || !p || !p->name) return rs_error(RS_ERR_INVALID, "rs_pointwise: missing arguments");
     *q = *p;
-    if (s && p && p->name && p->op != RS_PW_NONE) {
+    if (p->op != RS_PW_NONE) {
         /* a table op: its expression, if the table has it for this dtype;
          * $k is the integer flags[k], a constant of the kernel (an option
          * such as the fused optimizers' maximize): one kernel a value */
@@ -84,7 +85,7 @@ static rs_status resolve(rs_stream *s, const rs_pointwise *p, char *text, size_t
         q->op = RS_PW_NONE;
         q->expr = text;
     }
-    if (!s || !p || !q->expr || !p->name) return rs_error(RS_ERR_INVALID, "rs_pointwise: missing arguments");
+    if (!q->expr) return rs_error(RS_ERR_INVALID, "rs_pointwise %s: no expression", p->name);
     if (p->ninputs < 0 || p->ninputs > RS_PW_MAX_INPUTS || p->nscalars < 0 || p->nscalars > 4)
         return rs_error(RS_ERR_INVALID, "rs_pointwise %s: %d inputs, %d scalars", p->name, p->ninputs,
                         p->nscalars);
