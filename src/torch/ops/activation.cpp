@@ -3,6 +3,7 @@
 // the iterator, pointwise.h); the non-structured ones build their
 // TensorIterator as ATen's CPU implementation does.
 #include "torch/pointwise.h"
+#include "torch/structured_ops.h"
 
 #include <ATen/ops/_prelu_kernel_backward_ops.h>
 #include <ATen/ops/_prelu_kernel_ops.h>
@@ -134,10 +135,7 @@ Tensor& gelu_backward_out(const Tensor& grad, const Tensor& self, c10::string_vi
 }
 
 // structured unary op, no arguments
-#define UNARY0(fn, META_CLASS, op, pw)                                                      \
-  Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self); \
-  }
+#define UNARY0(fn, META_CLASS, op, pw) RS_STRUCTURED_UNARY(fn, META_CLASS, op, pw, Result::Compute)
 // structured backward op (grad, x), no arguments
 #define BACKWARD0(fn, META_CLASS, op, pw)                                                   \
   Tensor& fn(const Tensor& grad, const Tensor& x, Tensor& out) {                              \

@@ -53,6 +53,7 @@
 #include <torch/library.h>
 
 #include "torch/pointwise.h"
+#include "torch/structured_ops.h"
 
 namespace russet {
 namespace {
@@ -61,10 +62,7 @@ using at::Scalar;
 using at::Tensor;
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, pw, result)                                              \
-  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, result, out, self, other); \
-  }
+#define BINARY RS_STRUCTURED_BINARY
 
 // comparisons against a Scalar (eq.Scalar_out, ...)
 #define COMPARE_SCALAR(fn, META_CLASS, op, pw)                                              \

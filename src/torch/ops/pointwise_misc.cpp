@@ -4,6 +4,7 @@
 // logical ops, nan_to_num. Structured ops register .out (pointwise.h);
 // the others build their TensorIterator as ATen's CPU implementation does.
 #include "torch/pointwise.h"
+#include "torch/structured_ops.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
@@ -136,10 +137,7 @@ Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
 }
 
 // out= kernel of a structured binary op: meta(self, other), then EXPR.
-#define BINARY(fn, META_CLASS, op, pw)                                                      \
-  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self, other); \
-  }
+#define BINARY(fn, META_CLASS, op, pw) RS_STRUCTURED_BINARY(fn, META_CLASS, op, pw, Result::Compute)
 
 BINARY(clamp_min_tensor_out, structured_clamp_min_Tensor, clamp_min_Tensor_out, RS_PW_MAXIMUM)
 BINARY(clamp_max_tensor_out, structured_clamp_max_Tensor, clamp_max_Tensor_out, RS_PW_MINIMUM)

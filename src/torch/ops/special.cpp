@@ -5,6 +5,7 @@
 // (float64, complex: src/engine/pointwise_ops.c's kinds) runs through host
 // execution.
 #include "torch/pointwise.h"
+#include "torch/structured_ops.h"
 
 #include <ATen/ops/digamma_meta.h>
 #include <ATen/ops/digamma_ops.h>
@@ -102,15 +103,8 @@ namespace {
 
 using at::Tensor;
 
-#define UNARY(fn, META_CLASS, op, pw)                                                       \
-  Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self); \
-  }
-
-#define BINARY(fn, META_CLASS, op, pw)                                                      \
-  Tensor& fn(const Tensor& self, const Tensor& other, Tensor& out) {                          \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self, other); \
-  }
+#define UNARY(fn, META_CLASS, op, pw) RS_STRUCTURED_UNARY(fn, META_CLASS, op, pw, Result::Compute)
+#define BINARY(fn, META_CLASS, op, pw) RS_STRUCTURED_BINARY(fn, META_CLASS, op, pw, Result::Compute)
 
 UNARY(erfinv_out, structured_erfinv, erfinv_out, RS_PW_ERFINV)
 UNARY(lgamma_out, structured_lgamma, lgamma_out, RS_PW_LGAMMA)

@@ -6,6 +6,7 @@
 // UnaryOps.cpp does. Each op is a table op RS_PW_* (src/engine/
 // pointwise_ops.c: kernels/common/ops_math.glsl functions, rs_op_*).
 #include "torch/pointwise.h"
+#include "torch/structured_ops.h"
 
 #include <ATen/ops/abs_ops.h>
 #include <ATen/ops/acos_meta.h>
@@ -104,10 +105,7 @@ namespace {
 using at::Tensor;
 
 // out= kernel of a structured unary op: meta(self), then EXPR.
-#define UNARY(fn, META_CLASS, op, pw, result)                                              \
-  Tensor& fn(const Tensor& self, Tensor& out) {                                               \
-    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, result, out, self);  \
-  }
+#define UNARY RS_STRUCTURED_UNARY
 
 UNARY(neg_out, structured_neg, neg_out, RS_PW_NEG, Result::Compute)
 UNARY(sign_out, structured_sign, sign_out, RS_PW_SIGN, Result::Compute)
