@@ -223,15 +223,13 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *desc) {
 
 /* ---------------------------------------------------------------- lists of tensors */
 
-static int64_t numel_of(const rs_tensor *t) { return rs_tensor_numel(t); }
-
 /* A description a list launch can take: every view contiguous, of one
  * numel, at an address that is a whole number of its elements. */
 static int listable(const rs_pointwise *p) {
     if (!rs_tensor_is_contiguous(&p->out) || p->out.address % rs_dtype_size(p->out.dtype)) return 0;
     for (int k = 0; k < p->ninputs; ++k)
         if (!p->is_scalar[k] &&
-            (!rs_tensor_is_contiguous(&p->in[k]) || numel_of(&p->in[k]) != numel_of(&p->out) ||
+            (!rs_tensor_is_contiguous(&p->in[k]) || rs_tensor_numel(&p->in[k]) != rs_tensor_numel(&p->out) ||
              p->in[k].address % rs_dtype_size(p->in[k].dtype)))
             return 0;
     return 1;
@@ -348,7 +346,7 @@ static rs_status run_list(rs_stream *s, const rs_pointwise *ps, int n) {
             if (hi > end) end = hi;
             acc[v].size = end - acc[v].address;
         }
-        total += numel_of(&ps[i].out);
+        total += rs_tensor_numel(&ps[i].out);
     }
     if (total == 0) return RS_OK;
     for (int v = 0; v < nt; ++v)

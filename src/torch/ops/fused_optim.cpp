@@ -38,6 +38,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -243,65 +244,46 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
                                                      static_cast<float>(1 - dampening)};
   const std::initializer_list<Scalar> param_scalars = {static_cast<float>(weight_decay), static_cast<float>(momentum),
                                                        static_cast<float>(-lr)};
+  // Pass by pass over the list: the gradients' unscale, the buffers, the
+  // parameters; each parameter's own steps keep their order, and no step
+  // reads another parameter's tensors. A float32 list runs inside a
+  // PointwiseBatch: one launch a pass. float16/bfloat16 parameters with a
+  // buffer move by the new buffer's float value, before its rounding to the
+  // dtype (CPU's order), so their new value is formed first from the old
+  // buffer into a temporary (the buffer's step still reads the old
+  // parameter, for weight decay) and copied in last; the copy is no
+  // pointwise launch, which a batch would reorder, so those lists go launch
+  // by launch.
   bool all_float = true;
   for (const Tensor& p : params) all_float = all_float && p.scalar_type() == at::kFloat;
-  if (all_float) {
-    // float32: pass by pass over the whole list inside a PointwiseBatch, one
-    // launch a pass (the gradients' unscale, the buffers, the parameters;
-    // each parameter's own steps keep their order). (float16/bfloat16 go
-    // parameter by parameter, below: their new parameter passes through a
-    // temporary and a copy, which a batch would reorder.)
-    PointwiseBatch batch;
-    for (size_t i = 0; i < n; i++)
-      if (params[i].numel() > 0) unscale(grads[i], grad_scale, found);
-    for (size_t i = 0; i < n && !no_momentum_buffer; i++)
-      if (params[i].numel() > 0)
-        step(momentum_buffer_list[i], {&momentum_buffer_list[i], &grads[i], &params[i], found}, "fused_sgd_buf",
-             RS_PW_FUSED_SGD_BUF, {maximize, has_wd, first}, buf_scalars);
-    for (size_t i = 0; i < n; i++)
-      if (params[i].numel() > 0)
-        // (without a buffer c is the gradient again, which mode 0 does not read)
-        step(params[i], {&params[i], &grads[i], no_momentum_buffer ? &grads[i] : &momentum_buffer_list[i], found},
-             "fused_sgd_param", RS_PW_FUSED_SGD_PARAM, {maximize, has_wd, 0, mode}, param_scalars);
-    batch.flush();
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const Tensor& param = params[i];
-    const Tensor& grad = grads[i];
-    if (param.numel() == 0) continue;
-    unscale(grad, grad_scale, found);
-    if (!no_momentum_buffer) {
-      const Tensor& buf = momentum_buffer_list[i];
-      // float16/bfloat16: CPU moves the parameter by the new buffer's float
-      // value, before its rounding to the dtype; so the new parameter is
-      // formed first from the old buffer (into a temporary: the buffer's
-      // step still reads the old parameter, for weight decay)
-      const bool reduced = param.scalar_type() != at::kFloat;
-      Tensor new_param;
-      if (reduced) {
-        new_param = at::empty_like(param);
-        step(new_param, {&param, &grad, &buf, found}, "fused_sgd_param_lp", RS_PW_FUSED_SGD_PARAM_FROM_OLD_BUF,
-             {maximize, has_wd, first, mode},
-             {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr),
-              static_cast<float>(1 - dampening)});
-      }
-      step(buf, {&buf, &grad, &param, found}, "fused_sgd_buf", RS_PW_FUSED_SGD_BUF, {maximize, has_wd, first},
-           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(1 - dampening)});
-      if (reduced) {
-        param.copy_(new_param);
-        continue;
-      }
-      step(param, {&param, &grad, &buf, found}, "fused_sgd_param", RS_PW_FUSED_SGD_PARAM, {maximize, has_wd, 0, mode},
-           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
-    } else {
-      // (c: no buffer, and mode 0 does not read it; one CPU scalar at most
-      // goes into an iterator, d's 0 without found_inf)
-      step(param, {&param, &grad, &grad, found}, "fused_sgd_param0", RS_PW_FUSED_SGD_PARAM,
-           {maximize, has_wd, 0, mode},
-           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr)});
+  std::optional<PointwiseBatch> batch;
+  if (all_float) batch.emplace();
+  std::vector<Tensor> new_params(n);
+  for (size_t i = 0; i < n; i++)
+    if (params[i].numel() > 0) unscale(grads[i], grad_scale, found);
+  for (size_t i = 0; i < n && !no_momentum_buffer; i++)
+    if (params[i].numel() > 0 && params[i].scalar_type() != at::kFloat) {
+      new_params[i] = at::empty_like(params[i]);
+      step(new_params[i], {&params[i], &grads[i], &momentum_buffer_list[i], found}, "fused_sgd_param_lp",
+           RS_PW_FUSED_SGD_PARAM_FROM_OLD_BUF, {maximize, has_wd, first, mode},
+           {static_cast<float>(weight_decay), static_cast<float>(momentum), static_cast<float>(-lr),
+            static_cast<float>(1 - dampening)});
     }
+  for (size_t i = 0; i < n && !no_momentum_buffer; i++)
+    if (params[i].numel() > 0)
+      step(momentum_buffer_list[i], {&momentum_buffer_list[i], &grads[i], &params[i], found}, "fused_sgd_buf",
+           RS_PW_FUSED_SGD_BUF, {maximize, has_wd, first}, buf_scalars);
+  for (size_t i = 0; i < n; i++) {
+    if (params[i].numel() == 0) continue;
+    if (new_params[i].defined()) {
+      params[i].copy_(new_params[i]);
+      continue;
+    }
+    // (without a buffer c is the gradient again, which mode 0 does not read)
+    step(params[i], {&params[i], &grads[i], no_momentum_buffer ? &grads[i] : &momentum_buffer_list[i], found},
+         "fused_sgd_param", RS_PW_FUSED_SGD_PARAM, {maximize, has_wd, 0, mode}, param_scalars);
   }
+  if (batch) batch->flush();
 }
 
 // a scalar as FusedAdagradKernel's vector loop uses it: rounded to the
