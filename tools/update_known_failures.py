@@ -5,11 +5,16 @@
 Every (op, variant, dtype) that the sweep classed wrong or error becomes an
 entry. An entry already in the file keeps its reason (and its class is
 updated); a new one gets "not yet triaged" plus the first line of its error,
-for the next engineer to replace with the real cause. Entries that no longer
-fail are dropped, so the list only says what is true.
+for the next engineer to replace with the real cause. Every entry records
+the stable part of how it fails now (detail, coverage.failure_signature).
+Entries that no longer fail are dropped, so the list only says what is true.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from russet.coverage import failure_signature  # noqa: E402
 
 FAILING = {"wrong", "error"}
 PATH = "tests/conformance/known_failures.json"
@@ -36,6 +41,7 @@ def main(report_path):
             else:
                 kept += 1
             e["class"] = x["class"]
+            e["detail"] = failure_signature(x.get("detail"))
             out.append(e)
     out.sort(key=lambda e: (e["op"], e["variant"], e["dtype"]))
     with open(PATH, "w") as f:

@@ -1279,21 +1279,34 @@ def load_known_failures(path=KNOWN_FAILURES):
     return out
 
 
+def failure_signature(detail):
+    """The stable part of a failure's detail, which a known failure must
+    keep: for a wrong value, which output and how it differs ("output[1]:
+    Tensor-likes are not equal!", without the counts that follow); for an
+    error, its type and the start of its message. Numbers other than an
+    output's index become '#', so sizes and counts do not matter."""
+    line = (detail or "").strip().split("\n")[0].split("; ")[0]
+    return re.sub(r"(?<![\[\d])\d+(?![\d\]])", "#", line)[:80]
+
+
 def check_against_known(records, known):
     """(new failures, known failures that now pass), for the cases that ran.
     A failure is `wrong`, `error` or `unsupported`. A listed case counts as
-    known only while it fails the way it is listed (its class): a known
-    wrong result that turns into an error, or an unsupported case, is a new
-    failure."""
+    known only while it fails the way it is listed: its class, and the
+    stable part of its detail (failure_signature) where the entry records
+    one. A known wrong result that turns into an error, an error with
+    another message, or an unsupported case is a new failure."""
     new, fixed = [], []
     for r in records:
         for v, x in r["variants"].items():
             k = (r["op"], v, r["dtype"])
             failing = x["class"] in FAILING + ("unsupported",)
-            if failing and (k not in known or known[k].get("class") != x["class"]):
-                listed = f" (listed as {known[k].get('class')})" if k in known else ""
+            e = known.get(k)
+            if failing and (e is None or e.get("class") != x["class"]
+                            or e.get("detail", failure_signature(x["detail"])) != failure_signature(x["detail"])):
+                listed = f" (listed as {e.get('class')}: {e.get('detail', '')})" if e else ""
                 new.append((k, x["class"] + listed, x["detail"]))
-            elif k in known and not failing:
+            elif e is not None and not failing:
                 fixed.append((k, x["class"]))
     return new, fixed
 

@@ -103,6 +103,29 @@ def test_known_failures_file_is_well_formed(known):
         assert variant in cov.VARIANTS, e
         assert dtype in cov.cpu_dtypes(keys[op]), e
         assert len(e["reason"].strip()) >= 15, f"give a real reason: {e}"
+        assert e["class"] in ("wrong", "error"), e
+        assert e.get("detail"), f"record how it fails (coverage.failure_signature): {e}"
+
+
+def test_a_known_failure_that_fails_another_way_is_new():
+    """a listed failure matches on its class and the stable part of its
+    detail; the counts and sizes in the detail may change"""
+    k = ("op", "op", "float32")
+    known = {k: {"class": "wrong", "detail": "output[1]: Tensor-likes are not close!", "reason": "r"}}
+
+    def rec(cls, detail):
+        return [{"op": "op", "dtype": "float32", "variants": {"op": {"class": cls, "detail": detail}}}]
+
+    same = "output[1]: Tensor-likes are not close!; Mismatched elements: 3 / 25 (12.0%)"
+    assert cov.check_against_known(rec("wrong", same), known) == ([], [])
+    for cls, detail in (("wrong", "output[0]: Tensor-likes are not close!; Mismatched elements: 3 / 25"),
+                        ("wrong", "output[1]: Tensor-likes are not equal!; Mismatched elements: 3 / 25"),
+                        ("error", "RuntimeError: russet: boom"),
+                        ("unsupported", "NotImplementedError: nope")):
+        new, fixed = cov.check_against_known(rec(cls, detail), known)
+        assert [n[0] for n in new] == [k] and not fixed, (cls, detail)
+    assert cov.check_against_known(rec("pass-native", ""), known) == ([], [(k, "pass-native")])
+    assert cov.failure_signature("RuntimeError: size 12 vs 13\nmore") == "RuntimeError: size # vs #"
 
 
 # ---- the harness itself must be able to fail
