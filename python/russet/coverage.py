@@ -315,6 +315,47 @@ RANDOM_OPS = {
     "nn.functional.feature_alpha_dropout", "nn.functional.fractional_max_pool2d",
     "nn.functional.fractional_max_pool3d", "svd_lowrank", "pca_lowrank",
 }
+# Random ops' samples whose result does not depend on the draw: dropout that
+# does not train, or drops nothing or everything; rrelu outside training (its
+# slope is then (lower + upper) / 2). These are compared like any other op.
+# (The functions' own default for `training`: alpha and feature-alpha
+# dropout and rrelu default to False, the others to True.)
+TRAINING_DEFAULT_FALSE = {"nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
+                          "nn.functional.rrelu"}
+# Low-rank factorizations: a random projection picks U and V's signs and
+# basis, but S and the product U diag(S) V^H are determined when q covers the
+# matrix's rank (as in every OpInfo sample): those are compared exactly.
+LOWRANK_OPS = {"svd_lowrank", "pca_lowrank"}
+
+
+def _random_sample(op_name, sample):
+    """Whether this sample's result depends on the random draw: a random op's
+    sample except the deterministic ones above, and attention with dropout
+    (SDPA's dropout_p, multi-head attention's dropout_p (argument 9) while
+    training). The others are compared exactly."""
+    k = sample.kwargs
+    if op_name == "nn.functional.scaled_dot_product_attention":
+        return k.get("dropout_p", 0.0) > 0
+    if op_name == "nn.functional.multi_head_attention_forward":
+        p = sample.args[9] if len(sample.args) > 9 else k.get("dropout_p", 0.0)
+        return bool(k.get("training", True)) and p > 0
+    if op_name not in RANDOM_OPS:
+        return False
+    training = k.get("training", op_name not in TRAINING_DEFAULT_FALSE)
+    if "dropout" in op_name:
+        return training and k.get("p", 0.5) not in (0.0, 1.0)
+    if op_name == "nn.functional.rrelu":
+        return training
+    return True
+
+
+def _lowrank_determined(res):
+    """(S, U diag(S) V^H): the parts of a low-rank SVD that do not depend on
+    the random projection"""
+    u, s, v = res
+    return s, (u * s.unsqueeze(-2).to(u.dtype)) @ v.mH
+
+
 # Ops whose positional args must stay on CPU (PyTorch requires CPU index tensors).
 CPU_ARGS_OPS = {"tensor_split"}
 # Ops whose result is uninitialized memory: metadata only.
@@ -776,10 +817,13 @@ def _call(fn, parts):
 
 def run_variant(torch, op, op_name, variant, dtype, sample, tol):
     """One case: returns (class, detail, host_ops)."""
-    randomish = op_name in RANDOM_OPS
+    process = getattr(sample, "output_process_fn_grad", None) or (lambda x: x)
+    randomish = _random_sample(op_name, sample)
+    if op_name in LOWRANK_OPS and variant != "grad":
+        randomish = False
+        process = _lowrank_determined
     uninit = op_name in UNINITIALIZED_OPS
     parts_cpu = _sample_parts(sample)
-    process = getattr(sample, "output_process_fn_grad", None) or (lambda x: x)
     if variant == "inplace":
         fn = op.inplace_variant
         parts_cpu[0] = _clone_cpu(parts_cpu[0])
@@ -1003,7 +1047,7 @@ def run_task(torch, key, op, dtype_name, mode):
         for s in samples:
             res[v].append(list(run_variant(torch, op, op.name, v, dtype_name, s, tol)))
     if dtype_name == "float32" and getattr(op, "supports_autograd", False) \
-            and op.name not in RANDOM_OPS | UNINITIALIZED_OPS:
+            and op.name not in UNINITIALIZED_OPS:
         try:
             gs, _ = _samples(op, dtype, lim, requires_grad=True)
         except _Timeout:

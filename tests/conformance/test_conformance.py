@@ -172,6 +172,34 @@ def test_harness_catches_a_wrong_value():
     assert cls == "wrong" and "not close" in detail
 
 
+def test_harness_compares_deterministic_samples_of_random_ops_exactly():
+    """a random op's sample that does not depend on the draw (dropout
+    outside training or at p 0 or 1, rrelu outside training, a low-rank
+    SVD's S and product) is compared as exactly as any op; only the others
+    get the statistical check"""
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    def run(name, fn, **kwargs):
+        torch.manual_seed(0)
+        s = SampleInput(torch.rand(64, 32) + 0.5, kwargs=kwargs)
+        return cov.run_variant(torch, _FakeOp(fn, name), name, "op", "float32", s, None)
+
+    off = lambda x, **k: torch.nn.functional.dropout(x, **k) * (1.001 if _is_russet(x) else 1)  # noqa: E731
+    for kw in ({"p": 0.5, "training": False}, {"p": 0.0}):
+        assert run("nn.functional.dropout", off, **kw)[0] == "wrong", kw
+    # the training sample with p 0.5 is random: the loose statistics accept it
+    assert run("nn.functional.dropout", off, p=0.5)[0] in ("pass-native", "pass-host")
+    rr = lambda x, **k: torch.nn.functional.rrelu(-x, **k) * (1.001 if _is_russet(x) else 1)  # noqa: E731
+    assert run("nn.functional.rrelu", rr)[0] == "wrong"
+    assert run("nn.functional.rrelu", rr, training=True)[0] in ("pass-native", "pass-host")
+
+    def lowrank(x, bias):
+        u, s_, v = torch.svd_lowrank(x[:, :4] @ x[:4, :], q=4)
+        return u, s_ + (bias if _is_russet(x) else 0), v
+    assert run("svd_lowrank", lambda x: lowrank(x, 0.0))[0] in ("pass-native", "pass-host")
+    assert run("svd_lowrank", lambda x: lowrank(x, 1e-3))[0] == "wrong"
+
+
 def test_harness_catches_wrong_dtype_shape_and_device():
     assert _run(lambda x, y: (x + y).double() if _is_russet(x) else x + y)[0] == "wrong"
     assert _run(lambda x, y: (x + y)[:2] if _is_russet(x) else x + y)[0] == "wrong"

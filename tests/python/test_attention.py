@@ -299,3 +299,77 @@ def test_backward_recomputes_the_softmax_without_the_logsumexp():
 
     for a, b in zip(grads(lse), grads(torch.zeros_like(lse))):
         assert torch.equal(a.cpu(), b.cpu())
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_dropout_keeps_each_probability_or_drops_it(is_causal):
+    """SDPA with dropout (the math backend, russet's dropout kernel): with v
+    the identity, the output is the dropped probability matrix. Each element
+    is either 0 or CPU's probability / (1 - p); the dropped fraction is p
+    within six standard deviations; the same seed gives the same mask, and
+    the mask is the one the output with any v used, forward and backward."""
+    torch.manual_seed(6)
+    p, L, S = 0.3, 33, 40
+    q, k = torch.randn(2, 3, L, 16), torch.randn(2, 3, S, 16)
+    eye = torch.eye(S).expand(2, 3, S, S)
+    probs = F.scaled_dot_product_attention(q, k, eye, is_causal=is_causal)
+    qd, kd = q.to(D), k.to(D)
+
+    def dropped(seed, vd):
+        torch.manual_seed(seed)
+        return F.scaled_dot_product_attention(qd, kd, vd, dropout_p=p, is_causal=is_causal)
+
+    a = dropped(7, eye.to(D)).cpu()
+    kept = a != 0
+    assert_close(a[kept], (probs / (1 - p))[kept], rtol=2e-5, atol=1e-6)
+    live = probs > 0  # causal: the masked keys are 0 either way
+    frac = 1 - kept[live].double().mean().item()
+    n = live.sum().item()
+    assert abs(frac - p) < 6 * (p * (1 - p) / n) ** 0.5, (frac, n)
+    assert torch.equal(dropped(7, eye.to(D)).cpu(), a)
+    assert not torch.equal(dropped(8, eye.to(D)).cpu(), a)
+
+    # any v, the same seed: the same mask, and the gradients of that product
+    v = torch.randn(2, 3, S, 16)
+    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+    qdg, kdg, vdg = (t.to(D).requires_grad_() for t in (q, k, v))
+    torch.manual_seed(7)
+    y = F.scaled_dot_product_attention(qdg, kdg, vdg, dropout_p=p, is_causal=is_causal)
+    mask = (kept / (1 - p)).float()
+    sc = (qg @ kg.mT) / 16 ** 0.5
+    if is_causal:
+        sc = sc.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), float("-inf"))
+    ref = (sc.softmax(-1) * mask) @ vg
+    assert_close(y.detach().cpu(), ref.detach(), rtol=2e-5, atol=2e-5)
+    g = torch.randn(ref.shape)
+    ref.backward(g)
+    y.backward(g.to(D))
+    for name, got, want in (("q", qdg, qg), ("k", kdg, kg), ("v", vdg, vg)):
+        assert_close(got.grad.cpu(), want.grad, rtol=1e-4, atol=1e-5, msg=lambda m: f"d{name}: {m}")
+
+
+def test_multihead_attention_dropout_is_unbiased_and_drops_p():
+    """nn.MultiheadAttention training with dropout: the per-head weights are
+    0 or the eval weights / (1 - p), a fraction p of them 0, and the output
+    averaged over many draws (a batch of one repeated sequence) approaches
+    the eval output within its standard error"""
+    torch.manual_seed(9)
+    p, B = 0.25, 256
+    mha = torch.nn.MultiheadAttention(16, 2, dropout=p, batch_first=True)
+    mhd = torch.nn.MultiheadAttention(16, 2, dropout=p, batch_first=True).to(D)
+    mhd.load_state_dict(mha.state_dict())
+    x = torch.randn(1, 6, 16).expand(B, 6, 16).contiguous()
+    xd = x.to(D)
+    mha.eval()
+    y0, w0 = mha(x, x, x, need_weights=True, average_attn_weights=False)
+    mhd.train()
+    with torch.no_grad():
+        y, w = mhd(xd, xd, xd, need_weights=True, average_attn_weights=False)
+    y, w = y.cpu(), w.cpu()
+    kept = w != 0
+    assert_close(w[kept], (w0 / (1 - p)).expand_as(w)[kept], rtol=2e-5, atol=1e-6)
+    frac = 1 - kept.double().mean().item()
+    assert abs(frac - p) < 6 * (p * (1 - p) / w.numel()) ** 0.5, frac
+    se = y.std(0) / B ** 0.5
+    assert ((y.mean(0) - y0[0]).abs() <= 6 * se + 1e-5).all()
+    assert not torch.equal(y[0], y[1])  # each row drew its own mask
