@@ -59,7 +59,7 @@ CLASSES = ["pass-native", "pass-host", "wrong", "error", "unsupported", "skipped
 CASE_CODES = {"pass-native": "N", "pass-host": "H", "wrong": "W", "error": "E",
               "unsupported": "U", "skipped": "S"}
 FAILING = ("wrong", "error")
-VARIANTS = ["op", "inplace", "out", "grad", "errors"]
+VARIANTS = ["op", "inplace", "out", "out-layouts", "channels-last", "grad", "errors"]
 
 # ---------------------------------------------------------------- families
 #
@@ -741,6 +741,51 @@ def _check_meta(actual, expected, what):
                                   f"{e.dtype}{tuple(e.shape)}")
 
 
+def _sized_strides(t):
+    """t's strides over the dims of more than one element (a size-1 dim's
+    stride is arbitrary)"""
+    return tuple(st for n, st in zip(t.shape, t.stride()) if n > 1)
+
+
+def _check_strides(actual, expected, what):
+    """Each dense result laid out as CPU lays it out: channels_last in gives
+    channels_last out, linear algebra's column-major results, nonzero's
+    transposed one."""
+    import torch
+
+    la, le = _leaves(actual), _leaves(expected)
+    for i, (a, e) in enumerate(zip(la, le)):
+        if not (isinstance(a, torch.Tensor) and isinstance(e, torch.Tensor)):
+            continue
+        if a.layout != torch.strided or e.layout != torch.strided or e.numel() <= 1 or a.shape != e.shape:
+            continue
+        if _sized_strides(a) != _sized_strides(e):
+            name = what if len(le) == 1 else f"{what}[{i}]"
+            raise CaseFailure(f"{name}: strides {tuple(a.stride())} != CPU's {tuple(e.stride())} "
+                              f"(shape {tuple(e.shape)})")
+
+
+def _channels_last(obj):
+    """A sample with every 4-d tensor in channels_last and every 5-d one in
+    channels_last_3d (the channels-last variant)"""
+    import torch
+
+    def f(t):
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dim() in (4, 5):
+            fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
+            return t.detach().contiguous(memory_format=fmt).requires_grad_(t.requires_grad)
+        return t
+
+    return _tree_map(f, obj)
+
+
+def _has_channels(sample):
+    import torch
+
+    return any(isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dim() in (4, 5)
+               and t.numel() > 1 for t in _leaves(_sample_parts(sample)))
+
+
 # unbounded or heavy-tailed distributions: no range check (their extremes are
 # legitimately far apart between two draws); cauchy has no mean either
 UNBOUNDED_RANDOM = {"normal", "randn", "randn_like", "cauchy", "log_normal", "exponential",
@@ -824,6 +869,8 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
         process = _lowrank_determined
     uninit = op_name in UNINITIALIZED_OPS
     parts_cpu = _sample_parts(sample)
+    if variant == "channels-last":  # otherwise as the op variant
+        parts_cpu = _channels_last(parts_cpu)
     if variant == "inplace":
         fn = op.inplace_variant
         parts_cpu[0] = _clone_cpu(parts_cpu[0])
@@ -886,6 +933,8 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
             _check_random(res_r, res_c, variant, op_name)
         else:
             _assert_close(res_r, res_c, tol, "output" if variant != "grad" else "grad")
+        if variant in ("op", "channels-last") and not randomish:
+            _check_strides(res_r, res_c, "output")
         if variant == "out":
             if isinstance(outs_r, torch.Tensor):
                 if ret_r is not outs_r and not (isinstance(ret_r, torch.Tensor) and ret_r.data_ptr() == outs_r.data_ptr()):
@@ -905,6 +954,102 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
         raise
     except Exception as e:  # noqa: BLE001  (a comparison that raised: russet gave something odd)
         return "wrong", "comparison raised " + _first_line(e), host_ops
+    return ("pass-host" if host_ops else "pass-native"), "", host_ops
+
+
+OUT_LAYOUTS = ("strided", "resized")
+OUT_LAYOUT_SAMPLES = 3  # samples per (op, dtype) in the out-layouts variant
+
+
+def _layout_out(torch, t, kind, device):
+    """An `out=` tensor for the result `t` (CPU) on `device`: "strided", of
+    t's shape but not contiguous (its dims stored in reverse order, or every
+    other element of a longer vector); "resized", a non-empty tensor of the
+    wrong shape, which PyTorch resizes with a warning. None where the kind
+    does not apply (0-d or one-element results cannot be strided)."""
+    if kind == "strided":
+        if t.dim() == 0 or t.numel() < 2:
+            return None
+        if t.dim() == 1:
+            return torch.zeros(2 * t.shape[0], dtype=t.dtype, device=device)[::2]
+        rev = list(range(t.dim() - 1, -1, -1))
+        return torch.zeros([t.shape[i] for i in rev], dtype=t.dtype, device=device).permute(rev)
+    return torch.zeros(t.numel() + 3, dtype=t.dtype, device=device)
+
+
+def _call_out(torch, fn, parts, outs):
+    """fn(..., out=outs) with the warnings it gives: (result or exception,
+    whether it warned of a resize)"""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        try:
+            ret = fn(parts[0], *parts[1], **parts[2], out=outs)
+        except Exception as e:  # noqa: BLE001
+            ret = e
+    return ret, any("resized" in str(w.message) for w in ws)
+
+
+def run_out_layouts(torch, op, dtype, sample, tol):
+    """The out-layouts variant: `out=` tensors that are not the fresh
+    contiguous ones of the out variant. For each kind (OUT_LAYOUTS) russet
+    must do what CPU does: write through a non-contiguous `out` keeping its
+    strides, or resize a wrongly sized one with the same warning, the same
+    shape and strides; and where CPU raises, raise the same type."""
+    parts_cpu = _sample_parts(sample)
+    try:
+        out_c = _call(op, _clone_cpu(parts_cpu))
+    except Exception as e:  # noqa: BLE001
+        return "skipped", "cpu raises: " + _first_line(e), []
+    leaves_c = [out_c] if isinstance(out_c, torch.Tensor) else list(out_c) \
+        if isinstance(out_c, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in out_c) else None
+    if not leaves_c or any(t.layout != torch.strided for t in leaves_c):
+        return "skipped", "out: result is not a tensor or a tuple of tensors", []
+    tried, host_ops = 0, []
+    for kind in OUT_LAYOUTS:
+        made_c = [_layout_out(torch, t, kind, "cpu") for t in leaves_c]
+        if any(m is None for m in made_c):
+            continue
+        made_r = [_layout_out(torch, t, kind, "russet") for t in leaves_c]
+        wrap = (lambda ts: ts[0]) if isinstance(out_c, torch.Tensor) else tuple
+        ret_c, warned_c = _call_out(torch, op, _clone_cpu(parts_cpu), wrap(made_c))
+        with _HostCounter(torch) as hc:
+            ret_r, warned_r = _call_out(torch, op, _to_russet(parts_cpu), wrap(made_r))
+            try:
+                torch.russet.synchronize()
+            except Exception as e:  # noqa: BLE001
+                ret_r = e
+        host_ops += hc.ops
+        tried += 1
+        what = f"out {kind}"
+        if isinstance(ret_c, Exception):
+            if not isinstance(ret_r, Exception):
+                return "wrong", f"{what}: CPU raises {_first_line(ret_c)}; russet does not", host_ops
+            if type(ret_r) is not type(ret_c):
+                return "wrong", f"{what}: raises {_first_line(ret_r)}, CPU {_first_line(ret_c)}", host_ops
+            continue
+        if isinstance(ret_r, Exception):
+            return ("unsupported" if _is_unsupported(ret_r) else "error"), \
+                f"{what}: {_first_line(ret_r)}", host_ops
+        try:
+            if warned_r != warned_c:
+                raise CaseFailure(f"{what}: {'a' if warned_r else 'no'} resize warning, CPU "
+                                  f"{'warns' if warned_c else 'does not'}")
+            for i, (a, e) in enumerate(zip(made_r, made_c)):
+                _assert_close(a, e, tol, f"{what}[{i}]")
+                if a.stride() != e.stride():
+                    raise CaseFailure(f"{what}[{i}]: strides {a.stride()} != CPU's {e.stride()}")
+            for i, (a, m) in enumerate(zip(_leaves(ret_r), made_r)):
+                if not isinstance(a, torch.Tensor) or a.data_ptr() != m.data_ptr():
+                    raise CaseFailure(f"{what}: returned tensor {i} is not `out`")
+        except CaseFailure as e:
+            return "wrong", str(e)[:300], host_ops
+        except Exception as e:  # noqa: BLE001
+            return "wrong", f"{what}: comparison raised " + _first_line(e), host_ops
+    if not tried:
+        return "skipped", "out: no layout applies to a one-element result", []
+    host_ops = sorted(set(host_ops))
     return ("pass-host" if host_ops else "pass-native"), "", host_ops
 
 
@@ -1046,6 +1191,14 @@ def run_task(torch, key, op, dtype_name, mode):
         res[v] = []
         for s in samples:
             res[v].append(list(run_variant(torch, op, op.name, v, dtype_name, s, tol)))
+    fixed = [s for s in samples if not _random_sample(op.name, s)]
+    if "out" in variants and fixed and op.name not in UNINITIALIZED_OPS:
+        res["out-layouts"] = [list(run_out_layouts(torch, op, dtype, s, tol))
+                              for s in fixed[:OUT_LAYOUT_SAMPLES]]
+    chans = [s for s in fixed if _has_channels(s)][:OUT_LAYOUT_SAMPLES]
+    if chans:
+        res["channels-last"] = [list(run_variant(torch, op, op.name, "channels-last", dtype_name, s, tol))
+                                for s in chans]
     if dtype_name == "float32" and getattr(op, "supports_autograd", False) \
             and op.name not in UNINITIALIZED_OPS:
         try:

@@ -3,6 +3,7 @@ GLSL kernels against PyTorch's CPU and russet's eager ops, fusion counted,
 training through compiled models, fallbacks, errors, torch.export."""
 
 import copy
+import os
 
 import pytest
 import torch
@@ -329,3 +330,20 @@ def test_export_runs_on_russet():
     x = torch.randn(5, 12, device=D)
     ep = torch.export.export(m, (x,))
     torch.testing.assert_close(ep.module()(x).cpu(), m(x).cpu())
+
+
+def test_graph_cache_key_names_the_profile():
+    """Inductor's graph cache is one directory for every process of a
+    machine: code generated under the native profile (doubles) must not be
+    reused under apple (no fp64), so the key carries the device's profile"""
+    import subprocess
+    import sys
+
+    code = ("import torch, russet; from russet.inductor import _source_version; "
+            "print(_source_version().uuid())")
+    keys = {}
+    for prof in ("apple", "native"):
+        env = dict(os.environ, RUSSET_PROFILE=prof)
+        keys[prof] = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                    check=True).stdout.strip()
+    assert keys["apple"] != keys["native"] and "|apple|fp64=False" in keys["apple"], keys

@@ -191,7 +191,11 @@ Tensor& nonzero_out(const Tensor& self, Tensor& result) {
   int64_t count = 0;
   check(rs_nonzero_count(s, &dx, &offsets, &count));
   try {
-    at::native::resize_output(result, {count, self.dim()});
+    // a result that had to be resized gets CPU's and CUDA's layout: the
+    // transpose of a contiguous (dim, count) matrix; an `out` of the right
+    // shape keeps its strides
+    if (at::native::resize_output(result, {count, self.dim()}))
+      result.as_strided_({count, self.dim()}, {1, count});
     Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
     rs_tensor dc = describe(out);
     rs_status st = rs_nonzero_write(s, &dx, offsets, count > 0 ? &dc : nullptr, nullptr, nullptr);
