@@ -200,6 +200,35 @@ def test_harness_compares_deterministic_samples_of_random_ops_exactly():
     assert run("svd_lowrank", lambda x: lowrank(x, 1e-3))[0] == "wrong"
 
 
+def test_harness_out_layouts_and_strides_can_fail():
+    """out= into a non-contiguous or wrongly sized tensor must behave as on
+    CPU, and results keep CPU's strides (channels_last in, channels_last out)"""
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    class OutOp(_FakeOp):
+        def __call__(self, x, out=None):
+            if out is None:
+                return torch.neg(x)
+            if self.fn == "ignore-layout" and x.device.type == "russet":
+                out.set_(torch.neg(x).contiguous())  # a fresh contiguous result, whatever out was
+                return out
+            return torch.neg(x, out=out)
+
+    torch.manual_seed(0)
+    s = SampleInput(torch.randn(4, 5))
+    assert cov.run_out_layouts(torch, OutOp("right"), torch.float32, s, None)[0] in ("pass-native", "pass-host")
+    cls, detail, _ = cov.run_out_layouts(torch, OutOp("ignore-layout"), torch.float32, s, None)
+    assert cls == "wrong" and "out strided" in detail, detail
+
+    x = torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+    s = SampleInput(x)
+    ok = cov.run_variant(torch, _FakeOp(torch.relu), "fake", "channels-last", "float32", s, None)
+    assert ok[0] in ("pass-native", "pass-host"), ok
+    dense = lambda t: torch.relu(t).contiguous() if _is_russet(t) else torch.relu(t)  # noqa: E731
+    cls, detail, _ = cov.run_variant(torch, _FakeOp(dense), "fake", "channels-last", "float32", s, None)
+    assert cls == "wrong" and "strides" in detail, detail
+
+
 def test_harness_catches_wrong_dtype_shape_and_device():
     assert _run(lambda x, y: (x + y).double() if _is_russet(x) else x + y)[0] == "wrong"
     assert _run(lambda x, y: (x + y)[:2] if _is_russet(x) else x + y)[0] == "wrong"

@@ -441,11 +441,15 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm(const Tensor& input, const OptTens
 }
 
 // the out= forms: compute, then resize and copy into the given tensors
+// batch norm's out= forms: outside training CPU writes only `out` and
+// leaves save_mean and save_invstd as they were (no resize)
 std::tuple<Tensor&, Tensor&, Tensor&> write_outs(std::tuple<Tensor, Tensor, Tensor> r, Tensor& o0, Tensor& o1,
-                                                 Tensor& o2) {
+                                                 Tensor& o2, bool training) {
   write_out(o0, std::get<0>(r));
-  write_out(o1, std::get<1>(r));
-  write_out(o2, std::get<2>(r));
+  if (training) {
+    write_out(o1, std::get<1>(r));
+    write_out(o2, std::get<2>(r));
+  }
   return {o0, o1, o2};
 }
 
@@ -456,7 +460,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_out(const Tensor& input, const 
   return native_or_host<at::_ops::native_batch_norm_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
         return write_outs(batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps),
-                          out, save_mean, save_invstd);
+                          out, save_mean, save_invstd, training);
       },
       input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
 }
@@ -479,7 +483,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_out(const Tensor& input, 
   return native_or_host<at::_ops::_native_batch_norm_legit_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
         return write_outs(batch_norm_compute(input, weight, bias, running_mean, running_var, training, momentum, eps),
-                          out, save_mean, save_invstd);
+                          out, save_mean, save_invstd, training);
       },
       input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
 }
@@ -499,7 +503,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_legit_no_stats_out(const Tensor
   return native_or_host<at::_ops::_native_batch_norm_legit_no_stats_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
         return write_outs(batch_norm_compute(input, weight, bias, {}, {}, training, momentum, eps), out, save_mean,
-                          save_invstd);
+                          save_invstd, training);
       },
       input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
 }
