@@ -23,19 +23,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, child_run, peer_table  # noqa: E402
+from timing import best_time, check_cases, child_run, half_tol, peer_table  # noqa: E402
 
 DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 8, 1
 TARGET = "0.50"
 HEADS, DIM = 12, 64
 
 
-def cases(dev, batch, dtype, lengths):
+def cases(dev, batch, dtype, lengths, heads=HEADS, ref=False):
+    """name -> (callable, flops); each callable returns what it computes.
+    q, k and v are drawn on the CPU (the first `heads` heads of one draw),
+    so that ref=True (CPU, float32 from the same rounded values) with fewer
+    heads is the reference for those heads of any device's cases."""
     out = {}
     tag = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
     for t in lengths:
         torch.manual_seed(0)
-        q, k, v = (torch.randn(batch, HEADS, t, DIM, device=dev, dtype=dtype) for _ in range(3))
+        run_dt = torch.float32 if ref else dtype
+        q, k, v = (torch.randn(batch, HEADS, t, DIM)[:, :heads].to(dtype).to(run_dt).to(dev) for _ in range(3))
         qg, kg, vg = (x.detach().clone().requires_grad_() for x in (q, k, v))
         flops = 4 * batch * HEADS * t * t * DIM // 2  # causal: half the scores
 
@@ -46,6 +51,7 @@ def cases(dev, batch, dtype, lengths):
             q.grad = k.grad = v.grad = None
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             y.backward(torch.ones_like(y))
+            return q.grad, k.grad, v.grad
 
         shape = f"({batch},{HEADS},{t},{DIM})"
         out[f"sdpa causal {shape} {tag} fwd"] = (fwd, flops)
@@ -62,12 +68,17 @@ def run(dev, batch, reps, dtypes, lengths):
     return res
 
 
-def check():
-    """What is timed is right (against CPU)."""
-    torch.manual_seed(1)
-    q, k, v = (torch.randn(1, 2, 37, 16) for _ in range(3))
-    got = F.scaled_dot_product_attention(q.to("russet"), k.to("russet"), v.to("russet"), is_causal=True).cpu()
-    assert torch.allclose(got, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-5)
+CHECK_HEADS = 2  # heads are independent: CPU computes the first two of every timed call
+
+
+def check(batch, dtypes, lengths):
+    """Every timed case, at its timed size (its length, batch and head dim),
+    against CPU before any timing: the first CHECK_HEADS heads of each
+    result (a float32 CPU attention at T 4096 over all 12 heads would take
+    minutes)"""
+    for dt in dtypes:
+        check_cases(cases("russet", batch, dt, lengths), cases("cpu", batch, dt, lengths, CHECK_HEADS, ref=True),
+                    half_tol, pick=lambda name, t: t[:, :CHECK_HEADS])
 
 
 def main(argv=None):
@@ -82,7 +93,8 @@ def main(argv=None):
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     if args.child:  # one device per process (timing.py says why)
         lengths = [int(x) for x in args.lengths.split(",")]
-        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes, lengths), check)
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes, lengths),
+                  lambda: check(args.batch, dtypes, lengths))
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)

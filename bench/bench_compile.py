@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, child_run, peer_table  # noqa: E402
+from timing import best_time, check_cases, child_run, peer_table  # noqa: E402
 
 
 def chain(x, y):
@@ -41,18 +41,21 @@ def softmax(x):
     return torch.softmax(x, -1)
 
 
-def cases(dev, n, rows):
+def cases(dev, n, rows, compile=True):
+    """name -> (callable, bytes); inputs drawn on the CPU, so that every
+    device's cases (and CPU's eager reference, compile=False) see the same
+    values"""
     torch.manual_seed(0)
-    x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
-    m = torch.randn(rows, 1024, device=dev)
-    w, b = torch.randn(1024, device=dev), torch.randn(1024, device=dev)
+    x, y = torch.randn(n).to(dev), torch.randn(n).to(dev)
+    m = torch.randn(rows, 1024).to(dev)
+    w, b = torch.randn(1024).to(dev), torch.randn(1024).to(dev)
     out = {}
     for tag, fn, args, nbytes in (
         (f"chain of 10 ops ({n})", chain, (x, y), 3 * n * 4),
         (f"layer_norm ({rows},1024)", layer_norm, (m, w, b), 2 * m.numel() * 4),
         (f"softmax ({rows},1024)", softmax, (m,), 2 * m.numel() * 4),
     ):
-        compiled = torch.compile(fn)
+        compiled = torch.compile(fn) if compile else fn
         out[f"{tag} eager"] = (lambda fn=fn, args=args: fn(*args), nbytes)
         out[f"{tag} compiled"] = (lambda c=compiled, args=args: c(*args), nbytes)
     return out
@@ -66,14 +69,10 @@ def run(dev, n, rows, reps):
     return res
 
 
-def check():
-    """What is timed is right (against CPU)."""
-    torch.manual_seed(1)
-    x, y = torch.randn(5000), torch.randn(5000)
-    got = torch.compile(chain)(x.to("russet"), y.to("russet")).cpu()
-    torch.testing.assert_close(got, chain(x, y), rtol=1e-5, atol=1e-5)
-    m = torch.randn(64, 1024)
-    torch.testing.assert_close(torch.compile(softmax)(m.to("russet")).cpu(), softmax(m), rtol=1e-5, atol=1e-6)
+def check(n, rows):
+    """Every timed case, eager and compiled, at its timed size, against CPU's
+    eager result before any timing"""
+    check_cases(cases("russet", n, rows), cases("cpu", n, rows, compile=False), lambda name: 1e-5)
 
 
 def main(argv=None):
@@ -85,7 +84,7 @@ def main(argv=None):
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:  # one device per process (timing.py says why)
-        child_run(args.child, lambda dev: run(dev, args.n, args.rows, args.reps), check)
+        child_run(args.child, lambda dev: run(dev, args.n, args.rows, args.reps), lambda: check(args.n, args.rows))
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     n = args.n or (16 << 20 if peer == "cuda" else 1 << 20)

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, child_run, peer_table  # noqa: E402
+from timing import best_time, check_cases, child_run, half_tol, peer_table  # noqa: E402
 
 DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 2
 TARGET = "0.40"
@@ -43,13 +43,17 @@ LAYERS = {
 }
 
 
-def cases(dev, batch, dtype):
-    """name -> (callable, flops)"""
+def cases(dev, batch, dtype, ref=False):
+    """name -> (callable, flops); each callable returns what it computes.
+    The inputs are drawn on the CPU and rounded to the dtype, so that
+    ref=True (CPU, float32 from the same rounded values) is the reference
+    for any device's cases."""
     out = {}
     for name, (c, o, k, s, hw) in LAYERS.items():
         torch.manual_seed(0)
-        x = torch.randn(batch, c, hw, hw, device=dev, dtype=dtype)
-        w = (torch.randn(o, c, k, k, device=dev) / (c * k * k) ** 0.5).to(dtype)
+        run_dt = torch.float32 if ref else dtype
+        x = torch.randn(batch, c, hw, hw).to(dtype).to(run_dt).to(dev)
+        w = (torch.randn(o, c, k, k) / (c * k * k) ** 0.5).to(dtype).to(run_dt).to(dev)
         pad = k // 2
         p = (hw + 2 * pad - k) // s + 1
         flops = 2 * batch * o * p * p * c * k * k
@@ -65,6 +69,7 @@ def cases(dev, batch, dtype):
             x.grad = w.grad = None
             y = F.conv2d(x, w, stride=s, padding=pad)
             y.backward(torch.ones_like(y))
+            return (x.grad, w.grad) if x.requires_grad else (w.grad,)
 
         tag = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
         out[f"{name} {tag} fwd"] = (fwd, flops)
@@ -81,12 +86,10 @@ def run(dev, batch, reps, dtypes):
     return res
 
 
-def check():
-    """What is timed is right (against CPU)."""
-    torch.manual_seed(1)
-    x, w = torch.randn(2, 8, 12, 12), torch.randn(16, 8, 3, 3)
-    got = F.conv2d(x.to("russet"), w.to("russet"), stride=2, padding=1).cpu()
-    assert torch.allclose(got, F.conv2d(x, w, stride=2, padding=1), atol=1e-4)
+def check(batch, dtypes):
+    """Every timed case, at its timed size, against CPU before any timing"""
+    for dt in dtypes:
+        check_cases(cases("russet", batch, dt), cases("cpu", batch, dt, ref=True), half_tol)
 
 
 def main(argv=None):
@@ -102,7 +105,8 @@ def main(argv=None):
         # one device per process (timing.py says why); cuDNN's float32
         # convolutions take TF32 tensor cores unless told not to
         tf32 = args.child == "cuda" and torch.backends.cudnn.allow_tf32
-        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes), check, {"tf32": tf32})
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes), lambda: check(args.batch, dtypes),
+                  {"tf32": tf32})
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)

@@ -28,26 +28,35 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import best_time, child_run, peer_table  # noqa: E402
+from timing import best_time, check_cases, child_run, half_tol, peer_table  # noqa: E402
 
 DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 4
 TARGET = "0.70"
 
 
 def fwd_bwd(fn, x):
-    """forward + backward of fn at x (a leaf that needs its gradient)"""
+    """forward + backward of fn at x (a leaf that needs its gradient); returns
+    the gradient"""
     def run():
         x.grad = None
         y = fn(x)
         y.backward(torch.ones_like(y))
+        return x.grad
     return run
 
 
+def randn(dev, *shape):
+    """drawn on the CPU, so that every device's cases (and CPU's reference)
+    see the same values"""
+    return torch.randn(*shape).to(dev)
+
+
 def cases(dev, batch):
-    """name -> (callable, bytes moved)"""
+    """name -> (callable, bytes moved); each callable returns what it computes"""
+    torch.manual_seed(0)
     out = {}
     for fmt_name, fmt in (("", torch.contiguous_format), (" CL", torch.channels_last)):
-        x = torch.randn(batch, 64, 64, 64, device=dev).to(memory_format=fmt)
+        x = randn(dev, batch, 64, 64, 64).to(memory_format=fmt)
         xg = x.detach().clone().requires_grad_()
         nx = x.numel() * 4
         ny = nx // 4  # 64x64 -> 32x32
@@ -56,7 +65,7 @@ def cases(dev, batch):
         out[f"max_pool2d fwd+bwd ({batch},64,64,64){fmt_name}"] = (
             fwd_bwd(lambda t: F.max_pool2d(t, 3, 2, 1), xg), nx + 3 * ny + 3 * ny + nx)
         out[f"avg_pool2d 3x3 s2 ({batch},64,64,64){fmt_name}"] = (lambda x=x: F.avg_pool2d(x, 3, 2, 1), nx + ny)
-        h = torch.randn(batch, 512, 7, 7, device=dev).to(memory_format=fmt)
+        h = randn(dev, batch, 512, 7, 7).to(memory_format=fmt)
         hg = h.detach().clone().requires_grad_()
         nh = h.numel() * 4
         out[f"adaptive_avg_pool2d 1x1 ({batch},512,7,7){fmt_name}"] = (
@@ -69,7 +78,7 @@ def cases(dev, batch):
         out[f"batch_norm train ({batch},64,64,64){fmt_name}"] = (lambda x=x, bn=bn: bn(x), 3 * nx)
         out[f"batch_norm fwd+bwd ({batch},64,64,64){fmt_name}"] = (fwd_bwd(bn, xg), 3 * nx + 5 * nx)
     tokens = batch * 64
-    t = torch.randn(tokens, 768, device=dev)
+    t = randn(dev, tokens, 768)
     tg = t.detach().clone().requires_grad_()
     ln = torch.nn.LayerNorm(768).to(dev)
     nt = t.numel() * 4
@@ -78,16 +87,16 @@ def cases(dev, batch):
     # grid sampling (the grid-sampling engine): a bilinear warp of (B, 32,
     # 64, 64) by a (B, 64, 64, 2) grid; bytes: input, grid and output once
     # (the corners' re-reads hit the cache)
-    gx = torch.randn(batch, 32, 64, 64, device=dev)
+    gx = randn(dev, batch, 32, 64, 64)
     gxg = gx.detach().clone().requires_grad_()
-    grid = torch.rand(batch, 64, 64, 2, device=dev) * 2 - 1
+    grid = (torch.rand(batch, 64, 64, 2) * 2 - 1).to(dev)
     ng = gx.numel() * 4 * 2 + grid.numel() * 4
     out[f"grid_sample bilinear ({batch},32,64,64)"] = (lambda: F.grid_sample(gx, grid, align_corners=False), ng)
     out[f"grid_sample fwd+bwd ({batch},32,64,64)"] = (
         fwd_bwd(lambda t: F.grid_sample(t, grid, align_corners=False), gxg), 3 * ng)
     # recurrent layers (the fused cells): 32 steps of a 256-unit LSTM / GRU;
     # bytes: the gates written and read by the cells plus the states
-    seq = torch.randn(batch, 32, 256, device=dev)
+    seq = randn(dev, batch, 32, 256)
     seqg = seq.detach().clone().requires_grad_()
     for name, layer, g in (("LSTM", torch.nn.LSTM, 4), ("GRU", torch.nn.GRU, 3)):
         rnn = layer(256, 256, batch_first=True).to(dev)
@@ -105,20 +114,9 @@ def run(dev, batch, reps):
     return res
 
 
-def check():
-    """What is timed is right (against CPU)."""
-    x = torch.randn(2, 8, 16, 16)
-    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
-               lambda t: F.adaptive_avg_pool2d(t, 1), lambda t: F.batch_norm(t, None, None, training=True),
-               lambda t: F.layer_norm(t, [16])):
-        assert torch.allclose(fn(x.to("russet")).cpu(), fn(x), atol=1e-6)
-    grid = torch.rand(2, 5, 7, 2) * 2 - 1
-    assert torch.allclose(F.grid_sample(x.to("russet"), grid.to("russet"), align_corners=False).cpu(),
-                          F.grid_sample(x, grid, align_corners=False), atol=1e-5)
-    torch.manual_seed(0)
-    lstm = torch.nn.LSTM(16, 8, batch_first=True)
-    ref = lstm(x[0])[0]
-    assert torch.allclose(lstm.to("russet")(x[0].to("russet"))[0].cpu(), ref, atol=1e-5)
+def check(batch):
+    """Every timed case, at its timed size, against CPU before any timing"""
+    check_cases(cases("russet", batch), cases("cpu", batch), half_tol)
 
 
 def main(argv=None):
@@ -129,7 +127,7 @@ def main(argv=None):
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:  # one device per process (timing.py says why)
-        child_run(args.child, lambda dev: run(dev, args.batch, args.reps), check)
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps), lambda: check(args.batch))
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)

@@ -45,6 +45,52 @@ def best_time(fn, dev, reps, per_sync=10, warm_s=0.2):
     return best
 
 
+def _tensors(x):
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _tensors(v)]
+    return []
+
+
+def check_cases(got_cases, ref_cases, tol, pick=None, canon=None):
+    """Every timed case checked at its timed size before anything is timed:
+    each case's callable returns what it computes (the output, or the
+    gradients of a forward + backward); russet's against the reference's
+    (CPU, in float32 for the half dtypes), as the largest difference over
+    the reference's largest magnitude (at least 1). tol(name) is the limit;
+    pick(name, tensor) may narrow a tensor to the part the reference
+    computed; canon(name, results) may map a case's results to what
+    determines them (a QR's product, not its signs). Stops the benchmark on
+    a wrong (or NaN) result."""
+    for name, case in got_cases.items():
+        got, want = case[0](), ref_cases[name][0]()
+        if canon:
+            got, want = canon(name, got), canon(name, want)
+        got, want = _tensors(got), _tensors(want)
+        if len(got) != len(want):
+            raise SystemExit(f"{name}: {len(got)} results, the reference has {len(want)}")
+        for g, w in zip(got, want):
+            g = g.detach()
+            if pick:
+                g = pick(name, g)
+            g, w = g.float().cpu(), w.detach().float().cpu()
+            if g.shape != w.shape:
+                raise SystemExit(f"{name}: shape {tuple(g.shape)}, the reference's {tuple(w.shape)}")
+            err = (g - w).abs().max().item() / max(1.0, w.abs().max().item()) if w.numel() else 0.0
+            if not err <= tol(name):
+                raise SystemExit(f"{name}: WRONG, largest difference {err:.3g} of the reference's scale "
+                                 f"(limit {tol(name):g}); not timed")
+    print(f"checked {len(got_cases)} timed cases at their timed sizes against the reference", file=sys.stderr)
+
+
+def half_tol(name):
+    """the limit check_cases uses: float32 cases 1e-3 of the scale (an
+    order of summation, TF32 off), bf16/fp16 3e-2 (their 8/11-bit
+    mantissas over long sums)"""
+    return 3e-2 if (" bf16" in name or " fp16" in name) else 1e-3
+
+
 def run_child(script, dev, args):
     """Runs `script --child dev args...` with only dev's backend loaded (no
     CUDA for russet, no russet autoload for the others) and returns the
@@ -80,9 +126,16 @@ def peer_table(script, child_args, metric, unit, target, json_path=None, note=No
     processes, prints their table (time, `metric` in `unit`, russet's over
     the peer's) and writes it to json_path."""
     peer = "cuda" if torch.cuda.is_available() else "cpu"
-    rr = run_child(script, "russet", child_args)
-    pp = run_child(script, peer, child_args)
-    r, p = rr["results"], pp["results"]
+    # BENCH_RUNS (3) runs of each side, alternating, in this one machine
+    # session; each figure is their median, with the spread (max - min over
+    # the median) beside it
+    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    rr_runs, pp_runs = [], []
+    for _ in range(runs):
+        rr_runs.append(run_child(script, "russet", child_args))
+        pp_runs.append(run_child(script, peer, child_args))
+    rr, pp = rr_runs[0], pp_runs[0]
+    r, p = _median_runs([x["results"] for x in rr_runs], metric), _median_runs([x["results"] for x in pp_runs], metric)
     if note:
         line = note(pp)
         if line:
@@ -92,12 +145,29 @@ def peer_table(script, child_args, metric, unit, target, json_path=None, note=No
     print(f"torch {torch.__version__}\n")
     w = max(len(k) for k in r)
     col = len(unit) + 16
-    print(f"{'benchmark':<{w}}  {'russet':>{col}}  {'torch ' + peer:>{col}}  {'ratio':>6}  target")
+    print(f"median of {runs} runs of each side, spread (max - min) / median in brackets\n")
+    print(f"{'benchmark':<{w}}  {'russet':>{col + 7}}  {'torch ' + peer:>{col + 7}}  {'ratio':>6}  target")
     for k in r:
         a, b = r[k], p[k]
-        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a[metric]:>6.2f} {unit}  {b['ms']:>7.3f} ms {b[metric]:>6.2f} {unit}  "
+        print(f"{k:<{w}}  {a['ms']:>7.3f} ms {a[metric]:>6.2f} {unit} [{a['spread']:>4.0%}]  "
+              f"{b['ms']:>7.3f} ms {b[metric]:>6.2f} {unit} [{b['spread']:>4.0%}]  "
               f"{a[metric] / b[metric]:>5.2f}x  {target}")
     if json_path:
         with open(json_path, "w") as f:
-            json.dump({"device": rr["device"], "peer": peer, "args": child_args, "results": {"russet": r, peer: p}},
-                      f, indent=1)
+            json.dump({"device": rr["device"], "peer": peer, "args": child_args, "runs": runs,
+                       "results": {"russet": r, peer: p}}, f, indent=1)
+
+
+def _median_runs(results, metric):
+    """{case: {"ms", metric, "spread", "runs"}}: the median of each case's
+    time over the runs (the metric from the median time), and the runs'
+    spread"""
+    import statistics
+
+    out = {}
+    for k, first in results[0].items():
+        ms = sorted(r[k]["ms"] for r in results)
+        med = statistics.median(ms)
+        out[k] = {"ms": med, metric: first[metric] * first["ms"] / med,
+                  "spread": (ms[-1] - ms[0]) / med if med else 0.0, "runs": ms}
+    return out
