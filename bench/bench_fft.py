@@ -22,6 +22,7 @@ import torch  # noqa: E402
 
 import russet  # noqa: E402,F401
 from bench_pointwise import best_time  # noqa: E402
+from timing import spread_summary  # noqa: E402
 
 
 def cases(s):
@@ -65,6 +66,7 @@ def main():
         print(f"{name:52s} russet {tr * 1e3:9.3f} ms   {peer} {tp * 1e3:9.3f} ms   {tp / tr:7.1%} of {peer}"
               f"   (max err {err:.1e} of the largest output)")
         rows.append(dict(case=name, russet_ms=tr * 1e3, peer=peer, peer_ms=tp * 1e3, ratio=tp / tr, rel_err=err))
+    print(spread_summary())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=info.name, rows=rows), f, indent=1)

@@ -27,6 +27,7 @@ import russet  # noqa: E402,F401
 
 # timing helpers shared by the benchmarks
 from bench_pointwise import best_time, sync  # noqa: E402,F401
+from timing import spread_summary  # noqa: E402
 
 
 def case(dtype, m, n, k, peer, reps, per_sync, layout="nn"):
@@ -105,6 +106,7 @@ def main():
         print(f"{name:<14}{f'{m}x{n}x{k}':>18}{r:>16.3f}{q:>16.3f}{ratio:>8.1%}{tgt:>8}{err:>13.2e}")
         rows.append(dict(case=name, m=m, n=n, k=k, russet_tflops=r, peer_tflops=q, peer=peer, ratio=ratio,
                          target=target if cuda else None, max_rel_err=err))
+    print(spread_summary())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=p.name, profile=p.profile, peer=peer, rows=rows,

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import torch  # noqa: E402
 
 import russet  # noqa: E402,F401
-from timing import best_time, sync  # noqa: E402,F401
+from timing import best_time, spread_summary, sync  # noqa: E402,F401
 
 
 def bandwidth(dev, numel, reps):
@@ -197,6 +197,7 @@ def main(argv=None):
     print("  ".join(h.ljust(w[i]) for i, h in enumerate(("case", "russet", peer, "ratio", "target"))))
     for r in rows:
         print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)))
+    print(spread_summary())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=2)

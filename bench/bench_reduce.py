@@ -26,6 +26,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import russet  # noqa: E402,F401
 from bench_pointwise import best_time  # noqa: E402
+from timing import spread_summary  # noqa: E402
 
 
 def inputs(numel, side):
@@ -97,6 +98,7 @@ def main(argv=None):
     for k in r:
         tgt = targets.get(k.replace(str(numel), "16").replace(str(side), "4"), "")
         print(f"{k:<{w}}  {r[k]:>8.1f} GB/s  {p[k]:>8.1f} GB/s  {r[k] / p[k]:>5.2f}x  {tgt}")
+    print(spread_summary())
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": props.name, "peer": peer, "numel": numel, "side": side,

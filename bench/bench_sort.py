@@ -32,6 +32,7 @@ import russet  # noqa: E402,F401
 
 # timing helpers shared by the benchmarks
 from bench_pointwise import best_time as _best_time  # noqa: E402
+from timing import spread_summary  # noqa: E402
 
 
 def best_time(fn, dev, reps):
@@ -114,6 +115,7 @@ def main():
         tgt = f"  (target >= {target:.0%})" if target and peer == "cuda" else ""
         print(f"{name:50s} russet {tr * 1e3:9.3f} ms   {peer} {tp * 1e3:9.3f} ms   {ratio:7.1%} of {peer}{tgt}")
         rows.append(dict(case=name, russet_ms=tr * 1e3, peer=peer, peer_ms=tp * 1e3, ratio=ratio, target=target))
+    print(spread_summary())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=info.name, numel=numel, rows=rows), f, indent=1)

@@ -21,7 +21,35 @@ def sync(dev):
         torch.cuda.synchronize()
 
 
+SPREADS = []  # (max - min) / median of each best_time's runs, for spread_summary
+
+
 def best_time(fn, dev, reps, per_sync=10, warm_s=0.2):
+    """The median over BENCH_RUNS (3; the child processes of peer_table run
+    1, their parent repeats them) runs of: the best time per call over
+    `reps` rounds of `per_sync` calls and one sync. The runs' spread goes to
+    SPREADS (spread_summary prints it)."""
+    import statistics
+
+    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    times = sorted(_best_of_rounds(fn, dev, reps, per_sync, warm_s) for _ in range(runs))
+    med = statistics.median(times)
+    SPREADS.append((times[-1] - times[0]) / med if med else 0.0)
+    return med
+
+
+def spread_summary():
+    """One line: how far the runs behind each figure were apart"""
+    import statistics
+
+    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    if not SPREADS or runs < 2:
+        return f"each figure from {runs} run(s)"
+    return (f"each figure is the median of {runs} runs in this session; their spread (max - min over the median): "
+            f"median {statistics.median(SPREADS):.0%}, worst {max(SPREADS):.0%} over {len(SPREADS)} figures")
+
+
+def _best_of_rounds(fn, dev, reps, per_sync, warm_s):
     """Best time per call over `reps` rounds of `per_sync` calls and one sync
     (a sync alone costs tens of microseconds on either backend), after
     `warm_s` seconds of the same calls: an idle GPU runs at a fraction of
@@ -95,7 +123,7 @@ def run_child(script, dev, args):
     """Runs `script --child dev args...` with only dev's backend loaded (no
     CUDA for russet, no russet autoload for the others) and returns the
     JSON object it prints last."""
-    env = dict(os.environ)
+    env = dict(os.environ, BENCH_RUNS="1")  # the parent repeats the children (peer_table)
     if dev == "russet":
         env["CUDA_VISIBLE_DEVICES"] = ""
     else:
