@@ -313,7 +313,9 @@ Tensor& addbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
   check_addbmm(self, b1, b2);
   same_device(self, out);
   Tensor s = self.expand({b1.size(1), b2.size(2)});
-  at::native::resize_output(out, {b1.size(1), b2.size(2)});
+  // CPU's addbmm resizes a wrongly sized out= silently (resize_, not
+  // resize_output's deprecation warning)
+  out.resize_({b1.size(1), b2.size(2)});
   const at::ScalarType dt = out.scalar_type();
   if (at::isIntegralType(dt, true) || dt == at::kFloat || b1.size(0) == 0) {
     // one kernel summing over the whole batch: exact for integers (wrapping);

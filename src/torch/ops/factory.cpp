@@ -3,6 +3,7 @@
 // _efficientzerotensor (the zero gradients autograd makes) is a filled
 // zero tensor: no ZeroTensor dispatch key, whose null storage no russet
 // kernel could read.
+#include <ATen/native/Resize.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/Dispatch.h>
@@ -55,7 +56,8 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   TORCH_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
               "invalid size, possible overflow?");
   int64_t size = static_cast<int64_t>(size_d);
-  if (out.numel() != size) out.resize_({size});
+  // CPU's resize: a wrongly sized out= gets ATen's deprecation warning
+  if (out.numel() != size) at::native::resize_output(out, {size});
   if (size == 0) return out;
   native_or_host(
       out, "aten::arange.start_out",

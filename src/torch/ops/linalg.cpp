@@ -22,6 +22,7 @@
 #include <ATen/ops/_linalg_solve_ex_meta.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/_linalg_solve_ex_ops.h>
+#include <ATen/ops/empty_strided.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/geqrf_ops.h>
 #include <ATen/ops/linalg_householder_product_ops.h>
@@ -68,6 +69,43 @@ void need_native(const Tensor& t) {
   if (dt != at::kFloat && dt != at::kComplexFloat && dt != at::kDouble && dt != at::kComplexDouble)
     throw NeedsHost();
   host_if_no_fp64(t);
+}
+
+// CPU's and CUDA's layout of a LAPACK-style result: each matrix of the
+// batch column-major, the matrices one after another
+std::vector<int64_t> column_major_strides(at::IntArrayRef sizes) {
+  std::vector<int64_t> st(sizes.size());
+  const size_t d = sizes.size();
+  int64_t step = 1;
+  if (d >= 2) {
+    st[d - 2] = 1;
+    st[d - 1] = std::max<int64_t>(sizes[d - 2], 1);
+    step = std::max<int64_t>(sizes[d - 2], 1) * std::max<int64_t>(sizes[d - 1], 1);
+  }
+  for (size_t i = d >= 2 ? d - 2 : d; i-- > 0;) {
+    st[i] = step;
+    step *= std::max<int64_t>(sizes[i], 1);
+  }
+  return st;
+}
+
+// t's values in that layout (one copy; t itself when it already has it)
+Tensor lapack_layout(const Tensor& t) {
+  if (t.dim() < 2) return t;
+  auto st = column_major_strides(t.sizes());
+  if (t.strides() == at::IntArrayRef(st)) return t;
+  Tensor r = at::empty_strided(t.sizes(), st, t.options());
+  r.copy_(t);
+  return r;
+}
+
+// write_out for those results: an `out` that must be resized gets that
+// layout, as on CPU (resize_output's warning included)
+Tensor& write_lapack_out(Tensor& out, const Tensor& r) {
+  if (at::native::resize_output(out, r.sizes()) && out.dim() >= 2)
+    out.as_strided_(r.sizes(), column_major_strides(r.sizes()));
+  out.copy_(r);
+  return out;
 }
 
 // the matrices in a batch of sizes (..., rows, cols)
@@ -137,7 +175,7 @@ Tensor cholesky_checked(const Tensor& self, bool upper) {
                     self.size(-2), " by ", self.size(-1), " matrices");
         auto [lf, info] = cholesky_factor(self, upper);
         at::_linalg_check_errors(info, "cholesky", self.dim() == 2);
-        return lf;
+        return lapack_layout(lf);
       },
       self, upper);
 }
@@ -196,7 +234,7 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
       [&]() -> Tensor& {
         need_native(A);
         if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
-        return write_out(out, solve_triangular(A, B, upper, left, unitriangular));
+        return write_lapack_out(out, solve_triangular(A, B, upper, left, unitriangular));
       },
       A, B, upper, left, unitriangular, out);
 }
@@ -211,8 +249,8 @@ Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
         // A = U^H U: U^H Y = B, U X = Y; A = L L^H: L Y = B, L^H X = Y
         // (F^H: F's transposed view read conjugated)
         const bool cj = F.is_complex();
-        if (upper) return trsm(F, false, trsm(F.mT(), cj, B, false, false), true, false);
-        return trsm(F.mT(), cj, trsm(F, false, B, false, false), true, false);
+        if (upper) return lapack_layout(trsm(F, false, trsm(F.mT(), cj, B, false, false), true, false));
+        return lapack_layout(trsm(F.mT(), cj, trsm(F, false, B, false, false), true, false));
       },
       B, F, upper);
 }
@@ -253,8 +291,8 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
         Tensor x = trsm(transpose ? A.mT() : A, false, B, upper != transpose, unitriangular);
         std::vector<int64_t> ms(x.sizes().begin(), x.sizes().end() - 2);
         ms.insert(ms.end(), {A.size(-2), A.size(-1)});
-        write_out(X, x);
-        write_out(M, A.expand(ms));
+        write_lapack_out(X, x);
+        write_lapack_out(M, A.expand(ms));
         return {X, M};
       },
       B, A, upper, transpose, unitriangular, X, M);
@@ -543,12 +581,12 @@ Tensor& householder_product_out(const Tensor& input, const Tensor& tau, Tensor& 
 std::tuple<Tensor, Tensor> geqrf_fn(const Tensor& self) {
   Tensor a = at::empty({0}, self.options()), tau = at::empty({0}, self.options());
   geqrf_out(self, a, tau);
-  return {a, tau};
+  return {lapack_layout(a), tau};
 }
 
 Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
   Tensor out = at::empty({0}, input.options());
-  return householder_product_out(input, tau, out);
+  return lapack_layout(householder_product_out(input, tau, out));
 }
 
 std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {

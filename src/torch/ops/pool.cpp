@@ -116,6 +116,19 @@ void run_pool(rs_pool_op op, const Pool& p, bool adaptive, const Tensor& input, 
   check_or_host(rs_pool_run(current_stream_for(target), &r));
 }
 
+// the layout CPU gives a k-d pooling's result: a batched input's suggested
+// memory format (channels_last in, channels_last out); an unbatched input
+// (C, spatial...) is not a channels_last batch, whatever its strides say
+at::MemoryFormat pool_format(const Tensor& self, int64_t k) {
+  return self.dim() == k + 2 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
+}
+
+// `out` (and a pooling's indices) resized to `shape` as CPU resizes them,
+// in pool_format
+void resize_pool_out(Tensor& out, const Tensor& self, int64_t k, at::IntArrayRef shape) {
+  if (at::native::resize_output(out, shape)) out.resize_(shape, pool_format(self, k));
+}
+
 // a result of the input's sizes in its suggested memory format
 Tensor like_input(const Tensor& self) {
   return at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
@@ -200,8 +213,8 @@ std::tuple<Tensor&, Tensor&> max_pool3d_out(const Tensor& self, at::IntArrayRef 
       [&]() -> std::tuple<Tensor&, Tensor&> {
         Pool p = pool3d_geometry(self, kernel, stride, pad, dil, ceil_mode, "max_pool3d_with_indices()");
         auto shape = out_shape(self, p);
-        at::native::resize_output(out, shape);
-        at::native::resize_output(indices, shape);
+        resize_pool_out(out, self, 3, shape);
+        resize_pool_out(indices, self, 3, shape);
         max_pool(self, p, out, indices);
         return {out, indices};
       },
@@ -321,7 +334,8 @@ Tensor adaptive_avg(const Tensor& self, at::IntArrayRef output_size, int64_t k, 
   check_adaptive(self, output_size, k, name);
   Dims shape(self.sizes().begin(), self.sizes().end() - k);
   shape.insert(shape.end(), output_size.begin(), output_size.end());
-  Tensor out = at::empty(shape, self.options().memory_format(self.suggest_memory_format()));
+  // (CPU's and CUDA's 3-d adaptive average is contiguous whatever the input)
+  Tensor out = at::empty(shape, self.options().memory_format(k == 2 ? pool_format(self, k) : at::MemoryFormat::Contiguous));
   run_pool(RS_POOL_AVG, adaptive_geometry(self, output_size, k), true, self, out, Tensor(), Tensor());
   return out;
 }

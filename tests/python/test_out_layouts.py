@@ -1,0 +1,104 @@
+"""Result layouts and out= tensors as CPU has them (issue 23; the conformance
+sweep's out-layouts and channels-last variants check every OpInfo, these
+pin the fixes they led to): nonzero's transposed result, LAPACK-style
+results column-major, 3-d pooling keeping channels_last_3d, resize warnings
+where CPU gives them, batch norm's eval out= leaving its statistics alone."""
+
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+D = "russet"
+
+
+def sized_strides(t):
+    return tuple(s for n, s in zip(t.shape, t.stride()) if n > 1)
+
+
+def both(fn):
+    """fn on CPU and on russet: (cpu result, russet result)"""
+    return fn("cpu"), fn(D)
+
+
+def test_nonzero_result_is_transposed_like_cpus_and_an_out_keeps_its_layout():
+    x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 0.0, 4.0]])
+    c, r = both(lambda d: torch.nonzero(x.to(d)))
+    assert r.stride() == c.stride() == (1, 4) and torch.equal(r.cpu(), c)
+    c, r = both(lambda d: torch.argwhere(torch.zeros(3, 3, device=d)))
+    assert r.shape == c.shape == (0, 2)
+    for d in ("cpu", D):  # an out of the right shape keeps its strides
+        out = torch.empty(4, 2, dtype=torch.long, device=d)
+        torch.nonzero(x.to(d), out=out)
+        assert out.stride() == (2, 1) and torch.equal(out.cpu(), torch.nonzero(x))
+
+
+@pytest.mark.parametrize("op", ["cholesky", "cholesky_inverse", "cholesky_solve", "geqrf", "householder_product"])
+def test_lapack_style_results_are_column_major(op):
+    torch.manual_seed(0)
+    g = torch.randn(2, 5, 5)
+    spd = g @ g.mT + 5 * torch.eye(5)
+    fns = {
+        "cholesky": lambda a: torch.cholesky(a),
+        "cholesky_inverse": lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a)),
+        "cholesky_solve": lambda a: torch.cholesky_solve(a[..., :3], torch.linalg.cholesky(a)),
+        "geqrf": lambda a: torch.geqrf(a)[0],
+        "householder_product": lambda a: torch.linalg.householder_product(*torch.geqrf(a)),
+    }
+    c, r = both(lambda d: fns[op](spd.to(d)))
+    assert sized_strides(r) == sized_strides(c), (r.stride(), c.stride())
+    torch.testing.assert_close(r.cpu(), c, rtol=1e-4, atol=1e-4)
+
+
+def test_a_resized_triangular_solve_out_is_column_major():
+    a = torch.randn(4, 4).triu() + 4 * torch.eye(4)
+    b = torch.randn(4, 3)
+    for d in ("cpu", D):
+        out = torch.empty(7, device=d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.linalg.solve_triangular(a.to(d), b.to(d), upper=True, out=out)
+        assert out.stride() == (1, 4), d
+
+
+def test_3d_pooling_keeps_channels_last_3d_like_cpu():
+    x = torch.randn(2, 3, 4, 6, 6).contiguous(memory_format=torch.channels_last_3d)
+    c, r = both(lambda d: F.max_pool3d(x.to(d), 2, return_indices=True))
+    for a, b in zip(r, c):
+        assert a.is_contiguous(memory_format=torch.channels_last_3d) and sized_strides(a) == sized_strides(b)
+        assert torch.equal(a.cpu(), b)
+    # unbatched (C, D, H, W) input is not a channels_last batch; 3-d adaptive
+    # averaging is contiguous whatever the input (as on CPU and CUDA)
+    u = torch.randn(3, 4, 6, 6).contiguous(memory_format=torch.channels_last)
+    for t in (u, x):
+        c, r = both(lambda d: F.adaptive_avg_pool3d(t.to(d), 2))
+        assert r.stride() == c.stride() and r.is_contiguous()
+
+
+def _warned(fn):
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        fn()
+    return any("resized" in str(w.message) for w in ws)
+
+
+def test_resize_warnings_where_cpu_gives_them():
+    for d in ("cpu", D):
+        assert _warned(lambda: torch.arange(5, out=torch.empty(3, device=d))), d
+        assert not _warned(lambda: torch.arange(5, out=torch.empty(0, device=d))), d
+        b1, b2 = torch.randn(2, 3, 4, device=d), torch.randn(2, 4, 5, device=d)
+        # CPU's addbmm resizes silently
+        assert not _warned(lambda: torch.addbmm(torch.zeros(3, 5, device=d), b1, b2, out=torch.empty(2, device=d))), d
+
+
+def test_batch_norm_out_outside_training_leaves_the_statistics_outputs_alone():
+    x = torch.randn(2, 3, 4)
+    for d in ("cpu", D):
+        w, b, rm, rv = torch.ones(3, device=d), torch.zeros(3, device=d), torch.zeros(3, device=d), torch.ones(3, device=d)
+        out, sm, si = torch.empty(0, device=d), torch.full((5,), 7.0, device=d), torch.full((5,), 7.0, device=d)
+        torch.ops.aten.native_batch_norm.out(x.to(d), w, b, rm, rv, False, 0.1, 1e-5, out=out, save_mean=sm,
+                                             save_invstd=si)
+        assert sm.shape == si.shape == (5,) and bool((sm.cpu() == 7).all()), d
+        torch.testing.assert_close(out.cpu(), F.batch_norm(x, torch.zeros(3), torch.ones(3), torch.ones(3),
+                                                           torch.zeros(3), False, 0.1, 1e-5))
