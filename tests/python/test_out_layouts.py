@@ -102,3 +102,30 @@ def test_batch_norm_out_outside_training_leaves_the_statistics_outputs_alone():
         assert sm.shape == si.shape == (5,) and bool((sm.cpu() == 7).all()), d
         torch.testing.assert_close(out.cpu(), F.batch_norm(x, torch.zeros(3), torch.ones(3), torch.ones(3),
                                                            torch.zeros(3), False, 0.1, 1e-5))
+
+
+HOST_LAYOUT = """
+import torch, russet
+a, b = torch.randn(4, 3), torch.randn(4, 3)
+torch.russet.reset_host_op_counts()
+got = torch.linalg.lstsq(a.to("russet"), b.to("russet"), driver="gels").solution
+assert torch.russet.host_op_counts(), "lstsq no longer runs on the host: pick another host op"
+want = torch.linalg.lstsq(a, b, driver="gels").solution
+assert got.stride() == want.stride() == (1, 4), (got.stride(), want.stride())
+torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("copies", ["0", "1"])
+def test_host_executed_results_keep_cpus_layout(copies):
+    """a host-executed op's resized out= takes the CPU kernel's layout, on
+    unified memory (aliases) and through copies (PyTorch's cpu_fallback,
+    as on a discrete GPU): lstsq's solution is a column-major view"""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RUSSET_HOST_COPY=copies)
+    r = subprocess.run([sys.executable, "-c", HOST_LAYOUT], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]

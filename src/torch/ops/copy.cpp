@@ -6,6 +6,7 @@
 // Device <-> device: rs_copy converts on the GPU, the pointwise engine
 // resolves conjugate/negative bits; a conversion the device cannot do (fp64
 // under the apple profile) goes through the host, counted.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
@@ -14,8 +15,22 @@
 #include <torch/library.h>
 
 #include "torch/pointwise.h"
+#include "torch/take_layout.h"
 
 namespace russet {
+
+void take_layout(const at::Tensor& dst, const at::Tensor& src) {
+  if (src.numel() <= 1 || src.strides().equals(dst.strides())) return;
+  int64_t extent = 1;  // elements from the first to the last one
+  for (int64_t d = 0; d < src.dim(); ++d) extent += (src.size(d) - 1) * src.stride(d);
+  // (has_internal_overlap says "too hard" for any non-contiguous view; a
+  // kernel's fresh result that spans at least its elements is taken as not
+  // overlapping)
+  if (extent < src.numel() || at::has_internal_overlap(src) == at::MemOverlap::Yes) return;
+  dst.resize_({src.storage_offset() + extent});
+  dst.as_strided_(src.sizes(), src.strides(), src.storage_offset());
+}
+
 namespace {
 
 bool is_russet(const at::Tensor& t) { return t.device().type() == kDevice; }
@@ -159,8 +174,13 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   return dst;
 }
 
+// (PyTorch's cpu_fallback copies a host-executed op's out= results back
+// with this: a resized dst takes the CPU result's layout)
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
-  if (!dst.sizes().equals(self.sizes())) dst.resize_(self.sizes());
+  if (!dst.sizes().equals(self.sizes())) {
+    dst.resize_(self.sizes());
+    take_layout(dst, self);
+  }
   return copy_from(self, dst, false);
 }
 

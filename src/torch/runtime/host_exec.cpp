@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 
+#include "torch/take_layout.h"
 #include "torch/adapter.h"
 
 namespace russet {
@@ -143,7 +144,11 @@ void write_back(const std::vector<Alias>& aliases) {
     bool reshaped = !a.cpu.sizes().equals(a.orig.sizes()) || !a.cpu.strides().equals(a.orig.strides()) ||
                     a.cpu.storage_offset() != a.orig.storage_offset();
     if (moved) {
+      // the layout CPU's kernel gave the resized out= (column-major for
+      // LAPACK results, as CUDA's too; lstsq's solution is a view of a
+      // larger one), wherever its elements do not overlap
       a.orig.resize_(a.cpu.sizes());
+      take_layout(a.orig, a.cpu);
       a.orig.copy_(a.cpu);
     } else if (reshaped) {
       auto* impl = a.orig.unsafeGetTensorImpl();
