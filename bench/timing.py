@@ -21,6 +21,11 @@ def sync(dev):
         torch.cuda.synchronize()
 
 
+def bench_runs():
+    """BENCH_RUNS: how many runs each figure is the median of (3)"""
+    return max(1, int(os.environ.get("BENCH_RUNS", "3")))
+
+
 SPREADS = []  # (max - min) / median of each best_time's runs, for spread_summary
 
 
@@ -31,7 +36,7 @@ def best_time(fn, dev, reps, per_sync=10, warm_s=0.2):
     SPREADS (spread_summary prints it)."""
     import statistics
 
-    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    runs = bench_runs()
     times = sorted(_best_of_rounds(fn, dev, reps, per_sync, warm_s) for _ in range(runs))
     med = statistics.median(times)
     SPREADS.append((times[-1] - times[0]) / med if med else 0.0)
@@ -42,7 +47,7 @@ def spread_summary():
     """One line: how far the runs behind each figure were apart"""
     import statistics
 
-    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    runs = bench_runs()
     if not SPREADS or runs < 2:
         return f"each figure from {runs} run(s)"
     return (f"each figure is the median of {runs} runs in this session; their spread (max - min over the median): "
@@ -157,7 +162,7 @@ def peer_table(script, child_args, metric, unit, target, json_path=None, note=No
     # BENCH_RUNS (3) runs of each side, alternating, in this one machine
     # session; each figure is their median, with the spread (max - min over
     # the median) beside it
-    runs = max(1, int(os.environ.get("BENCH_RUNS", "3")))
+    runs = bench_runs()
     rr_runs, pp_runs = [], []
     for _ in range(runs):
         rr_runs.append(run_child(script, "russet", child_args))

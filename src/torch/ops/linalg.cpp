@@ -23,6 +23,7 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/_linalg_solve_ex_ops.h>
 #include <ATen/ops/empty_strided.h>
+#include <c10/util/strides.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/geqrf_ops.h>
 #include <ATen/ops/linalg_householder_product_ops.h>
@@ -72,19 +73,15 @@ void need_native(const Tensor& t) {
 }
 
 // CPU's and CUDA's layout of a LAPACK-style result: each matrix of the
-// batch column-major, the matrices one after another
-std::vector<int64_t> column_major_strides(at::IntArrayRef sizes) {
-  std::vector<int64_t> st(sizes.size());
-  const size_t d = sizes.size();
-  int64_t step = 1;
+// batch column-major, the matrices one after another (ATen's
+// batched_matrix_contiguous_strides with f_contig, whose header would bring
+// in ATen/Functions.h)
+c10::DimVector column_major_strides(at::IntArrayRef sizes) {
+  c10::DimVector st = c10::contiguous_strides(sizes);
+  const size_t d = st.size();
   if (d >= 2) {
-    st[d - 2] = 1;
     st[d - 1] = std::max<int64_t>(sizes[d - 2], 1);
-    step = std::max<int64_t>(sizes[d - 2], 1) * std::max<int64_t>(sizes[d - 1], 1);
-  }
-  for (size_t i = d >= 2 ? d - 2 : d; i-- > 0;) {
-    st[i] = step;
-    step *= std::max<int64_t>(sizes[i], 1);
+    st[d - 2] = 1;
   }
   return st;
 }
