@@ -326,8 +326,24 @@ static rs_status compile_glsl(rs_device *dev, const char *name, const char *glsl
     return st;
 }
 
-static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t *spirv, size_t size,
-                               VkPipeline *out) {
+/* A module the driver refused, as the driver got it (after the exact-math
+ * rewrite), kept for a bug report: <cache dir>/failed/<name>-<key>.spv.
+ * Returns the path, or "" where it cannot be written. */
+static const char *keep_failed(const char *name, uint64_t key, const uint32_t *words, size_t bytes, char *path,
+                               size_t len) {
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/failed", rs_cache_dir());
+    mkdirs(dir);
+    snprintf(path, len, "%s/%s-%016llx.spv", dir, name, (unsigned long long)key);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(words, 1, bytes, f) == bytes;
+    if (f) ok = (fclose(f) == 0) && ok;
+    if (!ok) path[0] = 0;
+    return path;
+}
+
+static rs_status make_pipeline(rs_device *dev, const char *name, const char *defines, uint64_t key,
+                               const uint32_t *spirv, size_t size, VkPipeline *out) {
     /* what the device (its profile) lacks: refused here on every device,
      * as a Mac would refuse it, though lavapipe and NVIDIA would run it */
     rs_spirv_info si;
@@ -374,8 +390,10 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
                                     .pCode = em_words ? em_words : spirv};
     VkShaderModule mod;
     VkResult r = vkCreateShaderModule(dev->device, &mci, NULL, &mod);
-    free(em_words);
-    if (r != VK_SUCCESS) return rs_vk_error(r, "vkCreateShaderModule");
+    if (r != VK_SUCCESS) {
+        free(em_words);
+        return rs_vk_error(r, "vkCreateShaderModule");
+    }
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -394,8 +412,15 @@ static rs_status make_pipeline(rs_device *dev, const char *name, const uint32_t 
     }
     r = vkCreateComputePipelines(dev->device, cache, 1, &pci, NULL, out);
     vkDestroyShaderModule(dev->device, mod, NULL);
-    if (r != VK_SUCCESS) return rs_error(RS_ERR_COMPILE, "russet: pipeline for %s failed: %s", name,
-                                         rs_vk_result_name(r));
+    if (r != VK_SUCCESS) {
+        /* the driver's compiler refused it: name the variant and keep it */
+        char kept[1300];
+        keep_failed(name, key, (const uint32_t *)mci.pCode, mci.codeSize, kept, sizeof kept);
+        free(em_words);
+        return rs_error(RS_ERR_COMPILE, "russet: pipeline for %s [%s] failed: %s%s%s", name, defines ? defines : "",
+                        rs_vk_result_name(r), kept[0] ? "; the module is kept in " : "", kept);
+    }
+    free(em_words);
     return RS_OK;
 }
 
@@ -505,7 +530,7 @@ static rs_status kernel_get(rs_device *dev, const char *name, const char *glsl, 
         if (!st) write_cached(dir, path, dkey, SPIRV_MAGIC, spirv, size);
     }
     VkPipeline pipe = VK_NULL_HANDLE;
-    if (!st) st = make_pipeline(dev, name, spirv, size, &pipe);
+    if (!st) st = make_pipeline(dev, name, defines, dkey, spirv, size, &pipe);
     free(spirv);
     st = remember_locked(dev, mem_key, name, st, pipe, &k);
     return finish_unlock(dev, st, k, out);
@@ -627,7 +652,7 @@ rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out) {
     rs_status st = RS_OK;
     if (cached_unlock(kc, mem_key, out, &st)) return st;
     VkPipeline pipe = VK_NULL_HANDLE;
-    st = make_pipeline(dev, module, m->words, m->size, &pipe);
+    st = make_pipeline(dev, module, "", key, m->words, m->size, &pipe);
     st = remember_locked(dev, mem_key, module, st, pipe, &k);
     return finish_unlock(dev, st, k, out);
 }
