@@ -84,6 +84,10 @@ def cases(dev, batch):
     nt = t.numel() * 4
     out[f"layer_norm ({tokens},768)"] = (lambda: ln(t), 3 * nt)
     out[f"layer_norm fwd+bwd ({tokens},768)"] = (fwd_bwd(ln, tg), 3 * nt + 5 * nt)
+    # RMS norm (Llama's): F.rms_norm with a weight; the same bytes
+    rw = randn(dev, 768)
+    out[f"rms_norm ({tokens},768)"] = (lambda: F.rms_norm(t, (768,), rw), 3 * nt)
+    out[f"rms_norm fwd+bwd ({tokens},768)"] = (fwd_bwd(lambda u: F.rms_norm(u, (768,), rw), tg), 3 * nt + 5 * nt)
     # grid sampling (the grid-sampling engine): a bilinear warp of (B, 32,
     # 64, 64) by a (B, 64, 64, 2) grid; bytes: input, grid and output once
     # (the corners' re-reads hit the cache)

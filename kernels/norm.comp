@@ -21,7 +21,13 @@
 // with r = (e / row_div) % rows and c = (e / col_div) % cols; an absent
 // vector (address 0) reads as 0 (a, bias) or 1 (w, scale).
 //
-// Defines: MODE, PASS (reductions: 1 or 2), DT (the tensors' dtype). The
+// MODE 4 (ROW_FWD) and 5 (ROW_BWD) are layer norm's and RMS norm's passes
+// over contiguous rows in one kernel each: a row's lanes read it, meet in
+// a fixed tree, and write its results (below). MODE 6 (COL_SUMS) is their
+// weight and bias gradients' column sums.
+//
+// Defines: MODE, PASS (reductions: 1 or 2), DT (the tensors' dtype), LANES
+// (ROW modes: lanes per row). The
 // vectors are in DT's opmath type (float, or double for float64), and so is
 // the arithmetic.
 #version 460
@@ -54,7 +60,140 @@ ACC vec_at(uint64_t addr, int64_t i, ACC absent) {
 }
 void vec_set(uint64_t addr, int64_t i, ACC v) { NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v = v; }
 
-#if MODE == 0 || MODE == 2
+#if MODE == 4 || MODE == 5
+// ---------------------------------------------------------------- whole rows
+// LANES lanes per row (a power of two, at most RS_WG), RS_WG / LANES rows a
+// workgroup; rows are contiguous, `inner` elements each
+#define RPW (RS_WG / LANES)
+shared ACC shr0[RS_WG], shr1[RS_WG];
+
+// the sums of a and b over this row's LANES lanes, in a fixed tree, seen by
+// every lane of the row. Called by every lane of the workgroup (barriers).
+void row_sum2(inout ACC a, inout ACC b) {
+    const uint lid = gl_LocalInvocationID.x, l = lid % uint(LANES), seg = lid - l;
+    shr0[lid] = a, shr1[lid] = b;
+    [[unroll]] for (uint h = uint(LANES) / 2u; h > 0u; h >>= 1) {
+        barrier();
+        if (l < h) {
+            shr0[lid] += shr0[lid + h];
+            shr1[lid] += shr1[lid + h];
+        }
+    }
+    barrier();
+    a = shr0[seg], b = shr1[seg];
+    barrier();  // the next call writes shr again
+}
+
+void main() {
+    const int64_t rows = np(NP_ROWS), n = np(NP_INNER);
+    const bool centred = np(NP_CENTRED) != 0L;
+    const uint lid = gl_LocalInvocationID.x, l = lid % uint(LANES);
+#if RS_IS_DBL(DT)
+    const ACC ik = uint64BitsToDouble(uint64_t(np(NP_INV_K)));
+    const ACC eps = uint64BitsToDouble(uint64_t(np(NP_EPS)));
+#else
+    const ACC ik = uintBitsToFloat(uint(np(NP_INV_K)));
+    const ACC eps = uintBitsToFloat(uint(np(NP_EPS)));
+#endif
+    // groups of RPW rows; grid-stride, uniform over the workgroup
+    const int64_t groups = (rows + int64_t(RPW) - 1L) / int64_t(RPW);
+    for (int64_t gi = int64_t(gl_WorkGroupID.x); gi < groups; gi += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t r = gi * int64_t(RPW) + int64_t(lid / uint(LANES));
+        const bool live = r < rows;
+        const int64_t base = live ? r * n : 0L, end = live ? n : 0L;
+#if MODE == 4
+        // forward: the mean (centred), then the centred squares from a
+        // second read of the row (exact where Welford's updates round),
+        // rstd = 1 / sqrt(var + eps), then y
+        ACC s = ACC(0), unused = ACC(0);
+        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) s += RS_LDO(DT)(pc.x, base + k);
+        ACC mean = ACC(0);
+        if (centred) {
+            row_sum2(s, unused);
+            mean = s / ACC(n);
+        }
+        ACC q = ACC(0);
+        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+            ACC d = RS_LDO(DT)(pc.x, base + k) - mean;
+            q += d * d;
+        }
+        row_sum2(q, unused);
+        const ACC rstd = ACC(1) / sqrt(q / ACC(n) + eps);
+        if (live && l == 0u) {
+            if (centred) vec_set(pc.s1, r, mean);
+            vec_set(pc.s2, r, rstd);
+        }
+        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+            ACC y = ((RS_LDO(DT)(pc.x, base + k) - mean) * rstd) * vec_at(pc.w, k, ACC(1));
+            if (pc.bias != 0UL) y += vec_at(pc.bias, k, ACC(0));
+            n_store(pc.y, base + k, y);
+        }
+#else
+        // backward: s1 = sum g w, s2 = sum g w xhat over the row, then
+        // y = (g w - s1 / n - xhat s2 / n) rstd (GRAD's formula, precise)
+        const ACC a = live && centred ? vec_at(pc.a, r, ACC(0)) : ACC(0);
+        const ACC b = live ? vec_at(pc.b, r, ACC(1)) : ACC(1);
+        ACC s1 = ACC(0), s2 = ACC(0);
+        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+            ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
+            s1 += gw;
+            s2 += gw * ((RS_LDO(DT)(pc.x, base + k) - a) * b);
+        }
+        row_sum2(s1, s2);
+        if (!centred) s1 = ACC(0);
+        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+            ACC xhat = (RS_LDO(DT)(pc.x, base + k) - a) * b;
+            precise ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
+            precise ACC y = (gw - s1 * ik - xhat * (s2 * ik)) * b;
+            n_store(pc.y, base + k, y);
+        }
+#endif
+    }
+}
+
+#elif MODE == 6
+// ---------------------------------------------------------------- column sums
+// over contiguous (rows, inner): out1[c] = sum of g, out2[c] = sum of
+// g (x - a[r]) b[r]. PASS 1: item (chunk, c) sums the chunk's rows of
+// column c in order (neighbouring items read neighbouring columns); with
+// one chunk it writes the results, else 2 partials per item into `part`,
+// which PASS 2 (one invocation per column) adds in chunk order.
+void main() {
+    const int64_t rows = np(NP_ROWS), n = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
+#if PASS == 1
+    RS_FOR_EACH(item, uint64_t(chunks * n)) {
+        uint64_t q = item, cu;
+        rs_divmod(q, uint64_t(n), cu);
+        const int64_t c = int64_t(cu), r0 = int64_t(q) * chunk, r1 = min(rows, r0 + chunk);
+        ACC s1 = ACC(0), s2 = ACC(0);
+        for (int64_t r = r0; r < r1; ++r) {
+            ACC g = RS_LDO(DT)(pc.g, r * n + c);
+            s1 += g;
+            s2 += g * ((RS_LDO(DT)(pc.x, r * n + c) - vec_at(pc.a, r, ACC(0))) * vec_at(pc.b, r, ACC(1)));
+        }
+        if (chunks == 1L) {
+            vec_set(pc.s1, c, s1);
+            vec_set(pc.s2, c, s2);
+        } else {
+            vec_set(pc.part, 2L * int64_t(item), s1);
+            vec_set(pc.part, 2L * int64_t(item) + 1L, s2);
+        }
+    }
+#else
+    RS_FOR_EACH(cu, uint64_t(n)) {
+        const int64_t c = int64_t(cu);
+        ACC s1 = ACC(0), s2 = ACC(0);
+        for (int64_t h = 0L; h < chunks; ++h) {
+            s1 += vec_at(pc.part, 2L * (h * n + c), ACC(0));
+            s2 += vec_at(pc.part, 2L * (h * n + c) + 1L, ACC(0));
+        }
+        vec_set(pc.s1, c, s1);
+        vec_set(pc.s2, c, s2);
+    }
+#endif
+}
+
+#elif MODE == 0 || MODE == 2
 // ---------------------------------------------------------------- rows
 // a lane's (or a tree node's) state: STATS (n, mean, m2), SUMS (s1, s2, -)
 shared ACC sh0[RS_WG], sh1[RS_WG], sh2[RS_WG];

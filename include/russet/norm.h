@@ -31,12 +31,27 @@ extern "C" {
  * y, with r = (e / row_div) % rows and c = (e / col_div) % cols:
  *   RS_NORM_APPLY: y = ((x - a[r]) * b[r]) * w[c] + bias[c]
  *   RS_NORM_GRAD:  y = (g w[c] - s1[r] inv_k - (x - a[r]) b[r] s2[r] inv_k)
- *                      * b[r] * scale[c] */
+ *                      * b[r] * scale[c]
+ * Whole rows (layer norm and RMS norm), over `rows` contiguous rows of
+ * `inner` elements, one kernel each; w and bias are indexed by the column:
+ *   RS_NORM_ROW_FWD: with out1 given (layer norm), mean = the row's mean
+ *     into out1[r], else (RMS norm) mean = 0; var = mean of (x - mean)^2;
+ *     out2[r] = rstd = 1 / sqrt(var + eps);
+ *     y = ((x - mean) * rstd) * w + bias.
+ *   RS_NORM_ROW_BWD: with a (the mean) given, centred (layer norm), else
+ *     not (RMS norm); b = rstd; xhat = (x - a) b; over the row
+ *     s1 = sum g w (0 when not centred), s2 = sum g w xhat;
+ *     y = (g w - s1 / K - xhat s2 / K) b, K = inner.
+ *   RS_NORM_COL_SUMS: out1[c] = sum over rows of g, out2[c] = sum of
+ *     g (x - a[r]) b[r] (the weight and bias gradients). */
 typedef enum rs_norm_op {
     RS_NORM_STATS = 0,
     RS_NORM_APPLY = 1,
     RS_NORM_SUMS = 2,
-    RS_NORM_GRAD = 3
+    RS_NORM_GRAD = 3,
+    RS_NORM_ROW_FWD = 4,
+    RS_NORM_ROW_BWD = 5,
+    RS_NORM_COL_SUMS = 6
 } rs_norm_op;
 
 typedef struct rs_norm {
@@ -48,6 +63,7 @@ typedef struct rs_norm {
     int64_t numel, row_div, col_div, cols;                  /* elementwise (rows too) */
     uint64_t a, b, w, bias, scale, s1, s2;                  /* vectors */
     double inv_k;                                           /* GRAD */
+    double eps;                                             /* ROW_FWD */
     uint64_t out1, out2;                                    /* reductions' results */
 } rs_norm;
 

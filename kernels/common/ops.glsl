@@ -366,7 +366,14 @@ float rs_cabs(vec2 z) {
     return m * sqrt(1.0 + r * r);
 }
 bool rs_sign(bool a) { return a; }
-int64_t rs_sign(int64_t a) { return a == 0L ? 0L : (rs_neg64(a) ? -1L : 1L); }
+// from the two 32-bit words, without branches: the high word's sign bit
+// spread (-1 or 0), or'ed with 1 where any bit is set. The form with two
+// selects crashed NVIDIA's compiler ("NVVM compilation failed") into a
+// strided int8/int16 output; a 64-bit `a < 0` is what lavapipe miscompiles
+int64_t rs_sign(int64_t a) {
+    const uint lo = uint(uint64_t(a)), hi = uint(uint64_t(a) >> 32);
+    return int64_t((int(hi) >> 31) | int((lo | hi) != 0u));
+}
 uint64_t rs_sign(uint64_t a) { return a == 0UL ? 0UL : 1UL; }
 float rs_sign(float a) { return isnan(a) ? 0.0 : (a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : 0.0)); }
 vec2 rs_sgn(vec2 z) {

@@ -28,6 +28,8 @@
 #define NP_COL_DIV 10
 #define NP_COLS 11
 #define NP_INV_K 12     /* 1 / K: double bits for float64, else float bits */
-#define NP_SLOTS 13
+#define NP_CENTRED 13   /* ROW_FWD, ROW_BWD: subtract the mean (layer norm) or not (RMS norm) */
+#define NP_EPS 14       /* ROW_FWD: double bits for float64, else float bits */
+#define NP_SLOTS 15
 
 #endif

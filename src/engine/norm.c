@@ -16,22 +16,120 @@
 #define GROUPS_WANTED 1024
 
 static const char *norm_name(rs_norm_op op) {
-    static const char *const names[4] = {"norm_stats", "norm_apply", "norm_sums", "norm_grad"};
+    static const char *const names[7] = {"norm_stats", "norm_apply",   "norm_sums",    "norm_grad",
+                                         "norm_row_fwd", "norm_row_bwd", "norm_col_sums"};
     return names[op];
 }
 
 /* byte size of a vector of n opmath elements */
 static uint64_t vec_bytes(rs_dtype dt, int64_t n) { return (uint64_t)n * (dt == RS_FLOAT64 ? 8u : 4u); }
 
+/* 1 / K and eps as the kernel reads them: double bits for float64, else
+ * float bits */
+static int64_t scalar_bits(rs_dtype dt, double v) {
+    return dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(v) : (int64_t)rs_f32_bits((float)v);
+}
+
+/* lanes per row for the whole-row kernels: about 4 elements a lane, a
+ * power of two from 1 to the workgroup (256); short rows share a workgroup */
+static int row_lanes(int64_t n) {
+    int lanes = 1;
+    while (lanes < 256 && (int64_t)lanes * 4 < n) lanes *= 2;
+    return lanes;
+}
+
+/* ROW_FWD, ROW_BWD and COL_SUMS over contiguous (rows, inner) tensors */
+static rs_status run_rows(rs_stream *s, const rs_norm *p, const char *name) {
+    rs_dtype dt = p->dtype;
+    int64_t m = p->rows, n = p->inner;
+    if (m < 0 || n < 0) return rs_error(RS_ERR_INVALID, "%s: negative size", name);
+    if (m == 0 || n == 0) {
+        if (n == 0 && m > 0) return rs_error(RS_ERR_INVALID, "%s: rows of no elements", name);
+        return RS_OK;
+    }
+    int cols = p->op == RS_NORM_COL_SUMS, bwd = p->op != RS_NORM_ROW_FWD;
+    if (!p->x || (bwd && !p->g)) return rs_error(RS_ERR_INVALID, "%s: missing tensor", name);
+    if (cols ? !p->out1 || !p->out2 : p->op == RS_NORM_ROW_FWD ? !p->y || !p->out2 : !p->y || !p->b)
+        return rs_error(RS_ERR_INVALID, "%s: missing output or statistics", name);
+    rs_device *dev = rs_stream_device(s);
+    uint64_t bytes = (uint64_t)(m * n) * rs_dtype_size(dt);
+    int64_t *pp = NULL;
+    uint64_t params = 0;
+    rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)&pp, &params);
+    if (st != RS_OK) return st;
+    memset(pp, 0, NP_SLOTS * sizeof(int64_t));
+    struct { RS_NORM_PUSH } pc;
+    memset(&pc, 0, sizeof pc);
+    pc.x = p->x, pc.g = p->g, pc.y = p->y, pc.a = p->a, pc.b = p->b, pc.w = p->w, pc.bias = p->bias;
+    pc.s1 = p->out1, pc.s2 = p->out2, pc.params = params;
+    pp[NP_ROWS] = m;
+    pp[NP_INNER] = n;
+    pp[NP_CENTRED] = p->op == RS_NORM_ROW_FWD ? p->out1 != 0 : p->a != 0;
+    pp[NP_INV_K] = scalar_bits(dt, 1.0 / (double)n);
+    pp[NP_EPS] = scalar_bits(dt, p->eps);
+    rs_access acc[10];
+    int k = 0;
+    acc[k++] = (rs_access){p->x, bytes, 0};
+    if (bwd) acc[k++] = (rs_access){p->g, bytes, 0};
+    if (!cols) acc[k++] = (rs_access){p->y, bytes, 1};
+    if (p->a) acc[k++] = (rs_access){p->a, vec_bytes(dt, m), 0};
+    if (p->b) acc[k++] = (rs_access){p->b, vec_bytes(dt, m), 0};
+    if (p->w && !cols) acc[k++] = (rs_access){p->w, vec_bytes(dt, n), 0};
+    if (p->bias && !cols) acc[k++] = (rs_access){p->bias, vec_bytes(dt, n), 0};
+    int64_t outs = cols ? n : m;
+    if (p->out1) acc[k++] = (rs_access){p->out1, vec_bytes(dt, outs), 1};
+    if (p->out2 && p->op != RS_NORM_ROW_BWD) acc[k++] = (rs_access){p->out2, vec_bytes(dt, outs), 1};
+    char defines[64];
+    rs_kernel *kern = NULL;
+    if (!cols) {
+        int lanes = row_lanes(n);
+        int64_t groups = (m + 256 / lanes - 1) / (256 / lanes);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;LANES=%d", (int)p->op, (int)dt, lanes);
+        if ((st = rs_kernel_get(dev, "norm.comp", defines, &kern)) != RS_OK) return st;
+        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)groups, RS_GROUPS_MAX), 1, 1};
+        return rs_dispatch(s, kern, g, &pc, sizeof pc, acc, k);
+    }
+    /* column sums: chunks of rows so that about GROUPS_WANTED * 256 items
+     * run, each at least 16 rows; one chunk writes the results directly */
+    int64_t chunks = (GROUPS_WANTED * 256 + n - 1) / n, most = (m + 15) / 16;
+    if (chunks > most) chunks = most;
+    if (chunks < 1) chunks = 1;
+    int64_t chunk = (m + chunks - 1) / chunks;
+    chunks = (m + chunk - 1) / chunk;
+    pp[NP_CHUNKS] = chunks;
+    pp[NP_CHUNK] = chunk;
+    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+    if ((st = rs_kernel_get(dev, "norm.comp", defines, &kern)) != RS_OK) return st;
+    if (chunks == 1) return rs_launch(s, kern, (uint64_t)n, &pc, sizeof pc, acc, k);
+    /* partials (2 per chunk and column), added in order by pass 2; freed
+     * in stream order */
+    uint64_t part_bytes = vec_bytes(dt, 2 * chunks * n);
+    if ((st = rs_alloc(dev, part_bytes, s, &pc.part)) != RS_OK) return st;
+    rs_access pacc[8];
+    int pn = 0;
+    for (int i = 0; i < k - 2; ++i) pacc[pn++] = acc[i];
+    pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
+    st = rs_launch(s, kern, (uint64_t)(chunks * n), &pc, sizeof pc, pacc, pn);
+    if (st == RS_OK) {
+        rs_access facc[3] = {{pc.part, part_bytes, 0}, acc[k - 2], acc[k - 1]};
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=2;DT=%d", (int)p->op, (int)dt);
+        if ((st = rs_kernel_get(dev, "norm.comp", defines, &kern)) == RS_OK)
+            st = rs_launch(s, kern, (uint64_t)n, &pc, sizeof pc, facc, 3);
+    }
+    rs_free(dev, pc.part);
+    return st;
+}
+
 rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_norm: missing arguments");
-    if ((int)p->op < 0 || p->op > RS_NORM_GRAD) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
+    if ((int)p->op < 0 || p->op > RS_NORM_COL_SUMS) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
     const char *name = norm_name(p->op);
     rs_dtype dt = p->dtype;
     if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
+    if (p->op >= RS_NORM_ROW_FWD) return run_rows(s, p, name);
     int reduce = p->op == RS_NORM_STATS || p->op == RS_NORM_SUMS;
     int needs_g = p->op == RS_NORM_SUMS || p->op == RS_NORM_GRAD;
     if (p->rows < 0 || p->outer < 0 || p->inner < 0 || p->numel < 0)
@@ -128,10 +226,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     pp[NP_ROW_DIV] = p->row_div;
     pp[NP_COL_DIV] = p->col_div;
     pp[NP_COLS] = p->cols;
-    if (dt == RS_FLOAT64)
-        pp[NP_INV_K] = (int64_t)rs_f64_bits(p->inv_k);
-    else
-        pp[NP_INV_K] = (int64_t)rs_f32_bits((float)p->inv_k);
+    pp[NP_INV_K] = scalar_bits(dt, p->inv_k);
     pc.y = p->y;
     pc.bias = p->op == RS_NORM_APPLY ? p->bias : p->scale;
     pc.s1 = p->s1;

@@ -1,8 +1,12 @@
 /* The normalization engine (rs_norm_run) without torch: row statistics
  * in one chunk and in many (merged partials), strided row sets (batch
- * norm's channels in NCHW and channels_last), and a layer norm forward and
- * backward composed from the four blocks, against double references. */
+ * norm's channels in NCHW and channels_last), a layer norm forward and
+ * backward composed from the four blocks (as batch and group norm use
+ * them), and the whole-row kernels that layer norm and RMS norm use,
+ * against double references. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -170,6 +174,98 @@ TEST(layer_norm_forward_and_backward_from_the_blocks) {
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) rs_free(dev, bufs[i]);
 }
 
+/* the whole-row kernels (layer norm and RMS norm, forward and backward,
+ * and the column sums) over row lengths that give 1, 128 and 256 lanes a
+ * row, row counts that leave a workgroup's last rows empty, and column
+ * sums in one chunk and in several (partials) */
+static void check_rows(rs_device *dev, rs_stream *s, int M, int K, int centred) {
+    const double eps = 1e-5;
+    int E = M * K;
+    float *x = malloc(E * 4), *g = malloc(E * 4), *y = malloc(E * 4), *gi = malloc(E * 4);
+    float *w = malloc(K * 4), *b = malloc(K * 4), *gw = malloc(K * 4), *gb = malloc(K * 4);
+    float *mean = malloc(M * 4), *rstd = malloc(M * 4);
+    double *gwr = calloc(K, 8), *gbr = calloc(K, 8);
+    CHECK(x && g && y && gi && w && b && gw && gb && mean && rstd && gwr && gbr);
+    for (int i = 0; i < E; ++i) x[i] = value(i), g[i] = (float)cos(i * 0.37);
+    for (int j = 0; j < K; ++j) w[j] = 1.0f + 0.01f * (float)(j % 50), b[j] = 0.5f - 0.002f * (float)(j % 70);
+    uint64_t dx = ctest_upload(dev, s, x, E * 4), dg = ctest_upload(dev, s, g, E * 4);
+    uint64_t dw = ctest_upload(dev, s, w, K * 4), db = ctest_upload(dev, s, b, K * 4);
+    uint64_t dy = 0, dgi = 0, dm = 0, dr = 0, dgw = 0, dgb = 0;
+    CHECK_OK(rs_alloc(dev, E * 4, s, &dy));
+    CHECK_OK(rs_alloc(dev, E * 4, s, &dgi));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &dm));
+    CHECK_OK(rs_alloc(dev, M * 4, s, &dr));
+    CHECK_OK(rs_alloc(dev, K * 4, s, &dgw));
+    CHECK_OK(rs_alloc(dev, K * 4, s, &dgb));
+    rs_norm p;
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_ROW_FWD;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.y = dy, p.rows = M, p.inner = K, p.w = dw, p.bias = centred ? db : 0, p.eps = eps;
+    p.out1 = centred ? dm : 0, p.out2 = dr;
+    CHECK_OK(rs_norm_run(s, &p));
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_ROW_BWD;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.g = dg, p.y = dgi, p.rows = M, p.inner = K, p.w = dw, p.a = centred ? dm : 0, p.b = dr;
+    CHECK_OK(rs_norm_run(s, &p));
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_COL_SUMS;
+    p.dtype = RS_FLOAT32;
+    p.x = dx, p.g = dg, p.rows = M, p.inner = K, p.a = centred ? dm : 0, p.b = dr;
+    p.out1 = dgb, p.out2 = dgw;
+    CHECK_OK(rs_norm_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, y, dy, E * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, gi, dgi, E * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, rstd, dr, M * 4));
+    if (centred) CHECK_OK(rs_memcpy_dtoh(s, mean, dm, M * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, gw, dgw, K * 4));
+    CHECK_OK(rs_memcpy_dtoh(s, gb, dgb, K * 4));
+    CHECK_OK(rs_stream_synchronize(s));
+    int bad = 0;
+    for (int r = 0; r < M; ++r) {
+        const float *xr = x + (size_t)r * K, *gr = g + (size_t)r * K;
+        double mu = 0, sq = 0, s1 = 0, s2 = 0;
+        if (centred) {
+            for (int j = 0; j < K; ++j) mu += xr[j];
+            mu /= K;
+        }
+        for (int j = 0; j < K; ++j) sq += (xr[j] - mu) * (xr[j] - mu);
+        double rs = 1.0 / sqrt(sq / K + eps);
+        bad += !close_to(rstd[r], rs, 1e-5) || (centred && !close_to(mean[r], mu, 1e-6));
+        for (int j = 0; j < K; ++j) {
+            double xh = (xr[j] - mu) * rs;
+            bad += !close_to(y[(size_t)r * K + j], xh * w[j] + (centred ? b[j] : 0.0), 1e-5);
+            s1 += gr[j] * w[j];
+            s2 += gr[j] * w[j] * xh;
+            gwr[j] += gr[j] * xh;
+            gbr[j] += gr[j];
+        }
+        if (!centred) s1 = 0;
+        for (int j = 0; j < K; ++j) {
+            double xh = (xr[j] - mu) * rs;
+            bad += !close_to(gi[(size_t)r * K + j], rs * (gr[j] * w[j] - s1 / K - xh * s2 / K), 1e-4);
+        }
+    }
+    for (int j = 0; j < K; ++j) bad += !close_to(gw[j], gwr[j], 1e-4) || !close_to(gb[j], gbr[j], 1e-4);
+    if (bad) printf("    rows %d x %d, centred %d: %d values off\n", M, K, centred, bad);
+    CHECK(bad == 0);
+    uint64_t bufs[] = {dx, dg, dw, db, dy, dgi, dm, dr, dgw, dgb};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) rs_free(dev, bufs[i]);
+    free(x), free(g), free(y), free(gi), free(w), free(b), free(gw), free(gb), free(mean), free(rstd), free(gwr),
+        free(gbr);
+}
+
+TEST(whole_row_kernels_for_layer_norm_and_rms_norm) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    for (int centred = 0; centred < 2; ++centred) {
+        check_rows(dev, s, 300, 3, centred);  /* 1 lane a row, 256 rows a workgroup; column sums in chunks */
+        check_rows(dev, s, 5, 300, centred);  /* 128 lanes a row, the workgroup's second row empty at the end */
+        check_rows(dev, s, 3, 5000, centred); /* 256 lanes, 20 elements a lane */
+    }
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -186,11 +282,20 @@ TEST(bad_arguments_fail_clearly) {
     p.numel = 4, p.y = 64, p.row_div = 0;
     CHECK(rs_norm_run(s, &p) == RS_ERR_INVALID);
     CHECK(strstr(rs_last_error(), "mapping") != NULL);
+    memset(&p, 0, sizeof p);
+    p.op = RS_NORM_ROW_BWD;
+    p.dtype = RS_FLOAT32;
+    p.x = 64, p.g = 64, p.y = 64, p.rows = 2, p.inner = 4; /* no rstd */
+    CHECK(rs_norm_run(s, &p) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "statistics") != NULL);
+    p.op = (rs_norm_op)7;
+    CHECK(rs_norm_run(s, &p) == RS_ERR_INVALID);
 }
 
 int main(void) {
     RUN(stats_of_strided_rows_in_chunks);
     RUN(layer_norm_forward_and_backward_from_the_blocks);
+    RUN(whole_row_kernels_for_layer_norm_and_rms_norm);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

@@ -128,42 +128,49 @@ Tensor apply_norm(const Tensor& x, const Tensor& a, const Tensor& b, const Tenso
   return y;
 }
 
+// Layer norm (centred) or RMS norm over contiguous (m, n) rows, one kernel
+// (ROW_FWD): y, and the row statistics in the opmath type (the mean, left
+// undefined for RMS norm, and rstd = 1 / sqrt(var + eps)).
+std::tuple<Tensor, Tensor, Tensor> row_norm_forward(const Tensor& x, int64_t m, int64_t n, const Tensor& w,
+                                                    const Tensor& bias, double eps, bool centred) {
+  auto opts = x.options().dtype(acc_type(x));
+  Tensor y = at::empty(x.sizes(), x.options()), rstd = at::empty({m}, opts);
+  Tensor mean = centred ? at::empty({m}, opts) : Tensor();
+  rs_norm p{};
+  p.op = RS_NORM_ROW_FWD;
+  p.x = address_of(x), p.y = address_of(y);
+  p.rows = m, p.inner = n;
+  p.w = addr_or_0(w), p.bias = addr_or_0(bias);
+  p.out1 = addr_or_0(mean), p.out2 = address_of(rstd);
+  p.eps = eps;
+  run_norm(p, x);
+  return {y, mean, rstd};
+}
+
 // The backward of a normalization over contiguous (m, n) rows (layer norm,
 // RMS norm): `base` holds x, g and the row statistics a (the mean; absent
 // for RMS norm) and b (rstd). grad_input = b (g w - mean(g w) [centred] -
-// xhat mean(g w xhat)), from the row sums and then the gradient pass.
-Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w, int64_t m, int64_t n,
-                           bool centred) {
-  auto opts = x.options().dtype(acc_type(x));
-  Tensor s1 = at::empty({m}, opts), s2 = at::empty({m}, opts), gi = at::empty(x.sizes(), x.options());
-  if (m == 0) return gi;
+// xhat mean(g w xhat)), one kernel (ROW_BWD).
+Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w, int64_t m, int64_t n) {
+  Tensor gi = at::empty(x.sizes(), x.options());
   rs_norm q = base;
-  q.op = RS_NORM_SUMS;
-  q.rows = m, q.outer = 1, q.inner = n, q.row_stride = n;
-  q.w = addr_or_0(w);
-  q.out1 = address_of(s1), q.out2 = address_of(s2);
-  run_norm(q, x);
-  q = base;
-  q.op = RS_NORM_GRAD;
+  q.op = RS_NORM_ROW_BWD;
   q.y = address_of(gi);
-  q.numel = m * n, q.row_div = n, q.rows = m, q.col_div = 1, q.cols = n;
-  q.w = addr_or_0(w), q.s2 = address_of(s2);
-  q.s1 = centred ? address_of(s1) : 0;  // absent: no mean subtracted
-  q.inv_k = 1.0 / static_cast<double>(n);
+  q.rows = m, q.inner = n;
+  q.w = addr_or_0(w);
   run_norm(q, x);
   return gi;
 }
 
 // The column sums over the rows for the weight and bias gradients: (sum of
-// g, sum of g xhat), xhat from the row statistics in `base`.
+// g, sum of g xhat), xhat from the row statistics in `base` (COL_SUMS).
 std::pair<Tensor, Tensor> row_norm_column_sums(const rs_norm& base, const Tensor& x, int64_t m, int64_t n) {
   auto opts = x.options().dtype(acc_type(x));
-  Tensor c1 = at::zeros({n}, opts), c2 = at::zeros({n}, opts);
-  if (m == 0) return {c1, c2};
+  Tensor c1 = at::empty({n}, opts), c2 = at::empty({n}, opts);
+  if (m == 0) return {c1.zero_(), c2.zero_()};
   rs_norm q = base;
-  q.op = RS_NORM_SUMS;
-  q.rows = n, q.outer = m, q.inner = 1, q.row_stride = 1, q.outer_stride = n;
-  q.stat_of_outer = 1;
+  q.op = RS_NORM_COL_SUMS;
+  q.rows = m, q.inner = n;
   q.out1 = address_of(c1), q.out2 = address_of(c2);
   run_norm(q, x);
   return {c1, c2};
@@ -209,10 +216,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
         // dtype differs (CPU's mixed type)
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
         Tensor x = input.contiguous();
-        auto [mean, var] = row_stats(x, m, n);
-        Tensor rstd = at::rsqrt(var.add_(eps));
-        Tensor y = apply_norm(x, mean, rstd, param_vec(weight, x, n), param_vec(bias, x, n), n, m, 1, n,
-                              at::MemoryFormat::Contiguous);
+        auto [y, mean, rstd] = row_norm_forward(x, m, n, param_vec(weight, x, n), param_vec(bias, x, n), eps,
+                                                /*centred=*/true);
         auto st = stat_shape(input, static_cast<int64_t>(shape.size()));
         auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
         return {y.view(input.sizes()), mean.to(stat_dt).view(st), rstd.to(stat_dt).view(st)};
@@ -241,7 +246,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         p.g = address_of(g);
         p.a = address_of(mu);
         p.b = address_of(rs);
-        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n, /*centred=*/true).view(input.sizes());
+        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // centred: p.a
         bool want_w = mask[1] && defined(weight), want_b = mask[2] && defined(bias);
         if (want_w || want_b) {
           auto [cb, cw] = row_norm_column_sums(p, x, m, n);
@@ -273,17 +278,7 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
                                    : (vt == at::kDouble ? std::numeric_limits<double>::epsilon()
                                                         : static_cast<double>(std::numeric_limits<float>::epsilon()));
         Tensor x = input.contiguous();
-        Tensor s1 = at::empty({m}, x.options().dtype(vt)), s2 = at::empty({m}, s1.options());
-        rs_norm p{};
-        p.op = RS_NORM_SUMS;  // with g = x: out2 = sum of x * x
-        p.x = address_of(x);
-        p.g = address_of(x);
-        p.rows = m, p.outer = 1, p.inner = n, p.row_stride = n;
-        p.out1 = address_of(s1), p.out2 = address_of(s2);
-        run_norm(p, x);
-        Tensor rstd = at::rsqrt(s2.div_(static_cast<double>(n)).add_(e));
-        Tensor y = apply_norm(x, Tensor(), rstd, param_vec(weight, x, n), Tensor(), n, m, 1, n,
-                              at::MemoryFormat::Contiguous);
+        auto [y, unused, rstd] = row_norm_forward(x, m, n, param_vec(weight, x, n), Tensor(), e, /*centred=*/false);
         return {y.view(input.sizes()), rstd.view(stat_shape(input, static_cast<int64_t>(shape.size())))};
       },
       input, shape, weight, eps);
@@ -308,7 +303,7 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
         p.g = address_of(g);
         p.b = address_of(rs);
         Tensor gi, gw;
-        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n, /*centred=*/false).view(input.sizes());
+        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // not centred: no p.a
         if (mask[1] && defined(weight))
           gw = row_norm_column_sums(p, x, m, n).second.to(weight->scalar_type()).view(weight->sizes());
         return {gi, gw};
