@@ -47,6 +47,13 @@ def bandwidth(dev, numel, reps):
     a8 = (a * 100).to(torch.int8)
     b8 = (b * 100).to(torch.int8)
     o8 = torch.empty_like(a8)
+    # attention's head split and its gradient's: a permuted (b, 512, 3, 12,
+    # 64) -> (3, b, 12, 512, 64) copy, and a stack of three (b, 12, 512, 64)
+    hb = max(1, numel // (512 * 3 * 12 * 64))
+    qkv = torch.rand(hb, 512, 3, 12, 64, device=dev)
+    heads = qkv.permute(2, 0, 3, 1, 4)
+    parts = [torch.rand(hb, 12, 512, 64, device=dev) for _ in range(3)]
+    nq = qkv.numel()
     # name: (the timed call, bytes moved, its output, CPU's result of the same inputs)
     cases = {
         "add": (lambda: torch.add(a, b, out=out), 12 * numel, out, lambda: a.cpu() + b.cpu()),
@@ -57,6 +64,8 @@ def bandwidth(dev, numel, reps):
         "add int8": (lambda: torch.add(a8, b8, out=o8), 3 * numel, o8, lambda: a8.cpu() + b8.cpu()),
         "add, transposed inputs": (lambda: torch.add(at.t(), bt.t(), out=outt), 12 * n2, outt,
                                    lambda: at.cpu().t() + bt.cpu().t()),
+        "clone, permuted heads": (lambda: heads.contiguous(), 8 * nq, None, lambda: heads.cpu().contiguous()),
+        "stack of 3 heads": (lambda: torch.stack(parts), 8 * nq, None, lambda: torch.stack([p.cpu() for p in parts])),
     }
     fp64 = dev != "russet" or bool(torch.russet.get_device_properties().has_fp64)
     if fp64:
@@ -67,7 +76,8 @@ def bandwidth(dev, numel, reps):
         cases["exp fp64 (32M)"] = (lambda: torch.exp(a64, out=o64), 16 * (numel // 2), o64, lambda: a64.cpu().exp())
     # each case's result at the timed size, checked before it is timed
     for name, (fn, _, result, ref) in cases.items():
-        fn()
+        got = fn()
+        result = got if result is None else result
         want = ref()
         ok = torch.equal(result.cpu(), want) if not want.is_floating_point() or want.dtype == torch.float16 \
             else torch.allclose(result.cpu(), want, rtol=1e-6 if want.dtype == torch.float64 else 1e-5, atol=0)

@@ -1,6 +1,7 @@
 // copy.comp: dst[i] = (DST_DT) src[i] for strided views, any dtype pair
 // (conversions as PyTorch's CPU casts; see common/dtype.glsl).
-// Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous), VEC4
+// Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous), RUN
+// (strided: elements of the last dim an invocation takes in a row), VEC4
 // (the 16-byte path for float32 <-> float16/bfloat16; CQ and CSPLIT below
 // shape it, for tuning: the host assumes their defaults).
 #version 460
@@ -39,6 +40,9 @@ void rs_copy_one(int64_t od, int64_t os) {
 
 // elements per invocation on the contiguous path (see pointwise.comp)
 #define RS_UNROLL 4
+#ifndef RUN
+#define RUN 1
+#endif
 
 #if VEC4
 // float32 <-> float16/bfloat16, contiguous and 16-byte aligned: whole quads
@@ -136,6 +140,23 @@ void main() {
             uint64_t i = base + uint64_t(u * RS_WG);
             if (i < n) rs_copy_one(int64_t(i), int64_t(i));
         }
+    }
+#elif RUN > 1
+    // runs of RUN elements along the last dim: one offset computation (a
+    // division per dim) a run, the run's elements by the last strides
+    const uint nd = pc.ndim;
+    const uint64_t inner = uint64_t(RsI64(pc.params + 8UL * uint64_t(nd - 1u)).v);
+    const int64_t dstep = RsI64(pc.params + 8UL * uint64_t(2u * nd - 1u)).v;
+    const int64_t sstep = RsI64(pc.params + 8UL * uint64_t(3u * nd - 1u)).v;
+    const uint64_t per_row = (inner + uint64_t(RUN - 1)) / uint64_t(RUN);
+    RS_FOR_EACH(t, (pc.numel / inner) * per_row) {
+        uint64_t row = t, j;
+        rs_divmod(row, per_row, j);
+        j *= uint64_t(RUN);
+        int64_t od, os;
+        rs_offset2(pc.params, nd, row * inner + j, od, os);
+        [[unroll]] for (int u = 0; u < RUN; ++u)
+            if (j + uint64_t(u) < inner) rs_copy_one(od + int64_t(u) * dstep, os + int64_t(u) * sstep);
     }
 #else
     RS_FOR_EACH(i, pc.numel) {

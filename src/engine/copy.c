@@ -31,6 +31,8 @@ static int is_bit_copy(rs_dtype d, rs_dtype s) {
 
 /* quads of 4 elements per invocation on copy.comp's 16-byte path (its CQ) */
 #define VEC4_QUADS 2
+/* elements of the last dim per invocation on the strided path (its RUN) */
+#define STRIDED_RUN 4
 
 typedef struct copy_push { RS_COPY_PUSH } copy_push;
 
@@ -67,9 +69,13 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
         d.sizes[0] = v.sizes[0] = l.numel - whole;
         return rs_copy(s, &d, &v);
     }
-    char defines[64];
-    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d;CONTIG=%d;VEC4=%d", (int)sdt, (int)ddt, l.ndim == 0,
-             vec4);
+    /* strided: runs of STRIDED_RUN elements of the last dim an invocation
+     * where that dim is long enough (one offset computation a run) */
+    int64_t inner = l.ndim ? l.sizes[l.ndim - 1] : 0;
+    int run = inner >= 2 * STRIDED_RUN ? STRIDED_RUN : 1;
+    char defines[80];
+    snprintf(defines, sizeof defines, "SRC_DT=%d;DST_DT=%d;CONTIG=%d;VEC4=%d;RUN=%d", (int)sdt, (int)ddt,
+             l.ndim == 0, vec4, run);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "copy.comp", defines, &k)) != RS_OK) return st;
 
@@ -79,6 +85,7 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     /* the contiguous kernels take 4 elements per invocation, the 16-byte
      * path VEC4_QUADS quads of 4 (copy.comp's CQ) */
     uint64_t items = vec4 ? ((uint64_t)l.numel / 4 + VEC4_QUADS - 1) / VEC4_QUADS
-                   : l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4 : (uint64_t)l.numel;
+                   : l.ndim == 0 ? ((uint64_t)l.numel + 3) / 4
+                   : (uint64_t)(l.numel / inner) * (uint64_t)((inner + run - 1) / run);
     return rs_launch(s, k, items, &pc, sizeof pc, acc, 2);
 }

@@ -286,6 +286,42 @@ TEST(copy_every_dtype_pair) {
     CHECK(bad == 0);
 }
 
+/* the strided path's runs along the last dim (copy.c's STRIDED_RUN): a
+ * permuted (2, 3, 5, 11) -> (3, 2, 5, 11) copy (attention's qkv split), a
+ * last dim that is not a multiple of the run, a strided last dim on both
+ * sides, and a last dim too short for runs */
+TEST(copy_runs_along_the_last_dim) {
+    enum { A = 2, B = 3, C = 5, D = 11, E = A * B * C * D };
+    uint64_t a = 0, b = 0;
+    CHECK_OK(rs_alloc(g_dev, 4 * E * 2, g_s, &a));
+    CHECK_OK(rs_alloc(g_dev, 4 * E * 2, g_s, &b));
+    static int32_t in[E * 2], out[E * 2];
+    for (int i = 0; i < E * 2; ++i) in[i] = i * 7 - 300;
+    CHECK_OK(rs_memcpy_htod(g_s, a, in, sizeof in));
+    int64_t sz[4] = {B, A, C, D};
+    rs_tensor src = ctest_view(a, RS_INT32, 4, sz), dst = ctest_view(b, RS_INT32, 4, sz);
+    src.strides[0] = C * D, src.strides[1] = B * C * D, src.strides[2] = D, src.strides[3] = 1;
+    CHECK_OK(rs_copy(g_s, &dst, &src));
+    CHECK_OK(rs_memcpy_dtoh(g_s, out, b, 4 * E));
+    int bad = 0;
+    for (int i = 0; i < B; ++i)
+        for (int j = 0; j < A; ++j)
+            for (int k = 0; k < C * D; ++k) bad += out[(i * A + j) * C * D + k] != in[(j * B + i) * C * D + k];
+    /* every other element of rows of 11 (stride 2) into a transposed-row
+     * destination with stride 3 along the last dim */
+    int64_t s2[2] = {A * B * C, D};
+    src = ctest_view(a, RS_INT32, 2, s2), dst = ctest_view(b, RS_INT32, 2, s2);
+    src.strides[0] = 2 * D, src.strides[1] = 2;
+    dst.strides[0] = 1, dst.strides[1] = A * B * C; /* (D x rows) column-major */
+    CHECK_OK(rs_copy(g_s, &dst, &src));
+    CHECK_OK(rs_memcpy_dtoh(g_s, out, b, 4 * E));
+    for (int r = 0; r < A * B * C; ++r)
+        for (int c = 0; c < D; ++c) bad += out[c * A * B * C + r] != in[r * 2 * D + 2 * c];
+    CHECK(bad == 0);
+    rs_free(g_dev, a);
+    rs_free(g_dev, b);
+}
+
 TEST(copy_strided_views) {
     uint64_t a = 0, b = 0;
     CHECK_OK(rs_alloc(g_dev, 4096, g_s, &a));
@@ -731,6 +767,7 @@ int main(void) {
     RUN(codecs_known_values);
     RUN(codecs_match_c10_sweep);
     RUN(philox_known_answers);
+    RUN(copy_runs_along_the_last_dim);
     RUN(copy_strided_views);
     RUN(fill_every_element_size);
     RUN(rng_uniform);
