@@ -65,6 +65,8 @@ void vec_set(uint64_t addr, int64_t i, ACC v) { NVec(addr + uint64_t(i) * uint64
 // LANES lanes per row (a power of two, at most RS_WG), RS_WG / LANES rows a
 // workgroup; rows are contiguous, `inner` elements each
 #define RPW (RS_WG / LANES)
+// elements of a row a lane keeps in registers
+#define CACHE 8
 shared ACC shr0[RS_WG], shr1[RS_WG];
 
 // the sums of a and b over this row's LANES lanes, in a fixed tree, seen by
@@ -87,6 +89,7 @@ void row_sum2(inout ACC a, inout ACC b) {
 void main() {
     const int64_t rows = np(NP_ROWS), n = np(NP_INNER);
     const bool centred = np(NP_CENTRED) != 0L;
+    const bool cached = n <= int64_t(LANES * CACHE);  // the row fits the registers
     const uint lid = gl_LocalInvocationID.x, l = lid % uint(LANES);
 #if RS_IS_DBL(DT)
     const ACC ik = uint64BitsToDouble(uint64_t(np(NP_INV_K)));
@@ -102,20 +105,37 @@ void main() {
         const bool live = r < rows;
         const int64_t base = live ? r * n : 0L, end = live ? n : 0L;
 #if MODE == 4
-        // forward: the mean (centred), then the centred squares from a
-        // second read of the row (exact where Welford's updates round),
-        // rstd = 1 / sqrt(var + eps), then y
+        // forward: the mean (centred), then the centred squares, then y;
+        // a row of at most LANES * CACHE elements is read once into
+        // registers (xv), a longer one three times (the later reads hit the
+        // cache). Sums run over a lane's elements in order either way.
         ACC s = ACC(0), unused = ACC(0);
-        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) s += RS_LDO(DT)(pc.x, base + k);
+        ACC xv[CACHE];
+        if (cached) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                xv[c] = k < end ? RS_LDO(DT)(pc.x, base + k) : ACC(0);
+                s += xv[c];
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) s += RS_LDO(DT)(pc.x, base + k);
+        }
         ACC mean = ACC(0);
         if (centred) {
             row_sum2(s, unused);
             mean = s / ACC(n);
         }
         ACC q = ACC(0);
-        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
-            ACC d = RS_LDO(DT)(pc.x, base + k) - mean;
-            q += d * d;
+        if (cached) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE); ++c) {
+                const ACC d = xv[c] - mean;
+                if (int64_t(l + c * uint(LANES)) < end) q += d * d;
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+                ACC d = RS_LDO(DT)(pc.x, base + k) - mean;
+                q += d * d;
+            }
         }
         row_sum2(q, unused);
         const ACC rstd = ACC(1) / sqrt(q / ACC(n) + eps);
@@ -123,29 +143,67 @@ void main() {
             if (centred) vec_set(pc.s1, r, mean);
             vec_set(pc.s2, r, rstd);
         }
-        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
-            ACC y = ((RS_LDO(DT)(pc.x, base + k) - mean) * rstd) * vec_at(pc.w, k, ACC(1));
-            if (pc.bias != 0UL) y += vec_at(pc.bias, k, ACC(0));
-            n_store(pc.y, base + k, y);
+        if (cached) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                if (k < end) {
+                    ACC y = ((xv[c] - mean) * rstd) * vec_at(pc.w, k, ACC(1));
+                    if (pc.bias != 0UL) y += vec_at(pc.bias, k, ACC(0));
+                    n_store(pc.y, base + k, y);
+                }
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+                ACC y = ((RS_LDO(DT)(pc.x, base + k) - mean) * rstd) * vec_at(pc.w, k, ACC(1));
+                if (pc.bias != 0UL) y += vec_at(pc.bias, k, ACC(0));
+                n_store(pc.y, base + k, y);
+            }
         }
 #else
         // backward: s1 = sum g w, s2 = sum g w xhat over the row, then
-        // y = (g w - s1 / n - xhat s2 / n) rstd (GRAD's formula, precise)
+        // y = (g w - s1 / n - xhat s2 / n) rstd (GRAD's formula, precise);
+        // x and g of a short row kept in registers as in the forward
         const ACC a = live && centred ? vec_at(pc.a, r, ACC(0)) : ACC(0);
         const ACC b = live ? vec_at(pc.b, r, ACC(1)) : ACC(1);
         ACC s1 = ACC(0), s2 = ACC(0);
-        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
-            ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
-            s1 += gw;
-            s2 += gw * ((RS_LDO(DT)(pc.x, base + k) - a) * b);
+        ACC xv[CACHE], gv[CACHE];
+        if (cached) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                xv[c] = k < end ? RS_LDO(DT)(pc.x, base + k) : ACC(0);
+                gv[c] = k < end ? RS_LDO(DT)(pc.g, base + k) : ACC(0);
+                if (k < end) {
+                    ACC gw = gv[c] * vec_at(pc.w, k, ACC(1));
+                    s1 += gw;
+                    s2 += gw * ((xv[c] - a) * b);
+                }
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+                ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
+                s1 += gw;
+                s2 += gw * ((RS_LDO(DT)(pc.x, base + k) - a) * b);
+            }
         }
         row_sum2(s1, s2);
         if (!centred) s1 = ACC(0);
-        for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
-            ACC xhat = (RS_LDO(DT)(pc.x, base + k) - a) * b;
-            precise ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
-            precise ACC y = (gw - s1 * ik - xhat * (s2 * ik)) * b;
-            n_store(pc.y, base + k, y);
+        if (cached) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                if (k < end) {
+                    ACC xhat = (xv[c] - a) * b;
+                    precise ACC gw = gv[c] * vec_at(pc.w, k, ACC(1));
+                    precise ACC y = (gw - s1 * ik - xhat * (s2 * ik)) * b;
+                    n_store(pc.y, base + k, y);
+                }
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end; k += int64_t(LANES)) {
+                ACC xhat = (RS_LDO(DT)(pc.x, base + k) - a) * b;
+                precise ACC gw = RS_LDO(DT)(pc.g, base + k) * vec_at(pc.w, k, ACC(1));
+                precise ACC y = (gw - s1 * ik - xhat * (s2 * ik)) * b;
+                n_store(pc.y, base + k, y);
+            }
         }
 #endif
     }

@@ -4,6 +4,7 @@
  * transforms. The geometry travels in a parameter block in the stream
  * arena (the NP_ slots of norm.comp). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -30,11 +31,19 @@ static int64_t scalar_bits(rs_dtype dt, double v) {
     return dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(v) : (int64_t)rs_f32_bits((float)v);
 }
 
-/* lanes per row for the whole-row kernels: about 4 elements a lane, a
- * power of two from 1 to the workgroup (256); short rows share a workgroup */
+/* lanes per row for the whole-row kernels: about `per` elements a lane
+ * (4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
+ * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
+ * workgroup (256); short rows share a workgroup */
 static int row_lanes(int64_t n) {
+    static int per;
+    if (!per) {
+        const char *e = getenv("RUSSET_NORM_ROW_ELEMS");
+        int v = e ? atoi(e) : 4;
+        per = v >= 1 && v <= 8 ? v : 4;
+    }
     int lanes = 1;
-    while (lanes < 256 && (int64_t)lanes * 4 < n) lanes *= 2;
+    while (lanes < 256 && (int64_t)lanes * per < n) lanes *= 2;
     return lanes;
 }
 
