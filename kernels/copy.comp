@@ -1,7 +1,8 @@
 // copy.comp: dst[i] = (DST_DT) src[i] for strided views, any dtype pair
 // (conversions as PyTorch's CPU casts; see common/dtype.glsl).
 // Defines: SRC_DT, DST_DT (dtype codes), CONTIG (1: both contiguous), RUN
-// (strided: elements of the last dim an invocation takes in a row), VEC4
+// (strided: elements of the last dim an invocation takes in a row), WORDS
+// (1: a bit copy of 16-byte words, numel of them), VEC4
 // (the 16-byte path for float32 <-> float16/bfloat16; CQ and CSPLIT below
 // shape it, for tuning: the host assumes their defaults).
 #version 460
@@ -42,6 +43,12 @@ void rs_copy_one(int64_t od, int64_t os) {
 #define RS_UNROLL 4
 #ifndef RUN
 #define RUN 1
+#endif
+#ifndef WORDS
+#define WORDS 0
+#endif
+#if WORDS
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsW4 { uvec4 v; };
 #endif
 
 #if VEC4
@@ -131,6 +138,24 @@ void main() {
 #else
 #error "copy.comp: CQ > 2 needs CSPLIT"
 #endif
+#elif WORDS
+    // a bit copy of contiguous 16-byte words (rs_copy's large copies on a
+    // discrete GPU, where vkCmdCopyBuffer reached a fifth of the H200's
+    // bandwidth): RS_UNROLL words an invocation, a workgroup apart
+    uint64_t n = pc.numel;
+    uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);
+    for (uint64_t base = uint64_t(gl_WorkGroupID.x) * uint64_t(RS_WG * RS_UNROLL) + uint64_t(gl_LocalInvocationID.x);
+         base < n; base += step) {
+        uvec4 w[RS_UNROLL];
+        [[unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
+            uint64_t i = base + uint64_t(u * RS_WG);
+            if (i < n) w[u] = RsW4(pc.src + i * 16UL).v;
+        }
+        [[unroll]] for (int u = 0; u < RS_UNROLL; ++u) {
+            uint64_t i = base + uint64_t(u * RS_WG);
+            if (i < n) RsW4(pc.dst + i * 16UL).v = w[u];
+        }
+    }
 #elif CONTIG
     uint64_t n = pc.numel;
     uint64_t step = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG * RS_UNROLL);

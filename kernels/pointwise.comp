@@ -9,11 +9,15 @@
 // per word; VQ words per invocation), OUT_DT, CT_DT (compute dtype), RT_DT
 // (dtype whose opmath type the expression has), CM_DT (the op's common
 // dtype, of which CT_DT is the opmath type), EXPR; SEGS (1: a list of
-// contiguous tensors, one segment each: rs_pointwise_run_many).
+// contiguous tensors, one segment each: rs_pointwise_run_many); RUN (the
+// strided path: elements of the last dim an invocation takes in a row).
 #version 460
 #include "common/dtype.glsl"
 #include "params/pointwise.h"
 #include "common/index.glsl"
+#ifndef RUN
+#define RUN 1
+#endif
 #include "common/opmath.glsl"
 
 // PW_WG: the workgroup size (tuning, 16-byte path only; the host assumes RS_WG)
@@ -382,6 +386,28 @@ void main() {
                 int64_t o[5] = int64_t[5](int64_t(i), int64_t(i), int64_t(i), int64_t(i), int64_t(i));
                 rs_element(o, s0, s1, s2, s3);
             }
+        }
+    }
+#elif RUN > 1
+    // strided, runs of RUN elements along the last dim (rs_layout_run):
+    // one offset computation (a division per dim) a run, then each view's
+    // last stride
+    const uint nd = pc.ndim;
+    const uint64_t inner = uint64_t(RsI64(pc.params + 8UL * uint64_t(nd - 1u)).v);
+    int64_t step[5];
+    for (int v = 0; v < NT; ++v) step[v] = RsI64(pc.params + 8UL * uint64_t(uint(v + 2) * nd - 1u)).v;
+    const uint64_t per_row = (inner + uint64_t(RUN - 1)) / uint64_t(RUN);
+    RS_FOR_EACH(t, (pc.numel / inner) * per_row) {
+        uint64_t row = t, j;
+        rs_divmod(row, per_row, j);
+        j *= uint64_t(RUN);
+        int64_t o[5];
+        rs_offsetn(pc.params, nd, NT, row * inner + j, o);
+        // not unrolled: see the contiguous path
+        [[dont_unroll]] for (int u = 0; u < RUN; ++u) {
+            if (j + uint64_t(u) >= inner) break;
+            rs_element(o, s0, s1, s2, s3);
+            for (int v = 0; v < NT; ++v) o[v] += step[v];
         }
     }
 #else

@@ -64,6 +64,12 @@ rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names,
 /* Writes sizes and the strides of `ntensors` views into the stream arena;
  * *params = 0 when the layout is contiguous. */
 rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params);
+/* The strided kernels' runs (copy.comp and pointwise.comp's RUN): an
+ * invocation takes RS_STRIDED_RUN elements of the last dim in a row where
+ * that dim is long enough (one offset computation a run), else 1. Returns
+ * the run and sets *items, the invocations that cover a strided layout. */
+#define RS_STRIDED_RUN 4
+int rs_layout_run(const rs_layout *l, uint64_t *items);
 /* Workgroups for a 1-D grid of `groups`: at most the device's limit and
  * `limit` (the kernels loop over the rest). RS_GROUPS_MAX keeps
  * gl_GlobalInvocationID.x (32-bit) from wrapping. */

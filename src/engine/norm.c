@@ -32,15 +32,16 @@ static int64_t scalar_bits(rs_dtype dt, double v) {
 }
 
 /* lanes per row for the whole-row kernels: about `per` elements a lane
- * (4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
+ * (8: the H200 ran layer_norm (4096, 768) forward in 0.027 ms against 0.033
+ * with 4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
  * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
  * workgroup (256); short rows share a workgroup */
 static int row_lanes(int64_t n) {
     static int per;
     if (!per) {
         const char *e = getenv("RUSSET_NORM_ROW_ELEMS");
-        int v = e ? atoi(e) : 4;
-        per = v >= 1 && v <= 8 ? v : 4;
+        int v = e ? atoi(e) : 8;
+        per = v >= 1 && v <= 8 ? v : 8;
     }
     int lanes = 1;
     while (lanes < 256 && (int64_t)lanes * per < n) lanes *= 2;

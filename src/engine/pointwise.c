@@ -105,7 +105,7 @@ static rs_status resolve(rs_stream *s, const rs_pointwise *p, char *text, size_t
  * layout_index[k]); the path (contig, the 16-byte path's vecw and vq, or
  * segs: a list of tensors). */
 static rs_status kernel_defines(const rs_pointwise *p, int nt, const int *layout_index, int contig, int vecw, int vq,
-                                int segs, char *defines, size_t cap) {
+                                int segs, int run, char *defines, size_t cap) {
     size_t len = 0;
     int bad = appendf(defines, cap, &len, "NIN=%d;NT=%d;OUT_DT=%d;CM_DT=%d;CT_DT=%d;RT_DT=%d;", p->ninputs, nt,
                       (int)p->out.dtype, (int)p->common, (int)p->compute, (int)p->result);
@@ -116,8 +116,8 @@ static rs_status kernel_defines(const rs_pointwise *p, int nt, const int *layout
      * into shared memory first (see ops_special.glsl for why) */
     if (!bad && strstr(p->expr, "rs_op_igamma")) bad = appendf(defines, cap, &len, "RS_IGAM_SHARED=1;");
     if (!bad)
-        bad = appendf(defines, cap, &len, "CONTIG=%d;SEGS=%d;VECW=%d;VQ=%d;EXPR=%s", contig, segs, vecw,
-                      vecw ? vq : 1, p->expr);
+        bad = appendf(defines, cap, &len, "CONTIG=%d;SEGS=%d;VECW=%d;VQ=%d;RUN=%d;EXPR=%s", contig, segs, vecw,
+                      vecw ? vq : 1, run, p->expr);
     return bad ? rs_error(RS_ERR_INVALID, "rs_pointwise %s: the description is too long", p->name) : RS_OK;
 }
 
@@ -189,8 +189,10 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *desc) {
      * for one tensor input (exp: 0.85x -> 0.89x of CUDA on the H200, the
      * loads of two words in flight), one for more (add: 1% faster) */
     int vq = nt <= 2 ? 2 : 1;
+    uint64_t strided_items = 0;
+    int run = rs_layout_run(&l, &strided_items);
     char defines[1024];
-    if ((st = kernel_defines(p, nt, layout_index, l.ndim == 0, vecw, vq, 0, defines, sizeof defines)) != RS_OK)
+    if ((st = kernel_defines(p, nt, layout_index, l.ndim == 0, vecw, vq, 0, run, defines, sizeof defines)) != RS_OK)
         return st;
 
     rs_device *dev = rs_stream_device(s);
@@ -217,7 +219,7 @@ rs_status rs_pointwise_run(rs_stream *s, const rs_pointwise *desc) {
     /* the contiguous kernels take 4 elements per invocation, the 16-byte
      * path vq words of 16 bytes */
     uint64_t per = vecw ? (uint64_t)(vq * vecw) : 4;
-    uint64_t items = l.ndim == 0 ? (pc.numel + per - 1) / per : pc.numel;
+    uint64_t items = l.ndim == 0 ? (pc.numel + per - 1) / per : strided_items;
     return rs_launch(s, k, items, &pc, sizeof pc, acc, nacc);
 }
 
@@ -315,7 +317,7 @@ static rs_status run_list(rs_stream *s, const rs_pointwise *ps, int n) {
     for (int k = 0; k < p->ninputs; ++k)
         if (!p->is_scalar[k]) layout_index[k] = nt++;
     char defines[1024];
-    if ((st = kernel_defines(p, nt, layout_index, 0, 0, 1, 1, defines, sizeof defines)) != RS_OK) return st;
+    if ((st = kernel_defines(p, nt, layout_index, 0, 0, 1, 1, 1, defines, sizeof defines)) != RS_OK) return st;
     rs_device *dev = rs_stream_device(s);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "pointwise.comp", defines, &k)) != RS_OK) return st;

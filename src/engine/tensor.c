@@ -113,6 +113,13 @@ rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names,
     return RS_OK;
 }
 
+int rs_layout_run(const rs_layout *l, uint64_t *items) {
+    int64_t inner = l->ndim ? l->sizes[l->ndim - 1] : 1;
+    int run = l->ndim && inner >= 2 * RS_STRIDED_RUN ? RS_STRIDED_RUN : 1;
+    *items = (uint64_t)(l->numel / inner) * (uint64_t)((inner + run - 1) / run);
+    return run;
+}
+
 rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params) {
     *params = 0;
     if (l->ndim == 0) return RS_OK;

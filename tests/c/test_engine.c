@@ -322,6 +322,31 @@ TEST(copy_runs_along_the_last_dim) {
     rs_free(g_dev, b);
 }
 
+/* a contiguous bit copy as 16-byte words (what a discrete GPU takes for
+ * large copies; RUSSET_COPY_WORDS=1 takes it here), with a tail of bytes
+ * that are not a whole word, beside the vkCmdCopyBuffer path */
+TEST(copy_contiguous_as_words) {
+    enum { N = 70001 }; /* int8 elements: 4375 words and a tail of 1 byte */
+    uint64_t a = 0, b = 0;
+    CHECK_OK(rs_alloc(g_dev, N + 64, g_s, &a));
+    CHECK_OK(rs_alloc(g_dev, N + 64, g_s, &b));
+    static uint8_t in[N], out[N], zero[N];
+    for (int i = 0; i < N; ++i) in[i] = (uint8_t)(i * 131 + 7);
+    CHECK_OK(rs_memcpy_htod(g_s, a, in, N));
+    for (int force = 0; force < 2; ++force) {
+        setenv("RUSSET_COPY_WORDS", force ? "1" : "0", 1);
+        CHECK_OK(rs_memcpy_htod(g_s, b, zero, N));
+        rs_tensor src = vec(a, RS_INT8, N), dst = vec(b, RS_UINT8, N);
+        CHECK_OK(rs_copy(g_s, &dst, &src));
+        CHECK_OK(rs_memcpy_dtoh(g_s, out, b, N));
+        CHECK_OK(rs_stream_synchronize(g_s));
+        CHECK(memcmp(out, in, N) == 0);
+    }
+    unsetenv("RUSSET_COPY_WORDS");
+    rs_free(g_dev, a);
+    rs_free(g_dev, b);
+}
+
 TEST(copy_strided_views) {
     uint64_t a = 0, b = 0;
     CHECK_OK(rs_alloc(g_dev, 4096, g_s, &a));
@@ -768,6 +793,7 @@ int main(void) {
     RUN(codecs_match_c10_sweep);
     RUN(philox_known_answers);
     RUN(copy_runs_along_the_last_dim);
+    RUN(copy_contiguous_as_words);
     RUN(copy_strided_views);
     RUN(fill_every_element_size);
     RUN(rng_uniform);
