@@ -25,6 +25,20 @@ static const char *norm_name(rs_norm_op op) {
 /* byte size of a vector of n opmath elements */
 static uint64_t vec_bytes(rs_dtype dt, int64_t n) { return (uint64_t)n * (dt == RS_FLOAT64 ? 8u : 4u); }
 
+typedef struct norm_push { RS_NORM_PUSH } norm_push;
+
+/* The parameter block (the NP_ slots, zeroed) in the stream arena, and
+ * push constants holding its address and nothing else. */
+static rs_status norm_begin(rs_stream *s, int64_t **pp, norm_push *pc) {
+    uint64_t params = 0;
+    rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)pp, &params);
+    if (st != RS_OK) return st;
+    memset(*pp, 0, NP_SLOTS * sizeof(int64_t));
+    memset(pc, 0, sizeof *pc);
+    pc->params = params;
+    return RS_OK;
+}
+
 /* 1 / K and eps as the kernel reads them: double bits for float64, else
  * float bits */
 static int64_t scalar_bits(rs_dtype dt, double v) {
@@ -64,14 +78,11 @@ static rs_status run_rows(rs_stream *s, const rs_norm *p, const char *name) {
     rs_device *dev = rs_stream_device(s);
     uint64_t bytes = (uint64_t)(m * n) * rs_dtype_size(dt);
     int64_t *pp = NULL;
-    uint64_t params = 0;
-    rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)&pp, &params);
+    norm_push pc;
+    rs_status st = norm_begin(s, &pp, &pc);
     if (st != RS_OK) return st;
-    memset(pp, 0, NP_SLOTS * sizeof(int64_t));
-    struct { RS_NORM_PUSH } pc;
-    memset(&pc, 0, sizeof pc);
     pc.x = p->x, pc.g = p->g, pc.y = p->y, pc.a = p->a, pc.b = p->b, pc.w = p->w, pc.bias = p->bias;
-    pc.s1 = p->out1, pc.s2 = p->out2, pc.params = params;
+    pc.s1 = p->out1, pc.s2 = p->out2;
     pp[NP_ROWS] = m;
     pp[NP_INNER] = n;
     pp[NP_CENTRED] = p->op == RS_NORM_ROW_FWD ? p->out1 != 0 : p->a != 0;
@@ -150,18 +161,14 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     uint64_t esize = rs_dtype_size(dt);
 
     int64_t *pp = NULL;
-    uint64_t params = 0;
-    rs_status st = rs_stream_arena(s, NP_SLOTS * sizeof(int64_t), (void **)&pp, &params);
+    norm_push pc;
+    rs_status st = norm_begin(s, &pp, &pc);
     if (st != RS_OK) return st;
-    memset(pp, 0, NP_SLOTS * sizeof(int64_t));
-    struct { RS_NORM_PUSH } pc;
-    memset(&pc, 0, sizeof pc);
     pc.x = p->x;
     pc.g = p->g;
     pc.a = p->a;
     pc.b = p->b;
     pc.w = p->w;
-    pc.params = params;
     pp[NP_ROWS] = p->rows;
     rs_access acc[10];
     int n = 0;
