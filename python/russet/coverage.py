@@ -22,6 +22,10 @@ runs the op on russet and on CPU with the same inputs and compares:
   ("channels_last in, channels_last out"). The first 3 samples that have one;
 - variant ``grad``: float32 only, for ops that support autograd: gradients of
   the sum of the outputs with respect to every input that requires grad;
+- variant ``fwad``: float32 only, for ops that support forward-mode AD, on
+  the gradient's samples: every input that requires grad becomes a dual
+  tensor (torch.autograd.forward_ad) with a tangent drawn on the CPU from a
+  fixed seed, and the outputs' tangents are compared;
 - variant ``errors``: the OpInfo's ``error_inputs`` (bad arguments), built on
   russet, each of which must raise the error type the OpInfo names with a
   message its regex matches, as PyTorch's own test_errors asks of every
@@ -74,7 +78,11 @@ CLASSES = ["pass-native", "pass-host", "wrong", "error", "unsupported", "skipped
 CASE_CODES = {"pass-native": "N", "pass-host": "H", "wrong": "W", "error": "E",
               "unsupported": "U", "skipped": "S"}
 FAILING = ("wrong", "error")
-VARIANTS = ["op", "inplace", "out", "out-layouts", "channels-last", "grad", "errors"]
+VARIANTS = ["op", "inplace", "out", "out-layouts", "channels-last", "grad", "fwad", "errors"]
+# the variants that differentiate (float32, the OpInfo's requires_grad samples):
+# grad is reverse mode (torch.autograd.grad of the outputs' sum), fwad
+# forward mode (dual tensors, the same tangents on both devices)
+AD_VARIANTS = ("grad", "fwad")
 
 # ---------------------------------------------------------------- families
 #
@@ -900,7 +908,7 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
     """One case: returns (class, detail, host_ops)."""
     process = getattr(sample, "output_process_fn_grad", None) or (lambda x: x)
     randomish = _random_sample(op_name, sample)
-    if op_name in LOWRANK_OPS and variant != "grad":
+    if op_name in LOWRANK_OPS and variant not in AD_VARIANTS:
         randomish = False
         process = _lowrank_determined
     uninit = op_name in UNINITIALIZED_OPS
@@ -933,6 +941,8 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
             res_c = outs_c
         elif variant == "grad":
             res_c = _grad_run(torch, fn, parts_cpu, process)
+        elif variant == "fwad":
+            res_c = _fwad_run(torch, fn, parts_cpu, process)
         else:
             res_c = process(_call(fn, parts_cpu))
     except _Timeout:
@@ -949,6 +959,8 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
                 res_r = outs_r
             elif variant == "grad":
                 res_r = _grad_run(torch, fn, parts_r, process)
+            elif variant == "fwad":
+                res_r = _fwad_run(torch, fn, parts_r, process)
             else:
                 res_r = process(_call(fn, parts_r))
             # materialize results inside the counted region (errors surface here)
@@ -963,12 +975,12 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
 
     try:
         _check_devices(res_r, expect_russet, variant)
-        if uninit and variant != "grad":
+        if uninit and variant not in AD_VARIANTS:
             _check_meta(res_r, res_c, variant)
         elif randomish:
             _check_random(res_r, res_c, variant, op_name)
         else:
-            _assert_close(res_r, res_c, tol, "output" if variant != "grad" else "grad")
+            _assert_close(res_r, res_c, tol, "output" if variant not in AD_VARIANTS else variant)
         if variant in ("op", "channels-last") and not randomish and \
                 (op_key(op), variant) not in STRIDES_BACKEND_CHOICE:
             _check_strides(res_r, res_c, "output")
@@ -980,7 +992,7 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
         if variant == "inplace" and not (randomish or uninit):
             _assert_close(parts_r[0], parts_cpu[0], tol, "inplace self")
         # inputs afterwards: unchanged, or changed exactly as on CPU
-        if variant != "grad" and not randomish:
+        if variant not in AD_VARIANTS and not randomish:
             start = 1 if variant == "inplace" else 0
             for i in range(start, 3):
                 _assert_close(_clone_cpu(parts_r[i]), _devmap(parts_cpu[i]), tol,
@@ -1105,6 +1117,32 @@ def _grad_run(torch, fn, parts, process):
         loss = loss + (torch.view_as_real(t).sum() if t.is_complex() else t.sum())
     grads = torch.autograd.grad(loss, leaves, allow_unused=True)
     return [g.detach() if g is not None else None for g in grads]
+
+
+def _fwad_run(torch, fn, parts, process):
+    """Forward-mode AD: every input that requires grad becomes a dual
+    tensor with a tangent drawn on the CPU from a fixed seed (the same on
+    both devices), then moved to the input's device; returns the outputs'
+    tangents (None where an output has none)."""
+    import torch.autograd.forward_ad as fwAD
+
+    gen = torch.Generator().manual_seed(20261203)
+    with fwAD.dual_level():
+        def dual(t):
+            if not (isinstance(t, torch.Tensor) and t.requires_grad):
+                return t
+            tan = torch.randn(t.shape, generator=gen, dtype=t.dtype).to(t.device)
+            return fwAD.make_dual(t.detach(), tan)
+
+        dparts = _tree_map(dual, parts)
+        if not any(fwAD.unpack_dual(t).tangent is not None
+                   for t in _leaves(dparts) if isinstance(t, torch.Tensor)):
+            raise RuntimeError("no input requires grad")
+        out = process(_call(fn, dparts))
+        tans = [fwAD.unpack_dual(t).tangent for t in _leaves(out) if isinstance(t, torch.Tensor)]
+        if all(t is None for t in tans):
+            raise RuntimeError("no differentiable output")
+        return [t.clone() if t is not None else None for t in tans]
 
 
 # ---------------------------------------------------------------- one task
@@ -1250,6 +1288,9 @@ def run_task(torch, key, op, dtype_name, mode):
         if gs:
             res["grad"] = [list(run_variant(torch, op, op.name, "grad", dtype_name, s, tol))
                            for s in gs]
+            if getattr(op, "supports_forward_ad", False):
+                res["fwad"] = [list(run_variant(torch, op, op.name, "fwad", dtype_name, s, tol))
+                               for s in gs]
     return _with_errors(torch, key, op, dtype_name, res)
 
 
@@ -1531,7 +1572,8 @@ def check_against_known(records, known):
     known only while it fails the way it is listed: its class, and the
     stable part of its detail (failure_signature) where the entry records
     one. A known wrong result that turns into an error, an error with
-    another message, or an unsupported case is a new failure."""
+    another message, or an unsupported case is a new failure. An entry
+    marked `flaky` (CPU's own result differs between runs) may also pass."""
     new, fixed = [], []
     for r in records:
         for v, x in r["variants"].items():
@@ -1542,7 +1584,7 @@ def check_against_known(records, known):
                             or e.get("detail", failure_signature(x["detail"])) != failure_signature(x["detail"])):
                 listed = f" (listed as {e.get('class')}: {e.get('detail', '')})" if e else ""
                 new.append((k, x["class"] + listed, x["detail"]))
-            elif e is not None and not failing:
+            elif e is not None and not failing and not e.get("flaky"):
                 fixed.append((k, x["class"]))
     return new, fixed
 
@@ -1743,7 +1785,7 @@ def render_markdown(rep, devices=None):
       f"{lim['max_numel']} elements; sweep time {rep['seconds'] / 60:.1f} min\n")
     w("## Summary\n")
     w("Counted over (op, dtype) pairs; a pair's class is the worst of its variants "
-      "(function, in-place, out=, gradient, and the OpInfo's error inputs on the op's first "
+      "(function, in-place, out=, gradient, forward-mode AD, and the OpInfo's error inputs on the op's first "
       "dtype): `wrong`/`error` if any case failed, "
       "`pass-host` if any passing case used host execution, `pass-native` only if "
       "every case ran without host execution. Percentages are of tested pairs "

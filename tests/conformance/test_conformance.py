@@ -105,6 +105,8 @@ def test_known_failures_file_is_well_formed(known):
         assert len(e["reason"].strip()) >= 15, f"give a real reason: {e}"
         assert e["class"] in ("wrong", "error"), e
         assert e.get("detail"), f"record how it fails (coverage.failure_signature): {e}"
+        assert e.get("flaky", False) in (False, True), e
+        assert not e.get("flaky") or "intermittent" in e["reason"], f"say why it is flaky: {e}"
 
 
 def test_a_known_failure_that_fails_another_way_is_new():
@@ -125,6 +127,11 @@ def test_a_known_failure_that_fails_another_way_is_new():
         new, fixed = cov.check_against_known(rec(cls, detail), known)
         assert [n[0] for n in new] == [k] and not fixed, (cls, detail)
     assert cov.check_against_known(rec("pass-native", ""), known) == ([], [(k, "pass-native")])
+    # a flaky entry (CPU's own result varies) may pass, and still may not fail another way
+    flaky = {k: dict(known[k], flaky=True)}
+    assert cov.check_against_known(rec("pass-native", ""), flaky) == ([], [])
+    assert cov.check_against_known(rec("wrong", same), flaky) == ([], [])
+    assert [n[0] for n in cov.check_against_known(rec("error", "RuntimeError: x"), flaky)[0]] == [k]
     assert cov.failure_signature("RuntimeError: size 12 vs 13\nmore") == "RuntimeError: size # vs #"
 
 
@@ -294,6 +301,36 @@ def test_harness_grad_variant():
 
     bad = cov.run_variant(torch, _FakeOp(BadGrad.apply), "fake", "grad", "float32", s, None)
     assert bad[0] == "wrong", bad
+
+
+def test_harness_forward_ad_variant():
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    torch.manual_seed(0)
+    s = SampleInput(torch.randn(3, 4, requires_grad=True), args=(torch.randn(4, requires_grad=True),))
+    good = cov.run_variant(torch, _FakeOp(lambda x, y: x.sin() * y), "fake", "fwad", "float32", s, None)
+    assert good[0] in ("pass-native", "pass-host"), good
+
+    class BadJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * (3 if t.device.type == "russet" else 2)
+
+    one = SampleInput(torch.randn(3, 4, requires_grad=True))
+    bad = cov.run_variant(torch, _FakeOp(BadJvp.apply), "fake", "fwad", "float32", one, None)
+    assert bad[0] == "wrong" and "fwad" in bad[1], bad
+    # the same tangents on both devices: a correct op whose tangent depends
+    # on the tangent's values passes only if they match
+    good = cov.run_variant(torch, _FakeOp(lambda x: x * x.sum()), "fake", "fwad", "float32", one, None)
+    assert good[0] in ("pass-native", "pass-host"), good
 
 
 @pytest.fixture(scope="module")
