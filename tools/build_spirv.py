@@ -1,7 +1,7 @@
 """Compiles the kernels that russet's run-time compiler cannot build into
-committed SPIR-V: kernels/gemm_coopmat_khr.comp (GL_KHR_cooperative_matrix,
-which Debian 12's glslang 12 does not know) -> kernels/spirv/<name>.spv, one
-module per variant, plus kernels/spirv/MANIFEST.json (the hash of the GLSL
+committed SPIR-V: kernels/gemm_coopmat_khr.comp and kernels/conv_coopmat_khr.comp
+(GL_KHR_cooperative_matrix, which Debian 12's glslang 12 does not know) ->
+kernels/spirv/<name>.spv, one module per variant, plus kernels/spirv/MANIFEST.json (the hash of the GLSL
 sources each module was built from, and of each module).
 tests/python/test_spirv_fresh.py fails when the manifest no longer matches
 the sources, i.e. when a module is older than its GLSL.
@@ -103,6 +103,13 @@ def _khr():
         out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
     for name, defs in PROBE_MODULES.items():
         out.append((name, "gemm_coopmat_khr.comp", defs))
+    # the convolution (src/engine/conv.c picks them by name): float16 and
+    # bfloat16, forward / grad input / grad weight, tiles 128 x 128 (FM 4)
+    # and 64 x 64 (FM 2); the layouts are uniform flags
+    for elem, prefix in (({}, "conv_coopmat_khr_"), ({"ELEM_BF16": 1}, "conv_coopmat_khr_bf16_")):
+        for mode in (0, 1, 2):
+            for tile, fm in (("t128", 4), ("t64", 2)):
+                out.append((f"{prefix}m{mode}_{tile}", "conv_coopmat_khr.comp", {**elem, "MODE": mode, "FM": fm}))
     return out
 
 

@@ -30,6 +30,11 @@
 #define CP_TILES_N 41
 #define CP_SPLITS 42  /* mode 2: splits of k, each CP_KPS deep */
 #define CP_KPS 43
-#define CP_SLOTS 44
+#define CP_FLAGS 44   /* conv_coopmat_khr.comp: CF_ bits */
+#define CP_SLOTS 45
+
+#define CF_A_KF 1     /* A's slices load along k (else along rows) */
+#define CF_B_KF 2     /* B's slices load along k (else along columns) */
+#define CF_K_CF 4     /* k's (channel, kernel offset) pairs run channel fastest */
 
 #endif

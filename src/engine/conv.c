@@ -1,5 +1,7 @@
 /* conv.c: the convolution engine (rs_conv_run; contract in russet/conv.h),
- * an implicit GEMM per group (kernels/conv.comp).
+ * an implicit GEMM per group: kernels/conv.comp (FMA tiles, every dtype),
+ * or kernels/conv_coopmat_khr.comp (float16 and bfloat16 on cooperative
+ * matrices, precompiled SPIR-V) where the device has them.
  *
  * Every view is taken as (N, C, D, H, W): 1-d and 2-d convolutions get unit
  * leading spatial dims. The tile shape follows the product's shape; the
@@ -9,6 +11,7 @@
  * whose partial sums a second pass adds in chunk order: the split depends
  * only on the shape, so results repeat bit for bit. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -23,6 +26,7 @@ typedef struct conv_plan {
     int64_t str[3], pad[3], dil[3];
     int64_t cg, og, m, nc, k;
     int wx, tm, tn, bk, vw, a_kf, b_kf, k_cf; /* tile: (256 / wx) tm rows, wx tn columns */
+    int coop;                                 /* > 0: conv_coopmat_khr.comp, a coop x coop tile */
     int64_t tiles_m, tiles_n, splits, kps;
 } conv_plan;
 
@@ -81,6 +85,42 @@ static void choose_tile(conv_plan *p, int64_t groups, int shrink) {
         if (p->tm >= p->tn) p->tm /= 2;
         else p->tn /= 2;
     }
+}
+
+/* conv_coopmat_khr.comp's tiles: shared memory (As, Bs and the tables) */
+#define COOP_BK 32
+static uint32_t coop_shared(int tile) { return tile == 128 ? 32 * 1024 : 16 * 1024; }
+
+/* RUSSET_CONV_COOPMAT: 0 keeps float16 and bfloat16 on conv.comp's FMA
+ * tiles (to compare the two, or to rule the cooperative matrices out); 64
+ * or 128 forces that tile wherever the cooperative matrices serve (tests
+ * and tuning). Read once. */
+static int coop_setting(void) {
+    static int setting = -2; /* -1: the default choice; a race writes the same value */
+    if (setting == -2) {
+        const char *e = getenv("RUSSET_CONV_COOPMAT");
+        setting = !e ? -1 : strcmp(e, "0") == 0 ? 0 : strcmp(e, "64") == 0 ? 64 : strcmp(e, "128") == 0 ? 128 : -1;
+    }
+    return setting;
+}
+
+/* The cooperative-matrix tile for a float16 / bfloat16 product, or 0: where
+ * the device lists the dtype's 16x16x16 shape (never under the apple
+ * profile) and the product is at least a fragment wide. 128 x 128 where
+ * those tiles fill the device (about two workgroups an SM on the H200),
+ * else 64 x 64. */
+static int coop_tile(rs_stream *s, rs_dtype dt, const conv_plan *p, int64_t groups) {
+    int khr = rs_device_coopmat_khr(rs_stream_device(s));
+    int have = dt == RS_FLOAT16 ? (khr & RS_COOPMAT_KHR_F16) : dt == RS_BFLOAT16 ? (khr & RS_COOPMAT_KHR_BF16) : 0;
+    const rs_features *f = rs_stream_features(s);
+    int setting = coop_setting();
+    if (!have || setting == 0 || f->subgroup_size != 32 || f->max_workgroup_invocations < 128 || p->m < 32 ||
+        p->nc < 16 || p->k < COOP_BK)
+        return 0;
+    int64_t big = (p->m + 127) / 128 * ((p->nc + 127) / 128) * groups;
+    int tile = setting > 0 ? setting : p->nc >= 96 && big >= 256 ? 128 : 64;
+    if (tile == 128 && f->max_shared_memory < coop_shared(128)) tile = 64;
+    return f->max_shared_memory >= coop_shared(tile) ? tile : 0;
 }
 
 static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
@@ -150,10 +190,17 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->b_kf = !p->k_cf;
         break;
     }
-    /* the weight gradient fills the device by splitting k instead */
-    choose_tile(p, g, c->op != RS_CONV_GRAD_WEIGHT);
-    p->bk = acc_bytes(dt) == 4 ? 16 : 8;
-    p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
+    p->coop = coop_tile(s, dt, p, g);
+    if (p->coop) {
+        p->bk = COOP_BK;
+        p->tiles_m = (p->m + p->coop - 1) / p->coop;
+        p->tiles_n = (p->nc + p->coop - 1) / p->coop;
+    } else {
+        /* the weight gradient fills the device by splitting k instead */
+        choose_tile(p, g, c->op != RS_CONV_GRAD_WEIGHT);
+        p->bk = acc_bytes(dt) == 4 ? 16 : 8;
+        p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
+    }
     p->splits = 1;
     p->kps = p->k;
     if (c->op == RS_CONV_GRAD_WEIGHT && p->k > 0 && p->m > 0 && p->nc > 0) {
@@ -171,8 +218,12 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
 }
 
 static void kernel_name(const rs_conv *c, const conv_plan *p, char *buf, size_t len) {
-    snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), (256 / p->wx) * p->tm, p->wx * p->tn, p->bk,
-             p->k_cf ? "-cl" : "", p->splits > 1 ? "-split" : "");
+    if (p->coop)
+        snprintf(buf, len, "%s-coopmat-%dx%d-k%d%s%s", op_name(c->op), p->coop, p->coop, p->bk, p->k_cf ? "-cl" : "",
+                 p->splits > 1 ? "-split" : "");
+    else
+        snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), (256 / p->wx) * p->tm, p->wx * p->tn, p->bk,
+                 p->k_cf ? "-cl" : "", p->splits > 1 ? "-split" : "");
 }
 
 const char *rs_conv_kernel_name(rs_stream *s, const rs_conv *c) {
@@ -219,6 +270,7 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     cp[CP_TILES_N] = p.tiles_n;
     cp[CP_SPLITS] = p.splits;
     cp[CP_KPS] = p.kps;
+    cp[CP_FLAGS] = (p.a_kf ? CF_A_KF : 0) | (p.b_kf ? CF_B_KF : 0) | (p.k_cf ? CF_K_CF : 0);
 
     struct { RS_CONV_PUSH } pc = {c->input.address, c->weight.address, c->output.address,
             c->op == RS_CONV_FORWARD ? c->bias : 0, 0, addr};
@@ -238,11 +290,20 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     if (split) acc[na++] = (rs_access){pc.part, part_bytes, 1};
 
     char defines[160];
-    snprintf(defines, sizeof defines, "DT=%d;MODE=%d;WX=%du;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d;SUM2=%d",
-             (int)dt, (int)c->op, p.wx, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt),
-             acc_bytes(dt) == 4);
     rs_kernel *k = NULL;
-    if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {
+    if (p.coop) {
+        char module[64];
+        snprintf(module, sizeof module, "conv_coopmat_khr_%sm%d_t%d", dt == RS_BFLOAT16 ? "bf16_" : "", (int)c->op,
+                 p.coop);
+        st = rs_kernel_spirv(dev, module, &k);
+    } else {
+        snprintf(defines, sizeof defines,
+                 "DT=%d;MODE=%d;WX=%du;TM=%du;TN=%du;BK=%du;VW=%d;A_KF=%d;B_KF=%d;K_CF=%d;SPLIT=%d;ACCB=%d;SUM2=%d",
+                 (int)dt, (int)c->op, p.wx, p.tm, p.tn, p.bk, p.vw, p.a_kf, p.b_kf, p.k_cf, split, acc_bytes(dt),
+                 acc_bytes(dt) == 4);
+        st = rs_kernel_get(dev, "conv.comp", defines, &k);
+    }
+    if (st == RS_OK) {
         uint32_t groups[3] = {cap(p.tiles_n), cap(p.tiles_m), cap(c->groups * p.splits)};
         st = rs_dispatch(s, k, groups, &pc, sizeof pc, acc, na);
     }

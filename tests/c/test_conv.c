@@ -3,8 +3,10 @@
  * dilation, groups, depthwise), contiguous and channels_last, against a
  * reference written here. Inputs are small integers, so every sum is exact
  * in float32 (and float16) whatever its order, and the comparisons are
- * exact. Also: the split weight gradient, tiles of every size, empty
- * products, and clear failures on bad arguments. */
+ * exact. Also: the split weight gradient, tiles of every size, float16
+ * on cooperative matrices where the device has them (run it again with
+ * RUSSET_CONV_COOPMAT=128 for the big tile), empty products, and clear
+ * failures on bad arguments. */
 #include <stdint.h>
 #include <string.h>
 
@@ -267,6 +269,55 @@ TEST(float16_float64_and_int32) {
     if (rs_stream_features(ctest_stream(dev))->has_fp64) CHECK(run_case(&g, 2, RS_FLOAT64, 1));
 }
 
+/* products a fragment wide or more: float16 goes to conv_coopmat_khr.comp
+ * on devices with cooperative matrices (elsewhere, the first case only, on
+ * conv.comp). Edges in every dimension (40 and 32 + 32 columns, 288 rows),
+ * both load orders (channels_last or not), strides, dilation, groups, 1-d
+ * and 3-d, the split weight gradient. */
+TEST(float16_on_cooperative_matrices) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    int coop = rs_device_coopmat_khr(dev) & RS_COOPMAT_KHR_F16;
+    const int one[3] = {1, 1, 1};
+    const int in[3] = {1, 12, 12}, k[3] = {1, 3, 3}, pad[3] = {0, 1, 1};
+    geom a = make(2, 16, 40, 1, in, k, one, pad, one);
+    rs_conv c;
+    memset(&c, 0, sizeof c);
+    c.op = RS_CONV_FORWARD;
+    c.dims = 2;
+    c.groups = 1;
+    c.stride[0] = c.stride[1] = c.dil[0] = c.dil[1] = c.pad[0] = c.pad[1] = 1;
+    c.input = view(0, RS_FLOAT16, a.n, a.c, a.in, 2, 0);
+    c.weight = view(0, RS_FLOAT16, a.o, a.c, a.k, 2, 0);
+    c.output = view(0, RS_FLOAT16, a.n, a.o, a.out, 2, 0);
+    const char *name = rs_conv_kernel_name(s, &c);
+    CHECK((strstr(name, "coopmat") != NULL) == (coop != 0));
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&a, 2, RS_FLOAT16, cl));
+    /* the rest is for the cooperative matrices (conv.comp's variants for
+     * them would take minutes to compile on lavapipe) */
+    if (!coop) return;
+    const int in2[3] = {1, 11, 13}, st2[3] = {1, 2, 2}, pad2[3] = {0, 1, 2}, dil2[3] = {1, 2, 1};
+    geom b = make(2, 32, 64, 2, in2, k, st2, pad2, dil2);
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&b, 2, RS_FLOAT16, cl));
+    const int in1[3] = {1, 1, 70}, k1[3] = {1, 1, 5}, st1[3] = {1, 1, 2}, pad1[3] = {0, 0, 2};
+    geom d = make(3, 16, 32, 1, in1, k1, st1, pad1, one);
+    CHECK(run_case(&d, 1, RS_FLOAT16, 0));
+    const int in3[3] = {5, 6, 7}, k3[3] = {2, 3, 3}, st3[3] = {1, 2, 1}, pad3[3] = {1, 1, 0};
+    geom e = make(1, 8, 32, 1, in3, k3, st3, pad3, one);
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&e, 3, RS_FLOAT16, cl));
+    /* a long k splits the weight gradient: float32 partial sums */
+    const int inl[3] = {1, 1, 2000}, kl[3] = {1, 1, 3}, zero[3] = {0, 0, 0};
+    geom l = make(4, 16, 32, 1, inl, kl, one, zero, one);
+    c.op = RS_CONV_GRAD_WEIGHT;
+    c.dims = 1;
+    c.pad[0] = 0;
+    c.input = view(0, RS_FLOAT16, l.n, l.c, l.in, 1, 0);
+    c.weight = view(0, RS_FLOAT16, l.o, l.c, l.k, 1, 0);
+    c.output = view(0, RS_FLOAT16, l.n, l.o, l.out, 1, 0);
+    CHECK(strstr(rs_conv_kernel_name(s, &c), "split") != NULL);
+    CHECK(run_case(&l, 1, RS_FLOAT16, 0));
+}
+
 TEST(empty_products_and_bad_arguments) {
     /* no input channels: the output is the bias */
     const int in[3] = {1, 3, 3}, k[3] = {1, 2, 2}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
@@ -315,6 +366,7 @@ int main(void) {
     RUN(conv1d_and_conv3d);
     RUN(large_tiles_and_split_weight_gradient);
     RUN(float16_float64_and_int32);
+    RUN(float16_on_cooperative_matrices);
     RUN(empty_products_and_bad_arguments);
     CTEST_END();
 }

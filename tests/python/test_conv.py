@@ -198,6 +198,23 @@ def test_low_precision_gradients(dtype):
                              f"conv_transpose1d {dtype}")
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("layer", ["3x3", "3x3-stride2-channels_last", "1x1"])
+def test_low_precision_model_layers(dtype, layer):
+    # products many fragments wide: on a device with cooperative matrices
+    # (the H200 under the native profile) these run on
+    # conv_coopmat_khr.comp, elsewhere on conv.comp's FMA tiles
+    torch.manual_seed(8)
+    shapes = {"3x3": ((4, 32, 16, 16), (64, 32, 3, 3), dict(padding=1), False),
+              "3x3-stride2-channels_last": ((4, 32, 17, 15), (48, 32, 3, 3), dict(padding=1, stride=2), True),
+              "1x1": ((4, 64, 9, 9), (80, 64, 1, 1), {}, False)}
+    xs, ws, kw, cl = shapes[layer]
+    x, w, b = torch.randn(xs), torch.randn(ws) / (ws[1] * ws[2] * ws[3]) ** 0.5, torch.randn(ws[0])
+    if cl:
+        x, w = x.to(memory_format=torch.channels_last), w.to(memory_format=torch.channels_last)
+    grads_as_accurate_as_cpu(lambda x, w, b: F.conv2d(x, w, b, **kw), [x, w, b], dtype, f"{layer} {dtype}")
+
+
 def test_channels_last_inputs_give_contiguous_results_as_compile_plans():
     # PyTorch's fake tensors plan an out-of-tree backend's convolution
     # results as contiguous (_conv_determine_backend_memory_format,
