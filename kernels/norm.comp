@@ -10,7 +10,9 @@
 //   STATS: Welford's count, mean and M2 (Chan's merge); out1 = mean,
 //          out2 = the biased variance. Rows of at most SEQ_MAX elements
 //          are summed by one lane in order, in two passes (CPU's batch norm
-//          statistics, bit for bit in float32 arithmetic).
+//          statistics, bit for bit in float32 arithmetic). With NP_BN,
+//          batch norm's training forward per channel as well (stats_out):
+//          out2 = invstd, the running statistics, alpha and beta.
 //   SUMS:  out1 = sum of g w, out2 = sum of g w (x - a) b, with a and b
 //          indexed by the row, or by the element's outer index
 //          (STAT_OUTER), and w by the element's inner index (or 1).
@@ -59,6 +61,14 @@ ACC vec_at(uint64_t addr, int64_t i, ACC absent) {
     return addr == 0UL ? absent : NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v;
 }
 void vec_set(uint64_t addr, int64_t i, ACC v) { NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v = v; }
+// a scalar slot (1 / K, eps, momentum): double bits for float64, else float bits
+ACC np_scalar(int slot) {
+#if RS_IS_DBL(DT)
+    return uint64BitsToDouble(uint64_t(np(slot)));
+#else
+    return uintBitsToFloat(uint(np(slot)));
+#endif
+}
 
 #if MODE == 4 || MODE == 5
 // ---------------------------------------------------------------- whole rows
@@ -91,13 +101,7 @@ void main() {
     const bool centred = np(NP_CENTRED) != 0L;
     const bool cached = n <= int64_t(LANES * CACHE);  // the row fits the registers
     const uint lid = gl_LocalInvocationID.x, l = lid % uint(LANES);
-#if RS_IS_DBL(DT)
-    const ACC ik = uint64BitsToDouble(uint64_t(np(NP_INV_K)));
-    const ACC eps = uint64BitsToDouble(uint64_t(np(NP_EPS)));
-#else
-    const ACC ik = uintBitsToFloat(uint(np(NP_INV_K)));
-    const ACC eps = uintBitsToFloat(uint(np(NP_EPS)));
-#endif
+    const ACC ik = np_scalar(NP_INV_K), eps = np_scalar(NP_EPS);
     // groups of RPW rows; grid-stride, uniform over the workgroup
     const int64_t groups = (rows + int64_t(RPW) - 1L) / int64_t(RPW);
     for (int64_t gi = int64_t(gl_WorkGroupID.x); gi < groups; gi += int64_t(gl_NumWorkGroups.x)) {
@@ -269,6 +273,30 @@ void merge(inout ACC n, inout ACC mean, inout ACC m2, ACC nb, ACC meanb, ACC m2b
     n = t;
 }
 
+#if MODE == 0
+// row r's mean and biased variance into s1, s2; for batch norm's training
+// forward (NP_BN) s2 takes invstd = 1 / sqrt(var + eps), the running
+// statistics become keep * run + momentum * stat (the variance unbiased,
+// K / (K - 1)), and alpha = invstd w, beta = bias - mean alpha (w: pc.w or
+// 1, bias: pc.bias or 0) are what APPLY then normalizes with
+void stats_out(int64_t r, ACC mean, ACC var) {
+    vec_set(pc.s1, r, mean);
+    if (np(NP_BN) == 0L) {
+        vec_set(pc.s2, r, var);
+        return;
+    }
+    const ACC invstd = ACC(1) / sqrt(var + np_scalar(NP_EPS));
+    vec_set(pc.s2, r, invstd);
+    const ACC mom = np_scalar(NP_MOMENTUM), keep = np_scalar(NP_KEEP), kk = ACC(np(NP_OUTER) * np(NP_INNER));
+    const uint64_t rm = uint64_t(np(NP_RUN_MEAN)), rv = uint64_t(np(NP_RUN_VAR));
+    if (rm != 0UL) vec_set(rm, r, vec_at(rm, r, ACC(0)) * keep + mean * mom);
+    if (rv != 0UL) vec_set(rv, r, vec_at(rv, r, ACC(0)) * keep + (var * kk) / (kk - ACC(1)) * mom);
+    const ACC alpha = invstd * vec_at(pc.w, r, ACC(1));
+    vec_set(uint64_t(np(NP_ALPHA)), r, alpha);
+    vec_set(uint64_t(np(NP_BETA)), r, vec_at(pc.bias, r, ACC(0)) - mean * alpha);
+}
+#endif
+
 // rows of at most SEQ_MAX elements: one lane, in order
 #define SEQ_MAX 64
 
@@ -306,8 +334,7 @@ void main() {
                     ACC d = RS_LDO(DT)(pc.x, n_offset(r, k, inner, rstride, ostride)) - mean;
                     sq += d * d;
                 }
-                vec_set(pc.s1, r, mean);
-                vec_set(pc.s2, r, sq / ACC(kk));
+                stats_out(r, mean, sq / ACC(kk));
             }
             continue;  // uniform: every lane of the workgroup takes it
         }
@@ -349,8 +376,7 @@ void main() {
         if (lane == 0u) {
             if (chunks == 1L) {
 #if MODE == 0
-                vec_set(pc.s1, r, sh1[0]);
-                vec_set(pc.s2, r, sh0[0] > ACC(0) ? sh2[0] / sh0[0] : ACC(0));
+                stats_out(r, sh1[0], sh0[0] > ACC(0) ? sh2[0] / sh0[0] : ACC(0));
 #else
                 vec_set(pc.s1, r, sh0[0]);
                 vec_set(pc.s2, r, sh1[0]);
@@ -383,8 +409,7 @@ void main() {
 #endif
         }
 #if MODE == 0
-        vec_set(pc.s1, r, v1);
-        vec_set(pc.s2, r, v0 > ACC(0) ? v2 / v0 : ACC(0));
+        stats_out(r, v1, v0 > ACC(0) ? v2 / v0 : ACC(0));
 #else
         vec_set(pc.s1, r, v0);
         vec_set(pc.s2, r, v1);
@@ -398,10 +423,8 @@ void main() {
 void main() {
     uint64_t numel = uint64_t(np(NP_NUMEL)), rdiv = uint64_t(np(NP_ROW_DIV)), rows = uint64_t(np(NP_ROWS));
     uint64_t cdiv = uint64_t(np(NP_COL_DIV)), cols = uint64_t(np(NP_COLS));
-#if MODE == 3 && RS_IS_DBL(DT)
-    ACC ik = uint64BitsToDouble(uint64_t(np(NP_INV_K)));
-#elif MODE == 3
-    ACC ik = uintBitsToFloat(uint(np(NP_INV_K)));
+#if MODE == 3
+    ACC ik = np_scalar(NP_INV_K);
 #endif
     RS_FOR_EACH(e, numel) {
         uint64_t q = e, r, c, unused;

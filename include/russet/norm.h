@@ -23,7 +23,12 @@ extern "C" {
  * a fixed partition of each row into chunks, a fixed tree per chunk, the
  * chunks merged in order, no atomics.
  *   RS_NORM_STATS: out1[r] = mean, out2[r] = biased variance (Welford's
- *     updates, Chan's merges).
+ *     updates, Chan's merges). With bn_train (batch norm's training
+ *     forward, in the same kernel): out2[r] = invstd = 1 / sqrt(var + eps);
+ *     run_mean[r] = keep run_mean[r] + momentum mean and run_var[r] = keep
+ *     run_var[r] + momentum var K / (K - 1) (each where given; keep = 1 -
+ *     momentum); alpha[r] = invstd w[r], beta[r] = bias[r] - mean alpha[r]
+ *     (w, bias absent: 1, 0), APPLY's b and bias for y = x alpha + beta.
  *   RS_NORM_SUMS: out1[r] = sum of g w, out2[r] = sum of g w (x - a) b,
  *     where w is indexed by the element's k % inner, and a, b by r or, with
  *     stat_of_outer, by the element's k / inner.
@@ -63,8 +68,11 @@ typedef struct rs_norm {
     int64_t numel, row_div, col_div, cols;                  /* elementwise (rows too) */
     uint64_t a, b, w, bias, scale, s1, s2;                  /* vectors */
     double inv_k;                                           /* GRAD */
-    double eps;                                             /* ROW_FWD */
+    double eps;                                             /* ROW_FWD, STATS with bn_train */
     uint64_t out1, out2;                                    /* reductions' results */
+    int bn_train;                                           /* STATS: batch norm's training forward */
+    double momentum;
+    uint64_t run_mean, run_var, alpha, beta;                /* bn_train: vectors of `rows` */
 } rs_norm;
 
 RS_API rs_status rs_norm_run(rs_stream *s, const rs_norm *p);

@@ -29,7 +29,14 @@
 #define NP_COLS 11
 #define NP_INV_K 12     /* 1 / K: double bits for float64, else float bits */
 #define NP_CENTRED 13   /* ROW_FWD, ROW_BWD: subtract the mean (layer norm) or not (RMS norm) */
-#define NP_EPS 14       /* ROW_FWD: double bits for float64, else float bits */
-#define NP_SLOTS 15
+#define NP_EPS 14       /* ROW_FWD, STATS with NP_BN: double bits for float64, else float bits */
+#define NP_BN 15        /* STATS: batch norm's training forward (rs_norm.bn_train) */
+#define NP_MOMENTUM 16  /* NP_BN: momentum and 1 - momentum, as NP_EPS */
+#define NP_KEEP 17
+#define NP_RUN_MEAN 18  /* NP_BN: addresses of the running statistics (or 0) and of alpha, beta */
+#define NP_RUN_VAR 19
+#define NP_ALPHA 20
+#define NP_BETA 21
+#define NP_SLOTS 22
 
 #endif

@@ -170,7 +170,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     pc.b = p->b;
     pc.w = p->w;
     pp[NP_ROWS] = p->rows;
-    rs_access acc[10];
+    rs_access acc[16];
     int n = 0;
     char defines[64];
     rs_kernel *k = NULL;
@@ -196,6 +196,20 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         pp[NP_STAT_OUTER] = p->stat_of_outer != 0;
         pc.s1 = p->out1;
         pc.s2 = p->out2;
+        if (p->bn_train) {
+            if (p->op != RS_NORM_STATS || !p->alpha || !p->beta || kk < 2)
+                return rs_error(RS_ERR_INVALID, "%s: batch norm's training forward needs STATS, alpha, beta and "
+                                "more than one element a channel", name);
+            pp[NP_BN] = 1;
+            pp[NP_EPS] = scalar_bits(dt, p->eps);
+            pp[NP_MOMENTUM] = scalar_bits(dt, p->momentum);
+            pp[NP_KEEP] = scalar_bits(dt, 1.0 - p->momentum);
+            pp[NP_RUN_MEAN] = (int64_t)p->run_mean;
+            pp[NP_RUN_VAR] = (int64_t)p->run_var;
+            pp[NP_ALPHA] = (int64_t)p->alpha;
+            pp[NP_BETA] = (int64_t)p->beta;
+            pc.bias = p->bias;
+        }
         /* the bytes the rows span */
         uint64_t span = ((uint64_t)(p->outer - 1) * (uint64_t)p->outer_stride +
                          (uint64_t)(p->rows - 1) * (uint64_t)p->row_stride + (uint64_t)p->inner) * esize;
@@ -204,9 +218,20 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int64_t stat_n = p->stat_of_outer ? p->outer : p->rows;
         if (p->a) acc[n++] = (rs_access){p->a, vec_bytes(dt, stat_n), 0};
         if (p->b) acc[n++] = (rs_access){p->b, vec_bytes(dt, stat_n), 0};
-        if (p->w) acc[n++] = (rs_access){p->w, vec_bytes(dt, p->inner), 0};
+        if (p->w) acc[n++] = (rs_access){p->w, vec_bytes(dt, p->bn_train ? p->rows : p->inner), 0};
+        /* what writes the results (pass 1 with one chunk, else pass 2):
+         * out1, out2 and batch norm's vectors, the last `nres` accesses */
+        int first_res = n;
+        if (p->bn_train) {
+            if (p->bias) acc[n++] = (rs_access){p->bias, vec_bytes(dt, p->rows), 0};
+            if (p->run_mean) acc[n++] = (rs_access){p->run_mean, vec_bytes(dt, p->rows), 1};
+            if (p->run_var) acc[n++] = (rs_access){p->run_var, vec_bytes(dt, p->rows), 1};
+            acc[n++] = (rs_access){p->alpha, vec_bytes(dt, p->rows), 1};
+            acc[n++] = (rs_access){p->beta, vec_bytes(dt, p->rows), 1};
+        }
         acc[n++] = (rs_access){p->out1, vec_bytes(dt, p->rows), 1};
         acc[n++] = (rs_access){p->out2, vec_bytes(dt, p->rows), 1};
+        int nres = n - first_res;
         uint64_t groups = (uint64_t)(p->rows * chunks);
         uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), 1, 1};
         if (chunks == 1) {
@@ -218,18 +243,22 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
          * stream order */
         uint64_t part_bytes = vec_bytes(dt, 3 * p->rows * chunks);
         if ((st = rs_alloc(dev, part_bytes, s, &pc.part)) != RS_OK) return st;
-        rs_access pacc[8];
+        rs_access pacc[16];
         int pn = 0;
-        for (int i = 0; i < n - 2; ++i) pacc[pn++] = acc[i];
+        for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
         snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {
-            rs_access facc[3] = {{pc.part, part_bytes, 0}, acc[n - 2], acc[n - 1]};
+            rs_access facc[16] = {{pc.part, part_bytes, 0}};
+            for (int i = 0; i < nres; ++i) facc[1 + i] = acc[first_res + i];
+            /* pass 2 reads w where bn_train (pass 1 does not need it) */
+            int fn = 1 + nres;
+            if (p->bn_train && p->w) facc[fn++] = (rs_access){p->w, vec_bytes(dt, p->rows), 0};
             snprintf(defines, sizeof defines, "MODE=%d;PASS=2;DT=%d", (int)p->op, (int)dt);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
-                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, 3);
+                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, fn);
         }
         rs_free(dev, pc.part);
         return st;

@@ -2,7 +2,8 @@
  * in one chunk and in many (merged partials), strided row sets (batch
  * norm's channels in NCHW and channels_last), a layer norm forward and
  * backward composed from the four blocks (as batch and group norm use
- * them), and the whole-row kernels that layer norm and RMS norm use,
+ * them), batch norm's training forward in the statistics kernel
+ * (bn_train), and the whole-row kernels that layer norm and RMS norm use,
  * against double references. */
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +65,68 @@ TEST(stats_of_strided_rows_in_chunks) {
     rs_free(dev, dx);
     rs_free(dev, dm);
     rs_free(dev, dv);
+}
+
+/* STATS with bn_train: invstd, the running statistics and alpha, beta per
+ * channel, for rows of 2 x 6000 (chunks, pass 2 writes) and 2 x 20 (one
+ * lane in order), with and without weight, bias and running statistics */
+TEST(batch_norm_training_in_the_statistics_kernel) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { N = 2, C = 3, HWMAX = 6000 };
+    const double eps = 1e-3, mom = 0.25;
+    static float x[N * C * HWMAX];
+    const float w[C] = {0.5f, 2.0f, -1.0f}, bias[C] = {1.0f, -0.25f, 3.0f}, rm0[C] = {0.1f, 0.2f, 0.3f},
+                rv0[C] = {1.0f, 2.0f, 0.5f};
+    for (int i = 0; i < N * C * HWMAX; ++i) x[i] = value(i);
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dw = ctest_upload(dev, s, w, sizeof w);
+    uint64_t db = ctest_upload(dev, s, bias, sizeof bias), drm = 0, drv = 0, out[4] = {0};
+    CHECK_OK(rs_alloc(dev, C * 4, s, &drm));
+    CHECK_OK(rs_alloc(dev, C * 4, s, &drv));
+    for (int i = 0; i < 4; ++i) CHECK_OK(rs_alloc(dev, C * 4, s, &out[i]));
+    for (int hw = 20; hw <= HWMAX; hw += HWMAX - 20)
+        for (int affine = 0; affine < 2; ++affine) {
+            CHECK_OK(rs_memcpy_htod(s, drm, rm0, sizeof rm0));
+            CHECK_OK(rs_memcpy_htod(s, drv, rv0, sizeof rv0));
+            rs_norm p;
+            memset(&p, 0, sizeof p);
+            p.op = RS_NORM_STATS;
+            p.dtype = RS_FLOAT32;
+            p.x = dx;
+            p.rows = C, p.outer = N, p.inner = hw, p.row_stride = hw, p.outer_stride = C * hw;
+            p.out1 = out[0], p.out2 = out[1], p.alpha = out[2], p.beta = out[3];
+            p.bn_train = 1, p.eps = eps, p.momentum = mom;
+            if (affine) p.w = dw, p.bias = db, p.run_mean = drm, p.run_var = drv;
+            CHECK_OK(rs_norm_run(s, &p));
+            float got[4][C], rm[C], rv[C];
+            for (int i = 0; i < 4; ++i) CHECK_OK(rs_memcpy_dtoh(s, got[i], out[i], sizeof got[i]));
+            CHECK_OK(rs_memcpy_dtoh(s, rm, drm, sizeof rm));
+            CHECK_OK(rs_memcpy_dtoh(s, rv, drv, sizeof rv));
+            CHECK_OK(rs_stream_synchronize(s));
+            for (int c = 0; c < C; ++c) {
+                double sum = 0, sq = 0, k = (double)N * hw;
+                for (int nn = 0; nn < N; ++nn)
+                    for (int h = 0; h < hw; ++h) sum += x[(nn * C + c) * hw + h];
+                double mean = sum / k;
+                for (int nn = 0; nn < N; ++nn)
+                    for (int h = 0; h < hw; ++h) sq += (x[(nn * C + c) * hw + h] - mean) * (x[(nn * C + c) * hw + h] - mean);
+                double invstd = 1.0 / sqrt(sq / k + eps), a = invstd * (affine ? w[c] : 1.0);
+                CHECK(close_to(got[0][c], mean, 1e-6));
+                CHECK(close_to(got[1][c], invstd, 1e-5));
+                CHECK(close_to(got[2][c], a, 1e-5));
+                CHECK(close_to(got[3][c], (affine ? bias[c] : 0.0) - mean * a, 1e-5));
+                /* untouched without running statistics */
+                CHECK(close_to(rm[c], affine ? (1 - mom) * rm0[c] + mom * mean : rm0[c], 1e-6));
+                CHECK(close_to(rv[c], affine ? (1 - mom) * rv0[c] + mom * sq / (k - 1) : rv0[c], 1e-5));
+            }
+        }
+    rs_norm bad;
+    memset(&bad, 0, sizeof bad);
+    bad.op = RS_NORM_STATS, bad.dtype = RS_FLOAT32, bad.x = dx, bad.rows = C, bad.outer = N, bad.inner = 20;
+    bad.row_stride = 20, bad.outer_stride = C * 20, bad.out1 = out[0], bad.out2 = out[1], bad.bn_train = 1;
+    CHECK(rs_norm_run(s, &bad) == RS_ERR_INVALID); /* no alpha, beta */
+    rs_free(dev, dx), rs_free(dev, dw), rs_free(dev, db), rs_free(dev, drm), rs_free(dev, drv);
+    for (int i = 0; i < 4; ++i) rs_free(dev, out[i]);
 }
 
 /* layer norm over (M, K) rows with weight and bias, and its backward:
@@ -294,6 +357,7 @@ TEST(bad_arguments_fail_clearly) {
 
 int main(void) {
     RUN(stats_of_strided_rows_in_chunks);
+    RUN(batch_norm_training_in_the_statistics_kernel);
     RUN(layer_norm_forward_and_backward_from_the_blocks);
     RUN(whole_row_kernels_for_layer_norm_and_rms_norm);
     RUN(bad_arguments_fail_clearly);

@@ -119,6 +119,26 @@ def test_batch_norm_statistics_bitwise_as_cpu(dtype, shape):
     assert_close(rvd.cpu(), rv, **exact)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
+def test_batch_norm_half_input_with_float_parameters(dtype, memory_format):
+    # autocast's batch norm: a float16/bfloat16 input (a convolution's
+    # output) with float32 weight, bias and running statistics; the
+    # statistics, the running update and the transform are one kernel's
+    # (rs_norm.bn_train), float32 throughout as CPU
+    torch.manual_seed(2)
+    x = (torch.randn(4, 6, 5, 7) * 2 + 0.5).to(dtype).to(memory_format=memory_format)
+    w, b, rm, rv = torch.randn(6), torch.randn(6), torch.randn(6), torch.rand(6) + 0.5
+    rmd, rvd = rm.to(D), rv.to(D)
+    exp = torch.native_batch_norm(x, w, b, rm, rv, True, 0.2, 1e-5)
+    got = host_free(lambda: torch.native_batch_norm(x.to(D), w.to(D), b.to(D), rmd, rvd, True, 0.2, 1e-5))
+    for g, e in zip(got, exp):
+        assert g.dtype == e.dtype
+        assert_close(g.cpu(), e)
+    assert_close(rmd.cpu(), rm)
+    assert_close(rvd.cpu(), rv)
+
+
 def test_batch_norm_out_legit_and_with_update_forms():
     torch.manual_seed(1)
     x, w, b = torch.randn(4, 3, 6), torch.randn(3), torch.randn(3)

@@ -364,6 +364,33 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   if (input.numel() == 0) throw NeedsHost{};  // CPU's empty-batch rules
   Channels ch = channels_of(input);
   Tensor mean, invstd;
+  // statistics, running statistics and the per-channel transform in the
+  // statistics kernel itself (rs_norm.bn_train), where every vector is in
+  // the computation's type and the running ones are dense
+  auto fusable = [&](const OptTensor& t) { return !defined(t) || (t->scalar_type() == at && t->is_contiguous()); };
+  if (training && stat_dt == at && fusable(running_mean) && fusable(running_var) && input.numel() / c > 1) {
+    Tensor mu = at::empty({c}, input.options().dtype(at)), inv = at::empty({c}, mu.options());
+    Tensor alpha = at::empty({c}, mu.options()), beta = at::empty({c}, mu.options());
+    Tensor w = param_vec(weight, input, c), b = param_vec(bias, input, c);
+    rs_norm p{};
+    p.op = RS_NORM_STATS;
+    p.x = address_of(ch.x);
+    ch.rows(p);
+    p.out1 = address_of(mu);
+    p.out2 = address_of(inv);
+    p.bn_train = 1;
+    p.eps = eps;
+    p.momentum = momentum;
+    p.w = defined(w) ? address_of(w) : 0;
+    p.bias = defined(b) ? address_of(b) : 0;
+    p.run_mean = defined(running_mean) ? address_of(*running_mean) : 0;
+    p.run_var = defined(running_var) ? address_of(*running_var) : 0;
+    p.alpha = address_of(alpha);
+    p.beta = address_of(beta);
+    run_norm(p, ch.x);
+    Tensor y = apply_norm(ch.x, Tensor(), alpha, Tensor(), beta, ch.div(), c, ch.div(), c, ch.fmt);
+    return {y, mu, inv};
+  }
   if (training) {
     TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
