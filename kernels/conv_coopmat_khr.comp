@@ -21,7 +21,9 @@
 // is multiplied. A is kept row-major (rows m, 32 halves each), B
 // column-major (rows n), as uvec4 of 8 halves with one uvec4 of padding a
 // row; whichever way the loads run, an invocation gathers 8 consecutive k
-// of one row or column into one uvec4.
+// of one row or column into one uvec4, or loads them as one 16-byte word
+// where they lie adjacent in memory (CF_VEC_A / CF_VEC_B: the weights in
+// the forward, dy in the weight gradient, channels_last x in the forward).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -89,10 +91,22 @@ uint b_bits(uint nn, uint kk, uint buf) {
     return off < 0L ? 0u : uint(RsU16(b_base + uint64_t(off) * 2UL).v);
 }
 
+// 8 adjacent halves from k (CF_VEC_A / CF_VEC_B: conv.c checked the layout)
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsV4 { uvec4 v; };
+uvec4 a_vec(uint mm, uint kk, uint buf) {
+    const int64_t off = a_off(mm, kk, buf);
+    return off < 0L ? uvec4(0u) : RsV4(a_base + uint64_t(off) * 2UL).v;
+}
+uvec4 b_vec(uint nn, uint kk, uint buf) {
+    const int64_t off = b_off(nn, kk, buf);
+    return off < 0L ? uvec4(0u) : RsV4(b_base + uint64_t(off) * 2UL).v;
+}
+
 void main() {
     read_params();
     flags = uint(cp(CP_FLAGS));
     const bool akf = (flags & CF_A_KF) != 0u, bkf = (flags & CF_B_KF) != 0u;
+    const bool veca = (flags & CF_VEC_A) != 0u, vecb = (flags & CF_VEC_B) != 0u;
     const uint tid = gl_LocalInvocationIndex;
     const uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     const uint wm = sg / WN, wn = sg % WN;
@@ -140,8 +154,16 @@ void main() {
             v_ = uvec4(w_[0] | (w_[1] << 16), w_[2] | (w_[3] << 16), w_[4] | (w_[5] << 16), w_[6] | (w_[7] << 16)); \
         }
 #define LOAD_SLICE(buf_)                                                                           \
-        [[unroll]] for (uint q = 0u; q < NQA; ++q) { uvec4 v_; GATHER8(a_bits, am[q], ak[q], buf_) ra[q] = v_; } \
-        [[unroll]] for (uint q = 0u; q < NQB; ++q) { uvec4 v_; GATHER8(b_bits, bn_[q], bk_[q], buf_) rb[q] = v_; }
+        if (veca) {                                                                                \
+            [[unroll]] for (uint q = 0u; q < NQA; ++q) ra[q] = a_vec(am[q], ak[q], buf_);          \
+        } else {                                                                                   \
+            [[unroll]] for (uint q = 0u; q < NQA; ++q) { uvec4 v_; GATHER8(a_bits, am[q], ak[q], buf_) ra[q] = v_; } \
+        }                                                                                          \
+        if (vecb) {                                                                                \
+            [[unroll]] for (uint q = 0u; q < NQB; ++q) rb[q] = b_vec(bn_[q], bk_[q], buf_);        \
+        } else {                                                                                   \
+            [[unroll]] for (uint q = 0u; q < NQB; ++q) { uvec4 v_; GATHER8(b_bits, bn_[q], bk_[q], buf_) rb[q] = v_; } \
+        }
         LOAD_SLICE(0u)
         uint buf = 0u;
         for (int64_t k0 = kbeg; k0 < kend; k0 += int64_t(BK)) {

@@ -24,8 +24,12 @@
 // the stride whose quotient is an output position (dy, mode 1). The row
 // parts are tabulated in shared memory once per tile (build_tables), the k
 // parts once per BK-deep slice (build_k, two buffers: one is built while
-// the other is read), so an element costs two table reads and no division
-// (mode 1 divides by the stride to find the output position).
+// the other is read). A window's offset is separable too: the tables hold
+// row part + q . strides and k part + p . strides, so an element costs two
+// table reads, one add and an unsigned bounds test of q + p; a position of
+// NOWHERE marks a row or k outside the product (its q + p is never inside).
+// Mode 1 with a stride above 1 divides by it to find the output position,
+// from raw tables (offsets of -1 mark what is outside).
 #ifndef RS_CONV_GEOM_GLSL
 #define RS_CONV_GEOM_GLSL
 #include "common/index.glsl"
@@ -36,6 +40,11 @@ int64_t cp(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 int64_t nb, cg, og, ngroups, M, NC, K;
 ivec3 isz, osz, ksz, str, pad, dil;
 int64_t xs[5], ws[5], ys[5];
+bool unit;  // every stride 1: mode 1's window is separable as well
+
+// a position outside every tensor (positions are below 2^30: conv.c):
+// q + p and q - p stay within int32 and fail the bounds test
+#define NOWHERE (1 << 30)
 
 void read_params() {
     nb = cp(CP_N); cg = cp(CP_CG); og = cp(CP_OG); ngroups = cp(CP_G);
@@ -45,6 +54,7 @@ void read_params() {
     }
     for (int j = 0; j < 5; ++j) { xs[j] = cp(CP_XS + j); ws[j] = cp(CP_WS + j); ys[j] = cp(CP_YS + j); }
     M = cp(CP_M); NC = cp(CP_NC); K = cp(CP_K);
+    unit = all(equal(str, ivec3(1)));
 }
 
 int64_t kvol() { return int64_t(ksz[0]) * int64_t(ksz[1]) * int64_t(ksz[2]); }
@@ -95,56 +105,65 @@ shared ivec3 ka_p[2][BK], kb_p[2][BK];
 // ---- the row/column parts (per tile) and the k parts (per slice)
 // A's row m
 void a_row(int64_t m, out int64_t off, out ivec3 q) {
-    q = ivec3(0);
-    off = -1L;
+#if MODE == 0  // x at (n, p s - pad): window
+    off = 0L;
+    q = ivec3(-NOWHERE);
     if (m >= M) return;
-#if MODE == 0  // x at (n, p s - pad)
     int64_t n; ivec3 p;
     unflat_np(m, osz, n, p);
-    off = n * xs[0];
     q = p * str - pad;
+    off = n * xs[0] + dot5(q, xs);
 #elif MODE == 1  // dy at (n, (i + pad - r dil) / s)
+    off = unit ? 0L : -1L;
+    q = ivec3(-NOWHERE);
+    if (m >= M) return;
     int64_t n; ivec3 i;
     unflat_np(m, isz, n, i);
-    off = n * ys[0];
     q = i + pad;
+    off = n * ys[0] + (unit ? dot5(q, ys) : 0L);
 #else  // dy's channel o
-    off = m * ys[1];
+    q = ivec3(0);
+    off = m < M ? m * ys[1] : -1L;
 #endif
 }
 
 // B's column j
 void b_row(int64_t j, out int64_t off, out ivec3 q) {
-    q = ivec3(0);
-    off = -1L;
+#if MODE == 2  // x at channel c, kernel offset r: window
+    off = 0L;
+    q = ivec3(-NOWHERE);
     if (j >= NC) return;
-#if MODE == 0  // w's output channel
-    off = j * ws[0];
-#elif MODE == 1  // w's input channel
-    off = j * ws[1];
-#else  // x at channel c, kernel offset r
     int64_t c; ivec3 r;
     unflat_cr(j, cg, c, r);
-    off = c * xs[1];
     q = r * dil;
+    off = c * xs[1] + dot5(q, xs);
+#else  // w's output channel (mode 0) or input channel (mode 1)
+    q = ivec3(0);
+    off = j < NC ? j * ws[MODE] : -1L;
 #endif
 }
 
 void a_k(int64_t k, int64_t kend, out int64_t off, out ivec3 p) {
+#if MODE == 0
+    off = 0L;
+    p = ivec3(-NOWHERE);
+    if (k >= kend) return;
+    int64_t c; ivec3 r;
+    unflat_cr(k, cg, c, r);
+    p = r * dil;
+    off = c * xs[1] + dot5(p, xs);
+#elif MODE == 1
+    off = unit ? 0L : -1L;
+    p = ivec3(NOWHERE);
+    if (k >= kend) return;
+    int64_t o; ivec3 r;
+    unflat_cr(k, og, o, r);
+    p = r * dil;
+    off = o * ys[1] - (unit ? dot5(p, ys) : 0L);
+#else  // dy at (n, p)
     p = ivec3(0);
     off = -1L;
     if (k >= kend) return;
-#if MODE == 0
-    int64_t c; ivec3 r;
-    unflat_cr(k, cg, c, r);
-    off = c * xs[1];
-    p = r * dil;
-#elif MODE == 1
-    int64_t o; ivec3 r;
-    unflat_cr(k, og, o, r);
-    off = o * ys[1];
-    p = r * dil;
-#else  // dy at (n, p)
     int64_t n; ivec3 q;
     unflat_np(k, osz, n, q);
     off = n * ys[0] + dot5(q, ys);
@@ -152,36 +171,34 @@ void a_k(int64_t k, int64_t kend, out int64_t off, out ivec3 p) {
 }
 
 void b_k(int64_t k, int64_t kend, out int64_t off, out ivec3 p) {
+#if MODE == 2  // x at (n, p s - pad): window
+    off = 0L;
+    p = ivec3(-NOWHERE);
+    if (k >= kend) return;
+    int64_t n; ivec3 q;
+    unflat_np(k, osz, n, q);
+    p = q * str - pad;
+    off = n * xs[0] + dot5(p, xs);
+#else
     p = ivec3(0);
     off = -1L;
     if (k >= kend) return;
-#if MODE == 0
-    int64_t c; ivec3 r;
-    unflat_cr(k, cg, c, r);
-    off = c * ws[1] + dot5(r, ws);
-#elif MODE == 1
     int64_t o; ivec3 r;
-    unflat_cr(k, og, o, r);
-    off = o * ws[0] + dot5(r, ws);
-#else  // x at (n, p s - pad)
-    int64_t n; ivec3 q;
-    unflat_np(k, osz, n, q);
-    off = n * xs[0];
-    p = q * str - pad;
+    unflat_cr(k, MODE == 0 ? cg : og, o, r);
+    off = o * ws[1 - MODE] + dot5(r, ws);
 #endif
 }
 
 // ---- element offsets from the tables (-1: the element reads as 0)
 // a window of x: position q + p inside the input
 int64_t window_off(int64_t ro, ivec3 q, int64_t ko, ivec3 p) {
-    ivec3 pos = q + p;
-    if (ro < 0L || ko < 0L || any(lessThan(pos, ivec3(0))) || any(greaterThanEqual(pos, isz))) return -1L;
-    return ro + ko + dot5(pos, xs);
+    return all(lessThan(uvec3(q + p), uvec3(isz))) ? ro + ko : -1L;
 }
 
 // dy at the output position whose window puts kernel offset p on input q
 int64_t grad_window_off(int64_t ro, ivec3 q, int64_t ko, ivec3 p) {
-    ivec3 t = q - p;
+    const ivec3 t = q - p;
+    if (unit) return all(lessThan(uvec3(t), uvec3(osz))) ? ro + ko : -1L;
     if (ro < 0L || ko < 0L || any(lessThan(t, ivec3(0)))) return -1L;
     ivec3 o = t / str;
     if (any(notEqual(o * str, t)) || any(greaterThanEqual(o, osz))) return -1L;

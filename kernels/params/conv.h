@@ -36,5 +36,7 @@
 #define CF_A_KF 1     /* A's slices load along k (else along rows) */
 #define CF_B_KF 2     /* B's slices load along k (else along columns) */
 #define CF_K_CF 4     /* k's (channel, kernel offset) pairs run channel fastest */
+#define CF_VEC_A 8    /* A's 8 k from a multiple of 8 are 8 adjacent elements, all inside or all */
+#define CF_VEC_B 16   /*   outside, 16-byte aligned: one 16-byte load (conv.c checks); likewise B */
 
 #endif

@@ -27,6 +27,7 @@ typedef struct conv_plan {
     int64_t cg, og, m, nc, k;
     int wx, tm, tn, bk, vw, a_kf, b_kf, k_cf; /* tile: (256 / wx) tm rows, wx tn columns */
     int coop;                                 /* > 0: conv_coopmat_khr.comp, a coop x coop tile */
+    int vec_a, vec_b;                         /* coop: 16-byte loads (CF_VEC_A, CF_VEC_B) */
     int64_t tiles_m, tiles_n, splits, kps;
 } conv_plan;
 
@@ -123,6 +124,38 @@ static int coop_tile(rs_stream *s, rs_dtype dt, const conv_plan *p, int64_t grou
     return f->max_shared_memory >= coop_shared(tile) ? tile : 0;
 }
 
+static int mult8(int64_t v) { return v % 8 == 0; }
+
+/* the spatial strides st[3] of a dense volume of sizes sz[3] (unit dims
+ * excepted), i.e. the volume's elements are adjacent in order */
+static int dense_volume(const int64_t *sz, const int64_t *st) {
+    int64_t e = 1;
+    for (int j = 2; j >= 0; --j) {
+        if (sz[j] > 1 && st[j] != e) return 0;
+        e *= sz[j];
+    }
+    return 1;
+}
+
+/* conv_coopmat_khr.comp's 16-byte loads: the 8 k of a load (from a
+ * multiple of 8) are adjacent elements, inside or outside the product
+ * together, at a 16-byte aligned address. Forward: the weights (k is (c, r)
+ * along a dense row, or channels_last with C / groups a multiple of 8) and
+ * a channels_last x (8 channels at one kernel offset); weight gradient: dy,
+ * whose k is (n, p) over dense output volumes of a multiple of 8. */
+static void coop_vectors(const rs_conv *c, conv_plan *p) {
+    if (c->op == RS_CONV_FORWARD) {
+        p->vec_a = p->k_cf && p->xs[1] == 1 && mult8(p->cg) && mult8(p->xs[0]) && mult8(p->xs[2]) &&
+                   mult8(p->xs[3]) && mult8(p->xs[4]) && c->input.address % 16 == 0;
+        int rows = p->k_cf ? p->ws[1] == 1 && mult8(p->cg) && mult8(p->ws[2]) && mult8(p->ws[3]) && mult8(p->ws[4])
+                           : (p->cg == 1 || p->ws[1] == vol3(p->ker)) && dense_volume(p->ker, p->ws + 2) && mult8(p->k);
+        p->vec_b = rows && mult8(p->ws[0]) && c->weight.address % 16 == 0;
+    } else if (c->op == RS_CONV_GRAD_WEIGHT) {
+        p->vec_a = mult8(vol3(p->out + 2)) && dense_volume(p->out + 2, p->ys + 2) && mult8(p->ys[0]) &&
+                   mult8(p->ys[1]) && c->output.address % 16 == 0;
+    }
+}
+
 static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
     memset(p, 0, sizeof *p);
     if (!s || !c) return rs_error(RS_ERR_INVALID, "rs_conv: missing arguments");
@@ -192,6 +225,7 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
     }
     p->coop = coop_tile(s, dt, p, g);
     if (p->coop) {
+        coop_vectors(c, p);
         p->bk = COOP_BK;
         p->tiles_m = (p->m + p->coop - 1) / p->coop;
         p->tiles_n = (p->nc + p->coop - 1) / p->coop;
@@ -219,8 +253,8 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
 
 static void kernel_name(const rs_conv *c, const conv_plan *p, char *buf, size_t len) {
     if (p->coop)
-        snprintf(buf, len, "%s-coopmat-%dx%d-k%d%s%s", op_name(c->op), p->coop, p->coop, p->bk, p->k_cf ? "-cl" : "",
-                 p->splits > 1 ? "-split" : "");
+        snprintf(buf, len, "%s-coopmat-%dx%d-k%d%s%s%s%s", op_name(c->op), p->coop, p->coop, p->bk,
+                 p->k_cf ? "-cl" : "", p->vec_a ? "-va" : "", p->vec_b ? "-vb" : "", p->splits > 1 ? "-split" : "");
     else
         snprintf(buf, len, "%s-%dx%d-k%d%s%s", op_name(c->op), (256 / p->wx) * p->tm, p->wx * p->tn, p->bk,
                  p->k_cf ? "-cl" : "", p->splits > 1 ? "-split" : "");
@@ -270,7 +304,8 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     cp[CP_TILES_N] = p.tiles_n;
     cp[CP_SPLITS] = p.splits;
     cp[CP_KPS] = p.kps;
-    cp[CP_FLAGS] = (p.a_kf ? CF_A_KF : 0) | (p.b_kf ? CF_B_KF : 0) | (p.k_cf ? CF_K_CF : 0);
+    cp[CP_FLAGS] = (p.a_kf ? CF_A_KF : 0) | (p.b_kf ? CF_B_KF : 0) | (p.k_cf ? CF_K_CF : 0) |
+                   (p.vec_a ? CF_VEC_A : 0) | (p.vec_b ? CF_VEC_B : 0);
 
     struct { RS_CONV_PUSH } pc = {c->input.address, c->weight.address, c->output.address,
             c->op == RS_CONV_FORWARD ? c->bias : 0, 0, addr};
