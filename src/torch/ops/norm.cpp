@@ -331,6 +331,16 @@ struct Channels {
   }
   // the elementwise blocks' channel of element e, as row and column
   int64_t div() const { return cl() ? 1 : hw; }
+  // the per-channel statistics into out1 (mean) and out2
+  rs_norm stats(const Tensor& out1, const Tensor& out2) const {
+    rs_norm p{};
+    p.op = RS_NORM_STATS;
+    p.x = address_of(x);
+    rows(p);
+    p.out1 = address_of(out1);
+    p.out2 = address_of(out2);
+    return p;
+  }
 };
 
 Channels channels_of(const Tensor& input) {
@@ -372,12 +382,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
     Tensor mu = at::empty({c}, input.options().dtype(at)), inv = at::empty({c}, mu.options());
     Tensor alpha = at::empty({c}, mu.options()), beta = at::empty({c}, mu.options());
     Tensor w = param_vec(weight, input, c), b = param_vec(bias, input, c);
-    rs_norm p{};
-    p.op = RS_NORM_STATS;
-    p.x = address_of(ch.x);
-    ch.rows(p);
-    p.out1 = address_of(mu);
-    p.out2 = address_of(inv);
+    rs_norm p = ch.stats(mu, inv);
     p.bn_train = 1;
     p.eps = eps;
     p.momentum = momentum;
@@ -395,13 +400,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
     TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
     Tensor mu = at::empty({c}, input.options().dtype(acc_type(input))), var = at::empty({c}, mu.options());
-    rs_norm p{};
-    p.op = RS_NORM_STATS;
-    p.x = address_of(ch.x);
-    ch.rows(p);
-    p.out1 = address_of(mu);
-    p.out2 = address_of(var);
-    run_norm(p, ch.x);
+    run_norm(ch.stats(mu, var), ch.x);
     int64_t n = input.numel() / c;
     // CPU's bfloat16 kernel keeps the sum of squares and the variance in
     // bfloat16 (its float16 kernel does not); the statistics it saves and
