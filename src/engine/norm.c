@@ -218,10 +218,11 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int64_t stat_n = p->stat_of_outer ? p->outer : p->rows;
         if (p->a) acc[n++] = (rs_access){p->a, vec_bytes(dt, stat_n), 0};
         if (p->b) acc[n++] = (rs_access){p->b, vec_bytes(dt, stat_n), 0};
+        /* what writes the results (pass 1 with one chunk, else pass 2)
+         * touches the last `nres` accesses: out1, out2, and batch norm's
+         * vectors (w among them: only the results read it there) */
+        int first_res = p->bn_train ? n : n + (p->w != 0);
         if (p->w) acc[n++] = (rs_access){p->w, vec_bytes(dt, p->bn_train ? p->rows : p->inner), 0};
-        /* what writes the results (pass 1 with one chunk, else pass 2):
-         * out1, out2 and batch norm's vectors, the last `nres` accesses */
-        int first_res = n;
         if (p->bn_train) {
             if (p->bias) acc[n++] = (rs_access){p->bias, vec_bytes(dt, p->rows), 0};
             if (p->run_mean) acc[n++] = (rs_access){p->run_mean, vec_bytes(dt, p->rows), 1};
@@ -253,12 +254,9 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         if (st == RS_OK) {
             rs_access facc[16] = {{pc.part, part_bytes, 0}};
             for (int i = 0; i < nres; ++i) facc[1 + i] = acc[first_res + i];
-            /* pass 2 reads w where bn_train (pass 1 does not need it) */
-            int fn = 1 + nres;
-            if (p->bn_train && p->w) facc[fn++] = (rs_access){p->w, vec_bytes(dt, p->rows), 0};
             snprintf(defines, sizeof defines, "MODE=%d;PASS=2;DT=%d", (int)p->op, (int)dt);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
-                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, fn);
+                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, 1 + nres);
         }
         rs_free(dev, pc.part);
         return st;

@@ -377,8 +377,11 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   // statistics, running statistics and the per-channel transform in the
   // statistics kernel itself (rs_norm.bn_train), where every vector is in
   // the computation's type and the running ones are dense
+  if (training)
+    TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
+                input.sizes());
   auto fusable = [&](const OptTensor& t) { return !defined(t) || (t->scalar_type() == at && t->is_contiguous()); };
-  if (training && stat_dt == at && fusable(running_mean) && fusable(running_var) && input.numel() / c > 1) {
+  if (training && stat_dt == at && fusable(running_mean) && fusable(running_var)) {
     Tensor mu = at::empty({c}, input.options().dtype(at)), inv = at::empty({c}, mu.options());
     Tensor alpha = at::empty({c}, mu.options()), beta = at::empty({c}, mu.options());
     Tensor w = param_vec(weight, input, c), b = param_vec(bias, input, c);
@@ -397,8 +400,6 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
     return {y, mu, inv};
   }
   if (training) {
-    TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
-                input.sizes());
     Tensor mu = at::empty({c}, input.options().dtype(acc_type(input))), var = at::empty({c}, mu.options());
     run_norm(ch.stats(mu, var), ch.x);
     int64_t n = input.numel() / c;
