@@ -11,6 +11,11 @@
 //      loads are coalesced whatever the operands' layout. VLOAD = 1 (float
 //      family, aligned, the stride-1 extent a multiple of 4) loads 4
 //      elements at once (one 16-byte load for float32).
+//      With VW = 4 an invocation's TM rows are TM / 4 runs of 4, 64 rows
+//      apart (rows 4 ty .. 4 ty + 3, 64 + 4 ty ..), and its TN columns
+//      likewise, and each k row of the tiles is swizzled in vec4 units
+//      (SWZ): the fragment reads and the transposing stores of the slices
+//      then meet no shared-memory bank twice (32 banks of 4 bytes).
 //   1  dot: one workgroup per element of C, its invocations splitting k,
 //      then a tree sum in shared memory (matrix-vector, dot, tiny m or n).
 //   2  split k's second pass: the chunks' partial products (KIND 0 with
@@ -40,11 +45,23 @@ layout(push_constant) uniform Push { GemmParams p; } pc;
 #if VW == 4
 #define ACCV vec4
 #define LANE(x, i) x[(i) / 4][(i) % 4]
-#define SH_SET(arr, kk, x, W, v) arr[(kk) * ((W) / 4u) + (x) / 4u][(x) % 4u] = (v)
+// The vec4 column of a tile's k row kk holding quad q: quads XORed with
+// (kk / 4) * (32 / BK) mod 8. A subgroup's transposing stores (32 quads
+// along k: 128 / BK tile rows, BK / 4 quads each; a store writes element e
+// of each) then land in 32 distinct banks. Fragment reads stay within a
+// run of 16 quads (4 ty + 0..15 xor < 8), so they remain distinct.
+// (BK is 8, 16 or 32: src/engine/gemm.c)
+#define SWZ(kk, q) ((q) ^ ((((kk) / 4u) * (32u / BK)) & 7u))
+#define SH_SET(arr, kk, x, W, v) arr[(kk) * ((W) / 4u) + SWZ(kk, (x) / 4u)][(x) % 4u] = (v)
+// the tile row (column) of an invocation's i-th (j-th) accumulator
+#define ROW_OF(i) (((i) / 4u) * (WY * 4u) + ty * 4u + (i) % 4u)
+#define COL_OF(j) (((j) / 4u) * (WX * 4u) + tx * 4u + (j) % 4u)
 #else
 #define ACCV ACC
 #define LANE(x, i) x[i]
 #define SH_SET(arr, kk, x, W, v) arr[(kk) * (W) + (x)] = (v)
+#define ROW_OF(i) (ty * TM + (i))
+#define COL_OF(j) (tx * TN + (j))
 #endif
 shared ACCV As[BK * BM / VW];
 shared ACCV Bs[BK * BN / VW];
@@ -94,14 +111,15 @@ vec4 gm_load4(uint64_t base, int64_t off) {
         const int64_t gn = col0 + int64_t(nn), gk = (k0) + int64_t(kk);                   \
         rb[q] = (gn < N && gk < K) ? gm_load4(pb, bo + gk * sb1 + gn * sb2) : vec4(0.0);  \
     }
+// (VLOAD implies VW = 4)
 #if A_KC
 #define STORE_A(q) { A_QUAD(tid + q * NT, mm, kk);                                        \
     [[unroll]] for (uint e = 0u; e < 4u; ++e) SH_SET(As, kk + e, mm, BM, ra[q][e]); }
 #else
-#define STORE_A(q) { A_QUAD(tid + q * NT, mm, kk); As[kk * (BM / 4u) + mm / 4u] = ra[q]; }
+#define STORE_A(q) { A_QUAD(tid + q * NT, mm, kk); As[kk * (BM / 4u) + SWZ(kk, mm / 4u)] = ra[q]; }
 #endif
 #if B_NC
-#define STORE_B(q) { B_QUAD(tid + q * NT, nn, kk); Bs[kk * (BN / 4u) + nn / 4u] = rb[q]; }
+#define STORE_B(q) { B_QUAD(tid + q * NT, nn, kk); Bs[kk * (BN / 4u) + SWZ(kk, nn / 4u)] = rb[q]; }
 #else
 #define STORE_B(q) { B_QUAD(tid + q * NT, nn, kk);                                        \
     [[unroll]] for (uint e = 0u; e < 4u; ++e) SH_SET(Bs, kk + e, nn, BN, rb[q][e]); }
@@ -147,6 +165,15 @@ vec4 gm_load4(uint64_t base, int64_t off) {
     [[unroll]] for (uint q = 0u; q < NEB; ++q) { B_EL(tid + q * NT, nn, kk); SH_SET(Bs, kk, nn, BN, rb[q]); }
 #endif
 
+// an invocation's fragments of the slice's k row kk (its i-th run of rows, j-th of columns)
+#if VW == 4
+#define FRAG_A(kk, i) As[(kk) * (BM / 4u) + SWZ(kk, (i) * WY + ty)]
+#define FRAG_B(kk, j) Bs[(kk) * (BN / 4u) + SWZ(kk, (j) * WX + tx)]
+#else
+#define FRAG_A(kk, i) As[(kk) * BM + ty * TM + (i)]
+#define FRAG_B(kk, j) Bs[(kk) * BN + tx * TN + (j)]
+#endif
+
 void main() {
     GemmParams p = pc.p;
     const uint tid = gl_LocalInvocationIndex;
@@ -187,8 +214,8 @@ void main() {
                 if (k0 + int64_t(BK) < K) { LOAD_SLICE(k0 + int64_t(BK)) }
                 [[unroll]] for (uint kk = 0u; kk < BK; ++kk) {
                     ACCV av[TM / VW], bv[TN / VW];
-                    [[unroll]] for (uint i = 0u; i < TM / VW; ++i) av[i] = As[kk * (BM / VW) + ty * (TM / VW) + i];
-                    [[unroll]] for (uint j = 0u; j < TN / VW; ++j) bv[j] = Bs[kk * (BN / VW) + tx * (TN / VW) + j];
+                    [[unroll]] for (uint i = 0u; i < TM / VW; ++i) av[i] = FRAG_A(kk, i);
+                    [[unroll]] for (uint j = 0u; j < TN / VW; ++j) bv[j] = FRAG_B(kk, j);
                     [[unroll]] for (uint i = 0u; i < TM; ++i)
                         [[unroll]] for (uint j = 0u; j < TN; ++j)
                             acc[i][j] = gm_mad(LANE(av, i), LANE(bv, j), acc[i][j]);
@@ -199,10 +226,10 @@ void main() {
         const ACC al = gm_scalar(p.alpha[0], p.alpha[1]), be = gm_scalar(p.beta[0], p.beta[1]);
         const bool usec = (flags & GF_USE_CIN) != 0u;
         [[unroll]] for (uint i = 0u; i < TM; ++i) {
-            const int64_t gm = row0 + int64_t(ty * TM + i);
-            if (gm >= M) break;
+            const int64_t gm = row0 + int64_t(ROW_OF(i));
+            if (gm >= M) break;  // rows and columns grow with i and j
             [[unroll]] for (uint j = 0u; j < TN; ++j) {
-                const int64_t gn = col0 + int64_t(tx * TN + j);
+                const int64_t gn = col0 + int64_t(COL_OF(j));
                 if (gn >= N) break;
                 ACC cv = ACC(0);
                 if (usec) cv = gm_load(p.cin, z * p.sci[0] + gm * p.sci[1] + gn * p.sci[2]);

@@ -24,8 +24,12 @@ static rs_gemm_operand op3(uint64_t addr, int64_t sb, int64_t sr, int64_t sc) {
 }
 
 /* float32: C[b] = beta Cin[b] + alpha A[b] @ B[b]; A stored transposed
- * (k-major), B broadcast over the batch (stride 0), Cin a broadcast row. */
-static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int btrans, const char *expect_kernel) {
+ * (k-major), or row-major (layout & A_ROWS: k contiguous, as nn.Linear's
+ * input), B broadcast over the batch (stride 0), stored n-contiguous or
+ * (layout & B_TRANS) k-contiguous (nn.Linear's weight); Cin a broadcast row. */
+enum { B_TRANS = 1, A_ROWS = 2 };
+static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int layout, const char *expect_kernel) {
+    const int btrans = layout & B_TRANS, arows = (layout & A_ROWS) != 0;
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
     size_t na = (size_t)(batch * m * k), nb = (size_t)(k * n), nc = (size_t)(batch * m * n);
@@ -46,7 +50,7 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int btrans, 
     memset(&d, 0, sizeof d);
     d.dtype = RS_FLOAT32;
     d.batch = batch, d.m = m, d.n = n, d.k = k;
-    d.a = op3(da, m * k, 1, m);  /* A[b][i][p] at b*m*k + p*m + i */
+    d.a = arows ? op3(da, m * k, k, 1) : op3(da, m * k, 1, m); /* A[b][i][p] at b*m*k + i*k + p or p*m + i */
     d.b = btrans ? op3(db, 0, 1, k) : op3(db, 0, n, 1); /* B[p][j] at p*n + j, or j*k + p */
     d.c = op3(dc, m * n, n, 1);
     d.cin = op3(dbias, 0, 0, 1);
@@ -66,7 +70,7 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int btrans, 
             for (int64_t j = 0; j < n; j++) {
                 double acc = 0, mag = 0;
                 for (int64_t p = 0; p < k; p++) {
-                    double t = (double)a[z * m * k + p * m + i] * b[btrans ? j * k + p : p * n + j];
+                    double t = (double)a[z * m * k + (arows ? i * k + p : p * m + i)] * b[btrans ? j * k + p : p * n + j];
                     acc += t;
                     mag += fabs(t);
                 }
@@ -88,6 +92,15 @@ TEST(f32_medium_tile_vector_loads) { run_f32(1, 64, 68, 20, 0, "tiled-64x64-v4")
 TEST(f32_medium_tile_vector_loads_bt) { run_f32(2, 72, 64, 24, 1, "tiled-64x64-v4"); }
 TEST(f32_large_tile) { run_f32(2, 257, 129, 65, 0, NULL); }
 TEST(f32_large_tile_vector_loads) { run_f32(2, 512, 516, 36, 1, "tiled-128x128-v4"); }
+/* the 128x128 tile in each operand layout (the transposing, swizzled slice
+ * stores; double-buffered slices where shared memory holds two), ragged
+ * edges, k not a multiple of the slice, one slice, and scalar loads */
+TEST(f32_large_tile_layouts) {
+    for (int layout = 0; layout < 4; layout++) run_f32(1, 648, 644, 20, layout, "tiled-128x128-v4");
+    run_f32(1, 768, 768, 12, A_ROWS | B_TRANS, "tiled-128x128-v4");
+    run_f32(1, 650, 770, 13, A_ROWS, "tiled-128x128");
+    run_f32(1, 770, 650, 11, B_TRANS, "tiled-128x128");
+}
 TEST(f32_skinny) { run_f32(1, 5, 200, 40, 0, "tiled-16x64"); }
 /* few tiles over a long k: k split into chunks, summed in a second pass
  * (alpha, beta * Cin there); the last chunk shorter in the second; a batch
@@ -384,6 +397,7 @@ int main(void) {
     RUN(f32_medium_tile_vector_loads_bt);
     RUN(f32_large_tile);
     RUN(f32_large_tile_vector_loads);
+    RUN(f32_large_tile_layouts);
     RUN(f32_skinny);
     RUN(f32_split_k);
     RUN(f32_split_k_short_last_chunk_bt);
