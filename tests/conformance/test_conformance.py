@@ -333,6 +333,77 @@ def test_harness_forward_ad_variant():
     assert good[0] in ("pass-native", "pass-host"), good
 
 
+def test_harness_low_precision_grad_as_accurate_as_cpu():
+    # float16 gradients that differ from CPU's pass only when they are at
+    # least about as close to the float32 gradient as CPU's are
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    def doubling(cpu_off, russet_off):
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                off = russet_off if g.device.type == "russet" else cpu_off
+                return g * 2 + off if g.dtype == torch.float16 else g * 2
+
+        return _FakeOp(Double.apply)
+
+    s = SampleInput(torch.randn(3, 4).half().requires_grad_())
+    better = cov.run_variant(torch, doubling(0.01, 0.0), "fake", "grad", "float16", s, None)
+    assert better[0] in ("pass-native", "pass-host"), better
+    worse = cov.run_variant(torch, doubling(0.01, 0.05), "fake", "grad", "float16", s, None)
+    assert worse[0] == "wrong" and "as accurate as CPU" in worse[1], worse
+
+
+def test_harness_gradgrad_variant():
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    torch.manual_seed(0)
+    s = SampleInput(torch.randn(3, 4, requires_grad=True), args=(torch.randn(4, requires_grad=True),))
+    good = cov.run_variant(torch, _FakeOp(lambda x, y: x.sin() * y), "fake", "gradgrad", "float32", s, None)
+    assert good[0] in ("pass-native", "pass-host"), good
+
+    class BadSecond(torch.autograd.Function):
+        # x ** 2 whose backward is right but not differentiable as itself:
+        # on russet its gradient is built from 3 x, not 2 x
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            k = 3 if x.device.type == "russet" else 2
+            return g * (k * x) + (2 - k) * (g * x).detach()
+
+    one = SampleInput(torch.randn(3, 4, requires_grad=True))
+    first = cov.run_variant(torch, _FakeOp(BadSecond.apply), "fake", "grad", "float32", one, None)
+    assert first[0] in ("pass-native", "pass-host"), first
+    bad = cov.run_variant(torch, _FakeOp(BadSecond.apply), "fake", "gradgrad", "float32", one, None)
+    assert bad[0] == "wrong" and "gradgrad" in bad[1], bad
+    # a linear op has no second derivative: skipped, not failed
+    lin = cov.run_variant(torch, _FakeOp(lambda x: x * 2), "fake", "gradgrad", "float32", one, None)
+    assert lin[0] == "skipped" and "second derivative" in lin[1], lin
+
+
+def test_harness_vmap_variant():
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    torch.manual_seed(0)
+    idx = torch.tensor([2, 0, 1])
+    s = SampleInput(torch.randn(3, 4), args=(0, idx))
+    good = cov.run_variant(torch, _FakeOp(torch.index_select), "fake", "vmap", "float32", s, None)
+    assert good[0] in ("pass-native", "pass-host"), good
+    # an op that is wrong on russet only under vmap's batched tensors is caught
+    bad_op = _FakeOp(lambda x: x[0] if x.device.type == "cpu" else x[-1])
+    bad = cov.run_variant(torch, bad_op, "fake", "vmap", "float32", SampleInput(torch.randn(3, 4)), None)
+    assert bad[0] == "wrong", bad
+
+
 @pytest.fixture(scope="module")
 def listed_report(known):
     """the full sweep of just the listed (op, dtype) pairs, most of which

@@ -211,6 +211,37 @@ def test_bad_inputs_raise_like_cpu():
                                        is_causal=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_dropout_backward_uses_the_forwards_mask(dtype):
+    """With dropout the values depend on the draw, so the conformance sweep
+    checks only metadata there; here the gradients are checked against the
+    mask the forward drew: with V the identity the output is the dropped-out
+    probabilities themselves, from which dV and dQ follow exactly. Twice
+    backward (create_graph) as well."""
+    torch.manual_seed(0)
+    n = 6
+    q = torch.randn(2, 3, n, dtype=dtype)
+    k = torch.randn(2, n, n, dtype=dtype)
+    v = torch.eye(n, dtype=dtype).expand(2, n, n).contiguous()
+    q, k, v = (t.to(D).requires_grad_() for t in (q, k, v))
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    g = torch.randn(out.shape, dtype=dtype).to(D)
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), g, create_graph=True)
+    pd = out.detach().cpu()  # P * mask / (1 - p)
+    zeros = int((pd == 0).sum())
+    assert 0 < zeros < pd.numel()  # some dropped, some kept
+    gc, qc, kc = g.cpu(), q.detach().cpu(), k.detach().cpu()
+    torch.testing.assert_close(dv.detach().cpu(), pd.transpose(-1, -2) @ gc)
+    p = (qc @ kc.transpose(-1, -2) / n ** 0.5).softmax(-1)
+    dp = gc * (pd != 0).to(dtype) / 0.5  # g @ V^T = g, through the mask
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    torch.testing.assert_close(dq.detach().cpu(), ds @ kc / n ** 0.5)
+    # the second derivative exists and is finite (its values depend on the
+    # same mask: sum(dq) is differentiable in q through P)
+    (gg,) = torch.autograd.grad(dq.sum(), (q,))
+    assert torch.isfinite(gg.cpu()).all()
+
+
 def test_opinfo_samples_without_dropout_match_cpu():
     """The OpInfo's samples with dropout_p=0 (those with dropout are random
     and listed in known_failures.json), forward in every dtype and the

@@ -56,6 +56,18 @@ def test_cholesky_batched_and_larger(dtype, upper):
         assert torch.equal(infod.cpu(), info) and infod.dtype == torch.int32
 
 
+def test_upper_complex_cholesky_is_no_conjugate_view():
+    # the upper factor is the lower one's mH: returned resolved, as CPU's,
+    # so that view_as_real (and the sweep's complex gradients) work on it
+    torch.manual_seed(3)
+    a = torch.randn(2, 4, 4, dtype=torch.complex64)
+    a = a @ a.mH + 4 * torch.eye(4)
+    for f in (lambda t: torch.cholesky(t, upper=True), lambda t: torch.linalg.cholesky(t, upper=True)):
+        got, want = f(a.to(D)), f(a)
+        assert not got.is_conj()
+        assert_close(torch.view_as_real(got).cpu(), torch.view_as_real(want), rtol=1e-5, atol=1e-5)
+
+
 def test_cholesky_not_positive_definite():
     # info and the partial factor as LAPACK leaves them (the failing column's
     # d on the diagonal, the original values from there on)

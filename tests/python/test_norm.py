@@ -296,6 +296,31 @@ def test_rms_norm_runs_fused_forward_and_backward(dtype, with_weight):
     assert seen == ["aten._fused_rms_norm.default"], seen
 
 
+@pytest.mark.parametrize("shape, normalized", [((3, 5, 8), [8]), ((3, 5, 8), [5, 8]), ((8,), [8]), ((4, 0), [0])])
+def test_rms_norm_backward_where_the_engine_cannot_run_it(shape, normalized):
+    # float64 under the apple profile (no fp64) and empty rows: CPU has no
+    # _fused_rms_norm_backward kernel to run through host execution, so the
+    # backward composes ATen ops (each native or host on its own)
+    torch.manual_seed(7)
+    dtype = torch.float64 if shape[-1] else torch.float32
+    x = torch.randn(shape, dtype=dtype)
+    w = torch.randn(normalized, dtype=dtype)
+    g = torch.randn(shape, dtype=dtype)
+    xc, wc = x.clone().requires_grad_(), w.clone().requires_grad_()
+    xd, wd = x.to(D).requires_grad_(), w.to(D).requires_grad_()
+    F.rms_norm(xc, normalized, wc).backward(g)
+    F.rms_norm(xd, normalized, wd).backward(g.to(D))
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == torch.float64 else None
+    assert_close(xd.grad.cpu(), xc.grad, **(tol or {}))
+    assert_close(wd.grad.cpu(), wc.grad, **(tol or {}))
+    # without a weight
+    xd.grad = None
+    xc.grad = None
+    F.rms_norm(xc, normalized).backward(g)
+    F.rms_norm(xd, normalized).backward(g.to(D))
+    assert_close(xd.grad.cpu(), xc.grad, **(tol or {}))
+
+
 def test_layer_norm_one_element_gradients_are_exact():
     # normalized_shape (1,): the variance is 0, x - mean is exactly 0, so the
     # input and weight gradients are exactly 0 (CPU's x * rstd - mean * rstd

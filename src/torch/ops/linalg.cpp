@@ -90,7 +90,8 @@ c10::DimVector column_major_strides(at::IntArrayRef sizes) {
 Tensor lapack_layout(const Tensor& t) {
   if (t.dim() < 2) return t;
   auto st = column_major_strides(t.sizes());
-  if (t.strides() == at::IntArrayRef(st)) return t;
+  // (a conjugate view, as an upper factor's mH, is resolved: CPU returns plain tensors)
+  if (t.strides() == at::IntArrayRef(st) && !t.is_conj()) return t;
   Tensor r = at::empty_strided(t.sizes(), st, t.options());
   r.copy_(t);
   return r;

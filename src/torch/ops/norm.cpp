@@ -284,31 +284,63 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
       input, shape, weight, eps);
 }
 
+// The backward composed of ATen ops on the device tensors, in the opmath
+// type: where the engine cannot run it (float64 under the apple profile, an
+// empty row). CPU has no _fused_rms_norm_backward kernel to run through host
+// execution (its F.rms_norm differentiates a composition), so each op here
+// runs natively or through host execution on its own, counted as usual.
+static std::tuple<Tensor, Tensor> rms_norm_backward_composed(const Tensor& grad_out, const Tensor& input,
+                                                             at::IntArrayRef shape, const Tensor& rstd,
+                                                             const OptTensor& weight, std::array<bool, 2> mask) {
+  auto vt = acc_type(input);
+  const int64_t nb = input.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> rows, batch;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < nb ? batch : rows).push_back(d);
+  Tensor g = grad_out.to(vt), xhat = input.to(vt).mul(rstd.to(vt));
+  Tensor gi, gw;
+  if (mask[0]) {
+    Tensor gwx = defined(weight) ? g.mul(weight->to(vt)) : g;
+    gi = rstd.to(vt).mul(gwx.sub(xhat.mul(gwx.mul(xhat).mean(rows, /*keepdim=*/true)))).to(input.scalar_type());
+  }
+  if (mask[1] && defined(weight)) {
+    Tensor gx = g.mul(xhat);
+    gw = (batch.empty() ? gx : gx.sum(batch)).to(weight->scalar_type());
+  }
+  return {gi, gw};
+}
+
 // grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
-// row; grad_weight = the column sums of g xhat
+// row; grad_weight = the column sums of g xhat. Throws NeedsHost where the
+// engine cannot run it.
+static std::tuple<Tensor, Tensor> rms_norm_backward_native(const Tensor& grad_out, const Tensor& input,
+                                                           at::IntArrayRef shape, const Tensor& rstd,
+                                                           const OptTensor& weight, std::array<bool, 2> mask) {
+  auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
+  need_native(input);
+  if (n == 0) throw NeedsHost{};
+  auto vt = acc_type(input);
+  same_dtype(grad_out, input);
+  Tensor x = input.contiguous(), g = grad_out.contiguous();
+  Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
+  rs_norm p{};
+  p.x = address_of(x);
+  p.g = address_of(g);
+  p.b = address_of(rs);
+  Tensor gi, gw;
+  if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // not centred: no p.a
+  if (mask[1] && defined(weight))
+    gw = row_norm_column_sums(p, x, m, n).second.to(weight->scalar_type()).view(weight->sizes());
+  return {gi, gw};
+}
+
 std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& input, at::IntArrayRef shape,
                                              const Tensor& rstd, const OptTensor& weight, std::array<bool, 2> mask) {
   same_device(input, grad_out, rstd, weight);
-  return native_or_host<at::_ops::_fused_rms_norm_backward>(
-      [&]() -> std::tuple<Tensor, Tensor> {
-        auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
-        need_native(input);
-        if (n == 0) throw NeedsHost{};
-        auto vt = acc_type(input);
-        same_dtype(grad_out, input);
-        Tensor x = input.contiguous(), g = grad_out.contiguous();
-        Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
-        rs_norm p{};
-        p.x = address_of(x);
-        p.g = address_of(g);
-        p.b = address_of(rs);
-        Tensor gi, gw;
-        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // not centred: no p.a
-        if (mask[1] && defined(weight))
-          gw = row_norm_column_sums(p, x, m, n).second.to(weight->scalar_type()).view(weight->sizes());
-        return {gi, gw};
-      },
-      grad_out, input, shape, rstd, weight, mask);
+  try {
+    return rms_norm_backward_native(grad_out, input, shape, rstd, weight, mask);
+  } catch (const NeedsHost&) {
+    return rms_norm_backward_composed(grad_out, input, shape, rstd, weight, mask);
+  }
 }
 
 // ---------------------------------------------------------------- batch norm
