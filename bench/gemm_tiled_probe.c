@@ -39,7 +39,6 @@ typedef struct shape {
 
 /* the operands of one shape on the device, and the host copies */
 typedef struct problem {
-    shape sh;
     float *a, *b, *c;
     uint64_t da, db, dc;
     rs_gemm_desc d;
@@ -52,7 +51,6 @@ static float frand(uint32_t *x) {
 
 static void setup(rs_device *dev, rs_stream *s, const shape *sh, problem *pr) {
     memset(pr, 0, sizeof *pr);
-    pr->sh = *sh;
     int64_t m = sh->m, n = sh->n, k = sh->k;
     pr->a = malloc((size_t)(m * k) * 4), pr->b = malloc((size_t)(k * n) * 4), pr->c = malloc((size_t)(m * n) * 4);
     uint32_t x = 7;

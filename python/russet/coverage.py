@@ -1135,8 +1135,10 @@ def run_out_layouts(torch, op, dtype, sample, tol):
 
 
 class _NotApplicable(RuntimeError):
-    """A variant that does not apply to a sample (no input requires grad,
-    no second derivative, no tensor to batch): the case is skipped."""
+    """A variant that does not apply to a sample (no second derivative, no
+    tensor to batch): the case is skipped with this message. (The older
+    "no input requires grad" and "no differentiable output" are plain
+    RuntimeErrors, skipped as "cpu raises: ...".)"""
 
 
 def _first_grads(torch, fn, parts, process, create_graph):
