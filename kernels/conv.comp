@@ -92,14 +92,19 @@ void main() {
     const uint tx = tid % WX, ty = tid / WX;
     const int64_t tiles_m = cp(CP_TILES_M), tiles_n = cp(CP_TILES_N);
     const int64_t splits = cp(CP_SPLITS), kps = cp(CP_KPS);
-    const int64_t nz = ngroups * splits;
+    const int64_t nz = ngroups * splits * cp(CP_CLASSES);
     const int64_t esz = int64_t(RS_SIZE(DT));
 
     for (int64_t z = int64_t(gl_WorkGroupID.z); z < nz; z += int64_t(gl_NumWorkGroups.z))
     for (int64_t tmi = int64_t(gl_WorkGroupID.y); tmi < tiles_m; tmi += int64_t(gl_NumWorkGroups.y))
     for (int64_t tni = int64_t(gl_WorkGroupID.x); tni < tiles_n; tni += int64_t(gl_NumWorkGroups.x)) {
-        const int64_t g = z % ngroups, split = z / ngroups;
+        // z: the group, then mode 2's split of k or mode 1's stride class
+        const int64_t g = z % ngroups, split = MODE == 2 ? z / ngroups : 0L;
         const int64_t row0 = tmi * int64_t(BM), col0 = tni * int64_t(BN);
+#if MODE == 1
+        set_class(z / ngroups);
+        if (row0 >= M) continue;
+#endif
         uint64_t c_base;
         group_bases(g, esz, a_base, b_base, c_base);
         const int64_t kbeg = split * kps, kend = min(K, kbeg + kps);

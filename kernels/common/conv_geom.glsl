@@ -13,7 +13,8 @@
 //                  rows m = (n, p), cols j = o, k = (c, r)
 //   1 grad input   dx[n, c, i] = sum_{o, r} dy[n, o, (i + pad - r dil) / s] w[o, c, r]
 //                  (only where s divides and the output position exists)
-//                  rows m = (n, i), cols j = c, k = (o, r)
+//                  rows m = (n, i), cols j = c, k = (o, r), one product per
+//                  class of the stride (below)
 //   2 grad weight  dw[o, c, r] = sum_{n, p} dy[n, o, p] x[n, c, p s - pad + r dil]
 //                  rows m = o, cols j = (c, r), k = (n, p)
 //
@@ -28,8 +29,17 @@
 // row part + q . strides and k part + p . strides, so an element costs two
 // table reads, one add and an unsigned bounds test of q + p; a position of
 // NOWHERE marks a row or k outside the product (its q + p is never inside).
-// Mode 1 with a stride above 1 divides by it to find the output position,
-// from raw tables (offsets of -1 mark what is outside).
+//
+// Mode 1 with a stride s above 1 would test per element whether s divides
+// i + pad - r dil, and most of its k would be zeros (3/4 at stride 2 in
+// 2-d). Instead the input positions i fall into classes by (i + pad) mod s
+// per dim, and the kernel offsets r that reach a class are those with
+// r dil = i + pad (mod s): for them the output position is
+// (i + pad) / s - (r dil) / s, separable again, with no zero k. Each class
+// is a product of its own (rows (n, i in the class), k (o, r reaching it));
+// a class no r reaches (K = 0: a 1x1 kernel at stride 2) writes zeros. The
+// classes are numbered by each dim's first position i (below the stride
+// and the size), and run as more groups (z).
 #ifndef RS_CONV_GEOM_GLSL
 #define RS_CONV_GEOM_GLSL
 #include "common/index.glsl"
@@ -40,7 +50,6 @@ int64_t cp(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 int64_t nb, cg, og, ngroups, M, NC, K;
 ivec3 isz, osz, ksz, str, pad, dil;
 int64_t xs[5], ws[5], ys[5];
-bool unit;  // every stride 1: mode 1's window is separable as well
 
 // a position outside every tensor (positions are below 2^30: conv.c):
 // q + p and q - p stay within int32 and fail the bounds test
@@ -54,7 +63,6 @@ void read_params() {
     }
     for (int j = 0; j < 5; ++j) { xs[j] = cp(CP_XS + j); ws[j] = cp(CP_WS + j); ys[j] = cp(CP_YS + j); }
     M = cp(CP_M); NC = cp(CP_NC); K = cp(CP_K);
-    unit = all(equal(str, ivec3(1)));
 }
 
 int64_t kvol() { return int64_t(ksz[0]) * int64_t(ksz[1]) * int64_t(ksz[2]); }
@@ -79,20 +87,62 @@ void unflat_np(int64_t t, ivec3 sz, out int64_t n, out ivec3 pos) {
 
 // k (or mode 2's column) as (channel, kernel offset): channel-major, or
 // channel fastest (K_CF)
-void unflat_cr(int64_t t, int64_t channels, out int64_t c, out ivec3 r) {
+// over kernel offsets of sizes kv
+void unflat_cr_in(int64_t t, int64_t channels, ivec3 kv, out int64_t c, out ivec3 r) {
     uint64_t u = uint64_t(t), rem;
     if (bool(K_CF)) {  // a define, or a uniform value (conv_coopmat_khr.comp)
         rs_divmod(u, uint64_t(channels), rem);
         c = int64_t(rem);
-        r = unflat3(int64_t(u), ksz);
+        r = unflat3(int64_t(u), kv);
     } else {
-        rs_divmod(u, uint64_t(kvol()), rem);
+        rs_divmod(u, uint64_t(kv[0]) * uint64_t(kv[1]) * uint64_t(kv[2]), rem);
         c = int64_t(u);
-        r = unflat3(int64_t(rem), ksz);
+        r = unflat3(int64_t(rem), kv);
     }
 }
 
+void unflat_cr(int64_t t, int64_t channels, out int64_t c, out ivec3 r) { unflat_cr_in(t, channels, ksz, c, r); }
+
 int64_t dot5(ivec3 pos, int64_t s[5]) { return int64_t(pos[0]) * s[2] + int64_t(pos[1]) * s[3] + int64_t(pos[2]) * s[4]; }
+
+#if MODE == 1
+// the stride's class being run (set_class): per dim, its input positions
+// i = ifirst + t s (t < icount) and the kernel offsets reaching them,
+// r = rfirst + t rstep (t < rcount)
+ivec3 ifirst, icount, rfirst, rstep, rcount;
+
+// class cls (of CP_CLASSES): its geometry, and M and K of its product
+void set_class(int64_t cls) {
+    ifirst = unflat3(cls, min(str, isz));
+    for (int j = 0; j < 3; ++j) {
+        const int s = str[j], phase = (ifirst[j] + pad[j]) % s;
+        icount[j] = (isz[j] - ifirst[j] + s - 1) / s;
+        // the first r with r dil = phase (mod s), then the period of r dil
+        // mod s (r dil < 2^30: conv.c); both searches stop at the kernel
+        int r0 = 0;
+        while (r0 < ksz[j] && (r0 * dil[j]) % s != phase) ++r0;
+        int step = 1;
+        while (r0 + step < ksz[j] && (step * dil[j]) % s != 0) ++step;
+        rfirst[j] = r0;
+        rstep[j] = step;
+        rcount[j] = r0 < ksz[j] ? (ksz[j] - r0 + step - 1) / step : 0;
+    }
+    M = nb * int64_t(icount[0]) * int64_t(icount[1]) * int64_t(icount[2]);
+    K = og * int64_t(rcount[0]) * int64_t(rcount[1]) * int64_t(rcount[2]);
+}
+
+// row m of the class: (n, input position i)
+void class_row(int64_t m, out int64_t n, out ivec3 i) {
+    unflat_np(m, icount, n, i);
+    i = ifirst + i * str;
+}
+
+// k of the class: (o, kernel offset r)
+void class_k(int64_t k, out int64_t o, out ivec3 r) {
+    unflat_cr_in(k, og, rcount, o, r);
+    r = rfirst + r * rstep;
+}
+#endif
 
 #if MODE <= 2
 // the tables: an offset (-1: outside the product) and positions; rc_off
@@ -113,14 +163,14 @@ void a_row(int64_t m, out int64_t off, out ivec3 q) {
     unflat_np(m, osz, n, p);
     q = p * str - pad;
     off = n * xs[0] + dot5(q, xs);
-#elif MODE == 1  // dy at (n, (i + pad - r dil) / s)
-    off = unit ? 0L : -1L;
+#elif MODE == 1  // dy at (n, (i + pad) / s - (r dil) / s)
+    off = 0L;
     q = ivec3(-NOWHERE);
     if (m >= M) return;
     int64_t n; ivec3 i;
-    unflat_np(m, isz, n, i);
-    q = i + pad;
-    off = n * ys[0] + (unit ? dot5(q, ys) : 0L);
+    class_row(m, n, i);
+    q = (i + pad) / str;
+    off = n * ys[0] + dot5(q, ys);
 #else  // dy's channel o
     q = ivec3(0);
     off = m < M ? m * ys[1] : -1L;
@@ -153,13 +203,13 @@ void a_k(int64_t k, int64_t kend, out int64_t off, out ivec3 p) {
     p = r * dil;
     off = c * xs[1] + dot5(p, xs);
 #elif MODE == 1
-    off = unit ? 0L : -1L;
+    off = 0L;
     p = ivec3(NOWHERE);
     if (k >= kend) return;
     int64_t o; ivec3 r;
-    unflat_cr(k, og, o, r);
-    p = r * dil;
-    off = o * ys[1] - (unit ? dot5(p, ys) : 0L);
+    class_k(k, o, r);
+    p = r * dil / str;
+    off = o * ys[1] - dot5(p, ys);
 #else  // dy at (n, p)
     p = ivec3(0);
     off = -1L;
@@ -184,7 +234,11 @@ void b_k(int64_t k, int64_t kend, out int64_t off, out ivec3 p) {
     off = -1L;
     if (k >= kend) return;
     int64_t o; ivec3 r;
-    unflat_cr(k, MODE == 0 ? cg : og, o, r);
+#if MODE == 0
+    unflat_cr(k, cg, o, r);
+#else
+    class_k(k, o, r);
+#endif
     off = o * ws[1 - MODE] + dot5(r, ws);
 #endif
 }
@@ -195,14 +249,9 @@ int64_t window_off(int64_t ro, ivec3 q, int64_t ko, ivec3 p) {
     return all(lessThan(uvec3(q + p), uvec3(isz))) ? ro + ko : -1L;
 }
 
-// dy at the output position whose window puts kernel offset p on input q
+// dy at output position q - p (the class's row and k parts)
 int64_t grad_window_off(int64_t ro, ivec3 q, int64_t ko, ivec3 p) {
-    const ivec3 t = q - p;
-    if (unit) return all(lessThan(uvec3(t), uvec3(osz))) ? ro + ko : -1L;
-    if (ro < 0L || ko < 0L || any(lessThan(t, ivec3(0)))) return -1L;
-    ivec3 o = t / str;
-    if (any(notEqual(o * str, t)) || any(greaterThanEqual(o, osz))) return -1L;
-    return ro + ko + dot5(o, ys);
+    return all(lessThan(uvec3(q - p), uvec3(osz))) ? ro + ko : -1L;
 }
 
 int64_t plain_off(int64_t ro, int64_t ko) { return (ro < 0L || ko < 0L) ? -1L : ro + ko; }
@@ -260,7 +309,7 @@ void build_tables(uint tid, int64_t row0, int64_t col0) {
             co = n * ys[0] + dot5(p, ys);
 #elif MODE == 1
             int64_t n; ivec3 i;
-            unflat_np(m, isz, n, i);
+            class_row(m, n, i);
             co = n * xs[0] + dot5(i, xs);
 #else
             co = m * ws[0];

@@ -23,7 +23,7 @@
 #define CP_XS 22      /* 5 strides each: x (n, c, d, h, w), w (o, c, kd, kh, kw), y (n, c, d, h, w) */
 #define CP_WS 27
 #define CP_YS 32
-#define CP_M 37       /* the GEMM: rows, columns, depth */
+#define CP_M 37       /* the GEMM: rows, columns, depth (mode 1: per class, set_class) */
 #define CP_NC 38
 #define CP_K 39
 #define CP_TILES_M 40
@@ -31,7 +31,8 @@
 #define CP_SPLITS 42  /* mode 2: splits of k, each CP_KPS deep */
 #define CP_KPS 43
 #define CP_FLAGS 44   /* conv_coopmat_khr.comp: CF_ bits */
-#define CP_SLOTS 45
+#define CP_CLASSES 45 /* mode 1: the stride's classes (conv_geom.glsl), each a product */
+#define CP_SLOTS 46
 
 #define CF_A_KF 1     /* A's slices load along k (else along rows) */
 #define CF_B_KF 2     /* B's slices load along k (else along columns) */

@@ -29,6 +29,7 @@ typedef struct conv_plan {
     int coop;                                 /* > 0: conv_coopmat_khr.comp, a coop x coop tile */
     int vec_a, vec_b;                         /* coop: 16-byte loads (CF_VEC_A, CF_VEC_B) */
     int64_t tiles_m, tiles_n, splits, kps;
+    int64_t classes;                          /* the input gradient's stride classes (conv_geom.glsl) */
 } conv_plan;
 
 static const char *op_name(rs_conv_op op) {
@@ -201,7 +202,8 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
             return rs_error(RS_ERR_INVALID, "%s: bad geometry (stride %lld, padding %lld, dilation %lld)", name,
                             (long long)p->str[j], (long long)p->pad[j], (long long)p->dil[j]);
 
-    int64_t n = p->in[0], ivol = vol3(p->in + 2), ovol = vol3(p->out + 2), kvol = vol3(p->ker);
+    int64_t n = p->in[0], ovol = vol3(p->out + 2), kvol = vol3(p->ker);
+    p->classes = 1;
     /* channels fastest along k where the view k gathers from is channels_last */
     switch (c->op) {
     case RS_CONV_FORWARD:
@@ -211,7 +213,15 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->b_kf = cr_fast_stride(p, p->ws[1], p->ws + 2) == 1 || p->ws[0] != 1;
         break;
     case RS_CONV_GRAD_INPUT:
-        p->m = n * ivol, p->nc = p->cg, p->k = p->og * kvol;
+        /* one product per class of the stride (input positions by
+         * (i + pad) mod s): its rows at most N times the ceiling of each
+         * size over the stride, its k at most all of (o, r) */
+        p->m = n;
+        for (int j = 0; j < 3; ++j) {
+            p->classes *= p->str[j] < p->in[2 + j] ? p->str[j] : p->in[2 + j];
+            p->m *= (p->in[2 + j] + p->str[j] - 1) / p->str[j];
+        }
+        p->nc = p->cg, p->k = p->og * kvol;
         p->k_cf = p->og > 1 && p->ys[1] == 1;
         p->a_kf = p->k_cf;
         p->b_kf = cr_fast_stride(p, p->ws[0], p->ws + 2) == 1 || p->ws[1] != 1;
@@ -223,7 +233,7 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->b_kf = !p->k_cf;
         break;
     }
-    p->coop = coop_tile(s, dt, p, g);
+    p->coop = coop_tile(s, dt, p, g * p->classes);
     if (p->coop) {
         coop_vectors(c, p);
         p->bk = COOP_BK;
@@ -231,7 +241,7 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->tiles_n = (p->nc + p->coop - 1) / p->coop;
     } else {
         /* the weight gradient fills the device by splitting k instead */
-        choose_tile(p, g, c->op != RS_CONV_GRAD_WEIGHT);
+        choose_tile(p, g * p->classes, c->op != RS_CONV_GRAD_WEIGHT);
         p->bk = acc_bytes(dt) == 4 ? 16 : 8;
         p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
     }
@@ -304,6 +314,7 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
     cp[CP_TILES_N] = p.tiles_n;
     cp[CP_SPLITS] = p.splits;
     cp[CP_KPS] = p.kps;
+    cp[CP_CLASSES] = p.classes;
     cp[CP_FLAGS] = (p.a_kf ? CF_A_KF : 0) | (p.b_kf ? CF_B_KF : 0) | (p.k_cf ? CF_K_CF : 0) |
                    (p.vec_a ? CF_VEC_A : 0) | (p.vec_b ? CF_VEC_B : 0);
 
@@ -339,7 +350,7 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
         st = rs_kernel_get(dev, "conv.comp", defines, &k);
     }
     if (st == RS_OK) {
-        uint32_t groups[3] = {cap(p.tiles_n), cap(p.tiles_m), cap(c->groups * p.splits)};
+        uint32_t groups[3] = {cap(p.tiles_n), cap(p.tiles_m), cap(c->groups * p.splits * p.classes)};
         st = rs_dispatch(s, k, groups, &pc, sizeof pc, acc, na);
     }
     if (st == RS_OK && split) {

@@ -221,6 +221,34 @@ TEST(conv1d_and_conv3d) {
     for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&b, 3, RS_FLOAT32, cl));
 }
 
+/* the input gradient at strides above 1 runs one product per class of
+ * input positions ((i + pad) mod stride): classes no kernel offset reaches
+ * (1x1 at stride 2; stride and dilation sharing a factor), kernel offsets
+ * starting past 0 (stride 3, dilation 2), strides above a size, input
+ * positions no window covers, and classes of unequal rows over several
+ * tiles */
+TEST(conv_grad_input_stride_classes) {
+    const int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    const int in[3] = {1, 9, 10}, k1[3] = {1, 1, 1}, s2[3] = {1, 2, 2};
+    geom down = make(2, 6, 8, 1, in, k1, s2, zero, one);
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&down, 2, RS_FLOAT32, cl));
+    const int k3[3] = {1, 3, 3}, pad[3] = {0, 2, 1}, d2[3] = {1, 2, 2};
+    geom shared_factor = make(3, 4, 5, 1, in, k3, s2, pad, d2);
+    CHECK(run_case(&shared_factor, 2, RS_FLOAT32, 0));
+    const int in1[3] = {1, 1, 23}, k4[3] = {1, 1, 4}, s3[3] = {1, 1, 3}, pad2[3] = {0, 0, 2}, dil2[3] = {1, 1, 2};
+    geom coprime = make(2, 3, 4, 1, in1, k4, s3, pad2, dil2);
+    CHECK(run_case(&coprime, 1, RS_FLOAT32, 0));
+    const int in3[3] = {3, 8, 5}, k2[3] = {2, 3, 2}, s4[3] = {4, 2, 3};
+    geom wide = make(2, 4, 6, 2, in3, k2, s4, zero, one);
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&wide, 3, RS_FLOAT32, cl));
+    /* 17 x 15 at stride 2: classes of 9 x 8, 9 x 7, 8 x 8 and 8 x 7
+     * positions, 4 images, over 128-row tiles */
+    const int inb[3] = {1, 17, 15};
+    geom big = make(4, 40, 48, 1, inb, k3, s2, pad, one);
+    CHECK(run_case(&big, 2, RS_FLOAT32, 0));
+    CHECK(run_case(&big, 2, RS_FLOAT16, 1));
+}
+
 TEST(large_tiles_and_split_weight_gradient) {
     /* 288 rows and 130 columns: the 128-wide tiles and their edges */
     const int in[3] = {1, 12, 12}, k[3] = {1, 3, 3}, one[3] = {1, 1, 1}, pad[3] = {0, 1, 1};
@@ -363,6 +391,7 @@ TEST(empty_products_and_bad_arguments) {
 
 int main(void) {
     RUN(conv2d_strided_padded_dilated_grouped);
+    RUN(conv_grad_input_stride_classes);
     RUN(conv1d_and_conv3d);
     RUN(large_tiles_and_split_weight_gradient);
     RUN(float16_float64_and_int32);
