@@ -2,8 +2,9 @@
 // in russet/conv.h, rs_conv). No im2col buffer: the GEMM operands are gathered
 // from the tensors as the tiles are loaded. The geometry (the three products,
 // the tables of row and k parts) is common/conv_geom.glsl's; MODE 3 is
-// the split weight gradient's second pass:
-//   3 split sum    dw = the sum, in split order, of mode 2's partial sums
+// a split product's second pass:
+//   3 split sum    y, dx or dw (SUM_OF: the product's MODE) = the sum, in
+//                  split order, of the partial sums (plus the bias: y)
 // A sum has one order whatever the device, so results repeat bit for bit;
 // no atomics.
 //
@@ -13,7 +14,7 @@
 // operand, for views whose k runs along memory; 0: consecutive
 // rows/columns), K_CF (k's (channel, kernel offset) pairs run channel
 // fastest: channels_last), VW (4: shared tiles as vec4, float family with
-// TM, TN multiples of 4), SPLIT (mode 2 writes partial sums to `part`),
+// TM, TN multiples of 4), SPLIT (partial sums of each split of k to `part`),
 // ACCB (bytes of ACC), SUM2 (float sums in two levels: per slice, then the
 // total).
 #version 460
@@ -30,7 +31,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer PartEl { ACC
 PartEl part_at(int64_t e) { return PartEl(pc.part + uint64_t(e) * uint64_t(ACCB)); }
 
 #if MODE <= 2
-#if MODE == 2 && SPLIT
+#if SPLIT
 #define SPLITS_ON 1
 #else
 #define SPLITS_ON 0
@@ -98,11 +99,11 @@ void main() {
     for (int64_t z = int64_t(gl_WorkGroupID.z); z < nz; z += int64_t(gl_NumWorkGroups.z))
     for (int64_t tmi = int64_t(gl_WorkGroupID.y); tmi < tiles_m; tmi += int64_t(gl_NumWorkGroups.y))
     for (int64_t tni = int64_t(gl_WorkGroupID.x); tni < tiles_n; tni += int64_t(gl_NumWorkGroups.x)) {
-        // z: the group, then mode 2's split of k or mode 1's stride class
-        const int64_t g = z % ngroups, split = MODE == 2 ? z / ngroups : 0L;
+        // z: the group, the split of k, then mode 1's stride class
+        const int64_t g = z % ngroups, split = z / ngroups % splits;
         const int64_t row0 = tmi * int64_t(BM), col0 = tni * int64_t(BN);
 #if MODE == 1
-        set_class(z / ngroups);
+        set_class(z / ngroups / splits);
         if (row0 >= M) continue;
 #endif
         uint64_t c_base;
@@ -185,11 +186,14 @@ void main() {
     }
 }
 
-#else  // MODE == 3: the split sums, in order, into dw
+#else  // MODE == 3: the split sums, in order, into the product's result
 #include "common/conv_geom.glsl"
 
 void main() {
     read_params();
+#if SUM_OF == 1
+    set_class(0L);  // (split only where there is one class)
+#endif
     const int64_t splits = cp(CP_SPLITS);
     const int64_t total = ngroups * M * NC;
     const int64_t step = int64_t(gl_NumWorkGroups.x) * int64_t(NT);
@@ -200,9 +204,20 @@ void main() {
         rs_divmod(u, uint64_t(NC), col);
         rs_divmod(u, uint64_t(M), m);
         const int64_t g = int64_t(u);
+#if SUM_OF == 0  // y[n, g og + col, p] (+ the bias), rows m = (n, p)
+        int64_t n; ivec3 pos;
+        unflat_np(int64_t(m), osz, n, pos);
+        if (pc.bias != 0UL) v = v + gm_load(pc.bias, g * og + int64_t(col));
+        gm_store(pc.y, n * ys[0] + (g * og + int64_t(col)) * ys[1] + dot5(pos, ys), v);
+#elif SUM_OF == 1  // dx[n, g cg + col, i], rows m = (n, i) of the one class
+        int64_t n; ivec3 i;
+        class_row(int64_t(m), n, i);
+        gm_store(pc.x, n * xs[0] + (g * cg + int64_t(col)) * xs[1] + dot5(i, xs), v);
+#else  // dw[g og + m, c, r], columns (c, r)
         int64_t c; ivec3 r;
         unflat_cr(int64_t(col), cg, c, r);
         gm_store(pc.w, (g * og + int64_t(m)) * ws[0] + c * ws[1] + dot5(r, ws), v);
+#endif
     }
 }
 #endif

@@ -12,8 +12,8 @@
 // and tile; the load orders and the channels_last order of k are uniform
 // flags (CP_FLAGS), so that a few modules serve every layout.
 //
-// Defines: MODE (0 forward, 1 grad input, 2 grad weight; the split weight
-// gradient writes float32 partial sums to `part` when pc.part is set, which
+// Defines: MODE (0 forward, 1 grad input, 2 grad weight; a product split
+// along k writes float32 partial sums to `part` when pc.part is set, which
 // conv.comp's MODE 3 adds), FM = FN (16x16 fragments a subgroup along m
 // and n: 4 for the 128 x 128 tile, 2 for 64 x 64), ELEM_BF16.
 // Four subgroups of 32 invocations, 2 x 2 over the tile; 32-deep slices,
@@ -113,7 +113,7 @@ void main() {
     const int64_t tiles_m = cp(CP_TILES_M), tiles_n = cp(CP_TILES_N);
     const int64_t splits = cp(CP_SPLITS), kps = cp(CP_KPS);
     const int64_t nz = ngroups * splits * cp(CP_CLASSES);
-    const bool split_on = MODE == 2 && pc.part != 0UL;
+    const bool split_on = pc.part != 0UL;
 
     // each load's (row, k within the slice) and shared slot: 8 consecutive
     // k of one row; consecutive invocations along k, or along the rows
@@ -132,11 +132,11 @@ void main() {
     for (int64_t z = int64_t(gl_WorkGroupID.z); z < nz; z += int64_t(gl_NumWorkGroups.z))
     for (int64_t tmi = int64_t(gl_WorkGroupID.y); tmi < tiles_m; tmi += int64_t(gl_NumWorkGroups.y))
     for (int64_t tni = int64_t(gl_WorkGroupID.x); tni < tiles_n; tni += int64_t(gl_NumWorkGroups.x)) {
-        // z: the group, then mode 2's split of k or mode 1's stride class
-        const int64_t g = z % ngroups, split = MODE == 2 ? z / ngroups : 0L;
+        // z: the group, the split of k, then mode 1's stride class
+        const int64_t g = z % ngroups, split = z / ngroups % splits;
         const int64_t row0 = tmi * int64_t(BM), col0 = tni * int64_t(BN);
 #if MODE == 1
-        set_class(z / ngroups);
+        set_class(z / ngroups / splits);
         if (row0 >= M) continue;
 #endif
         uint64_t c_base;

@@ -105,7 +105,7 @@ void unflat_cr(int64_t t, int64_t channels, out int64_t c, out ivec3 r) { unflat
 
 int64_t dot5(ivec3 pos, int64_t s[5]) { return int64_t(pos[0]) * s[2] + int64_t(pos[1]) * s[3] + int64_t(pos[2]) * s[4]; }
 
-#if MODE == 1
+#if MODE == 1 || (MODE == 3 && SUM_OF == 1)
 // the stride's class being run (set_class): per dim, its input positions
 // i = ifirst + t s (t < icount) and the kernel offsets reaching them,
 // r = rfirst + t rstep (t < rcount)

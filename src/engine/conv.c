@@ -6,9 +6,11 @@
  * Every view is taken as (N, C, D, H, W): 1-d and 2-d convolutions get unit
  * leading spatial dims. The tile shape follows the product's shape; the
  * load order of each operand follows its layout (coalesced along whichever
- * of k or the row runs along memory). The weight gradient's k (N times the
- * output volume) is long and its product small, so it is split into chunks
- * whose partial sums a second pass adds in chunk order: the split depends
+ * of k or the row runs along memory). Where the tiles are too few to fill
+ * the device and k is long (the weight gradient's k is N times the output
+ * volume; the late layers' forward and input gradient have few rows), k is
+ * split into chunks whose partial sums a second pass adds in chunk order:
+ * the split depends
  * only on the shape, so results repeat bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +125,19 @@ static int coop_tile(rs_stream *s, rs_dtype dt, const conv_plan *p, int64_t grou
     int tile = setting > 0 ? setting : p->nc >= 96 && big >= 256 ? 128 : 64;
     if (tile == 128 && f->max_shared_memory < coop_shared(128)) tile = 64;
     return f->max_shared_memory >= coop_shared(tile) ? tile : 0;
+}
+
+/* How many parts k splits into: where the tiles (times the groups and
+ * classes) are fewer than about 256 workgroups, enough parts to make that
+ * many, each at least 16 slices deep; their partial sums are added in
+ * order by a second pass (MODE 3), so the result depends only on the
+ * shape. Not for the input gradient's stride classes, whose products
+ * differ in depth. */
+static int64_t split_count(const conv_plan *p, int64_t groups) {
+    int64_t tiles = p->tiles_m * p->tiles_n * groups * p->classes;
+    if (p->classes > 1 || p->k <= 0 || tiles <= 0) return 1;
+    int64_t want = (256 + tiles - 1) / tiles, most = (p->k + 16 * p->bk - 1) / (16 * p->bk);
+    return want < most ? want : most;
 }
 
 static int mult8(int64_t v) { return v % 8 == 0; }
@@ -240,23 +255,19 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         p->tiles_m = (p->m + p->coop - 1) / p->coop;
         p->tiles_n = (p->nc + p->coop - 1) / p->coop;
     } else {
-        /* the weight gradient fills the device by splitting k instead */
-        choose_tile(p, g * p->classes, c->op != RS_CONV_GRAD_WEIGHT);
         p->bk = acc_bytes(dt) == 4 ? 16 : 8;
+        choose_tile(p, g * p->classes, 0);
+        /* where the whole tiles would not fill the device and k cannot be
+         * split (below), smaller tiles */
+        if (c->op != RS_CONV_GRAD_WEIGHT && split_count(p, g) == 1) choose_tile(p, g * p->classes, 1);
         p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
     }
-    p->splits = 1;
+    p->splits = split_count(p, g);
     p->kps = p->k;
-    if (c->op == RS_CONV_GRAD_WEIGHT && p->k > 0 && p->m > 0 && p->nc > 0) {
-        /* about 256 workgroups in all, each split at least 16 slices deep */
-        int64_t tiles = p->tiles_m * p->tiles_n * g;
-        int64_t want = (256 + tiles - 1) / tiles, most = (p->k + 16 * p->bk - 1) / (16 * p->bk);
-        int64_t splits = want < most ? want : most;
-        if (splits > 1) {
-            p->kps = (p->k + splits - 1) / splits;
-            p->kps = (p->kps + p->bk - 1) / p->bk * p->bk;
-            p->splits = (p->k + p->kps - 1) / p->kps;
-        }
+    if (p->splits > 1) {
+        p->kps = (p->k + p->splits - 1) / p->splits;
+        p->kps = (p->kps + p->bk - 1) / p->bk * p->bk;
+        p->splits = (p->k + p->kps - 1) / p->kps;
     }
     return RS_OK;
 }
@@ -329,10 +340,12 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
 
     rs_access acc[5];
     int na = 0;
-    acc[na++] = rs_tensor_access(&c->input, c->op == RS_CONV_GRAD_INPUT);
+    /* the product's result is written by the second pass where k is split */
+    acc[na++] = rs_tensor_access(&c->input, c->op == RS_CONV_GRAD_INPUT && !split);
     acc[na++] = rs_tensor_access(&c->weight, c->op == RS_CONV_GRAD_WEIGHT && !split);
-    acc[na++] = rs_tensor_access(&c->output, c->op == RS_CONV_FORWARD);
-    if (pc.bias) acc[na++] = (rs_access){pc.bias, (uint64_t)c->output.sizes[1] * rs_dtype_size(dt), 0};
+    acc[na++] = rs_tensor_access(&c->output, c->op == RS_CONV_FORWARD && !split);
+    rs_access bias_acc = {pc.bias, (uint64_t)c->output.sizes[1] * rs_dtype_size(dt), 0};
+    if (pc.bias) acc[na++] = bias_acc;
     if (split) acc[na++] = (rs_access){pc.part, part_bytes, 1};
 
     char defines[160];
@@ -354,13 +367,16 @@ rs_status rs_conv_run(rs_stream *s, const rs_conv *c) {
         st = rs_dispatch(s, k, groups, &pc, sizeof pc, acc, na);
     }
     if (st == RS_OK && split) {
-        /* the partial sums, added in split order into dw */
-        rs_access sacc[2] = {{pc.part, part_bytes, 0}, rs_tensor_access(&c->weight, 1)};
-        snprintf(defines, sizeof defines, "DT=%d;MODE=3;K_CF=%d;ACCB=%d", (int)dt, p.k_cf, acc_bytes(dt));
+        /* the partial sums, added in split order into the result */
+        const rs_tensor *res = c->op == RS_CONV_FORWARD ? &c->output : c->op == RS_CONV_GRAD_INPUT ? &c->input
+                                                                                               : &c->weight;
+        rs_access sacc[3] = {{pc.part, part_bytes, 0}, rs_tensor_access(res, 1), bias_acc};
+        snprintf(defines, sizeof defines, "DT=%d;MODE=3;SUM_OF=%d;K_CF=%d;ACCB=%d", (int)dt, (int)c->op, p.k_cf,
+                 acc_bytes(dt));
         if ((st = rs_kernel_get(dev, "conv.comp", defines, &k)) == RS_OK) {
             uint64_t items = (uint64_t)(c->groups * p.m * p.nc);
             uint32_t groups[3] = {rs_groups_capped(s, (items + 255) / 256, 65535), 1, 1};
-            st = rs_dispatch(s, k, groups, &pc, sizeof pc, sacc, 2);
+            st = rs_dispatch(s, k, groups, &pc, sizeof pc, sacc, pc.bias ? 3 : 2);
         }
     }
     if (split) rs_free(dev, pc.part);

@@ -287,6 +287,34 @@ TEST(large_tiles_and_split_weight_gradient) {
     CHECK(run_case(&s, 1, RS_FLOAT32, 0));
 }
 
+/* the forward and the input gradient of a deep, few-row product (a late
+ * layer: 4x4 positions, k = 64 x 9) split k as the weight gradient does;
+ * with a bias, groups, channels_last, float16 (on cooperative matrices
+ * where the device has them) and int32 */
+TEST(split_forward_and_input_gradient) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int in[3] = {1, 4, 4}, k[3] = {1, 3, 3}, one[3] = {1, 1, 1}, pad[3] = {0, 1, 1};
+    geom g = make(2, 64, 48, 1, in, k, one, pad, one);
+    rs_conv c;
+    memset(&c, 0, sizeof c);
+    c.dims = 2;
+    c.groups = 1;
+    c.stride[0] = c.stride[1] = c.dil[0] = c.dil[1] = c.pad[0] = c.pad[1] = 1;
+    c.input = view(0, RS_FLOAT32, g.n, g.c, g.in, 2, 0);
+    c.weight = view(0, RS_FLOAT32, g.o, g.c, g.k, 2, 0);
+    c.output = view(0, RS_FLOAT32, g.n, g.o, g.out, 2, 0);
+    for (int op = 0; op < 2; ++op) {
+        c.op = (rs_conv_op)op;
+        CHECK(strstr(rs_conv_kernel_name(s, &c), "split") != NULL);
+    }
+    for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&g, 2, RS_FLOAT32, cl));
+    CHECK(run_case(&g, 2, RS_FLOAT16, 0));
+    CHECK(run_case(&g, 2, RS_INT32, 1));
+    geom grouped = make(2, 64, 32, 2, in, k, one, pad, one);
+    CHECK(run_case(&grouped, 2, RS_FLOAT32, 0));
+}
+
 TEST(float16_float64_and_int32) {
     const int in[3] = {1, 6, 5}, k[3] = {1, 3, 3}, one[3] = {1, 1, 1}, pad[3] = {0, 1, 0};
     geom g = make(2, 4, 6, 2, in, k, one, pad, one);
@@ -394,6 +422,7 @@ int main(void) {
     RUN(conv_grad_input_stride_classes);
     RUN(conv1d_and_conv3d);
     RUN(large_tiles_and_split_weight_gradient);
+    RUN(split_forward_and_input_gradient);
     RUN(float16_float64_and_int32);
     RUN(float16_on_cooperative_matrices);
     RUN(empty_products_and_bad_arguments);
