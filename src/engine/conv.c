@@ -133,9 +133,16 @@ static int coop_tile(rs_stream *s, rs_dtype dt, const conv_plan *p, int64_t grou
  * order by a second pass (MODE 3), so the result depends only on the
  * shape. Not for the input gradient's stride classes, whose products
  * differ in depth. */
-static int64_t split_count(const conv_plan *p, int64_t groups) {
+static int64_t split_count(const rs_conv *c, const conv_plan *p, int64_t groups) {
+    /* RUSSET_CONV_SPLIT=0: only the weight gradient splits (to compare;
+     * read once) */
+    static int forward_splits = -1; /* a race writes the same value */
+    if (forward_splits < 0) {
+        const char *e = getenv("RUSSET_CONV_SPLIT");
+        forward_splits = !(e && strcmp(e, "0") == 0);
+    }
     int64_t tiles = p->tiles_m * p->tiles_n * groups * p->classes;
-    if (p->classes > 1 || p->k <= 0 || tiles <= 0) return 1;
+    if (p->classes > 1 || p->k <= 0 || tiles <= 0 || (c->op != RS_CONV_GRAD_WEIGHT && !forward_splits)) return 1;
     int64_t want = (256 + tiles - 1) / tiles, most = (p->k + 16 * p->bk - 1) / (16 * p->bk);
     return want < most ? want : most;
 }
@@ -259,10 +266,10 @@ static rs_status plan(rs_stream *s, const rs_conv *c, conv_plan *p) {
         choose_tile(p, g * p->classes, 0);
         /* where the whole tiles would not fill the device and k cannot be
          * split (below), smaller tiles */
-        if (c->op != RS_CONV_GRAD_WEIGHT && split_count(p, g) == 1) choose_tile(p, g * p->classes, 1);
+        if (c->op != RS_CONV_GRAD_WEIGHT && split_count(c, p, g) == 1) choose_tile(p, g * p->classes, 1);
         p->vw = acc_bytes(dt) == 4 && p->tm % 4 == 0 && p->tn % 4 == 0 ? 4 : 1;
     }
-    p->splits = split_count(p, g);
+    p->splits = split_count(c, p, g);
     p->kps = p->k;
     if (p->splits > 1) {
         p->kps = (p->k + p->splits - 1) / p->splits;
