@@ -120,6 +120,25 @@ static int compare(const char *what, rs_dtype dt, const void *got, const double 
     return 1;
 }
 
+/* a descriptor of problem g with views at address 0 (rs_conv_kernel_name
+ * asks which kernel it gets; run_case puts its buffers in) */
+static rs_conv described(const geom *g, int dims, rs_dtype dt, rs_conv_op op) {
+    rs_conv c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    c.dims = dims;
+    c.groups = g->groups;
+    for (int j = 0; j < dims; ++j) {
+        c.stride[j] = g->st[3 - dims + j];
+        c.pad[j] = g->pad[3 - dims + j];
+        c.dil[j] = g->dil[3 - dims + j];
+    }
+    c.input = view(0, dt, g->n, g->c, g->in, dims, 0);
+    c.weight = view(0, dt, g->o, g->c / g->groups, g->k, dims, 0);
+    c.output = view(0, dt, g->n, g->o, g->out, dims, 0);
+    return c;
+}
+
 /* forward (with a bias), input and weight gradients of one problem */
 static int run_case(const geom *g, int dims, rs_dtype dt, int cl) {
     int cg = g->c / g->groups;
@@ -147,15 +166,7 @@ static int run_case(const geom *g, int dims, rs_dtype dt, int cl) {
     int64_t most = nx > ny ? (nx > nw ? nx : nw) : (ny > nw ? ny : nw);
     int ok = rs_alloc(dev, es * (size_t)(most + 1), s, &ra) == RS_OK;
 
-    rs_conv c;
-    memset(&c, 0, sizeof c);
-    c.dims = dims;
-    c.groups = g->groups;
-    for (int j = 0; j < dims; ++j) {
-        c.stride[j] = g->st[3 - dims + j];
-        c.pad[j] = g->pad[3 - dims + j];
-        c.dil[j] = g->dil[3 - dims + j];
-    }
+    rs_conv c = described(g, dims, dt, RS_CONV_FORWARD);
     rs_tensor vx = view(dxa, dt, g->n, g->c, g->in, dims, cl), vw = view(dwa, dt, g->o, cg, g->k, dims, cl);
     rs_tensor vy = view(dya, dt, g->n, g->o, g->out, dims, cl);
     const char *what[3] = {"forward", "grad input", "grad weight"};
@@ -258,31 +269,14 @@ TEST(large_tiles_and_split_weight_gradient) {
     /* enough rows for the 128 x 64 tiles to fill the device: no shrinking */
     const int big[3] = {1, 128, 128}, k1x1[3] = {1, 1, 1};
     geom f = make(2, 3, 70, 1, big, k1x1, one, pad, one);
-    rs_conv fc;
-    memset(&fc, 0, sizeof fc);
-    fc.op = RS_CONV_FORWARD;
-    fc.dims = 2;
-    fc.groups = 1;
-    fc.stride[0] = fc.stride[1] = fc.dil[0] = fc.dil[1] = 1;
-    fc.pad[0] = fc.pad[1] = 1;
-    fc.input = view(0, RS_FLOAT32, f.n, f.c, f.in, 2, 0);
-    fc.weight = view(0, RS_FLOAT32, f.o, f.c, f.k, 2, 0);
-    fc.output = view(0, RS_FLOAT32, f.n, f.o, f.out, 2, 0);
+    rs_conv fc = described(&f, 2, RS_FLOAT32, RS_CONV_FORWARD);
     CHECK(strncmp(rs_conv_kernel_name(ctest_stream(ctest_device()), &fc), "conv-forward-128x64", 19) == 0);
     CHECK(run_case(&f, 2, RS_FLOAT32, 0));
     /* a long k (N x the output length) splits the weight gradient */
     const int in1[3] = {1, 1, 3000}, k1[3] = {1, 1, 3}, zero[3] = {0, 0, 0};
     geom s = make(4, 3, 2, 1, in1, k1, one, zero, one);
     rs_device *dev = ctest_device();
-    rs_conv c;
-    memset(&c, 0, sizeof c);
-    c.op = RS_CONV_GRAD_WEIGHT;
-    c.dims = 1;
-    c.groups = 1;
-    c.stride[0] = c.dil[0] = 1;
-    c.input = view(0, RS_FLOAT32, s.n, s.c, s.in, 1, 0);
-    c.weight = view(0, RS_FLOAT32, s.o, s.c, s.k, 1, 0);
-    c.output = view(0, RS_FLOAT32, s.n, s.o, s.out, 1, 0);
+    rs_conv c = described(&s, 1, RS_FLOAT32, RS_CONV_GRAD_WEIGHT);
     CHECK(strstr(rs_conv_kernel_name(ctest_stream(dev), &c), "split") != NULL);
     CHECK(run_case(&s, 1, RS_FLOAT32, 0));
 }
@@ -296,16 +290,8 @@ TEST(split_forward_and_input_gradient) {
     rs_stream *s = ctest_stream(dev);
     const int in[3] = {1, 4, 4}, k[3] = {1, 3, 3}, one[3] = {1, 1, 1}, pad[3] = {0, 1, 1};
     geom g = make(2, 64, 48, 1, in, k, one, pad, one);
-    rs_conv c;
-    memset(&c, 0, sizeof c);
-    c.dims = 2;
-    c.groups = 1;
-    c.stride[0] = c.stride[1] = c.dil[0] = c.dil[1] = c.pad[0] = c.pad[1] = 1;
-    c.input = view(0, RS_FLOAT32, g.n, g.c, g.in, 2, 0);
-    c.weight = view(0, RS_FLOAT32, g.o, g.c, g.k, 2, 0);
-    c.output = view(0, RS_FLOAT32, g.n, g.o, g.out, 2, 0);
     for (int op = 0; op < 2; ++op) {
-        c.op = (rs_conv_op)op;
+        rs_conv c = described(&g, 2, RS_FLOAT32, (rs_conv_op)op);
         CHECK(strstr(rs_conv_kernel_name(s, &c), "split") != NULL);
     }
     for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&g, 2, RS_FLOAT32, cl));
@@ -337,15 +323,7 @@ TEST(float16_on_cooperative_matrices) {
     const int one[3] = {1, 1, 1};
     const int in[3] = {1, 12, 12}, k[3] = {1, 3, 3}, pad[3] = {0, 1, 1};
     geom a = make(2, 16, 40, 1, in, k, one, pad, one);
-    rs_conv c;
-    memset(&c, 0, sizeof c);
-    c.op = RS_CONV_FORWARD;
-    c.dims = 2;
-    c.groups = 1;
-    c.stride[0] = c.stride[1] = c.dil[0] = c.dil[1] = c.pad[0] = c.pad[1] = 1;
-    c.input = view(0, RS_FLOAT16, a.n, a.c, a.in, 2, 0);
-    c.weight = view(0, RS_FLOAT16, a.o, a.c, a.k, 2, 0);
-    c.output = view(0, RS_FLOAT16, a.n, a.o, a.out, 2, 0);
+    rs_conv c = described(&a, 2, RS_FLOAT16, RS_CONV_FORWARD);
     const char *name = rs_conv_kernel_name(s, &c);
     CHECK((strstr(name, "coopmat") != NULL) == (coop != 0));
     for (int cl = 0; cl < 2; ++cl) CHECK(run_case(&a, 2, RS_FLOAT16, cl));
@@ -364,12 +342,7 @@ TEST(float16_on_cooperative_matrices) {
     /* a long k splits the weight gradient: float32 partial sums */
     const int inl[3] = {1, 1, 2000}, kl[3] = {1, 1, 3}, zero[3] = {0, 0, 0};
     geom l = make(4, 16, 32, 1, inl, kl, one, zero, one);
-    c.op = RS_CONV_GRAD_WEIGHT;
-    c.dims = 1;
-    c.pad[0] = 0;
-    c.input = view(0, RS_FLOAT16, l.n, l.c, l.in, 1, 0);
-    c.weight = view(0, RS_FLOAT16, l.o, l.c, l.k, 1, 0);
-    c.output = view(0, RS_FLOAT16, l.n, l.o, l.out, 1, 0);
+    c = described(&l, 1, RS_FLOAT16, RS_CONV_GRAD_WEIGHT);
     CHECK(strstr(rs_conv_kernel_name(s, &c), "split") != NULL);
     CHECK(run_case(&l, 1, RS_FLOAT16, 0));
 }
