@@ -152,11 +152,55 @@ float rs_op_expm1(float x) {
 }
 
 // ---------------------------------------------------------------- trigonometric
-// x = j pi/4 + r, |r| <= pi/4 (with j even), for 0 <= ax < 2^24: Cody-Waite
+// ax >= 2^20 (to 2^128): x = j pi/4 + r by Payne and Hanek's method. ax is
+// m 2^e (m the 24-bit integer significand, e >= -3), and only the bits of
+// 4/pi from weight 2^(2 - e) down matter (the higher ones make m 2^e 4/pi
+// change by multiples of 8): a 96-bit window W of them, taken from the
+// binary fraction of 1/(2 pi) = (4/pi) / 8 at bit e (bits before its point
+// are zeros: 4/pi < 8). m W mod 2^96, read as a
+// fixed-point number with 93 fraction bits, is ax 4/pi mod 8: its top 3
+// bits j, the rest the fraction (error below 2^-70, where no float lies
+// closer than about 2^-30 to a multiple of pi/4). Integer arithmetic only.
+const uint RS_INV_2PI_BITS[7] = uint[7](0x28be60dbu, 0x9391054au, 0x7f09d5f4u, 0x7d4d3770u, 0x36d8a566u,
+                                        0x4f10e410u, 0x7f9458eau);
+uint rs_m_inv2pi_word(int bit) {  // the 32 bits of 1/(2 pi) from bit `bit` (0: weight 2^-1)
+    if (bit < 0) return RS_INV_2PI_BITS[0] >> (-bit);  // (bit >= -3 here)
+    const int q = bit >> 5, sh = bit & 31;
+    return sh == 0 ? RS_INV_2PI_BITS[q] : (RS_INV_2PI_BITS[q] << sh) | (RS_INV_2PI_BITS[q + 1] >> (32 - sh));
+}
+float rs_m_reduce_pio4_large(float ax, out int j) {
+    const uint bits = floatBitsToUint(ax);
+    const uint m = (bits & 0x7fffffu) | 0x800000u;
+    const int e = int(bits >> 23) - 150;  // ax = m 2^e
+    const uint w0 = rs_m_inv2pi_word(e), w1 = rs_m_inv2pi_word(e + 32), w2 = rs_m_inv2pi_word(e + 64);
+    uint h0, l0, h1, l1, h2, l2;
+    umulExtended(m, w0, h0, l0);
+    umulExtended(m, w1, h1, l1);
+    umulExtended(m, w2, h2, l2);
+    // m W mod 2^96 = (p0, p1, l2), most significant first
+    uint c;
+    const uint p1 = uaddCarry(h2, l1, c);
+    const uint p0 = l0 + h1 + c;
+    j = int(p0 >> 29);
+    uint64_t f = (((uint64_t(p0) << 32) | uint64_t(p1)) << 3) | uint64_t(l2 >> 29);  // the fraction, 2^-64 units
+    float sgn = 1.0;
+    if ((j & 1) != 0) {  // round j to even, as the small path: r = (f - 1) pi/4 < 0
+        j = (j + 1) & 7;
+        f = ~f + 1UL;
+        sgn = -1.0;
+    }
+    return sgn * (float(f) * 5.42101086242752217e-20) * 0.785398163397448310;  // f 2^-64 pi/4
+}
+
+// x = j pi/4 + r, |r| <= pi/4 (with j even), for 0 <= ax < 2^23: Cody-Waite
 // with pi/4 = P0 + P1 + P2 (12 significant bits each) + P3 and y split into
 // 12-bit halves, so that every product is exact: integer products (no fma
-// is formed; lavapipe's contracted multiply-adds are not exact)
+// is formed; lavapipe's contracted multiply-adds are not exact). From 2^20
+// rs_m_reduce_pio4_large: above, y = floor(ax 4/pi) rounded in a float is
+// off by one often enough to put r past pi/4, where tan's polynomial
+// loses up to 150 ulp near 2^23 (and beyond 2^24 y overflows the split).
 float rs_m_reduce_pio4(float ax, out int j) {
+    if (ax >= 1048576.0) return rs_m_reduce_pio4_large(ax, j);
     float y = floor(ax * 1.27323954473516268615);
     if (mod(y, 2.0) == 1.0) y += 1.0;
     j = int(mod(y, 8.0));

@@ -158,3 +158,46 @@ def test_frexp(dtype):
     mo, eo = torch.empty(0, device=D, dtype=dtype), torch.empty(0, device=D, dtype=torch.int32)
     torch.frexp(v.to(D)[::2], out=(mo, eo))
     assert torch.equal(eo.cpu(), ec[::2])
+
+
+def _ulps(got, ref):
+    """float32 results' distance from a float64 reference, in float32 ulps"""
+    ulp = torch.finfo(torch.float32).eps * ref.abs().clamp(min=2.0**-126)
+    return (got.double() - ref).abs() / ulp
+
+
+def test_trig_large_arguments_float32():
+    # every exponent from 2^-10 to 2^127 with random significands and both
+    # signs, and the edges of the two range reductions (Cody-Waite below
+    # 2^20, Payne-Hanek above): GLSL's sin/cos are not used, and the
+    # reduction must stay exact where a float's multiple of pi/4 is far
+    # from its integer part (before: inf or NaN above 2^24, tan off by 150
+    # ulp near 2^23)
+    g = torch.Generator().manual_seed(7)
+    n = 12000
+    e = torch.randint(-10, 128, (n,), generator=g).double()
+    x = ((torch.rand(n, generator=g, dtype=torch.float64) + 1) * torch.pow(2.0, e)).float()
+    x = x * (torch.randint(0, 2, (n,), generator=g) * 2 - 1)
+    edges = [2.0**20, 2.0**20 - 0.0625, 2.0**23, 2.0**24, 2.0**24 + 2, 1e10, 1e20, -1e20, 1e30, 3.4028235e38,
+             -3.4028235e38, 102943.5, 0.7853982, 1.5707964]
+    x = torch.cat([x, torch.tensor(edges)])
+    torch.russet.reset_host_op_counts()
+    xd = x.to(D)
+    for fn in (torch.sin, torch.cos, torch.tan):
+        got = fn(xd).cpu()
+        assert torch.isfinite(got).all(), fn.__name__
+        worst = float(_ulps(got, fn(x.double())).max())
+        assert worst <= 3.0, (fn.__name__, worst)
+    assert not torch.russet.host_op_counts()
+
+
+@pytest.mark.parametrize("name", ["polar", "special.spherical_bessel_j0"])
+def test_extreme_reference_inputs_float32(name):
+    # the OpInfo's reference inputs with extreme values (+-1e20 angles and
+    # arguments: PyTorch's test_compare_cpu found inf where CPU is finite)
+    op = opinfo_check.opinfo(name, "")
+    for s in op.reference_inputs("cpu", torch.float32):
+        want = op(s.input, *s.args, **s.kwargs)
+        sd = s.transform(lambda t: t.to(D) if isinstance(t, torch.Tensor) else t)
+        got = op(sd.input, *sd.args, **sd.kwargs).cpu()
+        assert_close(got, want, equal_nan=True, atol=1e-5, rtol=2e-6)
