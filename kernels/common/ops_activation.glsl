@@ -138,7 +138,10 @@ int64_t rs_act_hardtanh_backward(int64_t g, int64_t x, int64_t lo, int64_t hi) {
 
 // ---------------------------------------------------------------- shrink
 float rs_act_hardshrink(float x, float l) { return (x >= -l && x <= l) ? 0.0 : x; }
-float rs_act_softshrink(float a, float l) { return a > l ? a - l : (a < -l ? a + l : 0.0); }
+// (CPU: a * 0 between the bounds: NaN stays NaN, a negative a gives -0)
+float rs_act_softshrink(float a, float l) {
+    return a > l ? a - l : (a < -l ? a + l : (isnan(a) ? a : rs_m_copysign(0.0, a)));
+}
 // shrink_backward_kernel (grad, self)
 float rs_act_shrink_backward(float g, float x, float l) { return (x >= -l && x <= l) ? 0.0 : g; }
 
@@ -205,7 +208,10 @@ double rs_act_leaky_relu_backward(double a, double b, double negval) { return a 
 double rs_act_hardtanh_backward(double g, double x, double lo, double hi) { return (x <= lo || x >= hi) ? 0.0LF : g; }
 double rs_act_shrink_backward(double g, double x, double l) { return (x >= -l && x <= l) ? 0.0LF : g; }
 double rs_act_hardshrink(double x, double l) { return (x >= -l && x <= l) ? 0.0LF : x; }
-double rs_act_softshrink(double a, double l) { return a > l ? a - l : (a < -l ? a + l : 0.0LF); }
+double rs_act_softshrink(double a, double l) {
+    // (the sign bit alone: 0 with a's sign)
+    return a > l ? a - l : (a < -l ? a + l : (isnan(a) ? a : uint64BitsToDouble(doubleBitsToUint64(a) & (1UL << 63))));
+}
 double rs_act_prelu(double x, double w) { return x > 0.0LF ? x : w * x; }
 double rs_act_prelu_grad_input(double x, double w, double g) { return x > 0.0LF ? g : w * g; }
 double rs_act_prelu_grad_weight(double x, double w, double g) { return x > 0.0LF ? 0.0LF : x * g; }

@@ -208,8 +208,11 @@ float rs_op_zeta(float x, float q) {
         if (-MACHEP * s < b && b < MACHEP * s) return s;
         if (i > 10000) break;
     }
+    // (CPU sums in double: the tail as a^(1-x) / (x - 1) rather than
+    // b a / (x - 1), whose b = a^-x underflows for large q, and the
+    // series stops where its terms underflow, not at 0 inf = NaN)
     float w = a;
-    s += b * w / (x - 1.0);
+    s += rs_m_pow(a, 1.0 - x) / (x - 1.0);
     s -= 0.5 * b;
     a = 1.0;
     float k = 0.0;
@@ -219,6 +222,7 @@ float rs_op_zeta(float x, float q) {
     for (i = 0; i < 12; i++) {
         a *= x + k;
         b /= w;
+        if (b == 0.0 || isinf(a)) return s;
         float t = a * b / A[i];
         s = s + t;
         t = abs(t / s);

@@ -90,3 +90,14 @@ def test_nan_margins_add_nothing_like_cpu():
         yc.backward()
         yd.backward()
         assert_close(xd.grad.cpu(), xc.grad)
+
+
+@pytest.mark.parametrize("target", [torch.tensor(2), torch.tensor([2])], ids=["0-d target", "1-element target"])
+def test_multi_margin_unbatched_shape(target):
+    # an unbatched input's unreduced loss is 0-d where the target is 0-d
+    # (CPU's resize), one element where the target has one
+    x = torch.randn(5)
+    want = F.multi_margin_loss(x, target, reduction="none")
+    got = F.multi_margin_loss(x.to(D), target.to(D), reduction="none")
+    assert got.shape == want.shape
+    torch.testing.assert_close(got.cpu(), want)

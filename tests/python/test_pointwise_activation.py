@@ -159,3 +159,14 @@ def test_glu_forward_backward_matches_cpu(dtype, dim):
     assert_close(out.cpu(), F.glu(x, dim))
     with pytest.raises(RuntimeError, match="even"):
         F.glu(torch.ones(3, 5, device=D, dtype=dtype), -1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_softshrink_nan_and_signed_zero(dtype):
+    # CPU returns x * 0 between the bounds: NaN stays NaN, a negative x
+    # gives -0 (the OpInfo's reference inputs hold NaN)
+    x = torch.tensor([float("nan"), -0.1, 0.1, -0.0, 0.0, 0.3, -0.3, 0.7, float("inf"), float("-inf")]).to(dtype)
+    want = F.softshrink(x, 0.5)
+    got = F.softshrink(x.to("russet"), 0.5).cpu()
+    assert_close(got, want, equal_nan=True, atol=0, rtol=0)
+    assert torch.equal(got.signbit(), want.signbit())

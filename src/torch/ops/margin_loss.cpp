@@ -69,9 +69,11 @@ Tensor& multi_margin_out(const Tensor& self, const Tensor& target, const at::Sca
         Tensor h = p.toDouble() == 1 ? m.z.clone() : m.z.mul(m.z);
         h.masked_fill_(m.active.logical_not(), 0);  // CPU skips them: a NaN z adds nothing
         if (m.wt.defined()) h.mul_(m.wt);
-        // (CPU keeps one element for a 1-d input with reduction none)
+        // (CPU's result for reduction none has N elements, or none (0-d)
+        // where the target is 0-d)
         Tensor per = h.sum(1).div_(static_cast<double>(m.c));
         Tensor r = reduce(per, reduction);
+        if (reduction == at::Reduction::None && target.dim() == 0) r = r.view(at::IntArrayRef{});
         return write_out(out, r);
       },
       self, target, p, margin, weight, reduction, out);
