@@ -197,6 +197,7 @@ float rs_op_zeta(float x, float q) {
         if (q == floor(q)) return RS_INF_F;
         if (x != floor(x)) return RS_NAN_F;
     }
+    if (isinf(q)) return RS_NAN_F;  // CPU's tail multiplies q^-x = 0 by q = inf
     float s = rs_m_pow(q, -x);
     float a = q, b = 0.0;
     int i = 0;

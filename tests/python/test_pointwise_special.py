@@ -184,3 +184,8 @@ def test_zeta_large_q():
     got = torch.special.zeta(x.to("russet"), q.to("russet")).cpu()
     assert torch.isfinite(got).all()
     assert_close(got, want, rtol=2e-6, atol=0)
+    # q = inf: CPU's tail is 0 inf = NaN, and polygamma (n >= 2) inherits it
+    inf = torch.tensor([float("inf")])
+    assert torch.isnan(torch.special.zeta(torch.tensor([3.0]).to("russet"), inf.to("russet"))).all()
+    for n in (1, 2, 3):
+        assert_close(torch.polygamma(n, inf.to("russet")).cpu(), torch.polygamma(n, inf), equal_nan=True)
