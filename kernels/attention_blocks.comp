@@ -16,8 +16,18 @@
 //   D = sum_j p dp (the row's own sum, as the math backend's
 //   _softmax_backward_data); attention.c applies the scale in the products.
 //
+// LOW (float16/bfloat16): the products that read p and ds take them in DT
+// (attention.c runs them on the GEMM engine with DT operands and float32
+// results, cooperative matrices where the device has them), so MODE 0 also
+// writes p rounded to DT into `low`, and MODE 1 writes ds there in DT (not
+// in place); the float32 p in sc is what MODE 1 reads.
+//
+// FWD (MODE 0, with LOW): the forward on blocks (float16/bfloat16 where the
+// device has cooperative matrices): p goes to `low` only, and each row's
+// log-sum-exp m + log l (-inf for a row with every score -inf) to lse.
+//
 // Defines: DT (the mask's dtype: q's), MODE, HAS_MASK, ACCB (bytes of
-// ACC), RL (lanes a row, a power of two dividing 256).
+// ACC), RL (lanes a row, a power of two dividing 256), LOW, FWD.
 #version 460
 #include "common/dtype.glsl"
 #include "params/attention_blocks.h"
@@ -107,8 +117,20 @@ void main() {
         l = fold(l, tid, lane, false);
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
             const ACC s = acc_at(pc.sc, base + j).v;
-            acc_at(pc.sc, base + j).v = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
+            const ACC p = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
+#if !FWD
+            acc_at(pc.sc, base + j).v = p;
+#endif
+#if LOW
+            RS_SET_F(DT)(pc.low, base + j, p);
+#endif
         }
+#if FWD
+        if (live && lane == 0u) {
+            const int64_t hq = hk * g, b = z / hk, h = (z % hk) * g + r;
+            acc_at(pc.lse, (b * hq + h) * ab(AB_L) + gi).v = m == NEG_INF ? NEG_INF : m + rs_op_log(l);
+        }
+#endif
 #else
         ACC d = ACC(0);
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL))
@@ -116,7 +138,11 @@ void main() {
         d = fold(d, tid, lane, false);
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
             const ACC p = acc_at(pc.sc, base + j).v;
+#if LOW
+            RS_SET_F(DT)(pc.low, base + j, p * (acc_at(pc.dp, base + j).v - d));
+#else
             acc_at(pc.dp, base + j).v = p * (acc_at(pc.dp, base + j).v - d);
+#endif
         }
 #endif
     }

@@ -1,7 +1,8 @@
 // gemm.comp: C[z] = beta * Cin[z] + alpha * A[z] @ B[z] over strided views
 // (see rs_gemm in russet/gemm.h; parameter block in params/gemm.h).
 //
-// Defines: DT (dtype code), KIND:
+// Defines: DT (dtype code of A and B), C_DT (of C and Cin: DT, or float32
+// for float16/bfloat16 operands; common/gemm.glsl), KIND:
 //   0  tiled: a 256-invocation workgroup computes a BM x BN tile of C,
 //      BM = 16 * TM, BN = 16 * TN, each invocation a TM x TN block of it;
 //      BK-deep slices of A and B are staged in shared memory (zero-filled
@@ -232,7 +233,7 @@ void main() {
                 const int64_t gn = col0 + int64_t(COL_OF(j));
                 if (gn >= N) break;
                 ACC cv = ACC(0);
-                if (usec) cv = gm_load(p.cin, z * p.sci[0] + gm * p.sci[1] + gn * p.sci[2]);
+                if (usec) cv = gm_cload(p.cin, z * p.sci[0] + gm * p.sci[1] + gn * p.sci[2]);
 #if PART  // split k: the raw float32 partial product
                 part_at(p.c, z * p.sc[0] + gm * p.sc[1] + gn * p.sc[2]).v = acc[i][j];
 #else
@@ -257,7 +258,7 @@ void main() {
         ACC acc = ACC(0);
         for (int64_t sp = 0L; sp < splits; ++sp) acc += part_at(p.a, sp * MN + e).v;
         ACC cv = ACC(0);
-        if (usec) cv = gm_load(p.cin, gm * p.sci[1] + gn * p.sci[2]);
+        if (usec) cv = gm_cload(p.cin, gm * p.sci[1] + gn * p.sci[2]);
         gm_store(p.c, gm * p.sc[1] + gn * p.sc[2], gm_axpby(al, acc, be, cv, usec));
     }
 }
@@ -306,7 +307,7 @@ void main() {
         }
         if (tid == 0u) {
             ACC cv = ACC(0);
-            if (usec) cv = gm_load(p.cin, z * p.sci[0] + int64_t(gm) * p.sci[1] + int64_t(gn) * p.sci[2]);
+            if (usec) cv = gm_cload(p.cin, z * p.sci[0] + int64_t(gm) * p.sci[1] + int64_t(gn) * p.sci[2]);
             gm_store(p.c, z * p.sc[0] + int64_t(gm) * p.sc[1] + int64_t(gn) * p.sc[2],
                      gm_axpby(al, red[0], be, cv, usec));
         }

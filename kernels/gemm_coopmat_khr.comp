@@ -48,6 +48,8 @@
 //           use it (H200: 284-288 TFLOP/s against 266-276); with c10's
 //           software conversions in the epilogue it loses (255 against 270:
 //           the driver's compiler schedules that larger program worse)
+//   C_F32   1: C and Cin are float32 (rs_gemm_desc.c_float32: attention's
+//           score blocks); the epilogue stores the float32 values unrounded.
 //   PROBE   timing-only variants for bench/gemm_probe.c (wrong results):
 //           1 no global loads in the k loop, 2 no shared fragment loads.
 // The host (src/engine/gemm.c) checks the 16-byte conditions (stride 1,
@@ -114,6 +116,9 @@
 #ifndef PREFETCH2
 #define PREFETCH2 0
 #endif
+#ifndef C_F32
+#define C_F32 0
+#endif
 #if PREFETCH2 && STAGES != 1
 #error "PREFETCH2 is a one-stage variant"
 #endif
@@ -179,6 +184,7 @@ shared uvec4 Pad[PAD];
 #endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
 
 uint hv(uint64_t base, int64_t off, bool ok) { return ok ? uint(RsU16(base + uint64_t(off) * 2UL).v) : 0u; }
 
@@ -205,8 +211,13 @@ void main() {
     const int64_t si0 = p.sci[0], si1 = p.sci[1], si2 = p.sci[2];
     const float al = uintBitsToFloat(uint(p.alpha[0])), be = uintBitsToFloat(uint(p.beta[0]));
     const bool usec = (flags & GF_USE_CIN) != 0u;
-    // 16-byte stores of C: n-contiguous, rows and batches and the address aligned
+    // 16-byte stores of C: n-contiguous, rows and batches and the address
+    // aligned (8 halves, or 4 floats a store)
+#if C_F32
+    const bool cvec = sc2 == 1L && (sc1 % 4L) == 0L && (sc0 % 4L) == 0L && (pc_ % 16UL) == 0UL;
+#else
     const bool cvec = sc2 == 1L && (sc1 % 8L) == 0L && (sc0 % 8L) == 0L && (pc_ % 16UL) == 0UL;
+#endif
     // bytes per step of k for the vector loaders (VEC 1: k along A's rows,
     // stride 1; VEC 2: k is A's row index, stride sa2; likewise B)
     const uint64_t akb = 2UL * uint64_t(VEC_A == 2 ? sa2 : 1L);
@@ -450,6 +461,28 @@ void main() {
                 subgroupBarrier();
                 const int64_t gm = row0 + int64_t(wm * uint(SGM) + i * 16u + er);
                 const int64_t gn = col0 + int64_t(wn * uint(SGN) + j * 16u + ec);
+#if C_F32
+                if (gm < M && gn < N) {
+                    float fv[8];
+                    const uvec4 c0 = STG[sg * 64u + er * 4u + ec / 4u], c1 = STG[sg * 64u + er * 4u + ec / 4u + 1u];
+                    const float cv[8] = float[8](uintBitsToFloat(c0.x), uintBitsToFloat(c0.y), uintBitsToFloat(c0.z),
+                                                 uintBitsToFloat(c0.w), uintBitsToFloat(c1.x), uintBitsToFloat(c1.y),
+                                                 uintBitsToFloat(c1.z), uintBitsToFloat(c1.w));
+                    [[unroll]] for (uint e = 0u; e < 8u; ++e) {
+                        fv[e] = al * cv[e];
+                        if (usec && gn + int64_t(e) < N)
+                            fv[e] = be * RsF32(pci + uint64_t(z * si0 + gm * si1 + (gn + int64_t(e)) * si2) * 4UL).v + fv[e];
+                    }
+                    if (cvec && gn + 8L <= N) {
+                        const uint64_t cb = pc_ + uint64_t(z * sc0 + gm * sc1 + gn) * 4UL;
+                        RsV4(cb).v = floatBitsToUint(vec4(fv[0], fv[1], fv[2], fv[3]));
+                        RsV4(cb + 16UL).v = floatBitsToUint(vec4(fv[4], fv[5], fv[6], fv[7]));
+                    } else {
+                        [[unroll]] for (uint e = 0u; e < 8u; ++e)
+                            if (gn + int64_t(e) < N) RsF32(pc_ + uint64_t(z * sc0 + gm * sc1 + (gn + int64_t(e)) * sc2) * 4UL).v = fv[e];
+                    }
+                }
+#else
                 if (gm < M && gn < N) {
                     uint hb[8];
                     const uvec4 c0 = STG[sg * 64u + er * 4u + ec / 4u], c1 = STG[sg * 64u + er * 4u + ec / 4u + 1u];
@@ -471,6 +504,7 @@ void main() {
                                 RsU16(pc_ + uint64_t(z * sc0 + gm * sc1 + (gn + int64_t(e)) * sc2) * 2UL).v = uint16_t(hb[e]);
                     }
                 }
+#endif
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
             }

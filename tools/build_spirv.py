@@ -46,6 +46,8 @@ PRODUCTION_TILES = {
 # epilogue is 40% more code and PREFETCH2 loses (258 against 270): the
 # driver's compiler schedules that program's k loop worse
 F16_HW_TILES = {"w4x4h": {**_W4X4, "RS_HW_F16": 1, "PREFETCH2": 1}}
+# the tile of the modules with float32 C (C_F32)
+C32_TILE = "w2s1"
 # bfloat16's modules of these tiles keep two slices in flight: on the H200
 # 284 against 272 TFLOP/s whole-tile, 284 against 266 bounds-checked
 BF16_DEFS = {"w4x4": {"PREFETCH2": 1}}
@@ -99,6 +101,12 @@ def _khr():
                     for vb in (1, 2):
                         out.append((f"{prefix}{tile}f_a{va}b{vb}", "gemm_coopmat_khr.comp",
                                     {**defs, "VEC_A": va, "VEC_B": vb, "FULLTILES": 1}))
+        # float32 C and Cin (rs_gemm_desc.c_float32: attention's score
+        # blocks), on the 128x128 tile only: src/engine/gemm.c picks it for them
+        for va in (0, 1, 2):
+            for vb in (0, 1, 2):
+                out.append((f"{prefix}{C32_TILE}c32_a{va}b{vb}", "gemm_coopmat_khr.comp",
+                            {**PRODUCTION_TILES[C32_TILE], **elem, "C_F32": 1, "VEC_A": va, "VEC_B": vb}))
     for tile, defs in PROBE_TILES.items():
         out.append((f"gemm_coopmat_khr_{tile}_a1b1", "gemm_coopmat_khr.comp", {**defs, "VEC_A": 1, "VEC_B": 1}))
     for name, defs in PROBE_MODULES.items():

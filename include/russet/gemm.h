@@ -21,7 +21,9 @@ extern "C" {
  * batch dimension is summed (addbmm): C is one (m, n) matrix and its batch
  * stride is ignored. With beta == 0 (use_cin = 0) Cin is not read, so NaN
  * in it does not propagate (PyTorch's rule).
- * All four operands have one dtype. Accumulation: float32 for
+ * All four operands have one dtype, except that with c_float32 the
+ * float16/bfloat16 product's C and Cin are float32 (its float32
+ * accumulator stored unrounded: attention's score blocks). Accumulation: float32 for
  * float32/float16/bfloat16, int64 (wrapping) for integers (the result is then
  * the same bits as CPU's wrapping arithmetic in the dtype), and/or for bool,
  * complex64 for complex64, float64/complex128 (only with has_fp64:
@@ -47,6 +49,7 @@ typedef struct rs_gemm_desc {
     int use_cin;         /* 0: C = alpha * A @ B (Cin ignored) */
     int conj_a, conj_b;
     int reduce_batch;    /* sum over the batch into one (m, n) C */
+    int c_float32;       /* float16/bfloat16 A and B only: C and Cin are float32 */
 } rs_gemm_desc;
 
 RS_API rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d);

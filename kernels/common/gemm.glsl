@@ -7,6 +7,10 @@
 // family, int64_t/uint64_t for integers (wrapping, so the stored low bits
 // are CPU's wrapping arithmetic in the dtype), bool (and/or, as CPU's addr),
 // vec2 for complex64, double/dvec2 with fp64.
+//
+// C_DT is the dtype of C and Cin: DT, or float32 where DT is float16 or
+// bfloat16 (rs_gemm_desc.c_float32: float32 results of half-precision
+// operands, for attention's score blocks). Both have ACC float.
 #ifndef RS_GEMM_GLSL
 #define RS_GEMM_GLSL
 
@@ -16,6 +20,15 @@
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
 #undef T_DT
+#ifndef C_DT
+#define C_DT DT
+#endif
+#if C_DT != DT
+#define T_DT C_DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#endif
 
 #define ACC RS_OPMT(DT)
 
@@ -81,22 +94,24 @@ ACC gm_scalar(uint64_t s0, uint64_t s1) { return dvec2(uint64BitsToDouble(s0), u
 ACC gm_scalar(uint64_t s0, uint64_t s1) { return RS_FROM_BITS(DT)(s0); }
 #endif
 
-// ---- element load (in ACC) and store (from ACC)
+// ---- element loads (in ACC): an operand's (A, B: DT) and C's or Cin's (C_DT)
 ACC gm_load(uint64_t base, int64_t off) { return RS_LDO(DT)(base, off); }
+ACC gm_cload(uint64_t base, int64_t off) { return RS_LDO(C_DT)(base, off); }
 
+// ---- store of C (C_DT, from ACC)
 void gm_store(uint64_t base, int64_t off, ACC v) {
-#if RS_IS_BOOL(DT)
-    RS_SET_B(DT)(base, off, v);
-#elif RS_IS_INT(DT)
-    RS_SET_I(DT)(base, off, uint64_t(v));
-#elif RS_IS_FLT(DT)
-    RS_SET_F(DT)(base, off, v);
-#elif RS_IS_CF(DT)
-    RS_SET_CF(DT)(base, off, v);
-#elif RS_IS_DBL(DT)
-    RS_SET_D(DT)(base, off, doubleBitsToUint64(v));
+#if RS_IS_BOOL(C_DT)
+    RS_SET_B(C_DT)(base, off, v);
+#elif RS_IS_INT(C_DT)
+    RS_SET_I(C_DT)(base, off, uint64_t(v));
+#elif RS_IS_FLT(C_DT)
+    RS_SET_F(C_DT)(base, off, v);
+#elif RS_IS_CF(C_DT)
+    RS_SET_CF(C_DT)(base, off, v);
+#elif RS_IS_DBL(C_DT)
+    RS_SET_D(C_DT)(base, off, doubleBitsToUint64(v));
 #else
-    RS_SET_CD(DT)(base, off, u64vec2(doubleBitsToUint64(v.x), doubleBitsToUint64(v.y)));
+    RS_SET_CD(C_DT)(base, off, u64vec2(doubleBitsToUint64(v.x), doubleBitsToUint64(v.y)));
 #endif
 }
 

@@ -6,6 +6,8 @@
     uint64_t sc;      /* the block's scores, then probabilities (ACC), contiguous (NZ, LC, NK) */ \
     uint64_t dp;      /* MODE 1: dO v^T, then the scores' gradients (ACC), like sc */ \
     uint64_t mask;    /* 0: none; else (B, Hq, L, S) of DT through AB_MS strides */ \
+    uint64_t low;     /* LOW: the probabilities (MODE 0), then the scores' gradients (MODE 1), in DT, like sc */ \
+    uint64_t lse;     /* FWD: (B, Hq, L) float32, contiguous: each row's log-sum-exp */ \
     uint64_t params;  /* the parameter block: AB_ slots of int64 */
 
 #define AB_Z0 0      /* the block's first (batch, key head) pair z = b Hk + hk */
@@ -18,6 +20,7 @@
 #define AB_HK 7
 #define AB_CAUSAL 8
 #define AB_MS 9      /* 4 strides (b, h, row, key) of the mask */
-#define AB_SLOTS 13
+#define AB_L 13      /* query rows in all (FWD: lse's row stride) */
+#define AB_SLOTS 14
 
 #endif

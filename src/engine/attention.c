@@ -1,8 +1,9 @@
 /* attention.c: scaled dot-product attention, forward and backward
  * (rs_attention_run; contract in russet/attention.h).
  *
- * The forward is one kernel (kernels/attention.comp, an online softmax).
- * The backward: blocks of scores through the GEMM engine and
+ * The forward is one kernel (kernels/attention.comp, an online softmax),
+ * or, for float16/bfloat16 on cooperative matrices, blocks of scores as the
+ * backward's (run_blocks). The backward: blocks of scores through the GEMM engine and
  * kernels/attention_blocks.comp (backward_blocks below), each gradient
  * summed in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
@@ -71,10 +72,14 @@ static void geometry(uint32_t de, uint32_t dv, int accb, uint32_t *rl, uint32_t 
  * own scores, not from the forward's lse (attention_blocks.comp says why),
  * so the backward reads q, k, v and dO only. Memory: two blocks of at most
  * BLOCK_BYTES (LC and NZ shrink to fit; a block holds whole rows, so one
- * query row of S keys is the floor). The products run in ACC (float32;
- * float64 for float64); float16/bfloat16 operands are converted into
- * float32 copies, and views that one batch stride cannot walk are copied
- * contiguous. */
+ * query row of S keys is the floor). The products accumulate in ACC
+ * (float32; float64 for float64). float16/bfloat16: the products read q,
+ * k, v and dO as they are, and p and ds rounded to their dtype (a third
+ * block, `low`, that the row kernels write), as CUDA's and CPU's fused
+ * kernels do, and write float32 (the scores, dp, and dq, dk, dv in float32
+ * copies: dk and dv are sums), so the GEMM engine runs them on cooperative
+ * matrices where the device has them. Views that one batch stride cannot
+ * walk are copied contiguous. */
 enum { BLOCK_BYTES = 128 << 20, CAUSAL_ROWS = 128 };
 
 /* The stride that walks z = b Hk + hk over a (B, Hk G, rows, dims) view, for
@@ -124,14 +129,16 @@ static rs_gemm_operand block_operand(uint64_t address, int64_t rows, int64_t col
     return o;
 }
 
-/* c (+)= alpha a @ b over nz batches: `accumulate` adds to what c holds */
-static rs_status block_gemm(rs_stream *s, rs_dtype w, int64_t nz, int64_t m, int64_t n, int64_t k, rs_gemm_operand a,
-                            rs_gemm_operand b, rs_gemm_operand c, double alpha, int accumulate) {
+/* c (+)= alpha a @ b over nz batches, a and b of dtype w: `accumulate` adds
+ * to what c holds; c is float32 with c32 (w float16/bfloat16), else w */
+static rs_status block_gemm(rs_stream *s, rs_dtype w, int c32, int64_t nz, int64_t m, int64_t n, int64_t k,
+                            rs_gemm_operand a, rs_gemm_operand b, rs_gemm_operand c, double alpha, int accumulate) {
     rs_gemm_desc d;
     memset(&d, 0, sizeof d);
     d.dtype = w, d.batch = nz, d.m = m, d.n = n, d.k = k;
     d.a = a, d.b = b, d.c = c, d.cin = c;
     d.use_cin = accumulate;
+    d.c_float32 = c32;
     if (w == RS_FLOAT64) d.alpha[0].d = alpha, d.beta[0].d = 1.0;
     else d.alpha[0].f = (float)alpha, d.beta[0].f = 1.0f;
     return rs_gemm(s, &d);
@@ -143,7 +150,7 @@ typedef struct blocks_ctx {
     rs_kernel *kern[2];
     uint32_t rl;
     struct { RS_ATTENTION_BLOCKS_PUSH } pc;
-    rs_access acc[3];
+    rs_access acc[6];
     int nacc;
 } blocks_ctx;
 
@@ -156,33 +163,44 @@ static rs_status block_rows(blocks_ctx *x, int mode, int64_t z0, int64_t nz, int
     int64_t *ab = host;
     const rs_attention *a = x->a;
     ab[AB_Z0] = z0, ab[AB_NZ] = nz, ab[AB_I0] = i0, ab[AB_LC] = lc, ab[AB_NK] = nk;
-    ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0;
+    ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0, ab[AB_L] = a->q.sizes[2];
     for (int d = 0; d < 4; ++d) ab[AB_MS + d] = a->mask.ndim ? a->mask.strides[d] : 0;
     const uint64_t rows_a_group = 256 / x->rl;
     uint32_t groups[3] = {rs_groups_capped(x->s, ((uint64_t)(nz * lc) + rows_a_group - 1) / rows_a_group, 65535), 1, 1};
     return rs_dispatch(x->s, x->kern[mode], groups, &x->pc, sizeof x->pc, x->acc, x->nacc);
 }
 
-static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
+/* The forward on the same blocks (fwd; float16/bfloat16 where the device
+ * has their cooperative matrices: forward_on_blocks):
+ *   sc = scale q k^T                        (GEMM, float32 result)
+ *   p = softmax(sc + mask) in dt, and lse   (MODE 0 with FWD)
+ *   out = p v                               (GEMM, dt result)
+ * Memory: a float32 block and its dt copy, as the backward's. */
+static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
     const rs_dtype dt = a->q.dtype, w = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
+    /* float16/bfloat16: the products' operands stay in dt (p and ds through `low`) */
+    const int low = dt == RS_FLOAT16 || dt == RS_BFLOAT16;
+    const rs_dtype rd = low ? dt : w;
     const int64_t b = a->q.sizes[0], hq = a->q.sizes[1], l = a->q.sizes[2], e = a->q.sizes[3];
     const int64_t hk = a->k.sizes[1], sl = a->k.sizes[2], ev = a->v.sizes[3];
     const int64_t g = hk ? hq / hk : 1, nzt = b * hk;
     const int accb = acc_bytes(dt);
-    const int want_q = a->grad_q.address != 0, want_k = a->grad_k.address != 0;
-    const int want_v = a->grad_v.address != 0, want_dp = want_q || want_k;
+    const int want_q = !fwd && a->grad_q.address != 0, want_k = !fwd && a->grad_k.address != 0;
+    const int want_v = !fwd && a->grad_v.address != 0, want_dp = want_q || want_k;
     rs_device *dev = rs_stream_device(s);
     rs_status st = RS_OK;
 
-    /* the working views: [0..3] read (q, k, v, dO), [4..6] written */
-    const rs_tensor *src[7] = {&a->q, &a->k, &a->v, &a->grad_out, &a->grad_q, &a->grad_k, &a->grad_v};
+    /* the working views: [0..3] read (q, k, v, dO), [4..6] written (the
+     * forward: out in [4], in dt) */
+    const rs_tensor *src[7] = {&a->q, &a->k, &a->v, &a->grad_out, fwd ? &a->out : &a->grad_q, &a->grad_k,
+                               &a->grad_v};
     const int64_t groups[7] = {g, 1, 1, g, g, 1, 1};
-    const int want[7] = {1, 1, 1, 1, want_q, want_k, want_v};
+    const int want[7] = {1, 1, 1, !fwd, fwd || want_q, want_k, want_v};
     rs_tensor wv[7];
     memset(wv, 0, sizeof wv);
     uint64_t tmp[7] = {0};
     for (int i = 0; i < 7 && st == RS_OK; ++i)
-        if (want[i]) st = work_view(s, src[i], w, groups[i], hk, i < 4, &wv[i], &tmp[i]);
+        if (want[i]) st = work_view(s, src[i], i < 4 || fwd ? rd : w, groups[i], hk, i < 4, &wv[i], &tmp[i]);
     const rs_tensor *q = &wv[0], *k = &wv[1], *v = &wv[2], *dout = &wv[3], *dq = &wv[4], *dk = &wv[5], *dv = &wv[6];
     /* dk and dv are sums over blocks; dq too when there are no keys */
     const uint64_t zero[2] = {0, 0};
@@ -202,24 +220,31 @@ static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
         else nzc = (nzc + 1) / 2;
     }
     const uint64_t block_bytes = (uint64_t)(nzc * lc * sl) * (uint64_t)accb;
+    const uint64_t low_bytes = low ? (uint64_t)(nzc * lc * sl) * rs_dtype_size(dt) : 0;
     blocks_ctx x;
     memset(&x, 0, sizeof x);
     x.s = s, x.a = a;
-    const int run = l > 0 && sl > 0 && nzt > 0 && (want_q || want_k || want_v);
+    const int run = l > 0 && sl > 0 && nzt > 0 && (fwd || want_q || want_k || want_v);
     if (st == RS_OK && run) {
         st = rs_alloc(dev, block_bytes, s, &x.pc.sc);
         if (st == RS_OK && want_dp) st = rs_alloc(dev, block_bytes, s, &x.pc.dp);
+        if (st == RS_OK && low) st = rs_alloc(dev, low_bytes, s, &x.pc.low);
         x.pc.mask = a->mask.ndim ? a->mask.address : 0;
         x.acc[x.nacc++] = (rs_access){x.pc.sc, block_bytes, 1};
         if (x.pc.dp) x.acc[x.nacc++] = (rs_access){x.pc.dp, block_bytes, 1};
+        if (x.pc.low) x.acc[x.nacc++] = (rs_access){x.pc.low, low_bytes, 1};
         if (a->mask.ndim) x.acc[x.nacc++] = rs_tensor_access(&a->mask, 0);
+        if (fwd) {
+            x.pc.lse = a->lse;
+            x.acc[x.nacc++] = (rs_access){a->lse, (uint64_t)(b * hq * l) * (uint64_t)accb, 1};
+        }
         /* lanes a row: about 4 keys a lane, 32 to 256 */
         x.rl = 32;
         while (x.rl < 256 && (int64_t)x.rl * 4 < sl) x.rl *= 2;
         char defines[96];
         for (int mode = 0; mode < (want_dp ? 2 : 1) && st == RS_OK; ++mode) {
-            snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;ACCB=%d;RL=%uu", (int)dt, mode,
-                     a->mask.ndim != 0, accb, x.rl);
+            snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;ACCB=%d;RL=%uu;LOW=%d;FWD=%d", (int)dt,
+                     mode, a->mask.ndim != 0, accb, x.rl, low, fwd);
             st = rs_kernel_get(dev, "attention_blocks.comp", defines, &x.kern[mode]);
         }
     }
@@ -231,22 +256,28 @@ static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
                 const int64_t lb = l - i0 < lc ? l - i0 : lc;
                 const int64_t nk = a->causal && i0 + lb < sl ? i0 + lb : sl; /* keys after the last row: hidden */
                 const rs_gemm_operand sc = block_operand(x.pc.sc, lb, nk, 0), dp = block_operand(x.pc.dp, lb, nk, 0);
-                const rs_gemm_operand p_t = block_operand(x.pc.sc, lb, nk, 1), ds_t = block_operand(x.pc.dp, lb, nk, 1);
-                st = block_gemm(s, w, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
+                /* what the products read of p and ds: sc and dp in place, or low */
+                const uint64_t pb = low ? x.pc.low : x.pc.sc, dsb = low ? x.pc.low : x.pc.dp;
+                const rs_gemm_operand p_t = block_operand(pb, lb, nk, 1), ds = block_operand(dsb, lb, nk, 0);
+                const rs_gemm_operand ds_t = block_operand(dsb, lb, nk, 1);
+                st = block_gemm(s, rd, low, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
                                 view_operand(k, 1, hk, z0, 0, 0, 1), sc, scale, 0);
                 if (st == RS_OK) st = block_rows(&x, 0, z0, nz, i0, lb, nk, r, g, hk);
+                if (st == RS_OK && fwd)
+                    st = block_gemm(s, rd, 0, nz, lb, ev, nk, block_operand(x.pc.low, lb, nk, 0),
+                                    view_operand(v, 1, hk, z0, 0, 0, 0), view_operand(dq, g, hk, z0, r, i0, 0), 1.0, 0);
                 if (st == RS_OK && want_v)
-                    st = block_gemm(s, w, nz, nk, ev, lb, p_t, view_operand(dout, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, rd, low, nz, nk, ev, lb, p_t, view_operand(dout, g, hk, z0, r, i0, 0),
                                     view_operand(dv, 1, hk, z0, 0, 0, 0), 1.0, 1);
                 if (st != RS_OK || !want_dp) continue;
-                st = block_gemm(s, w, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
+                st = block_gemm(s, rd, low, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
                                 view_operand(v, 1, hk, z0, 0, 0, 1), dp, 1.0, 0);
                 if (st == RS_OK) st = block_rows(&x, 1, z0, nz, i0, lb, nk, r, g, hk);
                 if (st == RS_OK && want_q)
-                    st = block_gemm(s, w, nz, lb, e, nk, dp, view_operand(k, 1, hk, z0, 0, 0, 0),
+                    st = block_gemm(s, rd, low, nz, lb, e, nk, ds, view_operand(k, 1, hk, z0, 0, 0, 0),
                                     view_operand(dq, g, hk, z0, r, i0, 0), scale, 0);
                 if (st == RS_OK && want_k)
-                    st = block_gemm(s, w, nz, nk, e, lb, ds_t, view_operand(q, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, rd, low, nz, nk, e, lb, ds_t, view_operand(q, g, hk, z0, r, i0, 0),
                                     view_operand(dk, 1, hk, z0, 0, 0, 0), scale, 1);
             }
     }
@@ -256,7 +287,22 @@ static rs_status backward_blocks(rs_stream *s, const rs_attention *a) {
         if (tmp[i]) rs_free(dev, tmp[i]);
     if (x.pc.sc) rs_free(dev, x.pc.sc);
     if (x.pc.dp) rs_free(dev, x.pc.dp);
+    if (x.pc.low) rs_free(dev, x.pc.low);
     return st;
+}
+
+/* The forward runs on blocks (run_blocks) for float16/bfloat16 where the
+ * device has cooperative matrices of the dtype, whose products beat the
+ * forward kernel's float32 FMAs (docs/attention.md); elsewhere (the apple
+ * profile) the kernel keeps memory at O(L + S) and its scores on chip.
+ * RUSSET_ATTENTION_FORWARD=kernel|blocks forces one (tests, benchmarks). */
+static int forward_on_blocks(rs_stream *s, rs_dtype dt) {
+    if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return 0;
+    const char *env = getenv("RUSSET_ATTENTION_FORWARD");
+    if (env && strcmp(env, "kernel") == 0) return 0;
+    if (env && strcmp(env, "blocks") == 0) return 1;
+    const int khr = rs_device_coopmat_khr(rs_stream_device(s));
+    return (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
 }
 
 rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
@@ -300,9 +346,10 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
                 return rs_error(RS_ERR_INVALID, "attention: %s is not its input's shape", names[i]);
         }
     }
-    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : backward_blocks(s, a);
+    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : run_blocks(s, a, 0);
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
+    if (sl > 0 && forward_on_blocks(s, dt)) return run_blocks(s, a, 1);
 
     /* the forward: one kernel */
     uint64_t addr;

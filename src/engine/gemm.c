@@ -52,6 +52,9 @@ static int acc_size(rs_dtype d) {
 
 static int64_t iabs64(int64_t v) { return v < 0 ? -v : v; }
 
+/* The dtype of C and Cin */
+static rs_dtype c_dtype(const rs_gemm_desc *d) { return d->c_float32 ? RS_FLOAT32 : d->dtype; }
+
 /* The slot bits of a scalar in the accumulation type (as the pointwise
  * engine's scalars: float in the low 32 bits, complex64 as two floats). */
 static void scalar_bits(rs_dtype dt, const rs_scalar v[2], uint64_t out[2]) {
@@ -155,7 +158,8 @@ static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc
     int esz = acc_size(d->dtype);
 
     int khr_dt = d->dtype == RS_FLOAT16 ? (khr & RS_COOPMAT_KHR_F16) : d->dtype == RS_BFLOAT16 ? (khr & RS_COOPMAT_KHR_BF16) : 0;
-    int kt = khr_dt ? khr_tile(d, nz) : 0;
+    /* float32 C: the 128x128 tile's modules (tools/build_spirv.py, C32_TILE) */
+    int kt = !khr_dt ? 0 : d->c_float32 ? KHR_W2 : khr_tile(d, nz);
     if (khr_dt && f->subgroup_size == 32 && f->max_shared_memory >= KHR_TILES[kt].shared &&
         f->max_workgroup_invocations >= KHR_TILES[kt].invocations &&
         d->m >= 64 && d->n >= 64 && d->k >= 32 && !d->conj_a && !d->conj_b) {
@@ -164,14 +168,14 @@ static void choose(const rs_features *f, int khr, int hw_f16, const rs_gemm_desc
         c->bn = KHR_TILES[kt].bn;
         c->vec_a = khr_vec8_ok(&d->a, 2, d->k) ? 1 : khr_vec8_ok(&d->a, 1, d->m) ? 2 : 0;
         c->vec_b = khr_vec8_ok(&d->b, 2, d->n) ? 1 : khr_vec8_ok(&d->b, 1, d->k) ? 2 : 0;
-        c->khr_full = KHR_TILES[kt].full && c->vec_a && c->vec_b && d->m % c->bm == 0 && d->n % c->bn == 0 &&
-                      d->k % KHR_BK == 0;
+        c->khr_full = !d->c_float32 && KHR_TILES[kt].full && c->vec_a && c->vec_b && d->m % c->bm == 0 &&
+                      d->n % c->bn == 0 && d->k % KHR_BK == 0;
         c->khr_module = d->dtype == RS_FLOAT16 && hw_f16 ? KHR_TILES[kt].f16_hw : KHR_TILES[kt].name;
-        snprintf(c->name, sizeof c->name, "coopmat-khr%s-%s%s-a%d-b%d", d->dtype == RS_BFLOAT16 ? "-bf16" : "",
-                 c->khr_module, c->khr_full ? "f" : "", c->vec_a, c->vec_b);
+        snprintf(c->name, sizeof c->name, "coopmat-khr%s-%s%s%s-a%d-b%d", d->dtype == RS_BFLOAT16 ? "-bf16" : "",
+                 c->khr_module, c->khr_full ? "f" : "", d->c_float32 ? "c32" : "", c->vec_a, c->vec_b);
         return;
     }
-    if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && f->subgroup_size == 32 &&
+    if (f->has_cooperative_matrix && d->dtype == RS_FLOAT16 && !d->c_float32 && f->subgroup_size == 32 &&
         f->max_shared_memory >= 36 * 1024 && d->m >= 64 && d->n >= 64 && d->k >= 32 &&
         !d->conj_a && !d->conj_b) {
         c->kind = KIND_COOP;
@@ -262,6 +266,9 @@ static rs_status validate(rs_stream *s, const rs_gemm_desc *d) {
     if (d->batch < 0 || d->m < 0 || d->n < 0 || d->k < 0)
         return rs_error(RS_ERR_INVALID, "rs_gemm: negative size (batch %lld, m %lld, n %lld, k %lld)",
                         (long long)d->batch, (long long)d->m, (long long)d->n, (long long)d->k);
+    if (d->c_float32 && d->dtype != RS_FLOAT16 && d->dtype != RS_BFLOAT16)
+        return rs_error(RS_ERR_INVALID, "rs_gemm: float32 C is for float16/bfloat16 operands, not %s",
+                        rs_dtype_name(d->dtype));
     if (rs_dtype_needs_fp64(d->dtype) && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_gemm: %s needs float64 arithmetic, which this device "
                         "(or profile) lacks", rs_dtype_name(d->dtype));
@@ -327,8 +334,8 @@ static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *
         st = dispatch_params(s, k, groups, &p, acc, 3);
     }
     rs_kernel *sum = NULL;
-    char defines[32];
-    snprintf(defines, sizeof defines, "DT=%d;KIND=2", (int)d->dtype);
+    char defines[48];
+    snprintf(defines, sizeof defines, "DT=%d;C_DT=%d;KIND=2", (int)d->dtype, (int)c_dtype(d));
     if (st == RS_OK) st = rs_kernel_get(dev, "gemm.comp", defines, &sum);
     if (st == RS_OK) {
         gemm_params p = *base;
@@ -337,8 +344,8 @@ static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *
         rs_access acc[3];
         int na = 0;
         acc[na++] = (rs_access){part, part_bytes, 0};
-        if (d->use_cin) acc[na++] = operand_access(d->dtype, &d->cin, 1, d->m, d->n, 0);
-        acc[na++] = operand_access(d->dtype, &d->c, 1, d->m, d->n, 1);
+        if (d->use_cin) acc[na++] = operand_access(c_dtype(d), &d->cin, 1, d->m, d->n, 0);
+        acc[na++] = operand_access(c_dtype(d), &d->c, 1, d->m, d->n, 1);
         uint32_t groups[3] = {rs_groups_capped(s, ((uint64_t)mn + 255) / 256, 65535), 1, 1};
         st = dispatch_params(s, sum, groups, &p, acc, na);
     }
@@ -360,16 +367,17 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
         file = "gemm_coopmat.comp";
         snprintf(defines, sizeof defines, "DT=%d;VEC_A=%d;VEC_B=%d", (int)d->dtype, cfg.vec_a, cfg.vec_b);
     } else if (cfg.kind == KIND_DOT) {
-        snprintf(defines, sizeof defines, "DT=%d;KIND=1", (int)d->dtype);
+        snprintf(defines, sizeof defines, "DT=%d;C_DT=%d;KIND=1", (int)d->dtype, (int)c_dtype(d));
     } else {
-        snprintf(defines, sizeof defines, "DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d;PART=%d",
-                 (int)d->dtype, cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload, cfg.splits > 1);
+        snprintf(defines, sizeof defines,
+                 "DT=%d;C_DT=%d;KIND=0;TM=%du;TN=%du;BK=%du;VW=%d;A_KC=%d;B_NC=%d;VLOAD=%d;PART=%d", (int)d->dtype,
+                 (int)c_dtype(d), cfg.tm, cfg.tn, cfg.bk, cfg.vw, cfg.a_kc, cfg.b_nc, cfg.vload, cfg.splits > 1);
     }
     rs_kernel *k = NULL;
     if (cfg.kind == KIND_COOP_KHR) {
         char module[64];
-        snprintf(module, sizeof module, "gemm_coopmat_khr_%s%s%s_a%db%d", d->dtype == RS_BFLOAT16 ? "bf16_" : "",
-                 cfg.khr_module, cfg.khr_full ? "f" : "", cfg.vec_a, cfg.vec_b);
+        snprintf(module, sizeof module, "gemm_coopmat_khr_%s%s%s%s_a%db%d", d->dtype == RS_BFLOAT16 ? "bf16_" : "",
+                 cfg.khr_module, cfg.khr_full ? "f" : "", d->c_float32 ? "c32" : "", cfg.vec_a, cfg.vec_b);
         st = rs_kernel_spirv(rs_stream_device(s), module, &k);
     } else {
         st = rs_kernel_get(rs_stream_device(s), file, defines, &k);
@@ -423,8 +431,8 @@ rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
         acc[na++] = operand_access(d->dtype, &d->a, kb, d->m, d->k, 0);
         acc[na++] = operand_access(d->dtype, &d->b, kb, d->k, d->n, 0);
     }
-    if (d->use_cin) acc[na++] = operand_access(d->dtype, &d->cin, nz, d->m, d->n, 0);
-    acc[na++] = operand_access(d->dtype, &d->c, nz, d->m, d->n, 1);
+    if (d->use_cin) acc[na++] = operand_access(c_dtype(d), &d->cin, nz, d->m, d->n, 0);
+    acc[na++] = operand_access(c_dtype(d), &d->c, nz, d->m, d->n, 1);
     return dispatch_params(s, k, groups, &p, acc, na);
 }
 

@@ -233,6 +233,84 @@ TEST(f16_accumulates_in_f32) { run_half(RS_FLOAT16, 64, 80, 300, 0); }
 TEST(f16_split_k) { run_half(RS_FLOAT16, 64, 80, 2100, 1); }
 TEST(bf16_split_k) { run_half(RS_BFLOAT16, 40, 72, 1600, 1); }
 
+/* float16/bfloat16 operands with float32 C and Cin (c_float32: attention's
+ * score blocks): C = 0.5 A @ B + Cin, unrounded. ta / tb: A stored (K, M)
+ * and B stored (N, K) (the transposed views attention's products read; on
+ * cooperative matrices the 16-byte loaders along m and k), Z batches. */
+static void run_half_c32(rs_dtype dt, int M, int N, int K, int ta, int tb, int Z) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int bf = dt == RS_BFLOAT16;
+    const size_t na = (size_t)Z * M * K, nb = (size_t)Z * K * N, nc = (size_t)Z * M * N;
+    uint16_t *a = malloc(2 * na), *b = malloc(2 * nb);
+    float *af = malloc(4 * na), *bfv = malloc(4 * nb), *cin = malloc(4 * nc), *c = malloc(4 * nc);
+    for (size_t i = 0; i < na; i++) {
+        a[i] = bf ? rs_bf16_from_f32(frand()) : rs_f16_from_f32(frand());
+        af[i] = bf ? rs_bf16_to_f32(a[i]) : rs_f16_to_f32(a[i]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        b[i] = bf ? rs_bf16_from_f32(frand()) : rs_f16_from_f32(frand());
+        bfv[i] = bf ? rs_bf16_to_f32(b[i]) : rs_f16_to_f32(b[i]);
+    }
+    for (size_t i = 0; i < nc; i++) cin[i] = frand();
+    uint64_t da, db, dc;
+    CHECK_OK(rs_alloc(dev, 2 * na, s, &da));
+    CHECK_OK(rs_alloc(dev, 2 * nb, s, &db));
+    CHECK_OK(rs_alloc(dev, 4 * nc, s, &dc));
+    CHECK_OK(rs_memcpy_htod(s, da, a, 2 * na));
+    CHECK_OK(rs_memcpy_htod(s, db, b, 2 * nb));
+    CHECK_OK(rs_memcpy_htod(s, dc, cin, 4 * nc));
+    rs_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dt;
+    d.c_float32 = 1;
+    d.batch = Z, d.m = M, d.n = N, d.k = K;
+    d.a = ta ? op3(da, (int64_t)M * K, 1, M) : op3(da, (int64_t)M * K, K, 1);
+    d.b = tb ? op3(db, (int64_t)K * N, 1, K) : op3(db, (int64_t)K * N, N, 1);
+    d.c = d.cin = op3(dc, (int64_t)M * N, N, 1);
+    d.use_cin = 1;
+    d.alpha[0].f = 0.5f, d.beta[0].f = 1.0f;
+    const char *name = rs_gemm_kernel_name(s, &d);
+    if (strncmp(name, "coopmat-khr", 11) == 0) CHECK(strstr(name, "c32") != NULL);
+    CHECK_OK(rs_gemm(s, &d));
+    CHECK_OK(rs_memcpy_dtoh(s, c, dc, 4 * nc));
+    for (int z = 0; z < Z; z++)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double acc = 0, mag = 0;
+                for (int p = 0; p < K; p++) {
+                    const float x = ta ? af[(size_t)z * M * K + (size_t)p * M + i] : af[(size_t)z * M * K + (size_t)i * K + p];
+                    const float y = tb ? bfv[(size_t)z * K * N + (size_t)j * K + p] : bfv[(size_t)z * K * N + (size_t)p * N + j];
+                    acc += (double)x * y;
+                    mag += fabs((double)x * y);
+                }
+                const size_t o = (size_t)z * M * N + (size_t)i * N + j;
+                const double want = 0.5 * acc + cin[o];
+                /* float32 accumulation only: no rounding to the dtype */
+                if (!(fabs(c[o] - want) <= 1e-5 * (mag + 1.0))) {
+                    fprintf(stderr, "  %s c32 [%d,%d,%d] got %.9g ref %.9g (kernel %s)\n", rs_dtype_name(dt), z, i, j,
+                            c[o], want, name);
+                    CHECK(0);
+                    z = Z, i = M;
+                    break;
+                }
+            }
+    /* float32 C is for half-precision operands only */
+    d.dtype = RS_FLOAT32;
+    CHECK(rs_gemm(s, &d) == RS_ERR_INVALID);
+    rs_free(dev, da), rs_free(dev, db), rs_free(dev, dc);
+    free(a), free(b), free(af), free(bfv), free(cin), free(c);
+}
+
+TEST(half_operands_float32_result) {
+    run_half_c32(RS_FLOAT16, 70, 136, 40, 0, 1, 2);   /* q k^T */
+    run_half_c32(RS_BFLOAT16, 136, 64, 72, 1, 0, 2);  /* p^T dO */
+    run_half_c32(RS_BFLOAT16, 64, 96, 136, 0, 0, 2);  /* ds k */
+    run_half_c32(RS_FLOAT16, 9, 5, 3, 1, 1, 2);       /* small: the tiled kernel everywhere */
+    run_half_c32(RS_BFLOAT16, 3, 1, 700, 0, 0, 2);    /* matrix-vector: the dot kernel */
+    run_half_c32(RS_BFLOAT16, 40, 72, 1600, 0, 0, 1); /* split k on the tiled kernel */
+}
+
 /* The precompiled-SPIR-V registry and the KHR cooperative-matrix choice:
  * an unknown module is a clear error; under the apple profile the KHR path
  * is off; float16 picks the KHR kernel exactly when the device has it
@@ -409,6 +487,7 @@ int main(void) {
     RUN(f16_accumulates_in_f32);
     RUN(f16_split_k);
     RUN(bf16_split_k);
+    RUN(half_operands_float32_result);
     RUN(khr_coopmat_choice);
     RUN(complex64_conj);
     RUN(f64_native_or_unsupported);

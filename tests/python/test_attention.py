@@ -128,6 +128,55 @@ def test_backward_splits_rows_and_batches_like_one_block(budget):
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
 
 
+_BLOCKS_FORWARD_SCRIPT = r"""
+import torch, russet, sys
+sys.path.insert(0, "tests/python")
+import test_attention as t
+cases = ["plain", "causal", "causal-more-keys", "causal-more-rows", "bool-mask", "additive-mask", "gqa",
+         "gqa-causal-mask", "long-head", "long-causal", "wide-head", "strided"]
+for dtype in (torch.float16, torch.bfloat16):
+    for case in cases:
+        t.test_matches_cpu_forward_and_backward(dtype, case)
+    # a row that sees no key: out 0 and lse -inf; the others' lse as CPU's
+    torch.manual_seed(1)
+    q, k, v = (torch.randn(1, 2, 5, 8).to(dtype) for _ in range(3))
+    mask = torch.ones(5, 5, dtype=torch.bool)
+    mask[2] = False
+    add = torch.zeros(5, 5).masked_fill(~mask, float("-inf")).to(dtype)
+    r = torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q.to("russet"), k.to("russet"),
+                                                                      v.to("russet"), attn_bias=add.to("russet"))
+    out, lse = r[0].cpu(), r[1].cpu()
+    assert out.dtype == dtype and (out[:, :, 2] == 0).all(), out
+    s = (q.float() @ k.float().transpose(-1, -2)) / 8 ** 0.5 + add.float()
+    want = torch.logsumexp(s, -1)
+    assert torch.isneginf(lse[:, :, 2]).all(), lse
+    keep = [0, 1, 3, 4]
+    torch.testing.assert_close(lse[:, :, keep], want[:, :, keep], rtol=0, atol=1e-5)
+    torch.testing.assert_close(out[:, :, keep].float(), (torch.softmax(s, -1) @ v.float())[:, :, keep],
+                               rtol=0, atol=2e-2)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("budget", ["", "1000"])
+def test_forward_on_blocks_matches_cpu(budget):
+    """float16/bfloat16's forward on blocks of scores (the GEMM engine's
+    float32 results of half-precision products, then p in the dtype and
+    p v), which runs where the device has cooperative matrices: forced
+    here (RUSSET_ATTENTION_FORWARD=blocks) over every case of
+    test_matches_cpu_forward_and_backward, in one block and in blocks of a
+    few rows"""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, RUSSET_ATTENTION_FORWARD="blocks")
+    if budget:
+        env["RUSSET_ATTENTION_BLOCK_BYTES"] = budget
+    r = subprocess.run([sys.executable, "-c", _BLOCKS_FORWARD_SCRIPT], env=env, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
 @pytest.mark.parametrize("wanted", ["q", "k", "v", "kv"])
 def test_backward_computes_only_the_gradients_asked_for(wanted):
     torch.manual_seed(6)
