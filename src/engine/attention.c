@@ -292,15 +292,21 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
 }
 
 /* The forward runs on blocks (run_blocks) for float16/bfloat16 where the
- * device has cooperative matrices of the dtype, whose products beat the
- * forward kernel's float32 FMAs (docs/attention.md); elsewhere (the apple
- * profile) the kernel keeps memory at O(L + S) and its scores on chip.
- * RUSSET_ATTENTION_FORWARD=kernel|blocks forces one (tests, benchmarks). */
-static int forward_on_blocks(rs_stream *s, rs_dtype dt) {
+ * device has cooperative matrices of the dtype and the rows are long: on
+ * the H200, causal (8, 12, T, 64) bfloat16, T 4096: 19.9 ms against the
+ * kernel's 23.6; T 512: 0.574 against 0.470 (the blocks' score traffic and
+ * launches outweigh the faster products there; docs/attention.md). Between
+ * the two nothing is measured, so the blocks start at FORWARD_BLOCKS_KEYS.
+ * Elsewhere (the apple profile) the kernel keeps memory at O(L + S) and its
+ * scores on chip. RUSSET_ATTENTION_FORWARD=kernel|blocks forces one (tests,
+ * benchmarks). */
+enum { FORWARD_BLOCKS_KEYS = 4096 };
+static int forward_on_blocks(rs_stream *s, rs_dtype dt, int64_t keys) {
     if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return 0;
     const char *env = getenv("RUSSET_ATTENTION_FORWARD");
     if (env && strcmp(env, "kernel") == 0) return 0;
     if (env && strcmp(env, "blocks") == 0) return 1;
+    if (keys < FORWARD_BLOCKS_KEYS) return 0;
     const int khr = rs_device_coopmat_khr(rs_stream_device(s));
     return (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
 }
@@ -349,7 +355,7 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : run_blocks(s, a, 0);
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
-    if (sl > 0 && forward_on_blocks(s, dt)) return run_blocks(s, a, 1);
+    if (sl > 0 && forward_on_blocks(s, dt, sl)) return run_blocks(s, a, 1);
 
     /* the forward: one kernel */
     uint64_t addr;
