@@ -1,5 +1,5 @@
 // attention_blocks.comp: the row steps of attention's backward
-// (src/engine/attention.c, backward_blocks), on one block of scores that
+// (src/engine/attention.c, run_blocks), on one block of scores that
 // the GEMM engine computed: NZ (batch, key head) pairs x LC query rows x NK
 // keys (from key 0: every key a row sees), contiguous, in ACC (float32, or
 // float64 for float64). RL invocations a row, ROWS = 256 / RL rows a

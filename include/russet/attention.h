@@ -21,7 +21,10 @@ extern "C" {
  * float32, float16, bfloat16 (arithmetic in float32) and float64 (fp64
  * devices); lse is float32 (float64 for float64), contiguous (B, Hq, L).
  *   RS_ATTN_FORWARD: writes out and lse, 16 x 16 blocks of scores at a time
- *     with an online softmax: memory O(L + S), never O(L S).
+ *     with an online softmax: memory O(L + S), never O(L S); float16 and
+ *     bfloat16 with 4,096 keys or more, where the device has their
+ *     cooperative matrices, through the backward's blocks of whole score
+ *     rows (at most 128 MiB) on the GEMM engine instead.
  *   RS_ATTN_BACKWARD: from q, k, v and grad_out (out and lse are not read:
  *     the probabilities are recomputed), writes grad_q, grad_k, grad_v (each
  *     like its input; an absent one, address 0, is not computed), through

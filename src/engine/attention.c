@@ -4,7 +4,7 @@
  * The forward is one kernel (kernels/attention.comp, an online softmax),
  * or, for float16/bfloat16 on cooperative matrices, blocks of scores as the
  * backward's (run_blocks). The backward: blocks of scores through the GEMM engine and
- * kernels/attention_blocks.comp (backward_blocks below), each gradient
+ * kernels/attention_blocks.comp (run_blocks below), each gradient
  * summed in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
 #include <stdio.h>

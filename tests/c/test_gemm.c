@@ -28,6 +28,22 @@ static rs_gemm_operand op3(uint64_t addr, int64_t sb, int64_t sr, int64_t sc) {
  * input), B broadcast over the batch (stride 0), stored n-contiguous or
  * (layout & B_TRANS) k-contiguous (nn.Linear's weight); Cin a broadcast row. */
 enum { B_TRANS = 1, A_ROWS = 2 };
+
+/* The exact (double) entry (i, j) of A @ B for one batch's matrices: A
+ * (m, k) stored row-major, or (k, m) with a_cols; B (k, n), or (n, k) with
+ * b_trans; *mag: the sum of the products' magnitudes (the tolerance's scale). */
+static double ref_entry(const float *a, const float *b, int64_t m, int64_t n, int64_t k, int64_t i, int64_t j,
+                        int a_cols, int b_trans, double *mag) {
+    double acc = 0;
+    *mag = 0;
+    for (int64_t p = 0; p < k; p++) {
+        const double t = (double)a[a_cols ? p * m + i : i * k + p] * b[b_trans ? j * k + p : p * n + j];
+        acc += t;
+        *mag += fabs(t);
+    }
+    return acc;
+}
+
 static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int layout, const char *expect_kernel) {
     const int btrans = layout & B_TRANS, arows = (layout & A_ROWS) != 0;
     rs_device *dev = ctest_device();
@@ -68,12 +84,8 @@ static void run_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int layout, 
     for (int64_t z = 0; z < batch; z++)
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) {
-                double acc = 0, mag = 0;
-                for (int64_t p = 0; p < k; p++) {
-                    double t = (double)a[z * m * k + (arows ? i * k + p : p * m + i)] * b[btrans ? j * k + p : p * n + j];
-                    acc += t;
-                    mag += fabs(t);
-                }
+                double mag;
+                const double acc = ref_entry(a + z * m * k, b, m, n, k, i, j, !arows, btrans, &mag);
                 double ref = 2.0 * bias[j] + 0.5 * acc;
                 double got = c[z * m * n + i * n + j];
                 if (fabs(got - ref) > 1e-5 * (mag + 2.0 * fabs(bias[j])) + 1e-6) {
@@ -277,13 +289,8 @@ static void run_half_c32(rs_dtype dt, int M, int N, int K, int ta, int tb, int Z
     for (int z = 0; z < Z; z++)
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
-                double acc = 0, mag = 0;
-                for (int p = 0; p < K; p++) {
-                    const float x = ta ? af[(size_t)z * M * K + (size_t)p * M + i] : af[(size_t)z * M * K + (size_t)i * K + p];
-                    const float y = tb ? bfv[(size_t)z * K * N + (size_t)j * K + p] : bfv[(size_t)z * K * N + (size_t)p * N + j];
-                    acc += (double)x * y;
-                    mag += fabs((double)x * y);
-                }
+                double mag;
+                const double acc = ref_entry(af + (size_t)z * M * K, bfv + (size_t)z * K * N, M, N, K, i, j, ta, tb, &mag);
                 const size_t o = (size_t)z * M * N + (size_t)i * N + j;
                 const double want = 0.5 * acc + cin[o];
                 /* float32 accumulation only: no rounding to the dtype */
