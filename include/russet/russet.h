@@ -14,6 +14,7 @@
 #include "russet/attention.h"
 #include "russet/conv.h"
 #include "russet/distance.h"
+#include "russet/embedding_bag.h"
 #include "russet/fft.h"
 #include "russet/gather.h"
 #include "russet/gemm.h"

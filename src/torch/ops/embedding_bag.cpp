@@ -1,6 +1,8 @@
-// nn.EmbeddingBag / F.embedding_bag, composed from the native gather
-// (index_select) and the ordered index reductions (rs_index_reduce_run: no
-// float atomics, deterministic): _embedding_bag, _embedding_bag_forward_only,
+// nn.EmbeddingBag / F.embedding_bag: the forward is the C core's
+// embedding-bag engine (rs_embedding_bag_run: one kernel, CPU's order, no
+// atomics); the backward is composed from the native gather (index_select)
+// and the ordered index reductions (rs_index_reduce_run: no float atomics,
+// deterministic): _embedding_bag, _embedding_bag_forward_only,
 // _embedding_bag_backward (dense), _embedding_bag_dense_backward and
 // _embedding_bag_per_sample_weights_backward. The four results (output,
 // offset2bag, bag_size, max_indices) have CPU's shapes and values.
@@ -16,8 +18,6 @@
 #include <ATen/ops/_embedding_bag_forward_only_ops.h>
 #include <ATen/ops/_embedding_bag_ops.h>
 #include <ATen/ops/_embedding_bag_per_sample_weights_backward_ops.h>
-#include <ATen/ops/arange.h>
-#include <ATen/ops/cat.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/embedding_dense_backward.h>
 #include <ATen/ops/empty.h>
@@ -28,7 +28,6 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
-#include <limits>
 #include <tuple>
 
 namespace russet {
@@ -113,73 +112,35 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   host_if_no_fp64(weight);
 
   // CPU reads a 2-D input as its flat sequence with the given offsets
-  Tensor idx = indices.reshape({-1}).contiguous();
+  Tensor idx = indices.reshape({-1});
   const int64_t L = idx.numel(), B = offsets.size(0) - (include_last_offset ? 1 : 0), D = weight.size(1);
   Tensor o2b = bag_ids(include_last_offset ? offsets.narrow(0, 0, B) : offsets, L);
-  Tensor minus1 = at::full({}, -1, o2b.options());
-  // where each index goes: its bag, or -1 (skipped) for padding_idx; a
-  // position before offsets[0] (CPU raises unless it is 0) goes to bag B,
-  // which raises (device-side) at the next sync
-  Tensor target = at::where(o2b.lt(0), at::full({}, B, o2b.options()), o2b);
-  if (padding_idx >= 0) target = at::where(idx.eq(padding_idx), minus1, target);
-  auto counts = [&] {  // non-padding indices per bag
-    Tensor c = at::zeros({B}, offsets.options());
-    reduce_into(RS_IR_SUM, c, target, at::ones({L}, offsets.options()), /*shared*/ true);
-    return c;
-  };
 
-  Tensor output, offset2bag, bag_size, max_indices;
-  if (mode == kMax) {
-    Tensor rows = at::index_select(weight, 0, idx);  // [L, D]
-    output = at::zeros({B, D}, weight.options());
-    max_indices = at::zeros({B, D}, offsets.options());
-    if (B > 0 && D > 0 && L > 0) {
-      Tensor ar = at::arange(L, offsets.options()), none = at::full({}, L, offsets.options());
-      // CPU takes a bag's first (non-padding) row, then a later value only
-      // where it is greater: a NaN counts only first. Later NaNs become -inf
-      // (never greater).
-      Tensor start = at::full({B}, L, offsets.options());
-      reduce_into(RS_IR_AMIN, start, target, ar, true);
-      Tensor later = at::index_select(at::cat({start, none.view({1})}), 0, target.clamp(0, B)).ne(ar);
-      rows = at::where(rows.isnan().logical_and(later.unsqueeze(1)),
-                       at::full({}, -std::numeric_limits<double>::infinity(), rows.options()), rows);
-      reduce_into(RS_IR_AMAX, output, target, rows, true, /*include_self*/ false);
-      // the first position of each bag that reaches the maximum (CPU keeps
-      // the first), L for an empty bag; its index then, 0 for an empty bag
-      // (CPU's zero-filled max_indices)
-      Tensor best = at::index_select(output, 0, o2b.clamp(0, B - 1));
-      Tensor hit = rows.eq(best).logical_or(rows.isnan().logical_and(best.isnan()));
-      Tensor pos = at::where(hit, ar.unsqueeze(1), none);
-      Tensor first = at::full({B, D}, L, offsets.options());
-      reduce_into(RS_IR_AMIN, first, target, pos, true);
-      Tensor padded = at::cat({idx, at::zeros({1}, idx.options())});
-      max_indices = at::index_select(padded, 0, first.reshape({-1})).view({B, D});
-    }
-    offset2bag = o2b;
-    bag_size = counts();
-  } else {
-    const bool lowp = low_precision(weight);
-    Tensor acc = at::zeros({B, D}, weight.options().dtype(lowp ? at::kFloat : weight.scalar_type()));
-    if (B > 0 && D > 0 && L > 0) {
-      Tensor rows = at::index_select(weight, 0, idx);
-      // float16/bfloat16 accumulate in float and round once (CPU's kernels)
-      if (lowp) rows = rows.to(at::kFloat);
-      if (psw.defined()) rows = rows.mul(psw.to(rows.scalar_type()).unsqueeze(1));
-      reduce_into(RS_IR_SUM, acc, target, rows, true);
-    }
-    output = lowp ? acc.to(weight.scalar_type()) : acc;
-    // CPU's fast sum path leaves offset2bag empty (the backward rebuilds it)
-    const bool fast_sum = mode == kSum && weight.scalar_type() != at::kDouble && weight.stride(1) == 1 &&
-                          (!psw.defined() || psw.stride(0) == 1) && padding_idx < 0;
-    offset2bag = fast_sum ? at::empty({0}, offsets.options()) : o2b;
-    if (mode == kMean) {
-      bag_size = counts();
-      output = output.div(bag_size.clamp_min(1).to(output.scalar_type()).unsqueeze(1));
-      max_indices = bag_size.clone();
-    } else {  // CPU zeroes the sum mode's bag_size ("deterministic")
-      bag_size = requires_grad ? at::zeros({B}, offsets.options()) : at::zeros(offsets.sizes(), offsets.options());
-      max_indices = at::zeros(bag_size.sizes(), offsets.options());
-    }
+  // the engine: output, and each bag's count (mean, max) and maxima's indices (max)
+  Tensor output = at::empty({B, D}, weight.options());
+  Tensor bag_size = mode == kSum ? Tensor() : at::empty({B}, offsets.options());
+  Tensor max_indices = mode == kMax ? at::empty({B, D}, offsets.options()) : Tensor();
+  rs_embedding_bag e{};
+  e.mode = static_cast<rs_ebag_mode>(mode);
+  e.weight = describe(weight);
+  e.indices = describe(idx);
+  e.offsets = describe(offsets);
+  if (psw.defined()) e.per_sample_weights = describe(psw);
+  e.padding_idx = padding_idx;
+  e.out = describe(output);
+  if (bag_size.defined()) e.bag_size = describe(bag_size);
+  if (max_indices.defined()) e.max_indices = describe(max_indices);
+  check(rs_embedding_bag_run(current_stream_for(weight), &e));
+
+  // CPU's fast sum path leaves offset2bag empty (the backward rebuilds it)
+  const bool fast_sum = mode == kSum && weight.scalar_type() != at::kDouble && weight.stride(1) == 1 &&
+                        (!psw.defined() || psw.stride(0) == 1) && padding_idx < 0;
+  Tensor offset2bag = fast_sum ? at::empty({0}, offsets.options()) : o2b;
+  if (mode == kMean) {
+    max_indices = bag_size.clone();
+  } else if (mode == kSum) {  // CPU zeroes the sum mode's bag_size ("deterministic")
+    bag_size = requires_grad ? at::zeros({B}, offsets.options()) : at::zeros(offsets.sizes(), offsets.options());
+    max_indices = at::zeros(bag_size.sizes(), offsets.options());
   }
   return {output, offset2bag, bag_size, max_indices};
 }
