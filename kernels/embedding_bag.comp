@@ -43,7 +43,7 @@ ACC to_dt(ACC v) { return RS_ROUND(DT)(v); }  // the value the dtype holds
 void main() {
     const int64_t B = eb(EB_B), D = eb(EB_D), L = eb(EB_L), N = eb(EB_N), noff = eb(EB_NOFF), pad = eb(EB_PADDING);
     const int64_t ws0 = eb(EB_WS), ws1 = eb(EB_WS + 1), is = eb(EB_IS), ofs = eb(EB_OFS);
-    const int64_t os0 = eb(EB_OS), os1 = eb(EB_OS + 1);
+    const int64_t os0 = eb(EB_OS), os1 = eb(EB_OS + 1), ps = eb(EB_PS), ms0 = eb(EB_MS), ms1 = eb(EB_MS + 1);
     // D = 0: one invocation a bag, for its count and the checks
     const int64_t DK = max(D, 1L);
     RS_FOR_EACH(e, uint64_t(B * DK)) {
@@ -77,7 +77,7 @@ void main() {
             }
 #else
 #if HAS_PSW
-            v = v * RS_LDO(DT)(pc.psw, p * eb(EB_PS));  // rounded, then added (CPU's mul, then sum)
+            v = v * RS_LDO(DT)(pc.psw, p * ps);  // rounded, then added (CPU's mul, then sum)
 #endif
             acc = acc + v;
 #endif
@@ -91,7 +91,7 @@ void main() {
             store(off, acc);
 #endif
 #if MODE == 2
-            idx_set(pc.max_idx, b * eb(EB_MS) + d * eb(EB_MS + 1), best_idx);
+            idx_set(pc.max_idx, b * ms0 + d * ms1, best_idx);
 #endif
         }
         if (d == 0L && pc.bag_size != 0UL) idx_set(pc.bag_size, b * eb(EB_BS), count);

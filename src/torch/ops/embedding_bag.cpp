@@ -114,7 +114,6 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   // CPU reads a 2-D input as its flat sequence with the given offsets
   Tensor idx = indices.reshape({-1});
   const int64_t L = idx.numel(), B = offsets.size(0) - (include_last_offset ? 1 : 0), D = weight.size(1);
-  Tensor o2b = bag_ids(include_last_offset ? offsets.narrow(0, 0, B) : offsets, L);
 
   // the engine: output, and each bag's count (mean, max) and maxima's indices (max)
   Tensor output = at::empty({B, D}, weight.options());
@@ -135,7 +134,8 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   // CPU's fast sum path leaves offset2bag empty (the backward rebuilds it)
   const bool fast_sum = mode == kSum && weight.scalar_type() != at::kDouble && weight.stride(1) == 1 &&
                         (!psw.defined() || psw.stride(0) == 1) && padding_idx < 0;
-  Tensor offset2bag = fast_sum ? at::empty({0}, offsets.options()) : o2b;
+  Tensor offset2bag = fast_sum ? at::empty({0}, offsets.options())
+                              : bag_ids(include_last_offset ? offsets.narrow(0, 0, B) : offsets, L);
   if (mode == kMean) {
     max_indices = bag_size.clone();
   } else if (mode == kSum) {  // CPU zeroes the sum mode's bag_size ("deterministic")
