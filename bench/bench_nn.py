@@ -107,6 +107,22 @@ def cases(dev, batch):
         nr = 32 * batch * 256 * 4 * (3 * g + 3)
         out[f"{name} 256x256, 32 steps ({batch})"] = (lambda rnn=rnn: rnn(seq)[0], nr)
         out[f"{name} fwd+bwd 256x256, 32 steps ({batch})"] = (fwd_bwd(lambda t, rnn=rnn: rnn(t)[0], seqg), 3 * nr)
+    # embedding bags (the embedding-bag engine): a 100,000 x 128 table,
+    # batch * 1024 indices in bags of 32; bytes: the indices, the rows
+    # gathered and the output (the backward: the output's gradient read
+    # and the rows' gradients written)
+    g = torch.Generator().manual_seed(1)
+    n_idx = batch * 1024
+    table = randn(dev, 100000, 128)
+    tableg = table.detach().clone().requires_grad_()
+    idx = torch.randint(0, 100000, (n_idx,), generator=g).to(dev)
+    offs = torch.arange(0, n_idx, 32).to(dev)
+    ne = n_idx * 8 + n_idx * 128 * 4 + (n_idx // 32) * 128 * 4
+    for mode in ("sum", "mean", "max"):
+        out[f"embedding_bag {mode} ({n_idx} idx, bags of 32)"] = (
+            lambda mode=mode: F.embedding_bag(idx, table, offs, mode=mode), ne)
+    out[f"embedding_bag sum fwd+bwd ({n_idx} idx)"] = (
+        fwd_bwd(lambda w: F.embedding_bag(idx, w, offs, mode="sum"), tableg), 2 * ne)
     return out
 
 

@@ -16,7 +16,7 @@ supports for it, one of its first sample inputs, and one mutation:
 - dtype: the second tensor argument (or the input) in another dtype.
 
 The sample runs on CPU first. Where CPU returns, russet must give the same
-result (python/russet/coverage.py's run_variant: values within PyTorch's
+result (tools/conformance.py's run_variant: values within PyTorch's
 tolerances, dtypes, shapes, inputs afterwards). Where CPU raises, russet must
 raise too (any exception: a device-side assertion surfaces at the
 synchronize). The outcomes:
@@ -56,7 +56,7 @@ UNDEFINED_AFTER_MUTATION = {"resize_", "resize_as_"}
 
 
 def _ops():
-    from russet import coverage as cov
+    import conformance as cov
 
     return sorted(cov.load_ops(), key=lambda kv: kv[0])
 
@@ -114,7 +114,7 @@ def _as_accurate_as_cpu(torch, op, parts):
     """For a float16/bfloat16 case whose values differ from CPU's: a note
     where russet is at least as close as CPU to the float32 result (CPU's
     reduced-precision kernels round intermediates), else None."""
-    from russet import coverage as cov
+    import conformance as cov
 
     def up(t):
         return t.detach().float() if isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16) else t
@@ -145,7 +145,7 @@ def _as_accurate_as_cpu(torch, op, parts):
 
 def describe_case(seed, k, ops):
     """(op key, dtype name, sample index, mutation) of case k."""
-    from russet import coverage as cov
+    import conformance as cov
 
     rng = random.Random(f"{seed}:{k}")
     for _ in range(50):
@@ -171,7 +171,7 @@ def run_case(torch, seed, k, ops):
     """One case in this process: {"case", "op", "dtype", "sample", "mutation", "outcome", "detail"}."""
     import itertools
 
-    from russet import coverage as cov
+    import conformance as cov
 
     d = describe_case(seed, k, ops)
     if d is None:
@@ -234,7 +234,7 @@ def worker(seed, first, last, out_path, timeout):
     import torch
 
     import russet  # noqa: F401
-    from russet import coverage as cov
+    import conformance as cov
 
     torch.set_num_threads(1)
     ops = _ops()

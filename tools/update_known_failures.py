@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from russet.coverage import failure_signature  # noqa: E402
+from conformance import failure_signature  # noqa: E402
 
 FAILING = {"wrong", "error"}
 PATH = "tests/conformance/known_failures.json"

@@ -301,11 +301,23 @@ def cmd_bench(args):
 
 def cmd_coverage(args):
     """No flag: the summary of the last full run (docs/coverage.json);
-    --full / --quick run the sweep. Every option is python/russet/coverage.py's
-    (`python -m russet coverage --help`)."""
-    from russet import coverage
+    --full / --quick run the sweep. Every option is tools/conformance.py's
+    (`python -m russet coverage --help`). The harness is not part of the
+    package: it runs where russet is used from its source tree."""
+    import importlib.util
 
-    return coverage.main(args.rest)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(repo, "tools", "conformance.py")
+    if not os.path.exists(path):
+        print("python -m russet coverage: the conformance harness (tools/conformance.py) is in russet's "
+              "source tree, not in an installed package; run it from a checkout", file=sys.stderr)
+        return 2
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location("conformance", path)
+    conformance = importlib.util.module_from_spec(spec)
+    sys.modules["conformance"] = conformance
+    spec.loader.exec_module(conformance)
+    return conformance.main(args.rest)
 
 
 def main(argv=None):

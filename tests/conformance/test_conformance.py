@@ -13,7 +13,7 @@ import time
 import pytest
 import torch
 
-from russet import coverage as cov
+import conformance as cov
 
 PROFILE = os.environ.get("RUSSET_PROFILE", "apple")
 
@@ -84,9 +84,9 @@ def test_quick_subset_covers_every_family_and_dtype_class():
 def test_family_table_maps_every_opinfo_exactly_once():
     ops = cov.load_ops()
     unmapped = sorted({o.name for _, o in ops if cov.family(o.name) is None})
-    assert not unmapped, f"OpInfos with no family in coverage._FAMILY_TABLE: {unmapped}"
+    assert not unmapped, f"OpInfos with no family in conformance._FAMILY_TABLE: {unmapped}"
     assert set(cov.FAMILY_OF.values()) == set(cov.FAMILIES)
-    # the table is a partition (coverage._family_of raises on a duplicate)
+    # the table is a partition (conformance._family_of raises on a duplicate)
     names = [n for v in cov._FAMILY_TABLE.values() for n in v.split()]
     assert len(names) == len(set(names))
 
@@ -104,7 +104,7 @@ def test_known_failures_file_is_well_formed(known):
         assert dtype in cov.cpu_dtypes(keys[op]), e
         assert len(e["reason"].strip()) >= 15, f"give a real reason: {e}"
         assert e["class"] in ("wrong", "error"), e
-        assert e.get("detail"), f"record how it fails (coverage.failure_signature): {e}"
+        assert e.get("detail"), f"record how it fails (conformance.failure_signature): {e}"
         assert e.get("flaky", False) in (False, True), e
         assert not e.get("flaky") or "intermittent" in e["reason"], f"say why it is flaky: {e}"
 

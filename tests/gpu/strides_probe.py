@@ -2,7 +2,7 @@
 first four of each op, as given and with 4-d/5-d tensors in channels_last)
 run on CPU and on CUDA, and every result whose strides differ between the
 two is printed and written to a JSON file. The conformance sweep compares
-russet's strides with CPU's (python/russet/coverage.py, _check_strides)
+russet's strides with CPU's (tools/conformance.py, _check_strides)
 except for the ops listed here, whose layout is the backend's own choice.
 
     python3 tests/gpu/strides_probe.py OUT.json      (a machine with CUDA)
@@ -17,7 +17,7 @@ import torch
 # the sweep's helpers without loading russet (a CUDA process): the module
 # from its file, not the package
 _spec = importlib.util.spec_from_file_location(
-    "russet_coverage", os.path.join(os.path.dirname(__file__), "..", "..", "python", "russet", "coverage.py"))
+    "conformance", os.path.join(os.path.dirname(__file__), "..", "..", "tools", "conformance.py"))
 cov = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cov)
 

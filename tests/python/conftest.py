@@ -16,6 +16,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PYTHON_DIR = os.path.join(REPO, "python")
 if PYTHON_DIR not in sys.path:
     sys.path.insert(0, PYTHON_DIR)
+# the conformance harness (tools/conformance.py), outside the package
+TOOLS_DIR = os.path.join(REPO, "tools")
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

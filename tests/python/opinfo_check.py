@@ -153,12 +153,12 @@ def as_accurate_as_cpu(got, cpu_lp, ref, what, fudge=2):
 
 def _tolerance(op, dtype):
     """The OpInfo's own tolerance overrides for this dtype, as the
-    conformance sweep reads them (russet.coverage.tolerances: only those for
+    conformance sweep reads them (tools/conformance.py tolerances: only those for
     every test or for test_compare_cpu, PyTorch's device-against-CPU test,
     never another device's), each no looser than assert_close's default;
     else {} (the defaults)."""
     from torch.testing._comparison import default_tolerances
-    from russet.coverage import tolerances
+    from conformance import tolerances
 
     t = tolerances(op, dtype)
     if t is None:

@@ -51,7 +51,7 @@ def test_coverage_other_devices_section():
     one: its counts, and the pairs that fail there but pass here."""
     import json
 
-    from russet import coverage
+    import conformance as coverage
 
     path = os.path.join(REPO, "docs", "coverage.json")
     if not os.path.exists(path):

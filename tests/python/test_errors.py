@@ -149,7 +149,7 @@ def test_opinfo_error_inputs_raise_like_cpu():
     the conformance sweep's `errors` variant runs the same function)."""
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from russet import coverage
+    import conformance as coverage
 
     ran, bad = 0, []
     for op in op_db:
