@@ -29,19 +29,67 @@ extern "C" {
  * int32 or int64 alike, as are bag_size (B: the bag's count; address 0:
  * not written; written also when D is 0) and max_indices (B, D;
  * RS_EBAG_MAX only). Any strides.
- * Device-side checks (raised at the next sync, "index V is out of
- * bounds"): an index outside [0, N), an offset outside [0, L], and
- * offsets[0] != 0 (CPU requires the first bag to start at 0). */
+ * offset2bag (L, the indices' dtype; address 0: not written): each
+ * position's bag, CPU's make_offset2bag: the number of bags starting at
+ * or before it, minus one (positions past the last bag's end, with
+ * include_last_offset, belong to the last bag).
+ * Device-side checks (raised at the next sync): an index outside [0, N),
+ * an offset outside [0, L], and offsets[0] != 0 (CPU requires the first
+ * bag to start at 0) ("index V is out of bounds"); offsets that decrease
+ * ("offsets must be non-decreasing": CPU's sum and mean raise there). */
 typedef enum rs_ebag_mode { RS_EBAG_SUM = 0, RS_EBAG_MEAN = 1, RS_EBAG_MAX = 2 } rs_ebag_mode;
 
 typedef struct rs_embedding_bag {
     rs_ebag_mode mode;
     rs_tensor weight, indices, offsets, per_sample_weights;
     int64_t padding_idx;  /* < 0: none */
-    rs_tensor out, bag_size, max_indices;
+    rs_tensor out, bag_size, max_indices, offset2bag;
 } rs_embedding_bag;
 
 RS_API rs_status rs_embedding_bag_run(rs_stream *s, const rs_embedding_bag *e);
+
+/* The backward of rs_embedding_bag_run, as CPU's _embedding_bag_dense_backward
+ * and _embedding_bag_per_sample_weights_backward compute it. Each position
+ * p's bag is offset2bag[p] where given (ndim 1), else the last bag whose
+ * offset is <= p (offsets as in the forward; B = grad.sizes[0]).
+ *
+ * rs_embedding_bag_backward_run: out (N, D), the weight's gradient,
+ * written whole.
+ *   sum, mean: each position's row is grad[bag] times a scale (CPU's,
+ *     in float32; float64 for float64): per_sample_weights[p] (sum), over
+ *     its index's count among all positions (scale_grad_by_freq), over
+ *     max(bag_size[bag], 1) (mean); the scale rounded to the dtype, the
+ *     product rounded to it; then the rows summed into out[index] in
+ *     position order, positions whose index is padding_idx left out
+ *     (embedding_dense_backward's order: rs_index_reduce_run).
+ *   max: each bag's gradient to the rows its maxima came from
+ *     (max_indices (B, D)), bags with bag_size 0 sending nothing; in bag
+ *     order.
+ * rs_embedding_bag_psw_backward_run (mode sum): out (L), the gradient of
+ * per_sample_weights: grad[bag] . weight[index] summed in float32 (float64)
+ * over the columns in order, rounded once; 0 where the index is
+ * padding_idx.
+ * grad, weight and out have one float dtype (float64 on fp64 devices);
+ * indices, offset2bag, offsets, bag_size and max_indices int32 or int64
+ * alike. Any strides. Device-side checks: a bag outside [0, B), an index
+ * outside [0, N) ("index V is out of bounds"). */
+typedef struct rs_embedding_bag_grad {
+    rs_ebag_mode mode;
+    rs_tensor grad;                      /* (B, D): the output's gradient */
+    rs_tensor indices;                   /* (L) */
+    rs_tensor offset2bag;                /* (L), or ndim 0: from offsets */
+    rs_tensor offsets;                   /* (B) or (B + 1) when offset2bag is absent */
+    rs_tensor bag_size;                  /* (B): mean, max */
+    rs_tensor max_indices;               /* (B, D): max */
+    rs_tensor per_sample_weights;        /* (L): sum; ndim 0: none */
+    rs_tensor weight;                    /* (N, D): the psw backward's table */
+    int64_t padding_idx;                 /* < 0: none */
+    int scale_grad_by_freq;
+    rs_tensor out;
+} rs_embedding_bag_grad;
+
+RS_API rs_status rs_embedding_bag_backward_run(rs_stream *s, const rs_embedding_bag_grad *g);
+RS_API rs_status rs_embedding_bag_psw_backward_run(rs_stream *s, const rs_embedding_bag_grad *g);
 
 #ifdef __cplusplus
 }

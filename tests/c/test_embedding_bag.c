@@ -4,7 +4,10 @@
  * (include_last_offset), int32 indices, a strided weight, a NaN that counts
  * only first in max, no columns (counts only); out-of-range indices and
  * offsets raise at the sync; bad arguments fail clearly. float32 (exact
- * order, so exact results). */
+ * order, so exact results). The forward's offset2bag, and the backward
+ * (the weight's gradient, every mode, each position's bag from offset2bag
+ * or from the offsets, with scale_grad_by_freq; the per-sample weights'
+ * gradient) against the contract's loops on the forward's own results. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +42,98 @@ static void ref_bag(int mode, const float *w, int ws0, const float *psw, int64_t
     *out = acc;
 }
 
+/* the weight's gradient (N, D) by the contract's loops from the forward's
+ * results: rows scaled and summed in position order (sum, mean), or each
+ * bag's maxima (max) */
+static void ref_grad(int mode, const float *g, const float *psw, int64_t pad, int freq, const int64_t *bag,
+                     const int64_t *bs, const int64_t *mi, int64_t nb, float *gw) {
+    memset(gw, 0, sizeof(float) * N * D);
+    if (mode == RS_EBAG_MAX) {
+        for (int64_t b = 0; b < nb; ++b)
+            for (int c = 0; c < D; ++c)
+                if (bs[b] > 0) gw[mi[b * D + c] * D + c] += g[b * D + c];
+        return;
+    }
+    int64_t count[N] = {0};
+    for (int p = 0; p < L; ++p) ++count[IDX[p]];
+    for (int p = 0; p < L; ++p) {
+        if (IDX[p] == pad) continue;
+        for (int c = 0; c < D; ++c) {
+            float v = g[bag[p] * D + c];
+            if (psw || freq || mode == RS_EBAG_MEAN) {
+                float sc = 1.0f;
+                int has = 0;
+                if (psw) sc = psw[p], has = 1;
+                if (freq) sc = has ? sc / (float)count[IDX[p]] : 1.0f / (float)count[IDX[p]], has = 1;
+                if (mode == RS_EBAG_MEAN) {
+                    const float n = (float)(bs[bag[p]] > 1 ? bs[bag[p]] : 1);
+                    sc = has ? sc / n : 1.0f / n;
+                }
+                v = v * sc;
+            }
+            gw[IDX[p] * D + c] += v;
+        }
+    }
+}
+
+/* the backward on the forward's results (all int64 here): the weight's
+ * gradient, and for sum with per-sample weights their gradient; each
+ * position's bag from offset2bag (o2b) or from the offsets */
+static void run_backward(rs_ebag_mode mode, const rs_embedding_bag *e, uint64_t dw, const float *wh, const float *ph,
+                         int64_t nb, const int64_t *bag, const int64_t *bs, const int64_t *mi, int o2b, int freq) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    float gh[5 * D], gw[N * D], want[N * D];
+    for (int i = 0; i < nb * D; ++i) gh[i] = 0.75f + 0.5f * (float)((i * 5) % 7) - 1.0f * (float)(i % 2);
+    uint64_t dg = ctest_upload(dev, s, gh, sizeof(float) * (size_t)(nb * D)), dgw, dpg;
+    CHECK_OK(rs_alloc(dev, sizeof gw, s, &dgw));
+    CHECK_OK(rs_alloc(dev, sizeof(float) * L, s, &dpg));
+    rs_embedding_bag_grad g;
+    memset(&g, 0, sizeof g);
+    g.mode = mode;
+    const int64_t gsz[2] = {nb, D}, wsz[2] = {N, D}, lsz[1] = {L};
+    g.grad = ctest_view(dg, RS_FLOAT32, 2, gsz);
+    g.indices = e->indices;
+    if (o2b) g.offset2bag = e->offset2bag; else g.offsets = e->offsets;
+    if (mode != RS_EBAG_SUM) g.bag_size = e->bag_size;
+    if (mode == RS_EBAG_MAX) g.max_indices = e->max_indices;
+    g.per_sample_weights = e->per_sample_weights;
+    g.padding_idx = e->padding_idx;
+    g.scale_grad_by_freq = freq;
+    g.out = ctest_view(dgw, RS_FLOAT32, 2, wsz);
+    CHECK_OK(rs_embedding_bag_backward_run(s, &g));
+    CHECK_OK(rs_memcpy_dtoh(s, gw, dgw, sizeof gw));
+    ref_grad(mode, gh, e->per_sample_weights.ndim ? ph : NULL, e->padding_idx, freq, bag, bs, mi, nb, want);
+    for (int i = 0; i < N * D; ++i)
+        if (memcmp(&gw[i], &want[i], 4) != 0 && !(isnan(gw[i]) && isnan(want[i]))) {
+            fprintf(stderr, "  backward mode %d o2b %d freq %d pad %lld: gw[%d] %g, want %g\n", (int)mode, o2b, freq,
+                    (long long)e->padding_idx, i, gw[i], want[i]);
+            CHECK(0);
+            break;
+        }
+    if (mode == RS_EBAG_SUM && e->per_sample_weights.ndim) {
+        g.weight = e->weight;
+        g.out = ctest_view(dpg, RS_FLOAT32, 1, lsz);
+        CHECK_OK(rs_embedding_bag_psw_backward_run(s, &g));
+        float pg[L];
+        CHECK_OK(rs_memcpy_dtoh(s, pg, dpg, sizeof pg));
+        for (int p = 0; p < L; ++p) {
+            float acc = 0;
+            if (IDX[p] != e->padding_idx)
+                for (int c = 0; c < D; ++c) acc += gh[bag[p] * D + c] * wh[IDX[p] * 5 + c];
+            const int same = isnan(acc) ? isnan(pg[p]) : memcmp(&acc, &pg[p], 4) == 0;
+            if (!same) {
+                fprintf(stderr, "  psw backward o2b %d pad %lld: [%d] %g, want %g\n", o2b, (long long)e->padding_idx,
+                        p, pg[p], acc);
+                CHECK(0);
+                break;
+            }
+        }
+    }
+    (void)wsz;
+    rs_free(dev, dg), rs_free(dev, dgw), rs_free(dev, dpg);
+}
+
 static void run(rs_ebag_mode mode, int psw_on, int64_t pad, int ilo, int idx32) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -61,7 +156,8 @@ static void run(rs_ebag_mode mode, int psw_on, int64_t pad, int ilo, int idx32) 
     uint64_t dw = ctest_upload(dev, s, wh, sizeof wh), dp = ctest_upload(dev, s, ph, sizeof ph);
     uint64_t di = ctest_upload(dev, s, idx32 ? (const void *)i32 : (const void *)IDX, L * isz);
     uint64_t doff = ctest_upload(dev, s, idx32 ? (const void *)o32 : (const void *)off, noffs * isz);
-    uint64_t dout, dbs, dmi;
+    uint64_t dout, dbs, dmi, do2b;
+    CHECK_OK(rs_alloc(dev, isz * L, s, &do2b));
     CHECK_OK(rs_alloc(dev, 4 * (uint64_t)nb * D, s, &dout));
     CHECK_OK(rs_alloc(dev, isz * (uint64_t)nb, s, &dbs));
     CHECK_OK(rs_alloc(dev, isz * (uint64_t)nb * D, s, &dmi));
@@ -78,6 +174,7 @@ static void run(rs_ebag_mode mode, int psw_on, int64_t pad, int ilo, int idx32) 
     e.out = ctest_view(dout, RS_FLOAT32, 2, bdsz);
     e.bag_size = ctest_view(dbs, it, 1, bsz);
     if (mode == RS_EBAG_MAX) e.max_indices = ctest_view(dmi, it, 2, bdsz);
+    e.offset2bag = ctest_view(do2b, it, 1, lsz);
     CHECK_OK(rs_embedding_bag_run(s, &e));
     float out[5 * D];
     int64_t bs[5], mi[5 * D];
@@ -85,6 +182,20 @@ static void run(rs_ebag_mode mode, int psw_on, int64_t pad, int ilo, int idx32) 
     CHECK_OK(rs_memcpy_dtoh(s, out, dout, 4 * (uint64_t)nb * D));
     CHECK_OK(rs_memcpy_dtoh(s, idx32 ? (void *)bs32 : (void *)bs, dbs, isz * (uint64_t)nb));
     if (mode == RS_EBAG_MAX) CHECK_OK(rs_memcpy_dtoh(s, idx32 ? (void *)mi32 : (void *)mi, dmi, isz * (uint64_t)nb * D));
+    int64_t bag[L], bs64[5], mi64[5 * D];
+    int32_t bag32[L];
+    CHECK_OK(rs_memcpy_dtoh(s, idx32 ? (void *)bag32 : (void *)bag, do2b, isz * L));
+    for (int p = 0; p < L; ++p) {
+        if (idx32) bag[p] = bag32[p];
+        int64_t want = -1; /* the bags starting at or before p, minus one */
+        for (int b = 0; b < nb; ++b) want += off[b] <= p;
+        if (bag[p] != want) {
+            fprintf(stderr, "  mode %d ilo %d idx32 %d: offset2bag[%d] %lld, want %lld\n", (int)mode, ilo, idx32, p,
+                    (long long)bag[p], (long long)want);
+            CHECK(0);
+            return;
+        }
+    }
     for (int b = 0; b < nb; ++b)
         for (int c = 0; c < D; ++c) {
             const int64_t st = off[b], en = b + 1 < noffs ? off[b + 1] : L;
@@ -103,8 +214,14 @@ static void run(rs_ebag_mode mode, int psw_on, int64_t pad, int ilo, int idx32) 
                 return;
             }
         }
+    if (!idx32) { /* the backward on these results */
+        for (int b = 0; b < nb; ++b) bs64[b] = bs[b];
+        for (int i = 0; i < nb * D; ++i) mi64[i] = mode == RS_EBAG_MAX ? mi[i] : 0;
+        for (int o2b = 0; o2b < 2; ++o2b)
+            for (int freq = 0; freq < 2; ++freq) run_backward(mode, &e, dw, wh, ph, nb, bag, bs64, mi64, o2b, freq);
+    }
     rs_free(dev, dw), rs_free(dev, dp), rs_free(dev, di), rs_free(dev, doff);
-    rs_free(dev, dout), rs_free(dev, dbs), rs_free(dev, dmi);
+    rs_free(dev, dout), rs_free(dev, dbs), rs_free(dev, dmi), rs_free(dev, do2b);
 }
 
 TEST(modes_against_the_contract) {
@@ -145,6 +262,29 @@ TEST(bad_indices_raise_at_the_sync) {
     }
 }
 
+/* offsets that decrease raise at the sync (CPU's sum and mean raise) */
+TEST(decreasing_offsets_raise) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    float wh[N * D] = {0};
+    const int64_t idx[4] = {1, 2, 3, 4}, off[3] = {0, 3, 1};
+    uint64_t dw = ctest_upload(dev, s, wh, sizeof wh), di = ctest_upload(dev, s, idx, sizeof idx);
+    uint64_t doff = ctest_upload(dev, s, off, sizeof off), dout;
+    CHECK_OK(rs_alloc(dev, 4 * 3 * D, s, &dout));
+    rs_embedding_bag e;
+    memset(&e, 0, sizeof e);
+    const int64_t wsz[2] = {N, D}, four[1] = {4}, three[1] = {3}, osz[2] = {3, D};
+    e.weight = ctest_view(dw, RS_FLOAT32, 2, wsz);
+    e.indices = ctest_view(di, RS_INT64, 1, four);
+    e.offsets = ctest_view(doff, RS_INT64, 1, three);
+    e.out = ctest_view(dout, RS_FLOAT32, 2, osz);
+    e.padding_idx = -1;
+    e.mode = RS_EBAG_SUM;
+    CHECK_OK(rs_embedding_bag_run(s, &e));
+    CHECK(rs_stream_synchronize(s) == RS_ERR_DEVICE_ASSERT && strstr(rs_last_error(), "non-decreasing"));
+    rs_free(dev, dw), rs_free(dev, di), rs_free(dev, doff), rs_free(dev, dout);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -163,11 +303,26 @@ TEST(bad_arguments_fail_clearly) {
     e.per_sample_weights.ndim = 0;
     e.weight.dtype = RS_INT32;
     CHECK(rs_embedding_bag_run(s, &e) == RS_ERR_INVALID && strstr(rs_last_error(), "weights"));
+    /* the backward: max without max_indices; offset2bag of the wrong length */
+    rs_embedding_bag_grad g;
+    memset(&g, 0, sizeof g);
+    g.mode = RS_EBAG_MAX;
+    g.grad = ctest_view(0, RS_FLOAT32, 2, bdsz);
+    g.indices = ctest_view(0, RS_INT64, 1, lsz);
+    g.offsets = ctest_view(0, RS_INT64, 1, osz);
+    g.bag_size = ctest_view(0, RS_INT64, 1, osz);
+    g.out = ctest_view(0, RS_FLOAT32, 2, wsz);
+    CHECK(rs_embedding_bag_backward_run(s, &g) == RS_ERR_INVALID && strstr(rs_last_error(), "max_indices"));
+    g.mode = RS_EBAG_SUM;
+    g.offset2bag = ctest_view(0, RS_INT64, 1, osz);
+    CHECK(rs_embedding_bag_backward_run(s, &g) == RS_ERR_INVALID && strstr(rs_last_error(), "offset2bag"));
+    CHECK(rs_embedding_bag_psw_backward_run(s, &g) == RS_ERR_INVALID && strstr(rs_last_error(), "weight"));
 }
 
 int main(void) {
     RUN(modes_against_the_contract);
     RUN(bad_indices_raise_at_the_sync);
+    RUN(decreasing_offsets_raise);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

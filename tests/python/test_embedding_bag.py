@@ -237,3 +237,41 @@ def test_bad_input():
         for idx, off in [([1, 5], [0]), ([1, -1], [0]), ([1, 2, 3], [1, 2]), ([1, 2, 3], [0, 4])]:
             with pytest.raises(RuntimeError, match="out of bounds"):
                 F.embedding_bag(torch.tensor(idx).to(D), w, torch.tensor(off).to(D), mode=mode).cpu()
+        # offsets that decrease (CPU's sum and mean raise; its max returns
+        # bags read out of order): raised in every mode
+        with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
+            F.embedding_bag(torch.tensor([1, 2, 3, 4]).to(D), w, torch.tensor([0, 3, 1]).to(D), mode=mode).cpu()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_backward_of_the_fast_sum_path_and_direct_calls(mode):
+    """The weight's gradient where CPU's forward left offset2bag empty (the
+    bags found from the offsets), and _embedding_bag_dense_backward and
+    _embedding_bag_per_sample_weights_backward called directly with CPU's
+    forward results, against CPU's; all natively."""
+    torch.manual_seed(3)
+    w = torch.randn(9, 5)
+    idx = torch.tensor([3, 1, 4, 1, 5, 8, 2, 6, 5, 3])
+    off = torch.tensor([0, 3, 3, 7])
+    m = MODES.index(mode)
+    res = torch.ops.aten._embedding_bag(w, idx, off, False, m, False, None, False, -1)
+    g = torch.randn(4, 5)
+    dev = [t.to(D) for t in (g, idx, off, res[1], res[2], res[3], w)]
+    want = torch.ops.aten._embedding_bag_backward(g, idx, off, res[1], res[2], res[3], 9, False, m, False, None, -1)
+    got = host_free(lambda: torch.ops.aten._embedding_bag_backward(*dev[:6], 9, False, m, False, None, -1))
+    torch.testing.assert_close(got.cpu(), want)
+    # with padding_idx, every mode's forward returns offset2bag
+    res = torch.ops.aten._embedding_bag(w, idx, off, False, m, False, None, False, 1)
+    pdev = [t.to(D) for t in res[1:]]
+    # (scale_grad_by_freq: test_gradients_native; CPU's kernel divides by
+    # another index's count there)
+    want = torch.ops.aten._embedding_bag_dense_backward(g, idx, *res[1:], 9, False, m, None, 1)
+    got = host_free(lambda: torch.ops.aten._embedding_bag_dense_backward(dev[0], dev[1], *pdev, 9, False, m, None,
+                                                                         1))
+    torch.testing.assert_close(got.cpu(), want)
+    if mode == "sum":
+        assert dev[3].numel() == 0  # CPU's fast path
+        want = torch.ops.aten._embedding_bag_per_sample_weights_backward(g, w, idx, off, res[1][:0], 0, 5)
+        got = host_free(lambda: torch.ops.aten._embedding_bag_per_sample_weights_backward(
+            dev[0], dev[6], dev[1], dev[2], dev[3], 0, 5))
+        torch.testing.assert_close(got.cpu(), want)

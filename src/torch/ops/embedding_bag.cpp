@@ -1,30 +1,21 @@
-// nn.EmbeddingBag / F.embedding_bag: the forward is the C core's
-// embedding-bag engine (rs_embedding_bag_run: one kernel, CPU's order, no
-// atomics); the backward is composed from the native gather (index_select)
-// and the ordered index reductions (rs_index_reduce_run: no float atomics,
-// deterministic): _embedding_bag, _embedding_bag_forward_only,
-// _embedding_bag_backward (dense), _embedding_bag_dense_backward and
-// _embedding_bag_per_sample_weights_backward. The four results (output,
-// offset2bag, bag_size, max_indices) have CPU's shapes and values.
+// nn.EmbeddingBag / F.embedding_bag on the C core's embedding-bag engine
+// (russet/embedding_bag.h: CPU's order, no atomics, deterministic):
+// _embedding_bag and _embedding_bag_forward_only (rs_embedding_bag_run),
+// _embedding_bag_backward (dense) and _embedding_bag_dense_backward
+// (rs_embedding_bag_backward_run), _embedding_bag_per_sample_weights_backward
+// (rs_embedding_bag_psw_backward_run). The four results (output, offset2bag,
+// bag_size, max_indices) have CPU's shapes and values.
 // Host execution: float64 weights without fp64 (the apple profile).
 // sparse=True raises (no sparse tensors on this backend).
 #include "torch/pointwise.h"
-#include "torch/reduce.h"
 
 #include <ATen/TensorUtils.h>
 #include <ATen/ops/_embedding_bag_backward_ops.h>
-#include <ATen/ops/_embedding_bag_dense_backward.h>
 #include <ATen/ops/_embedding_bag_dense_backward_ops.h>
 #include <ATen/ops/_embedding_bag_forward_only_ops.h>
 #include <ATen/ops/_embedding_bag_ops.h>
 #include <ATen/ops/_embedding_bag_per_sample_weights_backward_ops.h>
-#include <ATen/ops/cumsum.h>
-#include <ATen/ops/embedding_dense_backward.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/index_select.h>
-#include <ATen/ops/ones.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
@@ -37,40 +28,6 @@ using at::Tensor;
 using Result4 = std::tuple<Tensor, Tensor, Tensor, Tensor>;
 
 constexpr int64_t kSum = 0, kMean = 1, kMax = 2;
-
-bool low_precision(const Tensor& t) {
-  return t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16;
-}
-
-// Reduces src's slices (along dim 0) into self's slices `target[k]`; a
-// target of -1 is skipped (padding_idx's positions, rows of empty bags).
-// Per slice, in increasing position order (CPU's order): deterministic.
-void reduce_into(rs_index_reduce_op op, const Tensor& self, const Tensor& target, const Tensor& src, bool shared,
-                 bool include_self = true) {
-  if (target.numel() == 0 || self.numel() == 0) return;
-  rs_index_reduce p{};
-  p.name = "embedding_bag";
-  p.op = op;
-  p.dim = 0;
-  p.shared_index = shared;
-  p.include_self = include_self;
-  p.has_skip = 1;
-  p.skip_index = -1;
-  p.self = describe(self);
-  p.src = describe(resolved(src));
-  p.index = describe(target);
-  check(rs_index_reduce_run(current_stream_for(self), &p));
-}
-
-// CPU's make_offset2bag: the bag of each of the L indices, from the bags'
-// start offsets (ones added at the offsets, a cumulative sum, minus one).
-// Offsets past L raise (device-side, at the next sync); positions before
-// offsets[0] (CPU requires 0) get bag -1.
-Tensor bag_ids(const Tensor& offsets, int64_t L) {
-  Tensor starts = at::zeros({L + 1}, offsets.options());
-  if (offsets.numel() > 0) starts.index_add_(0, offsets, at::ones({offsets.numel()}, offsets.options()));
-  return at::cumsum(starts, 0, offsets.scalar_type()).narrow(0, 0, L).sub(1);
-}
 
 std::pair<Tensor, Tensor> promoted(const Tensor& indices, const Tensor& offsets) {
   auto t = at::promoteTypes(offsets.scalar_type(), indices.scalar_type());
@@ -115,7 +72,13 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   Tensor idx = indices.reshape({-1});
   const int64_t L = idx.numel(), B = offsets.size(0) - (include_last_offset ? 1 : 0), D = weight.size(1);
 
-  // the engine: output, and each bag's count (mean, max) and maxima's indices (max)
+  // CPU's fast sum path leaves offset2bag empty (the backward finds the
+  // bags from the offsets)
+  const bool fast_sum = mode == kSum && weight.scalar_type() != at::kDouble && weight.stride(1) == 1 &&
+                        (!psw.defined() || psw.stride(0) == 1) && padding_idx < 0;
+  Tensor offset2bag = at::empty({fast_sum ? 0 : L}, offsets.options());
+  // the engine: output, each bag's count (mean, max), maxima's indices
+  // (max) and each position's bag
   Tensor output = at::empty({B, D}, weight.options());
   Tensor bag_size = mode == kSum ? Tensor() : at::empty({B}, offsets.options());
   Tensor max_indices = mode == kMax ? at::empty({B, D}, offsets.options()) : Tensor();
@@ -129,13 +92,8 @@ Result4 forward(const Tensor& weight, const Tensor& indices_, const Tensor& offs
   e.out = describe(output);
   if (bag_size.defined()) e.bag_size = describe(bag_size);
   if (max_indices.defined()) e.max_indices = describe(max_indices);
+  if (!fast_sum) e.offset2bag = describe(offset2bag);
   check(rs_embedding_bag_run(current_stream_for(weight), &e));
-
-  // CPU's fast sum path leaves offset2bag empty (the backward rebuilds it)
-  const bool fast_sum = mode == kSum && weight.scalar_type() != at::kDouble && weight.stride(1) == 1 &&
-                        (!psw.defined() || psw.stride(0) == 1) && padding_idx < 0;
-  Tensor offset2bag = fast_sum ? at::empty({0}, offsets.options())
-                              : bag_ids(include_last_offset ? offsets.narrow(0, 0, B) : offsets, L);
   if (mode == kMean) {
     max_indices = bag_size.clone();
   } else if (mode == kSum) {  // CPU zeroes the sum mode's bag_size ("deterministic")
@@ -165,13 +123,55 @@ Result4 embedding_bag_forward_only(const Tensor& weight, const Tensor& indices, 
       weight, indices, offsets, scale_grad_by_freq, mode, sparse, psw, include_last_offset, padding_idx);
 }
 
-// offset2bag as the forward returned it, or rebuilt from all the offsets
-// where CPU's fast sum path left it empty
-Tensor offset2bag_of(const Tensor& indices, const Tensor& offsets, const Tensor& offset2bag) {
-  if (indices.numel() != 0 && offset2bag.numel() == 0) return bag_ids(offsets, indices.numel());
-  auto a = at::TensorArg(offset2bag, "offset2bag", 1);
+// The index tensors in indices' dtype (the engine takes one index dtype)
+Tensor as_index(const Tensor& t, const Tensor& indices) {
+  if (!t.defined() || t.scalar_type() == indices.scalar_type()) return t;
+  auto a = at::TensorArg(t, "offset2bag", 1);
   at::checkScalarTypes("embedding_bag", a, {at::kLong, at::kInt});
-  return offset2bag;
+  return t.to(indices.scalar_type());
+}
+
+// The engine's gradient descriptor: each position's bag from offset2bag,
+// or (CPU's fast sum path left it empty) from the offsets
+rs_embedding_bag_grad grad_of(int64_t mode, const Tensor& grad, const Tensor& idx, const Tensor& offset2bag,
+                              const Tensor& offsets, int64_t padding_idx) {
+  rs_embedding_bag_grad g{};
+  g.mode = static_cast<rs_ebag_mode>(mode);
+  g.grad = describe(grad);
+  g.indices = describe(idx);
+  if (offset2bag.numel() == 0 && idx.numel() != 0) {
+    TORCH_CHECK(offsets.defined(), "embedding_bag_backward: offset2bag is empty and there are no offsets");
+    g.offsets = describe(as_index(offsets, idx));
+  } else {
+    g.offset2bag = describe(as_index(offset2bag, idx));
+  }
+  g.padding_idx = padding_idx;
+  return g;
+}
+
+// the weight's gradient (N, D): the C core's embedding-bag backward
+Tensor dense_backward(const Tensor& grad, const Tensor& indices, const Tensor& offset2bag, const Tensor& offsets,
+                      const Tensor& bag_size, const Tensor& max_indices, int64_t N, bool scale_grad_by_freq,
+                      int64_t mode, const std::optional<Tensor>& psw_opt, int64_t padding_idx) {
+  auto ga = at::TensorArg(grad, "grad_", 1);
+  at::checkScalarTypes("embedding_bag", ga, {at::kHalf, at::kBFloat16, at::kFloat, at::kDouble});
+  TORCH_CHECK(mode >= kSum && mode <= kMax, "embedding_bag: unknown mode ", mode);
+  host_if_no_fp64(grad);
+  Tensor idx = indices.reshape({-1});
+  Tensor gw = at::empty({N, grad.size(1)}, grad.options());
+  rs_embedding_bag_grad g = grad_of(mode, grad, idx, offset2bag, offsets, padding_idx);
+  Tensor psw = psw_opt.has_value() && psw_opt->defined() ? *psw_opt : Tensor();
+  if (psw.defined()) {
+    TORCH_CHECK(mode == kSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
+    g.per_sample_weights = describe(psw.scalar_type() == grad.scalar_type() ? psw : psw.to(grad.scalar_type()));
+  }
+  Tensor bs = as_index(bag_size, idx), mi = as_index(max_indices, idx);
+  if (mode != kSum) g.bag_size = describe(bs);
+  if (mode == kMax) g.max_indices = describe(mi);
+  g.scale_grad_by_freq = scale_grad_by_freq;
+  g.out = describe(gw);
+  check(rs_embedding_bag_backward_run(current_stream_for(grad), &g));
+  return gw;
 }
 
 Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices, const Tensor& offset2bag,
@@ -180,48 +180,8 @@ Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices, c
                                     int64_t padding_idx) {
   return native_or_host<at::_ops::_embedding_bag_dense_backward>(
       [&]() -> Tensor {
-        auto ga = at::TensorArg(grad, "grad_", 1);
-        at::checkScalarTypes("embedding_bag", ga, {at::kHalf, at::kBFloat16, at::kFloat, at::kDouble});
-        host_if_no_fp64(grad);
-        const int64_t N = num_weights.expect_int(), D = grad.size(1);
-        if (mode == kMax) {
-          // each bag's gradient to the rows its maxima came from; empty bags
-          // (bag_size 0, max_indices 0) send nothing
-          Tensor gw = at::zeros({N, D}, grad.options());
-          if (max_indices.numel() == 0 || D == 0) return gw;
-          Tensor nonempty = bag_size.gt(0).unsqueeze(1);
-          Tensor target = at::where(nonempty, max_indices, at::full({}, -1, max_indices.options())).to(at::kLong);
-          reduce_into(RS_IR_SUM, gw, target, grad, /*shared*/ false);
-          return gw;
-        }
-        TORCH_CHECK(mode == kSum || mode == kMean, "embedding_bag: unknown mode ", mode);
-        Tensor psw = psw_opt.has_value() && psw_opt->defined() ? *psw_opt : Tensor();
-        Tensor idx = indices.reshape({-1});
-        if (idx.numel() == 0 || D == 0) return at::zeros({N, D}, grad.options());
-        // each index's row: its bag's gradient times a scale (CPU's: its
-        // weight (sum), / its index's count (scale_grad_by_freq), / its
-        // bag's size (mean); rounded to the dtype, and the product too),
-        // then the rows summed per index in position order, padding_idx
-        // skipped (embedding_dense_backward)
-        Tensor rows = at::index_select(grad, 0, offset2bag);
-        const auto t = grad.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-        Tensor scale;
-        if (psw.defined()) {
-          TORCH_CHECK(mode == kSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
-          scale = psw.to(t);
-        }
-        if (scale_grad_by_freq) {
-          Tensor count = at::zeros({N}, idx.options()).index_add_(0, idx, at::ones({idx.numel()}, idx.options()));
-          Tensor c = at::index_select(count, 0, idx).to(t);
-          scale = scale.defined() ? scale.div(c) : c.reciprocal();
-        }
-        if (mode == kMean) {
-          Tensor n = at::index_select(bag_size, 0, offset2bag).clamp_min(1).to(t);
-          scale = scale.defined() ? scale.div(n) : n.reciprocal();
-        }
-        if (scale.defined())
-          rows = rows.to(t).mul(scale.to(grad.scalar_type()).to(t).unsqueeze(1)).to(grad.scalar_type());
-        return at::embedding_dense_backward(rows, idx, N, padding_idx, /*scale_grad_by_freq*/ false);
+        return dense_backward(grad, indices, offset2bag, Tensor(), bag_size, max_indices, num_weights.expect_int(),
+                              scale_grad_by_freq, mode, psw_opt, padding_idx);
       },
       grad, indices, offset2bag, bag_size, max_indices, num_weights.expect_int(), scale_grad_by_freq, mode, psw_opt,
       padding_idx);
@@ -240,9 +200,8 @@ Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices_, const 
                                     "gradient, computed natively)");
         auto [indices, offsets] = promoted(indices_, offsets_);
         check_index_types(indices, offsets);
-        Tensor o2b = offset2bag_of(indices, offsets, offset2bag);
-        return at::_embedding_bag_dense_backward_symint(grad, indices, o2b, bag_size, max_indices, num_weights,
-                                                        scale_grad_by_freq, mode, psw, padding_idx);
+        return dense_backward(grad, indices, offset2bag, offsets, bag_size, max_indices, num_weights.expect_int(),
+                              scale_grad_by_freq, mode, psw, padding_idx);
       },
       grad, indices_, offsets_, offset2bag, bag_size, max_indices, num_weights.expect_int(), scale_grad_by_freq, mode,
       sparse, psw, padding_idx);
@@ -260,14 +219,13 @@ Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tenso
         auto [indices, offsets] = promoted(indices_, offsets_);
         check_index_types(indices, offsets);
         Tensor idx = indices.reshape({-1});
-        const int64_t L = idx.numel();
-        if (L == 0) return at::zeros({0}, grad.options());
-        Tensor o2b = offset2bag_of(idx, offsets, offset2bag);
-        Tensor g = at::index_select(grad, 0, o2b), w = at::index_select(weight, 0, idx);
-        // float16/bfloat16: the products and their sum in float, rounded once
-        Tensor out = low_precision(grad) ? g.to(at::kFloat).mul(w.to(at::kFloat)).sum(1).to(grad.scalar_type())
-                                         : g.mul(w).sum(1);
-        if (padding_idx >= 0) out = at::where(idx.eq(padding_idx), at::zeros({}, out.options()), out);
+        auto wa = at::TensorArg(weight, "weight", 1), ga = at::TensorArg(grad, "grad", 1);
+        at::checkSameType("embedding_bag", wa, ga);
+        Tensor out = at::empty({idx.numel()}, grad.options());
+        rs_embedding_bag_grad g = grad_of(mode, grad, idx, offset2bag, offsets, padding_idx);
+        g.weight = describe(weight);
+        g.out = describe(out);
+        check(rs_embedding_bag_psw_backward_run(current_stream_for(grad), &g));
         return out;
       },
       grad, weight, indices_, offsets_, offset2bag, mode, padding_idx);
