@@ -29,9 +29,10 @@
 // weight and bias gradients' column sums.
 //
 // Defines: MODE, PASS (reductions: 1 or 2), DT (the tensors' dtype), LANES
-// (ROW modes: lanes per row). The
-// vectors are in DT's opmath type (float, or double for float64), and so is
-// the arithmetic.
+// (ROW modes: lanes per row), TC (STATS and SUMS, pass 1: rows a workgroup
+// reduces side by side, 1 to 32, for rows that are neighbouring columns).
+// The vectors are in DT's opmath type (float, or double for float64), and
+// so is the arithmetic.
 #version 460
 #include "common/dtype.glsl"
 #include "params/norm.h"
@@ -307,26 +308,36 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 }
 
 #if PASS == 1
+// TC: rows a workgroup reduces side by side (1, or for rows that are
+// neighbouring columns, as a channels_last batch's channels, up to 32:
+// lane = row-lane * TC + column, so that neighbouring lanes read
+// neighbouring addresses); each row's RS_WG / TC lanes then meet in a
+// fixed tree. TC 1 is one row a workgroup, all its lanes on it.
+#ifndef TC
+#define TC 1
+#endif
+#define RL (RS_WG / TC)
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
     int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
-    int64_t kk = np(NP_OUTER) * inner;
-    uint lane = gl_LocalInvocationID.x;
-    // workgroups (row, chunk), row-major; grid-stride over them
-    for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(rows * chunks); wg += uint64_t(gl_NumWorkGroups.x)) {
-        int64_t r = int64_t(wg / uint64_t(chunks)), c = int64_t(wg % uint64_t(chunks));
-        int64_t k0 = c * chunk, k1 = min(kk, k0 + chunk);
+    int64_t kk = np(NP_OUTER) * inner, tiles = (rows + int64_t(TC) - 1L) / int64_t(TC);
+    uint lane = gl_LocalInvocationID.x, cl = lane % uint(TC), rl = lane / uint(TC);
+    // workgroups (tile of TC rows, chunk), tile-major; grid-stride over them
+    for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(tiles * chunks); wg += uint64_t(gl_NumWorkGroups.x)) {
+        int64_t r = int64_t(wg / uint64_t(chunks)) * int64_t(TC) + int64_t(cl), c = int64_t(wg % uint64_t(chunks));
+        const bool live = r < rows;
+        int64_t k0 = c * chunk, k1 = live ? min(kk, k0 + chunk) : k0;
         ACC v0 = ACC(0), v1 = ACC(0), v2 = ACC(0);
 #if MODE == 2
         bool outer_stat = np(NP_STAT_OUTER) != 0L;
-        ACC ra = vec_at(pc.a, r, ACC(0)), rb = vec_at(pc.b, r, ACC(1));
+        ACC ra = live ? vec_at(pc.a, r, ACC(0)) : ACC(0), rb = live ? vec_at(pc.b, r, ACC(1)) : ACC(1);
 #endif
 #if MODE == 0
         if (chunks == 1L && kk <= int64_t(SEQ_MAX)) {
             // a short row: one lane, in order, two passes (the mean from the
             // sum, then the centred squares), as CPU's batch norm computes
             // its statistics: the same bits where CPU works in float32
-            if (lane == 0u) {
+            if (rl == 0u && live) {
                 ACC sum = ACC(0), sq = ACC(0);
                 for (int64_t k = 0; k < kk; ++k) sum += RS_LDO(DT)(pc.x, n_offset(r, k, inner, rstride, ostride));
                 ACC mean = sum / ACC(kk);
@@ -339,7 +350,7 @@ void main() {
             continue;  // uniform: every lane of the workgroup takes it
         }
 #endif
-        for (int64_t k = k0 + int64_t(lane); k < k1; k += int64_t(RS_WG)) {
+        for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RL)) {
             uint64_t q = uint64_t(k), i;
             rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
             int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
@@ -357,35 +368,36 @@ void main() {
             v1 += gw * ((x - sa) * sb);
 #endif
         }
-        // the lanes in a fixed tree
+        // each row's lanes in a fixed tree (lane + h TC: the same row)
         sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;
-        for (uint h = RS_WG / 2u; h > 0u; h >>= 1) {
+        for (uint h = uint(RL) / 2u; h > 0u; h >>= 1) {
             barrier();
-            if (lane < h) {
+            if (rl < h) {
+                const uint o = lane + h * uint(TC);
 #if MODE == 0
                 ACC n = sh0[lane], m = sh1[lane], m2 = sh2[lane];
-                merge(n, m, m2, sh0[lane + h], sh1[lane + h], sh2[lane + h]);
+                merge(n, m, m2, sh0[o], sh1[o], sh2[o]);
                 sh0[lane] = n, sh1[lane] = m, sh2[lane] = m2;
 #else
-                sh0[lane] += sh0[lane + h];
-                sh1[lane] += sh1[lane + h];
+                sh0[lane] += sh0[o];
+                sh1[lane] += sh1[o];
 #endif
             }
         }
         barrier();
-        if (lane == 0u) {
+        if (rl == 0u && live) {  // lane == cl: the row's tree root
             if (chunks == 1L) {
 #if MODE == 0
-                stats_out(r, sh1[0], sh0[0] > ACC(0) ? sh2[0] / sh0[0] : ACC(0));
+                stats_out(r, sh1[cl], sh0[cl] > ACC(0) ? sh2[cl] / sh0[cl] : ACC(0));
 #else
-                vec_set(pc.s1, r, sh0[0]);
-                vec_set(pc.s2, r, sh1[0]);
+                vec_set(pc.s1, r, sh0[cl]);
+                vec_set(pc.s2, r, sh1[cl]);
 #endif
             } else {
-                int64_t p = 3L * int64_t(wg);
-                vec_set(pc.part, p, sh0[0]);
-                vec_set(pc.part, p + 1L, sh1[0]);
-                vec_set(pc.part, p + 2L, sh2[0]);
+                int64_t p = 3L * (r * chunks + c);
+                vec_set(pc.part, p, sh0[cl]);
+                vec_set(pc.part, p + 1L, sh1[cl]);
+                vec_set(pc.part, p + 2L, sh2[cl]);
             }
         }
         barrier();  // sh is written again by the next workgroup item

@@ -180,9 +180,18 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         if (p->inner == 0 || kk == 0) return rs_error(RS_ERR_INVALID, "%s: rows of no elements", name);
         if (!p->out1 || !p->out2) return rs_error(RS_ERR_INVALID, "%s: missing outputs", name);
         if (p->row_stride < 0 || p->outer_stride < 0) return rs_error(RS_ERR_INVALID, "%s: negative stride", name);
+        /* rows that are neighbouring columns (a channels_last batch's
+         * channels: one element a row per outer index, the rows side by
+         * side) are reduced tc at a time, neighbouring lanes on
+         * neighbouring rows: one row per workgroup would read one element
+         * in every outer_stride (a 32-byte sector for 4 bytes) */
+        int tc = 1;
+        if (p->inner == 1 && p->row_stride == 1 && p->rows > 1 && p->outer_stride >= p->rows)
+            while (tc < 32 && tc < p->rows) tc *= 2;
+        const int64_t tiles = (p->rows + tc - 1) / tc;
         /* chunks: enough workgroups to fill the GPU, each a few thousand
          * elements; one chunk (no partials) where rows alone suffice */
-        int64_t chunks = (GROUPS_WANTED + p->rows - 1) / p->rows, most = (kk + CHUNK_MIN - 1) / CHUNK_MIN;
+        int64_t chunks = (GROUPS_WANTED + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
         if (chunks > most) chunks = most;
         if (chunks < 1) chunks = 1;
         int64_t chunk = (kk + chunks - 1) / chunks;
@@ -233,10 +242,10 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         acc[n++] = (rs_access){p->out1, vec_bytes(dt, p->rows), 1};
         acc[n++] = (rs_access){p->out2, vec_bytes(dt, p->rows), 1};
         int nres = n - first_res;
-        uint64_t groups = (uint64_t)(p->rows * chunks);
+        uint64_t groups = (uint64_t)(tiles * chunks);
         uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), 1, 1};
         if (chunks == 1) {
-            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d", (int)p->op, (int)dt, tc);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
         }
@@ -248,7 +257,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int pn = 0;
         for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d", (int)p->op, (int)dt, tc);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {
