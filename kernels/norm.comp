@@ -6,7 +6,8 @@
 // its chunk of the row's K elements, each lane its own elements in order,
 // then the lanes in a fixed tree (deterministic, no atomics); with one chunk
 // per row it writes the results, else a partial per chunk into `part`,
-// which PASS 2 (one invocation per row) merges in chunk order.
+// which PASS 2 (a workgroup per row: its lanes over the chunks, then a
+// fixed tree) merges.
 //   STATS: Welford's count, mean and M2 (Chan's merge); out1 = mean,
 //          out2 = the biased variance. Rows of at most SEQ_MAX elements
 //          are summed by one lane in order, in two passes (CPU's batch norm
@@ -274,6 +275,28 @@ void merge(inout ACC n, inout ACC mean, inout ACC m2, ACC nb, ACC meanb, ACC m2b
     n = t;
 }
 
+// The states in sh0..sh2 of `count` lanes (lane, lane + step, ...: rl the
+// lane's rank among them) folded in a fixed tree into the first, lane rank
+// h taking rank h + half at each level. Called by every lane of the
+// workgroup (barriers).
+void fold_tree(uint lane, uint rl, uint step, uint count) {
+    for (uint h = count / 2u; h > 0u; h >>= 1) {
+        barrier();
+        if (rl < h) {
+            const uint o = lane + h * step;
+#if MODE == 0
+            ACC n = sh0[lane], m = sh1[lane], m2 = sh2[lane];
+            merge(n, m, m2, sh0[o], sh1[o], sh2[o]);
+            sh0[lane] = n, sh1[lane] = m, sh2[lane] = m2;
+#else
+            sh0[lane] += sh0[o];
+            sh1[lane] += sh1[o];
+#endif
+        }
+    }
+    barrier();
+}
+
 #if MODE == 0
 // row r's mean and biased variance into s1, s2; for batch norm's training
 // forward (NP_BN) s2 takes invstd = 1 / sqrt(var + eps), the running
@@ -370,21 +393,7 @@ void main() {
         }
         // each row's lanes in a fixed tree (lane + h TC: the same row)
         sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;
-        for (uint h = uint(RL) / 2u; h > 0u; h >>= 1) {
-            barrier();
-            if (rl < h) {
-                const uint o = lane + h * uint(TC);
-#if MODE == 0
-                ACC n = sh0[lane], m = sh1[lane], m2 = sh2[lane];
-                merge(n, m, m2, sh0[o], sh1[o], sh2[o]);
-                sh0[lane] = n, sh1[lane] = m, sh2[lane] = m2;
-#else
-                sh0[lane] += sh0[o];
-                sh1[lane] += sh1[o];
-#endif
-            }
-        }
-        barrier();
+        fold_tree(lane, rl, uint(TC), uint(RL));
         if (rl == 0u && live) {  // lane == cl: the row's tree root
             if (chunks == 1L) {
 #if MODE == 0
@@ -404,13 +413,16 @@ void main() {
     }
 }
 #else
-// PASS 2: one invocation per row merges its chunks in order
+// PASS 2: a workgroup per row merges its chunks' partials: each lane the
+// chunks lane, lane + RS_WG, ... in order, then the lanes in a fixed tree
+// (deterministic; one lane per row took as many steps as there are chunks)
 void main() {
     int64_t rows = np(NP_ROWS), chunks = np(NP_CHUNKS);
-    RS_FOR_EACH(item, uint64_t(rows)) {
-        int64_t r = int64_t(item);
+    uint lane = gl_LocalInvocationID.x;
+    for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(rows); wg += uint64_t(gl_NumWorkGroups.x)) {
+        int64_t r = int64_t(wg);
         ACC v0 = ACC(0), v1 = ACC(0), v2 = ACC(0);
-        for (int64_t c = 0; c < chunks; ++c) {
+        for (int64_t c = int64_t(lane); c < chunks; c += int64_t(RS_WG)) {
             int64_t p = 3L * (r * chunks + c);
 #if MODE == 0
             merge(v0, v1, v2, vec_at(pc.part, p, ACC(0)), vec_at(pc.part, p + 1L, ACC(0)),
@@ -420,12 +432,17 @@ void main() {
             v1 += vec_at(pc.part, p + 1L, ACC(0));
 #endif
         }
+        sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;
+        fold_tree(lane, lane, 1u, uint(RS_WG));
+        if (lane == 0u) {
 #if MODE == 0
-        stats_out(r, v1, v0 > ACC(0) ? v2 / v0 : ACC(0));
+            stats_out(r, sh1[0], sh0[0] > ACC(0) ? sh2[0] / sh0[0] : ACC(0));
 #else
-        vec_set(pc.s1, r, v0);
-        vec_set(pc.s2, r, v1);
+            vec_set(pc.s1, r, sh0[0]);
+            vec_set(pc.s2, r, sh1[0]);
 #endif
+        }
+        barrier();  // sh is written again by the next row
     }
 }
 #endif

@@ -264,8 +264,10 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
             rs_access facc[16] = {{pc.part, part_bytes, 0}};
             for (int i = 0; i < nres; ++i) facc[1 + i] = acc[first_res + i];
             snprintf(defines, sizeof defines, "MODE=%d;PASS=2;DT=%d", (int)p->op, (int)dt);
+            /* a workgroup per row */
+            uint32_t g2[3] = {rs_groups_capped(s, (uint64_t)p->rows, RS_GROUPS_MAX), 1, 1};
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
-                st = rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, facc, 1 + nres);
+                st = rs_dispatch(s, k, g2, &pc, sizeof pc, facc, 1 + nres);
         }
         rs_free(dev, pc.part);
         return st;
