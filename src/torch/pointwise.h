@@ -78,7 +78,11 @@ void run_pointwise_flags(at::TensorIteratorBase& iter, const char* name, rs_pw_o
 
 // An out= kernel's result computed into a fresh tensor `r`: `out` resized as
 // ATen's resize_output does (a warning when it had elements), then filled.
+// `out` on another device raises, as PyTorch's out= wrappers do (a copy
+// there would be a hidden transfer).
 inline at::Tensor& write_out(at::Tensor& out, const at::Tensor& r) {
+  TORCH_CHECK(out.device() == r.device(), "Expected out tensor to have device ", r.device(), ", but got ",
+              out.device(), " instead");
   at::native::resize_output(out, r.sizes());
   out.copy_(r);
   return out;

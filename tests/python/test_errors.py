@@ -42,6 +42,25 @@ def test_cross_device_op_raises():
     assert (a.cpu() == 1).all()
 
 
+def test_out_on_another_device_raises():
+    # an out= tensor on the CPU for an op on russet: PyTorch's out= wrappers
+    # refuse it; russet's composed out= kernels did a hidden copy
+    x = torch.randn(8, device=D)
+    for fn, dt in ((lambda o: torch.fft.fftn(x, out=o), torch.complex64),
+                   (lambda o: torch.fft.rfftn(x, out=o), torch.complex64),
+                   (lambda o: torch.fft.hfft(x, out=o), torch.float32)):
+        with pytest.raises(RuntimeError, match="device"):
+            fn(torch.empty(0, dtype=dt))
+    with pytest.raises(RuntimeError, match="device"):
+        torch.where(x > 0, x, x, out=torch.empty(8))
+    with pytest.raises(RuntimeError, match="device"):
+        torch.searchsorted(torch.arange(5.0, device=D), x, out=torch.empty(8, dtype=torch.int64))
+    # a wrong-device out= is not a wrong-dtype out=: the right one works
+    o = torch.empty(0, dtype=torch.complex64, device=D)
+    torch.fft.fftn(x, out=o)
+    torch.testing.assert_close(o.cpu(), torch.fft.fftn(x.cpu()))
+
+
 def test_shape_and_dtype_mismatch():
     a = torch.ones(3, 4, device=D)
     with pytest.raises(RuntimeError):

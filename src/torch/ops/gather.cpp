@@ -70,7 +70,7 @@ Tensor& scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, 
 // index_select: a gather whose index is the vector expanded over the
 // other dims (stride 0); not structured, checked as ATen's CPU kernel
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
-  TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
               "index_select(): Expected dtype int32 or int64 for index");
   TORCH_CHECK(self.scalar_type() == out.scalar_type(), "index_select(): self and result must have the same ",
