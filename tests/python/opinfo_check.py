@@ -12,11 +12,18 @@ and complex128 (which the device cannot compute there).
 """
 
 import os
+import sys
 import zlib
 
 import torch
 from torch.testing import assert_close
 from torch.testing._internal.common_methods_invocations import op_db
+
+# the conformance harness (tools/conformance.py: its tolerances), importable
+# in the child processes that some tests run this module in
+_TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools")
+if _TOOLS not in sys.path:
+    sys.path.insert(0, _TOOLS)
 
 D = "russet"
 HOST_DTYPES = {torch.float64, torch.complex128} if os.environ.get("RUSSET_PROFILE", "apple") == "apple" else set()
