@@ -157,7 +157,7 @@ void main() {
             continue;
         }
         if (end < start) {  // CPU's sum and mean raise; max would read bags out of order
-            rs_raise_at(pc.err, pc.site, 6u, end);
+            rs_raise_at(pc.err, pc.site, 7u, end);
             continue;
         }
         if (pc.o2b != 0UL) {

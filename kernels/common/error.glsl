@@ -8,8 +8,9 @@
 //     #define rs_raise(code, value) rs_raise_at(pc.err, pc.site, code, value)
 // Codes: 1 index out of range (value: the index), 2 integer division by zero,
 // 3 an input outside [0, 1], 4 a target outside [0, 1] (binary_cross_entropy),
-// 5 a negative segment length (segment_reduce), 6 offsets that decrease
-// (embedding_bag; value: the bag's end).
+// 5 a negative segment length (segment_reduce), 6 a failed assertion in a
+// kernel torch.compile generated (python/russet/inductor/kernel.py), 7
+// offsets that decrease (embedding_bag; value: the bag's end).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

@@ -739,7 +739,7 @@ rs_status rs_device_check_error(rs_device *dev) {
     if (code == 3 || code == 4)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: all elements of %s should be between 0 and 1", name,
                         code == 3 ? "input" : "target");
-    if (code == 6)
+    if (code == 7)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: offsets must be non-decreasing (a bag ends at %lld, before "
                         "it starts)", name, (long long)value);
     if (code == 5)
