@@ -24,17 +24,24 @@ static rs_status check(const char *what, const rs_tensor *t, int ndim, rs_dtype 
     return RS_OK;
 }
 
+/* the dtypes every entry point takes: a float `what` (weights, gradients),
+ * float64 only with fp64, and int32 or int64 indices */
+static rs_status check_dtypes(const char *name, const char *what, rs_dtype dt, rs_dtype it, rs_stream *s) {
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+        return rs_error(RS_ERR_INVALID, "%s: no kernel for %s %s", name, rs_dtype_name(dt), what);
+    if (rs_dtype_needs_fp64(dt) && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
+                        "lacks", name);
+    if (!is_index(it)) return rs_error(RS_ERR_INVALID, "%s: indices must be int64 or int32", name);
+    return RS_OK;
+}
+
 rs_status rs_embedding_bag_run(rs_stream *s, const rs_embedding_bag *e) {
     if (!s || !e) return rs_error(RS_ERR_INVALID, "embedding_bag: missing arguments");
     if ((int)e->mode < RS_EBAG_SUM || e->mode > RS_EBAG_MAX) return rs_error(RS_ERR_INVALID, "embedding_bag: bad mode");
     const rs_dtype dt = e->weight.dtype, it = e->indices.dtype;
-    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
-        return rs_error(RS_ERR_INVALID, "embedding_bag: no kernel for %s weights", rs_dtype_name(dt));
-    if (rs_dtype_needs_fp64(dt) && !rs_stream_features(s)->has_fp64)
-        return rs_error(RS_ERR_UNSUPPORTED, "embedding_bag: float64 needs float64 arithmetic, which this device "
-                        "(or profile) lacks");
-    if (!is_index(it)) return rs_error(RS_ERR_INVALID, "embedding_bag: indices must be int64 or int32");
     rs_status st;
+    if ((st = check_dtypes("embedding_bag", "weights", dt, it, s))) return st;
     const int has_psw = e->per_sample_weights.ndim != 0, max = e->mode == RS_EBAG_MAX;
     if ((st = check("weight", &e->weight, 2, dt)) || (st = check("indices", &e->indices, 1, it)) ||
         (st = check("offsets", &e->offsets, 1, it)) || (st = check("out", &e->out, 2, dt)) ||
@@ -110,13 +117,8 @@ rs_status rs_embedding_bag_run(rs_stream *s, const rs_embedding_bag *e) {
 static rs_status check_grad(const char *name, const rs_embedding_bag_grad *g, const rs_tensor *table, rs_stream *s,
                             int64_t *b, int64_t *d, int64_t *l) {
     const rs_dtype dt = g->grad.dtype, it = g->indices.dtype;
-    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
-        return rs_error(RS_ERR_INVALID, "%s: no kernel for %s gradients", name, rs_dtype_name(dt));
-    if (rs_dtype_needs_fp64(dt) && !rs_stream_features(s)->has_fp64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
-                        "lacks", name);
-    if (!is_index(it)) return rs_error(RS_ERR_INVALID, "%s: indices must be int64 or int32", name);
     rs_status st;
+    if ((st = check_dtypes(name, "gradients", dt, it, s))) return st;
     const int o2b = g->offset2bag.ndim != 0;
     if ((st = check("grad", &g->grad, 2, dt)) || (st = check("indices", &g->indices, 1, it)) ||
         (st = check(table == &g->out ? "the weight's gradient" : "weight", table, 2, dt)) ||

@@ -124,9 +124,9 @@ Result4 embedding_bag_forward_only(const Tensor& weight, const Tensor& indices, 
 }
 
 // The index tensors in indices' dtype (the engine takes one index dtype)
-Tensor as_index(const Tensor& t, const Tensor& indices) {
+Tensor as_index(const Tensor& t, const char* name, const Tensor& indices) {
   if (!t.defined() || t.scalar_type() == indices.scalar_type()) return t;
-  auto a = at::TensorArg(t, "offset2bag", 1);
+  auto a = at::TensorArg(t, name, 1);
   at::checkScalarTypes("embedding_bag", a, {at::kLong, at::kInt});
   return t.to(indices.scalar_type());
 }
@@ -141,9 +141,9 @@ rs_embedding_bag_grad grad_of(int64_t mode, const Tensor& grad, const Tensor& id
   g.indices = describe(idx);
   if (offset2bag.numel() == 0 && idx.numel() != 0) {
     TORCH_CHECK(offsets.defined(), "embedding_bag_backward: offset2bag is empty and there are no offsets");
-    g.offsets = describe(as_index(offsets, idx));
+    g.offsets = describe(as_index(offsets, "offsets", idx));
   } else {
-    g.offset2bag = describe(as_index(offset2bag, idx));
+    g.offset2bag = describe(as_index(offset2bag, "offset2bag", idx));
   }
   g.padding_idx = padding_idx;
   return g;
@@ -165,7 +165,7 @@ Tensor dense_backward(const Tensor& grad, const Tensor& indices, const Tensor& o
     TORCH_CHECK(mode == kSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
     g.per_sample_weights = describe(psw.scalar_type() == grad.scalar_type() ? psw : psw.to(grad.scalar_type()));
   }
-  Tensor bs = as_index(bag_size, idx), mi = as_index(max_indices, idx);
+  Tensor bs = as_index(bag_size, "bag_size", idx), mi = as_index(max_indices, "max_indices", idx);
   if (mode != kSum) g.bag_size = describe(bs);
   if (mode == kMax) g.max_indices = describe(mi);
   g.scale_grad_by_freq = scale_grad_by_freq;
