@@ -11,7 +11,10 @@
 // - MODE 4 (scatter): the nonzero elements of block b, in order, from
 //   position nz[b]: NONZERO=1 writes their coordinates (int64 [count, ndim],
 //   sizes in `params`), NONZERO=0 writes values[e] (masked_select; VSIZE
-//   bytes each) where src (the mask) is nonzero.
+//   bytes each) where src (the mask) is nonzero; SCATTER=1 (with
+//   NONZERO=0) the reverse, masked_scatter: dst's element e (strided,
+//   sizes and strides in `params`) = values[pos] where the mask is nonzero,
+//   raising code 8 where pos reaches m (too short a source).
 // - MODE 5 (permute): out[perm[i]] = src[i], int64 (perm in `aux`): the
 //   inverse of unique from the sorted order.
 // - MODE 6 (run starts): out[i] = src[i] starts a run of equal values
@@ -20,6 +23,7 @@
 #include "common/dtype.glsl"
 #include "params/select.h"
 #include "common/index.glsl"
+#include "common/error.glsl"
 
 #ifdef IN_DT
 #define T_DT IN_DT
@@ -32,6 +36,9 @@
 #undef T_DT
 #endif
 
+#ifndef SCATTER
+#define SCATTER 0
+#endif
 #define ITEMS 4
 layout(local_size_x = RS_WG) in;
 
@@ -191,9 +198,28 @@ void main() {
 #else
         uint64_t pos = uint64_t(RsU32(pc.nz + 4UL * b).v) + uint64_t(sh[t] - cnt);
         for (uint k = 0u; k < ITEMS; ++k) {
+#if SCATTER
+            if ((flags & (1u << k)) == 0u) continue;
+#else
             if ((flags & (1u << k)) == 0u || pos >= pc.m) continue;  // m: row limit (nonzero_static)
+#endif
             uint64_t e = e0 + k;
-#if NONZERO
+#if SCATTER
+            // masked_scatter: self's element e (strided: sizes, then
+            // strides in params) takes source's element pos (aux, contiguous)
+            if (pos >= pc.m) {  // m: source's elements
+                rs_raise_at(pc.err, pc.site, 8u, int64_t(pos));
+                break;
+            }
+            uint64_t rem = e;
+            int64_t off = 0L;
+            for (int d = int(pc.ndim) - 1; d >= 0; --d) {
+                uint64_t r;
+                rs_divmod(rem, uint64_t(RsI64(pc.params + 8UL * uint64_t(d)).v), r);
+                off += int64_t(r) * RsI64(pc.params + 8UL * uint64_t(int(pc.ndim) + d)).v;
+            }
+            uint64_t s = pc.aux + pos * VSIZE, dd = pc.dst + uint64_t(off) * VSIZE;
+#elif NONZERO
             uint64_t rem = e;
             for (int d = int(pc.ndim) - 1; d >= 0; --d) {
                 uint64_t r;
@@ -202,6 +228,8 @@ void main() {
             }
 #else
             uint64_t s = pc.aux + e * VSIZE, dd = pc.dst + pos * VSIZE;
+#endif
+#if !NONZERO
 #if VSIZE == 1
             RsU8(dd).v = RsU8(s).v;
 #elif VSIZE == 2

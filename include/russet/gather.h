@@ -30,6 +30,18 @@ typedef struct rs_gather {
 
 RS_API rs_status rs_gather_run(rs_stream *s, const rs_gather *g);
 
+/* Advanced indexing's linear index (x[i0, i1, ...] over `count` adjacent
+ * dims of sizes sizes[0..count)): out[e] = the sum over k of
+ * wrap(indices[k][e], sizes[k]) times the product of sizes[k + 1..count),
+ * where wrap(i, n) is i + n for i in [-n, 0), else i. An index outside
+ * [-n, n) makes out[e] that index's value when count is 1, else -1: outside
+ * [0, product of sizes), so that the gather or index reduction that
+ * follows raises it (naming the index, as CPU does, where there is one).
+ * out is int64, contiguous; each index tensor int64 or int32 with out's
+ * sizes and any strides (0 where broadcast). */
+RS_API rs_status rs_index_linearize(rs_stream *s, int count, const rs_tensor *indices, const int64_t *sizes,
+                                    const rs_tensor *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,7 @@
 #include "russet/reduce.h"
 #include "russet/rnn.h"
 #include "russet/scan_sort.h"
+#include "russet/segment_reduce.h"
 #include "russet/softmax.h"
 
 #endif /* RUSSET_H */

@@ -77,6 +77,15 @@ RS_API rs_status rs_nonzero_write_max(rs_stream *s, const rs_tensor *src, uint64
                                       const rs_tensor *coords, const rs_tensor *values_src,
                                       const rs_tensor *values_out);
 
+/* masked_scatter_: self's k-th element (in row-major order) where the mask
+ * is true takes source's k-th element. self any dtype and strides; mask
+ * bool with self's sizes, any strides (0 where broadcast); source
+ * contiguous, of self's dtype. Elements move as bytes. No wait: too short
+ * a source raises the device error flag (code 8, CPU's message "Number of
+ * elements of source < number of ones in mask") at the next sync. self
+ * below 2^32 elements. */
+RS_API rs_status rs_masked_scatter(rs_stream *s, const rs_tensor *self, const rs_tensor *mask, const rs_tensor *source);
+
 /* out[perm[i]] = src[i]; contiguous int64 tensors of one size, perm a
  * permutation (unique's inverse from the sorted order). */
 RS_API rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out);

@@ -10,7 +10,8 @@
 // 3 an input outside [0, 1], 4 a target outside [0, 1] (binary_cross_entropy),
 // 5 a negative segment length (segment_reduce), 6 a failed assertion in a
 // kernel torch.compile generated (python/russet/inductor/kernel.py), 7
-// offsets that decrease (embedding_bag; value: the bag's end).
+// offsets that decrease (embedding_bag; value: the bag's end), 8 too short
+// a source (masked_scatter_; value: the first rank past its end).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

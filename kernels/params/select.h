@@ -9,12 +9,15 @@
     uint64_t sorter;   /* MODE 1 */ \
     uint64_t dst; \
     uint64_t nz;       /* MODE 2-4: block counts / offsets */ \
-    uint64_t params;   /* MODE 4: int64 sizes[ndim] */ \
+    uint64_t params;   /* MODE 4: int64 sizes[ndim] (SCATTER: then dst's strides[ndim]) */ \
     uint64_t numel;    /* MODE 1: values; MODE 2, 4: src elements; MODE 3: blocks */ \
     uint64_t nv;       /* MODE 1: values per row */ \
-    uint64_t m;        /* MODE 1: boundaries per row; MODE 4: rows to write at most */ \
+    uint64_t m;        /* MODE 1: boundaries per row; MODE 4: rows to write at most (SCATTER: source's elements) */ \
     uint32_t brows;    /* MODE 1 */ \
-    uint32_t ndim;     /* MODE 4 */
+    uint32_t ndim;     /* MODE 4 */ \
+    uint64_t err;      /* MODE 4 SCATTER: the device error flag */ \
+    uint32_t site; \
+    uint32_t pad_;
 
 #define RS_SELECT_COUNT_PUSH \
     uint64_t src; \

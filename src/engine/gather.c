@@ -76,3 +76,55 @@ rs_status rs_gather_run(rs_stream *s, const rs_gather *g) {
     if (g->mode != RS_SCATTER_VALUE) acc[n++] = rs_tensor_access(&g->other, g->mode == RS_GATHER);
     return rs_launch(s, k, pc.numel, &pc, sizeof pc, acc, n);
 }
+
+/* ---------------------------------------------------------------- advanced indexing's linear index */
+
+typedef struct index_linear_push { RS_INDEX_LINEAR_PUSH } index_linear_push;
+
+rs_status rs_index_linearize(rs_stream *s, int count, const rs_tensor *indices, const int64_t *sizes,
+                             const rs_tensor *out) {
+    const char *name = "index";
+    if (!s || !indices || !sizes || !out) return rs_error(RS_ERR_INVALID, "%s: missing arguments", name);
+    if (count < 1 || count > RS_MAX_DIMS) return rs_error(RS_ERR_INVALID, "%s: %d index tensors", name, count);
+    if (out->dtype != RS_INT64 || !rs_tensor_is_contiguous(out))
+        return rs_error(RS_ERR_INVALID, "%s: the linear index must be contiguous int64", name);
+    const int nd = out->ndim;
+    for (int k = 0; k < count; ++k) {
+        const rs_tensor *t = &indices[k];
+        if (t->dtype != RS_INT64 && t->dtype != RS_INT32)
+            return rs_error(RS_ERR_INVALID, "%s: index tensor %d must be int64 or int32", name, k);
+        if (t->ndim != nd || memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)nd) != 0)
+            return rs_error(RS_ERR_INVALID, "%s: index tensor %d does not have the linear index's sizes", name, k);
+        if (sizes[k] < 0) return rs_error(RS_ERR_INVALID, "%s: indexed dim %d has size %lld", name, k,
+                                          (long long)sizes[k]);
+    }
+    const int64_t numel = rs_tensor_numel(out);
+    if (numel == 0) return RS_OK;
+
+    const size_t slots = (size_t)(IL_SIZES + nd + count * IL_K_SLOTS(nd));
+    void *host = NULL;
+    uint64_t addr = 0;
+    rs_status st;
+    if ((st = rs_stream_arena(s, slots * sizeof(int64_t), &host, &addr))) return st;
+    int64_t *q = host;
+    q[IL_NDIM] = nd, q[IL_COUNT] = count;
+    for (int d = 0; d < nd; ++d) q[IL_SIZES + d] = out->sizes[d];
+    int64_t p = 1;
+    for (int k = count - 1; k >= 0; --k) {
+        int64_t *b = q + IL_SIZES + nd + k * IL_K_SLOTS(nd);
+        b[IL_K_ADDR] = (int64_t)indices[k].address;
+        b[IL_K_I32] = indices[k].dtype == RS_INT32;
+        b[IL_K_N] = sizes[k];
+        b[IL_K_P] = p;
+        for (int d = 0; d < nd; ++d) b[IL_K_STRIDES + d] = indices[k].strides[d];
+        p *= sizes[k];
+    }
+    index_linear_push pc = {.params = addr, .out_ = out->address, .numel = (uint64_t)numel};
+    rs_device *dev = rs_stream_device(s);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(dev, "index_linear.comp", "", &k))) return st;
+    rs_access acc[RS_MAX_DIMS + 1];
+    for (int i = 0; i < count; ++i) acc[i] = rs_tensor_access(&indices[i], 0);
+    acc[count] = rs_tensor_access(out, 1);
+    return rs_launch(s, k, (uint64_t)numel, &pc, sizeof pc, acc, count + 1);
+}

@@ -169,6 +169,60 @@ done:
     return st;
 }
 
+rs_status rs_masked_scatter(rs_stream *s, const rs_tensor *self, const rs_tensor *mask, const rs_tensor *source) {
+    const char *name = "masked_scatter_";
+    if (!s || !self || !mask || !source) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    if (mask->dtype != RS_BOOL || mask->ndim != self->ndim ||
+        memcmp(mask->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
+        return rs_error(RS_ERR_INVALID, "%s: the mask must be bool with self's sizes", name);
+    if (source->dtype != self->dtype || !rs_tensor_is_contiguous(source))
+        return rs_error(RS_ERR_INVALID, "%s: source must be contiguous, of self's dtype", name);
+    const int64_t numel = rs_tensor_numel(self);
+    if (numel == 0) return RS_OK;
+    rs_device *dev = rs_stream_device(s);
+    rs_tensor m = *mask;
+    uint64_t dense = 0, offsets = 0;
+    rs_status st;
+    if (!rs_tensor_is_contiguous(mask)) { /* a broadcast or strided mask: counted from a dense copy */
+        if ((st = rs_alloc(dev, (uint64_t)numel, s, &dense))) return st;
+        m.address = dense;
+        int64_t stride = 1;
+        for (int d = self->ndim - 1; d >= 0; --d) m.strides[d] = stride, stride *= self->sizes[d];
+        if ((st = rs_copy(s, &m, mask))) goto done;
+    }
+    if ((st = rs_nonzero_count(s, &m, &offsets, NULL))) goto done;
+    const uint64_t nblocks = ((uint64_t)numel + CHUNK - 1) / CHUNK;
+    select_push pc;
+    memset(&pc, 0, sizeof pc);
+    pc.src = m.address;
+    pc.nz = offsets;
+    pc.numel = (uint64_t)numel;
+    pc.aux = source->address;
+    pc.dst = self->address;
+    pc.m = (uint64_t)rs_tensor_numel(source);
+    pc.ndim = (uint32_t)self->ndim;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, name);
+    void *host = NULL;
+    if (self->ndim > 0) {
+        if ((st = rs_stream_arena(s, 16 * (size_t)self->ndim, &host, &pc.params))) goto done;
+        memcpy(host, self->sizes, 8 * (size_t)self->ndim);
+        memcpy((int64_t *)host + self->ndim, self->strides, 8 * (size_t)self->ndim);
+    }
+    char extra[64];
+    snprintf(extra, sizeof extra, ";NONZERO=0;SCATTER=1;VSIZE=%zu", rs_dtype_size(self->dtype));
+    rs_kernel *k = NULL;
+    if ((st = count_kernel(s, 4, &m, extra, &k))) goto done;
+    rs_access acc[4] = {rs_tensor_access(&m, 0), {offsets, 4 * (nblocks + 1), 0}, rs_tensor_access(source, 0),
+                        rs_tensor_access(self, 1)};
+    uint32_t g[3] = {capped(s, nblocks), 1, 1};
+    st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, 4);
+done:
+    if (offsets) rs_free(dev, offsets);
+    if (dense) rs_free(dev, dense);
+    return st;
+}
+
 rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs_tensor *perm, const rs_tensor *out) {
     if (!s || !src || !perm || !out) return rs_error(RS_ERR_INVALID, "rs_permute_scatter: NULL argument");
     int64_t n = rs_tensor_numel(src);

@@ -742,6 +742,8 @@ rs_status rs_device_check_error(rs_device *dev) {
     if (code == 7)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: offsets must be non-decreasing (a bag ends at %lld, before "
                         "it starts)", name, (long long)value);
+    if (code == 8)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Number of elements of source < number of ones in mask", name);
     if (code == 5)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Expected segment_length >= 0 to be true, but got false "
                         "(a segment of length %lld)", name, (long long)value);

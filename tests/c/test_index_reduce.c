@@ -274,6 +274,56 @@ TEST(float_amax_skip_scale_and_errors) {
     rs_free(g_dev, b); rs_free(g_dev, c); rs_free(g_dev, ga); rs_free(g_dev, wa); rs_free(g_dev, ia);
 }
 
+/* advanced indexing's linear index: two index tensors (an int64 one
+ * broadcast along dim 0 with stride 0, an int32 one strided), negative
+ * indices wrapped, out-of-range ones giving -1; with one tensor the bad
+ * value itself */
+TEST(index_linearize_wraps_and_marks) {
+    enum { R = 3, C = 4 };
+    const int64_t n0 = 5, n1 = 6;
+    const int64_t i0[C] = {0, -1, 4, 5};                      /* broadcast over rows */
+    const int32_t i1[R * 2 * C] = {0, 9, 1, 9, -6, 9, 2, 9,   /* every other element */
+                                   3, 9, 5, 9, -1, 9, 0, 9,
+                                   6, 9, -7, 9, 1, 9, 2, 9};
+    uint64_t a = ctest_upload(g_dev, g_s, i0, sizeof i0), b = ctest_upload(g_dev, g_s, i1, sizeof i1), o;
+    CHECK_OK(rs_alloc(g_dev, 8 * R * C, g_s, &o));
+    const int64_t sz[2] = {R, C};
+    rs_tensor idx[2];
+    idx[0] = ctest_view(a, RS_INT64, 2, sz);
+    idx[0].strides[0] = 0, idx[0].strides[1] = 1;
+    idx[1] = ctest_view(b, RS_INT32, 2, sz);
+    idx[1].strides[0] = 2 * C, idx[1].strides[1] = 2;
+    rs_tensor out = ctest_view(o, RS_INT64, 2, sz);
+    const int64_t sizes[2] = {n0, n1};
+    CHECK_OK(rs_index_linearize(g_s, 2, idx, sizes, &out));
+    int64_t got[R * C];
+    CHECK_OK(rs_memcpy_dtoh(g_s, got, o, sizeof got));
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+            const int64_t x = i0[c], y = i1[r * 2 * C + 2 * c];
+            const int ok = x >= -n0 && x < n0 && y >= -n1 && y < n1;
+            const int64_t want = ok ? (x < 0 ? x + n0 : x) * n1 + (y < 0 ? y + n1 : y) : -1;
+            if (got[r * C + c] != want) {
+                fprintf(stderr, "  [%d, %d]: %lld, want %lld\n", r, c, (long long)got[r * C + c], (long long)want);
+                CHECK(0);
+            }
+        }
+    /* one tensor: an index out of range stays itself (the gather names it) */
+    CHECK_OK(rs_index_linearize(g_s, 1, &idx[0], sizes, &out));
+    CHECK_OK(rs_memcpy_dtoh(g_s, got, o, sizeof got));
+    for (int r = 0; r < R; ++r) {
+        CHECK(got[r * C + 0] == 0 && got[r * C + 1] == 4 && got[r * C + 2] == 4 && got[r * C + 3] == 5);
+    }
+    /* bad arguments */
+    idx[1].dtype = RS_FLOAT32;
+    CHECK(rs_index_linearize(g_s, 2, idx, sizes, &out) == RS_ERR_INVALID && strstr(rs_last_error(), "int64 or int32"));
+    idx[1].dtype = RS_INT32;
+    idx[1].sizes[0] = 2;
+    CHECK(rs_index_linearize(g_s, 2, idx, sizes, &out) == RS_ERR_INVALID && strstr(rs_last_error(), "sizes"));
+    CHECK(rs_index_linearize(g_s, 0, idx, sizes, &out) == RS_ERR_INVALID);
+    rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, o);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -285,5 +335,6 @@ int main(void) {
     RUN(long_runs_cross_windows);
     RUN(int8_ops);
     RUN(float_amax_skip_scale_and_errors);
+    RUN(index_linearize_wraps_and_marks);
     CTEST_END();
 }

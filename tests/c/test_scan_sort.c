@@ -296,6 +296,43 @@ TEST(sort_int64_and_median) {
     rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, c);
 }
 
+/* masked_scatter: a strided self (a transposed (40, 60) float32 matrix)
+ * with a broadcast mask (one row of 60 repeated, stride 0) over several
+ * rank blocks; then too short a source raises at the sync */
+TEST(masked_scatter_strided_broadcast) {
+    enum { R = 60, C = 40 }; /* self (R, C) viewed from a (C, R) buffer */
+    float self[R * C], src[R * C];
+    uint8_t row[C];
+    uint32_t seed = 11;
+    for (int i = 0; i < R * C; ++i) self[i] = (float)i, src[i] = -1.0f - (float)i;
+    for (int c = 0; c < C; ++c) row[c] = (lcg(&seed) >> 16) % 3 != 0;
+    uint64_t ds = ctest_upload(g_dev, g_s, self, sizeof self), dsrc = ctest_upload(g_dev, g_s, src, sizeof src),
+             dm = ctest_upload(g_dev, g_s, row, sizeof row);
+    const int64_t sz[2] = {R, C}, n[1] = {R * C};
+    rs_tensor vs = ctest_view(ds, RS_FLOAT32, 2, sz), vm = ctest_view(dm, RS_BOOL, 2, sz),
+              vsrc = ctest_view(dsrc, RS_FLOAT32, 1, n);
+    vs.strides[0] = 1, vs.strides[1] = R;
+    vm.strides[0] = 0, vm.strides[1] = 1;
+    CHECK_OK(rs_masked_scatter(g_s, &vs, &vm, &vsrc));
+    float got[R * C];
+    CHECK_OK(rs_memcpy_dtoh(g_s, got, ds, sizeof got));
+    int k = 0, bad = 0;
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+            const int at = c * R + r; /* (r, c) in the buffer */
+            const float want = row[c] ? src[k++] : self[at];
+            bad += got[at] != want;
+        }
+    CHECK(bad == 0);
+    vsrc.sizes[0] = k - 1; /* one short */
+    CHECK_OK(rs_masked_scatter(g_s, &vs, &vm, &vsrc));
+    CHECK(rs_stream_synchronize(g_s) == RS_ERR_DEVICE_ASSERT &&
+          strstr(rs_last_error(), "Number of elements of source < number of ones in mask"));
+    vm.dtype = RS_UINT8;
+    CHECK(rs_masked_scatter(g_s, &vs, &vm, &vsrc) == RS_ERR_INVALID && strstr(rs_last_error(), "bool"));
+    rs_free(g_dev, ds); rs_free(g_dev, dsrc); rs_free(g_dev, dm);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -313,5 +350,6 @@ int main(void) {
     RUN(sort_long_row_bitonic);
     RUN(sort_long_rows_rankings);
     RUN(sort_int64_and_median);
+    RUN(masked_scatter_strided_broadcast);
     CTEST_END();
 }

@@ -109,6 +109,17 @@ def test_backward_prod_zero_nan():
         assert_close(got, exp, equal_nan=True)
 
 
+def test_backward_prod_overflow_after_zeros():
+    # two zeros first: CPU's exclusive product for each is 0 from the other
+    # zero on (0 * 1e30 * 1e30 = 0), where the composition russet used
+    # before its C engine multiplied the product of the rest (inf) by 0: NaN
+    x = torch.tensor([[0.0], [0.0], [1e30], [1e30], [1e-30]])
+    gr = torch.tensor([[1.0]])
+    exp, got = grads(x, "prod", gr, lengths=torch.tensor([5]))
+    assert exp[0, 0] == 0 and exp[1, 0] == 0
+    exact(exp, got)
+
+
 def test_backward_half():
     g = torch.Generator().manual_seed(3)
     x = torch.randn(8, 2, generator=g).to(torch.float16)

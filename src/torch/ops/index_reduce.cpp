@@ -17,8 +17,6 @@
 #include <ATen/native/IndexingUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_index_put_impl_ops.h>
-#include <ATen/ops/cat.h>
-#include <ATen/ops/cumsum.h>
 #include <ATen/ops/_unique.h>
 #include <ATen/ops/embedding_dense_backward_ops.h>
 #include <ATen/ops/embedding_renorm_ops.h>
@@ -45,7 +43,6 @@
 #include <ATen/ops/scatter_reduce_ops.h>
 #include <ATen/ops/take_ops.h>
 #include <ATen/ops/view_as_real.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/scatter_meta.h>
 #include <ATen/ops/scatter_ops.h>
 #include <ATen/ops/where.h>
@@ -342,9 +339,14 @@ Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, 
       self, indices, max_norm, norm_type);
 }
 
-// index in [-n, n) wrapped to [0, n); other values stay out of range (the
-// kernels raise them)
-Tensor wrapped(const Tensor& index, int64_t n) { return at::where(index.lt(0), index.add(n), index); }
+// index in [-n, n) wrapped to [0, n); other values stay themselves (the
+// kernels raise them, naming the user's value)
+Tensor wrapped(const Tensor& index, int64_t n) {
+  Tensor out = at::empty(index.sizes(), index.options().dtype(at::kLong));
+  rs_tensor iv = describe(index), ov = describe(out);
+  check(rs_index_linearize(current_stream_for(index), 1, &iv, &n, &ov));
+  return out;
+}
 
 // put_: self as a flat (row-major) tensor, index into it
 Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
@@ -429,37 +431,26 @@ Tensor& index_fill_int_tensor(Tensor& self, int64_t dim, const Tensor& index, co
 }
 
 // masked_scatter_: the k-th true position of the mask (row-major over self)
-// takes source's k-th element: ranks from a cumsum, a gather, a copy.
-// Source is read through a one-element pad in front, so that a position
-// past its end raises (device-side) and an all-false mask reads nothing.
+// takes source's k-th element (rs_masked_scatter: the ranks, then one
+// launch; too short a source raises at the next sync)
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
   TORCH_CHECK(self.scalar_type() == source.scalar_type(), "masked_scatter_: expected self and source to have same ",
               "dtypes but got", self.scalar_type(), " and ", source.scalar_type());
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
   if (self.numel() == 0) return self;
-  Tensor m = mask.expand(self.sizes()).reshape({-1});
-  Tensor pos = at::cumsum(m, 0, at::kLong);  // 1-based rank of each true position
-  Tensor padded = at::cat({at::zeros({1}, source.options()), source.reshape({-1})});
-  Tensor taken = at::index_select(padded, 0, at::where(m, pos, at::zeros({}, pos.options())));
-  // copied to the true positions (the others index -1: skipped)
-  int64_t n = self.numel();
-  Tensor targets = at::where(m, at::arange(n, pos.options()), at::full({}, -1, pos.options()));
-  bool direct = self.is_contiguous();
-  Tensor flat = direct ? self.view({-1}) : self.contiguous().view({-1});
-  Opts o;
-  o.shared = true;
-  o.skip = -1;
-  run_ir("masked_scatter_", RS_IR_COPY, flat, 0, targets, taken, o);
-  if (!direct) self.copy_(flat.view(self.sizes()));
+  Tensor m = mask.expand(self.sizes());
+  Tensor src = source.contiguous();
+  rs_tensor sv = describe(self), mv = describe(m), cv = describe(src);
+  check(rs_masked_scatter(current_stream_for(self), &sv, &mv, &cv));
   return self;
 }
 
 // Advanced indexing, ATen's make_info steps: masks become indices
 // (nonzero), the indices broadcast, and unless the indexed dims are adjacent
 // they move to the front with self. Then one linear index over the indexed
-// dims [a, b) (an out-of-range component makes it -1, which the kernels
-// raise), and self as [pre, P, post] (P: the indexed dims merged), a view
+// dims [a, b) (rs_index_linearize: an out-of-range component makes it one
+// the kernels raise), and self as [pre, P, post] (P: the indexed dims merged), a view
 // when they merge (`view` false: a contiguous copy).
 struct Linear {
   Tensor t;          // self, transposed if needed
@@ -491,22 +482,21 @@ Linear linearize(const Tensor& self, const c10::List<std::optional<Tensor>>& ind
   if (a == (int64_t)idx.size()) throw NeedsHost{};  // no index tensor at all
   int64_t b = a;
   while (b < (int64_t)idx.size() && idx[b].defined()) ++b;
-  Tensor lin, ok, raw;
+  // the linear index over dims [a, b), in one kernel (rs_index_linearize)
+  std::vector<Tensor> on_device;
+  std::vector<rs_tensor> views;
+  std::vector<int64_t> sizes;
   int64_t P = 1;
-  for (int64_t k = b - 1; k >= a; --k) {
-    int64_t n = L.t.size(k);
-    Tensor i = idx[k].to(self.device(), at::kLong);  // indices may be CPU tensors
-    Tensor in_range = i.ge(-n).logical_and(i.lt(n));
-    Tensor term = wrapped(i, n).mul(P);
-    lin = lin.defined() ? lin.add(term) : term;
-    ok = ok.defined() ? ok.logical_and(in_range) : in_range;
-    raw = i;
-    P *= n;
+  for (int64_t k = a; k < b; ++k) {
+    on_device.push_back(idx[k].device() == self.device() ? idx[k] : idx[k].to(self.device()));  // CPU indices
+    views.push_back(describe(on_device.back()));
+    sizes.push_back(L.t.size(k));
+    P *= L.t.size(k);
   }
-  // an index out of range becomes one outside [0, P), which the gather's
-  // device assertion names: with one index tensor its own value (x[100]
-  // reports 100), with several -1
-  L.lin = at::where(ok, lin, b - a == 1 ? raw : at::full({}, -1, lin.options())).reshape({-1});
+  L.lin = at::empty(idx[a].sizes(), self.options().dtype(at::kLong));
+  rs_tensor lv = describe(L.lin);
+  check(rs_index_linearize(current_stream_for(self), static_cast<int>(b - a), views.data(), sizes.data(), &lv));
+  L.lin = L.lin.reshape({-1});
   L.a = a;
   auto bshape = idx[a].sizes();
   int64_t nb = idx[a].numel();
