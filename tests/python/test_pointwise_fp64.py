@@ -96,6 +96,36 @@ print(json.dumps([((g - e).abs() / e.abs())[e > 0].max().item()]))
     assert res[0] < 1e-13, res
 
 
+def test_fp64_trig_large_arguments():
+    """sin, cos and tan of every exponent from 2^-10 to the largest double,
+    and of doubles famously close to multiples of pi/2 (r down to 2^-61):
+    within a few ulp of CPU (before the thirty-first session the reduction
+    by a three-part pi/2 gave inf past 2^60 and garbage past 2^31)."""
+    res = _run("""
+import json, torch, russet
+g = torch.Generator().manual_seed(0)
+e = torch.arange(-10, 1024, dtype=torch.float64).repeat_interleave(4)
+m = 1 + torch.rand(e.numel(), generator=g, dtype=torch.float64)
+x = torch.ldexp(m, e.to(torch.int64)).clamp(max=1.7976931348623157e308)
+hard = torch.tensor([6381956970095103 * 2.0 ** 797, 2.0 ** 19, 2.0 ** 19 - 2.0 ** -33,
+                     1.5707963267948966e10, 3.141592653589793e15, 1e22, 1.7976931348623157e308],
+                    dtype=torch.float64)
+x = torch.cat([x, -x, hard, -hard])
+out = {}
+for fn in ["sin", "cos", "tan"]:
+    f = getattr(torch, fn)
+    torch.russet.reset_host_op_counts()
+    got = f(x.to("russet")).cpu()
+    assert not torch.russet.host_op_counts(), fn
+    exp = f(x)
+    out[fn] = [((got - exp).abs() / exp.abs()).max().item(), bool(got.isfinite().all())]
+print(json.dumps(out))
+""")
+    for fn, (rel, finite) in res.items():
+        assert finite, fn
+        assert rel < 4 * 2.0 ** -52, (fn, rel / 2.0 ** -52)
+
+
 def test_complex128_pow_logaddexp_special_values():
     res = _run("""
 import json, torch, russet
