@@ -40,6 +40,10 @@ int next_pool_stream_id();
 // The descriptor of a russet tensor: address of element 0, dtype, sizes and
 // strides. Fails clearly for more than RS_MAX_DIMS dims.
 rs_tensor describe(const at::Tensor& t);
+// The same for elementwise work on tensors of one shape (copies, fills,
+// random fills): a tensor of more dims than rs_tensor holds (PyTorch allows
+// them) is described without its size-1 dims, which address nothing.
+rs_tensor describe_elementwise(const at::Tensor& t);
 // The device address of a russet tensor's element 0. Another device's
 // tensor is ATen's device error: its pointer read as device memory would be
 // garbage or a fault (lavapipe, which shares the host's memory, reads it

@@ -201,3 +201,33 @@ def test_clone_and_contiguous():
     same(cc, base.t().contiguous())
     assert t.contiguous() is t
     same(tt.clone(), base.t().clone())
+
+
+def test_tensors_of_more_dims_than_descriptors_hold():
+    # PyTorch allows more dims than russet's descriptors hold (RS_MAX_DIMS,
+    # 25): copies, fills and random fills describe such a tensor without its
+    # size-1 dims, and so do reductions; the reductions' own 64-dim limit
+    # raises as on CPU
+    shape = [1] * 40 + [3, 1, 2]
+    x = torch.randn(shape)
+    d = x.to(D)
+    assert d.shape == x.shape and torch.equal(d.cpu(), x)
+    d.fill_(2.5)
+    assert torch.equal(d.cpu(), torch.full(shape, 2.5))
+    assert torch.equal(torch.ones(shape, device=D).cpu(), torch.ones(shape))
+    u = torch.empty(shape, device=D).uniform_()
+    assert ((u >= 0) & (u < 1)).all().item() and u.cpu().unique().numel() == 6
+    b = torch.randint(0, 2, [1] * 65, device=D, dtype=torch.bool)
+    with pytest.raises(RuntimeError, match="only tensors with up to 64 dims are supported"):
+        torch.amax(b, dim=64)
+    # a strided one too
+    y = torch.randn([1] * 30 + [4, 5]).transpose(-1, -2)
+    assert torch.equal(y.to(D).cpu(), y)
+    # reductions go without the size-1 dims (reduced or not)
+    for f in (lambda t: t.sum(), lambda t: t.sum(-1), lambda t: t.sum(31, keepdim=True), lambda t: t.amax((0, 30)),
+              lambda t: t.var(30), lambda t: t.argmax()):
+        assert_close(f(y.to(D)).cpu(), f(y))
+    for dim in (3, 31):  # a size-1 dim and a real one, with indices
+        vg, ig = y.to(D).max(dim=dim)
+        ve, ie = y.max(dim=dim)
+        assert torch.equal(vg.cpu(), ve) and torch.equal(ig.cpu(), ie)

@@ -46,7 +46,7 @@ at::Tensor download(const at::Tensor& src) {
   c10::DeviceGuard guard(src.device());
   if (!s.is_contiguous()) {
     at::Tensor tmp = empty_russet_like(s, s.scalar_type(), s.device());
-    rs_tensor d = describe(tmp), v = describe(s);
+    rs_tensor d = describe_elementwise(tmp), v = describe_elementwise(s);
     check(rs_copy(current_stream_for(s), &d, &v));
     s = tmp;
   }
@@ -72,7 +72,7 @@ void upload(const at::Tensor& dst, const at::Tensor& src) {
   }
   at::Tensor tmp = empty_russet_like(dst, dst.scalar_type(), dst.device());
   check(rs_memcpy_htod(current_stream_for(dst), address_of(tmp), s.data_ptr(), s.nbytes()));
-  rs_tensor d = describe(dst), v = describe(tmp);
+  rs_tensor d = describe_elementwise(dst), v = describe_elementwise(tmp);
   check(rs_copy(current_stream_for(dst), &d, &v));
 }
 
@@ -83,7 +83,7 @@ bool same_view(const at::Tensor& a, const at::Tensor& b) {
 
 bool may_overlap(const at::Tensor& a, const at::Tensor& b) {
   if (!a.storage().is_alias_of(b.storage())) return false;
-  rs_tensor x = describe(a), y = describe(b);
+  rs_tensor x = describe_elementwise(a), y = describe_elementwise(b);
   uint64_t xl, xh, yl, yh;
   rs_tensor_extent(&x, &xl, &xh);
   rs_tensor_extent(&y, &yl, &yh);
@@ -100,8 +100,8 @@ bool transform_stored(const at::Tensor& dst, const at::Tensor& src, bool conj, b
   p.compute = opmath(dst.scalar_type());
   p.result = p.compute;
   p.ninputs = 1;
-  p.out = describe(dst);
-  p.in[0] = describe(src);
+  p.out = describe_elementwise(dst);
+  p.in[0] = describe_elementwise(src);
   rs_status st = rs_pointwise_run(current_stream_for(dst), &p);
   if (st == RS_ERR_UNSUPPORTED) return false;
   check(st);
@@ -120,14 +120,14 @@ bool copy_on_device(const at::Tensor& dst, at::Tensor src) {
   if (may_overlap(dst, src) || ((conj || neg) && src.scalar_type() != dst.scalar_type())) {
     // the stored values converted to dst's dtype in a temporary
     at::Tensor tmp = empty_russet_like(src, dst.scalar_type(), src.device());
-    rs_tensor t = describe(tmp), v = describe(src);
+    rs_tensor t = describe_elementwise(tmp), v = describe_elementwise(src);
     rs_status st = rs_copy(s, &t, &v);
     if (st == RS_ERR_UNSUPPORTED) return false;
     check(st);
     src = tmp;
   }
   if (conj || neg) return transform_stored(dst, src, conj, neg);
-  rs_tensor d = describe(dst), v = describe(src);
+  rs_tensor d = describe_elementwise(dst), v = describe_elementwise(src);
   rs_status st = rs_copy(s, &d, &v);
   if (st == RS_ERR_UNSUPPORTED) return false;
   check(st);
@@ -193,7 +193,7 @@ at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
   if (self.numel() == 0) return self;
   c10::DeviceGuard guard(self.device());
   at::Tensor bytes = encode(value, self.scalar_type());
-  rs_tensor d = describe(self);
+  rs_tensor d = describe_elementwise(self);
   check(rs_fill(current_stream_for(self), &d, bytes.data_ptr()));
   return self;
 }

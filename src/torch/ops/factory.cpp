@@ -26,7 +26,7 @@ namespace {
 template <typename Native, typename Host>
 void native_or_host(at::Tensor& out, const char* op, Native native, Host host) {
   c10::DeviceGuard guard(out.device());
-  rs_tensor d = describe(out);
+  rs_tensor d = describe_elementwise(out);
   rs_status st = native(current_stream_for(out), &d);
   if (st == RS_OK) return;
   if (st != RS_ERR_UNSUPPORTED) throw_status(st);

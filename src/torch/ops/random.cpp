@@ -27,7 +27,7 @@ at::Tensor& run(at::Tensor& self, const std::optional<at::Generator>& gen, const
     seed = g->current_seed();
     offset = g->take(rs_rng_offset_increment(self.numel()));
   }
-  rs_tensor d = describe(self);
+  rs_tensor d = describe_elementwise(self);
   rs_status st = fill(current_stream_for(self), &d, seed, offset);
   if (st == RS_OK) return self;
   if (st != RS_ERR_UNSUPPORTED) throw_status(st);

@@ -108,6 +108,17 @@ rs_tensor describe(const at::Tensor& t) {
   return d;
 }
 
+rs_tensor describe_elementwise(const at::Tensor& t) {
+  if (t.dim() <= RS_MAX_DIMS) return describe(t);
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < t.dim(); d++) {
+    if (t.size(d) == 1) continue;
+    sizes.push_back(t.size(d));
+    strides.push_back(t.stride(d));
+  }
+  return describe(t.as_strided(sizes, strides));
+}
+
 // The C core numbers dtypes as c10::ScalarType does.
 static_assert(RS_UINT8 == static_cast<int>(c10::ScalarType::Byte));
 static_assert(RS_FLOAT16 == static_cast<int>(c10::ScalarType::Half));
