@@ -157,6 +157,63 @@ def test_dtype_the_profile_lacks_is_a_clear_error_when_host_ops_are_off():
     assert "RAISED True True" in r.stdout, r.stdout + r.stderr
 
 
+F = torch.nn.functional
+_x4 = lambda dt: (torch.rand(2, 3, 4, 5) * 5).to(dt)  # noqa: E731
+_x5 = lambda dt: (torch.rand(2, 3, 4, 5, 6) * 5).to(dt)  # noqa: E731
+_x3 = lambda dt: (torch.rand(2, 3, 8) * 5).to(dt)  # noqa: E731
+# (what, make the input, the call, dtypes CPU refuses with NotImplementedError)
+REFUSALS = [
+    ("ceil", _x4, torch.ceil, [torch.bool]), ("floor", _x4, torch.floor, [torch.bool]),
+    ("trunc", _x4, torch.trunc, [torch.bool]), ("round", _x4, torch.round, [torch.bool]),
+    ("round decimals", _x4, lambda t: torch.round(t, decimals=1), [torch.bool, torch.uint8, torch.int32, torch.int64]),
+    ("abs", _x4, torch.abs, [torch.bool]), ("softsign", _x4, F.softsign, [torch.bool]),
+    ("clamp tensor", _x4, lambda t: torch.clamp(t, t, t), [torch.bool]),
+    ("addcmul", _x4, lambda t: torch.addcmul(t, t, t), [torch.bool]),
+    ("geometric_", _x4, lambda t: t.geometric_(0.5), [torch.bool, torch.complex64]),
+    ("kthvalue", _x4, lambda t: torch.kthvalue(t, 1), [torch.bool]),
+    ("median dim", _x4, lambda t: torch.median(t, 0), [torch.bool]), ("median", _x4, torch.median, [torch.bool]),
+    ("nanmedian", _x4, lambda t: torch.nanmedian(t, 0), [torch.bool]),
+    ("adaptive_avg_pool2d", _x4, lambda t: F.adaptive_avg_pool2d(t, 2), [torch.bool, torch.int64, torch.complex64]),
+    ("adaptive_avg_pool3d", _x5, lambda t: F.adaptive_avg_pool3d(t, 2), [torch.uint8, torch.int32]),
+    ("adaptive_max_pool2d", _x4, lambda t: F.adaptive_max_pool2d(t, 2), [torch.int64, torch.uint8]),
+    ("adaptive_max_pool3d", _x5, lambda t: F.adaptive_max_pool3d(t, 2), [torch.int32]),
+    ("max_unpool2d", _x4, lambda t: F.max_unpool2d(t, torch.zeros(t.shape, dtype=torch.long, device=t.device), 2),
+     [torch.bool, torch.int64, torch.complex64]),
+    ("unfold", _x4, lambda t: F.unfold(t, 2), [torch.uint8, torch.int32, torch.int64]),
+    ("nearest", _x4, lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
+     [torch.bool, torch.int32, torch.int64, torch.complex64]),
+    ("nearest-exact 3d", _x5, lambda t: F.interpolate(t, scale_factor=2, mode="nearest-exact"), [torch.int64]),
+    ("area", _x4, lambda t: F.interpolate(t, size=(2, 2), mode="area"), [torch.int64]),
+    ("reflection pad", _x3, lambda t: F.pad(t, (1, 1), mode="reflect"), [torch.bool]),
+    ("replication pad 2d", _x4, lambda t: F.pad(t, (1, 1, 1, 1), mode="replicate"), [torch.bool]),
+    ("index_reduce 1-d", lambda dt: torch.ones(4).to(dt),
+     lambda t: t.index_reduce(0, torch.tensor([0, 2], device=t.device), t[:2].clone(), "prod"),
+     [torch.bool, torch.complex64]),
+    ("index_reduce exclude self", _x4,
+     lambda t: t.index_reduce(0, torch.tensor([0, 1], device=t.device), t, "amax", include_self=False), [torch.bool]),
+    ("unique_consecutive", _x4, torch.unique_consecutive, [torch.complex64]),
+    ("bucketize", _x4, lambda t: torch.bucketize(t, t.flatten()[:4]), [torch.bool]),
+    ("mse_loss", _x4, lambda t: F.mse_loss(t, t), [torch.int64, torch.complex64]),
+    ("huber_loss", _x4, lambda t: F.huber_loss(t, t), [torch.int32, torch.uint8]),
+    ("cumsum into bool", _x4, lambda t: torch.cumsum(t, 0, dtype=torch.bool), [torch.bool, torch.int64]),
+    ("cumprod into bool", _x4, lambda t: torch.cumprod(t, 0, dtype=torch.bool), [torch.float32]),
+]
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[c[0] for c in REFUSALS])
+def test_dtypes_cpu_refuses_are_refused(case):
+    """An op CPU has no kernel for at a dtype raises NotImplementedError with
+    CPU's message on russet too (tools/dtype_refusal_sweep.py finds them)."""
+    _, make, call, dtypes = case
+    for dt in dtypes:
+        x = make(dt)
+        with pytest.raises(NotImplementedError) as cpu:
+            call(x.clone())
+        with pytest.raises(NotImplementedError, match=str(cpu.value).splitlines()[0].replace("'", ".")[:60]):
+            call(x.to(D))
+            torch.russet.synchronize()
+
+
 def test_opinfo_error_inputs_raise_like_cpu():
     """Every OpInfo error_inputs case that CPU raises as listed raises on
     russet with the listed error type and message (PyTorch's test_errors;

@@ -3,6 +3,7 @@
 // Iterators are built as ATen's UnaryOps.cpp / TensorFactories.cpp do;
 // the table ops RS_PW_* are kernels/common/ops_math.glsl functions.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 
 #include <ATen/ops/abs_ops.h>
 #include <ATen/ops/angle_ops.h>
@@ -41,6 +42,7 @@ Tensor& complex_to_float_out(const Tensor& self, Tensor& out, const char* name, 
 }
 
 Tensor& abs_out(const Tensor& self, Tensor& out) {
+  refuse_unless(self.scalar_type() != at::kBool, "abs_cpu", self.scalar_type());
   return native_or_host<at::_ops::abs_out>(
       [&]() -> Tensor& {
         return complex_to_float_out(self, out, "abs", RS_PW_ABS, RS_PW_ABS_AS_COMPLEX, RS_PW_ABS_OF_COMPLEX,

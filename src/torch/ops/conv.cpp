@@ -31,6 +31,7 @@
 #include <torch/library.h>
 
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 #include "torch/same_device.h"
 
@@ -160,6 +161,9 @@ Tensor im2col_op(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef dil
                     "It is expected kernel_size, dilation, padding and stride to have two elements each");
         at::native::im2col_shape_check(self, Tensor(), kernel[0], kernel[1], dilation[0], dilation[1], padding[0],
                                        padding[1], stride[0], stride[1]);
+        // CPU's im2col: floating, complex and bool, no other integers
+        refuse_unless(!c10::isIntegralType(self.scalar_type(), /*includeBool=*/false), "im2col_out_cpu",
+                      self.scalar_type());
         host_if_no_fp64(self);
         bool batched = self.dim() == 4;
         Tensor x = batched ? self : self.unsqueeze(0);

@@ -8,6 +8,7 @@
 // float64/complex128 without fp64 (copies move bits: native), uint16/32/64,
 // complex32 other than sums, complex128 with an alpha.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 
 #include <ATen/ExpandUtils.h>
@@ -256,6 +257,13 @@ Tensor& index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, c
       [&]() -> Tensor& {
         OutOps<at::meta::structured_index_reduce> m(out);
         m.meta(self, dim, index, source, reduce, include_self);
+        // CPU's kernels: the one loop of 0-d and 1-d self has no bool or
+        // complex case, nor has excluding self on more dims
+        const auto t = self.scalar_type();
+        if (t == at::kBool || at::isComplexType(t)) {
+          refuse_unless(self.dim() > 1, "index_func_", t);
+          refuse_unless(include_self, "index_reduce_func_exclude_input_init", t);
+        }
         auto op = op_of(reduce);
         host_unless_native(self, op);
         TORCH_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");

@@ -4,6 +4,7 @@
 // (made on the device from an arange: reflect folds it into [0, I), replicate
 // clamps it), and the backward is the adjoint, an index_add into zeros.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
@@ -90,9 +91,11 @@ Tensor pad_backward(const Tensor& grad, const Tensor& self, at::IntArrayRef pad,
 // the twelve registrations: (reflect, replicate) x (1d, 2d, 3d) x (forward, backward)
 #define RS_PAD(NAME, K, REFLECT)                                                                              \
   Tensor NAME(const Tensor& self, at::IntArrayRef pad) {                                                      \
+    refuse_unless(self.scalar_type() != at::kBool, #NAME, self.scalar_type());                                \
     return native_or_host<at::_ops::NAME>([&] { return pad_forward(self, pad, K, REFLECT); }, self, pad);     \
   }                                                                                                           \
   Tensor& NAME##_out(const Tensor& self, at::IntArrayRef pad, Tensor& out) {                                  \
+    refuse_unless(self.scalar_type() != at::kBool, #NAME, self.scalar_type());                                \
     return native_or_host<at::_ops::NAME##_out>(                                                              \
         [&]() -> Tensor& { return write_out(out, pad_forward(self, pad, K, REFLECT)); }, self, pad, out);         \
   }                                                                                                           \

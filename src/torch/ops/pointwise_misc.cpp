@@ -4,6 +4,7 @@
 // logical ops, nan_to_num. Structured ops register .out (pointwise.h);
 // the others build their TensorIterator as ATen's CPU implementation does.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/structured_ops.h"
 
 #include <ATen/Dispatch.h>
@@ -99,6 +100,7 @@ Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const st
 
 Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
                          Tensor& out) {
+  refuse_unless(self.scalar_type() != at::kBool, "clamp_cpu", self.scalar_type());
   return native_or_host<at::_ops::clamp_Tensor_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_clamp_Tensor> m(out);
@@ -246,6 +248,7 @@ Tensor& lerp_tensor_out(const Tensor& self, const Tensor& end, const Tensor& wei
       self, end, weight, out);
 }
 Tensor& addcmul_out(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, Tensor& out) {
+  refuse_unless(self.scalar_type() != at::kBool, "addcmul_cpu_out", self.scalar_type());
   return native_or_host<at::_ops::addcmul_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_addcmul> m(out);

@@ -7,6 +7,7 @@
 // pooling of int32) runs on the host through the usual counted fallback,
 // which gives CPU's result or CPU's error.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 
 #include <ATen/native/Pool.h>
@@ -332,6 +333,8 @@ Pool adaptive_geometry(const Tensor& self, at::IntArrayRef output_size, int64_t 
 
 Tensor adaptive_avg(const Tensor& self, at::IntArrayRef output_size, int64_t k, const char* name) {
   check_adaptive(self, output_size, k, name);
+  refuse_unless(is_nn_float(self.scalar_type()), k == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d_cpu",
+                self.scalar_type());
   Dims shape(self.sizes().begin(), self.sizes().end() - k);
   shape.insert(shape.end(), output_size.begin(), output_size.end());
   // (CPU's and CUDA's 3-d adaptive average is contiguous whatever the input)
@@ -391,6 +394,8 @@ std::tuple<Tensor&, Tensor&> adaptive_max_out(int64_t k, const Tensor& self, at:
       [&]() -> std::tuple<Tensor&, Tensor&> {
         OutOps<Meta> m(out, indices);
         m.meta(self, output_size);
+        refuse_unless(is_nn_float(self.scalar_type()), k == 2 ? "adaptive_max_pool2d" : "adaptive_max_pool3d_cpu",
+                      self.scalar_type());
         run_pool(RS_POOL_MAX, adaptive_geometry(self, output_size, k), true, self, out, indices, Tensor());
         return {out, indices};
       },
@@ -449,6 +454,7 @@ Tensor max_unpool(const Tensor& self, const Tensor& indices, at::IntArrayRef out
   for (int64_t d = 1; d < self.dim(); ++d)
     TORCH_CHECK(self.size(d) > 0, name, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
                 self.sizes(), " with dimension ", d, " being empty.");
+  refuse_unless(is_nn_float(self.scalar_type()), k == 2 ? "max_unpool2d" : "max_unpool3d", self.scalar_type());
   host_if_no_fp64(self);
   Dims shape(self.sizes().begin(), self.sizes().end() - k), flat_shape(shape);
   int64_t plane = 1;

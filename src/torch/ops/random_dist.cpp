@@ -31,6 +31,7 @@
 
 #include "torch/runtime/generator.h"
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 
 namespace russet {
 namespace {
@@ -129,6 +130,7 @@ Tensor& exponential_(Tensor& self, double lambd, std::optional<at::Generator> ge
 
 Tensor& geometric_(Tensor& self, double p, std::optional<at::Generator> gen) {
   TORCH_CHECK(0 < p && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
+  refuse_unless(self.scalar_type() != at::kBool && !self.is_complex(), "geometric_cpu", self.scalar_type());
   return run(
       self, gen, "aten::geometric_",
       [&] {

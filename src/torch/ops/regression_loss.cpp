@@ -5,6 +5,7 @@
 // in the dtype, then its square; smooth_l1/huber: in float32 for
 // float16/bfloat16, rounded once), then the reduction.
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 
 #include <ATen/core/Reduction.h>
 #include <ATen/ExpandUtils.h>
@@ -48,6 +49,7 @@ Tensor diff(const Tensor& self, const Tensor& target) {
 Tensor& mse_loss_out(const Tensor& self, const Tensor& target, int64_t reduction, Tensor& out) {
   return native_or_host<at::_ops::mse_loss_out>(
       [&]() -> Tensor& {
+        refuse_unless(is_nn_float(self.scalar_type()), "mse_cpu", self.scalar_type());
         host_if_no_fp64(self);
         // CPU: the difference in the dtype, its square computed once
         Tensor d = self.sub(target);
@@ -105,6 +107,7 @@ Tensor& huber_loss_out(const Tensor& self, const Tensor& target, int64_t reducti
   return native_or_host<at::_ops::huber_loss_out>(
       [&]() -> Tensor& {
         TORCH_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+        refuse_unless(is_nn_float(self.scalar_type()), "huber_cpu", self.scalar_type());
         host_if_no_fp64(self);
         Tensor z = diff(self, target).abs_();
         Tensor e = at::where(z.lt(delta), z.mul(0.5).mul_(z), z.sub(0.5 * delta).mul_(delta));

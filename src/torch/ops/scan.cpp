@@ -13,6 +13,7 @@
 #include <torch/library.h>
 
 #include "torch/rows.h"
+#include "torch/dtype_refusal.h"
 
 namespace russet {
 namespace {
@@ -47,6 +48,8 @@ Tensor& cum_out(rs_scan_op op, const Tensor& self, int64_t dim, std::optional<at
         } else if (self.numel() == 0) {
           // nothing to scan; the meta function sized the output
         } else {
+          refuse_unless(out.scalar_type() != at::kBool, op == RS_SCAN_SUM ? "cumsum_out_cpu" : "cumprod_out_cpu",
+                        out.scalar_type());
           scan(op, self.to(out.scalar_type()), dim, out, nullptr);
         }
         return out;

@@ -37,6 +37,7 @@
 #include <limits>
 
 #include "torch/rows.h"
+#include "torch/dtype_refusal.h"
 
 namespace russet {
 namespace {
@@ -62,6 +63,8 @@ Tensor& searchsorted_out(const Tensor& sorted_sequence, const Tensor& self, bool
           if (ti.defined()) input = ti;
           if (tb.defined()) boundaries = tb;
         }
+        refuse_unless(input.scalar_type() != at::kBool && !input.is_complex(), "searchsorted_out_cpu",
+                      input.scalar_type());
         if (input.is_cpu()) input = input.to(self.device());  // a wrapped scalar
         input = input.contiguous();
         boundaries = boundaries.contiguous();
@@ -353,6 +356,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
         // with a dim (or a 1-d tensor's dim 0, the same thing) CPU goes
         // through unique_dim_consecutive; only the flat form is native
         if (dim.has_value() && !(self.dim() == 1 && at::maybe_wrap_dim(*dim, 1) == 0)) throw NeedsHost();
+        refuse_unless(!self.is_complex(), "unique", self.scalar_type());
         return unique_flat(self, /*sort=*/false, return_inverse, return_counts);
       },
       self, return_inverse, return_counts, dim);

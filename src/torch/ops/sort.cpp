@@ -20,6 +20,7 @@
 #include <torch/library.h>
 
 #include "torch/rows.h"
+#include "torch/dtype_refusal.h"
 
 namespace russet {
 namespace {
@@ -107,6 +108,7 @@ void pick(const Tensor& self, int64_t dim, rs_pick mode, int64_t k, bool keepdim
 
 std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t dim_, bool keepdim, Tensor& values,
                                           Tensor& indices) {
+  refuse_unless(self.scalar_type() != at::kBool, "kthvalue_cpu", self.scalar_type());
   return native_or_host<at::_ops::kthvalue_values>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
         int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
@@ -122,6 +124,7 @@ std::tuple<Tensor&, Tensor&> kthvalue_out(const Tensor& self, int64_t k, int64_t
 template <class Op>
 std::tuple<Tensor&, Tensor&> median_dim_impl(const char* name, rs_pick mode, const Tensor& self, int64_t dim_,
                                              bool keepdim, Tensor& values, Tensor& indices) {
+  refuse_unless(self.scalar_type() != at::kBool, "median_out", self.scalar_type());
   return native_or_host<Op>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
         int64_t dim = at::maybe_wrap_dim(dim_, self.dim(), /*wrap_scalar=*/true);
@@ -173,6 +176,7 @@ std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim_, bool kee
 // median()/nanmedian() of all elements: a 0-dim result.
 template <class Op>
 Tensor median_all_impl(rs_pick mode, const Tensor& self) {
+  refuse_unless(self.scalar_type() != at::kBool, "median_cpu", self.scalar_type());
   return native_or_host<Op>(
       [&]() -> Tensor {
         if (self.numel() == 0) throw NeedsHost();  // CPU's NaN-of-dtype result

@@ -6,6 +6,7 @@
 // UnaryOps.cpp does. Each op is a table op RS_PW_* (src/engine/
 // pointwise_ops.c: kernels/common/ops_math.glsl functions, rs_op_*).
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/structured_ops.h"
 
 #include <ATen/ops/abs_ops.h>
@@ -106,6 +107,12 @@ using at::Tensor;
 
 // out= kernel of a structured unary op: meta(self), then EXPR.
 #define UNARY RS_STRUCTURED_UNARY
+// trunc, floor, ceil, round: CPU's kernels have no bool case
+#define ROUNDING(fn, META_CLASS, op, pw, kernel)                                                          \
+  Tensor& fn(const Tensor& self, Tensor& out) {                                                           \
+    refuse_unless(self.scalar_type() != at::kBool, kernel, self.scalar_type());                           \
+    return structured_out<at::meta::META_CLASS, at::_ops::op>(#op, pw, Result::Compute, out, self);      \
+  }
 
 UNARY(neg_out, structured_neg, neg_out, RS_PW_NEG, Result::Compute)
 UNARY(sign_out, structured_sign, sign_out, RS_PW_SIGN, Result::Compute)
@@ -113,10 +120,10 @@ UNARY(sgn_out, structured_sgn, sgn_out, RS_PW_SGN, Result::Compute)
 UNARY(reciprocal_out, structured_reciprocal, reciprocal_out, RS_PW_RECIPROCAL, Result::Compute)
 UNARY(sqrt_out, structured_sqrt, sqrt_out, RS_PW_SQRT, Result::Compute)
 UNARY(rsqrt_out, structured_rsqrt, rsqrt_out, RS_PW_RSQRT, Result::Compute)
-UNARY(trunc_out, structured_trunc, trunc_out, RS_PW_TRUNC, Result::Compute)
-UNARY(floor_out, structured_floor, floor_out, RS_PW_FLOOR, Result::Compute)
-UNARY(ceil_out, structured_ceil, ceil_out, RS_PW_CEIL, Result::Compute)
-UNARY(round_out, structured_round, round_out, RS_PW_ROUND, Result::Compute)
+ROUNDING(trunc_out, structured_trunc, trunc_out, RS_PW_TRUNC, "trunc_vml_cpu")
+ROUNDING(floor_out, structured_floor, floor_out, RS_PW_FLOOR, "floor_vml_cpu")
+ROUNDING(ceil_out, structured_ceil, ceil_out, RS_PW_CEIL, "ceil_vml_cpu")
+ROUNDING(round_out, structured_round, round_out, RS_PW_ROUND, "round_vml_cpu")
 UNARY(frac_out, structured_frac, frac_out, RS_PW_FRAC, Result::Compute)
 UNARY(signbit_out, structured_signbit, signbit_out, RS_PW_SIGNBIT, Result::Bool)
 UNARY(isposinf_out, structured_isposinf, isposinf_out, RS_PW_ISPOSINF, Result::Bool)
@@ -151,6 +158,7 @@ UNARY(sinc_out, structured_sinc, sinc_out, RS_PW_SINC, Result::Compute)
 Tensor& round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out) {
   return native_or_host<at::_ops::round_decimals_out>(
       [&]() -> Tensor& {
+        refuse_unless(at::isFloatingType(self.scalar_type()), "round_cpu", self.scalar_type());
         OutOp<at::meta::structured_round_decimals> m(out);
         m.meta(self, decimals);
         if (decimals == 0) {

@@ -12,6 +12,7 @@
 // matches the float32 result rounded).
 #include "russet/interp.h"
 #include "torch/pointwise.h"
+#include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 
 #include <ATen/native/Resize.h>
@@ -98,6 +99,9 @@ void run_interp(rs_interp_mode mode, const Tensor& src, const Tensor& dst, int64
   Tensor& NAME##_out(const Tensor& self, at::IntArrayRef output_size, RS_SCALE_PARAMS_##K, Tensor& out) {      \
     return native_or_host<at::_ops::NAME##_out>(                                                              \
         [&]() -> Tensor& {                                                                                    \
+          refuse_unless(is_nn_float(self.scalar_type()) || self.scalar_type() == at::kByte,                    \
+                        K == 2 ? "upsample_nearest2d_channels_last" : "compute_indices_weights_nearest",      \
+                        self.scalar_type());                                                                  \
           OutOps<at::meta::META> m(out);                                                                      \
           m.meta(self, output_size, RS_SCALE_ARGS_##K);                                                       \
           run_interp(MODE, self, out, K, {RS_SCALE_ARGS_##K}, false, false);                                  \
