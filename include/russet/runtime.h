@@ -237,6 +237,13 @@ RS_API void rs_memory_stats_get(rs_device *dev, rs_memory_stats *out);
  * not sync, and for finding syncs in a program. */
 RS_API uint64_t rs_device_host_waits(rs_device *dev);
 RS_API void rs_memory_reset_peaks(rs_device *dev);
+/* Caps the memory this process reserves on the device at `bytes` (the
+ * heap's size, or 0: no cap but the heap): an allocation past it frees the
+ * cache and retries, then fails with RS_ERR_OOM, as past the heap. Memory
+ * already reserved stays. torch.russet.set_per_process_memory_fraction. */
+RS_API void rs_set_memory_limit(rs_device *dev, uint64_t bytes);
+/* The cap in bytes (the heap's size when none is set). */
+RS_API uint64_t rs_memory_limit(rs_device *dev);
 /* Returns cached, unused segments to Vulkan (waits for the device first). */
 RS_API rs_status rs_empty_cache(rs_device *dev);
 /* Writes up to `cap` blocks; returns how many exist. */

@@ -36,6 +36,8 @@ _SIGNATURES = {
     "russet_memory_snapshot_json": (_c_int, [_c_int, ctypes.c_char_p, _c_size]),
     "russet_reset_peak_memory_stats": (_c_int, [_c_int]),
     "russet_empty_cache": (_c_int, [_c_int]),
+    "russet_set_memory_limit": (_c_int, [_c_int, _c_u64]),
+    "russet_memory_limit": (_c_int, [_c_int, ctypes.POINTER(_c_u64)]),
     "russet_manual_seed": (_c_int, [_c_int, _c_u64]),
     "russet_initial_seed": (_c_u64, [_c_int]),
     "russet_seed": (_c_u64, [_c_int]),

@@ -344,6 +344,32 @@ def reset_peak_memory_stats(device=None):
     _lib.check(_lib.lib().russet_reset_peak_memory_stats(_index(device)))
 
 
+def set_per_process_memory_fraction(fraction, device=None):
+    """Caps the memory russet reserves on the device at `fraction` of its
+    heap (get_device_properties().total_memory), as
+    torch.cuda.set_per_process_memory_fraction: an allocation past the cap
+    frees the cache and retries, then raises torch.OutOfMemoryError. 1.0
+    (the default) leaves only the heap's own limit. Memory already reserved
+    stays reserved."""
+    if not isinstance(fraction, (float, int)) or isinstance(fraction, bool):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    idx = _index(device)
+    total = get_device_properties(idx).total_memory
+    _lib.check(_lib.lib().russet_set_memory_limit(idx, int(total * float(fraction))))
+
+
+def get_per_process_memory_fraction(device=None):
+    """The cap set by set_per_process_memory_fraction, as a fraction of the
+    device's heap (1.0 when none is set)."""
+    idx = _index(device)
+    limit = _ctypes.c_uint64(0)
+    _lib.check(_lib.lib().russet_memory_limit(idx, _ctypes.byref(limit)))
+    total = get_device_properties(idx).total_memory
+    return limit.value / total if total else 1.0
+
+
 def empty_cache():
     """Returns the cached, unused memory of the current device to Vulkan."""
     if device_count() == 0:
@@ -565,6 +591,7 @@ __all__ = [
     "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction",
     "Stream", "Event", "current_stream", "set_stream", "stream", "is_initialized",
     "host_op_counts", "reset_host_op_counts",
     "get_amp_supported_dtype", "is_bf16_supported",

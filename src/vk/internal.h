@@ -68,6 +68,7 @@ typedef struct rs_allocator {
     rs_block *pending;      /* freed, waiting on other streams */
     rs_map live;            /* address -> live block */
     rs_memory_stats stats;
+    uint64_t limit;         /* reserved bytes at most (rs_set_memory_limit); 0: the heap */
 } rs_allocator;
 
 rs_status rs_allocator_init(rs_device *dev);

@@ -209,6 +209,9 @@ static rs_status segment_new(rs_device *dev, uint64_t size, int stream_id, int p
     if (a->stats.reserved_bytes + size > dev->info.total_memory)
         return rs_error(RS_ERR_OOM, "the device heap holds %llu bytes",
                         (unsigned long long)dev->info.total_memory);
+    if (a->limit && a->stats.reserved_bytes + size > a->limit)
+        return rs_error(RS_ERR_OOM, "the process's memory limit is %llu bytes (set_per_process_memory_fraction)",
+                        (unsigned long long)a->limit);
     rs_segment *seg = calloc(1, sizeof *seg);
     rs_block *b = calloc(1, sizeof *b);
     if (!seg || !b) {
@@ -449,6 +452,19 @@ void rs_memory_stats_get(rs_device *dev, rs_memory_stats *out) {
     pthread_mutex_lock(&dev->alloc.lock);
     *out = dev->alloc.stats;
     pthread_mutex_unlock(&dev->alloc.lock);
+}
+
+void rs_set_memory_limit(rs_device *dev, uint64_t bytes) {
+    pthread_mutex_lock(&dev->alloc.lock);
+    dev->alloc.limit = bytes >= dev->info.total_memory ? 0 : bytes;
+    pthread_mutex_unlock(&dev->alloc.lock);
+}
+
+uint64_t rs_memory_limit(rs_device *dev) {
+    pthread_mutex_lock(&dev->alloc.lock);
+    const uint64_t limit = dev->alloc.limit ? dev->alloc.limit : dev->info.total_memory;
+    pthread_mutex_unlock(&dev->alloc.lock);
+    return limit;
 }
 
 void rs_memory_reset_peaks(rs_device *dev) {

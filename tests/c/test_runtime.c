@@ -1099,11 +1099,44 @@ TEST(disk_caches_survive_restart) {
     CHECK(system(cmd) == 0);
 }
 
+/* a memory limit: allocations fill it, the one past it fails with
+ * RS_ERR_OOM after freeing the cache and retrying, freeing makes room
+ * again; no limit is the heap */
+TEST(memory_limit_fills_and_recovers) {
+    rs_device *dev = ctest_device();
+    CHECK_OK(rs_empty_cache(dev));
+    rs_memory_stats s0, s1;
+    rs_memory_stats_get(dev, &s0);
+    const uint64_t limit = s0.reserved_bytes + (64ull << 20);
+    rs_set_memory_limit(dev, limit);
+    CHECK(rs_memory_limit(dev) == limit);
+    enum { MAXN = 1000 };
+    uint64_t addr[MAXN];
+    int n = 0;
+    rs_status st = RS_OK;
+    while (n < MAXN && (st = rs_alloc(dev, 1ull << 20, NULL, &addr[n])) == RS_OK) ++n;
+    CHECK(st == RS_ERR_OOM && strstr(rs_last_error(), "memory limit") != NULL);
+    rs_memory_stats_get(dev, &s1);
+    CHECK(n >= 16 && n <= 64);
+    CHECK(s1.reserved_bytes <= limit);
+    CHECK(s1.num_ooms == s0.num_ooms + 1 && s1.num_alloc_retries == s0.num_alloc_retries + 1);
+    for (int i = 0; i < n; ++i) rs_free(dev, addr[i]);
+    uint64_t a = 0;
+    CHECK_OK(rs_alloc(dev, 1ull << 20, NULL, &a)); /* room again */
+    rs_free(dev, a);
+    rs_set_memory_limit(dev, 0);
+    rs_device_info info;
+    CHECK_OK(rs_device_info_get(0, &info));
+    CHECK(rs_memory_limit(dev) == info.total_memory);
+    CHECK_OK(rs_empty_cache(dev));
+}
+
 int main(void) {
     RUN(device_info_and_profile);
     RUN(alloc_free_stats);
     RUN(split_and_merge);
     RUN(out_of_memory_recovers);
+    RUN(memory_limit_fills_and_recovers);
     RUN(dispatch_and_hazards);
     RUN(staged_upload_is_ordered);
     RUN(arena_blocks);

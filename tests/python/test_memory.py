@@ -120,3 +120,40 @@ def test_many_small_allocations_return_to_baseline():
     del ts
     settle()
     assert torch.russet.memory_allocated() == base
+
+
+def test_memory_fraction_caps_allocations():
+    """set_per_process_memory_fraction, as torch.cuda's: tensors fill the
+    cap, the one past it raises OutOfMemoryError (after the cache is freed
+    and the allocation retried), nothing is lost, and freeing makes room."""
+    settle()
+    torch.russet.empty_cache()  # the cap counts reserved memory: none cached
+    total = torch.russet.get_device_properties(0).total_memory
+    assert torch.russet.get_per_process_memory_fraction() == 1.0
+    cap = torch.russet.memory_reserved() + (96 << 20)
+    try:
+        torch.russet.set_per_process_memory_fraction(cap / total)
+        assert abs(torch.russet.get_per_process_memory_fraction() - cap / total) < 1e-9
+        before = torch.russet.memory_stats()
+        kept = []
+        with pytest.raises(torch.OutOfMemoryError, match="memory limit"):
+            for i in range(1000):
+                kept.append(torch.full((4 << 20,), float(i), device=D))  # 16 MiB each
+        after = torch.russet.memory_stats()
+        assert 2 <= len(kept) <= 6
+        assert after["num_ooms"] == before["num_ooms"] + 1
+        assert after["num_alloc_retries"] >= before["num_alloc_retries"] + 1
+        assert torch.russet.memory_reserved() <= cap
+        # what was made before the error is intact
+        assert [t[-1].item() for t in kept] == [float(i) for i in range(len(kept))]
+        kept.clear()
+        t = torch.ones(4 << 20, device=D)  # room again
+        assert t.sum().item() == float(4 << 20)
+        del t
+    finally:
+        torch.russet.set_per_process_memory_fraction(1.0)
+    assert torch.russet.get_per_process_memory_fraction() == 1.0
+    with pytest.raises(ValueError, match="Allowed range"):
+        torch.russet.set_per_process_memory_fraction(1.5)
+    with pytest.raises(TypeError):
+        torch.russet.set_per_process_memory_fraction("half")

@@ -210,6 +210,20 @@ __attribute__((visibility("default"))) int russet_reset_peak_memory_stats(int in
   });
 }
 
+__attribute__((visibility("default"))) int russet_set_memory_limit(int index, uint64_t bytes) {
+  return guarded([&] {
+    rs_set_memory_limit(device(index), bytes);
+    return 0;
+  });
+}
+
+__attribute__((visibility("default"))) int russet_memory_limit(int index, uint64_t* bytes) {
+  return guarded([&] {
+    *bytes = rs_memory_limit(device(index));
+    return 0;
+  });
+}
+
 __attribute__((visibility("default"))) int russet_empty_cache(int index) {
   return guarded([&] {
     check(rs_empty_cache(device(index)));
