@@ -32,10 +32,19 @@ synchronize). The outcomes:
 crash, hang, wrong and accepts are findings, printed one line each with
 their repro. The exit status is 1 where a crash or hang was found (and, with
 --strict, any finding). docs/reliability.md records the runs.
+
+--threads N runs the worker's cases from N Python threads at once (each on
+the default stream, as a user's threads would), to find crashes, hangs and
+deadlocks under concurrent dispatch. There a device-side assertion raised
+by one thread's op may surface at another thread's synchronize (the device
+error flag is the device's, as CUDA's sticky errors are), so wrong,
+accepts and error outcomes can be misattributed: only crash and hang count
+in that mode, and a hang names the last case started.
 """
 
 import argparse
 import json
+import threading
 import os
 import random
 import signal
@@ -159,12 +168,19 @@ def describe_case(seed, k, ops):
 
 def _phase(name):
     """Where the case is (cpu, russet): a crash is russet's only in its phase."""
+    _log({"phase": name})
+
+
+def _log(record):
+    """One JSON line to the worker's log (from any thread)."""
     if _PHASE_LOG is not None:
-        _PHASE_LOG.write(json.dumps({"phase": name}) + "\n")
-        _PHASE_LOG.flush()
+        with _LOG_LOCK:
+            _PHASE_LOG.write(json.dumps(record) + "\n")
+            _PHASE_LOG.flush()
 
 
 _PHASE_LOG = None
+_LOG_LOCK = threading.Lock()
 
 
 def run_case(torch, seed, k, ops):
@@ -227,7 +243,7 @@ def run_case(torch, seed, k, ops):
     return dict(rec, outcome="accepts", detail="CPU raises " + cpu_raised)
 
 
-def worker(seed, first, last, out_path, timeout):
+def worker(seed, first, last, out_path, timeout, threads=1):
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -242,6 +258,9 @@ def worker(seed, first, last, out_path, timeout):
     global _PHASE_LOG
     with open(out_path, "a", buffering=1) as out:
         _PHASE_LOG = out
+        if threads > 1:
+            _threaded(torch, cov, seed, first, last, ops, threads)
+            return
         for k in range(first, last):
             out.write(json.dumps({"start": k}) + "\n")
             out.flush()
@@ -260,6 +279,30 @@ def worker(seed, first, last, out_path, timeout):
                 pass
             out.write(json.dumps(rec) + "\n")
             out.flush()
+
+
+def _threaded(torch, cov, seed, first, last, ops, threads):
+    """The cases [first, last) from `threads` threads, case k on thread
+    k % threads (no alarm: SIGALRM reaches only the main thread; the
+    parent's no-progress timeout catches a hang)."""
+    def run(ks):
+        for k in ks:
+            _log({"start": k})
+            try:
+                rec = run_case(torch, seed, k, ops)
+            except Exception as e:  # noqa: BLE001
+                rec = {"case": k, "outcome": "skipped", "detail": "harness: " + cov._first_line(e)}
+            try:
+                torch.russet.synchronize()
+            except Exception:  # noqa: BLE001  (another thread's device error, possibly)
+                pass
+            _log(rec)
+
+    ts = [threading.Thread(target=run, args=(range(first + i, last, threads),)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
 
 
 def _read_log(path):
@@ -288,11 +331,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=60, help="seconds a case may take")
     ap.add_argument("--json", default=None)
     ap.add_argument("--strict", action="store_true", help="exit 1 on any finding, not only crash/hang")
+    ap.add_argument("--threads", type=int, default=1, help="threads issuing the cases at once (crash/hang only)")
     ap.add_argument("--worker", nargs=3, type=str, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         first, last, path = a.worker
-        worker(a.seed, int(first), int(last), path, a.timeout)
+        worker(a.seed, int(first), int(last), path, a.timeout, a.threads)
         return 0
     if a.case is not None:
         import torch
@@ -310,7 +354,7 @@ def main():
         open(log, "w").close()
         block = 200 if end is None else min(200, end - k)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--seed", str(a.seed), "--timeout",
-                              str(a.timeout), "--worker", str(k), str(k + block), log],
+                              str(a.timeout), "--threads", str(a.threads), "--worker", str(k), str(k + block), log],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         last_size, last_change, started = -1, time.time(), None
         while True:
@@ -357,14 +401,16 @@ def main():
     counts = {}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    findings = [r for r in records if r["outcome"] in FINDINGS]
-    print(f"fuzz: seed {a.seed}, {len(records)} cases in {time.time() - t0:.0f} s: "
+    findings = [r for r in records if r["outcome"] in (FINDINGS if a.threads == 1 else ("crash", "hang"))]
+    print(f"fuzz: seed {a.seed}, {len(records)} cases in {time.time() - t0:.0f} s"
+          + (f" from {a.threads} threads" if a.threads > 1 else "") + ": "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     for r in sorted(findings, key=lambda r: (FINDINGS.index(r["outcome"]), r["case"])):
         print(f"  {r['outcome']:8s} {_repro(a.seed, r)}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"seed": a.seed, "seconds": a.seconds, "counts": counts, "records": records}, f, indent=1)
+            json.dump({"seed": a.seed, "seconds": a.seconds, "threads": a.threads, "counts": counts,
+                       "records": records}, f, indent=1)
     fatal = [r for r in findings if r["outcome"] in ("crash", "hang")]
     return 1 if fatal or (a.strict and findings) else 0
 

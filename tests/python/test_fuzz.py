@@ -28,3 +28,17 @@ def test_short_fuzz_run_has_no_crash_or_hang(tmp_path):
     again = subprocess.run([sys.executable, os.path.join(REPO, "tools", "fuzz.py"), "--seed", "1", "--case",
                             str(case["case"])], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert json.loads(again.stdout.strip().splitlines()[-1])["outcome"] == "same"
+
+
+def test_threaded_fuzz_run_has_no_crash_or_hang(tmp_path):
+    # the same cases from three threads at once (issue 24: threads under the
+    # fuzzer); only crashes and hangs count there (tools/fuzz.py --threads)
+    out = tmp_path / "fuzz.json"
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "fuzz.py"), "--cases", "150", "--seconds", "400",
+                        "--seed", "2", "--threads", "3", "--json", str(out)], cwd=REPO, capture_output=True,
+                       text=True, timeout=500)
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(out.read_text())
+    assert rep["threads"] == 3 and sum(rep["counts"].values()) == 150, rep["counts"]
+    assert not rep["counts"].get("crash") and not rep["counts"].get("hang"), rep["counts"]
