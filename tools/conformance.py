@@ -932,6 +932,17 @@ def _call(fn, parts):
     return fn(parts[0], *parts[1], **parts[2])
 
 
+# Called with "cpu" and "russet" as run_variant moves from CPU's call to
+# russet's (the fuzzer's worker logs it: a crash in CPU's own kernel, which
+# reads out of bounds on some arguments, is then not counted as russet's).
+PHASE_HOOK = None
+
+
+def _phase(name):
+    if PHASE_HOOK is not None:
+        PHASE_HOOK(name)
+
+
 def run_variant(torch, op, op_name, variant, dtype, sample, tol):
     """One case: returns (class, detail, host_ops)."""
     process = getattr(sample, "output_process_fn_grad", None) or (lambda x: x)
@@ -955,6 +966,7 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
 
     # CPU first (it defines what should happen)
     seed = 1234
+    _phase("cpu")
     try:
         torch.manual_seed(seed)
         if variant == "out":
@@ -978,6 +990,7 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
     except Exception as e:  # noqa: BLE001
         return "skipped", "cpu raises: " + _first_line(e), []
 
+    _phase("russet")
     try:
         with _HostCounter(torch) as hc:
             torch.manual_seed(seed)

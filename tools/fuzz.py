@@ -221,13 +221,14 @@ def run_case(torch, seed, k, ops):
     except Exception as e:  # noqa: BLE001
         cpu_raised = f"{type(e).__name__}: {cov._first_line(e)}"
     # (run_variant calls CPU once more: a CPU that reads out of bounds on
-    # these arguments may crash there instead, counted as russet's)
+    # these arguments may crash there instead; its phase hook says so)
     _phase("russet")
     if cpu_raised is None:
         cls, detail, _ = cov.run_variant(torch, op, op.name, "op", dt, s, cov.tolerances(op, dtype))
         outcome = {"pass-native": "same", "pass-host": "same", "skipped": "same",
                    "unsupported": "error"}.get(cls, cls)
         if outcome == "wrong" and dtype in (torch.float16, torch.bfloat16):
+            _phase("cpu")  # CPU's calls in float32
             closer = _as_accurate_as_cpu(torch, op, parts)
             if closer:
                 outcome, detail = "same", closer
@@ -254,6 +255,7 @@ def worker(seed, first, last, out_path, timeout, threads=1):
 
     torch.set_num_threads(1)
     ops = _ops()
+    cov.PHASE_HOOK = _phase
     signal.signal(signal.SIGALRM, cov._alarm)
     global _PHASE_LOG
     with open(out_path, "a", buffering=1) as out:

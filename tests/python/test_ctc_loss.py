@@ -99,6 +99,19 @@ def test_float64_matches_cpu():
     assert_close(x.grad.cpu(), y.grad, rtol=1e-10, atol=1e-12)
 
 
+def test_float64_target_out_of_range_raises_on_either_path():
+    # the native kernel raises at the sync; the host path (float64 without
+    # fp64) checks first, where CPU's kernel would read out of bounds (the
+    # fuzzer crashed it); padding past a row's length is not read
+    lp = torch.randn(6, 2, 5, dtype=torch.float64).log_softmax(2).to(D)
+    bad = torch.tensor([[1, 1000000], [2, 3]], device=D)
+    with pytest.raises(RuntimeError, match="index 1000000 is out of bounds"):
+        F.ctc_loss(lp, bad, [6, 6], [2, 2])
+        torch.russet.synchronize()
+    padded = torch.tensor([[1, -7], [2, 3]], device=D)  # row 0 uses one target
+    assert F.ctc_loss(lp, padded, [6, 6], [1, 2]).isfinite().item()
+
+
 def test_bad_arguments_raise_like_cpu():
     lp = torch.randn(6, 2, 4).log_softmax(2)
     targets = torch.tensor([[1, 2], [3, 1]])

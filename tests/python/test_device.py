@@ -11,6 +11,7 @@ EXPECTED_NAMES = {
     "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "reset_peak_memory_stats", "memory_stats", "memory_snapshot", "empty_cache",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction",
     "Stream", "Event", "current_stream", "set_stream", "stream", "is_initialized",
     "host_op_counts", "reset_host_op_counts",
     "get_amp_supported_dtype", "is_bf16_supported",

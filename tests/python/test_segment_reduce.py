@@ -150,6 +150,22 @@ def test_float64():
         assert torch.russet.host_op_counts()
 
 
+def test_float64_bounds_past_the_axis():
+    # the host path (float64 without fp64) runs CPU's kernel, which reads
+    # the data through offsets (or unsafe lengths) past the axis unchecked
+    # and crashed the fuzzer's process: there they raise first; the native
+    # kernel never reads past the axis and returns the initial values
+    x = torch.randn(3, dtype=torch.float64)
+    bad = [{"offsets": torch.tensor([0, 1000000, 1000000])}, {"offsets": torch.tensor([-5, 1, 2])},
+           {"lengths": torch.tensor([2, 9]), "unsafe": True}]
+    for kw in bad:
+        if torch.float64 in HOST_DTYPES:
+            with pytest.raises(RuntimeError, match="is out of bounds"):
+                torch.segment_reduce(x.to(D), "sum", **moved(kw, D))
+        else:
+            torch.segment_reduce(x.to(D), "sum", **moved(kw, D)).cpu()
+
+
 def error_type(fn, *args, **kw):
     try:
         r = fn(*args, **kw)

@@ -25,6 +25,25 @@ using OptTensor = std::optional<Tensor>;
 
 bool has(const OptTensor& t) { return t.has_value() && t->defined(); }
 
+// Before host execution (float64 under the apple profile) runs CPU's
+// kernel: CPU reads the data through the bounds unchecked (offsets, or
+// unsafe lengths, past the axis read out of bounds and can crash it), where
+// the native kernel never reads past the axis. So on that path a bound
+// outside [0, L] raises first, as the native kernels' device checks do.
+void check_bounds_on_host(const Tensor& bounds, bool offsets, int64_t L) {
+  Tensor b = bounds.to(at::kCPU).to(at::kLong).contiguous();
+  const int64_t* p = b.const_data_ptr<int64_t>();
+  const int64_t cols = b.dim() == 0 ? 1 : b.size(-1), rows = cols == 0 ? 0 : b.numel() / cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t end = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      end = offsets ? p[r * cols + c] : end + p[r * cols + c];
+      TORCH_CHECK(end >= 0 && end <= L, "russet: segment_reduce: index ", end, " is out of bounds (the axis has ",
+                  L, " elements)");
+    }
+  }
+}
+
 void check_dtypes(const Tensor& data, const Tensor& bounds, bool offsets) {
   auto t = data.scalar_type();
   TORCH_CHECK_NOT_IMPLEMENTED(
@@ -34,7 +53,18 @@ void check_dtypes(const Tensor& data, const Tensor& bounds, bool offsets) {
   TORCH_CHECK_NOT_IMPLEMENTED(b == at::kInt || b == at::kLong, "\"",
                               offsets ? "_segment_reduce_offsets_cpu_kernel1" : "_segment_reduce_lengths_cpu_kernel1",
                               "\" not implemented for '", c10::toString(b), "'");
-  if (t == at::kDouble) host_if_no_fp64(data);
+}
+
+// float64 without fp64 arithmetic: host execution, after the bounds check
+// CPU's kernel lacks (check_bounds_on_host)
+void host_if_no_fp64_checked(const Tensor& data, const Tensor& bounds, bool offsets, int64_t axis) {
+  if (data.scalar_type() != at::kDouble) return;
+  try {
+    host_if_no_fp64(data);
+  } catch (const NeedsHost&) {
+    check_bounds_on_host(bounds, offsets, data.size(axis));
+    throw;
+  }
 }
 
 // The problem as the engine sees it: data (outer, L, inner), bounds
@@ -97,6 +127,7 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const OptTens
                       "segment_reduce(): Expected all rows of lengths along axis ",
                       "to sum to data.size(lengths.dim()-1) when !unsafe.");
         }
+        host_if_no_fp64_checked(data, b, off, axis);
         Problem g = problem_of(r, data, b, axis, off, initial);
         Tensor out = at::empty(g.out_sizes, data.options());
         g.p.out = describe(out.view({g.outer, g.S, g.inner}));
@@ -118,6 +149,7 @@ Tensor segment_reduce_backward(const Tensor& grad, const Tensor& output, const T
         const Tensor& b = off ? *offsets : *lengths;
         axis = b.dim() - 1;  // as CPU's kernels
         check_dtypes(data, b, off);
+        host_if_no_fp64_checked(data, b, off, axis);
         if (grad.scalar_type() == at::kDouble) host_if_no_fp64(grad);
         c10::DeviceGuard guard(data.device());
         Problem g = problem_of(r, data, b, axis, off, initial);
