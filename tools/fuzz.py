@@ -35,11 +35,17 @@ their repro. The exit status is 1 where a crash or hang was found (and, with
 
 --threads N runs the worker's cases from N Python threads at once (each on
 the default stream, as a user's threads would), to find crashes, hangs and
-deadlocks under concurrent dispatch. There a device-side assertion raised
-by one thread's op may surface at another thread's synchronize (the device
-error flag is the device's, as CUDA's sticky errors are), so wrong,
-accepts and error outcomes can be misattributed: only crash and hang count
-in that mode, and a hang names the last case started.
+deadlocks under concurrent dispatch. That mode runs russet's call alone
+(outcomes "ran" and "raised"): CPU's kernels read out of bounds on some
+hostile arguments, and in one process a CPU crash could not be told from
+russet's; a device-side assertion raised by one thread's op may also
+surface at another thread's synchronize (the device error flag is the
+device's, as CUDA's sticky errors are). Only crash and hang count there;
+a crash or hang names the last case started. --own-streams puts each
+thread on its own stream (torch.russet.Stream); without it they share the
+default stream, where a known race remains (docs/reliability.md: an op's
+parameters in the stream's arena can be recycled when other threads push
+the stream more than one batch on before the op records its dispatch).
 """
 
 import argparse
@@ -183,8 +189,12 @@ _PHASE_LOG = None
 _LOG_LOCK = threading.Lock()
 
 
-def run_case(torch, seed, k, ops):
-    """One case in this process: {"case", "op", "dtype", "sample", "mutation", "outcome", "detail"}."""
+def run_case(torch, seed, k, ops, russet_only=False):
+    """One case in this process: {"case", "op", "dtype", "sample", "mutation", "outcome", "detail"}.
+    russet_only (the threaded mode): russet's call alone, outcome "ran" or
+    "raised" (CPU's kernels read out of bounds on some hostile arguments: in
+    a process of several threads such a crash could not be told from
+    russet's)."""
     import itertools
 
     import conformance as cov
@@ -212,6 +222,17 @@ def run_case(torch, seed, k, ops):
     if not _mutate(torch, parts, mutation, rng):  # the sample as it is, then
         rec["mutation"] = "none"
     s.input, s.args, s.kwargs = parts[0], tuple(parts[1]), parts[2]
+    if russet_only:
+        _phase("russet")
+        try:
+            parts_r = cov._to_russet(parts)
+            if op.name in cov.CPU_ARGS_OPS:
+                parts_r[1] = parts[1]
+            cov._call(op, parts_r)
+            torch.russet.synchronize()
+        except Exception as e:  # noqa: BLE001
+            return dict(rec, outcome="raised", detail=f"{type(e).__name__}: {cov._first_line(e)}")
+        return dict(rec, outcome="ran", detail="")
     _phase("cpu")
     try:
         # on the sample itself, as run_variant does (a clone would lose a
@@ -244,7 +265,7 @@ def run_case(torch, seed, k, ops):
     return dict(rec, outcome="accepts", detail="CPU raises " + cpu_raised)
 
 
-def worker(seed, first, last, out_path, timeout, threads=1):
+def worker(seed, first, last, out_path, timeout, threads=1, own_streams=False):
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -261,7 +282,7 @@ def worker(seed, first, last, out_path, timeout, threads=1):
     with open(out_path, "a", buffering=1) as out:
         _PHASE_LOG = out
         if threads > 1:
-            _threaded(torch, cov, seed, first, last, ops, threads)
+            _threaded(torch, cov, seed, first, last, ops, threads, own_streams)
             return
         for k in range(first, last):
             out.write(json.dumps({"start": k}) + "\n")
@@ -283,15 +304,22 @@ def worker(seed, first, last, out_path, timeout, threads=1):
             out.flush()
 
 
-def _threaded(torch, cov, seed, first, last, ops, threads):
+def _threaded(torch, cov, seed, first, last, ops, threads, own_streams):
     """The cases [first, last) from `threads` threads, case k on thread
     k % threads (no alarm: SIGALRM reaches only the main thread; the
-    parent's no-progress timeout catches a hang)."""
+    parent's no-progress timeout catches a hang); each thread on its own
+    stream with own_streams, else all on the default stream."""
     def run(ks):
+        if own_streams:
+            with torch.russet.stream(torch.russet.Stream()):
+                return run_on(ks)
+        return run_on(ks)
+
+    def run_on(ks):
         for k in ks:
             _log({"start": k})
             try:
-                rec = run_case(torch, seed, k, ops)
+                rec = run_case(torch, seed, k, ops, russet_only=True)
             except Exception as e:  # noqa: BLE001
                 rec = {"case": k, "outcome": "skipped", "detail": "harness: " + cov._first_line(e)}
             try:
@@ -334,11 +362,12 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--strict", action="store_true", help="exit 1 on any finding, not only crash/hang")
     ap.add_argument("--threads", type=int, default=1, help="threads issuing the cases at once (crash/hang only)")
+    ap.add_argument("--own-streams", action="store_true", help="with --threads: each thread on its own stream")
     ap.add_argument("--worker", nargs=3, type=str, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         first, last, path = a.worker
-        worker(a.seed, int(first), int(last), path, a.timeout, a.threads)
+        worker(a.seed, int(first), int(last), path, a.timeout, a.threads, a.own_streams)
         return 0
     if a.case is not None:
         import torch
@@ -356,7 +385,8 @@ def main():
         open(log, "w").close()
         block = 200 if end is None else min(200, end - k)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--seed", str(a.seed), "--timeout",
-                              str(a.timeout), "--threads", str(a.threads), "--worker", str(k), str(k + block), log],
+                              str(a.timeout), "--threads", str(a.threads)] + (["--own-streams"] if a.own_streams else [])
+                             + ["--worker", str(k), str(k + block), log],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         last_size, last_change, started = -1, time.time(), None
         while True:
