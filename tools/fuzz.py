@@ -189,6 +189,20 @@ _PHASE_LOG = None
 _LOG_LOCK = threading.Lock()
 
 
+def _russet_raises(torch, cov, op, parts):
+    """russet's call on the sample's arguments moved to the device, with a
+    synchronize (a device-side assertion counts): what it raised, or None."""
+    try:
+        parts_r = cov._to_russet(parts)
+        if op.name in cov.CPU_ARGS_OPS:
+            parts_r[1] = parts[1]
+        cov._call(op, parts_r)
+        torch.russet.synchronize()
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {cov._first_line(e)}"
+    return None
+
+
 def run_case(torch, seed, k, ops, russet_only=False):
     """One case in this process: {"case", "op", "dtype", "sample", "mutation", "outcome", "detail"}.
     russet_only (the threaded mode): russet's call alone, outcome "ran" or
@@ -224,15 +238,8 @@ def run_case(torch, seed, k, ops, russet_only=False):
     s.input, s.args, s.kwargs = parts[0], tuple(parts[1]), parts[2]
     if russet_only:
         _phase("russet")
-        try:
-            parts_r = cov._to_russet(parts)
-            if op.name in cov.CPU_ARGS_OPS:
-                parts_r[1] = parts[1]
-            cov._call(op, parts_r)
-            torch.russet.synchronize()
-        except Exception as e:  # noqa: BLE001
-            return dict(rec, outcome="raised", detail=f"{type(e).__name__}: {cov._first_line(e)}")
-        return dict(rec, outcome="ran", detail="")
+        raised = _russet_raises(torch, cov, op, parts)
+        return dict(rec, outcome="raised" if raised else "ran", detail=raised or "")
     _phase("cpu")
     try:
         # on the sample itself, as run_variant does (a clone would lose a
@@ -254,14 +261,9 @@ def run_case(torch, seed, k, ops, russet_only=False):
             if closer:
                 outcome, detail = "same", closer
         return dict(rec, outcome=outcome, detail=detail)
-    try:
-        parts_r = cov._to_russet(parts)
-        if op.name in cov.CPU_ARGS_OPS:
-            parts_r[1] = parts[1]
-        cov._call(op, parts_r)
-        torch.russet.synchronize()
-    except Exception as e:  # noqa: BLE001
-        return dict(rec, outcome="same", detail=f"both raise; russet {type(e).__name__}: {cov._first_line(e)}")
+    raised = _russet_raises(torch, cov, op, parts)
+    if raised:
+        return dict(rec, outcome="same", detail="both raise; russet " + raised)
     return dict(rec, outcome="accepts", detail="CPU raises " + cpu_raised)
 
 
