@@ -43,9 +43,9 @@ surface at another thread's synchronize (the device error flag is the
 device's, as CUDA's sticky errors are). Only crash and hang count there;
 a crash or hang names the last case started. --own-streams puts each
 thread on its own stream (torch.russet.Stream); without it they share the
-default stream, where a known race remains (docs/reliability.md: an op's
-parameters in the stream's arena can be recycled when other threads push
-the stream more than one batch on before the op records its dispatch).
+default stream (where, until the thirty-second session, an op's parameters
+in the stream's arena could be rewritten by another thread's:
+docs/reliability.md).
 """
 
 import argparse

@@ -275,9 +275,12 @@ typedef struct rs_access {
     int write;
 } rs_access;
 
-/* Scratch memory in the stream's argument arena, valid until the work
- * recorded in the open batch has finished. For parameter blocks larger
- * than push constants: write through *host, pass *address to the kernel. */
+/* Scratch memory in the stream's argument arena, for parameter blocks
+ * larger than push constants: write through *host, pass *address to the
+ * kernel. The block is the calling thread's: it stays valid for the
+ * dispatches that thread records on s until it has taken 255 more blocks,
+ * or 128 KiB more, from s's arena (other threads' work on s never reuses
+ * it), and until those dispatches have finished. */
 RS_API rs_status rs_stream_arena(rs_stream *s, size_t size, void **host, uint64_t *address);
 
 /* ---------------------------------------------------------------- events */

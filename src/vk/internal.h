@@ -92,16 +92,29 @@ rs_status rs_buffer_create(rs_device *dev, uint64_t size, uint32_t memory_type, 
                            VkDeviceMemory *mem, VkBuffer *buf, uint64_t *address, void **host);
 
 /* ---- streams (stream.c) */
-/* Arena memory (parameter blocks, staged uploads). A chunk belongs to the
- * batch that was open when it was taken, and is kept until the timeline
- * passes `release`, the next batch's value: an op's dispatches may land in
- * the batch after the one its parameters were written in (arena_take). */
+/* Arena memory (parameter blocks, staged uploads). Each thread that takes
+ * arena memory on a stream has chunks of its own there (rs_arena_user), so
+ * another thread's work never rewrites them. Every dispatch a thread records
+ * stamps its recent chunks' `release` with the dispatch's batch; a chunk is
+ * reused once it has left its thread's recent set (RS_ARENA_RECENT chunks,
+ * RS_ARENA_AGE takes: stream.c) and the timeline has passed `release`. */
 typedef struct rs_arena_chunk {
     rs_hostbuf buf;
     uint64_t used;
-    uint64_t release;
+    uint64_t release;   /* the last batch that may read it */
+    uint64_t last_take; /* its thread's take count when last taken from */
     struct rs_arena_chunk *next;
 } rs_arena_chunk;
+
+#define RS_ARENA_RECENT 4
+typedef struct rs_arena_user {
+    uint64_t thread;  /* rs_thread_key of the thread; 0: a free slot */
+    uint64_t takes;   /* its takes on this stream so far */
+    uint64_t active;  /* the stream's user clock at its last take (LRU) */
+    rs_arena_chunk *recent[RS_ARENA_RECENT]; /* [0]: the chunk it takes from */
+    int nrecent;
+} rs_arena_user;
+#define RS_ARENA_USERS 32
 
 typedef struct rs_wait {
     VkSemaphore semaphore;
@@ -113,7 +126,6 @@ typedef struct rs_batch {
     uint64_t value;          /* the timeline value its submission signals */
     uint32_t dispatches;
     uint64_t bytes;          /* memory its work touches (rs_access sizes) */
-    rs_arena_chunk *chunks;  /* arena memory used by this batch */
     rs_wait *waits;
     uint32_t nwaits, capwaits;
     VkPipeline bound;
@@ -137,7 +149,9 @@ struct rs_stream {
     rs_batch *inflight_head, *inflight_tail;
     rs_batch *spare;         /* recycled batches */
     rs_arena_chunk *spare_chunks, *spare_tail; /* reusable, oldest first */
-    rs_arena_chunk *retired;  /* from finished batches, still needed by a later one */
+    rs_arena_chunk *retired;  /* out of every thread's recent set, maybe still read */
+    rs_arena_user users[RS_ARENA_USERS]; /* the threads taking arena memory here */
+    uint64_t user_clock;
     rs_range hazards[RS_HAZARD_SLOTS];
     int nhazards;
     uint64_t total_dispatches, submits, barriers;

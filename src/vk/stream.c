@@ -91,7 +91,6 @@ static void chunks_free(rs_device *dev, rs_arena_chunk *c) {
 }
 
 static void batch_free(rs_device *dev, rs_batch *b) {
-    chunks_free(dev, b->chunks);
     free(b->waits);
     free(b);
 }
@@ -104,6 +103,11 @@ void rs_stream_destroy(rs_stream *s) {
             rs_batch *n = b->next;
             batch_free(dev, b);
             b = n;
+        }
+    for (int i = 0; i < RS_ARENA_USERS; i++)
+        for (int j = 0; j < s->users[i].nrecent; j++) {
+            s->users[i].recent[j]->next = NULL;
+            chunks_free(dev, s->users[i].recent[j]);
         }
     chunks_free(dev, s->spare_chunks);
     chunks_free(dev, s->retired);
@@ -150,8 +154,8 @@ static void chunk_done(rs_stream *s, rs_arena_chunk *c) {
     s->spare_tail = c;
 }
 
-/* Moves finished batches to the spare list; their arena chunks become
- * reusable once every batch that may read them has finished. */
+/* Moves finished batches to the spare list, and retired arena chunks that
+ * no unfinished batch reads to the spare chunks. */
 static void recycle(rs_stream *s) {
     if (!s->inflight_head && !s->retired) return;
     uint64_t done = rs_stream_completed(s);
@@ -168,17 +172,6 @@ static void recycle(rs_stream *s) {
         rs_batch *b = s->inflight_head;
         s->inflight_head = b->next;
         if (!s->inflight_head) s->inflight_tail = NULL;
-        for (rs_arena_chunk *c = b->chunks; c;) {
-            rs_arena_chunk *n = c->next;
-            if (c->release <= done) {
-                chunk_done(s, c);
-            } else {
-                c->next = s->retired;
-                s->retired = c;
-            }
-            c = n;
-        }
-        b->chunks = NULL;
         b->nwaits = 0;
         b->next = s->spare;
         s->spare = b;
@@ -451,14 +444,92 @@ void rs_stream_hazards_locked(rs_stream *s, const rs_access *acc, int n) {
             (rs_range){acc[i].address, acc[i].address + acc[i].size, acc[i].write};
 }
 
-/* ---- the argument arena */
+/* ---- the argument arena
+ *
+ * An op writes its parameters into the arena, then records the dispatches
+ * that read them; between the two, other threads recording on the same
+ * stream may submit any number of batches. So arena memory is not tied to
+ * a batch: each thread has chunks of its own on each stream it records on
+ * (a slot in s->users), and every dispatch it records stamps them with the
+ * dispatch's batch. A chunk leaves the thread's recent set once the thread
+ * has started RS_ARENA_RECENT newer chunks, or taken RS_ARENA_AGE more
+ * times, since it last took from it; then it is retired, and reused once
+ * the timeline passes its last stamp. The contract (runtime.h): a block
+ * stays valid for the taking thread's dispatches until that thread has
+ * taken RS_ARENA_AGE - 1 more blocks, or 2 * RS_ARENA_CHUNK more bytes, on
+ * the stream. When blocks were tied to the open batch, 4 threads on one
+ * stream crashed lavapipe about 3 times in 10,000 fuzzed ops: a kernel read
+ * parameters another thread had already written over. */
+
+/* a thread's takes before a chunk it no longer takes from is retired */
+#define RS_ARENA_AGE 256
+
+/* A process-wide number for the calling thread, never 0 and never reused
+ * (a thread id may be reused by a later thread). */
+static uint64_t thread_key(void) {
+    static atomic_uint_fast64_t next;
+    static _Thread_local uint64_t key;
+    if (!key) key = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) + 1;
+    return key;
+}
+
+/* Ends a chunk's time in a thread's recent set: reused once the timeline
+ * passes its stamp (recycle). */
+static void chunk_retire(rs_stream *s, rs_arena_chunk *c) {
+    c->next = s->retired;
+    s->retired = c;
+}
+
+static void user_drop(rs_stream *s, rs_arena_user *u) {
+    for (int j = 0; j < u->nrecent; j++) chunk_retire(s, u->recent[j]);
+    memset(u, 0, sizeof *u);
+}
+
+/* The calling thread's slot on s (s->lock held); NULL if it has none and
+ * `make` is 0. A new thread past RS_ARENA_USERS takes the slot that took
+ * least recently (its thread has likely exited; if it is still inside an
+ * op, that op's blocks are retired early: the stated limit). */
+static rs_arena_user *user_locked(rs_stream *s, int make) {
+    static _Thread_local struct {
+        rs_stream *s;
+        int slot;
+    } cache;
+    uint64_t key = thread_key();
+    if (cache.s == s && s->users[cache.slot].thread == key) return &s->users[cache.slot];
+    int at = -1, lru = 0;
+    for (int i = 0; i < RS_ARENA_USERS; i++) {
+        if (s->users[i].thread == key) {
+            at = i;
+            break;
+        }
+        if (s->users[lru].thread && (!s->users[i].thread || s->users[i].active < s->users[lru].active)) lru = i;
+    }
+    if (at < 0) {
+        if (!make) return NULL;
+        at = lru;
+        if (s->users[at].thread) user_drop(s, &s->users[at]);
+        s->users[at].thread = key;
+    }
+    cache.s = s;
+    cache.slot = at;
+    return &s->users[at];
+}
+
+/* Stamps the calling thread's recent chunks with batch b (s->lock held):
+ * a dispatch it records there may read any of them. */
+static void arena_stamp_locked(rs_stream *s, const rs_batch *b) {
+    rs_arena_user *u = user_locked(s, 0);
+    if (!u) return;
+    for (int j = 0; j < u->nrecent; j++)
+        if (u->recent[j]->release < b->value) u->recent[j]->release = b->value;
+}
 
 static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chunk **out,
                             uint64_t *offset) {
     size = (size + 15) & ~(size_t)15;
-    rs_arena_chunk *c = b->chunks;
+    rs_arena_user *u = user_locked(s, 1);
+    rs_arena_chunk *c = u->nrecent ? u->recent[0] : NULL;
     if (!c || c->used + size > c->buf.size) {
-        c = NULL;
         if (size <= RS_ARENA_CHUNK && s->spare_chunks) {
             c = s->spare_chunks;
             s->spare_chunks = c->next;
@@ -474,17 +545,20 @@ static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chu
             }
         }
         c->used = 0;
-        /* An op may write its parameters while batch v is open and record
-         * a dispatch that reads them in batch v + 1 (v was submitted early,
-         * or a sync for a data-dependent size came between two of its
-         * dispatches), so the chunk stays until v + 1 has finished too.
-         * When chunks were reused as soon as v finished, the next op's
-         * parameters overwrote a pending dispatch's (a wrong batch norm
-         * after a big convolution on the H200: issue 15). */
-        c->release = b->value + 1;
-        c->next = b->chunks;
-        b->chunks = c;
+        c->release = 0;
+        c->next = NULL;
+        if (u->nrecent == RS_ARENA_RECENT) chunk_retire(s, u->recent[--u->nrecent]);
+        memmove(u->recent + 1, u->recent, (size_t)u->nrecent * sizeof u->recent[0]);
+        u->recent[0] = c;
+        u->nrecent++;
     }
+    u->takes++;
+    u->active = ++s->user_clock;
+    c->last_take = u->takes;
+    /* the older chunks this thread has not taken from for a while */
+    while (u->nrecent > 1 && u->recent[u->nrecent - 1]->last_take + RS_ARENA_AGE <= u->takes)
+        chunk_retire(s, u->recent[--u->nrecent]);
+    if (c->release < b->value) c->release = b->value; /* a copy staged here is recorded in b */
     *offset = c->used;
     c->used += size;
     *out = c;
@@ -550,6 +624,7 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     }
     if (push_size) vkCmdPushConstants(b->cmd, dev->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
     vkCmdDispatch(b->cmd, groups[0], groups[1], groups[2]);
+    arena_stamp_locked(s, b);
     b->dispatches++;
     s->total_dispatches++;
     for (int i = 0; i < n_accesses; i++) b->bytes += accesses[i].size;

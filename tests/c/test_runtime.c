@@ -1,6 +1,7 @@
 /* The runtime's own tests: devices, memory, streams, events, kernels and
  * their caches, the device error flag. No torch, no Python. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,78 @@ TEST(arena_outlives_its_batch) {
         for (uint32_t i = 0; i < 64; i++) CHECK(res[i] == 20 + i);
     }
     rs_free(dev, out);
+}
+
+/* Another thread recording on the same stream between an op's parameter
+ * write and its dispatch submits batches and takes arena memory of its own:
+ * it must never be handed the op's block. Blocks used to belong to the
+ * open batch, and 4 fuzzing threads on one stream crashed lavapipe (a
+ * kernel read parameters already overwritten). */
+struct arena_thread {
+    rs_stream *s;
+    rs_kernel *k;
+    uint64_t out;
+    rs_status st;
+};
+
+static void *arena_other_thread(void *arg) {
+    struct arena_thread *t = arg;
+    for (int r = 0; r < 40 && !t->st; r++) {
+        void *host;
+        uint64_t addr;
+        t->st = rs_stream_arena(t->s, 64 * 4, &host, &addr);
+        if (t->st) break;
+        for (uint32_t i = 0; i < 64; i++) ((uint32_t *)host)[i] = 99;
+        t->st = run_scale(t->s, t->k, addr, t->out, 64);
+        if (!t->st) t->st = rs_stream_synchronize(t->s); /* a batch a round */
+    }
+    return NULL;
+}
+
+static int arena_chunks(const rs_stream *s) {
+    int n = 0;
+    for (int i = 0; i < RS_ARENA_USERS; i++) n += s->users[i].nrecent;
+    for (const rs_arena_chunk *c = s->spare_chunks; c; c = c->next) n++;
+    for (const rs_arena_chunk *c = s->retired; c; c = c->next) n++;
+    return n;
+}
+
+TEST(arena_is_the_threads_own) {
+    rs_device *dev = ctest_device();
+    rs_stream *s;
+    CHECK_OK(rs_stream_get(dev, 12, &s));
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    uint64_t out, other_out;
+    CHECK_OK(rs_alloc(dev, 64 * 4, s, &out));
+    CHECK_OK(rs_alloc(dev, 64 * 4, s, &other_out));
+    void *host;
+    uint64_t params;
+    CHECK_OK(rs_stream_arena(s, 64 * 4, &host, &params));
+    for (uint32_t i = 0; i < 64; i++) ((uint32_t *)host)[i] = 10;
+    struct arena_thread t = {s, k, other_out, RS_OK};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, arena_other_thread, &t) == 0);
+    pthread_join(th, NULL);
+    CHECK_OK(t.st);
+    CHECK_OK(run_scale(s, k, params, out, 64)); /* 40 batches after the write */
+    uint32_t res[64];
+    CHECK_OK(rs_memcpy_dtoh(s, res, out, sizeof res));
+    for (uint32_t i = 0; i < 64; i++) CHECK(res[i] == 20 + i);
+    CHECK_OK(rs_memcpy_dtoh(s, res, other_out, sizeof res));
+    for (uint32_t i = 0; i < 64; i++) CHECK(res[i] == 198 + i);
+    /* a thread's chunks go back to the stream as it moves on: the arena
+     * does not grow with the number of ops */
+    for (int r = 0; r < 3000; r++) {
+        CHECK_OK(rs_stream_arena(s, 64 * 4, &host, &params));
+        memset(host, 0, 64 * 4);
+        CHECK_OK(run_scale(s, k, params, out, 64));
+        if (r % 100 == 0) CHECK_OK(rs_stream_synchronize(s));
+    }
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK(arena_chunks(s) <= 2 * RS_ARENA_RECENT + 2);
+    rs_free(dev, out);
+    rs_free(dev, other_out);
 }
 
 /* RUSSET_AUDIT=1 (read when a stream is made) fails a dispatch that writes
@@ -1141,6 +1214,7 @@ int main(void) {
     RUN(staged_upload_is_ordered);
     RUN(arena_blocks);
     RUN(arena_outlives_its_batch);
+    RUN(arena_is_the_threads_own);
     RUN(audit_catches_undeclared_writes);
     RUN(float_controls_are_kept);
     RUN(exact_math_injection);
