@@ -23,6 +23,7 @@
 #include "russet/interp.h"
 #include "russet/linalg.h"
 #include "russet/loss.h"
+#include "russet/margin_loss.h"
 #include "russet/norm.h"
 #include "russet/optim.h"
 #include "russet/pointwise.h"

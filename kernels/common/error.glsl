@@ -11,7 +11,10 @@
 // 5 a negative segment length (segment_reduce), 6 a failed assertion in a
 // kernel torch.compile generated (python/russet/inductor/kernel.py), 7
 // offsets that decrease (embedding_bag; value: the bag's end), 8 too short
-// a source (masked_scatter_; value: the first rank past its end).
+// a source (masked_scatter_; value: the first rank past its end), 9 a
+// class target outside [0, C) (multi_margin_loss; value: the target), 10 a
+// multilabel target outside [-1, C) or an is_target outside [0, 1]
+// (multilabel_margin_loss; value: the argument's position, 2, 3 or 5).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

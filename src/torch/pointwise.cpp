@@ -42,10 +42,14 @@ rs_dtype opmath(at::ScalarType t) {
   }
 }
 
-void host_if_no_fp64(const at::Tensor& t) {
+void host_if_no_fp64(const at::Tensor& t) { host_if_no_fp64(t, [] {}); }
+
+void host_if_no_fp64(const at::Tensor& t, const std::function<void()>& before_host) {
   if (rs_dtype_needs_fp64(static_cast<rs_dtype>(t.scalar_type())) &&
-      !rs_device_features(device(t.device().index()))->has_fp64)
+      !rs_device_features(device(t.device().index()))->has_fp64) {
+    before_host();
     throw NeedsHost{"float64/complex128 needs shaderFloat64, which this device lacks"};
+  }
 }
 
 namespace {

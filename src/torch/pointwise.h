@@ -12,6 +12,7 @@
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 
+#include <functional>
 #include <initializer_list>
 
 #include "torch/adapter.h"
@@ -43,8 +44,11 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 rs_dtype opmath(at::ScalarType t);
 
 // Throws NeedsHost when `t`'s dtype needs fp64 arithmetic (float64,
-// complex128) and its device has none (the apple profile).
+// complex128) and its device has none (the apple profile). The second form
+// runs `before_host` first on that path: a check CPU's kernel lacks (its
+// reads out of bounds can crash the process), which may throw CPU-style.
 void host_if_no_fp64(const at::Tensor& t);
+void host_if_no_fp64(const at::Tensor& t, const std::function<void()>& before_host);
 
 // Runs `body` (the native kernel); if it needs the host, runs the op `Op`
 // (an at::_ops:: struct) through host execution with the same arguments.

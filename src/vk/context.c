@@ -744,6 +744,11 @@ rs_status rs_device_check_error(rs_device *dev) {
                         "it starts)", name, (long long)value);
     if (code == 8)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Number of elements of source < number of ones in mask", name);
+    if (code == 9)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s: target out of range (a target of %lld)", name, (long long)value);
+    if (code == 10)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s: argument #%lld '%s' is out of range", name, (long long)value,
+                        value == 5 ? "is_target" : "target");
     if (code == 5)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Expected segment_length >= 0 to be true, but got false "
                         "(a segment of length %lld)", name, (long long)value);

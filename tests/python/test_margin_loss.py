@@ -69,8 +69,63 @@ def test_errors_like_cpu():
     for shape in [(3, 0), (0,)]:  # empty input rows
         with pytest.raises(RuntimeError, match="Expected non-empty vector or matrix"):
             F.multilabel_margin_loss(torch.randn(shape, device=D), torch.zeros(shape, dtype=torch.long, device=D))
-    with pytest.raises(RuntimeError, match="out of bounds"):  # a device-side assertion, as on CUDA
+    # bad targets: a device-side assertion at the next sync (as on CUDA), CPU's text
+    with pytest.raises(RuntimeError, match="target out of range"):
         F.multi_margin_loss(x, torch.full((3,), 7, device=D)).cpu()
+    labels = torch.tensor([[0, -1, 0, 0], [2, -2, 0, 0], [1, 2, 3, -1]])
+    with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
+        F.multilabel_margin_loss(xc, labels)
+    with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
+        F.multilabel_margin_loss(x, labels.to(D)).cpu()
+    good = labels.clone()
+    good[1, 1] = -1
+    bad_is = torch.zeros(3, 4)
+    bad_is[0, 1] = 2
+    for dev in ["cpu", D]:
+        with pytest.raises(RuntimeError, match="argument #5 'is_target' is out of range"):
+            torch.ops.aten.multilabel_margin_loss_backward(torch.tensor(1.0, device=dev), x.to(dev), good.to(dev), 1,
+                                                           bad_is.to(dev)).cpu()
+    # CPU's kernels exist for float32 and float64, and read the weights in the input's dtype
+    for dt in [torch.float16, torch.bfloat16]:
+        for f, t in [(F.multi_margin_loss, torch.zeros(3, dtype=torch.long)),
+                     (F.multilabel_margin_loss, torch.zeros(3, 4, dtype=torch.long))]:
+            with pytest.raises(RuntimeError) as cpu_err:
+                f(xc.to(dt), t)
+            with pytest.raises(RuntimeError) as dev_err:
+                f(x.to(dt), t.to(D))
+            assert str(dev_err.value) == str(cpu_err.value)
+    w = torch.ones(4, dtype=torch.float64)
+    with pytest.raises(RuntimeError) as cpu_err:
+        F.multi_margin_loss(xc, torch.zeros(3, dtype=torch.long), weight=w)
+    with pytest.raises(RuntimeError) as dev_err:
+        F.multi_margin_loss(x, torch.zeros(3, dtype=torch.long, device=D), weight=w.to(D))
+    assert str(dev_err.value) == str(cpu_err.value)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_bit_equal_to_cpu(reduction):
+    # one invocation per row in CPU's loop order, the reduced totals in CPU's
+    # double accumulate type (a float-float pair without fp64): the same bits
+    torch.manual_seed(3)
+    x = torch.randn(33, 50)
+    t = torch.randint(0, 50, (33,))
+    labels = torch.randint(-1, 50, (33, 50))
+    w = torch.rand(50) + 0.5
+    for p in [1, 2]:
+        want = F.multi_margin_loss(x, t, p=p, margin=0.3, weight=w, reduction=reduction)
+        got = F.multi_margin_loss(x.to(D), t.to(D), p=p, margin=0.3, weight=w.to(D), reduction=reduction).cpu()
+        assert torch.equal(got, want)
+    want = F.multilabel_margin_loss(x, labels, reduction=reduction)
+    got = F.multilabel_margin_loss(x.to(D), labels.to(D), reduction=reduction).cpu()
+    assert torch.equal(got, want)
+    for f, tt in [(lambda a, b: F.multi_margin_loss(a, b, p=2, reduction=reduction), t),
+                  (lambda a, b: F.multilabel_margin_loss(a, b, reduction=reduction), labels)]:
+        xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+        yc, yd = f(xc, tt), f(xd, tt.to(D))
+        g = torch.rand(yc.shape)
+        yc.backward(g)
+        yd.backward(g.to(D))
+        assert torch.equal(xd.grad.cpu(), xc.grad)
 
 
 def test_nan_margins_add_nothing_like_cpu():

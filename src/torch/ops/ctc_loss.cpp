@@ -54,25 +54,20 @@ void check_ctc(rs_status st) {
 // the classes reads out of bounds and can crash it), where the native
 // kernel raises at the sync. So on that path a used target outside [0, C)
 // raises first, with the device check's message.
-void host_if_no_fp64_checked(const Tensor& log_probs, const Tensor& targets, at::IntArrayRef target_lengths) {
-  try {
-    host_if_no_fp64(log_probs);
-  } catch (const NeedsHost&) {
-    if (log_probs.dim() != 3 || targets.dim() < 1 || targets.dim() > 2) throw;  // CPU's own checks raise
-    const int64_t c = log_probs.size(2);
-    Tensor t = targets.to(at::kCPU).to(at::kLong).contiguous();
-    const int64_t* p = t.const_data_ptr<int64_t>();
-    const int64_t rows = targets.dim() == 2 ? t.size(0) : 1, row = targets.dim() == 2 ? t.size(1) : t.numel();
-    int64_t flat = 0;  // 1-d: the targets one after another
-    for (int64_t n = 0; n < static_cast<int64_t>(target_lengths.size()); ++n) {
-      const int64_t len = target_lengths[n];
-      const int64_t start = targets.dim() == 2 ? n * row : flat;
-      if (len < 0 || (targets.dim() == 2 && (n >= rows || len > row)) || start + len > t.numel()) throw;
-      for (int64_t i = start; i < start + len; ++i)
-        TORCH_CHECK(p[i] >= 0 && p[i] < c, "russet: ctc_loss: index ", p[i], " is out of bounds");
-      flat += len;
-    }
-    throw;
+void check_targets_on_host(const Tensor& log_probs, const Tensor& targets, at::IntArrayRef target_lengths) {
+  if (log_probs.dim() != 3 || targets.dim() < 1 || targets.dim() > 2) return;  // CPU's own checks raise
+  const int64_t c = log_probs.size(2);
+  Tensor t = targets.to(at::kCPU).to(at::kLong).contiguous();
+  const int64_t* p = t.const_data_ptr<int64_t>();
+  const int64_t rows = targets.dim() == 2 ? t.size(0) : 1, row = targets.dim() == 2 ? t.size(1) : t.numel();
+  int64_t flat = 0;  // 1-d: the targets one after another
+  for (int64_t n = 0; n < static_cast<int64_t>(target_lengths.size()); ++n) {
+    const int64_t len = target_lengths[n];
+    const int64_t start = targets.dim() == 2 ? n * row : flat;
+    if (len < 0 || (targets.dim() == 2 && (n >= rows || len > row)) || start + len > t.numel()) return;
+    for (int64_t i = start; i < start + len; ++i)
+      TORCH_CHECK(p[i] >= 0 && p[i] < c, "russet: ctc_loss: index ", p[i], " is out of bounds");
+    flat += len;
   }
 }
 
@@ -85,7 +80,7 @@ std::tuple<Tensor, Tensor> ctc_loss(const Tensor& log_probs, const Tensor& targe
                                     at::IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
   return native_or_host<at::_ops::_ctc_loss>(
       [&]() -> std::tuple<Tensor, Tensor> {
-        host_if_no_fp64_checked(log_probs, targets, target_lengths);
+        host_if_no_fp64(log_probs, [&] { check_targets_on_host(log_probs, targets, target_lengths); });
         Tensor tg = on_device(targets, log_probs);
         rs_ctc_loss p = describe_ctc(log_probs, tg, input_lengths, target_lengths, blank);
         // (zero_infinity acts in the backward and in ctc_loss's composite:
@@ -105,7 +100,7 @@ Tensor ctc_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& t
                     int64_t blank, bool zero_infinity) {
   return native_or_host<at::_ops::_ctc_loss_backward>(
       [&]() -> Tensor {
-        host_if_no_fp64_checked(log_probs, targets, target_lengths);
+        host_if_no_fp64(log_probs, [&] { check_targets_on_host(log_probs, targets, target_lengths); });
         Tensor tg = on_device(targets, log_probs);
         rs_ctc_loss p = describe_ctc(log_probs, tg, input_lengths, target_lengths, blank);
         Tensor res = at::empty(log_probs.sizes(), log_probs.options());

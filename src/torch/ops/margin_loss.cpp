@@ -1,22 +1,17 @@
 // multi_margin_loss and multilabel_margin_loss (nn.MultiMarginLoss,
-// nn.MultiLabelMarginLoss) and their backward kernels, composed from native
-// gathers, pointwise ops, sums and scatter_add in the formulas of ATen's CPU
-// kernels (MultiMarginCriterion.cpp, MultilabelMarginCriterion.cpp). A target
-// outside [0, C) raises at the next sync (the gather's bounds check).
+// nn.MultiLabelMarginLoss) and their backward kernels: CPU's checks here,
+// then one call of the C core's margin-loss engine (rs_margin_loss_forward
+// / _backward, russet/margin_loss.h: CPU's loops, bit for bit). A target
+// outside the classes raises at the next sync, with CPU's message.
 #include "torch/pointwise.h"
 
 #include <ATen/core/Reduction.h>
 #include <ATen/native/LossMulti.h>
-#include <ATen/ops/arange.h>
-#include <ATen/ops/cumprod.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/multi_margin_loss_backward_ops.h>
 #include <ATen/ops/multi_margin_loss_ops.h>
 #include <ATen/ops/multilabel_margin_loss_backward_ops.h>
 #include <ATen/ops/multilabel_margin_loss_forward_ops.h>
-#include <ATen/ops/relu.h>
-#include <ATen/ops/zeros.h>
-#include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
 
 namespace russet {
@@ -27,37 +22,56 @@ using OptTensor = std::optional<Tensor>;
 
 bool defined(const OptTensor& t) { return t.has_value() && t->defined(); }
 
-Tensor reduce(const Tensor& per_sample, int64_t reduction) {
-  if (reduction == at::Reduction::Mean) return per_sample.mean();
-  if (reduction == at::Reduction::Sum) return per_sample.sum();
-  return per_sample;
-}
-
 // CPU reads the target as int64 (its message)
 void check_long_target(const Tensor& target) {
   TORCH_CHECK(target.scalar_type() == at::kLong, "expected scalar type Long but found ", target.scalar_type());
 }
 
+// CPU's kernels exist for float32 and float64 only ("not implemented for"),
+// and read the weights as the input's dtype
+void check_dtypes(const char* kernel, const Tensor& self, const OptTensor& weight = std::nullopt) {
+  TORCH_CHECK(self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble, "\"", kernel,
+              "\" not implemented for '", c10::toString(self.scalar_type()), "'");
+  if (defined(weight))
+    TORCH_CHECK(weight->scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+                " but found ", weight->scalar_type());
+}
+
+// the engine's description: input (N, C), target (N) or (N, C)
+rs_margin_loss describe_problem(rs_margin_kind kind, const Tensor& x, const Tensor& t, int64_t reduction) {
+  rs_margin_loss q{};
+  q.kind = kind;
+  q.reduction = static_cast<int>(reduction);
+  q.input = describe(x);
+  q.target = describe(t);
+  return q;
+}
+
+// a loss of N rows or one value (0-d) as the engine's 1-d view
+Tensor one_dim(const Tensor& r) { return r.dim() == 0 ? r.view({1}) : r; }
+
 // ---------------------------------------------------------------- multi margin
 
-// (N, C) input, (N) target, the rows' [z > 0, d != target] mask and z
 struct MultiMargin {
-  Tensor x, t, z, active, wt;
+  Tensor x, t, w;
   int64_t n, c;
-  MultiMargin(const Tensor& self, const Tensor& target, const at::Scalar& p, const at::Scalar& margin,
-              const OptTensor& weight) {
+  MultiMargin(const Tensor& self, const Tensor& target, const at::Scalar& p, const OptTensor& weight) {
     TORCH_CHECK(p.toDouble() == 1 || p.toDouble() == 2, "only p == 1 and p == 2 supported");
     // CPU's checks and messages (LossMulti.h), then its target dtype
     at::native::multi_margin_loss_shape_check(n, c, self.dim(), self, target, weight);
     check_long_target(target);
+    check_dtypes("multi_margin_loss_cpu_kernel", self, weight);
     host_if_no_fp64(self);
     x = self.reshape({n, c});
-    t = target.reshape({n, 1}).to(at::kLong);
-    Tensor xt = x.gather(1, t);
-    z = x.sub(xt).add_(margin);
-    Tensor other = at::arange(c, t.options()).unsqueeze(0).ne(t);
-    active = z.gt(0).logical_and_(other);
-    if (defined(weight)) wt = weight->reshape({c}).to(x.scalar_type()).gather(0, t.view({n})).unsqueeze(1);
+    t = target.reshape({n});
+    if (defined(weight)) w = weight->reshape({c});
+  }
+  rs_margin_loss problem(const at::Scalar& p, const at::Scalar& margin, int64_t reduction) const {
+    rs_margin_loss q = describe_problem(RS_MARGIN_MULTI, x, t, reduction);
+    q.p = static_cast<int>(p.toDouble());
+    q.margin = margin.toDouble();
+    if (w.defined()) q.weight = describe(w);
+    return q;
   }
 };
 
@@ -65,15 +79,13 @@ Tensor& multi_margin_out(const Tensor& self, const Tensor& target, const at::Sca
                          const OptTensor& weight, int64_t reduction, Tensor& out) {
   return native_or_host<at::_ops::multi_margin_loss_out>(
       [&]() -> Tensor& {
-        MultiMargin m(self, target, p, margin, weight);
-        Tensor h = p.toDouble() == 1 ? m.z.clone() : m.z.mul(m.z);
-        h.masked_fill_(m.active.logical_not(), 0);  // CPU skips them: a NaN z adds nothing
-        if (m.wt.defined()) h.mul_(m.wt);
-        // (CPU's result for reduction none has N elements, or none (0-d)
-        // where the target is 0-d)
-        Tensor per = h.sum(1).div_(static_cast<double>(m.c));
-        Tensor r = reduce(per, reduction);
-        if (reduction == at::Reduction::None && target.dim() == 0) r = r.view(at::IntArrayRef{});
+        MultiMargin m(self, target, p, weight);
+        // N losses, or one (0-d) where reduced or the target is 0-d (CPU's resize)
+        bool rows = reduction == at::Reduction::None && target.dim() > 0;
+        Tensor r = at::empty(rows ? at::IntArrayRef{m.n} : at::IntArrayRef{}, self.options());
+        rs_margin_loss q = m.problem(p, margin, reduction);
+        q.out = describe(one_dim(r));
+        check(rs_margin_loss_forward(current_stream_for(self), &q));
         return write_out(out, r);
       },
       self, target, p, margin, weight, reduction, out);
@@ -90,16 +102,15 @@ Tensor& multi_margin_backward_out(const Tensor& grad, const Tensor& self, const 
                                   int64_t reduction, Tensor& gi) {
   return native_or_host<at::_ops::multi_margin_loss_backward_grad_input>(
       [&]() -> Tensor& {
-        MultiMargin m(self, target, p, margin, weight);
-        double norm = static_cast<double>(m.c) * (reduction == at::Reduction::Mean ? static_cast<double>(m.n) : 1.0);
-        Tensor g = reduction == at::Reduction::None ? grad.reshape({m.n, 1}) : grad.reshape({1, 1});
-        Tensor h = p.toDouble() == 1 ? m.active.to(m.x.scalar_type())
-                                     : m.z.mul(2).masked_fill_(m.active.logical_not(), 0);
-        h = h.mul(g).div_(norm);
-        if (m.wt.defined()) h.mul_(m.wt);
-        // the target's column gets minus the row's sum (its own h is 0)
-        h.scatter_add_(1, m.t, h.sum(1, true).neg_());
-        return write_out(gi, h.view(self.sizes()));
+        MultiMargin m(self, target, p, weight);
+        TORCH_CHECK(grad.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+                    " but found ", grad.scalar_type());
+        Tensor r = at::empty({m.n, m.c}, self.options());
+        rs_margin_loss q = m.problem(p, margin, reduction);
+        q.grad = describe(reduction == at::Reduction::None && grad.dim() > 0 ? grad.reshape({m.n}) : grad.reshape({1}));
+        q.out = describe(r);
+        check(rs_margin_loss_backward(current_stream_for(self), &q));
+        return write_out(gi, r.view(self.sizes()));
       },
       grad, self, target, p, margin, weight, reduction, gi);
 }
@@ -112,38 +123,37 @@ Tensor multi_margin_backward(const Tensor& grad, const Tensor& self, const Tenso
 
 // ---------------------------------------------------------------- multilabel margin
 
-// labels: target's entries before its first -1; is_target marks them
 struct MultiLabel {
-  Tensor x, t, valid, is_target, active;
+  Tensor x, t;
   int64_t n, c;
-  MultiLabel(const Tensor& self, const Tensor& target) {
+  MultiLabel(const Tensor& self, const Tensor& target, const char* kernel) {
     at::native::multilabel_margin_loss_shape_check(n, c, self.dim(), self, target);
     check_long_target(target);
+    check_dtypes(kernel, self);
     host_if_no_fp64(self);
     x = self.reshape({n, c});
-    Tensor tt = target.reshape({n, c}).to(at::kLong);
-    valid = at::cumprod(tt.ne(-1).to(at::kLong), 1);  // 1 up to the first -1
-    t = tt.clamp_min(0).mul(valid);                   // invalid slots point at 0, weighed 0
-    is_target = at::zeros({n, c}, x.options()).scatter_add_(1, t, valid.to(x.scalar_type())).gt(0);
-    // z[i, s, k] = 1 - x[i, t_s] + x[i, k] for label slots s and non-label k
-    Tensor xs = x.gather(1, t);
-    Tensor z = x.unsqueeze(1).sub(xs.unsqueeze(2)).add_(1);
-    active = z.gt(0).logical_and_(valid.unsqueeze(2).to(at::kBool)).logical_and_(is_target.logical_not().unsqueeze(1));
-    zpos = z.masked_fill(active.logical_not(), 0);  // not z * active: a NaN z is skipped, as on CPU
+    t = target.reshape({n, c});
   }
-  Tensor zpos;
 };
 
 std::tuple<Tensor&, Tensor&> multilabel_forward_out(const Tensor& self, const Tensor& target, int64_t reduction,
                                                     Tensor& out, Tensor& is_target) {
   return native_or_host<at::_ops::multilabel_margin_loss_forward_output>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        MultiLabel m(self, target);
-        Tensor per = m.zpos.sum({1, 2}).div_(static_cast<double>(m.c));
-        if (self.dim() <= 1 && reduction == at::Reduction::None) per = per.squeeze(0);
-        Tensor r = reduce(per, reduction);
+        MultiLabel m(self, target, "multilabel_margin_loss_forward_out_frame");
+        // N losses, or one (0-d) where reduced or the target has one row (CPU's resize)
+        bool rows = reduction == at::Reduction::None && target.dim() > 1;
+        Tensor r = at::empty(rows ? at::IntArrayRef{m.n} : at::IntArrayRef{}, self.options());
+        Tensor is = at::empty({m.n, m.c}, self.options());
+        // (an unreduced single row takes CPU's reduced path: its sum in double)
+        int64_t red = reduction;
+        if (!rows && reduction == at::Reduction::None) red = at::Reduction::Sum;
+        rs_margin_loss q = describe_problem(RS_MARGIN_MULTILABEL, m.x, m.t, red);
+        q.is_target = describe(is);
+        q.out = describe(one_dim(r));
+        check(rs_margin_loss_forward(current_stream_for(self), &q));
         write_out(out, r);
-        write_out(is_target, m.is_target.view(self.sizes()));
+        write_out(is_target, is.view(target.sizes()));
         return {out, is_target};
       },
       self, target, reduction, out, is_target);
@@ -159,13 +169,20 @@ Tensor& multilabel_backward_out(const Tensor& grad, const Tensor& self, const Te
                                 const Tensor& is_target, Tensor& gi) {
   return native_or_host<at::_ops::multilabel_margin_loss_backward_grad_input>(
       [&]() -> Tensor& {
-        MultiLabel m(self, target);
-        double norm = static_cast<double>(m.c) * (reduction == at::Reduction::Mean ? static_cast<double>(m.n) : 1.0);
-        Tensor g = reduction == at::Reduction::None ? grad.reshape({m.n, 1, 1}) : grad.reshape({1, 1, 1});
-        Tensor a = m.active.to(m.x.scalar_type()).mul(g).div_(norm);  // (N, S, C)
-        Tensor gx = a.sum(1);                                          // + for each non-label k
-        gx.scatter_add_(1, m.t, a.sum(2).neg_());                      // - for each label slot's column
-        return write_out(gi, gx.view(self.sizes()));
+        MultiLabel m(self, target, "multilabel_margin_loss_backward_out_frame");
+        TORCH_CHECK(is_target.sizes().equals(target.sizes()), "Expected tensor for argument #5 'is_target' to have ",
+                    "the same size as tensor for argument #3 'target'; but ", is_target.sizes(), " does not equal ",
+                    target.sizes(), " (while checking arguments for multilabel_margin_loss_backward_cpu_template)");
+        TORCH_CHECK(grad.scalar_type() == self.scalar_type() && is_target.scalar_type() == self.scalar_type(),
+                    "expected scalar type ", self.scalar_type(), " but found ",
+                    grad.scalar_type() != self.scalar_type() ? grad.scalar_type() : is_target.scalar_type());
+        Tensor r = at::empty({m.n, m.c}, self.options());
+        rs_margin_loss q = describe_problem(RS_MARGIN_MULTILABEL, m.x, m.t, reduction);
+        q.is_target = describe(is_target.reshape({m.n, m.c}));
+        q.grad = describe(reduction == at::Reduction::None && grad.dim() > 0 ? grad.reshape({m.n}) : grad.reshape({1}));
+        q.out = describe(r);
+        check(rs_margin_loss_backward(current_stream_for(self), &q));
+        return write_out(gi, r.view(self.sizes()));
       },
       grad, self, target, reduction, is_target, gi);
 }

@@ -55,18 +55,6 @@ void check_dtypes(const Tensor& data, const Tensor& bounds, bool offsets) {
                               "\" not implemented for '", c10::toString(b), "'");
 }
 
-// float64 without fp64 arithmetic: host execution, after the bounds check
-// CPU's kernel lacks (check_bounds_on_host)
-void host_if_no_fp64_checked(const Tensor& data, const Tensor& bounds, bool offsets, int64_t axis) {
-  if (data.scalar_type() != at::kDouble) return;
-  try {
-    host_if_no_fp64(data);
-  } catch (const NeedsHost&) {
-    check_bounds_on_host(bounds, offsets, data.size(axis));
-    throw;
-  }
-}
-
 // The problem as the engine sees it: data (outer, L, inner), bounds
 // (outer, S) lengths or (outer, S + 1) offsets.
 struct Problem {
@@ -127,7 +115,7 @@ Tensor segment_reduce(const Tensor& data, std::string_view reduce, const OptTens
                       "segment_reduce(): Expected all rows of lengths along axis ",
                       "to sum to data.size(lengths.dim()-1) when !unsafe.");
         }
-        host_if_no_fp64_checked(data, b, off, axis);
+        host_if_no_fp64(data, [&] { check_bounds_on_host(b, off, data.size(axis)); });
         Problem g = problem_of(r, data, b, axis, off, initial);
         Tensor out = at::empty(g.out_sizes, data.options());
         g.p.out = describe(out.view({g.outer, g.S, g.inner}));
@@ -149,7 +137,7 @@ Tensor segment_reduce_backward(const Tensor& grad, const Tensor& output, const T
         const Tensor& b = off ? *offsets : *lengths;
         axis = b.dim() - 1;  // as CPU's kernels
         check_dtypes(data, b, off);
-        host_if_no_fp64_checked(data, b, off, axis);
+        host_if_no_fp64(data, [&] { check_bounds_on_host(b, off, data.size(axis)); });
         if (grad.scalar_type() == at::kDouble) host_if_no_fp64(grad);
         c10::DeviceGuard guard(data.device());
         Problem g = problem_of(r, data, b, axis, off, initial);
