@@ -24,6 +24,11 @@
 // with r = (e / row_div) % rows and c = (e / col_div) % cols; an absent
 // vector (address 0) reads as 0 (a, bias) or 1 (w, scale).
 //
+// MODE 7 (BN_PARAMS) is batch norm's per-channel transform, a channel an
+// invocation: invstd = b (or 1 / sqrt(b + eps) where b is a variance),
+// alpha = invstd w, beta = bias - mean alpha (-(mean alpha) without bias),
+// each product rounded on its own (rs_rounded), as CPU's separate ops.
+//
 // MODE 4 (ROW_FWD) and 5 (ROW_BWD) are layer norm's and RMS norm's passes
 // over contiguous rows in one kernel each: a row's lanes read it, meet in
 // a fixed tree, and write its results (below). MODE 6 (COL_SUMS) is their
@@ -72,7 +77,20 @@ ACC np_scalar(int slot) {
 #endif
 }
 
-#if MODE == 4 || MODE == 5
+#if MODE == 7
+void main() {
+    RS_FOR_EACH(e, uint64_t(np(NP_ROWS))) {
+        const int64_t r = int64_t(e);
+        precise ACC invstd = vec_at(pc.b, r, ACC(1));
+        if (np(NP_BN) != 0L) invstd = ACC(1) / sqrt(invstd + np_scalar(NP_EPS));
+        const ACC alpha = pc.w == 0UL ? invstd : rs_rounded(invstd * vec_at(pc.w, r, ACC(1)), pc.zero);
+        const ACC ma = rs_rounded(vec_at(pc.a, r, ACC(0)) * alpha, pc.zero);
+        vec_set(pc.s1, r, alpha);
+        vec_set(pc.s2, r, pc.bias == 0UL ? -ma : vec_at(pc.bias, r, ACC(0)) - ma);
+    }
+}
+
+#elif MODE == 4 || MODE == 5
 // ---------------------------------------------------------------- whole rows
 // LANES lanes per row (a power of two, at most RS_WG), RS_WG / LANES rows a
 // workgroup; rows are contiguous, `inner` elements each

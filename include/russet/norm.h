@@ -49,6 +49,11 @@ extern "C" {
  *     y = (g w - s1 / K - xhat s2 / K) b, K = inner.
  *   RS_NORM_COL_SUMS: out1[c] = sum over rows of g, out2[c] = sum of
  *     g (x - a[r]) b[r] (the weight and bias gradients). */
+/* Per channel, over `rows` channels:
+ *   RS_NORM_BN_PARAMS: batch norm's transform for APPLY: invstd = b[r], or
+ *     with bn_var (b holds the variance) 1 / sqrt(b[r] + eps); out1[r] =
+ *     alpha = invstd w[r], out2[r] = beta = bias[r] - a[r] alpha (without
+ *     bias: -(a[r] alpha)), each product rounded on its own. */
 typedef enum rs_norm_op {
     RS_NORM_STATS = 0,
     RS_NORM_APPLY = 1,
@@ -56,7 +61,8 @@ typedef enum rs_norm_op {
     RS_NORM_GRAD = 3,
     RS_NORM_ROW_FWD = 4,
     RS_NORM_ROW_BWD = 5,
-    RS_NORM_COL_SUMS = 6
+    RS_NORM_COL_SUMS = 6,
+    RS_NORM_BN_PARAMS = 7
 } rs_norm_op;
 
 typedef struct rs_norm {
@@ -73,6 +79,7 @@ typedef struct rs_norm {
     int bn_train;                                           /* STATS: batch norm's training forward */
     double momentum;
     uint64_t run_mean, run_var, alpha, beta;                /* bn_train: vectors of `rows` */
+    int bn_var;                                             /* BN_PARAMS: b is a variance */
 } rs_norm;
 
 RS_API rs_status rs_norm_run(rs_stream *s, const rs_norm *p);

@@ -13,7 +13,9 @@
     uint64_t s1;      /* GRAD's inputs; SUMS/STATS: the outputs */ \
     uint64_t s2; \
     uint64_t part;    /* partials, chunks per row */ \
-    uint64_t params;  /* the parameter block: NP_ slots of int64 */
+    uint64_t params;  /* the parameter block: NP_ slots of int64 */ \
+    uint32_t zero;    /* 0, unknown to the compiler: rs_rounded */ \
+    uint32_t pad_;
 
 #define NP_ROWS 0
 #define NP_OUTER 1
@@ -30,7 +32,7 @@
 #define NP_INV_K 12     /* 1 / K: double bits for float64, else float bits */
 #define NP_CENTRED 13   /* ROW_FWD, ROW_BWD: subtract the mean (layer norm) or not (RMS norm) */
 #define NP_EPS 14       /* ROW_FWD, STATS with NP_BN: double bits for float64, else float bits */
-#define NP_BN 15        /* STATS: batch norm's training forward (rs_norm.bn_train) */
+#define NP_BN 15        /* STATS: batch norm's training forward (rs_norm.bn_train); BN_PARAMS: b is a variance */
 #define NP_MOMENTUM 16  /* NP_BN: momentum and 1 - momentum, as NP_EPS */
 #define NP_KEEP 17
 #define NP_RUN_MEAN 18  /* NP_BN: addresses of the running statistics (or 0) and of alpha, beta */

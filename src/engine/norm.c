@@ -17,8 +17,8 @@
 #define GROUPS_WANTED 1024
 
 static const char *norm_name(rs_norm_op op) {
-    static const char *const names[7] = {"norm_stats", "norm_apply",   "norm_sums",    "norm_grad",
-                                         "norm_row_fwd", "norm_row_bwd", "norm_col_sums"};
+    static const char *const names[8] = {"norm_stats",   "norm_apply",   "norm_sums",     "norm_grad",
+                                         "norm_row_fwd", "norm_row_bwd", "norm_col_sums", "norm_bn_params"};
     return names[op];
 }
 
@@ -141,15 +141,45 @@ static rs_status run_rows(rs_stream *s, const rs_norm *p, const char *name) {
     return st;
 }
 
+/* BN_PARAMS: a channel an invocation */
+static rs_status run_bn_params(rs_stream *s, const rs_norm *p, const char *name) {
+    if (p->rows < 0) return rs_error(RS_ERR_INVALID, "%s: negative size", name);
+    if (p->rows == 0) return RS_OK;
+    if (!p->b || !p->out1 || !p->out2) return rs_error(RS_ERR_INVALID, "%s: missing vectors", name);
+    const rs_dtype dt = p->dtype;
+    int64_t *pp = NULL;
+    norm_push pc;
+    rs_status st = norm_begin(s, &pp, &pc);
+    if (st != RS_OK) return st;
+    pp[NP_ROWS] = p->rows;
+    pp[NP_BN] = p->bn_var != 0;
+    pp[NP_EPS] = scalar_bits(dt, p->eps);
+    pc.a = p->a, pc.b = p->b, pc.w = p->w, pc.bias = p->bias, pc.s1 = p->out1, pc.s2 = p->out2;
+    const uint64_t bytes = vec_bytes(dt, p->rows);
+    rs_access acc[6];
+    int n = 0;
+    const uint64_t ins[4] = {p->a, p->b, p->w, p->bias};
+    for (int i = 0; i < 4; ++i)
+        if (ins[i]) acc[n++] = (rs_access){ins[i], bytes, 0};
+    acc[n++] = (rs_access){p->out1, bytes, 1};
+    acc[n++] = (rs_access){p->out2, bytes, 1};
+    char defines[64];
+    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)RS_NORM_BN_PARAMS, (int)dt);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), "norm.comp", defines, &k)) != RS_OK) return st;
+    return rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, acc, n);
+}
+
 rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_norm: missing arguments");
-    if ((int)p->op < 0 || p->op > RS_NORM_COL_SUMS) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
+    if ((int)p->op < 0 || p->op > RS_NORM_BN_PARAMS) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
     const char *name = norm_name(p->op);
     rs_dtype dt = p->dtype;
     if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
+    if (p->op == RS_NORM_BN_PARAMS) return run_bn_params(s, p, name);
     if (p->op >= RS_NORM_ROW_FWD) return run_rows(s, p, name);
     int reduce = p->op == RS_NORM_STATS || p->op == RS_NORM_SUMS;
     int needs_g = p->op == RS_NORM_SUMS || p->op == RS_NORM_GRAD;

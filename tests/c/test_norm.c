@@ -129,6 +129,50 @@ TEST(batch_norm_training_in_the_statistics_kernel) {
     for (int i = 0; i < 4; ++i) rs_free(dev, out[i]);
 }
 
+/* BN_PARAMS: alpha = invstd w, beta = bias - mean alpha per channel, from
+ * a given invstd (each product rounded on its own: exact) or a variance
+ * (1 / sqrt(var + eps): within an ulp or two, the device's sqrt); without
+ * weight alpha is invstd, without bias beta is -(mean alpha) */
+TEST(batch_norm_parameters_per_channel) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { C = 5 };
+    const float mean[C] = {0.1f, -2.5f, 3.0f, 0.0f, 7.25f}, var[C] = {1.0f, 0.3f, 2.0f, 0.0f, 5.5f};
+    const float w[C] = {0.5f, 2.0f, -1.0f, 1.5f, 0.3f}, bias[C] = {1.0f, -0.25f, 3.0f, 0.0f, 0.1f};
+    const double eps = 1e-5;
+    uint64_t dm = ctest_upload(dev, s, mean, sizeof mean), dv = ctest_upload(dev, s, var, sizeof var);
+    uint64_t dw = ctest_upload(dev, s, w, sizeof w), db = ctest_upload(dev, s, bias, sizeof bias), da, dbeta;
+    CHECK_OK(rs_alloc(dev, sizeof mean, s, &da));
+    CHECK_OK(rs_alloc(dev, sizeof mean, s, &dbeta));
+    for (int v = 0; v < 2; ++v)
+        for (int affine = 0; affine < 2; ++affine) {
+            rs_norm p;
+            memset(&p, 0, sizeof p);
+            p.op = RS_NORM_BN_PARAMS, p.dtype = RS_FLOAT32, p.rows = C;
+            p.a = dm, p.b = dv, p.bn_var = v, p.eps = eps, p.out1 = da, p.out2 = dbeta;
+            if (affine) p.w = dw, p.bias = db;
+            CHECK_OK(rs_norm_run(s, &p));
+            float alpha[C], beta[C];
+            CHECK_OK(rs_memcpy_dtoh(s, alpha, da, sizeof alpha));
+            CHECK_OK(rs_memcpy_dtoh(s, beta, dbeta, sizeof beta));
+            for (int c = 0; c < C; ++c) {
+                const float inv = v ? 1.0f / sqrtf(var[c] + (float)eps) : var[c];
+                const float a = affine ? inv * w[c] : inv, ma = mean[c] * a;
+                const float want_b = affine ? bias[c] - ma : -ma;
+                if (v) {
+                    CHECK(close_to(alpha[c], a, 1e-6) && close_to(beta[c], want_b, 1e-6));
+                } else {
+                    CHECK(memcmp(&alpha[c], &a, 4) == 0 && memcmp(&beta[c], &want_b, 4) == 0);
+                }
+            }
+        }
+    rs_norm bad;
+    memset(&bad, 0, sizeof bad);
+    bad.op = RS_NORM_BN_PARAMS, bad.dtype = RS_FLOAT32, bad.rows = C, bad.b = dv;
+    CHECK(rs_norm_run(s, &bad) == RS_ERR_INVALID && strstr(rs_last_error(), "missing vectors"));
+    rs_free(dev, dm), rs_free(dev, dv), rs_free(dev, dw), rs_free(dev, db), rs_free(dev, da), rs_free(dev, dbeta);
+}
+
 /* layer norm over (M, K) rows with weight and bias, and its backward:
  * STATS -> rstd (host, tiny) -> APPLY; SUMS (rows) -> GRAD; SUMS over the
  * columns (stat_of_outer) for the weight and bias gradients */
@@ -358,6 +402,7 @@ TEST(bad_arguments_fail_clearly) {
 int main(void) {
     RUN(stats_of_strided_rows_in_chunks);
     RUN(batch_norm_training_in_the_statistics_kernel);
+    RUN(batch_norm_parameters_per_channel);
     RUN(layer_norm_forward_and_backward_from_the_blocks);
     RUN(whole_row_kernels_for_layer_norm_and_rms_norm);
     RUN(bad_arguments_fail_clearly);

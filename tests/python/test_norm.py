@@ -119,6 +119,33 @@ def test_batch_norm_statistics_bitwise_as_cpu(dtype, shape):
     assert_close(rvd.cpu(), rv, **exact)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_evaluation_as_cpu(dtype, affine):
+    # evaluation: alpha = weight / sqrt(running_var + eps), beta = bias -
+    # running_mean alpha per channel in one launch (BN_PARAMS), then y = x
+    # alpha + beta: CPU's bits for float16/bfloat16, float32 within rounding;
+    # the backward's invstd and scale the same way
+    torch.manual_seed(7)
+    c = 6
+    x = (torch.randn(3, c, 4, 5) * 2 + 0.5).to(dtype)
+    w, b = (torch.randn(c).to(dtype), torch.randn(c).to(dtype)) if affine else (None, None)
+    rm, rv = torch.randn(c).to(dtype), torch.rand(c).to(dtype) + 0.25
+    dev = lambda t: None if t is None else t.to(D)
+    exp = torch.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-3)
+    got = host_free(lambda: torch.native_batch_norm(x.to(D), dev(w), dev(b), rm.to(D), rv.to(D), False, 0.1, 1e-3))
+    exact = dict(rtol=0, atol=0) if dtype != torch.float32 else {}
+    assert_close(got[0].cpu(), exp[0], **exact)
+    g = torch.randn(x.shape).to(dtype)
+    mask = [True, affine, affine]
+    exp = torch.ops.aten.native_batch_norm_backward(g, x, w, rm, rv, None, None, False, 1e-3, mask)
+    got = host_free(lambda: torch.ops.aten.native_batch_norm_backward(g.to(D), x.to(D), dev(w), rm.to(D), rv.to(D),
+                                                                      None, None, False, 1e-3, mask))
+    for gg, e in zip(got, exp):
+        if e is not None:
+            assert_close(gg.cpu(), e, **({} if dtype == torch.float32 else dict(rtol=1e-2, atol=1e-2)))
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("memory_format", [torch.contiguous_format, torch.channels_last])
 def test_batch_norm_half_input_with_float_parameters(dtype, memory_format):

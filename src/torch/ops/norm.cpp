@@ -386,6 +386,31 @@ Channels channels_of(const Tensor& input) {
 // another tensor of the same shape in ch's layout
 Tensor same_layout(const Tensor& t, const Channels& ch) { return t.contiguous(ch.fmt); }
 
+// Batch norm's per-channel transform in one launch (BN_PARAMS): alpha =
+// invstd * weight, beta = bias - mean * alpha, with invstd = v, or where
+// v_is_var 1 / sqrt(v + eps); each vector of the opmath type (mean may be
+// undefined: 0). As CPU's separate ops, each product rounded.
+std::pair<Tensor, Tensor> bn_params(const Tensor& mean, const Tensor& v, bool v_is_var, double eps,
+                                    const OptTensor& weight, const OptTensor& bias, const Tensor& x) {
+  const int64_t c = v.numel();
+  Tensor m = mean.defined() ? mean.contiguous() : mean, vv = v.contiguous();
+  Tensor alpha = at::empty({c}, vv.options()), beta = at::empty({c}, vv.options());
+  Tensor w = param_vec(weight, x, c), b = param_vec(bias, x, c);
+  rs_norm p{};
+  p.op = RS_NORM_BN_PARAMS;
+  p.rows = c;
+  p.a = addr_or_0(m);
+  p.b = address_of(vv);
+  p.bn_var = v_is_var;
+  p.eps = eps;
+  p.w = addr_or_0(w);
+  p.bias = addr_or_0(b);
+  p.out1 = address_of(alpha);
+  p.out2 = address_of(beta);
+  run_norm(p, x);
+  return {alpha, beta};
+}
+
 // native_batch_norm's computation, shared by its out= form and the
 // _native_batch_norm_legit / _batch_norm_with_update entry points. As CPU:
 // statistics in float32 (float16/bfloat16 inputs), saved in the parameters'
@@ -445,7 +470,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
       v = var_sum.div(dn).to(stat_dt).to(at);
     }
     mean = mu.to(stat_dt);
-    invstd = at::rsqrt(v.add(eps)).to(stat_dt);
+    invstd = bn_params(Tensor(), v, true, eps, std::nullopt, std::nullopt, input).first.to(stat_dt);
     if (stat_dt == at::kBFloat16) {
       // CPU's bfloat16 kernel updates in bfloat16 arithmetic: momentum and
       // 1 - momentum rounded to bfloat16, each product and the mean's sum
@@ -471,14 +496,12 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
     TORCH_CHECK(defined(running_mean) && defined(running_var),
                 "running_mean and running_var must be defined in evaluation mode");
   }
-  Tensor m = training ? mean.to(at) : running_mean->to(at);
-  Tensor inv = training ? invstd.to(at) : at::rsqrt(running_var->to(at).add(eps));
-  Tensor alpha = defined(weight) ? inv.mul(weight->to(at)) : inv;
-  Tensor beta = m.mul(alpha).neg_();
-  if (defined(bias)) beta = bias->to(at).sub(m.mul(alpha));
-  // y = x * alpha + beta per channel, in the input's layout
-  Tensor y = apply_norm(ch.x, Tensor(), alpha.contiguous(), Tensor(), beta.contiguous(), ch.div(), c, ch.div(), c,
-                        ch.fmt);
+  // alpha = invstd * weight, beta = bias - mean * alpha per channel
+  // (evaluation: invstd = 1 / sqrt(running_var + eps)), then y = x * alpha +
+  // beta per channel, in the input's layout
+  auto [alpha, beta] = bn_params(training ? mean.to(at) : running_mean->to(at),
+                                 training ? invstd.to(at) : running_var->to(at), !training, eps, weight, bias, ch.x);
+  Tensor y = apply_norm(ch.x, Tensor(), alpha, Tensor(), beta, ch.div(), c, ch.div(), c, ch.fmt);
   if (!training) {
     // CPU returns empty statistics in evaluation mode
     return {y, at::empty({0}, input.options().dtype(stat_dt)), at::empty({0}, input.options().dtype(stat_dt))};
@@ -597,7 +620,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
           invstd = save_invstd->to(at);
         } else {
           mean = running_mean->to(at);
-          invstd = at::rsqrt(running_var->to(at).add(eps));
+          invstd = bn_params(Tensor(), running_var->to(at), true, eps, std::nullopt, std::nullopt, input).first;
         }
         mean = mean.contiguous();
         invstd = invstd.contiguous();
@@ -633,7 +656,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
             run_norm(q, ch.x);
           } else {
             // g * invstd * w
-            Tensor scale = (w.defined() ? w.mul(invstd) : invstd).contiguous();
+            Tensor scale =
+                w.defined() ? bn_params(Tensor(), invstd, false, 0.0, weight, std::nullopt, input).first : invstd;
             gi = apply_norm(g, Tensor(), scale, Tensor(), Tensor(), ch.div(), c, ch.div(), c, ch.fmt);
           }
         }
