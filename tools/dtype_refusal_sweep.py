@@ -19,7 +19,8 @@ import torch
 import russet  # noqa: F401  (registers the device)
 from torch.testing._internal.common_methods_invocations import op_db
 
-D = "russet"
+from reference_sweep import _to_device  # (tools/ is the script's directory: on sys.path)
+
 DTYPES = {"int64": torch.int64, "int32": torch.int32, "uint8": torch.uint8, "bool": torch.bool,
           "float16": torch.float16, "bfloat16": torch.bfloat16, "complex64": torch.complex64}
 # results that are random or take no tensor input worth casting
@@ -30,10 +31,6 @@ def _cast(sample, dtype):
     def f(t):
         return t.to(dtype) if isinstance(t, torch.Tensor) and t.is_floating_point() else t
     return sample.transform(f)
-
-
-def _to_device(sample):
-    return sample.transform(lambda t: t.to(D) if isinstance(t, torch.Tensor) else t)
 
 
 def sweep(ops, dtypes):
