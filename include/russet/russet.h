@@ -19,6 +19,7 @@
 #include "russet/gather.h"
 #include "russet/gemm.h"
 #include "russet/grid_sample.h"
+#include "russet/histogram.h"
 #include "russet/index_reduce.h"
 #include "russet/interp.h"
 #include "russet/linalg.h"

@@ -44,6 +44,8 @@ rs_tensor describe(const at::Tensor& t);
 // random fills): a tensor of more dims than rs_tensor holds (PyTorch allows
 // them) is described without its size-1 dims, which address nothing.
 rs_tensor describe_elementwise(const at::Tensor& t);
+// `t` (of like's dims) as a view without the dims where `like` has size 1.
+at::Tensor without_size1_dims(const at::Tensor& t, const at::Tensor& like);
 // The device address of a russet tensor's element 0. Another device's
 // tensor is ATen's device error: its pointer read as device memory would be
 // garbage or a fault (lavapipe, which shares the host's memory, reads it

@@ -72,30 +72,28 @@ at::Tensor resolved(const at::Tensor& self) {
 void run_reduce_squeezed(const char* name, rs_reduce_op op, rs_dtype acc, const at::Tensor& self,
                          const at::Tensor& out, const at::Tensor& out2, uint64_t mask, bool keepdim, double p,
                          double correction) {
-  std::vector<int64_t> sizes, strides;
   uint64_t kept_mask = 0;
+  int kept = 0;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (self.size(d) == 1) continue;
-    if (mask >> d & 1) kept_mask |= 1ULL << sizes.size();
-    sizes.push_back(self.size(d));
-    strides.push_back(self.stride(d));
+    if (mask >> d & 1) kept_mask |= 1ULL << kept;
+    kept++;
   }
+  // an output in keepdim form (a reduced dim of keepdim=False: size 1,
+  // stride 0), then without self's size-1 dims
   auto squeezed = [&](const at::Tensor& o) -> at::Tensor {
     if (!o.defined()) return o;
     std::vector<int64_t> sz, st;
     int64_t j = 0;
     for (int64_t d = 0; d < self.dim(); ++d) {
       const bool reduced = mask >> d & 1;
-      const int64_t s = keepdim ? o.size(d) : reduced ? 1 : o.size(j);
-      const int64_t t = keepdim ? o.stride(d) : reduced ? 0 : o.stride(j);
+      sz.push_back(keepdim ? o.size(d) : reduced ? 1 : o.size(j));
+      st.push_back(keepdim ? o.stride(d) : reduced ? 0 : o.stride(j));
       if (!keepdim && !reduced) j++;
-      if (self.size(d) == 1) continue;
-      sz.push_back(s);
-      st.push_back(t);
     }
-    return o.as_strided(sz, st);
+    return without_size1_dims(o.as_strided(sz, st), self);
   };
-  run_reduce(name, op, acc, self.as_strided(sizes, strides), squeezed(out), squeezed(out2),
+  run_reduce(name, op, acc, without_size1_dims(self, self), squeezed(out), squeezed(out2),
              mask == ~0ULL ? ~0ULL : kept_mask, /*keepdim=*/true, p, correction);
 }
 

@@ -524,26 +524,51 @@ static void arena_stamp_locked(rs_stream *s, const rs_batch *b) {
         if (u->recent[j]->release < b->value) u->recent[j]->release = b->value;
 }
 
-static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, rs_arena_chunk **out,
+/* A chunk for `size` bytes: a spare one, or a new one of at least
+ * RS_ARENA_CHUNK bytes. */
+static rs_status chunk_new(rs_stream *s, size_t size, rs_arena_chunk **out) {
+    rs_arena_chunk *c;
+    if (size <= RS_ARENA_CHUNK && s->spare_chunks) {
+        c = s->spare_chunks;
+        s->spare_chunks = c->next;
+        if (!s->spare_chunks) s->spare_tail = NULL;
+    } else {
+        c = calloc(1, sizeof *c);
+        if (!c) return rs_error(RS_ERR_OOM, "russet: out of host memory");
+        uint64_t cap = size > RS_ARENA_CHUNK ? size : RS_ARENA_CHUNK;
+        rs_status st = rs_hostbuf_create(s->dev, cap, &c->buf);
+        if (st) {
+            free(c);
+            return st;
+        }
+    }
+    *out = c;
+    return RS_OK;
+}
+
+/* `staging`: an upload the caller records in b at once (s->lock held
+ * throughout), which no later dispatch reads: one larger than a chunk gets
+ * a chunk of its own, retired at once (freed, or kept, once b finishes),
+ * not kept in the thread's recent set, which would hold up to
+ * RS_ARENA_RECENT such buffers. */
+static rs_status arena_take(rs_stream *s, rs_batch *b, size_t size, int staging, rs_arena_chunk **out,
                             uint64_t *offset) {
     size = (size + 15) & ~(size_t)15;
+    rs_status st;
+    rs_arena_chunk *c;
+    if (staging && size > RS_ARENA_CHUNK) {
+        if ((st = chunk_new(s, size, &c))) return st;
+        c->used = size;
+        c->release = b->value;
+        chunk_retire(s, c);
+        *offset = 0;
+        *out = c;
+        return RS_OK;
+    }
     rs_arena_user *u = user_locked(s, 1);
-    rs_arena_chunk *c = u->nrecent ? u->recent[0] : NULL;
+    c = u->nrecent ? u->recent[0] : NULL;
     if (!c || c->used + size > c->buf.size) {
-        if (size <= RS_ARENA_CHUNK && s->spare_chunks) {
-            c = s->spare_chunks;
-            s->spare_chunks = c->next;
-            if (!s->spare_chunks) s->spare_tail = NULL;
-        } else {
-            c = calloc(1, sizeof *c);
-            if (!c) return rs_error(RS_ERR_OOM, "russet: out of host memory");
-            uint64_t cap = size > RS_ARENA_CHUNK ? size : RS_ARENA_CHUNK;
-            rs_status st = rs_hostbuf_create(s->dev, cap, &c->buf);
-            if (st) {
-                free(c);
-                return st;
-            }
-        }
+        if ((st = chunk_new(s, size, &c))) return st;
         c->used = 0;
         c->release = 0;
         c->next = NULL;
@@ -571,7 +596,7 @@ rs_status rs_stream_arena(rs_stream *s, size_t size, void **host, uint64_t *addr
     rs_status st = rs_stream_open_locked(s, &b);
     rs_arena_chunk *c = NULL;
     uint64_t off = 0;
-    if (!st) st = arena_take(s, b, size, &c, &off);
+    if (!st) st = arena_take(s, b, size, 0, &c, &off);
     if (!st) {
         *host = (char *)c->buf.host + off;
         *address = c->buf.address + off;
@@ -677,7 +702,7 @@ rs_status rs_memcpy_htod(rs_stream *s, uint64_t dst, const void *src, uint64_t s
     rs_batch *b;
     rs_arena_chunk *c;
     uint64_t coff;
-    if ((st = rs_stream_open_locked(s, &b)) || (st = arena_take(s, b, size, &c, &coff))) {
+    if ((st = rs_stream_open_locked(s, &b)) || (st = arena_take(s, b, size, 1, &c, &coff))) {
         pthread_mutex_unlock(&s->lock);
         return st;
     }

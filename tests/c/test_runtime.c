@@ -347,6 +347,29 @@ TEST(arena_is_the_threads_own) {
     }
     CHECK_OK(rs_stream_synchronize(s));
     CHECK(arena_chunks(s) <= 2 * RS_ARENA_RECENT + 2);
+    /* an upload staged while the stream is busy (8 MiB, past what the
+     * arena keeps) is freed once its batch finishes, not kept as the
+     * thread's */
+    const size_t big = 8u << 20;
+    unsigned char *data = malloc(big);
+    CHECK(data != NULL);
+    for (size_t i = 0; i < big; i++) data[i] = (unsigned char)(i * 7);
+    uint64_t dst;
+    CHECK_OK(rs_alloc(dev, big, s, &dst));
+    CHECK_OK(run_scale(s, k, params, out, 64)); /* busy: the upload is staged */
+    const int before = arena_chunks(s);
+    CHECK_OK(rs_memcpy_htod(s, dst, data, big));
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK_OK(run_scale(s, k, params, out, 64)); /* a recycle */
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK(arena_chunks(s) <= before);
+    unsigned char *back = malloc(big);
+    CHECK(back != NULL);
+    CHECK_OK(rs_memcpy_dtoh(s, back, dst, big));
+    CHECK(memcmp(back, data, big) == 0);
+    free(data);
+    free(back);
+    rs_free(dev, dst);
     rs_free(dev, out);
     rs_free(dev, other_out);
 }

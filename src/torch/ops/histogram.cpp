@@ -1,8 +1,9 @@
 // torch.histogram and torch.histogramdd (histogram.bins_tensor/.bin_ct and
 // their out= forms, _histogramdd_bin_edges, _histogramdd_from_bin_cts,
 // _histogramdd_from_bin_tensors; the .out forms of the last three are
-// composites of these), composed from native ops in the rules of ATen's CPU
-// kernels (Histogram.cpp, cpu/HistogramKernel.cpp):
+// composites of these), in the rules of ATen's CPU kernels (Histogram.cpp,
+// cpu/HistogramKernel.cpp): the checks and the edges here, the counts in the
+// C core's histogram engine (rs_histogram_run):
 //
 // - outer edges: `range`, else the per-column min/max of the input (one
 //   sync, as CPU's aminmax read), else [0, 1] for an empty input; a
@@ -14,9 +15,11 @@
 //   in the dtype, corrected by an upper_bound among the edges est-1..est+1
 //   (CPU's local search). The right-most edge belongs to the last bin;
 //   NaN and values outside [first, last edge] are skipped.
-// - counts: uint32 counts rounded once to the dtype, or with weights, sums
-//   in input order rounded to the dtype at each step (the index
-//   reductions' sorted segments: CPU's order on one thread).
+// - counts: exact counts rounded once to the dtype (CPU counts in the dtype
+//   per thread, then sums the threads' histograms: the same unless one
+//   thread's count in a bin passes 2048 in float16 or 256 in bfloat16), or
+//   with weights, sums in input order rounded to the dtype at each step
+//   (CPU's order on one thread).
 // - density: divided by the total, then by each dimension's bin lengths.
 // float64 runs on the host under the apple profile.
 #include "torch/pointwise.h"
@@ -25,22 +28,13 @@
 #include <ATen/ops/_histogramdd_from_bin_cts_ops.h>
 #include <ATen/ops/_histogramdd_from_bin_tensors_ops.h>
 #include <ATen/ops/aminmax.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/histogram_ops.h>
 #include <ATen/ops/linspace.h>
-#include <ATen/ops/ones.h>
-#include <ATen/ops/scalar_tensor.h>
-#include <ATen/ops/searchsorted.h>
 #include <ATen/ops/stack.h>
-#include <ATen/ops/where.h>
-#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <cmath>
-#include <numeric>
-
-#include "torch/rows.h"
 
 namespace russet {
 namespace {
@@ -155,110 +149,27 @@ std::pair<std::vector<double>, std::vector<double>> outer_edges(const Tensor& in
   return {lo, hi};
 }
 
-// The bin (0 .. ne-2) of each of xd's values among the edges e (ne of them),
-// as CPU picks it; values outside [e[0], e[ne-1]] and NaN get garbage (masked
-// by the caller).
-Tensor bin_of(const Tensor& xd, const Tensor& e, bool linear) {
-  const int64_t ne = e.numel();
-  Tensor pos;
-  if (!linear) {
-    // std::upper_bound - 1
-    pos = at::searchsorted(e, xd.contiguous(), /*out_int32=*/false, /*right=*/true).sub_(1);
-  } else {
-    Tensor lo = e.select(0, 0), hi = e.select(0, ne - 1);
-    // (elt - left) * (ne - 1) / (right - left), each step in the dtype (the
-    // integer is converted to the dtype first, as c10::Half's operator*)
-    double nb = static_cast<double>(ne - 1);
-    if (xd.scalar_type() == at::kHalf) nb = static_cast<float>(c10::Half(static_cast<float>(nb)));
-    if (xd.scalar_type() == at::kBFloat16) nb = static_cast<float>(c10::BFloat16(static_cast<float>(nb)));
-    Tensor est = xd.sub(lo).mul_(nb).div_(hi.sub(lo));
-    // out-of-range and NaN values: any estimate in range (masked later);
-    // an empty span (edges all one value in the dtype) gives a NaN estimate,
-    // whose conversion CPU's kernel takes as bin 0 before its local search
-    Tensor inside = xd.ge(lo).logical_and_(xd.le(hi)).logical_and_(est.isnan().logical_not_());
-    est = at::where(inside, est, at::zeros({}, est.options())).to(at::kLong);
-    // upper_bound among edges [max(0, est-1), min(est+2, ne)): the count of
-    // those edges <= elt, past the window's start
-    Tensor start = est.sub(1).clamp_min_(0);
-    Tensor end = est.add(2).clamp_max_(ne);
-    Tensor k = start.unsqueeze(-1).add(at::arange(3, est.options()));
-    Tensor in_window = k.lt(end.unsqueeze(-1));
-    Tensor g = e.index_select(0, k.clamp_max(ne - 1).view({-1})).view(k.sizes());
-    Tensor cnt = g.le(xd.unsqueeze(-1)).logical_and_(in_window).sum(-1);
-    pos = start.add_(cnt).sub_(1);
-  }
-  // the right-most edge belongs to the last bin
-  return pos.clamp_(0, ne - 2);
-}
-
 // The histogram of the (M, N) input over the N edge tensors into hist
-// (its shape: the bin counts), CPU's histogramdd_out_cpu_template.
+// (its shape: the bin counts): one call of the C core's histogram engine
+// (rs_histogram_run, russet/histogram.h: CPU's histogramdd_out_cpu_template).
 void fill_hist(const Tensor& input, const OptTensor& weight, bool density, const Tensor& hist,
                const std::vector<Tensor>& edges, bool linear) {
   const int64_t N = input.size(-1);
-  const int64_t M = input.numel() / std::max<int64_t>(N, 1);
-  if (N == 0) {  // a 0-dim hist, no coordinates to count
-    hist.zero_();
-    if (density) hist.div_(hist.sum());
-    return;
-  }
-  Tensor x2 = input.reshape({M, N});
-  std::vector<Tensor> e(N);
-  for (int64_t d = 0; d < N; d++) e[d] = edges[d].contiguous();
-  const int64_t total = hist.numel();
-  Tensor counts;
-  if (M == 0) {
-    counts = at::zeros({total + 1}, hist.options());
-  } else {
-    // the flat bin index of each coordinate; skipped ones go to bin `total`
-    Tensor flat = at::zeros({M}, input.options().dtype(at::kLong));
-    Tensor valid = at::ones({M}, input.options().dtype(at::kBool));
-    int64_t stride = 1;
-    for (int64_t d = N - 1; d >= 0; d--) {
-      const int64_t ne = e[d].numel();
-      Tensor xd = x2.select(1, d);
-      Tensor lo = e[d].select(0, 0), hi = e[d].select(0, ne - 1);
-      valid.logical_and_(xd.ge(lo)).logical_and_(xd.le(hi));
-      flat.add_(bin_of(xd, e[d], linear), stride);
-      stride *= ne - 1;
-    }
-    Tensor idx = at::where(valid, flat, at::scalar_tensor(total, flat.options()));
-    rs_stream* s = current_stream_for(input);
-    if (!has(weight)) {
-      // exact uint32 counts, rounded once to the dtype (CPU counts in the
-      // dtype per thread, then sums the threads' histograms: the same
-      // unless one thread's count in a bin passes 2048 in float16 or 256
-      // in bfloat16)
-      counts = at::empty({total + 1}, hist.options());
-      rs_tensor di = describe(idx), dc = describe(counts);
-      check_or_host(rs_bincount(s, &di, nullptr, &dc));
-    } else {
-      // weights summed in input order, each step rounded to the dtype (CPU's
-      // loop on one thread)
-      counts = at::zeros({total + 1}, hist.options());
-      Tensor src = weight->reshape({M}).contiguous();
-      rs_index_reduce p{};
-      p.name = "histogram";
-      p.op = RS_IR_SUM;
-      p.shared_index = 1;
-      p.include_self = 1;
-      p.self = describe(counts);
-      p.src = describe(src);
-      p.index = describe(idx);
-      check_or_host(rs_index_reduce_run(s, &p));
-    }
-  }
-  Tensor h = counts.narrow(0, 0, total).view(hist.sizes());
-  if (density) {
-    h = h.div(h.sum());
-    for (int64_t d = 0; d < N; d++) {
-      std::vector<int64_t> shape(N, 1);
-      shape[d] = e[d].numel() - 1;
-      Tensor len = e[d].narrow(0, 1, shape[d]).sub(e[d].narrow(0, 0, shape[d]));
-      h = h.div(len.reshape(shape));
-    }
-  }
-  hist.copy_(h);
+  const int64_t M = N == 0 ? 0 : input.numel() / N;
+  Tensor h = hist.is_contiguous() ? hist : at::empty(hist.sizes(), hist.options());
+  std::vector<rs_tensor> e;
+  for (const Tensor& t : edges) e.push_back(describe(t));
+  Tensor w = has(weight) ? weight->reshape({M}).contiguous() : Tensor();
+  rs_histogram p{};
+  p.input = describe(input.reshape({M, N}));
+  p.n_edges = static_cast<int>(N);
+  p.edges = e.data();
+  p.linear = linear;
+  if (w.defined()) p.weight = describe(w);
+  p.density = density;
+  p.hist = describe(h.view({h.numel()}));
+  check_or_host(rs_histogram_run(current_stream_for(input), &p));
+  if (!h.is_same(hist)) hist.copy_(h);
 }
 
 std::vector<Tensor> new_edges(const Tensor& self) {

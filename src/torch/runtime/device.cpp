@@ -109,14 +109,17 @@ rs_tensor describe(const at::Tensor& t) {
 }
 
 rs_tensor describe_elementwise(const at::Tensor& t) {
-  if (t.dim() <= RS_MAX_DIMS) return describe(t);
+  return describe(t.dim() <= RS_MAX_DIMS ? t : without_size1_dims(t, t));
+}
+
+at::Tensor without_size1_dims(const at::Tensor& t, const at::Tensor& like) {
   std::vector<int64_t> sizes, strides;
-  for (int64_t d = 0; d < t.dim(); d++) {
-    if (t.size(d) == 1) continue;
+  for (int64_t d = 0; d < like.dim(); d++) {
+    if (like.size(d) == 1) continue;
     sizes.push_back(t.size(d));
     strides.push_back(t.stride(d));
   }
-  return describe(t.as_strided(sizes, strides));
+  return t.as_strided(sizes, strides);
 }
 
 // The C core numbers dtypes as c10::ScalarType does.
