@@ -8,9 +8,10 @@
 //     into `partial` (reduced); multilabel also writes is_target's row.
 //   MODE 1: out[0] = the rows' sum (/ C for multilabel; / N for a mean).
 //   MODE 2: the backward's rows into grad_input.
-// CPU keeps multilabel's row sums and every reduced total in its
-// accumulate type, double for float32: here double where the device has
-// float64 arithmetic, else a float-float pair (about 48 bits).
+// CPU keeps multilabel's row sums (rounded to the dtype at the end) and
+// every reduced total in its accumulate type, double for float32: here
+// double where the device has float64 arithmetic, else a float-float pair
+// (about 48 bits).
 //
 // Defines: DT (float32 or float64), KIND (0 multi margin, 1 multilabel),
 // MODE, P (1 or 2), WEIGHTED, REDUCED, MEAN.
@@ -237,10 +238,13 @@ void main() {
                 if (z > S(0)) sum = acc_add(sum, z);
             }
         }
+        // CPU's row sum returns the input's dtype: rounded here, then summed
+        // in the accumulate type (reduced) or divided by C (not)
+        const S row = acc_value(sum);
 #if REDUCED
-        acc_store(i, sum);
+        acc_store(i, acc_add(acc_zero(), row));
 #else
-        store(pc.out_, i * ml(ML_OS), acc_value(sum) / S(C));
+        store(pc.out_, i * ml(ML_OS), row / S(C));
 #endif
 #else  // MODE 2: CPU's -g / +g per (label, column) pair in order, then times grad_output
         const S g = slot_value(ML_G), go = grad_of(i);

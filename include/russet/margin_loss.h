@@ -10,8 +10,8 @@ extern "C" {
 #endif
 
 /* CPU's kernels (LossMultiMargin.cpp, LossMultiLabelMargin.cpp), bit for
- * bit: one invocation per sample row walks the row in CPU's order, in the
- * input's dtype; multilabel's row sums and every reduced total are kept in
+ * bit: a row an invocation, in CPU's order and the input's dtype; the
+ * multilabel row sums (then rounded to it) and reduced totals are kept in
  * CPU's accumulate type (double; a float-float pair of about 48 bits on a
  * device without float64 arithmetic, which rounds to the same float32 but
  * where the double sum lies within 2^-48 of a rounding boundary).

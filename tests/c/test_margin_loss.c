@@ -178,7 +178,8 @@ static void check_kind(rs_margin_kind kind, rs_dtype dt) {
                 } else {
                     if (dbl) label_fwd_d(xv, ist.d, sums);
                     else label_fwd_f(xf, ist.f, sums);
-                    for (int i = 0; i < N; ++i) total += sums[i];
+                    /* a row's sum is rounded to the dtype (CPU's inner sum returns scalar_t) */
+                    for (int i = 0; i < N; ++i) total += dbl ? sums[i] : (double)(float)sums[i];
                     total /= C;
                     for (int i = 0; !red && i < N; ++i) {
                         if (dbl) ((double *)want)[i] = sums[i] / (double)C;
