@@ -20,6 +20,11 @@ static inline uint64_t rs_f64_bits(double d) {
     memcpy(&u, &d, 8);
     return u;
 }
+/* A real value in a parameter slot for dtype dt's opmath type: double bits
+ * for float64, else float bits (the kernels' reading of such slots). */
+static inline int64_t rs_opmath_slot_bits(rs_dtype dt, double v) {
+    return dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(v) : (int64_t)rs_f32_bits((float)v);
+}
 
 /* ---- host codecs: bit-exact with c10's conversions and with the kernels'
  * (kernels/common/dtype.glsl). */

@@ -100,7 +100,6 @@ rs_status rs_histogram_run(rs_stream *s, const rs_histogram *p) {
     const int n_edges_acc = na;
     char defines[96];
     rs_kernel *k = NULL;
-    const rs_tensor counts_all = rs_tensor_rows(counts, dt, 1, total + 1);
     if (M > 0) {
         acc[na++] = rs_tensor_access(&p->input, 0);
         acc[na++] = (rs_access){idx, 8 * (uint64_t)M, 1};
@@ -113,7 +112,7 @@ rs_status rs_histogram_run(rs_stream *s, const rs_histogram *p) {
     const rs_tensor idx_vec = {.address = idx, .dtype = RS_INT64, .ndim = 1, .sizes = {M}, .strides = {1}};
     const rs_tensor counts_vec = {.address = counts, .dtype = dt, .ndim = 1, .sizes = {total + 1}, .strides = {1}};
     if (M == 0 || p->weight.address) {
-        if ((st = fill_value(s, &counts_all, 0.0))) goto free_acc;
+        if ((st = fill_value(s, &counts_vec, 0.0))) goto free_acc;
     }
     if (M > 0 && !p->weight.address) {
         st = rs_bincount(s, &idx_vec, NULL, &counts_vec);

@@ -51,11 +51,6 @@ static rs_status check_args(const char *name, rs_stream *s, const rs_margin_loss
     return check_view(name, "grad_input", &p->out, 2, dt, n, c);
 }
 
-/* a double in the input's dtype, as bits for a slot */
-static int64_t value_bits(rs_dtype dt, double v) {
-    return dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(v) : (int64_t)rs_f32_bits((float)v);
-}
-
 static rs_status run(rs_stream *s, const rs_margin_loss *p, int backward) {
     const char *name = !p ? "margin_loss"
                        : p->kind == RS_MARGIN_MULTILABEL ? (backward ? "multilabel_margin_loss_backward"
@@ -71,7 +66,7 @@ static rs_status run(rs_stream *s, const rs_margin_loss *p, int backward) {
     if (n == 0) { /* no rows: a reduced loss sums nothing (a mean: 0 / 0) */
         if (!reduced) return RS_OK;
         double v = p->reduction == 1 ? 0.0 / 0.0 : 0.0;
-        uint64_t bits = (uint64_t)value_bits(dt, v);
+        uint64_t bits = (uint64_t)rs_opmath_slot_bits(dt, v);
         return rs_fill(s, &p->out, &bits);
     }
     uint64_t partial = 0;
@@ -94,9 +89,9 @@ static rs_status run(rs_stream *s, const rs_margin_loss *p, int backward) {
         q[ML_OS + 1] = p->out.strides[1];
         q[ML_GS] = p->grad.sizes[0] == n ? p->grad.strides[0] : 0;
         /* CPU: g = 1 / (N C) for a mean, else 1 / C, computed in double */
-        q[ML_G] = value_bits(dt, p->reduction == 1 ? 1.0 / ((double)n * (double)c) : 1.0 / (double)c);
+        q[ML_G] = rs_opmath_slot_bits(dt, p->reduction == 1 ? 1.0 / ((double)n * (double)c) : 1.0 / (double)c);
     }
-    q[ML_MARGIN] = value_bits(dt, p->margin);
+    q[ML_MARGIN] = rs_opmath_slot_bits(dt, p->margin);
 
     margin_loss_push pc;
     memset(&pc, 0, sizeof pc);

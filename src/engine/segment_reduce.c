@@ -102,10 +102,7 @@ static rs_status run(rs_stream *s, const rs_segment_reduce *p, int backward) {
     int64_t *q = host;
     memset(q, 0, SR_SLOTS * sizeof(int64_t));
     q[SR_OUTER] = outer, q[SR_L] = L, q[SR_INNER] = inner, q[SR_S] = S;
-    if (p->has_initial) {
-        if (dt == RS_FLOAT64) q[SR_INIT] = (int64_t)rs_f64_bits(p->initial);
-        else q[SR_INIT] = (int64_t)rs_f32_bits((float)p->initial);
-    }
+    if (p->has_initial) q[SR_INIT] = rs_opmath_slot_bits(dt, p->initial);
     for (int d = 0; d < 3; ++d) {
         q[SR_DS + d] = p->data.strides[d];
         q[SR_OS + d] = p->out.strides[d];
