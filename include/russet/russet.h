@@ -26,6 +26,7 @@
 #include "russet/loss.h"
 #include "russet/margin_loss.h"
 #include "russet/norm.h"
+#include "russet/norm_layers.h"
 #include "russet/optim.h"
 #include "russet/pointwise.h"
 #include "russet/pool.h"

@@ -1,13 +1,13 @@
-// Normalization layers: native_layer_norm and native_batch_norm with their
-// backward kernels, and native_group_norm. The passes over the tensor run
-// in the C core's normalization engine (rs_norm_run, src/engine/norm.c):
-// statistics by Welford in one read, the normalization and its affine in
-// one read and one write, the backward's row and column sums and its
-// elementwise formula; what is per channel or per row (rstd, batch norm's
-// alpha and beta, the running statistics) is small and composed here from
-// the native engines, in CPU's order and dtypes. float16/bfloat16 compute
-// in float32 as CPU does. On a device without fp64, float64 inputs run the
-// whole op through host execution.
+// Normalization layers: native_layer_norm, RMS norm, native_batch_norm and
+// native_group_norm with their backward kernels. Layer and RMS norm call
+// the C core's normalization engine (rs_norm_run, src/engine/norm.c) a pass
+// at a time: statistics by Welford in one read, the normalization and its
+// affine in one read and one write, the backward's row and column sums and
+// its elementwise formula. Batch norm and group norm are one C call each
+// way (rs_batch_norm_*, rs_group_norm_*: src/engine/norm_layers.c, which
+// composes the same passes and the per-channel work in CPU's order and
+// dtypes). float16/bfloat16 compute in float32 as CPU does. On a device
+// without fp64, float64 inputs run the whole op through host execution.
 #include "torch/reduce.h"
 #include "torch/same_device.h"
 
@@ -29,7 +29,6 @@
 #include <ATen/ops/mul.h>
 #include <ATen/ops/renorm_meta.h>
 #include <ATen/ops/renorm_ops.h>
-#include <ATen/ops/rsqrt.h>
 #include <ATen/ops/sum.h>
 #include <torch/library.h>
 
@@ -88,44 +87,6 @@ Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
 void run_norm(rs_norm p, const Tensor& x) {
   p.dtype = static_cast<rs_dtype>(x.scalar_type());
   check_or_host(rs_norm_run(current_stream_for(x), &p));
-}
-
-// per-row statistics of contiguous (m, n) rows: mean and biased variance
-std::pair<Tensor, Tensor> row_stats(const Tensor& x, int64_t m, int64_t n) {
-  Tensor mean = at::empty({m}, x.options().dtype(acc_type(x))), var = at::empty({m}, mean.options());
-  rs_norm p{};
-  p.op = RS_NORM_STATS;
-  p.x = address_of(x);
-  p.rows = m;
-  p.outer = 1;
-  p.inner = n;
-  p.row_stride = n;
-  p.out1 = address_of(mean);
-  p.out2 = address_of(var);
-  run_norm(p, x);
-  return {mean, var};
-}
-
-// y = ((x - a[r]) * b[r]) * w[c] + bias[c] over contiguous x, with
-// r = (e / row_div) % rows, c = (e / col_div) % cols
-Tensor apply_norm(const Tensor& x, const Tensor& a, const Tensor& b, const Tensor& w, const Tensor& bias,
-                  int64_t row_div, int64_t rows, int64_t col_div, int64_t cols, at::MemoryFormat fmt) {
-  Tensor y = at::empty(x.sizes(), x.options().memory_format(fmt));
-  rs_norm p{};
-  p.op = RS_NORM_APPLY;
-  p.x = address_of(x);
-  p.y = address_of(y);
-  p.numel = x.numel();
-  p.row_div = row_div;
-  p.rows = rows;
-  p.col_div = col_div;
-  p.cols = cols;
-  p.a = addr_or_0(a);
-  p.b = addr_or_0(b);
-  p.w = addr_or_0(w);
-  p.bias = addr_or_0(bias);
-  run_norm(p, x);
-  return y;
 }
 
 // Layer norm (centred) or RMS norm over contiguous (m, n) rows, one kernel
@@ -345,77 +306,22 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
 
 // ---------------------------------------------------------------- batch norm
 
-// The channels of an (N, C, *) tensor as the engine's rows: x is made dense
-// in its own layout, NCHW or channels_last (kept: results take it too).
-struct Channels {
-  Tensor x;
-  at::MemoryFormat fmt;
-  int64_t n, c, hw;
-  bool cl() const { return fmt != at::MemoryFormat::Contiguous; }
-  // the reductions' row set: channel c's elements
-  void rows(rs_norm& p) const {
-    p.rows = c;
-    if (cl()) {
-      p.outer = n * hw, p.inner = 1, p.row_stride = 1, p.outer_stride = c;
-    } else {
-      p.outer = n, p.inner = hw, p.row_stride = hw, p.outer_stride = c * hw;
-    }
-  }
-  // the elementwise blocks' channel of element e, as row and column
-  int64_t div() const { return cl() ? 1 : hw; }
-  // the per-channel statistics into out1 (mean) and out2
-  rs_norm stats(const Tensor& out1, const Tensor& out2) const {
-    rs_norm p{};
-    p.op = RS_NORM_STATS;
-    p.x = address_of(x);
-    rows(p);
-    p.out1 = address_of(out1);
-    p.out2 = address_of(out2);
-    return p;
-  }
-};
+// an optional per-channel vector for the C core (address 0: absent)
+rs_tensor describe_opt(const OptTensor& t) { return defined(t) ? describe(*t) : rs_tensor{}; }
 
-Channels channels_of(const Tensor& input) {
+// input's layout for the engine: channels_last (2-d or 3-d) kept, else NCHW
+at::MemoryFormat channels_format(const Tensor& input) {
   auto f = input.suggest_memory_format();
-  if (f != at::MemoryFormat::ChannelsLast && f != at::MemoryFormat::ChannelsLast3d) f = at::MemoryFormat::Contiguous;
-  Channels ch{input.contiguous(f), f, input.size(0), input.size(1), 1};
-  for (int64_t d = 2; d < input.dim(); ++d) ch.hw *= input.size(d);
-  return ch;
-}
-
-// another tensor of the same shape in ch's layout
-Tensor same_layout(const Tensor& t, const Channels& ch) { return t.contiguous(ch.fmt); }
-
-// Batch norm's per-channel transform in one launch (BN_PARAMS): alpha =
-// invstd * weight, beta = bias - mean * alpha, with invstd = v, or where
-// v_is_var 1 / sqrt(v + eps); each vector of the opmath type (mean may be
-// undefined: 0). As CPU's separate ops, each product rounded.
-std::pair<Tensor, Tensor> bn_params(const Tensor& mean, const Tensor& v, bool v_is_var, double eps,
-                                    const OptTensor& weight, const OptTensor& bias, const Tensor& x) {
-  const int64_t c = v.numel();
-  Tensor m = mean.defined() ? mean.contiguous() : mean, vv = v.contiguous();
-  Tensor alpha = at::empty({c}, vv.options()), beta = at::empty({c}, vv.options());
-  Tensor w = param_vec(weight, x, c), b = param_vec(bias, x, c);
-  rs_norm p{};
-  p.op = RS_NORM_BN_PARAMS;
-  p.rows = c;
-  p.a = addr_or_0(m);
-  p.b = address_of(vv);
-  p.bn_var = v_is_var;
-  p.eps = eps;
-  p.w = addr_or_0(w);
-  p.bias = addr_or_0(b);
-  p.out1 = address_of(alpha);
-  p.out2 = address_of(beta);
-  run_norm(p, x);
-  return {alpha, beta};
+  return f == at::MemoryFormat::ChannelsLast || f == at::MemoryFormat::ChannelsLast3d ? f
+                                                                                      : at::MemoryFormat::Contiguous;
 }
 
 // native_batch_norm's computation, shared by its out= form and the
-// _native_batch_norm_legit / _batch_norm_with_update entry points. As CPU:
-// statistics in float32 (float16/bfloat16 inputs), saved in the parameters'
-// dtype and read back from it, then y = x * alpha + beta per channel with
-// alpha = invstd * weight and beta = bias - mean * alpha.
+// _native_batch_norm_legit / _batch_norm_with_update entry points: one
+// call of the C core (rs_batch_norm_forward: CPU's statistics, dtypes and
+// running-statistics update). save_mean/save_invstd take the parameters'
+// dtype (weight's, or the input's); outside training they are empty, as
+// CPU's.
 std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const OptTensor& weight,
                                                       const OptTensor& bias, const OptTensor& running_mean,
                                                       const OptTensor& running_var, bool training, double momentum,
@@ -424,88 +330,27 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   check_param_dtypes(input, weight, bias);
   TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
   need_native(input);
-  int64_t c = input.size(1);
-  auto at = acc_type(input);
-  // save_mean/save_invstd: the parameters' dtype when they differ (mixed)
+  const int64_t c = input.size(1);
   auto stat_dt = defined(weight) ? weight->scalar_type() : input.scalar_type();
   if (input.numel() == 0) throw NeedsHost{};  // CPU's empty-batch rules
-  Channels ch = channels_of(input);
-  Tensor mean, invstd;
-  // statistics, running statistics and the per-channel transform in the
-  // statistics kernel itself (rs_norm.bn_train), where every vector is in
-  // the computation's type and the running ones are dense
-  if (training)
+  if (training) {
     TORCH_CHECK(input.numel() / c > 1, "Expected more than 1 value per channel when training, got input size ",
                 input.sizes());
-  auto fusable = [&](const OptTensor& t) { return !defined(t) || (t->scalar_type() == at && t->is_contiguous()); };
-  if (training && stat_dt == at && fusable(running_mean) && fusable(running_var)) {
-    Tensor mu = at::empty({c}, input.options().dtype(at)), inv = at::empty({c}, mu.options());
-    Tensor alpha = at::empty({c}, mu.options()), beta = at::empty({c}, mu.options());
-    Tensor w = param_vec(weight, input, c), b = param_vec(bias, input, c);
-    rs_norm p = ch.stats(mu, inv);
-    p.bn_train = 1;
-    p.eps = eps;
-    p.momentum = momentum;
-    p.w = defined(w) ? address_of(w) : 0;
-    p.bias = defined(b) ? address_of(b) : 0;
-    p.run_mean = defined(running_mean) ? address_of(*running_mean) : 0;
-    p.run_var = defined(running_var) ? address_of(*running_var) : 0;
-    p.alpha = address_of(alpha);
-    p.beta = address_of(beta);
-    run_norm(p, ch.x);
-    Tensor y = apply_norm(ch.x, Tensor(), alpha, Tensor(), beta, ch.div(), c, ch.div(), c, ch.fmt);
-    return {y, mu, inv};
-  }
-  if (training) {
-    Tensor mu = at::empty({c}, input.options().dtype(acc_type(input))), var = at::empty({c}, mu.options());
-    run_norm(ch.stats(mu, var), ch.x);
-    int64_t n = input.numel() / c;
-    // CPU's bfloat16 kernel keeps the sum of squares and the variance in
-    // bfloat16 (its float16 kernel does not); the statistics it saves and
-    // transforms with are in stat_dt
-    double dn = static_cast<double>(n);
-    Tensor var_sum = var.mul(dn), v = var;
-    if (stat_dt == at::kBFloat16) {
-      var_sum = var_sum.to(stat_dt).to(at);
-      v = var_sum.div(dn).to(stat_dt).to(at);
-    }
-    mean = mu.to(stat_dt);
-    invstd = bn_params(Tensor(), v, true, eps, std::nullopt, std::nullopt, input).first.to(stat_dt);
-    if (stat_dt == at::kBFloat16) {
-      // CPU's bfloat16 kernel updates in bfloat16 arithmetic: momentum and
-      // 1 - momentum rounded to bfloat16, each product and the mean's sum
-      // rounded; the variance's products summed in float
-      double m = static_cast<double>(c10::BFloat16(static_cast<float>(momentum)));
-      double om = static_cast<double>(c10::BFloat16(static_cast<float>(1 - m)));
-      if (defined(running_mean)) running_mean->copy_(mean.mul(m).add_(running_mean->mul(om)));
-      if (defined(running_var)) {
-        Tensor unbiased = var_sum.div(dn - 1).to(stat_dt).to(at);
-        running_var->copy_(unbiased.mul_(m).add_(running_var->mul(om).to(at)));
-      }
-    } else {
-      // momentum * stat + (1 - momentum) * running, rounded once to the
-      // running tensor's dtype (CPU: the float32 mean before rounding,
-      // computed in double for float32; bit-equal for float16)
-      auto update = [&](const Tensor& run, const Tensor& stat) {
-        run.copy_(run.to(at).mul(1 - momentum).add_(stat, momentum));
-      };
-      if (defined(running_mean)) update(*running_mean, mu);
-      if (defined(running_var)) update(*running_var, var_sum.div(dn - 1));
-    }
   } else {
     TORCH_CHECK(defined(running_mean) && defined(running_var),
                 "running_mean and running_var must be defined in evaluation mode");
   }
-  // alpha = invstd * weight, beta = bias - mean * alpha per channel
-  // (evaluation: invstd = 1 / sqrt(running_var + eps)), then y = x * alpha +
-  // beta per channel, in the input's layout
-  auto [alpha, beta] = bn_params(training ? mean.to(at) : running_mean->to(at),
-                                 training ? invstd.to(at) : running_var->to(at), !training, eps, weight, bias, ch.x);
-  Tensor y = apply_norm(ch.x, Tensor(), alpha, Tensor(), beta, ch.div(), c, ch.div(), c, ch.fmt);
-  if (!training) {
-    // CPU returns empty statistics in evaluation mode
-    return {y, at::empty({0}, input.options().dtype(stat_dt)), at::empty({0}, input.options().dtype(stat_dt))};
-  }
+  auto fmt = channels_format(input);
+  Tensor x = input.contiguous(fmt), y = at::empty(x.sizes(), x.options().memory_format(fmt));
+  Tensor mean = at::empty({training ? c : 0}, input.options().dtype(stat_dt)), invstd = at::empty_like(mean);
+  rs_batch_norm p{};
+  p.x = describe(x);
+  p.weight = describe_opt(weight), p.bias = describe_opt(bias);
+  p.running_mean = describe_opt(running_mean), p.running_var = describe_opt(running_var);
+  p.training = training, p.momentum = momentum, p.eps = eps;
+  p.y = describe(y);
+  if (training) p.save_mean = describe(mean), p.save_invstd = describe(invstd);
+  check_or_host(rs_batch_norm_forward(current_stream_for(input), &p));
   return {y, mean, invstd};
 }
 
@@ -599,6 +444,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_with_update(const Tensor& 
       input, weight, bias, running_mean, running_var, momentum, eps);
 }
 
+// the gradients from the training statistics (save_mean, save_invstd) or
+// the running ones (evaluation), one call of the C core
+// (rs_batch_norm_backward); grad_weight and grad_bias in the parameters'
+// dtype
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& input,
                                                        const OptTensor& weight, const OptTensor& running_mean,
                                                        const OptTensor& running_var, const OptTensor& save_mean,
@@ -609,61 +458,23 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);
         if (input.numel() == 0) throw NeedsHost{};
-        auto at = acc_type(input);
-        Channels ch = channels_of(input);
-        int64_t c = ch.c;
         same_dtype(grad_out, input);
-        Tensor g = same_layout(grad_out, ch);
-        Tensor mean, invstd;
-        if (train) {
-          mean = save_mean->to(at);
-          invstd = save_invstd->to(at);
-        } else {
-          mean = running_mean->to(at);
-          invstd = bn_params(Tensor(), running_var->to(at), true, eps, std::nullopt, std::nullopt, input).first;
-        }
-        mean = mean.contiguous();
-        invstd = invstd.contiguous();
-        Tensor w = param_vec(weight, input, c);
-        Tensor gi, gw, gb;
-        rs_norm p{};
-        p.x = address_of(ch.x);
-        p.g = address_of(g);
-        p.a = address_of(mean);
-        p.b = address_of(invstd);
-        // per channel: sum of g and of g xhat, when a result needs them
-        Tensor gsum, gxsum;
-        if (mask[1] || mask[2] || (mask[0] && train)) {
-          gsum = at::empty({c}, mean.options());
-          gxsum = at::empty({c}, mean.options());
-          rs_norm q = p;
-          q.op = RS_NORM_SUMS;
-          ch.rows(q);
-          q.out1 = address_of(gsum), q.out2 = address_of(gxsum);
-          run_norm(q, ch.x);
-        }
-        if (mask[0]) {
-          if (train) {
-            // (g - mean(g) - xhat mean(g xhat)) * invstd * w
-            gi = at::empty(ch.x.sizes(), ch.x.options().memory_format(ch.fmt));
-            rs_norm q = p;
-            q.op = RS_NORM_GRAD;
-            q.y = address_of(gi);
-            q.numel = ch.x.numel(), q.row_div = ch.div(), q.rows = c, q.col_div = ch.div(), q.cols = c;
-            q.s1 = address_of(gsum), q.s2 = address_of(gxsum);
-            q.scale = addr_or_0(w);
-            q.inv_k = 1.0 / static_cast<double>(input.numel() / c);
-            run_norm(q, ch.x);
-          } else {
-            // g * invstd * w
-            Tensor scale =
-                w.defined() ? bn_params(Tensor(), invstd, false, 0.0, weight, std::nullopt, input).first : invstd;
-            gi = apply_norm(g, Tensor(), scale, Tensor(), Tensor(), ch.div(), c, ch.div(), c, ch.fmt);
-          }
-        }
+        const int64_t c = input.size(1);
+        auto fmt = channels_format(input);
+        Tensor x = input.contiguous(fmt), g = grad_out.contiguous(fmt);
         auto pdt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-        if (mask[1]) gw = gxsum.to(pdt);
-        if (mask[2]) gb = gsum.to(pdt);
+        Tensor gi = mask[0] ? at::empty(x.sizes(), x.options().memory_format(fmt)) : Tensor();
+        Tensor gw = mask[1] ? at::empty({c}, input.options().dtype(pdt)) : Tensor();
+        Tensor gb = mask[2] ? at::empty({c}, input.options().dtype(pdt)) : Tensor();
+        rs_batch_norm p{};
+        p.x = describe(x);
+        p.weight = describe_opt(weight);
+        p.running_mean = describe_opt(running_mean), p.running_var = describe_opt(running_var);
+        p.save_mean = describe_opt(save_mean), p.save_invstd = describe_opt(save_invstd);
+        p.training = train, p.eps = eps;
+        p.grad_out = describe(g);
+        p.grad_input = describe_opt(gi), p.grad_weight = describe_opt(gw), p.grad_bias = describe_opt(gb);
+        check_or_host(rs_batch_norm_backward(current_stream_for(input), &p));
         return {gi, gw, gb};
       },
       grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, mask);
@@ -688,8 +499,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward_reserve(const Tensor& gra
 
 // ---------------------------------------------------------------- group norm
 
-// x as (N, G, C/G * HxW); statistics (N, G); one rounding at the end, as
-// CPU's kernel (ATen's composite would round the normalized value first)
+// x as (N, C, HxW), statistics (N, G): one call of the C core each way
+// (rs_group_norm_forward/backward; one rounding at the end, as CPU's
+// kernel). mean and rstd in the input's dtype, or float32 beside float32
+// parameters of a float16/bfloat16 input (mixed).
 std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTensor& weight, const OptTensor& bias,
                                               int64_t n, int64_t c, int64_t hxw, int64_t group, double eps) {
   same_device(input, weight, bias);
@@ -701,17 +514,18 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTens
         TORCH_CHECK(input.numel() == n * c * hxw, "Expected the input to have ", n * c * hxw, " elements, got ",
                     input.numel());
         need_native(input);
-        int64_t k = c / group * hxw;  // a group's elements
-        if (k == 0) throw NeedsHost{};
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
-        // rows (n, g) of the contiguous input; element e's channel (e / hxw) % c
-        Tensor x = input.contiguous();
-        auto [mean, var] = row_stats(x, n * group, k);
-        Tensor rstd = at::rsqrt(var.add_(eps));
-        Tensor y = apply_norm(x, mean, rstd, param_vec(weight, x, c), param_vec(bias, x, c), k, n * group, hxw, c,
-                              at::MemoryFormat::Contiguous);
         auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
-        return {y.view(input.sizes()), mean.view({n, group}).to(stat_dt), rstd.view({n, group}).to(stat_dt)};
+        Tensor x = input.contiguous().view({n, c, hxw}), y = at::empty(x.sizes(), x.options());
+        Tensor mean = at::empty({n, group}, input.options().dtype(stat_dt)), rstd = at::empty_like(mean);
+        rs_group_norm p{};
+        p.x = describe(x);
+        p.groups = group, p.eps = eps;
+        p.weight = describe_opt(weight), p.bias = describe_opt(bias);
+        p.y = describe(y);
+        p.mean = describe(mean), p.rstd = describe(rstd);
+        check_or_host(rs_group_norm_forward(current_stream_for(input), &p));
+        return {y.view(input.sizes()), mean, rstd};
       },
       input, weight, bias, n, c, hxw, group, eps);
 }
@@ -724,50 +538,24 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
   return native_or_host<at::_ops::native_group_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         need_native(input);
-        int64_t cpg = c / group, k = cpg * hxw;
-        if (k == 0 || n == 0) throw NeedsHost{};
-        auto vt = acc_type(input);
         same_dtype(grad_out, input);
-        Tensor x = input.contiguous(), g = grad_out.contiguous();
-        Tensor mu = mean.reshape({n * group}).to(vt).contiguous(), rs = rstd.reshape({n * group}).to(vt).contiguous();
-        // one pass: per (n, c), sum(g) and sum(g xhat) over H*W, with each
-        // channel's group statistics (repeated over the group's channels)
-        Tensor mu_c = mu.view({n * group, 1}).expand({n * group, cpg}).reshape({n * c});
-        Tensor rs_c = rs.view({n * group, 1}).expand({n * group, cpg}).reshape({n * c});
-        Tensor s1 = at::empty({n * c}, mu.options()), s2 = at::empty({n * c}, mu.options());
-        rs_norm p{};
-        p.op = RS_NORM_SUMS;
-        p.x = address_of(x);
-        p.g = address_of(g);
-        p.rows = n * c, p.outer = 1, p.inner = hxw, p.row_stride = hxw;
-        p.a = address_of(mu_c), p.b = address_of(rs_c);
-        p.out1 = address_of(s1), p.out2 = address_of(s2);
-        run_norm(p, x);
-        Tensor w = param_vec(weight, x, c), gi, gw, gb;
-        if (mask[0]) {
-          // rstd (g w - mean(g w) - xhat mean(g w xhat)) over each group: its
-          // sums are the (n, c) sums weighted by the channels' w, summed over
-          // the group's channels (small)
-          Tensor ws1 = w.defined() ? s1.view({n, c}).mul(w) : s1.view({n, c});
-          Tensor ws2 = w.defined() ? s2.view({n, c}).mul(w) : s2.view({n, c});
-          Tensor db = ws1.view({n, group, cpg}).sum(2).contiguous(), ds = ws2.view({n, group, cpg}).sum(2).contiguous();
-          gi = at::empty(x.sizes(), x.options());
-          rs_norm q{};
-          q.op = RS_NORM_GRAD;
-          q.x = address_of(x);
-          q.g = address_of(g);
-          q.y = address_of(gi);
-          q.numel = x.numel(), q.row_div = k, q.rows = n * group, q.col_div = hxw, q.cols = c;
-          q.a = address_of(mu), q.b = address_of(rs), q.w = addr_or_0(w);
-          q.s1 = address_of(db), q.s2 = address_of(ds);
-          q.inv_k = 1.0 / static_cast<double>(k);
-          run_norm(q, x);
-          gi = gi.view(input.sizes());
-        }
+        TORCH_CHECK(group > 0 && c % group == 0 && input.numel() == n * c * hxw && mean.numel() == n * group &&
+                        rstd.numel() == n * group,
+                    "native_group_norm_backward: inconsistent sizes");
+        Tensor x = input.contiguous().view({n, c, hxw}), g = grad_out.contiguous().view({n, c, hxw});
         auto pdt = defined(weight) ? weight->scalar_type() : input.scalar_type();
-        if (mask[1]) gw = s2.view({n, c}).sum(0).to(pdt);
-        if (mask[2]) gb = s1.view({n, c}).sum(0).to(pdt);
-        return {gi, gw, gb};
+        Tensor gi = mask[0] ? at::empty(x.sizes(), x.options()) : Tensor();
+        Tensor gw = mask[1] ? at::empty({c}, input.options().dtype(pdt)) : Tensor();
+        Tensor gb = mask[2] ? at::empty({c}, input.options().dtype(pdt)) : Tensor();
+        rs_group_norm p{};
+        p.x = describe(x);
+        p.groups = group;
+        p.weight = describe_opt(weight);
+        p.mean = describe(mean.reshape({n, group})), p.rstd = describe(rstd.reshape({n, group}));
+        p.grad_out = describe(g);
+        p.grad_input = describe_opt(gi), p.grad_weight = describe_opt(gw), p.grad_bias = describe_opt(gb);
+        check_or_host(rs_group_norm_backward(current_stream_for(input), &p));
+        return {gi.defined() ? gi.view(input.sizes()) : gi, gw, gb};
       },
       grad_out, input, mean, rstd, weight, n, c, hxw, group, mask);
 }
