@@ -20,6 +20,42 @@ typedef struct rs_fft_desc {
 } rs_fft_desc;
 RS_API rs_status rs_fft(rs_stream *s, const rs_fft_desc *d);
 
+/* rs_fft_nd: the transforms every torch.fft function reduces to (ATen's
+ * _fft_c2c, _fft_r2c, _fft_c2r; src/engine/fft_nd.c), over `ndims` dims
+ * of `in` in turn, each a 1-D transform of its lines: the dim made last
+ * and contiguous in scratch; power-of-two lengths by rs_fft, other lengths
+ * up to 512 by a product with the DFT matrix (W = W_hi + W_lo, two float32
+ * parts, so W is carried to ~2^-48) on the GEMM engine, longer ones by
+ * Bluestein's chirp-z transform (two power-of-two transforms of length M
+ * >= 2n - 1 and complex products). The DFT matrices and chirps are made on
+ * the host in double (jk mod n, j^2 mod 2n) once per device, length and
+ * direction (rs_device_table). Then the scaling: normalization 0 none, 1
+ * by 1 / sqrt(N), 2 by 1 / N, N the product of the transformed lengths.
+ *   RS_FFT_C2C: in and out complex64 of one shape; inverse: e^(+2 pi i ..).
+ *     No dims: out = in.
+ *   RS_FFT_R2C: in float32, out complex64 of in's shape or, onesided, with
+ *     the last transformed dim cut to n / 2 + 1 (forward).
+ *   RS_FFT_C2R: in complex64, out float32: the dims but the last inverse-
+ *     transformed, then the last extended to out's length L from its first
+ *     L / 2 + 1 values (zero-padded where in has fewer) by Hermitian
+ *     symmetry (X[L - k] = conj(X[k])), inverse-transformed, and its real
+ *     part (the imaginary parts of X[0] and X[L / 2] drop out, as in CPU's
+ *     pocketfft); N counts L.
+ * in and out: any strides; out must not overlap in. dims: distinct, in
+ * [0, ndim). */
+typedef enum rs_fft_kind { RS_FFT_C2C = 0, RS_FFT_R2C = 1, RS_FFT_C2R = 2 } rs_fft_kind;
+
+typedef struct rs_fft_nd_desc {
+    rs_fft_kind kind;
+    rs_tensor in, out;
+    int ndims;
+    int dims[RS_MAX_DIMS];
+    int inverse;        /* C2C */
+    int normalization;  /* 0, 1, 2 */
+    int onesided;       /* R2C */
+} rs_fft_nd_desc;
+RS_API rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,18 @@ RS_API rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_
  * device error at the next sync, and that interchange is skipped. */
 RS_API rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const rs_tensor *x);
 
+/* Solves from the factors, x (P, n, k) holding B and getting X, in place
+ * (a few of the dispatches above each).
+ * rs_lu_solve: A X = B for A = P L U as rs_lu_factor leaves lu (P, n, n)
+ *   and piv (P, n): X = U^-1 L^-1 P^T B; with adjoint A^H X = B: X = P
+ *   L^-H U^-H B.
+ * rs_cholesky_solve: A X = B for A = L L^H from its lower factor f (P, n,
+ *   n), or with upper A = U^H U from its upper factor; only f's triangle
+ *   is read. */
+RS_API rs_status rs_lu_solve(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, int adjoint,
+                             const rs_tensor *x);
+RS_API rs_status rs_cholesky_solve(rs_stream *s, const rs_tensor *f, int upper, const rs_tensor *x);
+
 /* QR by Householder reflections (geqr2) of a (P, m, n) in place: R on and
  * above the diagonal, the reflectors' vectors below it (their first entry,
  * 1, implied); tau (P, min(m, n)) their scalars. */
@@ -77,6 +89,18 @@ RS_API rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int swe
  * diagonal, in place: h <- J^H h J a round, each pair's 2 x 2 block set to
  * what its rotation makes exactly; the diagonal is then the eigenvalues. */
 RS_API rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps);
+/* The sweeps the engine's callers run for n (even) columns: 6 +
+ * ceil(log2 n), a fixed count (Jacobi converges quadratically). */
+RS_API int rs_jacobi_sweeps(int64_t n);
+
+/* The singular values of each matrix of a (P, m, n), descending, into
+ * out (P, min(m, n)) of a's real dtype: one-sided Jacobi (above) on a
+ * copy of a (of a^H where m < n) padded to an even column count, then
+ * the columns' norms, sorted. a must be finite (LAPACK and CPU refuse
+ * other input: the caller checks); min(m, n) at most 128
+ * (RS_ERR_UNSUPPORTED past it: n - 1 rounds a sweep). float32 and
+ * complex64 only (the sweeps' thresholds are float32's). */
+RS_API rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -267,3 +267,123 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps) {
     rs_free(dev, c.pc.tau); /* reused only after this stream's work */
     return st;
 }
+
+/* ---- solves from the factors (linalg.lu_solve and linalg.solve, inv,
+ * cholesky_solve and cholesky_inverse): each a few of the dispatches
+ * above on x in place */
+
+/* a (P, n, n) matrix's transposed view (its last two dims swapped) */
+static rs_tensor transposed(const rs_tensor *a) {
+    rs_tensor t = *a;
+    t.sizes[1] = a->sizes[2], t.sizes[2] = a->sizes[1];
+    t.strides[1] = a->strides[2], t.strides[2] = a->strides[1];
+    return t;
+}
+
+static int is_complex(rs_dtype dt) { return dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
+
+rs_status rs_lu_solve(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, int adjoint, const rs_tensor *x) {
+    if (!s || !lu || !piv || !x) return rs_error(RS_ERR_INVALID, "rs_lu_solve: missing arguments");
+    if (lu->ndim != 3) return rs_error(RS_ERR_INVALID, "linalg.lu_solve: lu must be a (P, n, n) view");
+    rs_status st;
+    if (!adjoint) {
+        /* A = P L U: X = U^-1 L^-1 P^T B */
+        if ((st = rs_lu_permute(s, piv, 0, x)) != RS_OK || (st = rs_triangular_solve(s, lu, 0, 0, 1, x)) != RS_OK)
+            return st;
+        return rs_triangular_solve(s, lu, 0, 1, 0, x);
+    }
+    /* A^H = U^H L^H P^T: X = P L^-H U^-H B (lu^H: the transposed view read
+     * conjugated) */
+    const rs_tensor lt = transposed(lu);
+    const int cj = is_complex(lu->dtype);
+    if ((st = rs_triangular_solve(s, &lt, cj, 0, 0, x)) != RS_OK || (st = rs_triangular_solve(s, &lt, cj, 1, 1, x)))
+        return st;
+    return rs_lu_permute(s, piv, 1, x);
+}
+
+rs_status rs_cholesky_solve(rs_stream *s, const rs_tensor *f, int upper, const rs_tensor *x) {
+    if (!s || !f || !x) return rs_error(RS_ERR_INVALID, "rs_cholesky_solve: missing arguments");
+    if (f->ndim != 3) return rs_error(RS_ERR_INVALID, "cholesky_solve: the factor must be a (P, n, n) view");
+    const rs_tensor ft = transposed(f);
+    const int cj = is_complex(f->dtype);
+    rs_status st;
+    /* A = U^H U: U^H Y = B, then U X = Y; A = L L^H: L Y = B, then L^H X = Y
+     * (F^H: F's transposed view read conjugated) */
+    if (upper) {
+        if ((st = rs_triangular_solve(s, &ft, cj, 0, 0, x)) != RS_OK) return st;
+        return rs_triangular_solve(s, f, 0, 1, 0, x);
+    }
+    if ((st = rs_triangular_solve(s, f, 0, 0, 0, x)) != RS_OK) return st;
+    return rs_triangular_solve(s, &ft, cj, 1, 0, x);
+}
+
+/* ---- singular values (linalg.svdvals; matrix_norm 'nuc'/2/-2, cond and
+ * matrix_rank through _linalg_svd without U and V) */
+
+int rs_jacobi_sweeps(int64_t np) {
+    int sweeps = 6;
+    for (int64_t w = 1; w < np; w *= 2) ++sweeps;
+    return sweeps;
+}
+
+#define SVDVALS_MAX_N 128
+
+rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
+    static const char op[] = "linalg.svdvals";
+    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_svdvals: missing arguments");
+    if (a->dtype != RS_FLOAT32 && a->dtype != RS_COMPLEX64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: Jacobi's thresholds are float32's: no kernel for %s", op,
+                        rs_dtype_name(a->dtype));
+    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", op);
+    /* a matrix with more columns than rows: its transpose (the values of
+     * a^T and a^H are the same) */
+    const rs_tensor w0 = a->sizes[1] < a->sizes[2] ? transposed(a) : *a;
+    const int64_t p = w0.sizes[0], m = w0.sizes[1], n = w0.sizes[2], np = n + n % 2;
+    if (out->ndim != 2 || out->dtype != RS_FLOAT32 || out->sizes[0] != p || out->sizes[1] != n)
+        return rs_error(RS_ERR_INVALID, "%s: out must be a float32 (P, min(m, n)) view", op);
+    if (n > SVDVALS_MAX_N)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld columns, more than Jacobi's %d", op, (long long)n,
+                        SVDVALS_MAX_N);
+    if (p == 0 || n == 0) return RS_OK;
+    rs_device *dev = rs_stream_device(s);
+    const size_t esize = rs_dtype_size(a->dtype);
+    uint64_t wa = 0, na = 0, sa = 0;
+    rs_status st = rs_alloc(dev, (uint64_t)(p * m * np) * esize, s, &wa);
+    if (st == RS_OK) st = rs_alloc(dev, (uint64_t)(p * np) * 4u, s, &na);
+    if (st == RS_OK) st = rs_alloc(dev, (uint64_t)(p * n) * 4u, s, &sa);
+    /* W: a's columns, and a zero column for odd n */
+    rs_tensor w = rs_tensor_rows(wa, a->dtype, p * m, np);
+    w.ndim = 3, w.sizes[0] = p, w.sizes[1] = m, w.sizes[2] = np;
+    w.strides[0] = m * np, w.strides[1] = np, w.strides[2] = 1;
+    if (st == RS_OK && np != n) {
+        static const uint64_t zero[2] = {0, 0};
+        st = rs_fill(s, &w, zero);
+    }
+    rs_tensor wn = w;
+    wn.sizes[2] = n;
+    if (st == RS_OK) st = rs_copy(s, &wn, &w0);
+    if (st == RS_OK) st = rs_jacobi_svd_columns(s, &w, rs_jacobi_sweeps(np));
+    /* the columns' norms (P, 1, np), sorted descending; the padding's 0
+     * sorts last */
+    rs_tensor norms = w;
+    norms.address = na, norms.dtype = RS_FLOAT32;
+    norms.sizes[1] = 1, norms.strides[0] = np, norms.strides[1] = 0;
+    if (st == RS_OK) {
+        rs_reduce r;
+        memset(&r, 0, sizeof r);
+        r.name = op;
+        r.op = RS_REDUCE_NORM;
+        r.acc = a->dtype;
+        r.in = w;
+        r.out = norms;
+        r.p = 2;
+        st = rs_reduce_run(s, &r);
+    }
+    const rs_tensor rows = rs_tensor_rows(na, RS_FLOAT32, p, np), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
+    if (st == RS_OK) st = rs_sort(s, &rows, 1, n, &sorted, NULL);
+    if (st == RS_OK) st = rs_copy(s, out, &sorted);
+    if (wa) rs_free(dev, wa);
+    if (na) rs_free(dev, na);
+    if (sa) rs_free(dev, sa);
+    return st;
+}

@@ -116,9 +116,212 @@ TEST(fft_errors) {
     rs_free(dev, a);
 }
 
+/* ---- rs_fft_nd against a host reference in double: every dim's lines
+ * transformed by the O(n^2) DFT, on arrays of up to 3 dims */
+typedef struct host_nd {
+    int ndim;
+    int64_t sizes[3];
+    double *v; /* interleaved complex, contiguous */
+} host_nd;
+
+static int64_t numel_of(const host_nd *h) {
+    int64_t n = 1;
+    for (int d = 0; d < h->ndim; ++d) n *= h->sizes[d];
+    return n;
+}
+
+/* h's lines along dim d replaced by their DFT (sign -1 forward, +1 inverse) */
+static void host_dft(host_nd *h, int d, double sign) {
+    int64_t n = h->sizes[d], inner = 1, outer = 1;
+    for (int i = d + 1; i < h->ndim; ++i) inner *= h->sizes[i];
+    for (int i = 0; i < d; ++i) outer *= h->sizes[i];
+    double *line = malloc(sizeof(double) * 2 * (size_t)n);
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+            double *base = h->v + 2 * (o * n * inner + in);
+            for (int64_t k = 0; k < n; ++k) {
+                double re = 0, im = 0;
+                for (int64_t j = 0; j < n; ++j) {
+                    double a = sign * 2 * 3.14159265358979323846 * (double)((j * k) % n) / (double)n;
+                    double xr = base[2 * j * inner], xi = base[2 * j * inner + 1];
+                    re += xr * cos(a) - xi * sin(a);
+                    im += xr * sin(a) + xi * cos(a);
+                }
+                line[2 * k] = re, line[2 * k + 1] = im;
+            }
+            for (int64_t k = 0; k < n; ++k) base[2 * k * inner] = line[2 * k], base[2 * k * inner + 1] = line[2 * k + 1];
+        }
+    free(line);
+}
+
+/* the largest difference between got (float, complex interleaved or real)
+ * and want, relative to want's largest magnitude */
+static double rel_error(const float *got, const double *want, int64_t count, int complex_) {
+    double mag = 1e-30, err = 0;
+    for (int64_t i = 0; i < count; ++i) {
+        double wr = want[2 * i], wi = complex_ ? want[2 * i + 1] : 0;
+        double gr = complex_ ? got[2 * i] : got[i], gi = complex_ ? got[2 * i + 1] : 0;
+        mag = fmax(mag, hypot(wr, wi));
+        err = fmax(err, fmax(fabs(gr - wr), fabs(gi - wi)));
+    }
+    return err / mag;
+}
+
+static double sample(int64_t i) { return sin(0.37 * (double)i + 0.1) + (double)(i % 7) * 0.25; }
+
+/* c2c over a Bluestein length (600) and a DFT-matrix length (6) of a
+ * non-contiguous view, ortho scaling; over a power of two, inverse */
+static void c2c_case(rs_device *dev, rs_stream *s, int64_t a0, int64_t a1, int64_t a2, int nd, const int *dims,
+                     int inverse, int norm) {
+    host_nd h = {3, {a0, a1, a2}, NULL};
+    const int64_t count = numel_of(&h);
+    h.v = malloc(sizeof(double) * 2 * (size_t)count);
+    float *x = malloc(sizeof(float) * 2 * (size_t)count), *y = malloc(sizeof(float) * 2 * (size_t)count);
+    /* stored as (a2, a1, a0) contiguous, viewed as (a0, a1, a2) */
+    for (int64_t i = 0; i < a0; ++i)
+        for (int64_t j = 0; j < a1; ++j)
+            for (int64_t k = 0; k < a2; ++k) {
+                int64_t li = (i * a1 + j) * a2 + k, st = (k * a1 + j) * a0 + i;
+                x[2 * st] = (float)sample(li), x[2 * st + 1] = (float)sample(3 * li + 1);
+                h.v[2 * li] = x[2 * st], h.v[2 * li + 1] = x[2 * st + 1];
+            }
+    double n = 1;
+    for (int i = 0; i < nd; ++i) host_dft(&h, dims[i], inverse ? 1 : -1), n *= (double)h.sizes[dims[i]];
+    const double f = norm == 0 ? 1 : norm == 1 ? 1 / sqrt(n) : 1 / n;
+    for (int64_t i = 0; i < 2 * count; ++i) h.v[i] *= f;
+    uint64_t dx = ctest_upload(dev, s, x, sizeof(float) * 2 * (size_t)count), dy = 0;
+    CHECK_OK(rs_alloc(dev, sizeof(float) * 2 * (uint64_t)count, s, &dy));
+    rs_fft_nd_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RS_FFT_C2C;
+    const int64_t sz[3] = {a0, a1, a2};
+    d.in = ctest_view(dx, RS_COMPLEX64, 3, sz);
+    d.in.strides[0] = 1, d.in.strides[1] = a0, d.in.strides[2] = a0 * a1;
+    d.out = ctest_view(dy, RS_COMPLEX64, 3, sz);
+    d.ndims = nd;
+    memcpy(d.dims, dims, sizeof(int) * (size_t)nd);
+    d.inverse = inverse, d.normalization = norm;
+    CHECK_OK(rs_fft_nd(s, &d));
+    CHECK_OK(rs_memcpy_dtoh(s, y, dy, sizeof(float) * 2 * (size_t)count));
+    double e = rel_error(y, h.v, count, 1);
+    if (!(e < 2e-6)) fprintf(stderr, "  c2c (%lld, %lld, %lld): error %.3g\n", (long long)a0, (long long)a1, (long long)a2, e);
+    CHECK(e < 2e-6);
+    free(h.v), free(x), free(y);
+    rs_free(dev, dx), rs_free(dev, dy);
+}
+
+/* r2c (onesided) then c2r back to lengths L: the inverse of the onesided
+ * spectrum reproduces the signal for L = its length (norm 2 one way);
+ * other L: zero-padding (L > 2 (h - 1)) and dropped values, against the
+ * reference recipe */
+static void real_case(rs_device *dev, rs_stream *s, int64_t r, int64_t c, int64_t L) {
+    const int64_t count = r * c, hc = c / 2 + 1;
+    float *x = malloc(sizeof(float) * (size_t)count), *spec = malloc(sizeof(float) * 2 * (size_t)(r * hc));
+    host_nd h = {2, {r, c, 0}, malloc(sizeof(double) * 2 * (size_t)count)};
+    for (int64_t i = 0; i < count; ++i) x[i] = (float)sample(5 * i), h.v[2 * i] = x[i], h.v[2 * i + 1] = 0;
+    host_dft(&h, 0, -1), host_dft(&h, 1, -1);
+    uint64_t dx = ctest_upload(dev, s, x, sizeof(float) * (size_t)count), ds = 0, dy = 0;
+    CHECK_OK(rs_alloc(dev, sizeof(float) * 2 * (uint64_t)(r * hc), s, &ds));
+    CHECK_OK(rs_alloc(dev, sizeof(float) * (uint64_t)(r * L), s, &dy));
+    const int64_t xs[2] = {r, c}, ss[2] = {r, hc}, ys[2] = {r, L};
+    rs_fft_nd_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RS_FFT_R2C;
+    d.in = ctest_view(dx, RS_FLOAT32, 2, xs);
+    d.out = ctest_view(ds, RS_COMPLEX64, 2, ss);
+    d.ndims = 2, d.dims[0] = 0, d.dims[1] = 1, d.onesided = 1, d.normalization = 0;
+    CHECK_OK(rs_fft_nd(s, &d));
+    CHECK_OK(rs_memcpy_dtoh(s, spec, ds, sizeof(float) * 2 * (size_t)(r * hc)));
+    double *want = malloc(sizeof(double) * 2 * (size_t)(r * hc));
+    for (int64_t i = 0; i < r; ++i)
+        for (int64_t k = 0; k < hc; ++k)
+            want[2 * (i * hc + k)] = h.v[2 * (i * c + k)], want[2 * (i * hc + k) + 1] = h.v[2 * (i * c + k) + 1];
+    double e = rel_error(spec, want, r * hc, 1);
+    if (!(e < 2e-6)) fprintf(stderr, "  r2c (%lld, %lld): error %.3g\n", (long long)r, (long long)c, e);
+    CHECK(e < 2e-6);
+    /* c2r: the reference extends the spectrum's last dim to L by Hermitian
+     * symmetry (zero-padded past hc), then inverse DFTs over both dims */
+    const int64_t hl = L / 2 + 1;
+    host_nd g = {2, {r, L, 0}, calloc(2 * (size_t)(r * L), sizeof(double))};
+    for (int64_t i = 0; i < r; ++i) {
+        for (int64_t k = 0; k < hl && k < hc; ++k)
+            g.v[2 * (i * L + k)] = spec[2 * (i * hc + k)], g.v[2 * (i * L + k) + 1] = spec[2 * (i * hc + k) + 1];
+    }
+    host_dft(&g, 0, 1); /* the first dim first, as the engine: then the mirror of the result */
+    for (int64_t i = 0; i < r; ++i)
+        for (int64_t k = hl; k < L; ++k)
+            g.v[2 * (i * L + k)] = g.v[2 * (i * L + L - k)], g.v[2 * (i * L + k) + 1] = -g.v[2 * (i * L + L - k) + 1];
+    host_dft(&g, 1, 1);
+    for (int64_t i = 0; i < 2 * r * L; ++i) g.v[i] /= (double)(r * L);
+    d.kind = RS_FFT_C2R;
+    d.in = d.out;
+    d.out = ctest_view(dy, RS_FLOAT32, 2, ys);
+    d.onesided = 0, d.normalization = 2;
+    CHECK_OK(rs_fft_nd(s, &d));
+    float *y = malloc(sizeof(float) * (size_t)(r * L));
+    CHECK_OK(rs_memcpy_dtoh(s, y, dy, sizeof(float) * (size_t)(r * L)));
+    e = rel_error(y, g.v, r * L, 0);
+    if (!(e < 2e-6)) fprintf(stderr, "  c2r (%lld, %lld) -> %lld: error %.3g\n", (long long)r, (long long)c, (long long)L, e);
+    CHECK(e < 2e-6);
+    if (L == c) { /* the round trip */
+        double *orig = malloc(sizeof(double) * 2 * (size_t)count);
+        for (int64_t i = 0; i < count; ++i) orig[2 * i] = x[i], orig[2 * i + 1] = 0;
+        CHECK(rel_error(y, orig, count, 0) < 2e-6);
+        free(orig);
+    }
+    free(x), free(spec), free(h.v), free(want), free(g.v), free(y);
+    rs_free(dev, dx), rs_free(dev, ds), rs_free(dev, dy);
+}
+
+TEST(fft_nd_transforms) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int d21[2] = {2, 1}, d1[1] = {1}, d0[1] = {0};
+    c2c_case(dev, s, 3, 6, 600, 2, d21, 0, 1); /* Bluestein (600) and the DFT matrix (6) */
+    c2c_case(dev, s, 5, 16, 3, 1, d1, 1, 0);   /* a power of two, inverse */
+    c2c_case(dev, s, 7, 2, 2, 1, d0, 0, 2);    /* the DFT matrix, 1 / n */
+    real_case(dev, s, 4, 10, 10);
+    real_case(dev, s, 3, 12, 9);  /* fewer points: the spectrum's extra values unused */
+    real_case(dev, s, 3, 8, 13);  /* more points: zero-padded */
+    real_case(dev, s, 2, 1030, 1030); /* Bluestein on the last dim */
+}
+
+TEST(fft_nd_errors) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    uint64_t a;
+    CHECK_OK(rs_alloc(dev, 4096, s, &a));
+    const int64_t sz[2] = {4, 8}, half[2] = {4, 5};
+    rs_fft_nd_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = RS_FFT_C2C;
+    d.in = ctest_view(a, RS_COMPLEX64, 2, sz), d.out = ctest_view(a + 2048, RS_COMPLEX64, 2, sz);
+    d.ndims = 2, d.dims[0] = 1, d.dims[1] = 1; /* repeated */
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_INVALID);
+    d.dims[1] = 2; /* out of range */
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_INVALID);
+    d.dims[1] = 0;
+    d.normalization = 3;
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_INVALID && strstr(rs_last_error(), "normalization"));
+    d.normalization = 0;
+    d.out = ctest_view(a + 2048, RS_COMPLEX64, 2, half); /* wrong shape */
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_INVALID);
+    d.out = ctest_view(a + 2048, RS_COMPLEX128, 2, sz); /* no complex128 transform */
+    d.in.dtype = RS_COMPLEX128;
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_UNSUPPORTED);
+    d.kind = RS_FFT_C2R, d.in = ctest_view(a, RS_COMPLEX64, 2, half);
+    int64_t none[2] = {4, 0};
+    d.out = ctest_view(a + 2048, RS_FLOAT32, 2, none); /* no points */
+    CHECK(rs_fft_nd(s, &d) == RS_ERR_INVALID);
+    rs_free(dev, a);
+}
+
 int main(void) {
     RUN(fft_power_of_two_lengths);
     RUN(fft_errors);
+    RUN(fft_nd_transforms);
+    RUN(fft_nd_errors);
     RUN(device_tables);
+    RUN(fft_nd_transforms); /* again, past the table limit: tables of its own */
     CTEST_END();
 }

@@ -353,8 +353,8 @@ static void jacobi_case(rs_dtype dt, int64_t n, int hermitian) {
     int64_t sz[3] = {B, n, n};
     uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n));
     rs_tensor ta = ctest_view(da, dt, 3, sz);
-    int sweeps = 6;
-    for (int64_t w = 1; w < n; w *= 2) ++sweeps;
+    int sweeps = rs_jacobi_sweeps(n);
+    CHECK(sweeps == 6 + (n == 6 ? 3 : 6)); /* 6 + ceil(log2 n) */
     CHECK_OK(hermitian ? rs_jacobi_eigh(s, &ta, sweeps) : rs_jacobi_svd_columns(s, &ta, sweeps));
     CHECK_OK(download(s, dt, da, (size_t)(B * n * n), out));
     for (int p = 0; p < B; ++p) {
@@ -398,6 +398,125 @@ static void jacobi_case(rs_dtype dt, int64_t n, int hermitian) {
     rs_free(dev, da);
 }
 
+/* ---- the solves from the factors: rs_lu_solve (A X = B and A^H X = B)
+ * after rs_lu_factor, rs_cholesky_solve from the lower factor and from the
+ * upper one (U = L^H), checked by their residuals */
+static double residual(const cplx *a, const cplx *x, const cplx *b, int p, int64_t n, int64_t k, int adjoint) {
+    double err = 0;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < k; ++c) {
+            cplx sum = 0;
+            for (int64_t q = 0; q < n; ++q)
+                sum += (adjoint ? conj(AT(a, p, q, i, n, n)) : AT(a, p, i, q, n, n)) * AT(x, p, q, c, n, k);
+            err = fmax(err, cabs(sum - AT(b, p, i, c, n, k)));
+        }
+    return err;
+}
+
+static void solve_case(rs_dtype dt, int64_t n, int64_t k) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const size_t nn = (size_t)(B * n * n), nk = (size_t)(B * n * k);
+    cplx *a = random_matrices(dt, n, n, 13u + (unsigned)n), *b = random_matrices(dt, n, k, 17u);
+    cplx *spd = calloc(nn, sizeof(cplx)), *f = malloc(sizeof(cplx) * nn), *x = malloc(sizeof(cplx) * nk);
+    for (int p = 0; p < B; ++p) /* spd = a a^H + n I (Hermitian positive definite) */
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = i == j ? (double)n : 0;
+                for (int64_t q = 0; q < n; ++q) sum += AT(a, p, i, q, n, n) * conj(AT(a, p, j, q, n, n));
+                AT(spd, p, i, j, n, n) = sum;
+            }
+    int64_t as[3] = {B, n, n}, bs[3] = {B, n, k}, ps[2] = {B, n}, is = B;
+    uint64_t dlu = upload(dev, s, dt, a, nn), dp, di, dx;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n) * 4, s, &dp));
+    CHECK_OK(rs_alloc(dev, B * 4, s, &di));
+    rs_tensor tlu = ctest_view(dlu, dt, 3, as), tp = ctest_view(dp, RS_INT32, 2, ps), ti = ctest_view(di, RS_INT32, 1, &is);
+    CHECK_OK(rs_lu_factor(s, &tlu, &tp, &ti));
+    const double tol = tol_of(dt) * 10 * n;
+    for (int adjoint = 0; adjoint < 2; ++adjoint) {
+        dx = upload(dev, s, dt, b, nk);
+        rs_tensor tx = ctest_view(dx, dt, 3, bs);
+        CHECK_OK(rs_lu_solve(s, &tlu, &tp, adjoint, &tx));
+        CHECK_OK(download(s, dt, dx, nk, x));
+        for (int p = 0; p < B; ++p) {
+            double err = residual(a, x, b, p, n, k, adjoint);
+            if (err > tol) fprintf(stderr, "  lu_solve %s adjoint %d: residual %g\n", rs_dtype_name(dt), adjoint, err);
+            CHECK(err <= tol);
+        }
+        rs_free(dev, dx);
+    }
+    /* Cholesky: the lower factor, then U = L^H made on the host */
+    uint64_t da = upload(dev, s, dt, spd, nn), dl, du;
+    CHECK_OK(rs_alloc(dev, nn * rs_dtype_size(dt), s, &dl));
+    rs_tensor ta = ctest_view(da, dt, 3, as), tl = ctest_view(dl, dt, 3, as);
+    CHECK_OK(rs_cholesky(s, &ta, 0, &tl, &ti));
+    CHECK_OK(download(s, dt, dl, nn, f));
+    for (int p = 0; p < B; ++p)
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < i; ++j) { /* f <- f^H */
+                cplx t = AT(f, p, i, j, n, n);
+                AT(f, p, i, j, n, n) = conj(AT(f, p, j, i, n, n)), AT(f, p, j, i, n, n) = conj(t);
+            }
+    for (int p = 0; p < B; ++p)
+        for (int64_t i = 0; i < n; ++i) AT(f, p, i, i, n, n) = conj(AT(f, p, i, i, n, n));
+    du = upload(dev, s, dt, f, nn);
+    for (int upper = 0; upper < 2; ++upper) {
+        dx = upload(dev, s, dt, b, nk);
+        rs_tensor tx = ctest_view(dx, dt, 3, bs), tf = ctest_view(upper ? du : dl, dt, 3, as);
+        CHECK_OK(rs_cholesky_solve(s, &tf, upper, &tx));
+        CHECK_OK(download(s, dt, dx, nk, x));
+        for (int p = 0; p < B; ++p) {
+            double err = residual(spd, x, b, p, n, k, 0) / n;
+            if (err > tol) fprintf(stderr, "  cholesky_solve %s upper %d: residual %g\n", rs_dtype_name(dt), upper, err);
+            CHECK(err <= tol);
+        }
+        rs_free(dev, dx);
+    }
+    free(a), free(b), free(spd), free(f), free(x);
+    rs_free(dev, dlu), rs_free(dev, dp), rs_free(dev, di), rs_free(dev, da), rs_free(dev, dl), rs_free(dev, du);
+}
+
+/* ---- rs_svdvals: A = Q diag(sigma) V^H with known sigma, tall, wide
+ * (through the transposed view) and odd; descending values */
+static void svdvals_case(rs_dtype dt, int64_t m, int64_t n) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n;
+    cplx *q = malloc(sizeof(cplx) * (size_t)(m * m)), *v = malloc(sizeof(cplx) * (size_t)(n * n));
+    cplx *a = malloc(sizeof(cplx) * (size_t)(B * m * n));
+    double sigma[B][64];
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, m, 51u + (unsigned)p, is_complex(dt));
+        orthonormal(v, n, 61u + (unsigned)p, is_complex(dt));
+        for (int64_t j = 0; j < k; ++j) sigma[p][j] = 3.0 - 2.5 * (double)j / (double)k + 0.25 * p; /* descending */
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < k; ++c) sum += q[i * m + c] * sigma[p][c] * conj(v[j * n + c]);
+                AT(a, p, i, j, m, n) = sum;
+            }
+    }
+    int64_t as[3] = {B, m, n}, os[2] = {B, k};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dout;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4, s, &dout));
+    rs_tensor ta = ctest_view(da, dt, 3, as), to = ctest_view(dout, RS_FLOAT32, 2, os);
+    CHECK_OK(rs_svdvals(s, &ta, &to));
+    float got[B * 64];
+    CHECK_OK(rs_memcpy_dtoh(s, got, dout, (size_t)(B * k) * 4));
+    CHECK_OK(rs_stream_synchronize(s));
+    double err = 0;
+    for (int p = 0; p < B; ++p)
+        for (int64_t j = 0; j < k; ++j) err = fmax(err, fabs(got[p * k + j] - sigma[p][j]));
+    if (err > 1e-5 * 4) fprintf(stderr, "  svdvals %s %lldx%lld: error %g\n", rs_dtype_name(dt), (long long)m, (long long)n, err);
+    CHECK(err <= 1e-5 * 4);
+    /* refused: float64, an output of the wrong shape */
+    rs_tensor bad = to;
+    bad.sizes[1] = k + 1;
+    CHECK(rs_svdvals(s, &ta, &bad) == RS_ERR_INVALID);
+    free(q), free(v), free(a);
+    rs_free(dev, da), rs_free(dev, dout);
+}
+
 /* every case for one dtype; float64 kinds only where the device computes them */
 static int skip_dtype(rs_dtype dt) {
     if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
@@ -427,6 +546,14 @@ static void all_cases(rs_dtype dt) {
     jacobi_case(dt, 6, 1);
     jacobi_case(dt, 40, 0);
     jacobi_case(dt, 40, 1);
+    solve_case(dt, 6, 3);
+    solve_case(dt, 40, 5);
+    if (dt == RS_FLOAT32 || dt == RS_COMPLEX64) {
+        svdvals_case(dt, 7, 4);
+        svdvals_case(dt, 4, 7);
+        svdvals_case(dt, 9, 9);
+        svdvals_case(dt, 30, 17);
+    }
 }
 
 TEST(float32) { all_cases(RS_FLOAT32); }

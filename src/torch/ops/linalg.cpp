@@ -237,18 +237,19 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
       A, B, upper, left, unitriangular, out);
 }
 
-// cholesky_solve's kernel: A = L L^H (or U^H U) from its factor; X by two
-// triangular solves (the caller broadcast the batch dims)
+// cholesky_solve's kernel: A = L L^H (or U^H U) from its factor
+// (rs_cholesky_solve; the caller broadcast the batch dims)
 Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
   return native_or_host<at::_ops::_cholesky_solve_helper>(
       [&]() -> Tensor {
         need_native(F);
         if (F.scalar_type() != B.scalar_type()) throw NeedsHost();
-        // A = U^H U: U^H Y = B, U X = Y; A = L L^H: L Y = B, L^H X = Y
-        // (F^H: F's transposed view read conjugated)
-        const bool cj = F.is_complex();
-        if (upper) return lapack_layout(trsm(F, false, trsm(F.mT(), cj, B, false, false), true, false));
-        return lapack_layout(trsm(F.mT(), cj, trsm(F, false, B, false, false), true, false));
+        Tensor x = work_copy(B, B.sizes());
+        if (x.numel() == 0) return lapack_layout(x);
+        Tensor f = batched(F), xv = batched(x);
+        rs_tensor tf = describe(f), tx = describe(xv);
+        check_or_host(rs_cholesky_solve(current_stream_for(F), &tf, upper, &tx));
+        return lapack_layout(x);
       },
       B, F, upper);
 }
@@ -341,16 +342,16 @@ Tensor apply_pivots(const Tensor& b, const Tensor& piv, bool inverse) {
   return x;
 }
 
-// A X = B from A's LU (A = P L U): X = U^-1 L^-1 P^T B; with adjoint,
-// A^H X = B: X = P L^-H U^-H B. LU, pivots and B already share the batch
-// (P, n, n), (P, n), (P, n, k).
+// A X = B from A's LU (A = P L U), or A^H X = B with adjoint (rs_lu_solve);
+// LU, pivots and B already share the batch: (P, n, n), (P, n), (P, n, k).
+// Returns X, a new contiguous tensor.
 Tensor lu_solve_left(const Tensor& lu, const Tensor& piv, const Tensor& b, bool adjoint) {
-  if (!adjoint) return trsm(lu, false, trsm(lu, false, apply_pivots(b, piv, false), false, true), true, false);
-  // A^H = U^H L^H P^T (lu^H: its transposed view read conjugated)
-  const bool cj = lu.is_complex();
-  Tensor y = trsm(lu.mT(), cj, b, false, false);
-  Tensor z = trsm(lu.mT(), cj, y, true, true);
-  return apply_pivots(z, piv, true);
+  Tensor x = work_copy(b, b.sizes());
+  if (x.numel() == 0) return x;
+  Tensor l = batched(lu), p = piv.to(at::kInt);
+  rs_tensor tl = describe(l), tp = describe(p), tx = describe(x);
+  check_or_host(rs_lu_solve(current_stream_for(b), &tl, &tp, adjoint, &tx));
+  return x;
 }
 
 Tensor& lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint, Tensor& out) {
@@ -634,30 +635,18 @@ bool single_precision(const Tensor& t) {
 // U, V would not share.
 constexpr int64_t kJacobiMaxN = 128;  // wider: host (n - 1 rounds a sweep)
 
-// sweeps: 6 + ceil(log2 np), a fixed count (Jacobi converges quadratically)
-int jacobi_sweeps(int64_t np) {
-  int sweeps = 6;
-  for (int64_t w = 1; w < np; w *= 2) ++sweeps;
-  return sweeps;
-}
-
-// the squared norms of X's columns (real, for complex X too)
-Tensor column_sq_norms(const Tensor& X) { return at::real(X.mul(X.conj())).sum(-2); }
-
-Tensor singular_values(const Tensor& A0) {
-  const Tensor A = A0.size(-2) < A0.size(-1) ? A0.mH() : A0;
-  const int64_t m = A.size(-2), n = A.size(-1), P = batch_count(A.sizes());
+// the singular values (P, min(m, n)) of A's matrices, descending, shaped
+// (..., min(m, n)): rs_svdvals
+Tensor singular_values(const Tensor& A) {
+  const int64_t k = std::min(A.size(-2), A.size(-1)), P = batch_count(A.sizes());
   std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end() - 2);
-  shape.push_back(n);
-  const at::TensorOptions real = A.options().dtype(c10::toRealValueType(A.scalar_type()));
-  if (A.numel() == 0) return at::zeros(shape, real);
-  const int64_t np = n + n % 2;
-  Tensor W = at::zeros({P, m, np}, A.options());
-  W.narrow(-1, 0, n).copy_(A.reshape({P, m, n}));
-  rs_tensor tw = describe(W);
-  check_or_host(rs_jacobi_svd_columns(current_stream_for(A), &tw, jacobi_sweeps(np)));
-  const Tensor sigma = column_sq_norms(W).sqrt();
-  return std::get<0>(sigma.sort(-1, true)).narrow(-1, 0, n).reshape(shape);
+  shape.push_back(k);
+  Tensor sv = at::empty({P, k}, A.options().dtype(c10::toRealValueType(A.scalar_type())));
+  if (A.numel() == 0) return sv.zero_().reshape(shape);
+  Tensor a = batched(A);
+  rs_tensor ta = describe(a), ts = describe(sv);
+  check_or_host(rs_svdvals(current_stream_for(A), &ta, &ts));
+  return sv.reshape(shape);
 }
 
 // ---- eigenvalues of Hermitian matrices (linalg.eigvalsh: _linalg_eigh
@@ -679,7 +668,7 @@ Tensor hermitian_eigenvalues(const Tensor& A, bool upper) {
   H.narrow(-2, 0, n).narrow(-1, 0, n).copy_(T.add((upper ? T.triu(1) : T.tril(-1)).mH()).reshape({P, n, n}));
   if (H.is_complex()) H.diagonal(0, -2, -1).copy_(at::real(H.diagonal(0, -2, -1)).clone());
   rs_tensor th = describe(H);
-  check_or_host(rs_jacobi_eigh(current_stream_for(A), &th, jacobi_sweeps(np)));
+  check_or_host(rs_jacobi_eigh(current_stream_for(A), &th, rs_jacobi_sweeps(np)));
   const Tensor w = at::real(H.diagonal(0, -2, -1)).narrow(-1, 0, n);
   return std::get<0>(w.sort(-1)).reshape(shape);
 }

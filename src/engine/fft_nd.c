@@ -1,0 +1,390 @@
+/* fft_nd.c: rs_fft_nd, the transforms torch.fft reduces to (the contract is
+ * in russet/fft.h): a 1-D transform per dim on scratch copies with the dim
+ * last, by rs_fft (powers of two), the DFT matrix on the GEMM engine (other
+ * lengths up to DFT_MATRIX_MAX) or Bluestein's chirp-z transform (longer),
+ * then the scaling. complex64 (float32 in for r2c, out for c2r). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+#define PI 3.14159265358979323846
+
+/* other lengths up to this: a product with the DFT matrix, more accurate
+ * there than Bluestein's three transforms of length M >= 2n - 1 */
+#define DFT_MATRIX_MAX 512
+
+/* scratch of one call, freed in stream order when it returns */
+#define NBUF 12
+typedef struct fft_call {
+    rs_stream *s;
+    uint64_t buf[NBUF];
+    int nbuf;
+} fft_call;
+
+static rs_status take(fft_call *c, uint64_t bytes, uint64_t *address) {
+    if (c->nbuf == NBUF) return rs_error(RS_ERR_INVALID, "rs_fft_nd: too many scratch buffers");
+    rs_status st = rs_alloc(rs_stream_device(c->s), bytes ? bytes : 8, c->s, address);
+    if (st == RS_OK) c->buf[c->nbuf++] = *address;
+    return st;
+}
+
+/* frees one scratch buffer early (in stream order: the work recorded on it
+ * still runs); an address the call does not own is left alone */
+static void give_back(fft_call *c, uint64_t address) {
+    for (int i = 0; i < c->nbuf; ++i)
+        if (c->buf[i] == address) {
+            rs_free(rs_stream_device(c->s), address);
+            c->buf[i] = c->buf[--c->nbuf];
+            return;
+        }
+}
+
+static void release(fft_call *c) {
+    for (int i = 0; i < c->nbuf; ++i) rs_free(rs_stream_device(c->s), c->buf[i]);
+    c->nbuf = 0;
+}
+
+/* a contiguous view of dt with t's sizes */
+static rs_tensor dense_like(uint64_t address, rs_dtype dt, const rs_tensor *t) {
+    rs_tensor v = *t;
+    v.address = address;
+    v.dtype = dt;
+    int64_t stride = 1;
+    for (int d = t->ndim - 1; d >= 0; --d) {
+        v.strides[d] = stride;
+        stride *= t->sizes[d];
+    }
+    return v;
+}
+
+/* t with dim d moved last (the others keep their order) */
+static rs_tensor moved_last(const rs_tensor *t, int d) {
+    rs_tensor v = *t;
+    for (int i = d; i + 1 < t->ndim; ++i) v.sizes[i] = t->sizes[i + 1], v.strides[i] = t->strides[i + 1];
+    v.sizes[t->ndim - 1] = t->sizes[d], v.strides[t->ndim - 1] = t->strides[d];
+    return v;
+}
+
+/* the inverse: a view with its last dim moved back to d */
+static rs_tensor moved_back(const rs_tensor *t, int d) {
+    rs_tensor v = *t;
+    const int last = t->ndim - 1;
+    for (int i = last; i > d; --i) v.sizes[i] = t->sizes[i - 1], v.strides[i] = t->strides[i - 1];
+    v.sizes[d] = t->sizes[last], v.strides[d] = t->strides[last];
+    return v;
+}
+
+/* (rows, n) contiguous complex64 at `address` */
+static rs_tensor rows_of(uint64_t address, int64_t rows, int64_t n) {
+    return rs_tensor_rows(address, RS_COMPLEX64, rows, n);
+}
+
+/* out = a * b, complex64 (the engine's complex product, b possibly
+ * broadcast through 0 strides) */
+static rs_status cmul(rs_stream *s, const rs_tensor *out, const rs_tensor *a, const rs_tensor *b) {
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "fft_product";
+    p.op = RS_PW_MUL;
+    p.common = p.compute = p.result = RS_COMPLEX64;
+    p.ninputs = 2;
+    p.out = *out;
+    p.in[0] = *a;
+    p.in[1] = *b;
+    return rs_pointwise_run(s, &p);
+}
+
+/* ---- constant tables: a transform length and direction */
+typedef struct table_for {
+    int64_t n;
+    int inverse;
+} table_for;
+
+/* `count` complex64 values made by fill(what, host floats): the device's
+ * table under `key` (made on first use, one sync, never freed), or past
+ * the tables' limit a fresh upload into the call's scratch */
+static rs_status constant_table(fft_call *c, uint64_t tag, int64_t count, rs_table_fill fill, table_for what,
+                                uint64_t *address) {
+    const uint64_t key = (tag << 48) ^ ((uint64_t)what.inverse << 40) ^ (uint64_t)what.n;
+    const uint64_t bytes = (uint64_t)count * 8u;
+    rs_status st = rs_device_table(c->s, key, bytes, fill, &what, address);
+    if (st != RS_OK || *address) return st;
+    float *host = malloc(bytes);
+    if (!host) return rs_error(RS_ERR_OOM, "rs_fft_nd: no host memory for a %llu-byte table", (unsigned long long)bytes);
+    fill(&what, host);
+    if ((st = take(c, bytes, address)) == RS_OK) st = rs_memcpy_htod(c->s, *address, host, bytes);
+    free(host);
+    return st;
+}
+
+static int64_t bluestein_length(int64_t n) {
+    int64_t m = 1;
+    while (m < 2 * n - 1) m <<= 1;
+    return m;
+}
+
+/* Bluestein's tables, one after another: w_j = e^(-+ i pi j^2 / n) (n
+ * values), w_j / M (n; the inverse FFT's 1 / M), and b of length M:
+ * conj(w_j) at j and M - j, 0 between */
+static void fill_bluestein(void *ctx, void *host) {
+    const table_for what = *(const table_for *)ctx;
+    const int64_t n = what.n, m = bluestein_length(n);
+    const double sign = what.inverse ? 1.0 : -1.0;
+    float *w = host, *ws = w + 2 * n, *b = w + 4 * n;
+    memset(b, 0, sizeof(float) * 2 * (size_t)m);
+    for (int64_t j = 0; j < n; ++j) {
+        const double a = sign * PI * (double)((j * j) % (2 * n)) / (double)n;
+        const double co = cos(a), si = sin(a);
+        w[2 * j] = (float)co, w[2 * j + 1] = (float)si;
+        ws[2 * j] = (float)(co / (double)m), ws[2 * j + 1] = (float)(si / (double)m);
+        b[2 * j] = (float)co, b[2 * j + 1] = (float)-si;
+        if (j > 0) b[2 * (m - j)] = (float)co, b[2 * (m - j) + 1] = (float)-si;
+    }
+}
+
+/* the DFT matrix W[j][k] = e^(-+2 pi i jk / n) as W_hi then W_lo (each
+ * float32; W = W_hi + W_lo to ~2^-48), the angle from jk mod n */
+static void fill_dft(void *ctx, void *host) {
+    const table_for what = *(const table_for *)ctx;
+    const int64_t n = what.n;
+    const double sign = what.inverse ? 2.0 : -2.0;
+    float *hi = host, *lo = hi + 2 * n * n;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < n; ++k) {
+            const double a = sign * PI * (double)((j * k) % n) / (double)n;
+            const double co = cos(a), si = sin(a);
+            const size_t e = (size_t)(2 * (j * n + k));
+            hi[e] = (float)co, hi[e + 1] = (float)si;
+            lo[e] = (float)(co - hi[e]), lo[e + 1] = (float)(si - hi[e + 1]);
+        }
+}
+
+/* ---- 1-D transforms of (rows, n) contiguous rows x into y */
+
+static rs_status rows_pow2(rs_stream *s, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
+    rs_fft_desc d = {x, y, rows, n, inverse};
+    return rs_fft(s, &d);
+}
+
+/* y = x W_lo + x W_hi (two products on the GEMM engine, then their sum) */
+static rs_status rows_dft(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
+    uint64_t w, lo, hi;
+    rs_status st = constant_table(c, 0x444654u /* DFT */, 2 * n * n, fill_dft, (table_for){n, inverse}, &w);
+    if (st == RS_OK) st = take(c, (uint64_t)(rows * n) * 8u, &lo);
+    if (st == RS_OK) st = take(c, (uint64_t)(rows * n) * 8u, &hi);
+    if (st != RS_OK) return st;
+    const uint64_t mats[2] = {w + (uint64_t)(n * n) * 8u, w}, outs[2] = {lo, hi};
+    for (int i = 0; i < 2 && st == RS_OK; ++i) {
+        rs_gemm_desc g;
+        memset(&g, 0, sizeof g);
+        g.dtype = RS_COMPLEX64;
+        g.batch = 1, g.m = rows, g.n = n, g.k = n;
+        g.a = (rs_gemm_operand){x, {0, n, 1}};
+        g.b = (rs_gemm_operand){mats[i], {0, n, 1}};
+        g.c = (rs_gemm_operand){outs[i], {0, n, 1}};
+        g.alpha[0].cf.re = 1.0f;
+        st = rs_gemm(c->s, &g);
+    }
+    if (st != RS_OK) return st;
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "fft_dft_sum";
+    p.op = RS_PW_ADD;
+    p.common = p.compute = p.result = RS_COMPLEX64;
+    p.ninputs = 2;
+    p.out = rows_of(y, rows, n);
+    p.in[0] = rows_of(lo, rows, n);
+    p.in[1] = rows_of(hi, rows, n);
+    p.s[0][0].cf.re = 1.0f; /* alpha */
+    p.nscalars = 1;
+    st = rs_pointwise_run(c->s, &p);
+    give_back(c, lo), give_back(c, hi);
+    return st;
+}
+
+/* Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), the sum a circular
+ * convolution of length M (a power of two >= 2n - 1) */
+static rs_status rows_bluestein(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
+    const int64_t m = bluestein_length(n);
+    uint64_t t, a, fa, fb;
+    rs_status st = constant_table(c, 0x424C55u /* BLU */, 2 * n + m, fill_bluestein, (table_for){n, inverse}, &t);
+    if (st == RS_OK) st = take(c, (uint64_t)(rows * m) * 8u, &a);
+    if (st == RS_OK) st = take(c, (uint64_t)(rows * m) * 8u, &fa);
+    if (st == RS_OK) st = take(c, (uint64_t)m * 8u, &fb);
+    if (st != RS_OK) return st;
+    const uint64_t wd = t, wsd = t + (uint64_t)n * 8u, bd = t + (uint64_t)(2 * n) * 8u;
+    /* a = [x w, 0 ...] */
+    rs_tensor ta = rows_of(a, rows, m), head = ta, xr = rows_of(x, rows, n), w = rows_of(wd, rows, n);
+    head.sizes[1] = n;
+    w.strides[0] = 0;
+    static const uint64_t zero[2] = {0, 0};
+    if ((st = rs_fill(c->s, &ta, zero)) || (st = cmul(c->s, &head, &xr, &w))) return st;
+    if ((st = rows_pow2(c->s, a, fa, rows, m, 0)) || (st = rows_pow2(c->s, bd, fb, 1, m, 0))) return st;
+    /* a = fa fb (fb broadcast over the rows), then its inverse transform
+     * into fa */
+    rs_tensor tfa = rows_of(fa, rows, m), tfb = rows_of(fb, rows, m);
+    tfb.strides[0] = 0;
+    if ((st = cmul(c->s, &ta, &tfa, &tfb)) || (st = rows_pow2(c->s, a, fa, rows, m, 1))) return st;
+    /* y = c[:, :n] w / M */
+    rs_tensor cn = rows_of(fa, rows, m), ty = rows_of(y, rows, n), ws = rows_of(wsd, rows, n);
+    cn.sizes[1] = n;
+    ws.strides[0] = 0;
+    st = cmul(c->s, &ty, &cn, &ws);
+    give_back(c, a), give_back(c, fa), give_back(c, fb);
+    return st;
+}
+
+/* The 1-D transform of *cur along dim d: into new scratch, *cur then
+ * viewing it in cur's dim order (a no-op for length 1 or no elements) */
+static rs_status transform_dim(fft_call *c, rs_tensor *cur, int d, int inverse) {
+    const int64_t n = cur->sizes[d], numel = rs_tensor_numel(cur);
+    if (numel == 0 || n == 1) return RS_OK;
+    const int64_t rows = numel / n;
+    uint64_t x, y;
+    rs_status st = take(c, (uint64_t)numel * 8u, &x);
+    if (st == RS_OK) st = take(c, (uint64_t)numel * 8u, &y);
+    if (st != RS_OK) return st;
+    const rs_tensor src = moved_last(cur, d), tx = dense_like(x, RS_COMPLEX64, &src);
+    if ((st = rs_copy(c->s, &tx, &src)) != RS_OK) return st;
+    if ((n & (n - 1)) == 0) st = rows_pow2(c->s, x, y, rows, n, inverse);
+    else if (n <= DFT_MATRIX_MAX) st = rows_dft(c, x, y, rows, n, inverse);
+    else st = rows_bluestein(c, x, y, rows, n, inverse);
+    if (st != RS_OK) return st;
+    /* x, and cur's own buffer where it is scratch, are done with */
+    give_back(c, x), give_back(c, cur->address);
+    const rs_tensor ty = dense_like(y, RS_COMPLEX64, &src);
+    *cur = moved_back(&ty, d);
+    return RS_OK;
+}
+
+/* out = v * scale (v complex64, or float32 for c2r's real part), or a copy */
+static rs_status scaled(rs_stream *s, const rs_tensor *out, const rs_tensor *v, int normalization, double n) {
+    if (normalization == 0) return rs_copy(s, out, v);
+    const double f = normalization == 1 ? 1.0 / sqrt(n) : 1.0 / n;
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = "fft_scale";
+    p.op = RS_PW_MUL;
+    p.common = p.compute = p.result = v->dtype;
+    p.ninputs = 2;
+    p.out = *out;
+    p.in[0] = *v;
+    p.is_scalar[1] = 1;
+    p.in[1].dtype = v->dtype;
+    if (v->dtype == RS_COMPLEX64) p.scalar[1][0].cf.re = (float)f;
+    else p.scalar[1][0].f = (float)f;
+    return rs_pointwise_run(s, &p);
+}
+
+static rs_status check(const rs_fft_nd_desc *d, int64_t *last_len) {
+    static const rs_dtype ins[3] = {RS_COMPLEX64, RS_FLOAT32, RS_COMPLEX64},
+                          outs[3] = {RS_COMPLEX64, RS_COMPLEX64, RS_FLOAT32};
+    if ((int)d->kind < 0 || d->kind > RS_FFT_C2R) return rs_error(RS_ERR_INVALID, "rs_fft_nd: bad kind");
+    if (d->in.dtype != ins[d->kind] || d->out.dtype != outs[d->kind])
+        return rs_error(RS_ERR_UNSUPPORTED, "rs_fft_nd: no transform from %s to %s", rs_dtype_name(d->in.dtype),
+                        rs_dtype_name(d->out.dtype));
+    if (d->normalization < 0 || d->normalization > 2)
+        return rs_error(RS_ERR_INVALID, "Invalid normalization mode: %d", d->normalization);
+    const int nd = d->in.ndim;
+    if (d->out.ndim != nd || d->ndims < 0 || d->ndims > nd || (d->kind != RS_FFT_C2C && d->ndims == 0))
+        return rs_error(RS_ERR_INVALID, "rs_fft_nd: bad dims");
+    int seen[RS_MAX_DIMS] = {0};
+    for (int i = 0; i < d->ndims; ++i) {
+        if (d->dims[i] < 0 || d->dims[i] >= nd || seen[d->dims[i]])
+            return rs_error(RS_ERR_INVALID, "rs_fft_nd: dim %d is out of range or repeated", d->dims[i]);
+        seen[d->dims[i]] = 1;
+    }
+    const int last = d->ndims ? d->dims[d->ndims - 1] : -1;
+    for (int i = 0; i < nd; ++i) {
+        int64_t want = d->in.sizes[i];
+        if (i == last && d->kind == RS_FFT_R2C && d->onesided) want = want / 2 + 1;
+        if (i == last && d->kind == RS_FFT_C2R) want = d->out.sizes[i];
+        if (d->in.sizes[i] < 0 || d->out.sizes[i] != want)
+            return rs_error(RS_ERR_INVALID, "rs_fft_nd: out's size %lld at dim %d, expected %lld",
+                            (long long)d->out.sizes[i], i, (long long)want);
+    }
+    *last_len = last >= 0 ? d->out.sizes[last] : 0;
+    if (d->kind == RS_FFT_C2R && *last_len < 1)
+        return rs_error(RS_ERR_INVALID, "Invalid number of data points (%lld) specified", (long long)*last_len);
+    return RS_OK;
+}
+
+/* c2r's last dim: `full` (cur's shape, that dim L) = cur's first h = L / 2
+ * + 1 values (zero-padded), then conj of them mirrored: full[j] =
+ * conj(full[L - j]) for j >= h */
+static rs_status hermitian_extend(fft_call *c, rs_tensor *cur, int d, int64_t L) {
+    const int64_t h = L / 2 + 1, have = cur->sizes[d] < h ? cur->sizes[d] : h;
+    rs_tensor shape = *cur;
+    shape.sizes[d] = L;
+    uint64_t a;
+    rs_status st = take(c, (uint64_t)rs_tensor_numel(&shape) * 8u, &a);
+    if (st != RS_OK) return st;
+    const rs_tensor full = dense_like(a, RS_COMPLEX64, &shape);
+    static const uint64_t zero[2] = {0, 0};
+    if (have < h && (st = rs_fill(c->s, &full, zero)) != RS_OK) return st;
+    rs_tensor dst = full, src = *cur;
+    dst.sizes[d] = src.sizes[d] = have;
+    if (rs_tensor_numel(&dst) > 0 && (st = rs_copy(c->s, &dst, &src)) != RS_OK) return st;
+    if (L > h && rs_tensor_numel(&full) > 0) {
+        /* full[h .. L) = conj(full[L - h .. 1]) (a view stepping back) */
+        rs_tensor mirror = full, from = full;
+        mirror.sizes[d] = from.sizes[d] = L - h;
+        mirror.address = a + (uint64_t)(h * full.strides[d]) * 8u;
+        from.address = a + (uint64_t)((L - h) * full.strides[d]) * 8u;
+        from.strides[d] = -full.strides[d];
+        rs_pointwise p;
+        memset(&p, 0, sizeof p);
+        p.name = "fft_hermitian";
+        p.op = RS_PW_CONJ;
+        p.common = p.compute = p.result = RS_COMPLEX64;
+        p.ninputs = 1;
+        p.out = mirror;
+        p.in[0] = from;
+        if ((st = rs_pointwise_run(c->s, &p)) != RS_OK) return st;
+    }
+    give_back(c, cur->address);
+    *cur = full;
+    return RS_OK;
+}
+
+rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d) {
+    if (!s || !d) return rs_error(RS_ERR_INVALID, "rs_fft_nd: missing arguments");
+    int64_t last_len = 0;
+    rs_status st = check(d, &last_len);
+    if (st != RS_OK || rs_tensor_numel(&d->out) == 0) return st;
+    fft_call c = {s, {0}, 0};
+    rs_tensor cur = d->in;
+    double n = 1;
+    const int inverse = d->kind == RS_FFT_C2R || (d->kind == RS_FFT_C2C && d->inverse);
+    if (d->kind == RS_FFT_R2C) { /* the real input as complex */
+        uint64_t a;
+        if ((st = take(&c, (uint64_t)rs_tensor_numel(&cur) * 8u, &a)) != RS_OK) goto done;
+        const rs_tensor z = dense_like(a, RS_COMPLEX64, &cur);
+        if ((st = rs_copy(s, &z, &cur)) != RS_OK) goto done;
+        cur = z;
+    }
+    /* every dim but c2r's last: transformed in turn */
+    const int plain = d->kind == RS_FFT_C2R ? d->ndims - 1 : d->ndims;
+    for (int i = 0; i < plain && st == RS_OK; ++i) {
+        n *= (double)cur.sizes[d->dims[i]];
+        st = transform_dim(&c, &cur, d->dims[i], inverse);
+    }
+    if (st != RS_OK) goto done;
+    if (d->kind == RS_FFT_C2R) {
+        const int last = d->dims[d->ndims - 1];
+        n *= (double)last_len;
+        if ((st = hermitian_extend(&c, &cur, last, last_len)) || (st = transform_dim(&c, &cur, last, 1))) goto done;
+        rs_tensor re;
+        if ((st = rs_view_as_real(&cur, &re)) != RS_OK) goto done;
+        re.ndim -= 1; /* the real parts: component 0 */
+        st = scaled(s, &d->out, &re, d->normalization, n);
+        goto done;
+    }
+    if (d->kind == RS_FFT_R2C && d->onesided) cur.sizes[d->dims[d->ndims - 1]] = last_len;
+    st = scaled(s, &d->out, &cur, d->normalization, n);
+done:
+    release(&c);
+    return st;
+}
