@@ -81,19 +81,28 @@ static rs_tensor rows_of(uint64_t address, int64_t rows, int64_t n) {
     return rs_tensor_rows(address, RS_COMPLEX64, rows, n);
 }
 
-/* out = a * b, complex64 (the engine's complex product, b possibly
- * broadcast through 0 strides) */
-static rs_status cmul(rs_stream *s, const rs_tensor *out, const rs_tensor *a, const rs_tensor *b) {
+/* out = a (op) b in complex64 (b possibly broadcast through 0 strides):
+ * the engine's complex product, or (RS_PW_ADD) the sum with alpha 1 */
+static rs_status complex_op(rs_stream *s, rs_pw_op op, const rs_tensor *out, const rs_tensor *a,
+                            const rs_tensor *b) {
     rs_pointwise p;
     memset(&p, 0, sizeof p);
-    p.name = "fft_product";
-    p.op = RS_PW_MUL;
+    p.name = op == RS_PW_ADD ? "fft_sum" : "fft_product";
+    p.op = op;
     p.common = p.compute = p.result = RS_COMPLEX64;
     p.ninputs = 2;
     p.out = *out;
     p.in[0] = *a;
     p.in[1] = *b;
+    if (op == RS_PW_ADD) {
+        p.s[0][0].cf.re = 1.0f; /* alpha */
+        p.nscalars = 1;
+    }
     return rs_pointwise_run(s, &p);
+}
+
+static rs_status cmul(rs_stream *s, const rs_tensor *out, const rs_tensor *a, const rs_tensor *b) {
+    return complex_op(s, RS_PW_MUL, out, a, b);
 }
 
 /* ---- constant tables: a transform length and direction */
@@ -188,18 +197,8 @@ static rs_status rows_dft(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int
         st = rs_gemm(c->s, &g);
     }
     if (st != RS_OK) return st;
-    rs_pointwise p;
-    memset(&p, 0, sizeof p);
-    p.name = "fft_dft_sum";
-    p.op = RS_PW_ADD;
-    p.common = p.compute = p.result = RS_COMPLEX64;
-    p.ninputs = 2;
-    p.out = rows_of(y, rows, n);
-    p.in[0] = rows_of(lo, rows, n);
-    p.in[1] = rows_of(hi, rows, n);
-    p.s[0][0].cf.re = 1.0f; /* alpha */
-    p.nscalars = 1;
-    st = rs_pointwise_run(c->s, &p);
+    const rs_tensor ty = rows_of(y, rows, n), tlo = rows_of(lo, rows, n), thi = rows_of(hi, rows, n);
+    st = complex_op(c->s, RS_PW_ADD, &ty, &tlo, &thi);
     give_back(c, lo), give_back(c, hi);
     return st;
 }
