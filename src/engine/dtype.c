@@ -72,6 +72,8 @@ int rs_dtype_is_nn_float(rs_dtype dt) {
     return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 || dt == RS_FLOAT64;
 }
 
+int rs_dtype_is_complex(rs_dtype dt) { return dt == RS_COMPLEX32 || dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
+
 /* ---------------------------------------------------------------- codecs */
 
 static float bitsf(uint32_t u) {

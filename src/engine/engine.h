@@ -95,6 +95,8 @@ rs_status rs_check_nc_view(const char *name, const char *what, const rs_tensor *
  * network engines compute (pooling, interpolation, grid sampling, the
  * recurrent cells), in float32 opmath but float64. */
 int rs_dtype_is_nn_float(rs_dtype dt);
+/* 1 for complex32, complex64 and complex128. */
+int rs_dtype_is_complex(rs_dtype dt);
 /* 1 for the dtypes with an order key in kernels/common/sort_key.glsl
  * (sort.c; searchsorted shares the keys). */
 int rs_dtype_has_sort_key(rs_dtype dt);
@@ -108,5 +110,20 @@ rs_status rs_view_as_real(const rs_tensor *t, rs_tensor *out);
 const rs_features *rs_stream_features(rs_stream *s);
 
 #define RS_KERNEL_WG 256u
+
+/* Scratch buffers of one engine call (tensor.c): taken from the device's
+ * allocator on the call's stream, freed in stream order (the work recorded
+ * on them still runs) one by one or all at the call's end. */
+#define RS_SCRATCH_MAX 32
+typedef struct rs_scratch {
+    rs_stream *s;
+    uint64_t at[RS_SCRATCH_MAX];
+    int n;
+} rs_scratch;
+/* `bytes` (at least one element's worth: 8 for 0) into *address */
+rs_status rs_scratch_take(rs_scratch *sc, uint64_t bytes, uint64_t *address);
+/* frees one buffer early; an address the call does not own is left alone */
+void rs_scratch_give_back(rs_scratch *sc, uint64_t address);
+void rs_scratch_release(rs_scratch *sc);
 
 #endif

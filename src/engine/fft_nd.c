@@ -15,37 +15,6 @@
  * there than Bluestein's three transforms of length M >= 2n - 1 */
 #define DFT_MATRIX_MAX 512
 
-/* scratch of one call, freed in stream order when it returns */
-#define NBUF 12
-typedef struct fft_call {
-    rs_stream *s;
-    uint64_t buf[NBUF];
-    int nbuf;
-} fft_call;
-
-static rs_status take(fft_call *c, uint64_t bytes, uint64_t *address) {
-    if (c->nbuf == NBUF) return rs_error(RS_ERR_INVALID, "rs_fft_nd: too many scratch buffers");
-    rs_status st = rs_alloc(rs_stream_device(c->s), bytes ? bytes : 8, c->s, address);
-    if (st == RS_OK) c->buf[c->nbuf++] = *address;
-    return st;
-}
-
-/* frees one scratch buffer early (in stream order: the work recorded on it
- * still runs); an address the call does not own is left alone */
-static void give_back(fft_call *c, uint64_t address) {
-    for (int i = 0; i < c->nbuf; ++i)
-        if (c->buf[i] == address) {
-            rs_free(rs_stream_device(c->s), address);
-            c->buf[i] = c->buf[--c->nbuf];
-            return;
-        }
-}
-
-static void release(fft_call *c) {
-    for (int i = 0; i < c->nbuf; ++i) rs_free(rs_stream_device(c->s), c->buf[i]);
-    c->nbuf = 0;
-}
-
 /* a contiguous view of dt with t's sizes */
 static rs_tensor dense_like(uint64_t address, rs_dtype dt, const rs_tensor *t) {
     rs_tensor v = *t;
@@ -114,7 +83,7 @@ typedef struct table_for {
 /* `count` complex64 values made by fill(what, host floats): the device's
  * table under `key` (made on first use, one sync, never freed), or past
  * the tables' limit a fresh upload into the call's scratch */
-static rs_status constant_table(fft_call *c, uint64_t tag, int64_t count, rs_table_fill fill, table_for what,
+static rs_status constant_table(rs_scratch *c, uint64_t tag, int64_t count, rs_table_fill fill, table_for what,
                                 uint64_t *address) {
     const uint64_t key = (tag << 48) ^ ((uint64_t)what.inverse << 40) ^ (uint64_t)what.n;
     const uint64_t bytes = (uint64_t)count * 8u;
@@ -123,7 +92,7 @@ static rs_status constant_table(fft_call *c, uint64_t tag, int64_t count, rs_tab
     float *host = malloc(bytes);
     if (!host) return rs_error(RS_ERR_OOM, "rs_fft_nd: no host memory for a %llu-byte table", (unsigned long long)bytes);
     fill(&what, host);
-    if ((st = take(c, bytes, address)) == RS_OK) st = rs_memcpy_htod(c->s, *address, host, bytes);
+    if ((st = rs_scratch_take(c, bytes, address)) == RS_OK) st = rs_memcpy_htod(c->s, *address, host, bytes);
     free(host);
     return st;
 }
@@ -178,11 +147,11 @@ static rs_status rows_pow2(rs_stream *s, uint64_t x, uint64_t y, int64_t rows, i
 }
 
 /* y = x W_lo + x W_hi (two products on the GEMM engine, then their sum) */
-static rs_status rows_dft(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
+static rs_status rows_dft(rs_scratch *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
     uint64_t w, lo, hi;
     rs_status st = constant_table(c, 0x444654u /* DFT */, 2 * n * n, fill_dft, (table_for){n, inverse}, &w);
-    if (st == RS_OK) st = take(c, (uint64_t)(rows * n) * 8u, &lo);
-    if (st == RS_OK) st = take(c, (uint64_t)(rows * n) * 8u, &hi);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)(rows * n) * 8u, &lo);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)(rows * n) * 8u, &hi);
     if (st != RS_OK) return st;
     const uint64_t mats[2] = {w + (uint64_t)(n * n) * 8u, w}, outs[2] = {lo, hi};
     for (int i = 0; i < 2 && st == RS_OK; ++i) {
@@ -199,19 +168,19 @@ static rs_status rows_dft(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int
     if (st != RS_OK) return st;
     const rs_tensor ty = rows_of(y, rows, n), tlo = rows_of(lo, rows, n), thi = rows_of(hi, rows, n);
     st = complex_op(c->s, RS_PW_ADD, &ty, &tlo, &thi);
-    give_back(c, lo), give_back(c, hi);
+    rs_scratch_give_back(c, lo), rs_scratch_give_back(c, hi);
     return st;
 }
 
 /* Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}), the sum a circular
  * convolution of length M (a power of two >= 2n - 1) */
-static rs_status rows_bluestein(fft_call *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
+static rs_status rows_bluestein(rs_scratch *c, uint64_t x, uint64_t y, int64_t rows, int64_t n, int inverse) {
     const int64_t m = bluestein_length(n);
     uint64_t t, a, fa, fb;
     rs_status st = constant_table(c, 0x424C55u /* BLU */, 2 * n + m, fill_bluestein, (table_for){n, inverse}, &t);
-    if (st == RS_OK) st = take(c, (uint64_t)(rows * m) * 8u, &a);
-    if (st == RS_OK) st = take(c, (uint64_t)(rows * m) * 8u, &fa);
-    if (st == RS_OK) st = take(c, (uint64_t)m * 8u, &fb);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)(rows * m) * 8u, &a);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)(rows * m) * 8u, &fa);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)m * 8u, &fb);
     if (st != RS_OK) return st;
     const uint64_t wd = t, wsd = t + (uint64_t)n * 8u, bd = t + (uint64_t)(2 * n) * 8u;
     /* a = [x w, 0 ...] */
@@ -231,19 +200,19 @@ static rs_status rows_bluestein(fft_call *c, uint64_t x, uint64_t y, int64_t row
     cn.sizes[1] = n;
     ws.strides[0] = 0;
     st = cmul(c->s, &ty, &cn, &ws);
-    give_back(c, a), give_back(c, fa), give_back(c, fb);
+    rs_scratch_give_back(c, a), rs_scratch_give_back(c, fa), rs_scratch_give_back(c, fb);
     return st;
 }
 
 /* The 1-D transform of *cur along dim d: into new scratch, *cur then
  * viewing it in cur's dim order (a no-op for length 1 or no elements) */
-static rs_status transform_dim(fft_call *c, rs_tensor *cur, int d, int inverse) {
+static rs_status transform_dim(rs_scratch *c, rs_tensor *cur, int d, int inverse) {
     const int64_t n = cur->sizes[d], numel = rs_tensor_numel(cur);
     if (numel == 0 || n == 1) return RS_OK;
     const int64_t rows = numel / n;
     uint64_t x, y;
-    rs_status st = take(c, (uint64_t)numel * 8u, &x);
-    if (st == RS_OK) st = take(c, (uint64_t)numel * 8u, &y);
+    rs_status st = rs_scratch_take(c, (uint64_t)numel * 8u, &x);
+    if (st == RS_OK) st = rs_scratch_take(c, (uint64_t)numel * 8u, &y);
     if (st != RS_OK) return st;
     const rs_tensor src = moved_last(cur, d), tx = dense_like(x, RS_COMPLEX64, &src);
     if ((st = rs_copy(c->s, &tx, &src)) != RS_OK) return st;
@@ -252,7 +221,7 @@ static rs_status transform_dim(fft_call *c, rs_tensor *cur, int d, int inverse) 
     else st = rows_bluestein(c, x, y, rows, n, inverse);
     if (st != RS_OK) return st;
     /* x, and cur's own buffer where it is scratch, are done with */
-    give_back(c, x), give_back(c, cur->address);
+    rs_scratch_give_back(c, x), rs_scratch_give_back(c, cur->address);
     const rs_tensor ty = dense_like(y, RS_COMPLEX64, &src);
     *cur = moved_back(&ty, d);
     return RS_OK;
@@ -313,12 +282,12 @@ static rs_status check(const rs_fft_nd_desc *d, int64_t *last_len) {
 /* c2r's last dim: `full` (cur's shape, that dim L) = cur's first h = L / 2
  * + 1 values (zero-padded), then conj of them mirrored: full[j] =
  * conj(full[L - j]) for j >= h */
-static rs_status hermitian_extend(fft_call *c, rs_tensor *cur, int d, int64_t L) {
+static rs_status hermitian_extend(rs_scratch *c, rs_tensor *cur, int d, int64_t L) {
     const int64_t h = L / 2 + 1, have = cur->sizes[d] < h ? cur->sizes[d] : h;
     rs_tensor shape = *cur;
     shape.sizes[d] = L;
     uint64_t a;
-    rs_status st = take(c, (uint64_t)rs_tensor_numel(&shape) * 8u, &a);
+    rs_status st = rs_scratch_take(c, (uint64_t)rs_tensor_numel(&shape) * 8u, &a);
     if (st != RS_OK) return st;
     const rs_tensor full = dense_like(a, RS_COMPLEX64, &shape);
     static const uint64_t zero[2] = {0, 0};
@@ -343,7 +312,7 @@ static rs_status hermitian_extend(fft_call *c, rs_tensor *cur, int d, int64_t L)
         p.in[0] = from;
         if ((st = rs_pointwise_run(c->s, &p)) != RS_OK) return st;
     }
-    give_back(c, cur->address);
+    rs_scratch_give_back(c, cur->address);
     *cur = full;
     return RS_OK;
 }
@@ -353,13 +322,13 @@ rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d) {
     int64_t last_len = 0;
     rs_status st = check(d, &last_len);
     if (st != RS_OK || rs_tensor_numel(&d->out) == 0) return st;
-    fft_call c = {s, {0}, 0};
+    rs_scratch c = {s, {0}, 0};
     rs_tensor cur = d->in;
     double n = 1;
     const int inverse = d->kind == RS_FFT_C2R || (d->kind == RS_FFT_C2C && d->inverse);
     if (d->kind == RS_FFT_R2C) { /* the real input as complex */
         uint64_t a;
-        if ((st = take(&c, (uint64_t)rs_tensor_numel(&cur) * 8u, &a)) != RS_OK) goto done;
+        if ((st = rs_scratch_take(&c, (uint64_t)rs_tensor_numel(&cur) * 8u, &a)) != RS_OK) goto done;
         const rs_tensor z = dense_like(a, RS_COMPLEX64, &cur);
         if ((st = rs_copy(s, &z, &cur)) != RS_OK) goto done;
         cur = z;
@@ -384,6 +353,6 @@ rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d) {
     if (d->kind == RS_FFT_R2C && d->onesided) cur.sizes[d->dims[d->ndims - 1]] = last_len;
     st = scaled(s, &d->out, &cur, d->normalization, n);
 done:
-    release(&c);
+    rs_scratch_release(&c);
     return st;
 }

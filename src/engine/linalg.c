@@ -280,8 +280,6 @@ static rs_tensor transposed(const rs_tensor *a) {
     return t;
 }
 
-static int is_complex(rs_dtype dt) { return dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
-
 rs_status rs_lu_solve(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, int adjoint, const rs_tensor *x) {
     if (!s || !lu || !piv || !x) return rs_error(RS_ERR_INVALID, "rs_lu_solve: missing arguments");
     if (lu->ndim != 3) return rs_error(RS_ERR_INVALID, "linalg.lu_solve: lu must be a (P, n, n) view");
@@ -295,7 +293,7 @@ rs_status rs_lu_solve(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, i
     /* A^H = U^H L^H P^T: X = P L^-H U^-H B (lu^H: the transposed view read
      * conjugated) */
     const rs_tensor lt = transposed(lu);
-    const int cj = is_complex(lu->dtype);
+    const int cj = rs_dtype_is_complex(lu->dtype);
     if ((st = rs_triangular_solve(s, &lt, cj, 0, 0, x)) != RS_OK || (st = rs_triangular_solve(s, &lt, cj, 1, 1, x)))
         return st;
     return rs_lu_permute(s, piv, 1, x);
@@ -305,7 +303,7 @@ rs_status rs_cholesky_solve(rs_stream *s, const rs_tensor *f, int upper, const r
     if (!s || !f || !x) return rs_error(RS_ERR_INVALID, "rs_cholesky_solve: missing arguments");
     if (f->ndim != 3) return rs_error(RS_ERR_INVALID, "cholesky_solve: the factor must be a (P, n, n) view");
     const rs_tensor ft = transposed(f);
-    const int cj = is_complex(f->dtype);
+    const int cj = rs_dtype_is_complex(f->dtype);
     rs_status st;
     /* A = U^H U: U^H Y = B, then U X = Y; A = L L^H: L Y = B, then L^H X = Y
      * (F^H: F's transposed view read conjugated) */

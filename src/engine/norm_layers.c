@@ -13,25 +13,9 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* scratch memory of one call, freed (in stream order) when it returns */
-#define SCRATCH_MAX 32
-typedef struct scratch {
-    rs_stream *s;
-    uint64_t at[SCRATCH_MAX];
-    int n;
-} scratch;
-
-static rs_status scratch_take(scratch *sc, rs_dtype dt, int64_t n, uint64_t *address) {
-    if (sc->n == SCRATCH_MAX) return rs_error(RS_ERR_INVALID, "norm_layers: too many scratch buffers");
-    uint64_t bytes = (uint64_t)(n > 0 ? n : 1) * rs_dtype_size(dt);
-    rs_status st = rs_alloc(rs_stream_device(sc->s), bytes, sc->s, address);
-    if (st == RS_OK) sc->at[sc->n++] = *address;
-    return st;
-}
-
-static void scratch_release(scratch *sc) {
-    for (int i = 0; i < sc->n; ++i) rs_free(rs_stream_device(sc->s), sc->at[i]);
-    sc->n = 0;
+/* n elements of dt in the call's scratch (at least one) */
+static rs_status scratch_take(rs_scratch *sc, rs_dtype dt, int64_t n, uint64_t *address) {
+    return rs_scratch_take(sc, (uint64_t)(n > 0 ? n : 1) * rs_dtype_size(dt), address);
 }
 
 /* a contiguous 1-D view of n elements */
@@ -67,22 +51,28 @@ static rs_status check_vec(const char *name, const char *what, const rs_tensor *
                         (long long)rs_tensor_numel(t), (long long)n);
     rs_tensor v;
     if (!as_vector(t, n, &v)) return rs_error(RS_ERR_INVALID, "%s: %s is not a vector", name, what);
-    if (t->dtype != RS_FLOAT32 && t->dtype != RS_FLOAT64 && t->dtype != RS_FLOAT16 && t->dtype != RS_BFLOAT16)
+    if (!rs_dtype_is_nn_float(t->dtype))
         return rs_error(RS_ERR_INVALID, "%s: %s of dtype %s", name, what, rs_dtype_name(t->dtype));
     return RS_OK;
 }
 
+/* t (a checked vector of n) is already a contiguous vector of acc */
+static int dense_vec(const rs_tensor *t, rs_dtype acc, int64_t n) {
+    rs_tensor v;
+    return t->dtype == acc && as_vector(t, n, &v) && (v.strides[0] == 1 || n <= 1);
+}
+
 /* The address of t's n elements as a contiguous vector of `acc`: t itself
  * where it is one, else a converted copy in scratch; 0 for an absent t */
-static rs_status opmath_vec(scratch *sc, const rs_tensor *t, rs_dtype acc, int64_t n, uint64_t *address) {
+static rs_status opmath_vec(rs_scratch *sc, const rs_tensor *t, rs_dtype acc, int64_t n, uint64_t *address) {
     *address = 0;
     if (!t->address) return RS_OK;
-    rs_tensor v;
-    as_vector(t, n, &v); /* checked by check_vec */
-    if (v.dtype == acc && (v.strides[0] == 1 || n <= 1)) {
-        *address = v.address;
+    if (dense_vec(t, acc, n)) {
+        *address = t->address;
         return RS_OK;
     }
+    rs_tensor v;
+    as_vector(t, n, &v); /* checked by check_vec */
     rs_status st = scratch_take(sc, acc, n, address);
     if (st != RS_OK) return st;
     rs_tensor dst = vec_view(*address, acc, n);
@@ -141,6 +131,13 @@ static rs_dtype opmath_of(rs_dtype dt) { return dt == RS_FLOAT64 ? RS_FLOAT64 : 
 
 static int reduced(rs_dtype dt) { return dt == RS_FLOAT16 || dt == RS_BFLOAT16; }
 
+/* out = a * v, v a Python number, as the adapter's mul runs it: a
+ * float16/bfloat16 tensor computes in float with v read in float
+ * (MUL_SCALAR), others take v as a CPU-scalar operand of a's dtype */
+static rs_status mul_number(rs_stream *s, const char *name, const rs_tensor *out, const rs_tensor *a, double v) {
+    return vec_op(s, reduced(a->dtype) ? RS_PW_MUL_SCALAR : RS_PW_MUL, name, a->dtype, out, a, NULL, v, 0);
+}
+
 /* the promoted dtype of two floating dtypes (at::promote_types) */
 static rs_dtype promoted(rs_dtype a, rs_dtype b) {
     if (a == b) return a;
@@ -151,7 +148,7 @@ static rs_dtype promoted(rs_dtype a, rs_dtype b) {
 /* checks x's dtype and the device's arithmetic for it */
 static rs_status check_x(rs_stream *s, const char *name, const rs_tensor *x) {
     rs_dtype dt = x->dtype;
-    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+    if (!rs_dtype_is_nn_float(dt))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
@@ -260,7 +257,7 @@ static rs_status channel_apply(rs_stream *s, rs_dtype dt, const channels *ch, ui
 /* run = keep * run + momentum * stat, as the adapter composed it with
  * ATen's ops: (run.to(opmath) * (1 - momentum)).add_(stat, momentum),
  * rounded once to run's dtype */
-static rs_status running_update(scratch *sc, rs_dtype acc, int64_t c, const rs_tensor *run, uint64_t stat,
+static rs_status running_update(rs_scratch *sc, rs_dtype acc, int64_t c, const rs_tensor *run, uint64_t stat,
                                 double momentum) {
     if (!run->address) return RS_OK;
     rs_tensor rv, t;
@@ -270,13 +267,14 @@ static rs_status running_update(scratch *sc, rs_dtype acc, int64_t c, const rs_t
     if (st != RS_OK) return st;
     t = vec_view(ta, acc, c);
     rs_tensor sv = vec_view(stat, acc, c);
+    /* run.to(opmath) * (1 - momentum): a product in the opmath type */
     if ((st = vec_op(sc->s, RS_PW_MUL, "batch_norm_keep", acc, &t, &rv, NULL, 1 - momentum, 0)) != RS_OK) return st;
     if ((st = vec_op(sc->s, RS_PW_ADD, "batch_norm_update", acc, &t, &t, &sv, 0, momentum)) != RS_OK) return st;
     return rs_copy(sc->s, &rv, &t);
 }
 
 /* v rounded through dtype rd and back (t.to(rd).to(opmath)), in place */
-static rs_status round_through(scratch *sc, rs_dtype rd, rs_dtype acc, int64_t c, uint64_t v) {
+static rs_status round_through(rs_scratch *sc, rs_dtype rd, rs_dtype acc, int64_t c, uint64_t v) {
     uint64_t r;
     rs_status st = scratch_take(sc, rd, c, &r);
     if (st != RS_OK) return st;
@@ -290,7 +288,7 @@ static rs_status round_through(scratch *sc, rs_dtype rd, rs_dtype acc, int64_t c
  * bfloat16, each product and the mean's sum rounded; the variance's
  * products summed in float. mean_bf: the saved mean (bfloat16); var_sum:
  * the sum of squares (already rounded through bfloat16) */
-static rs_status running_update_bf16(scratch *sc, const rs_batch_norm *p, int64_t c, double dn, uint64_t var_sum) {
+static rs_status running_update_bf16(rs_scratch *sc, const rs_batch_norm *p, int64_t c, double dn, uint64_t var_sum) {
     const rs_dtype acc = RS_FLOAT32;
     double m = (double)rs_bf16_to_f32(rs_bf16_from_f32((float)p->momentum));
     double om = (double)rs_bf16_to_f32(rs_bf16_from_f32((float)(1 - m)));
@@ -306,11 +304,9 @@ static rs_status running_update_bf16(scratch *sc, const rs_batch_norm *p, int64_
         if ((st = scratch_take(sc, RS_BFLOAT16, c, &a1)) || (st = scratch_take(sc, run.dtype, c, &a2))) return st;
         t1 = vec_view(a1, RS_BFLOAT16, c);
         t2 = vec_view(a2, run.dtype, c);
-        if ((st = vec_op(sc->s, RS_PW_MUL_SCALAR, "batch_norm_mean_m", RS_BFLOAT16, &t1, &mean_bf, NULL, m, 0)))
+        if ((st = mul_number(sc->s, "batch_norm_mean_m", &t1, &mean_bf, m)) ||
+            (st = mul_number(sc->s, "batch_norm_run_om", &t2, &run, om)))
             return st;
-        st = reduced(run.dtype) ? vec_op(sc->s, RS_PW_MUL_SCALAR, "batch_norm_run_om", run.dtype, &t2, &run, NULL, om, 0)
-                                : vec_op(sc->s, RS_PW_MUL, "batch_norm_run_om", run.dtype, &t2, &run, NULL, om, 0);
-        if (st) return st;
         if ((st = vec_op(sc->s, RS_PW_ADD, "batch_norm_update", promoted(RS_BFLOAT16, run.dtype), &t1, &t1, &t2, 0, 1)))
             return st;
         if ((st = rs_copy(sc->s, &run, &t1))) return st;
@@ -329,11 +325,8 @@ static rs_status running_update_bf16(scratch *sc, const rs_batch_norm *p, int64_
         /* unbiased = var_sum / (n - 1), through bfloat16; times m */
         if ((st = vec_op(sc->s, RS_PW_DIV, "batch_norm_unbiased", acc, &u, &vs, NULL, dn - 1, 0)) ||
             (st = round_through(sc, RS_BFLOAT16, acc, c, au)) ||
-            (st = vec_op(sc->s, RS_PW_MUL, "batch_norm_var_m", acc, &u, &u, NULL, m, 0)))
-            return st;
-        st = reduced(run.dtype) ? vec_op(sc->s, RS_PW_MUL_SCALAR, "batch_norm_run_om", run.dtype, &t2, &run, NULL, om, 0)
-                                : vec_op(sc->s, RS_PW_MUL, "batch_norm_run_om", run.dtype, &t2, &run, NULL, om, 0);
-        if (st || (st = rs_copy(sc->s, &t2f, &t2)) ||
+            (st = mul_number(sc->s, "batch_norm_var_m", &u, &u, m)) ||
+            (st = mul_number(sc->s, "batch_norm_run_om", &t2, &run, om)) || (st = rs_copy(sc->s, &t2f, &t2)) ||
             (st = vec_op(sc->s, RS_PW_ADD, "batch_norm_update", acc, &u, &u, &t2f, 0, 1)))
             return st;
         if ((st = rs_copy(sc->s, &run, &u))) return st;
@@ -343,7 +336,7 @@ static rs_status running_update_bf16(scratch *sc, const rs_batch_norm *p, int64_
 
 /* training statistics outside the fused kernel: save_mean, save_invstd and
  * the running statistics, in CPU's dtypes and order */
-static rs_status bn_train_stats(scratch *sc, const rs_batch_norm *p, const channels *ch, uint64_t x) {
+static rs_status bn_train_stats(rs_scratch *sc, const rs_batch_norm *p, const channels *ch, uint64_t x) {
     const rs_dtype dt = p->x.dtype, acc = opmath_of(dt), sdt = p->save_mean.dtype;
     const int64_t c = ch->c;
     const double dn = (double)(ch->n * ch->hw);
@@ -361,7 +354,7 @@ static rs_status bn_train_stats(scratch *sc, const rs_batch_norm *p, const chann
     q.out1 = mu, q.out2 = var;
     if ((st = run(sc->s, q, dt)) != RS_OK) return st;
     rs_tensor tvar = vec_view(var, acc, c), tsum = vec_view(var_sum, acc, c);
-    if ((st = vec_op(sc->s, RS_PW_MUL, "batch_norm_var_sum", acc, &tsum, &tvar, NULL, dn, 0)) != RS_OK) return st;
+    if ((st = mul_number(sc->s, "batch_norm_var_sum", &tsum, &tvar, dn)) != RS_OK) return st;
     v = var;
     if (sdt == RS_BFLOAT16) {
         /* CPU's bfloat16 kernel keeps the sum of squares and the variance in
@@ -385,10 +378,7 @@ static rs_status bn_train_stats(scratch *sc, const rs_batch_norm *p, const chann
 }
 
 /* a vector fusable into the statistics kernel: absent, or dense of acc */
-static int fusable(const rs_tensor *t, rs_dtype acc, int64_t c) {
-    rs_tensor v;
-    return !t->address || (t->dtype == acc && as_vector(t, c, &v) && (v.strides[0] == 1 || c <= 1));
-}
+static int fusable(const rs_tensor *t, rs_dtype acc, int64_t c) { return !t->address || dense_vec(t, acc, c); }
 
 static rs_status batch_norm_checks(rs_stream *s, const char *name, const rs_batch_norm *p, channels *ch) {
     rs_status st = check_x(s, name, &p->x);
@@ -420,7 +410,7 @@ rs_status rs_batch_norm_forward(rs_stream *s, const rs_batch_norm *p) {
     } else if (!p->running_mean.address || !p->running_var.address) {
         return rs_error(RS_ERR_INVALID, "%s: running_mean and running_var must be defined in evaluation mode", name);
     }
-    scratch sc = {s, {0}, 0};
+    rs_scratch sc = {s, {0}, 0};
     uint64_t w, b, alpha, beta;
     if ((st = opmath_vec(&sc, &p->weight, acc, c, &w)) || (st = opmath_vec(&sc, &p->bias, acc, c, &b)) ||
         (st = scratch_take(&sc, acc, c, &alpha)) || (st = scratch_take(&sc, acc, c, &beta)))
@@ -463,7 +453,7 @@ rs_status rs_batch_norm_forward(rs_stream *s, const rs_batch_norm *p) {
     }
     st = channel_apply(s, dt, &ch, p->x.address, alpha, beta, p->y.address);
 done:
-    scratch_release(&sc);
+    rs_scratch_release(&sc);
     return st;
 }
 
@@ -483,7 +473,7 @@ rs_status rs_batch_norm_backward(rs_stream *s, const rs_batch_norm *p) {
     if (!m->address || !v->address) return rs_error(RS_ERR_INVALID, "%s: missing statistics", name);
     const rs_dtype dt = p->x.dtype, acc = opmath_of(dt);
     const int64_t c = ch.c;
-    scratch sc = {s, {0}, 0};
+    rs_scratch sc = {s, {0}, 0};
     uint64_t mean, invstd, w, gsum = 0, gxsum = 0;
     if ((st = opmath_vec(&sc, m, acc, c, &mean)) || (st = opmath_vec(&sc, v, acc, c, &invstd)) ||
         (st = opmath_vec(&sc, &p->weight, acc, c, &w)))
@@ -536,7 +526,7 @@ rs_status rs_batch_norm_backward(rs_stream *s, const rs_batch_norm *p) {
     if ((st = store_vec(s, &p->grad_weight, gxsum, acc, c)) == RS_OK)
         st = store_vec(s, &p->grad_bias, gsum, acc, c);
 done:
-    scratch_release(&sc);
+    rs_scratch_release(&sc);
     return st;
 }
 
@@ -585,7 +575,7 @@ rs_status rs_group_norm_forward(rs_stream *s, const rs_group_norm *p) {
     if (st != RS_OK) return st;
     const rs_dtype dt = p->x.dtype, acc = opmath_of(dt);
     const int64_t ng = gr.n * gr.g;
-    scratch sc = {s, {0}, 0};
+    rs_scratch sc = {s, {0}, 0};
     uint64_t mu, var, rstd, spare, w, b;
     if ((st = scratch_take(&sc, acc, ng, &mu)) || (st = scratch_take(&sc, acc, ng, &var)) ||
         (st = scratch_take(&sc, acc, ng, &rstd)) || (st = scratch_take(&sc, acc, ng, &spare)) || (st = opmath_vec(&sc, &p->weight, acc, gr.c, &w)) ||
@@ -617,7 +607,7 @@ rs_status rs_group_norm_forward(rs_stream *s, const rs_group_norm *p) {
         st = rs_copy(s, &to, &from);
     }
 done:
-    scratch_release(&sc);
+    rs_scratch_release(&sc);
     return st;
 }
 
@@ -649,7 +639,7 @@ rs_status rs_group_norm_backward(rs_stream *s, const rs_group_norm *p) {
     if (st != RS_OK) return st;
     const rs_dtype dt = p->x.dtype, acc = opmath_of(dt);
     const int64_t n = gr.n, c = gr.c, g = gr.g, cpg = gr.cpg, ng = n * g, nc = n * c;
-    scratch sc = {s, {0}, 0};
+    rs_scratch sc = {s, {0}, 0};
     uint64_t mu, rs, mu_c, rs_c, s1, s2, w;
     if ((st = scratch_take(&sc, acc, ng, &mu)) || (st = scratch_take(&sc, acc, ng, &rs)) ||
         (st = scratch_take(&sc, acc, nc, &mu_c)) || (st = scratch_take(&sc, acc, nc, &rs_c)) ||
@@ -718,6 +708,6 @@ rs_status rs_group_norm_backward(rs_stream *s, const rs_group_norm *p) {
         if ((st = row_sums(s, name, acc, rs_tensor_rows(per_nc[i], acc, n, c), out))) goto done;
     }
 done:
-    scratch_release(&sc);
+    rs_scratch_release(&sc);
     return st;
 }

@@ -17,9 +17,6 @@ static int is_int(rs_dtype dt) {
         return 0;
     }
 }
-static int is_complex(rs_dtype dt) {
-    return dt == RS_COMPLEX32 || dt == RS_COMPLEX64 || dt == RS_COMPLEX128;
-}
 
 /* float -> the nearest value of a float32-family dtype, as float. */
 static float round_to(rs_dtype dt, float f) {
@@ -78,7 +75,7 @@ rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double ste
     rs_status st = rs_layout_make(dst, NULL, &l);
     if (st != RS_OK) return st;
     rs_dtype dt = dst->dtype;
-    if (dt == RS_BOOL || is_complex(dt))
+    if (dt == RS_BOOL || rs_dtype_is_complex(dt))
         return rs_error(RS_ERR_INVALID, "%s: not implemented for dtype %s", op, rs_dtype_name(dt));
     if (l.numel == 0) return RS_OK;
     int has_fp64 = rs_stream_features(s)->has_fp64;

@@ -208,3 +208,27 @@ rs_status rs_check_nc_view(const char *name, const char *what, const rs_tensor *
     }
     return RS_OK;
 }
+
+/* ---- scratch buffers of one call (engine.h) */
+
+rs_status rs_scratch_take(rs_scratch *sc, uint64_t bytes, uint64_t *address) {
+    if (sc->n == RS_SCRATCH_MAX) return rs_error(RS_ERR_INVALID, "an engine call took more than %d scratch buffers",
+                                                 RS_SCRATCH_MAX);
+    rs_status st = rs_alloc(rs_stream_device(sc->s), bytes ? bytes : 8, sc->s, address);
+    if (st == RS_OK) sc->at[sc->n++] = *address;
+    return st;
+}
+
+void rs_scratch_give_back(rs_scratch *sc, uint64_t address) {
+    for (int i = 0; i < sc->n; ++i)
+        if (sc->at[i] == address) {
+            rs_free(rs_stream_device(sc->s), address);
+            sc->at[i] = sc->at[--sc->n];
+            return;
+        }
+}
+
+void rs_scratch_release(rs_scratch *sc) {
+    for (int i = 0; i < sc->n; ++i) rs_free(rs_stream_device(sc->s), sc->at[i]);
+    sc->n = 0;
+}
