@@ -35,6 +35,12 @@
 // MODE 5 Q = H_0 H_1 ... H_{R-1} applied to the first K columns of the
 //   identity (org2r), from the reflectors below a's diagonal and tau.
 //
+// MODE 9 a determinant an invocation, from the LU in a and piv: the
+//   product of U's diagonal, negated for an odd count of rows swapped (a
+//   pivot not its own row) into res; with LA_F_LOG the sign (the product
+//   of u_jj / |u_jj|, so negated; 0 for a singular matrix) into res and
+//   sum log |u_jj| into tau (the real dtype).
+//
 // MODE 6, 7 and 8 are one round of a cyclic Jacobi sweep: the n / 2
 // disjoint pairs (p, q) of round pc.round (round robin over an even n:
 // index 0 stays, the others turn by one a round), a workgroup a (matrix,
@@ -419,7 +425,18 @@ void main() {
     }
 }
 
-#else  // MODE 2, 3, 5: a column of the result an invocation
+#else  // MODE 2, 3, 5: a column of the result an invocation; MODE 9: a matrix
+
+#if MODE == 9
+// log |det| into tau, of the real dtype
+void st_logabs(int64_t off, REAL v) {
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+    RsU64(pc.tau + uint64_t(off) * 8UL).v = doubleBitsToUint64(v);
+#else
+    RsU32(pc.tau + uint64_t(off) * 4UL).v = floatBitsToUint(v);
+#endif
+}
+#endif
 
 void main() {
     const int64_t P = cp(LA_P), m = cp(LA_M), K = cp(LA_K);
@@ -450,6 +467,28 @@ void main() {
             st(pc.res, o_off(p, j, c), y);
             st(pc.res, o_off(p, r, c), x);
         }
+#elif MODE == 9
+        const int64_t n = cp(LA_N);
+        int64_t swaps = 0;
+        ACC prod = of_real(REAL(1));
+        REAL logabs = REAL(0);
+        bool singular = false;
+        for (int64_t j = 0; j < n; ++j) {
+            const ACC u = ld(pc.a, a_off(p, j, j));
+            if (RS_LDO(3)(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1)) != j + 1) ++swaps;
+            if (flag(LA_F_LOG)) {
+                const REAL m = absv(u);
+                singular = singular || m == REAL(0);
+                logabs += rs_op_log(m);
+                prod = mul(prod, dv(u, of_real(m)));  // u / |u|: the phases' product
+            } else {
+                prod = mul(prod, u);
+            }
+        }
+        if ((swaps & 1L) != 0L) prod = -prod;
+        if (flag(LA_F_LOG) && singular) prod = of_real(REAL(0));
+        st(pc.res, p * cp(LA_OUT_ST), prod);
+        if (flag(LA_F_LOG)) st_logabs(p * cp(LA_TAU_ST), logabs);
 #else  // MODE 5: column c of Q, from e_c, the reflectors from the last
         for (int64_t i = 0; i < m; ++i) st(pc.res, o_off(p, i, c), of_real(i == c ? REAL(1) : REAL(0)));
         for (int64_t r = cp(LA_R) - 1; r >= 0; --r) {

@@ -102,6 +102,36 @@ RS_API int rs_jacobi_sweeps(int64_t n);
  * complex64 only (the sweeps' thresholds are float32's). */
 RS_API rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out);
 
+/* The eigenvalues of the Hermitian matrices whose lower triangle (upper
+ * with upper) a (P, n, n) holds, the diagonal's imaginary part ignored,
+ * ascending into out (P, n) of a's real dtype: two-sided Jacobi (above) on
+ * the whole matrix the triangle stands for (rs_triangle), padded to an
+ * even n. n at most 128 (RS_ERR_UNSUPPORTED past it); float32 and
+ * complex64 only. */
+RS_API rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out);
+
+/* The factors of lu (P, m, n) and piv (P, min(m, n)) as rs_lu_factor
+ * leaves them, A = P L U, k = min(m, n); any output may be NULL (piv
+ * then too, without p): l (P, m, k) the unit lower factor, u (P, k, n)
+ * the upper one, p (P, m, m) of lu's dtype the permutation. */
+RS_API rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *p,
+                              const rs_tensor *l, const rs_tensor *u);
+
+/* Determinants from lu (P, n, n) and piv (P, n) as rs_lu_factor leaves
+ * them: the product of U's diagonal, negated for an odd count of rows
+ * swapped, into det (P) of lu's dtype; or, with det NULL (slogdet), its
+ * sign into sign (P) of lu's dtype (0 for a singular matrix) and sum log
+ * |u_jj| into logabsdet (P) of the real dtype (-inf for a singular one).
+ * One invocation a matrix. */
+RS_API rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *det,
+                        const rs_tensor *sign, const rs_tensor *logabsdet);
+
+/* QR of a (P, m, n), which is left as it is, k = min(m, n): r (P, k or m,
+ * n) gets R (zero below the diagonal), q (P, m, k or m) Q, either may be
+ * NULL: geqr2 on a copy, then R its upper triangle and Q the Householder
+ * product of its reflectors. */
+RS_API rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_tensor *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
-/* russet/norm_layers.h: batch norm and group norm, forward and backward
- * (src/engine/norm_layers.c), each one call composed of the normalization
- * engine's passes (russet/norm.h) in CPU's order and dtypes. */
+/* russet/norm_layers.h: batch norm, group norm, layer norm and RMS norm,
+ * forward and backward (src/engine/norm_layers.c), each one call composed
+ * of the normalization engine's passes (russet/norm.h) in CPU's order and
+ * dtypes. */
 #ifndef RUSSET_NORM_LAYERS_H
 #define RUSSET_NORM_LAYERS_H
 
@@ -82,6 +83,33 @@ typedef struct rs_group_norm {
 
 RS_API rs_status rs_group_norm_forward(rs_stream *s, const rs_group_norm *p);
 RS_API rs_status rs_group_norm_backward(rs_stream *s, const rs_group_norm *p);
+
+/* Layer norm (centred) and RMS norm (rms: uncentred, no bias) over the
+ * rows of contiguous x (M, N): the normalized dims flattened into N.
+ * rs_layer_norm_forward: y = ((x - mean) rstd) weight + bias, a row at a
+ *   time (mean 0 for RMS norm), rstd = 1 / sqrt(var + eps) (biased
+ *   variance; RMS norm: the mean of x^2); mean (layer norm) and rstd into
+ *   (M) vectors of any floating dtype, rounded from the opmath type.
+ * rs_layer_norm_backward: from grad_out and the forward's mean (layer
+ *   norm) and rstd: grad_input = rstd (g w - mean(g w) [centred] - xhat
+ *   mean(g w xhat)) a row, grad_weight = the column sums of g xhat,
+ *   grad_bias = those of g (zeros for M = 0), each optional.
+ * weight, bias and the gradients of them are N-element vectors (any one
+ * stride). Rows of no elements (N = 0) are RS_ERR_UNSUPPORTED (CPU's
+ * statistics of nothing). */
+typedef struct rs_layer_norm {
+    rs_tensor x;                           /* (M, N), contiguous */
+    int rms;
+    double eps;
+    rs_tensor weight, bias;                /* (N) */
+    rs_tensor y;                           /* forward: (M, N), contiguous */
+    rs_tensor mean, rstd;                  /* (M): forward outputs, backward inputs */
+    rs_tensor grad_out;                    /* backward: (M, N), contiguous */
+    rs_tensor grad_input, grad_weight, grad_bias;
+} rs_layer_norm;
+
+RS_API rs_status rs_layer_norm_forward(rs_stream *s, const rs_layer_norm *p);
+RS_API rs_status rs_layer_norm_backward(rs_stream *s, const rs_layer_norm *p);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* russet/tensor.h: strided views of device memory (rs_tensor), scalar values, and the
- * simplest engines: copy, fill, random fills, ranges (src/engine/copy.c, fill.c,
- * rng.c, range.c). */
+ * simplest engines: copy, fill, matrix triangles, random fills, ranges
+ * (src/engine/copy.c, fill.c, triangle.c, rng.c, range.c). */
 #ifndef RUSSET_TENSOR_H
 #define RUSSET_TENSOR_H
 
@@ -39,6 +39,17 @@ RS_API rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *sr
 /* Every element of dst = the element whose bytes are `value`
  * (rs_dtype_size(dst->dtype) bytes, already encoded by the caller). */
 RS_API rs_status rs_fill(rs_stream *s, const rs_tensor *dst, const void *value);
+
+/* dst = the lower (col - row <= diagonal) or upper (col - row >= diagonal)
+ * triangle of src's matrices, the rest zero (tril, triu); or, with
+ * hermitian (square matrices, diagonal 0), the rest the conjugate of the
+ * element mirrored over the diagonal and the diagonal's imaginary part
+ * zero: the Hermitian matrix a triangle stands for. The matrices are the
+ * last two dims of views of 2 dims or more, same sizes and dtype, any
+ * strides; dst may be src itself except with hermitian. Any dtype: values
+ * move as bits (src/engine/triangle.c). */
+RS_API rs_status rs_triangle(rs_stream *s, const rs_tensor *src, int lower, int64_t diagonal, int hermitian,
+                             const rs_tensor *dst);
 
 /* Philox4x32-10 random fills; (seed, offset) as in PyTorch's philox
  * generators. Each call consumes rs_rng_offset_increment(numel) offsets. */

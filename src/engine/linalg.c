@@ -4,7 +4,9 @@
  * solve, the row interchanges and the Householder product an invocation a
  * result column (MODE 2, 3, 5), each one dispatch over the whole batch; a
  * Jacobi round a workgroup a (matrix, pair), one dispatch (MODE 6) or two
- * (MODE 7 then 8). */
+ * (MODE 7 then 8); determinants an invocation a matrix (MODE 9). And what
+ * the ops build from those: the solves, singular values, Hermitian
+ * eigenvalues, the LU factors unpacked, determinants, QR. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +18,7 @@ typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
 enum {
     MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5,
-    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8
+    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9
 };
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
@@ -29,7 +31,7 @@ typedef struct la_call {
     rs_dtype dt;
     int64_t slots[LA_SLOTS];
     linalg_push pc;
-    rs_kernel *kernel[MODE_JACOBI_ROWS + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
+    rs_kernel *kernel[MODE_DET + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
 static rs_status check_dtype(rs_stream *s, la_call *c, const rs_tensor *t) {
@@ -70,7 +72,7 @@ static void put_strides(int64_t *slots, int at, const rs_tensor *t) {
 
 static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_rows, const rs_access *acc, int n_acc) {
     const int64_t p = c->slots[LA_P], k = c->slots[LA_K];
-    const int jacobi = mode >= MODE_JACOBI_SVD;
+    const int jacobi = mode >= MODE_JACOBI_SVD && mode <= MODE_JACOBI_ROWS;
     if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
@@ -383,5 +385,203 @@ rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
     if (wa) rs_free(dev, wa);
     if (na) rs_free(dev, na);
     if (sa) rs_free(dev, sa);
+    return st;
+}
+
+/* ---- what linalg's ops assemble from the factorizations */
+
+/* a (P, n) view of the diagonals of a (P, n, n) */
+static rs_tensor diagonal_of(const rs_tensor *a) {
+    rs_tensor d = *a;
+    d.ndim = 2;
+    d.sizes[1] = a->sizes[1] < a->sizes[2] ? a->sizes[1] : a->sizes[2];
+    d.strides[1] = a->strides[1] + a->strides[2];
+    return d;
+}
+
+/* a's rows [0, rows) and columns [0, cols) */
+static rs_tensor top_left(const rs_tensor *a, int64_t rows, int64_t cols) {
+    rs_tensor t = *a;
+    t.sizes[1] = rows, t.sizes[2] = cols;
+    return t;
+}
+
+/* the real dtype of dt's values' magnitudes */
+static rs_dtype real_of(rs_dtype dt) {
+    return dt == RS_COMPLEX64 ? RS_FLOAT32 : dt == RS_COMPLEX128 ? RS_FLOAT64 : dt;
+}
+
+/* the bytes of 1 in dt (a float or complex dtype of the engine) */
+static void one_of(rs_dtype dt, uint64_t v[2]) {
+    v[0] = v[1] = 0;
+    if (dt == RS_FLOAT32 || dt == RS_COMPLEX64) {
+        const float f = 1.0f;
+        memcpy(v, &f, sizeof f);
+    } else {
+        const double d = 1.0;
+        memcpy(v, &d, sizeof d);
+    }
+}
+
+rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *det, const rs_tensor *sign,
+                 const rs_tensor *logabsdet) {
+    la_call c;
+    const int log = det == NULL;
+    begin(&c, log ? "linalg.slogdet" : "linalg.det");
+    if (!s || !lu || !piv || (log ? !sign || !logabsdet : sign || logabsdet))
+        return rs_error(RS_ERR_INVALID, "rs_det: lu, piv and det, or lu, piv, sign and logabsdet");
+    rs_status st = check_dtype(s, &c, lu);
+    if (st != RS_OK) return st;
+    if (lu->ndim != 3 || lu->sizes[1] != lu->sizes[2])
+        return rs_error(RS_ERR_INVALID, "%s: lu must be a (P, n, n) view", c.op);
+    const int64_t p = lu->sizes[0], n = lu->sizes[1];
+    const rs_tensor *res = log ? sign : det;
+    if ((st = check_vector(&c, "piv", piv, RS_INT32, p, n)) || (st = check_vector(&c, log ? "sign" : "det", res, c.dt, p, -1)))
+        return st;
+    if (log && (st = check_vector(&c, "logabsdet", logabsdet, real_of(c.dt), p, -1))) return st;
+    c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = 1;
+    put_strides(c.slots, LA_A_ST, lu), put_strides(c.slots, LA_PIV_ST, piv), put_strides(c.slots, LA_OUT_ST, res);
+    c.pc.a = lu->address, c.pc.piv = piv->address, c.pc.res = res->address;
+    if (log) {
+        put_strides(c.slots, LA_TAU_ST, logabsdet);
+        c.pc.tau = logabsdet->address;
+        c.pc.flags = LA_F_LOG;
+    }
+    rs_access acc[4] = {rs_tensor_access(lu, 0), rs_tensor_access(piv, 0), rs_tensor_access(res, 1),
+                        log ? rs_tensor_access(logabsdet, 1) : rs_tensor_access(res, 1)};
+    return dispatch(s, &c, MODE_DET, 0, acc, 4);
+}
+
+rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *p, const rs_tensor *l,
+                       const rs_tensor *u) {
+    static const char op[] = "lu_unpack";
+    la_call c;
+    begin(&c, op);
+    if (!s || !lu || (p && !piv)) return rs_error(RS_ERR_INVALID, "rs_lu_unpack: missing arguments");
+    rs_status st = check_dtype(s, &c, lu);
+    if (st != RS_OK) return st;
+    if (lu->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: lu must be a (P, m, n) view", op);
+    const int64_t nb = lu->sizes[0], m = lu->sizes[1], n = lu->sizes[2], k = m < n ? m : n;
+    uint64_t one[2];
+    one_of(lu->dtype, one);
+    if (l) {
+        /* L: the strict lower triangle of lu's first k columns, ones on the diagonal */
+        if (l->ndim != 3 || l->sizes[0] != nb || l->sizes[1] != m || l->sizes[2] != k)
+            return rs_error(RS_ERR_INVALID, "%s: l must be (P, m, min(m, n))", op);
+        const rs_tensor lk = top_left(lu, m, k), dl = diagonal_of(l);
+        if ((st = rs_triangle(s, &lk, 1, -1, 0, l)) != RS_OK || (st = rs_fill(s, &dl, one)) != RS_OK) return st;
+    }
+    if (u) {
+        if (u->ndim != 3 || u->sizes[0] != nb || u->sizes[1] != k || u->sizes[2] != n)
+            return rs_error(RS_ERR_INVALID, "%s: u must be (P, min(m, n), n)", op);
+        const rs_tensor uk = top_left(lu, k, n);
+        if ((st = rs_triangle(s, &uk, 0, 0, 0, u)) != RS_OK) return st;
+    }
+    if (p) {
+        /* P: the identity's columns swapped as the pivots say (the rows of
+         * its transposed view: P^T = the interchanges applied to I) */
+        if (p->ndim != 3 || p->sizes[0] != nb || p->sizes[1] != m || p->sizes[2] != m || p->dtype != lu->dtype)
+            return rs_error(RS_ERR_INVALID, "%s: p must be (P, m, m) of lu's dtype", op);
+        static const uint64_t zero[2] = {0, 0};
+        const rs_tensor dp = diagonal_of(p), pt = transposed(p);
+        if ((st = rs_fill(s, p, zero)) != RS_OK || (st = rs_fill(s, &dp, one)) != RS_OK) return st;
+        if (piv->ndim == 2 && piv->sizes[1] == 0) return RS_OK;
+        return rs_lu_permute(s, piv, 0, &pt);
+    }
+    return RS_OK;
+}
+
+#define EIGVALSH_MAX_N 128
+
+rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out) {
+    static const char op[] = "linalg.eigvalsh";
+    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_eigvalsh: missing arguments");
+    if (a->dtype != RS_FLOAT32 && a->dtype != RS_COMPLEX64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: Jacobi's thresholds are float32's: no kernel for %s", op,
+                        rs_dtype_name(a->dtype));
+    if (a->ndim != 3 || a->sizes[1] != a->sizes[2])
+        return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", op);
+    const int64_t p = a->sizes[0], n = a->sizes[1], np = n + n % 2;
+    if (out->ndim != 2 || out->dtype != RS_FLOAT32 || out->sizes[0] != p || out->sizes[1] != n)
+        return rs_error(RS_ERR_INVALID, "%s: out must be a float32 (P, n) view", op);
+    if (n > EIGVALSH_MAX_N)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld rows, more than Jacobi's %d", op, (long long)n, EIGVALSH_MAX_N);
+    if (p == 0 || n == 0) return RS_OK;
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t ha = 0, da = 0, sa = 0;
+    rs_status st = rs_scratch_take(&sc, (uint64_t)(p * np * np) * rs_dtype_size(a->dtype), &ha);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
+    /* H: the Hermitian matrix a's triangle stands for, and a zero row and
+     * column for odd n (they stay apart: their couplings are 0) */
+    rs_tensor h = rs_tensor_rows(ha, a->dtype, p * np, np);
+    h.ndim = 3, h.sizes[0] = p, h.sizes[1] = np, h.sizes[2] = np;
+    h.strides[0] = np * np, h.strides[1] = np, h.strides[2] = 1;
+    if (st == RS_OK && np != n) {
+        static const uint64_t zero[2] = {0, 0};
+        st = rs_fill(s, &h, zero);
+    }
+    const rs_tensor hn = top_left(&h, n, n);
+    if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
+    if (st == RS_OK) st = rs_jacobi_eigh(s, &h, rs_jacobi_sweeps(np));
+    /* the diagonal's real parts (a complex view read as float32 pairs), ascending */
+    rs_tensor diag = diagonal_of(&hn);
+    if (a->dtype == RS_COMPLEX64) {
+        diag.dtype = RS_FLOAT32;
+        diag.strides[0] *= 2, diag.strides[1] *= 2;
+    }
+    const rs_tensor rows = rs_tensor_rows(da, RS_FLOAT32, p, n), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
+    if (st == RS_OK) st = rs_copy(s, &rows, &diag);
+    if (st == RS_OK) st = rs_sort(s, &rows, 0, n, &sorted, NULL);
+    if (st == RS_OK) st = rs_copy(s, out, &sorted);
+    rs_scratch_release(&sc);
+    return st;
+}
+
+rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_tensor *r) {
+    la_call c;
+    begin(&c, "linalg.qr");
+    if (!s || !a) return rs_error(RS_ERR_INVALID, "rs_qr: missing arguments");
+    rs_status st = check_dtype(s, &c, a);
+    if (st != RS_OK) return st;
+    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", c.op);
+    const int64_t p = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
+    if (r && (st = check_matrices(&c, "r", r, p, -1, n)) != RS_OK) return st;
+    if (r && r->sizes[1] != k && r->sizes[1] != m)
+        return rs_error(RS_ERR_INVALID, "%s: r must have min(m, n) or m rows", c.op);
+    if (q && (st = check_matrices(&c, "q", q, p, m, -1)) != RS_OK) return st;
+    if (q && q->sizes[2] != k && q->sizes[2] != m)
+        return rs_error(RS_ERR_INVALID, "%s: q must have min(m, n) or m columns", c.op);
+    if (!q && !r) return RS_OK;
+    if (p == 0 || m == 0 || n == 0) {
+        /* no reflectors: R is zero and Q the identity's first columns */
+        static const uint64_t zero[2] = {0, 0};
+        uint64_t one[2];
+        one_of(c.dt, one);
+        if (r && (st = rs_fill(s, r, zero)) != RS_OK) return st;
+        if (!q) return RS_OK;
+        const rs_tensor dq = diagonal_of(q);
+        if ((st = rs_fill(s, q, zero)) != RS_OK) return st;
+        return rs_fill(s, &dq, one);
+    }
+    /* geqr2 on a contiguous copy, then R from its upper triangle and Q from
+     * its reflectors */
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t wa = 0, ta = 0;
+    const size_t es = rs_dtype_size(c.dt);
+    if ((st = rs_scratch_take(&sc, (uint64_t)(p * m * n) * es, &wa)) == RS_OK)
+        st = rs_scratch_take(&sc, (uint64_t)(p * k) * es, &ta);
+    rs_tensor w = rs_tensor_rows(wa, c.dt, p * m, n);
+    w.ndim = 3, w.sizes[0] = p, w.sizes[1] = m, w.sizes[2] = n;
+    w.strides[0] = m * n, w.strides[1] = n, w.strides[2] = 1;
+    const rs_tensor tau = rs_tensor_rows(ta, c.dt, p, k);
+    if (st == RS_OK) st = rs_copy(s, &w, a);
+    if (st == RS_OK) st = rs_geqrf(s, &w, &tau);
+    if (st == RS_OK && r) {
+        const rs_tensor wr = top_left(&w, r->sizes[1], n);
+        st = rs_triangle(s, &wr, 0, 0, 0, r);
+    }
+    if (st == RS_OK && q) st = rs_householder_product(s, &w, &tau, q);
+    rs_scratch_release(&sc);
     return st;
 }

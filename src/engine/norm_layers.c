@@ -711,3 +711,118 @@ done:
     rs_scratch_release(&sc);
     return st;
 }
+
+/* ---------------------------------------------------------------- layer norm, RMS norm */
+
+static rs_status row_norm_checks(rs_stream *s, const char *name, const rs_layer_norm *p, int64_t *m, int64_t *n) {
+    rs_status st = check_x(s, name, &p->x);
+    if (st != RS_OK) return st;
+    if (p->x.ndim != 2 || !rs_tensor_is_contiguous(&p->x))
+        return rs_error(RS_ERR_INVALID, "%s: x must be contiguous (M, N) rows", name);
+    *m = p->x.sizes[0], *n = p->x.sizes[1];
+    if (*n == 0) return rs_error(RS_ERR_UNSUPPORTED, "%s: rows of no elements", name);
+    if ((st = check_vec(name, "weight", &p->weight, *n)) || (st = check_vec(name, "bias", &p->bias, *n))) return st;
+    if (p->rms && p->bias.address) return rs_error(RS_ERR_INVALID, "%s: RMS norm has no bias", name);
+    const rs_tensor *stats[2] = {&p->mean, &p->rstd};
+    for (int i = p->rms; i < 2; ++i)
+        if ((st = check_vec(name, i ? "rstd" : "mean", stats[i], *m)) || (!stats[i]->address && *m > 0))
+            return st ? st : rs_error(RS_ERR_INVALID, "%s: %s is required", name, i ? "rstd" : "mean");
+    return RS_OK;
+}
+
+/* a contiguous (M, N) view like x, or absent */
+static rs_status check_rows_like(const char *name, const char *what, const rs_tensor *t, const rs_tensor *x) {
+    rs_status st = check_like(name, what, t, x);
+    if (st == RS_OK && t->address && !rs_tensor_is_contiguous(t))
+        st = rs_error(RS_ERR_INVALID, "%s: %s must be contiguous", name, what);
+    return st;
+}
+
+rs_status rs_layer_norm_forward(rs_stream *s, const rs_layer_norm *p) {
+    const char *name = p && p->rms ? "rms_norm" : "layer_norm";
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "%s: missing arguments", name);
+    int64_t m, n;
+    rs_status st = row_norm_checks(s, name, p, &m, &n);
+    if (st == RS_OK) st = check_rows_like(name, "y", &p->y, &p->x);
+    if (st == RS_OK && !p->y.address && m > 0) st = rs_error(RS_ERR_INVALID, "%s: y is required", name);
+    if (st != RS_OK || m == 0) return st;
+    const rs_dtype dt = p->x.dtype, acc = opmath_of(dt);
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t w, b, mean = 0, rstd;
+    if ((st = opmath_vec(&sc, &p->weight, acc, n, &w)) || (st = opmath_vec(&sc, &p->bias, acc, n, &b))) goto done;
+    /* the statistics straight into mean and rstd where they are dense
+     * vectors of the opmath type, else into scratch and converted */
+    if (!p->rms) {
+        if (dense_vec(&p->mean, acc, m)) mean = p->mean.address;
+        else if ((st = scratch_take(&sc, acc, m, &mean))) goto done;
+    }
+    if (dense_vec(&p->rstd, acc, m)) rstd = p->rstd.address;
+    else if ((st = scratch_take(&sc, acc, m, &rstd))) goto done;
+    rs_norm q;
+    memset(&q, 0, sizeof q);
+    q.op = RS_NORM_ROW_FWD;
+    q.x = p->x.address, q.y = p->y.address;
+    q.rows = m, q.inner = n;
+    q.w = w, q.bias = b;
+    q.out1 = mean, q.out2 = rstd;
+    q.eps = p->eps;
+    if ((st = run(s, q, dt))) goto done;
+    if (!p->rms && (st = store_vec(s, &p->mean, mean, acc, m))) goto done;
+    st = store_vec(s, &p->rstd, rstd, acc, m);
+done:
+    rs_scratch_release(&sc);
+    return st;
+}
+
+rs_status rs_layer_norm_backward(rs_stream *s, const rs_layer_norm *p) {
+    const char *name = p && p->rms ? "rms_norm_backward" : "layer_norm_backward";
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "%s: missing arguments", name);
+    int64_t m, n;
+    rs_status st = row_norm_checks(s, name, p, &m, &n);
+    if (st == RS_OK) st = check_rows_like(name, "grad_out", &p->grad_out, &p->x);
+    if (st == RS_OK && !p->grad_out.address && m > 0)
+        st = rs_error(RS_ERR_INVALID, "%s: grad_out is required", name);
+    if (st == RS_OK) st = check_rows_like(name, "grad_input", &p->grad_input, &p->x);
+    if (st == RS_OK) st = check_vec(name, "grad_weight", &p->grad_weight, n);
+    if (st == RS_OK) st = check_vec(name, "grad_bias", &p->grad_bias, n);
+    if (st == RS_OK && p->rms && p->grad_bias.address) st = rs_error(RS_ERR_INVALID, "%s: RMS norm has no bias", name);
+    if (st != RS_OK) return st;
+    const rs_dtype dt = p->x.dtype, acc = opmath_of(dt);
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t mean = 0, rstd, w;
+    if ((!p->rms && (st = opmath_vec(&sc, &p->mean, acc, m, &mean))) || (st = opmath_vec(&sc, &p->rstd, acc, m, &rstd)) ||
+        (st = opmath_vec(&sc, &p->weight, acc, n, &w)))
+        goto done;
+    rs_norm q;
+    memset(&q, 0, sizeof q);
+    q.x = p->x.address, q.g = p->grad_out.address;
+    q.a = mean, q.b = rstd; /* no mean: RMS norm's uncentred rows */
+    q.rows = m, q.inner = n;
+    if (p->grad_input.address && m > 0) {
+        /* grad_input = rstd (g w - mean(g w) [centred] - xhat mean(g w xhat)) a row */
+        q.op = RS_NORM_ROW_BWD;
+        q.y = p->grad_input.address;
+        q.w = w;
+        if ((st = run(s, q, dt))) goto done;
+    }
+    if (p->grad_weight.address || p->grad_bias.address) {
+        /* the column sums: sum of g (grad_bias), sum of g xhat (grad_weight) */
+        uint64_t c1, c2;
+        if ((st = scratch_take(&sc, acc, n, &c1)) || (st = scratch_take(&sc, acc, n, &c2))) goto done;
+        if (m == 0) {
+            static const uint64_t zero[2] = {0, 0};
+            rs_tensor z1 = vec_view(c1, acc, n), z2 = vec_view(c2, acc, n);
+            if ((st = rs_fill(s, &z1, zero)) || (st = rs_fill(s, &z2, zero))) goto done;
+        } else {
+            q.op = RS_NORM_COL_SUMS;
+            q.y = 0, q.w = 0;
+            q.out1 = c1, q.out2 = c2;
+            if ((st = run(s, q, dt))) goto done;
+        }
+        if ((st = store_vec(s, &p->grad_bias, c1, acc, n))) goto done;
+        st = store_vec(s, &p->grad_weight, c2, acc, n);
+    }
+done:
+    rs_scratch_release(&sc);
+    return st;
+}

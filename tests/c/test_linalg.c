@@ -6,7 +6,10 @@
  * solves (both triangles, unit diagonal, conjugated), the row interchanges,
  * QR and the Householder product (Q R = A, Q^H Q = I), the Jacobi sweeps
  * (a known spectrum, orthogonal columns or a diagonal left, the Frobenius
- * norm kept). Batches of 3 with
+ * norm kept), and what the ops assemble from them: lu_unpack (P L U = A),
+ * det and slogdet (a singular matrix: 0, sign 0, -inf), eigvalsh reading
+ * one triangle only, QR reduced and complete from a transposed view.
+ * Batches of 3 with
  * sizes past the factorization's 64 invocations (columns dealt round-robin),
  * in float32 and complex64, and float64/complex128 where the device has
  * float64 arithmetic. Bad arguments fail clearly; a pivot out of range
@@ -85,6 +88,15 @@ static double max_abs(const cplx *v, size_t count) {
     return m;
 }
 #define AT(m, p, i, j, rows, cols) (m)[((p) * (rows) + (i)) * (cols) + (j)]
+
+/* a (P, r, c) view's transpose (P, c, r): its last two dims swapped */
+static rs_tensor transposed_view(rs_tensor t) {
+    int64_t v = t.sizes[1];
+    t.sizes[1] = t.sizes[2], t.sizes[2] = v;
+    v = t.strides[1];
+    t.strides[1] = t.strides[2], t.strides[2] = v;
+    return t;
+}
 
 /* ---- Cholesky */
 static void cholesky_case(rs_dtype dt, int64_t n) {
@@ -517,6 +529,184 @@ static void svdvals_case(rs_dtype dt, int64_t m, int64_t n) {
     rs_free(dev, da), rs_free(dev, dout);
 }
 
+/* ---- what the ops assemble: lu_unpack (P L U = A), det and slogdet,
+ * eigvalsh from one triangle, QR (reduced and complete) */
+static void unpack_det_case(rs_dtype dt, int64_t m, int64_t n) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n;
+    cplx *a = random_matrices(dt, m, n, 71u + (unsigned)(m * 7 + n));
+    for (int64_t i = 0; i < m; ++i) AT(a, 2, i, 0, m, n) = 0; /* matrix 2 singular */
+    int64_t sz[3] = {B, m, n}, psz[2] = {B, k}, isz = B, ls[3] = {B, m, k}, us[3] = {B, k, n}, ps[3] = {B, m, m};
+    const size_t es = rs_dtype_size(dt);
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dp, di, dl, du, dpm;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dp));
+    CHECK_OK(rs_alloc(dev, B * 4, s, &di));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * k) * es + 1, s, &dl));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k * n) * es + 1, s, &du));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * m) * es + 1, s, &dpm));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), tp = ctest_view(dp, RS_INT32, 2, psz), ti = ctest_view(di, RS_INT32, 1, &isz);
+    rs_tensor tl = ctest_view(dl, dt, 3, ls), tu = ctest_view(du, dt, 3, us), tpm = ctest_view(dpm, dt, 3, ps);
+    CHECK_OK(rs_lu_factor(s, &ta, &tp, &ti));
+    CHECK_OK(rs_lu_unpack(s, &ta, &tp, &tpm, &tl, &tu));
+    cplx *l = malloc(sizeof(cplx) * (size_t)(B * m * k) + 1), *u = malloc(sizeof(cplx) * (size_t)(B * k * n) + 1);
+    cplx *pm = malloc(sizeof(cplx) * (size_t)(B * m * m) + 1);
+    CHECK_OK(download(s, dt, dl, (size_t)(B * m * k), l));
+    CHECK_OK(download(s, dt, du, (size_t)(B * k * n), u));
+    CHECK_OK(download(s, dt, dpm, (size_t)(B * m * m), pm));
+    for (int p = 0; p < B; ++p) {
+        double err = 0;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < k; ++j) {
+                cplx v = AT(l, p, i, j, m, k);
+                CHECK(i > j || v == (i == j ? 1.0 : 0.0)); /* unit lower */
+            }
+        for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < i && j < n; ++j) CHECK(AT(u, p, i, j, k, n) == 0.0);
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t r = 0; r < m; ++r) {
+                    if (AT(pm, p, i, r, m, m) == 0.0) continue;
+                    for (int64_t c = 0; c < k; ++c) sum += AT(pm, p, i, r, m, m) * AT(l, p, r, c, m, k) * AT(u, p, c, j, k, n);
+                }
+                err = fmax(err, cabs(sum - AT(a, p, i, j, m, n)));
+            }
+        if (err > tol_of(dt) * 10) fprintf(stderr, "  lu_unpack %s %lldx%lld matrix %d: |PLU - A| %g\n", rs_dtype_name(dt), (long long)m, (long long)n, p, err);
+        CHECK(err <= tol_of(dt) * 10);
+    }
+    if (m == n) {
+        /* det and slogdet against the host's getf2 */
+        const rs_dtype rdt = is_complex(dt) ? (is_double(dt) ? RS_FLOAT64 : RS_FLOAT32) : dt;
+        int64_t bs = B;
+        uint64_t dd, dsg, dla;
+        CHECK_OK(rs_alloc(dev, B * es, s, &dd));
+        CHECK_OK(rs_alloc(dev, B * es, s, &dsg));
+        CHECK_OK(rs_alloc(dev, B * rs_dtype_size(rdt), s, &dla));
+        rs_tensor td = ctest_view(dd, dt, 1, &bs), tsg = ctest_view(dsg, dt, 1, &bs), tla = ctest_view(dla, rdt, 1, &bs);
+        CHECK_OK(rs_det(s, &ta, &tp, &td, NULL, NULL));
+        CHECK_OK(rs_det(s, &ta, &tp, NULL, &tsg, &tla));
+        cplx det[B], sign[B], logabs[B];
+        CHECK_OK(download(s, dt, dd, B, det));
+        CHECK_OK(download(s, dt, dsg, B, sign));
+        CHECK_OK(download(s, rdt, dla, B, logabs));
+        for (int p = 0; p < B; ++p) {
+            cplx *ref = malloc(sizeof(cplx) * (size_t)(n * n));
+            int32_t rpiv[128], rinfo;
+            memcpy(ref, a + p * n * n, sizeof(cplx) * (size_t)(n * n));
+            getf2(ref, n, n, rpiv, &rinfo);
+            cplx want = 1;
+            for (int64_t j = 0; j < n; ++j) want *= ref[j * n + j] * (rpiv[j] != j + 1 ? -1.0 : 1.0);
+            const double mag = cabs(want);
+            if (p == 2) {
+                CHECK(det[p] == 0.0 && sign[p] == 0.0 && isinf(creal(logabs[p])) && creal(logabs[p]) < 0);
+            } else {
+                const double tol = tol_of(dt) * 10;
+                if (cabs(det[p] - want) > tol * mag || cabs(sign[p] - want / mag) > tol || fabs(creal(logabs[p]) - log(mag)) > tol)
+                    fprintf(stderr, "  det %s n %lld matrix %d: det %g%+gi want %g%+gi, logabs %g want %g\n", rs_dtype_name(dt),
+                            (long long)n, p, creal(det[p]), cimag(det[p]), creal(want), cimag(want), creal(logabs[p]), log(mag));
+                CHECK(cabs(det[p] - want) <= tol * mag && cabs(sign[p] - want / mag) <= tol &&
+                      fabs(creal(logabs[p]) - log(mag)) <= tol);
+            }
+            free(ref);
+        }
+        /* refused: a det of another dtype, sign without logabsdet */
+        rs_tensor bad = td;
+        bad.dtype = RS_INT32;
+        CHECK(rs_det(s, &ta, &tp, &bad, NULL, NULL) == RS_ERR_INVALID);
+        CHECK(rs_det(s, &ta, &tp, NULL, &tsg, NULL) == RS_ERR_INVALID);
+        rs_free(dev, dd), rs_free(dev, dsg), rs_free(dev, dla);
+    }
+    free(a), free(l), free(u), free(pm);
+    rs_free(dev, da), rs_free(dev, dp), rs_free(dev, di), rs_free(dev, dl), rs_free(dev, du), rs_free(dev, dpm);
+}
+
+/* eigvalsh: the Hermitian matrices of a known spectrum, the other triangle
+ * and the diagonal's imaginary parts filled with garbage (never read) */
+static void eigvalsh_case(rs_dtype dt, int64_t n, int upper) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    cplx *q = malloc(sizeof(cplx) * (size_t)(n * n)), *a = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    double *want = malloc(sizeof(double) * (size_t)(B * n));
+    unsigned seed = 5u;
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, n, 81u + (unsigned)p, is_complex(dt));
+        for (int64_t k = 0; k < n; ++k) want[p * n + k] = (double)(k - n / 2) * 0.5 + 0.05 * p; /* ascending */
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t k = 0; k < n; ++k) sum += q[i * n + k] * want[p * n + k] * conj(q[j * n + k]);
+                const int read = upper ? j >= i : j <= i;
+                AT(a, p, i, j, n, n) = read ? sum : 9.0 * noise(&seed);
+                if (i == j && is_complex(dt)) AT(a, p, i, j, n, n) += 7.0 * I;
+            }
+    }
+    int64_t sz[3] = {B, n, n}, os[2] = {B, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dout;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n) * 4, s, &dout));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), to = ctest_view(dout, RS_FLOAT32, 2, os);
+    CHECK_OK(rs_eigvalsh(s, &ta, upper, &to));
+    float got[B * 64];
+    CHECK_OK(rs_memcpy_dtoh(s, got, dout, (size_t)(B * n) * 4));
+    CHECK_OK(rs_stream_synchronize(s));
+    double err = 0;
+    for (int64_t i = 0; i < B * n; ++i) err = fmax(err, fabs(got[i] - want[i]));
+    if (err > 1e-4) fprintf(stderr, "  eigvalsh %s n %lld upper %d: error %g\n", rs_dtype_name(dt), (long long)n, upper, err);
+    CHECK(err <= 1e-4);
+    rs_tensor bad = to;
+    bad.sizes[1] = n + 1;
+    CHECK(rs_eigvalsh(s, &ta, upper, &bad) == RS_ERR_INVALID);
+    free(q), free(a), free(want);
+    rs_free(dev, da), rs_free(dev, dout);
+}
+
+/* rs_qr of a transposed (column-major) view: Q R = A, R upper, Q^H Q = I */
+static void qr_assembly_case(rs_dtype dt, int64_t m, int64_t n, int complete) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n, rr = complete ? m : k, qc = complete ? m : k;
+    cplx *at = random_matrices(dt, n, m, 91u + (unsigned)(m + n)); /* A^T, row-major */
+    int64_t tsz[3] = {B, n, m}, rs_[3] = {B, rr, n}, qs[3] = {B, m, qc};
+    uint64_t da = upload(dev, s, dt, at, (size_t)(B * m * n)), dq, dr;
+    const size_t es = rs_dtype_size(dt);
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * qc) * es + 1, s, &dq));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * rr * n) * es + 1, s, &dr));
+    rs_tensor ta = transposed_view(ctest_view(da, dt, 3, tsz)), tq = ctest_view(dq, dt, 3, qs), tr = ctest_view(dr, dt, 3, rs_);
+    CHECK_OK(rs_qr(s, &ta, &tq, &tr));
+    cplx *q = malloc(sizeof(cplx) * (size_t)(B * m * qc) + 1), *r = malloc(sizeof(cplx) * (size_t)(B * rr * n) + 1);
+    CHECK_OK(download(s, dt, dq, (size_t)(B * m * qc), q));
+    CHECK_OK(download(s, dt, dr, (size_t)(B * rr * n), r));
+    for (int p = 0; p < B; ++p) {
+        double err = 0, orth = 0;
+        for (int64_t i = 0; i < rr; ++i)
+            for (int64_t j = 0; j < i && j < n; ++j) CHECK(AT(r, p, i, j, rr, n) == 0.0);
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < rr; ++c) sum += AT(q, p, i, c, m, qc) * AT(r, p, c, j, rr, n);
+                err = fmax(err, cabs(sum - AT(at, p, j, i, n, m)));
+            }
+        for (int64_t i = 0; i < qc; ++i)
+            for (int64_t j = 0; j < qc; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < m; ++c) sum += conj(AT(q, p, c, i, m, qc)) * AT(q, p, c, j, m, qc);
+                orth = fmax(orth, cabs(sum - (i == j ? 1.0 : 0.0)));
+            }
+        if (err > tol_of(dt) * 10 || orth > tol_of(dt) * 10)
+            fprintf(stderr, "  rs_qr %s %lldx%lld complete %d: |QR - A| %g, |Q^H Q - I| %g\n", rs_dtype_name(dt),
+                    (long long)m, (long long)n, complete, err, orth);
+        CHECK(err <= tol_of(dt) * 10 && orth <= tol_of(dt) * 10);
+    }
+    /* R alone; a q of neither width refused */
+    CHECK_OK(rs_qr(s, &ta, NULL, &tr));
+    rs_tensor bad = tq;
+    bad.sizes[2] = qc + 1;
+    CHECK(rs_qr(s, &ta, &bad, NULL) == RS_ERR_INVALID);
+    CHECK_OK(rs_stream_synchronize(s));
+    free(at), free(q), free(r);
+    rs_free(dev, da), rs_free(dev, dq), rs_free(dev, dr);
+}
+
 /* every case for one dtype; float64 kinds only where the device computes them */
 static int skip_dtype(rs_dtype dt) {
     if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
@@ -548,7 +738,17 @@ static void all_cases(rs_dtype dt) {
     jacobi_case(dt, 40, 1);
     solve_case(dt, 6, 3);
     solve_case(dt, 40, 5);
+    unpack_det_case(dt, 6, 6);
+    unpack_det_case(dt, 7, 4);
+    unpack_det_case(dt, 4, 7);
+    unpack_det_case(dt, 40, 40);
+    qr_assembly_case(dt, 7, 4, 0);
+    qr_assembly_case(dt, 7, 4, 1);
+    qr_assembly_case(dt, 4, 7, 1);
     if (dt == RS_FLOAT32 || dt == RS_COMPLEX64) {
+        eigvalsh_case(dt, 5, 0);
+        eigvalsh_case(dt, 6, 1);
+        eigvalsh_case(dt, 33, 1);
         svdvals_case(dt, 7, 4);
         svdvals_case(dt, 4, 7);
         svdvals_case(dt, 9, 9);

@@ -1,8 +1,9 @@
-/* Batch norm and group norm as one engine call each (russet/norm_layers.h)
- * without torch: forward (training and evaluation, running statistics)
- * and backward in NCHW and channels-last, the float16/bfloat16 statistics
- * path outside the fused kernel, group norm's forward and backward, and
- * bad arguments, against double references. */
+/* Batch norm, group norm, layer norm and RMS norm as one engine call each
+ * (russet/norm_layers.h) without torch: forward (training and evaluation,
+ * running statistics) and backward in NCHW and channels-last, the
+ * float16/bfloat16 statistics path outside the fused kernel, group norm's
+ * and the row norms' forward and backward, and bad arguments, against
+ * double references. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,111 @@ TEST(group_norm_forward_and_backward) {
     for (size_t i = 0; i < sizeof all / sizeof *all; ++i) rs_free(dev, all[i]);
 }
 
+/* layer norm and RMS norm over (M, N) rows: with and without the affine
+ * parameters, statistics in float32 and as a strided float64 view (cast
+ * from the opmath type), grad_weight through a strided view, M = 0 (zero
+ * gradients), N = 0 refused */
+TEST(layer_norm_and_rms_norm_forward_and_backward) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { M = 5, N = 37, E = M * N };
+    const int64_t sz[2] = {M, N};
+    const double eps = 1e-5;
+    static float x[E], g[E], y[E], gi[E], w[N], bias[N];
+    for (int i = 0; i < E; ++i) x[i] = value(i, 2.0) + (float)(i / N), g[i] = value(5 * i + 1, 1.0);
+    for (int c = 0; c < N; ++c) w[c] = value(3 * c, 1.0), bias[c] = value(11 * c + 2, 0.5);
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dg = ctest_upload(dev, s, g, sizeof g);
+    uint64_t dw = ctest_upload(dev, s, w, sizeof w), db = ctest_upload(dev, s, bias, sizeof bias);
+    uint64_t dy = alloc(dev, s, sizeof y), dgi = alloc(dev, s, sizeof gi), dm = alloc(dev, s, M * 8),
+             dr = alloc(dev, s, 2 * M * 8), dgw = alloc(dev, s, 2 * N * 4), dgb = alloc(dev, s, N * 4);
+    for (int rms = 0; rms < 2; ++rms)
+        for (int affine = 0; affine < 2; ++affine) {
+            rs_layer_norm p;
+            memset(&p, 0, sizeof p);
+            p.rms = rms, p.eps = eps;
+            p.x = ctest_view(dx, RS_FLOAT32, 2, sz), p.y = ctest_view(dy, RS_FLOAT32, 2, sz);
+            if (affine) p.weight = vec(dw, RS_FLOAT32, N);
+            if (affine && !rms) p.bias = vec(db, RS_FLOAT32, N);
+            if (!rms) p.mean = vec(dm, RS_FLOAT32, M);
+            p.rstd = vec(dr, RS_FLOAT64, M); /* every other float64: converted from float32 */
+            p.rstd.strides[0] = 2;
+            CHECK_OK(rs_layer_norm_forward(s, &p));
+            p.grad_out = ctest_view(dg, RS_FLOAT32, 2, sz), p.grad_input = ctest_view(dgi, RS_FLOAT32, 2, sz);
+            if (affine) {
+                p.grad_weight = vec(dgw, RS_FLOAT32, N);
+                p.grad_weight.strides[0] = 2;
+                if (!rms) p.grad_bias = vec(dgb, RS_FLOAT32, N);
+            }
+            CHECK_OK(rs_layer_norm_backward(s, &p));
+            float mean[M], gw[2 * N], gb[N];
+            double rstd[2 * M];
+            CHECK_OK(rs_memcpy_dtoh(s, y, dy, sizeof y));
+            CHECK_OK(rs_memcpy_dtoh(s, gi, dgi, sizeof gi));
+            CHECK_OK(rs_memcpy_dtoh(s, mean, dm, sizeof mean));
+            CHECK_OK(rs_memcpy_dtoh(s, rstd, dr, sizeof rstd));
+            CHECK_OK(rs_memcpy_dtoh(s, gw, dgw, sizeof gw));
+            CHECK_OK(rs_memcpy_dtoh(s, gb, dgb, sizeof gb));
+            CHECK_OK(rs_stream_synchronize(s));
+            double rgw[N] = {0}, rgb[N] = {0};
+            int bad = 0;
+            for (int r = 0; r < M; ++r) {
+                const float *xr = x + r * N, *gr = g + r * N;
+                double mu = 0, sq = 0, s1 = 0, s2 = 0;
+                if (!rms) {
+                    for (int i = 0; i < N; ++i) mu += xr[i];
+                    mu /= N;
+                }
+                for (int i = 0; i < N; ++i) sq += (xr[i] - mu) * (xr[i] - mu);
+                const double rs = 1.0 / sqrt(sq / N + eps);
+                if (!rms) CHECK(close_to(mean[r], mu, 1e-6));
+                CHECK(rstd[2 * r] == (double)(float)rstd[2 * r] && close_to(rstd[2 * r], rs, 1e-5));
+                for (int i = 0; i < N; ++i) {
+                    const double wc = affine ? w[i] : 1.0, bc = affine && !rms ? bias[i] : 0.0;
+                    const double xh = (xr[i] - mu) * rs;
+                    bad += !close_to(y[r * N + i], xh * wc + bc, 1e-5);
+                    s1 += gr[i] * wc, s2 += gr[i] * wc * xh;
+                    rgw[i] += gr[i] * xh, rgb[i] += gr[i];
+                }
+                for (int i = 0; i < N; ++i) {
+                    const double wc = affine ? w[i] : 1.0, xh = (xr[i] - mu) * rs;
+                    bad += !close_to(gi[r * N + i], rs * (gr[i] * wc - (rms ? 0.0 : s1 / N) - xh * s2 / N), 1e-4);
+                }
+            }
+            CHECK(bad == 0);
+            for (int c = 0; affine && c < N; ++c) {
+                CHECK(close_to(gw[2 * c], rgw[c], 1e-4));
+                if (!rms) CHECK(close_to(gb[c], rgb[c], 1e-5));
+            }
+        }
+    /* no rows: the parameters' gradients are zeros */
+    const int64_t none[2] = {0, N};
+    rs_layer_norm p;
+    memset(&p, 0, sizeof p);
+    p.x = ctest_view(dx, RS_FLOAT32, 2, none), p.grad_out = p.x;
+    p.weight = vec(dw, RS_FLOAT32, N), p.bias = vec(db, RS_FLOAT32, N);
+    p.mean = vec(dm, RS_FLOAT32, 0), p.rstd = vec(dr, RS_FLOAT32, 0);
+    p.grad_weight = vec(dgw, RS_FLOAT32, N), p.grad_bias = vec(dgb, RS_FLOAT32, N);
+    CHECK_OK(rs_layer_norm_backward(s, &p));
+    float gz[N];
+    CHECK_OK(rs_memcpy_dtoh(s, gz, dgb, sizeof gz));
+    CHECK_OK(rs_stream_synchronize(s));
+    for (int c = 0; c < N; ++c) CHECK(gz[c] == 0.0f);
+    /* refused: rows of no elements, a bias for RMS norm, a missing rstd, a y of other sizes */
+    const int64_t empty_rows[2] = {M, 0}, other[2] = {M, N - 1};
+    p.x = ctest_view(dx, RS_FLOAT32, 2, empty_rows), p.y = p.x;
+    CHECK(rs_layer_norm_forward(s, &p) == RS_ERR_UNSUPPORTED);
+    p.x = ctest_view(dx, RS_FLOAT32, 2, sz), p.y = ctest_view(dy, RS_FLOAT32, 2, sz);
+    p.mean = vec(dm, RS_FLOAT32, M), p.rstd = vec(dr, RS_FLOAT32, M);
+    p.rms = 1;
+    CHECK(rs_layer_norm_forward(s, &p) == RS_ERR_INVALID && strstr(rs_last_error(), "bias"));
+    p.rms = 0, p.rstd.address = 0;
+    CHECK(rs_layer_norm_forward(s, &p) == RS_ERR_INVALID && strstr(rs_last_error(), "rstd"));
+    p.rstd = vec(dr, RS_FLOAT32, M), p.y = ctest_view(dy, RS_FLOAT32, 2, other);
+    CHECK(rs_layer_norm_forward(s, &p) == RS_ERR_INVALID);
+    uint64_t all[] = {dx, dg, dw, db, dy, dgi, dm, dr, dgw, dgb};
+    for (size_t i = 0; i < sizeof all / sizeof *all; ++i) rs_free(dev, all[i]);
+}
+
 /* bad arguments are errors with a message, before any work; what CPU
  * decides (empty batches, groups of no elements) is RS_ERR_UNSUPPORTED */
 TEST(bad_arguments) {
@@ -330,6 +436,7 @@ int main(void) {
     RUN(batch_norm_float32_forward_and_backward);
     RUN(batch_norm_reduced_statistics_path);
     RUN(group_norm_forward_and_backward);
+    RUN(layer_norm_and_rms_norm_forward_and_backward);
     RUN(bad_arguments);
     CTEST_END();
 }

@@ -165,6 +165,53 @@ def test_singular_matrices():
         torch.linalg.solve(s.to(D), torch.ones(3, device=D))
 
 
+def strided_out(shape, dtype):
+    """An out= tensor whose batch dims cannot be flattened into one (every
+    other matrix of a larger buffer, transposed): the engine writes a
+    stand-in that is copied in."""
+    big = torch.full((shape[0] * 2, *shape[1:]), 7.0, dtype=dtype, device=D)
+    return big[::2].transpose(-1, -2).contiguous().transpose(-1, -2) if len(shape) > 2 else big[::2]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_unpack_det_qr_eigvalsh_into_strided_outs(dtype):
+    g = torch.Generator().manual_seed(9)
+    a = torch.randn(3, 5, 5, generator=g, dtype=dtype)
+    LU, piv = torch.linalg.lu_factor(a)
+    P, L, U = torch.lu_unpack(LU, piv)
+    outs = [strided_out((3, 5, 5), dtype) for _ in range(3)]
+    # the batch of 3 as 3 x 1: a size-1 dim; the transposed views: strides the engine writes through
+    host_free(lambda: torch.lu_unpack(LU.to(D), piv.to(D), out=outs))
+    for got, want in zip(outs, (P, L, U)):
+        assert_close(got.cpu(), want, atol=1e-6, rtol=1e-6)
+    wide = torch.randn(2, 3, 6, generator=g, dtype=dtype)
+    LUw, pivw = torch.linalg.lu_factor(wide)
+    for got, want in zip(host_free(lambda: torch.lu_unpack(LUw.to(D), pivw.to(D))), torch.lu_unpack(LUw, pivw)):
+        assert_close(got.cpu(), want, atol=1e-6, rtol=1e-6)
+    # only the pivots, only the data
+    Pd, Ld, Ud = torch.lu_unpack(LU.to(D), piv.to(D), unpack_data=False)
+    assert torch.equal(Pd.cpu(), P) and Ld.numel() == 0 and Ud.numel() == 0
+    det = torch.full((6,), 5.0, dtype=dtype, device=D)[::2]
+    torch.linalg.det(a.to(D), out=det)
+    assert_close(det.cpu(), torch.linalg.det(a), atol=1e-4, rtol=1e-4)
+    sign = torch.empty(6, dtype=dtype, device=D)[1::2]
+    logabs = torch.empty(6, dtype=torch.float32, device=D)[::2]
+    torch.linalg.slogdet(a.to(D), out=(sign, logabs))
+    sc, lc = torch.linalg.slogdet(a)
+    assert_close(sign.cpu(), sc, atol=1e-5, rtol=1e-5) and assert_close(logabs.cpu(), lc, atol=1e-5, rtol=1e-5)
+    # det of 0 x 0 matrices is 1; of an empty batch, empty
+    assert torch.equal(torch.linalg.det(torch.ones(2, 0, 0, dtype=dtype, device=D)).cpu(), torch.ones(2, dtype=dtype))
+    assert torch.linalg.det(torch.ones(0, 3, 3, dtype=dtype, device=D)).shape == (0,)
+    q, r = strided_out((3, 5, 5), dtype), strided_out((3, 5, 5), dtype)
+    host_free(lambda: torch.linalg.qr(a.to(D), mode="complete", out=(q, r)))
+    assert_close((q @ r).cpu(), a, atol=1e-5, rtol=1e-5)
+    assert torch.equal(r.cpu().tril(-1), torch.zeros_like(a))
+    h = a @ a.mH
+    w = torch.empty(6, 5, dtype=torch.float32, device=D)[::2]
+    host_free(lambda: torch.linalg.eigvalsh(h.to(D), out=w))
+    assert_close(w.cpu(), torch.linalg.eigvalsh(h), atol=1e-4, rtol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
 def test_solve_inv_det_forms(dtype):
     g = torch.Generator().manual_seed(5)

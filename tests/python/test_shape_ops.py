@@ -42,6 +42,33 @@ def test_layouts(dtype):
     assert torch.equal(y.cpu(), x.tril(1))
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128, torch.uint8, torch.bfloat16, torch.bool,
+                                   torch.complex32])
+def test_triangles_of_every_element_size(dtype):
+    # rs_triangle moves bits: 1 to 16 bytes, a conjugate view resolved, a
+    # batch of 1-size dims, diagonals past both ends, a strided out=
+    x = torch.randn(2, 1, 4, 6, dtype=torch.complex64 if dtype.is_complex else torch.float32).to(dtype)
+    d = x.to(D)
+    for k in (0, 2, -1, 7, -7):
+        assert torch.equal(d.tril(k).cpu().view(torch.uint8), x.tril(k).view(torch.uint8))
+        assert torch.equal(d.mT.triu(k).cpu().view(torch.uint8), x.mT.triu(k).view(torch.uint8))
+    if dtype.is_complex and dtype != torch.complex32:
+        assert torch.equal(d.conj().tril(1).cpu(), x.conj().tril(1))
+    out = torch.zeros(4, 6, 4, dtype=dtype, device=D)[::2].mT
+    torch.triu(d.squeeze(1), 1, out=out)
+    assert torch.equal(out.cpu().contiguous().view(torch.uint8), x.squeeze(1).triu(1).view(torch.uint8))
+    assert torch.russet.host_op_counts() == {} or "aten::triu.out" not in torch.russet.host_op_counts()
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2, torch.uint16, torch.uint64])
+def test_triangles_refuse_what_cpu_refuses(dtype):
+    for fn in (torch.tril, torch.triu):
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            fn(torch.zeros(3, 3, dtype=dtype))
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            fn(torch.zeros(3, 3, dtype=dtype, device=D))
+
+
 def test_cat_promotes_skips_legacy_empty_and_writes_out():
     a = torch.arange(6, dtype=torch.int32).view(2, 3)
     b = torch.rand(1, 3)

@@ -1,16 +1,19 @@
 // Linear algebra (docs/linalg.md): the adapter of the C core's linear-
 // algebra engine (russet/linalg.h: Cholesky, LU, QR, triangular solves, row
 // interchanges, the Householder product, each one dispatch over a whole
-// batch) and what ATen's ops build from those: the solves, inverses,
-// determinants and unpacking; and the engine's Jacobi sweeps for singular
-// values and Hermitian eigenvalues (no vectors). float32 and complex64 run
-// natively, float64 and complex128 too where the device has float64
-// arithmetic (not the apple profile: host execution there; Jacobi stays
-// float32/complex64); vectors and the rest of linalg are host execution.
+// batch, and what the ops assemble from them: the solves, lu_unpack,
+// determinants, QR's factors, the Jacobi drivers for singular values and
+// Hermitian eigenvalues without vectors). This file checks arguments as
+// ATen does, lays results out as CPU does and calls the engine. float32
+// and complex64 run natively, float64 and complex128 too where the device
+// has float64 arithmetic (not the apple profile: host execution there;
+// Jacobi stays float32/complex64); vectors and the rest of linalg are host
+// execution.
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
 
 #include <ATen/ExpandUtils.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/ops/_linalg_check_errors.h>
 #include <ATen/ops/_cholesky_solve_helper_ops.h>
 #include <ATen/ops/cholesky_inverse_ops.h>
@@ -20,7 +23,6 @@
 #include <ATen/ops/_linalg_slogdet_meta.h>
 #include <ATen/ops/_linalg_slogdet_ops.h>
 #include <ATen/ops/_linalg_solve_ex_meta.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/_linalg_solve_ex_ops.h>
 #include <ATen/ops/empty_strided.h>
 #include <c10/util/strides.h>
@@ -29,7 +31,6 @@
 #include <ATen/ops/linalg_householder_product_ops.h>
 #include <ATen/ops/linalg_qr_meta.h>
 #include <ATen/ops/linalg_qr_ops.h>
-#include <ATen/ops/zeros_like.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
 #include <ATen/ops/linalg_cholesky_ex_ops.h>
 #include <ATen/ops/linalg_inv_ex_meta.h>
@@ -43,16 +44,13 @@
 #include <ATen/ops/linalg_solve_triangular_ops.h>
 #include <ATen/ops/lu_unpack_meta.h>
 #include <ATen/ops/lu_unpack_ops.h>
-#include <ATen/ops/real.h>
 #include <ATen/ops/triangular_solve_ops.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/_linalg_eigh_meta.h>
 #include <ATen/ops/_linalg_eigh_ops.h>
 #include <ATen/ops/_linalg_svd_meta.h>
 #include <ATen/ops/_linalg_svd_ops.h>
 #include <ATen/ops/isfinite.h>
-#include <ATen/ops/sort.h>
 #include <torch/library.h>
 #include <algorithm>
 
@@ -106,12 +104,14 @@ Tensor& write_lapack_out(Tensor& out, const Tensor& r) {
   return out;
 }
 
-// the matrices in a batch of sizes (..., rows, cols)
-int64_t batch_count(at::IntArrayRef sizes) {
+// the elements of a batch of sizes (..., `trailing` dims)
+int64_t batch_count_of(at::IntArrayRef sizes, int trailing) {
   int64_t p = 1;
-  for (size_t i = 0; i + 2 < sizes.size(); ++i) p *= sizes[i];
+  for (size_t i = 0; i + trailing < sizes.size(); ++i) p *= sizes[i];
   return p;
 }
+// the matrices in a batch of sizes (..., rows, cols)
+int64_t batch_count(at::IntArrayRef sizes) { return batch_count_of(sizes, 2); }
 
 // a 3-d (P, rows, cols) view or copy of a batch of matrices, conj and neg
 // bits resolved (the engine reads plain values)
@@ -123,6 +123,33 @@ Tensor batched(const Tensor& t) {
 Tensor work_copy(const Tensor& t, at::IntArrayRef sizes) {
   return t.resolve_conj().resolve_neg().reshape(sizes).clone(at::MemoryFormat::Contiguous);
 }
+
+// An output as the engine writes it: a (P, rows, cols) view of a batch of
+// matrices (or (P, len) of vectors, (P) of scalars: `trailing` dims kept),
+// out itself where its strides allow that view, else a contiguous
+// stand-in that finish() copies into out. No view (nullptr) when empty.
+struct EngineOut {
+  Tensor& out;
+  Tensor view;
+  rs_tensor desc{};
+  bool stand_in = false;
+  EngineOut(Tensor& o, int trailing) : out(o) {
+    if (!out.defined() || out.numel() == 0) return;
+    std::vector<int64_t> shape{batch_count_of(out.sizes(), trailing)};
+    for (int d = trailing; d > 0; --d) shape.push_back(out.size(-d));
+    if (auto st = at::detail::computeStride(out.sizes(), out.strides(), shape)) {
+      view = out.as_strided(shape, *st, out.storage_offset());
+    } else {
+      view = at::empty(shape, out.options());
+      stand_in = true;
+    }
+    desc = describe(view);
+  }
+  const rs_tensor* get() const { return view.defined() ? &desc : nullptr; }
+  void finish() {
+    if (stand_in) out.copy_(view.view(out.sizes()));
+  }
+};
 
 // The lower factor of the lower triangles of a (P, n, n) batch (read
 // conjugated with conj: the upper ones through a transposed view) and info
@@ -331,17 +358,6 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
       A, pivot, check_errors, LU, pivots, info);
 }
 
-// rows of b (P, n, k) swapped as the pivots say: j with piv[j] - 1, for j
-// ascending (P^T b) or descending (P b); a copy
-Tensor apply_pivots(const Tensor& b, const Tensor& piv, bool inverse) {
-  Tensor x = work_copy(b, b.sizes());
-  Tensor p = piv.to(at::kInt);
-  if (x.numel() == 0 || p.size(-1) == 0) return x;
-  rs_tensor tx = describe(x), tp = describe(p);
-  check_or_host(rs_lu_permute(current_stream_for(b), &tp, inverse, &tx));
-  return x;
-}
-
 // A X = B from A's LU (A = P L U), or A^H X = B with adjoint (rs_lu_solve);
 // LU, pivots and B already share the batch: (P, n, n), (P, n), (P, n, k).
 // Returns X, a new contiguous tensor.
@@ -429,8 +445,8 @@ std::tuple<Tensor&, Tensor&> inv_ex_out(const Tensor& A, bool check_errors, Tens
       A, check_errors, inverse, info);
 }
 
-// lu_unpack: P, L, U with A = P L U (L unit lower m x k, U upper k x n);
-// P^T is the identity with the pivots' row swaps applied in order
+// lu_unpack: P, L, U with A = P L U (L unit lower m x k, U upper k x n;
+// rs_lu_unpack)
 std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tensor& piv, bool unpack_data,
                                                     bool unpack_pivots, Tensor& P, Tensor& L, Tensor& U) {
   return native_or_host<at::_ops::lu_unpack_out>(
@@ -438,22 +454,12 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tens
         need_native(LU);
         OutOps<at::meta::structured_lu_unpack> mt(P, L, U);
         mt.meta(LU, piv, unpack_data, unpack_pivots);
-        const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
-        if (unpack_data && L.numel() > 0) {
-          Tensor l = LU.narrow(-1, 0, k).tril(-1);
-          l.narrow(-2, 0, k).diagonal(0, -2, -1).fill_(1);
-          L.copy_(l);
-        }
-        if (unpack_data && U.numel() > 0) U.copy_(LU.narrow(-2, 0, k).triu());
-        if (unpack_pivots && P.numel() > 0) {
-          const int64_t Pn = batch_count(LU.sizes());
-          std::vector<int64_t> ps(P.sizes().begin(), P.sizes().end());
-          Tensor eye = at::eye(m, P.options()).expand(ps).reshape({Pn, m, m});
-          std::vector<int64_t> vs(piv.sizes().begin(), piv.sizes().end() - 1);
-          vs.push_back(piv.size(-1));
-          Tensor pt = apply_pivots(eye, piv.reshape({Pn, piv.size(-1)}), false);  // P^T
-          P.copy_(pt.mT().reshape(ps));
-        }
+        const Tensor lu = batched(LU), pv = piv.to(at::kInt).reshape({lu.size(0), piv.size(-1)});
+        const rs_tensor tl = describe(lu), tp = describe(pv);
+        Tensor none;
+        EngineOut p(unpack_pivots ? P : none, 2), l(unpack_data ? L : none, 2), u(unpack_data ? U : none, 2);
+        check_or_host(rs_lu_unpack(current_stream_for(LU), &tl, &tp, p.get(), l.get(), u.get()));
+        p.finish(), l.finish(), u.finish();
         return {P, L, U};
       },
       LU, piv, unpack_data, unpack_pivots, P, L, U);
@@ -461,24 +467,32 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tens
 
 // det's and slogdet's factor, into their LU and pivots as ATen returns them:
 // the LU of A^T for a contiguous real A (det(A^T) = det(A); their backward
-// expects that factor), else of A. Returns the row swaps' sign, (-1)^(the
-// pivots that are not their own row), as int32.
-Tensor det_factor(const Tensor& A, Tensor& LU, Tensor& pivots) {
+// expects that factor), else of A
+void det_factor(const Tensor& A, Tensor& LU, Tensor& pivots) {
   Tensor info = at::empty({0}, pivots.options());
   lu_factor_ex_out(A.is_contiguous() && !A.is_complex() ? A.mH() : A, true, false, LU, pivots, info);
-  Tensor swaps = pivots.ne(at::arange(1, A.size(-1) + 1, pivots.options())).sum(-1);
-  return swaps.remainder(2).mul(-2).add(1);
 }
 
-// det = prod(diag(U)) times the row swaps' sign
+// det (rs_det): prod(diag(U)), negated for an odd count of rows swapped;
+// slogdet (det NULL): its sign and log |det| (rs_det with det NULL)
+void det_from_factor(const Tensor& LU, const Tensor& pivots, Tensor* det, Tensor* sign, Tensor* logabsdet) {
+  const Tensor lu = batched(LU), pv = pivots.reshape({lu.size(0), LU.size(-1)});
+  const rs_tensor tl = describe(lu), tp = describe(pv);
+  Tensor none;
+  EngineOut d(det ? *det : none, 0), sg(sign ? *sign : none, 0), la(logabsdet ? *logabsdet : none, 0);
+  if (lu.size(0) == 0) return;
+  check_or_host(rs_det(current_stream_for(LU), &tl, &tp, d.get(), sg.get(), la.get()));
+  d.finish(), sg.finish(), la.finish();
+}
+
 std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_det_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
         need_native(A);
         OutOps<at::meta::structured__linalg_det> mt(result, LU, pivots);
         mt.meta(A);
-        Tensor psign = det_factor(A, LU, pivots);
-        result.copy_(LU.diagonal(0, -2, -1).prod(-1).mul(psign.to(result.scalar_type())));
+        det_factor(A, LU, pivots);
+        det_from_factor(LU, pivots, &result, nullptr, nullptr);
         return {result, LU, pivots};
       },
       A, result, LU, pivots);
@@ -500,9 +514,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_full_out(const Tensor& A, bool pivot, T
       A, pivot, P, L, U);
 }
 
-// slogdet: sign = the swaps' sign times prod(u_ii / |u_ii|), logabsdet =
-// sum(log |u_ii|); LU and pivots as ATen returns them (of A^T for a
-// contiguous real A, as det)
+// slogdet: the sign and log |det| from the factor (LU and pivots as ATen
+// returns them: of A^T for a contiguous real A, as det)
 std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tensor& sign, Tensor& logabsdet,
                                                            Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_slogdet_sign>(
@@ -510,13 +523,8 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
         need_native(A);
         OutOps<at::meta::structured__linalg_slogdet> mt(sign, logabsdet, LU, pivots);
         mt.meta(A);
-        Tensor psign = det_factor(A, LU, pivots);
-        Tensor diag = LU.diagonal(0, -2, -1);
-        Tensor mag = diag.abs();
-        Tensor unit = diag.div(mag).prod(-1);  // NaN where a u_ii is 0; fixed below
-        Tensor s = unit.mul(psign.to(unit.scalar_type()));
-        sign.copy_(at::where(mag.eq(0).any(-1), at::zeros_like(s), s));
-        logabsdet.copy_(mag.log().sum(-1));
+        det_factor(A, LU, pivots);
+        det_from_factor(LU, pivots, nullptr, &sign, &logabsdet);
         return {sign, logabsdet, LU, pivots};
       },
       A, sign, logabsdet, LU, pivots);
@@ -588,31 +596,18 @@ Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
   return lapack_layout(householder_product_out(input, tau, out));
 }
 
+// linalg.qr (rs_qr): R (k or m rows) and, unless mode 'r', Q (k or m columns)
 std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {
   return native_or_host<at::_ops::linalg_qr_out>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
         need_native(A);
         OutOps<at::meta::structured_linalg_qr> mt(Q, R);
         mt.meta(A, mode);
-        const int64_t P = batch_count(A.sizes()), m = A.size(-2), n = A.size(-1), k = std::min(m, n);
-        const bool complete = mode == "complete", want_q = mode != "r";
-        Tensor w = work_copy(A, {P, m, n});
-        Tensor tw = at::zeros({P, k}, A.options());
-        if (w.numel() > 0) qr_inplace(w, tw);
-        const int64_t rr = complete ? m : k;  // rows of R
-        std::vector<int64_t> rs(A.sizes().begin(), A.sizes().end() - 2);
-        std::vector<int64_t> qs = rs;
-        rs.insert(rs.end(), {rr, n});
-        if (R.numel() > 0) {
-          Tensor r = at::zeros({P, rr, n}, A.options());
-          r.narrow(-2, 0, std::min(rr, m)).copy_(w.narrow(-2, 0, std::min(rr, m)).triu());
-          R.copy_(r.reshape(rs));
-        }
-        if (want_q && Q.numel() > 0) {
-          const int64_t qc = complete ? m : k;
-          qs.insert(qs.end(), {m, qc});
-          Q.copy_(householder_q(w, tw, qc).reshape(qs));
-        }
+        const Tensor a = batched(A);
+        const rs_tensor ta = describe(a);
+        EngineOut q(Q, 2), r(R, 2);
+        if (q.get() || r.get()) check_or_host(rs_qr(current_stream_for(A), &ta, q.get(), r.get()));
+        q.finish(), r.finish();
         return {Q, R};
       },
       A, mode, Q, R);
@@ -650,29 +645,10 @@ Tensor singular_values(const Tensor& A) {
 }
 
 // ---- eigenvalues of Hermitian matrices (linalg.eigvalsh: _linalg_eigh
-// with compute_v=False) by cyclic two-sided Jacobi (rs_jacobi_eigh): H (the
-// triangle LAPACK reads, mirrored, its diagonal's real part; a zero row and
-// column added for odd n stay apart) is rotated, H <- J^H H J, pair by pair
-// until diagonal. Eigenvalues ascending, as LAPACK's. Vectors
-// (compute_v=True) stay on the host, whose signs and phases native ones
-// would not share.
-Tensor hermitian_eigenvalues(const Tensor& A, bool upper) {
-  const int64_t n = A.size(-1), P = batch_count(A.sizes());
-  std::vector<int64_t> shape(A.sizes().begin(), A.sizes().end() - 2);
-  shape.push_back(n);
-  const at::TensorOptions real = A.options().dtype(c10::toRealValueType(A.scalar_type()));
-  if (A.numel() == 0) return at::zeros(shape, real);
-  const Tensor T = upper ? A.triu() : A.tril();
-  const int64_t np = n + n % 2;
-  Tensor H = at::zeros({P, np, np}, A.options());
-  H.narrow(-2, 0, n).narrow(-1, 0, n).copy_(T.add((upper ? T.triu(1) : T.tril(-1)).mH()).reshape({P, n, n}));
-  if (H.is_complex()) H.diagonal(0, -2, -1).copy_(at::real(H.diagonal(0, -2, -1)).clone());
-  rs_tensor th = describe(H);
-  check_or_host(rs_jacobi_eigh(current_stream_for(A), &th, rs_jacobi_sweeps(np)));
-  const Tensor w = at::real(H.diagonal(0, -2, -1)).narrow(-1, 0, n);
-  return std::get<0>(w.sort(-1)).reshape(shape);
-}
-
+// with compute_v=False) by cyclic two-sided Jacobi (rs_eigvalsh: the
+// matrix the triangle stands for, rotated pair by pair until diagonal),
+// ascending as LAPACK's. Vectors (compute_v=True) stay on the host, whose
+// signs and phases native ones would not share.
 std::tuple<Tensor&, Tensor&> eigh_out(const Tensor& A, c10::string_view uplo, bool compute_v, Tensor& values,
                                       Tensor& vectors) {
   return native_or_host<at::_ops::_linalg_eigh_eigenvalues>(
@@ -680,7 +656,11 @@ std::tuple<Tensor&, Tensor&> eigh_out(const Tensor& A, c10::string_view uplo, bo
         if (!single_precision(A) || compute_v || A.size(-1) > kJacobiMaxN) throw NeedsHost();
         OutOps<at::meta::structured__linalg_eigh> mt(values, vectors);
         mt.meta(A, uplo, compute_v);
-        values.copy_(hermitian_eigenvalues(A, uplo == "U" || uplo == "u"));
+        const Tensor a = batched(A);
+        const rs_tensor ta = describe(a);
+        EngineOut v(values, 1);
+        if (v.get()) check_or_host(rs_eigvalsh(current_stream_for(A), &ta, uplo == "U" || uplo == "u", v.get()));
+        v.finish();
         return {values, vectors};
       },
       A, uplo, compute_v, values, vectors);

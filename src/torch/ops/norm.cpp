@@ -1,11 +1,8 @@
 // Normalization layers: native_layer_norm, RMS norm, native_batch_norm and
-// native_group_norm with their backward kernels. Layer and RMS norm call
-// the C core's normalization engine (rs_norm_run, src/engine/norm.c) a pass
-// at a time: statistics by Welford in one read, the normalization and its
-// affine in one read and one write, the backward's row and column sums and
-// its elementwise formula. Batch norm and group norm are one C call each
-// way (rs_batch_norm_*, rs_group_norm_*: src/engine/norm_layers.c, which
-// composes the same passes and the per-channel work in CPU's order and
+// native_group_norm with their backward kernels, each one C call each way
+// (rs_layer_norm_*, rs_batch_norm_*, rs_group_norm_*:
+// src/engine/norm_layers.c, which composes the normalization engine's
+// passes, src/engine/norm.c, and the per-channel work in CPU's order and
 // dtypes). float16/bfloat16 compute in float32 as CPU does. On a device
 // without fp64, float64 inputs run the whole op through host execution.
 #include "torch/reduce.h"
@@ -58,8 +55,6 @@ at::ScalarType acc_type(const Tensor& x) {
 
 // ---------------------------------------------------------------- the engine
 
-uint64_t addr_or_0(const Tensor& t) { return t.defined() ? address_of(t) : 0; }
-
 // CPU's rule for the affine parameters: the input's dtype, or float32
 // beside a float16/bfloat16 input ("mixed dtype"); an integer weight was
 // converted silently here (a fuzzer find)
@@ -78,64 +73,9 @@ void same_dtype(const Tensor& grad, const Tensor& input) {
   if (grad.scalar_type() != input.scalar_type()) throw NeedsHost{};
 }
 
-// an optional per-channel parameter as a contiguous vector of acc_type (the
-// engine's vectors: float32, or float64 for float64 inputs)
-Tensor param_vec(const OptTensor& t, const Tensor& x, int64_t n) {
-  return defined(t) ? t->reshape({n}).to(acc_type(x)).contiguous() : Tensor();
-}
-
-void run_norm(rs_norm p, const Tensor& x) {
-  p.dtype = static_cast<rs_dtype>(x.scalar_type());
-  check_or_host(rs_norm_run(current_stream_for(x), &p));
-}
-
-// Layer norm (centred) or RMS norm over contiguous (m, n) rows, one kernel
-// (ROW_FWD): y, and the row statistics in the opmath type (the mean, left
-// undefined for RMS norm, and rstd = 1 / sqrt(var + eps)).
-std::tuple<Tensor, Tensor, Tensor> row_norm_forward(const Tensor& x, int64_t m, int64_t n, const Tensor& w,
-                                                    const Tensor& bias, double eps, bool centred) {
-  auto opts = x.options().dtype(acc_type(x));
-  Tensor y = at::empty(x.sizes(), x.options()), rstd = at::empty({m}, opts);
-  Tensor mean = centred ? at::empty({m}, opts) : Tensor();
-  rs_norm p{};
-  p.op = RS_NORM_ROW_FWD;
-  p.x = address_of(x), p.y = address_of(y);
-  p.rows = m, p.inner = n;
-  p.w = addr_or_0(w), p.bias = addr_or_0(bias);
-  p.out1 = addr_or_0(mean), p.out2 = address_of(rstd);
-  p.eps = eps;
-  run_norm(p, x);
-  return {y, mean, rstd};
-}
-
-// The backward of a normalization over contiguous (m, n) rows (layer norm,
-// RMS norm): `base` holds x, g and the row statistics a (the mean; absent
-// for RMS norm) and b (rstd). grad_input = b (g w - mean(g w) [centred] -
-// xhat mean(g w xhat)), one kernel (ROW_BWD).
-Tensor row_norm_grad_input(const rs_norm& base, const Tensor& x, const Tensor& w, int64_t m, int64_t n) {
-  Tensor gi = at::empty(x.sizes(), x.options());
-  rs_norm q = base;
-  q.op = RS_NORM_ROW_BWD;
-  q.y = address_of(gi);
-  q.rows = m, q.inner = n;
-  q.w = addr_or_0(w);
-  run_norm(q, x);
-  return gi;
-}
-
-// The column sums over the rows for the weight and bias gradients: (sum of
-// g, sum of g xhat), xhat from the row statistics in `base` (COL_SUMS).
-std::pair<Tensor, Tensor> row_norm_column_sums(const rs_norm& base, const Tensor& x, int64_t m, int64_t n) {
-  auto opts = x.options().dtype(acc_type(x));
-  Tensor c1 = at::empty({n}, opts), c2 = at::empty({n}, opts);
-  if (m == 0) return {c1.zero_(), c2.zero_()};
-  rs_norm q = base;
-  q.op = RS_NORM_COL_SUMS;
-  q.rows = m, q.inner = n;
-  q.out1 = address_of(c1), q.out2 = address_of(c2);
-  run_norm(q, x);
-  return {c1, c2};
-}
+// an optional per-channel vector for the C core (address 0: absent)
+rs_tensor describe_opt(const OptTensor& t) { return defined(t) ? describe(*t) : rs_tensor{}; }
+rs_tensor describe_opt(const Tensor& t) { return t.defined() ? describe(t) : rs_tensor{}; }
 
 // ---------------------------------------------------------------- layer norm
 
@@ -164,6 +104,9 @@ std::vector<int64_t> stat_shape(const Tensor& x, int64_t nd) {
   return s;
 }
 
+// a layer norm's parameter (normalized_shape) as the engine's N-vector
+Tensor flat(const OptTensor& t, int64_t n) { return defined(t) ? t->reshape({n}) : Tensor(); }
+
 std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayRef shape, const OptTensor& weight,
                                               const OptTensor& bias, double eps) {
   same_device(input, weight, bias);
@@ -176,14 +119,44 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
         // mean/rstd in the input dtype, or in float32 when the parameters'
         // dtype differs (CPU's mixed type)
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
-        Tensor x = input.contiguous();
-        auto [y, mean, rstd] = row_norm_forward(x, m, n, param_vec(weight, x, n), param_vec(bias, x, n), eps,
-                                                /*centred=*/true);
         auto st = stat_shape(input, static_cast<int64_t>(shape.size()));
-        auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
-        return {y.view(input.sizes()), mean.to(stat_dt).view(st), rstd.to(stat_dt).view(st)};
+        auto stat_opts = input.options().dtype(mixed ? acc_type(input) : input.scalar_type());
+        Tensor x = input.contiguous(), y = at::empty(x.sizes(), x.options());
+        Tensor mean = at::empty(st, stat_opts), rstd = at::empty(st, stat_opts);
+        const Tensor w = flat(weight, n), b = flat(bias, n);
+        rs_layer_norm p{};
+        p.x = describe(x.view({m, n})), p.y = describe(y.view({m, n}));
+        p.weight = describe_opt(w), p.bias = describe_opt(b);
+        p.mean = describe(mean.view({m})), p.rstd = describe(rstd.view({m}));
+        p.eps = eps;
+        check_or_host(rs_layer_norm_forward(current_stream_for(x), &p));
+        return {y, mean, rstd};
       },
       input, shape, weight, bias, eps);
+}
+
+// the backward of layer norm (rms: RMS norm, no mean or bias) from the
+// forward's statistics: rs_layer_norm_backward
+std::tuple<Tensor, Tensor, Tensor> row_norm_backward(const Tensor& grad_out, const Tensor& input, int64_t m,
+                                                     int64_t n, const Tensor& mean, const Tensor& rstd,
+                                                     const OptTensor& weight, const OptTensor& bias,
+                                                     std::array<bool, 3> mask) {
+  same_dtype(grad_out, input);
+  Tensor x = input.contiguous(), g = grad_out.contiguous();
+  Tensor gi = mask[0] ? at::empty(x.sizes(), x.options()) : Tensor();
+  Tensor gw = mask[1] && defined(weight) ? at::empty(weight->sizes(), weight->options()) : Tensor();
+  Tensor gb = mask[2] && defined(bias) ? at::empty(bias->sizes(), bias->options()) : Tensor();
+  const Tensor w = flat(weight, n);
+  rs_layer_norm p{};
+  p.rms = !mean.defined();
+  p.x = describe(x.view({m, n})), p.grad_out = describe(g.view({m, n}));
+  if (gi.defined()) p.grad_input = describe(gi.view({m, n}));
+  p.weight = describe_opt(w);
+  if (mean.defined()) p.mean = describe(mean.reshape({m}));
+  p.rstd = describe(rstd.reshape({m}));
+  p.grad_weight = describe_opt(gw.defined() ? gw.view({n}) : gw), p.grad_bias = describe_opt(gb.defined() ? gb.view({n}) : gb);
+  check_or_host(rs_layer_norm_backward(current_stream_for(x), &p));
+  return {gi, gw, gb};
 }
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -196,25 +169,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
         need_native(input);
         if (n == 0) throw NeedsHost{};
-        auto vt = acc_type(input);
-        same_dtype(grad_out, input);
-        Tensor x = input.contiguous(), g = grad_out.contiguous();
-        Tensor mu = mean.reshape({m}).to(vt).contiguous(), rs = rstd.reshape({m}).to(vt).contiguous();
-        Tensor w = param_vec(weight, x, n);
-        Tensor gi, gw, gb;
-        rs_norm p{};
-        p.x = address_of(x);
-        p.g = address_of(g);
-        p.a = address_of(mu);
-        p.b = address_of(rs);
-        if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // centred: p.a
-        bool want_w = mask[1] && defined(weight), want_b = mask[2] && defined(bias);
-        if (want_w || want_b) {
-          auto [cb, cw] = row_norm_column_sums(p, x, m, n);
-          if (want_w) gw = cw.to(weight->scalar_type()).view(weight->sizes());
-          if (want_b) gb = cb.to(bias->scalar_type()).view(bias->sizes());
-        }
-        return {gi, gw, gb};
+        return row_norm_backward(grad_out, input, m, n, mean, rstd, weight, bias, mask);
       },
       grad_out, input, shape, mean, rstd, weight, bias, mask);
 }
@@ -238,9 +193,16 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
         double e = eps.has_value() ? *eps
                                    : (vt == at::kDouble ? std::numeric_limits<double>::epsilon()
                                                         : static_cast<double>(std::numeric_limits<float>::epsilon()));
-        Tensor x = input.contiguous();
-        auto [y, unused, rstd] = row_norm_forward(x, m, n, param_vec(weight, x, n), Tensor(), e, /*centred=*/false);
-        return {y.view(input.sizes()), rstd.view(stat_shape(input, static_cast<int64_t>(shape.size())))};
+        Tensor x = input.contiguous(), y = at::empty(x.sizes(), x.options());
+        Tensor rstd = at::empty(stat_shape(input, static_cast<int64_t>(shape.size())), x.options().dtype(vt));
+        const Tensor w = flat(weight, n);
+        rs_layer_norm p{};
+        p.rms = 1;
+        p.x = describe(x.view({m, n})), p.y = describe(y.view({m, n}));
+        p.weight = describe_opt(w), p.rstd = describe(rstd.view({m}));
+        p.eps = e;
+        check_or_host(rs_layer_norm_forward(current_stream_for(x), &p));
+        return {y, rstd};
       },
       input, shape, weight, eps);
 }
@@ -273,24 +235,17 @@ static std::tuple<Tensor, Tensor> rms_norm_backward_composed(const Tensor& grad_
 // grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
 // row; grad_weight = the column sums of g xhat. Throws NeedsHost where the
 // engine cannot run it.
+// grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
+// row; grad_weight = the column sums of g xhat. Throws NeedsHost where the
+// engine cannot run it.
 static std::tuple<Tensor, Tensor> rms_norm_backward_native(const Tensor& grad_out, const Tensor& input,
                                                            at::IntArrayRef shape, const Tensor& rstd,
                                                            const OptTensor& weight, std::array<bool, 2> mask) {
   auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
   need_native(input);
   if (n == 0) throw NeedsHost{};
-  auto vt = acc_type(input);
-  same_dtype(grad_out, input);
-  Tensor x = input.contiguous(), g = grad_out.contiguous();
-  Tensor rs = rstd.reshape({m}).to(vt).contiguous(), w = param_vec(weight, x, n);
-  rs_norm p{};
-  p.x = address_of(x);
-  p.g = address_of(g);
-  p.b = address_of(rs);
-  Tensor gi, gw;
-  if (mask[0]) gi = row_norm_grad_input(p, x, w, m, n).view(input.sizes());  // not centred: no p.a
-  if (mask[1] && defined(weight))
-    gw = row_norm_column_sums(p, x, m, n).second.to(weight->scalar_type()).view(weight->sizes());
+  auto [gi, gw, unused] = row_norm_backward(grad_out, input, m, n, Tensor(), rstd, weight, std::nullopt,
+                                            {mask[0], mask[1], false});
   return {gi, gw};
 }
 
@@ -305,9 +260,6 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
 }
 
 // ---------------------------------------------------------------- batch norm
-
-// an optional per-channel vector for the C core (address 0: absent)
-rs_tensor describe_opt(const OptTensor& t) { return defined(t) ? describe(*t) : rs_tensor{}; }
 
 // input's layout for the engine: channels_last (2-d or 3-d) kept, else NCHW
 at::MemoryFormat channels_format(const Tensor& input) {

@@ -1,9 +1,11 @@
 // Shape ops that move data: cat, flip, roll, tril/triu, equal, narrow_copy,
 // unfold's backward, tril/triu_indices. They are copies (rs_copy, through
-// copy_ of views), pointwise ops and index reductions, composed here; every
-// dtype runs natively (copies move float64 as bits).
+// copy_ of views; tril/triu the engine's rs_triangle), pointwise ops and
+// index reductions, composed here; every dtype runs natively (copies move
+// float64 as bits).
 #include "torch/same_device.h"
 #include "torch/reduce.h"
+#include "torch/dtype_refusal.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/arange.h>
@@ -16,13 +18,10 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/eq.h>
-#include <ATen/ops/sub.h>
 #include <ATen/ops/tril_meta.h>
 #include <ATen/ops/tril_ops.h>
 #include <ATen/ops/triu_meta.h>
 #include <ATen/ops/triu_ops.h>
-#include <ATen/ops/view_as_real.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/index_select.h>
@@ -108,28 +107,19 @@ Tensor roll_dims(const Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dim
   return cur;
 }
 
-// tril/triu: where(keep, self, 0), keep from the row and column indices
+// tril/triu: the engine's triangle copy (rs_triangle: any dtype, as bits)
 template <class Meta, class Op>
 Tensor& triangle_out(const Tensor& self, int64_t diagonal, Tensor& out, bool lower) {
   OutOps<Meta> m(out);
   m.meta(self, diagonal);
+  const auto dt = self.scalar_type();
+  refuse_unless(!c10::isFloat8Type(dt) && dt != at::kUInt16 && dt != at::kUInt32 && dt != at::kUInt64 &&
+                    dt != at::ScalarType::Float4_e2m1fn_x2,
+                lower ? "tril" : "triu", dt);  // CPU's and CUDA's dispatch
   if (out.numel() == 0) return out;
-  int64_t rows = self.size(-2), cols = self.size(-1);
-  auto idx = self.options().dtype(at::kLong);
-  Tensor diff = at::arange(cols, idx).unsqueeze(0).sub(at::arange(rows, idx).unsqueeze(1));  // col - row
-  Tensor keep = lower ? diff.le(diagonal) : diff.ge(diagonal);
-  // float64/complex128 as their int64 bits: where moves values, and the
-  // zero bits are +0.0 (no fp64 arithmetic needed, native under apple)
-  Tensor src = self, dst = out;
-  if (self.scalar_type() == at::kDouble) {
-    src = self.view(at::kLong);
-    dst = out.view(at::kLong);
-  } else if (self.scalar_type() == at::kComplexDouble) {
-    src = at::view_as_real(self.resolve_conj()).view(at::kLong);
-    dst = at::view_as_real(out).view(at::kLong);
-    keep = keep.unsqueeze(-1);
-  }
-  at::where_out(dst, keep, src, at::zeros({}, src.options()));
+  const Tensor src = resolved(self);
+  rs_tensor ts = describe(src), to = describe(out);
+  check(rs_triangle(current_stream_for(out), &ts, lower, diagonal, 0, &to));
   return out;
 }
 
