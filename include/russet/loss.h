@@ -1,5 +1,6 @@
-/* russet/loss.h: the negative log-likelihood loss (src/engine/loss.c) and the
- * CTC loss (src/engine/ctc.c). */
+/* russet/loss.h: the negative log-likelihood loss (src/engine/loss.c), the
+ * CTC loss (src/engine/ctc.c) and the regression losses
+ * (src/engine/regression_loss.c). */
 #ifndef RUSSET_LOSS_H
 #define RUSSET_LOSS_H
 
@@ -54,6 +55,37 @@ typedef struct rs_ctc_loss {
 
 RS_API rs_status rs_ctc_loss_forward(rs_stream *s, const rs_ctc_loss *p);
 RS_API rs_status rs_ctc_loss_backward(rs_stream *s, const rs_ctc_loss *p);
+
+/* The regression losses (src/engine/regression_loss.c): mse_loss,
+ * smooth_l1_loss (param: beta >= 0), huber_loss (param: delta > 0), as the
+ * pointwise table's per-element losses in CPU's order of operations (mse
+ * in the dtype; smooth_l1 and huber in the opmath type, rounded once),
+ * then for mean and sum the reduction engine over the losses rounded to
+ * the dtype. input and target share dtype (float32, float16, bfloat16;
+ * float64 with the device's fp64: RS_ERR_UNSUPPORTED otherwise and for
+ * other dtypes) and sizes (the caller broadcasts), any strides.
+ * Forward: out has the input's sizes (reduction none) or one element.
+ * Backward: grad_input (the input's sizes) = the loss's derivative times
+ *   grad_out (the input's sizes, or one element for mean and sum) times
+ *   the reduction's factor (1 / numel for mean; mse: 2, 2 / numel). */
+typedef enum rs_regression_loss_kind {
+    RS_LOSS_MSE = 0,
+    RS_LOSS_SMOOTH_L1 = 1,
+    RS_LOSS_HUBER = 2
+} rs_regression_loss_kind;
+
+typedef struct rs_regression_loss {
+    rs_regression_loss_kind kind;
+    int reduction;         /* 0 none, 1 mean, 2 sum */
+    double param;          /* smooth_l1's beta, huber's delta */
+    rs_tensor input, target;
+    rs_tensor out;         /* forward */
+    rs_tensor grad_out;    /* backward */
+    rs_tensor grad_input;
+} rs_regression_loss;
+
+RS_API rs_status rs_regression_loss_forward(rs_stream *s, const rs_regression_loss *p);
+RS_API rs_status rs_regression_loss_backward(rs_stream *s, const rs_regression_loss *p);
 
 #ifdef __cplusplus
 }

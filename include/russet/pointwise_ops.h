@@ -230,6 +230,12 @@ extern "C" {
     X(FUSED_SGD_BUF) \
     X(FUSED_SGD_PARAM) \
     X(FUSED_SGD_PARAM_FROM_OLD_BUF) \
+    X(MSE_LOSS) \
+    X(MSE_LOSS_BACKWARD) \
+    X(SMOOTH_L1_LOSS) \
+    X(SMOOTH_L1_LOSS_BACKWARD) \
+    X(HUBER_LOSS) \
+    X(HUBER_LOSS_BACKWARD) \
 
 typedef enum rs_pw_op {
     RS_PW_NONE = 0, /* no table op: rs_pointwise.expr holds the expression */
