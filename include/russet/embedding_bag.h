@@ -91,6 +91,23 @@ typedef struct rs_embedding_bag_grad {
 RS_API rs_status rs_embedding_bag_backward_run(rs_stream *s, const rs_embedding_bag_grad *g);
 RS_API rs_status rs_embedding_bag_psw_backward_run(rs_stream *s, const rs_embedding_bag_grad *g);
 
+/* rs_embedding_renorm: nn.Embedding(max_norm=...)'s embedding_renorm_,
+ * as CPU's: for each distinct value i of `indices` (int32 or int64, any
+ * shape and strides) the row weight[i] (i in [-N, N), a negative one
+ * wrapped, so a row named as i - N and as i takes two passes, one after
+ * the other) is scaled in place by max_norm / (norm + 1e-7) where its
+ * norm_type-norm exceeds max_norm: the norm accumulated in float32
+ * (float64) and rounded to the dtype, the scale computed in float32
+ * (float64) and rounded to the dtype, each product rounded once (CPU's
+ * row.norm().item() and row *= scale). Weight (N, D) float32, float16,
+ * bfloat16 (float64 with fp64 arithmetic); norms 0, 1, 2, inf and, but for
+ * float64, any p > 0 (RS_ERR_UNSUPPORTED otherwise). Nothing waits: the
+ * indices are sorted on the device, and a workgroup takes each first
+ * occurrence. An index outside [-N, N) raises "index V is out of bounds"
+ * at the next sync. */
+RS_API rs_status rs_embedding_renorm(rs_stream *s, const rs_tensor *weight, const rs_tensor *indices, double max_norm,
+                                     double norm_type);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "russet/runtime.h"
 #include "russet/tensor.h"
 
+#include "russet/amp.h"
 #include "russet/attention.h"
 #include "russet/conv.h"
 #include "russet/distance.h"

@@ -60,6 +60,15 @@ RS_API rs_status rs_rng_uniform(rs_stream *s, const rs_tensor *dst, double from,
 /* Floating dtypes: normal(mean, std). */
 RS_API rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double std,
                                uint64_t seed, uint64_t offset);
+
+/* torch.multinomial's checks of probs (rows, categories; float32, float16,
+ * bfloat16, float64 as bits; any strides), on the device: error code 11
+ * at the next sync, with CPU's message of highest rank over the whole
+ * tensor (any entry < 0 or NaN, then any inf, then a row with no positive
+ * entry; without replacement the first two are one message). Two
+ * launches (every element's class into flags, then the verdict); nothing
+ * waits. */
+RS_API rs_status rs_multinomial_check(rs_stream *s, const rs_tensor *probs, int replacement);
 /* Integers in [from, from + range); range == 0 means the full 64-bit range.
  * Any dtype (bool gets 0/1 when range is 2). */
 RS_API rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64_t range,

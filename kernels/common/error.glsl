@@ -14,7 +14,9 @@
 // a source (masked_scatter_; value: the first rank past its end), 9 a
 // class target outside [0, C) (multi_margin_loss; value: the target), 10 a
 // multilabel target outside [-1, C) or an is_target outside [0, 1]
-// (multilabel_margin_loss; value: the argument's position, 2, 3 or 5).
+// (multilabel_margin_loss; value: the argument's position, 2, 3 or 5), 11
+// invalid multinomial probabilities (value: which of CPU's messages,
+// params/multinomial_check.h).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

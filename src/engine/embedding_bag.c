@@ -3,12 +3,16 @@
  * writes each position's scaled row (or, for max, each maximum's row) and
  * sums them into the weight's gradient with the index-reduction engine
  * (rs_index_reduce_run: in position order, no atomics); the per-sample
- * weights' gradient is one launch. */
+ * weights' gradient is one launch. embedding_renorm_ (nn.Embedding's
+ * max_norm) wraps and sorts the indices, then one launch of
+ * kernels/embedding_renorm.comp. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "params/embedding_bag.h"
+#include "params/embedding_renorm.h"
 
 typedef struct embedding_bag_push { RS_EMBEDDING_BAG_PUSH } embedding_bag_push;
 
@@ -279,4 +283,56 @@ rs_status rs_embedding_bag_psw_backward_run(rs_stream *s, const rs_embedding_bag
     if (g->out.sizes[0] != l) return rs_error(RS_ERR_INVALID, "%s: out must have one entry per index", name);
     if (l == 0) return RS_OK;
     return launch_grad(s, g, &g->weight, 5, (uint64_t)l, rs_tensor_access(&g->out, 1), g->out.strides[0], 0);
+}
+
+/* ---- embedding_renorm_ (nn.Embedding with max_norm) */
+
+typedef struct embedding_renorm_push { RS_EMBEDDING_RENORM_PUSH } embedding_renorm_push;
+
+rs_status rs_embedding_renorm(rs_stream *s, const rs_tensor *weight, const rs_tensor *indices, double max_norm,
+                              double norm_type) {
+    static const char name[] = "embedding_renorm_";
+    if (!s || !weight || !indices) return rs_error(RS_ERR_INVALID, "%s: missing arguments", name);
+    rs_status st = check_dtypes(name, "weight", weight->dtype, indices->dtype, s);
+    if (st != RS_OK) return st;
+    if (weight->ndim != 2) return rs_error(RS_ERR_INVALID, "%s: weight must be 2-d, got %d dims", name, weight->ndim);
+    const int64_t n = weight->sizes[0], d = weight->sizes[1], count = rs_tensor_numel(indices);
+    uint32_t kind = norm_type == 1 ? RN_P_ONE : norm_type == 2 ? RN_P_TWO : norm_type == 0 ? RN_P_ZERO
+                  : isinf(norm_type) && norm_type > 0 ? RN_P_INF : RN_P_GENERAL;
+    if (kind == RN_P_GENERAL && (weight->dtype == RS_FLOAT64 || !(norm_type > 0) || isinf(norm_type)))
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for the %g-norm of %s", name, norm_type,
+                        rs_dtype_name(weight->dtype));
+    if (count == 0 || n == 0 || d == 0) return RS_OK;
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t wa = 0, sa = 0;
+    if ((st = rs_scratch_take(&sc, (uint64_t)count * 8u, &wa)) == RS_OK) st = rs_scratch_take(&sc, (uint64_t)count * 8u, &sa);
+    /* the indices as int64, sorted (CPU's order: negative ones first) */
+    rs_tensor flat = *indices;
+    flat.address = wa, flat.dtype = RS_INT64;
+    for (int64_t k = flat.ndim - 1, step = 1; k >= 0; step *= flat.sizes[k], --k) flat.strides[k] = step;
+    const rs_tensor row = rs_tensor_rows(wa, RS_INT64, 1, count), sorted = rs_tensor_rows(sa, RS_INT64, 1, count);
+    if (st == RS_OK) st = rs_copy(s, &flat, indices);
+    if (st == RS_OK) st = rs_sort(s, &row, 0, count, &sorted, NULL);
+    rs_kernel *k = NULL;
+    char defines[16];
+    snprintf(defines, sizeof defines, "DT=%d", (int)weight->dtype);
+    if (st == RS_OK) st = rs_kernel_get(rs_stream_device(s), "embedding_renorm.comp", defines, &k);
+    if (st == RS_OK) {
+        rs_device *dev = rs_stream_device(s);
+        embedding_renorm_push pc;
+        memset(&pc, 0, sizeof pc);
+        pc.weight = weight->address, pc.sorted = sa;
+        pc.err = rs_device_error_address(dev);
+        pc.site = rs_device_error_site(dev, name);
+        pc.count = count, pc.rows = n, pc.cols = d;
+        pc.row_stride = weight->strides[0], pc.col_stride = weight->strides[1];
+        pc.max_norm = (float)max_norm, pc.p = (float)norm_type;
+        memcpy(&pc.max_norm64, &max_norm, sizeof max_norm);
+        pc.kind = kind;
+        rs_access acc[2] = {rs_tensor_access(weight, 1), {sa, (uint64_t)count * 8u, 0}};
+        uint32_t groups[3] = {rs_groups_capped(s, (uint64_t)count, (uint64_t)count), 1, 1};
+        st = rs_dispatch(s, k, groups, &pc, sizeof pc, acc, 2);
+    }
+    rs_scratch_release(&sc);
+    return st;
 }

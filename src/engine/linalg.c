@@ -317,6 +317,22 @@ rs_status rs_cholesky_solve(rs_stream *s, const rs_tensor *f, int upper, const r
     return rs_triangular_solve(s, &ft, cj, 1, 0, x);
 }
 
+/* a contiguous (p, rows, cols) batch of dt in the call's scratch, zeroed
+ * when cols (the even count Jacobi needs) exceeds n, the columns filled */
+static rs_status padded_batch(rs_scratch *sc, rs_dtype dt, int64_t p, int64_t rows, int64_t cols, int64_t n,
+                              rs_tensor *out) {
+    uint64_t a = 0;
+    rs_status st = rs_scratch_take(sc, (uint64_t)(p * rows * cols) * rs_dtype_size(dt), &a);
+    *out = rs_tensor_rows(a, dt, p * rows, cols);
+    out->ndim = 3, out->sizes[0] = p, out->sizes[1] = rows, out->sizes[2] = cols;
+    out->strides[0] = rows * cols, out->strides[1] = cols, out->strides[2] = 1;
+    if (st == RS_OK && cols != n) {
+        static const uint64_t zero[2] = {0, 0};
+        st = rs_fill(sc->s, out, zero);
+    }
+    return st;
+}
+
 /* ---- singular values (linalg.svdvals; matrix_norm 'nuc'/2/-2, cond and
  * matrix_rank through _linalg_svd without U and V) */
 
@@ -345,20 +361,13 @@ rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
         return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld columns, more than Jacobi's %d", op, (long long)n,
                         SVDVALS_MAX_N);
     if (p == 0 || n == 0) return RS_OK;
-    rs_device *dev = rs_stream_device(s);
-    const size_t esize = rs_dtype_size(a->dtype);
-    uint64_t wa = 0, na = 0, sa = 0;
-    rs_status st = rs_alloc(dev, (uint64_t)(p * m * np) * esize, s, &wa);
-    if (st == RS_OK) st = rs_alloc(dev, (uint64_t)(p * np) * 4u, s, &na);
-    if (st == RS_OK) st = rs_alloc(dev, (uint64_t)(p * n) * 4u, s, &sa);
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t na = 0, sa = 0;
     /* W: a's columns, and a zero column for odd n */
-    rs_tensor w = rs_tensor_rows(wa, a->dtype, p * m, np);
-    w.ndim = 3, w.sizes[0] = p, w.sizes[1] = m, w.sizes[2] = np;
-    w.strides[0] = m * np, w.strides[1] = np, w.strides[2] = 1;
-    if (st == RS_OK && np != n) {
-        static const uint64_t zero[2] = {0, 0};
-        st = rs_fill(s, &w, zero);
-    }
+    rs_tensor w;
+    rs_status st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * np) * 4u, &na);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
     rs_tensor wn = w;
     wn.sizes[2] = n;
     if (st == RS_OK) st = rs_copy(s, &wn, &w0);
@@ -382,9 +391,7 @@ rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
     const rs_tensor rows = rs_tensor_rows(na, RS_FLOAT32, p, np), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
     if (st == RS_OK) st = rs_sort(s, &rows, 1, n, &sorted, NULL);
     if (st == RS_OK) st = rs_copy(s, out, &sorted);
-    if (wa) rs_free(dev, wa);
-    if (na) rs_free(dev, na);
-    if (sa) rs_free(dev, sa);
+    rs_scratch_release(&sc);
     return st;
 }
 
@@ -508,19 +515,13 @@ rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tens
         return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld rows, more than Jacobi's %d", op, (long long)n, EIGVALSH_MAX_N);
     if (p == 0 || n == 0) return RS_OK;
     rs_scratch sc = {s, {0}, 0};
-    uint64_t ha = 0, da = 0, sa = 0;
-    rs_status st = rs_scratch_take(&sc, (uint64_t)(p * np * np) * rs_dtype_size(a->dtype), &ha);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
+    uint64_t da = 0, sa = 0;
     /* H: the Hermitian matrix a's triangle stands for, and a zero row and
      * column for odd n (they stay apart: their couplings are 0) */
-    rs_tensor h = rs_tensor_rows(ha, a->dtype, p * np, np);
-    h.ndim = 3, h.sizes[0] = p, h.sizes[1] = np, h.sizes[2] = np;
-    h.strides[0] = np * np, h.strides[1] = np, h.strides[2] = 1;
-    if (st == RS_OK && np != n) {
-        static const uint64_t zero[2] = {0, 0};
-        st = rs_fill(s, &h, zero);
-    }
+    rs_tensor h;
+    rs_status st = padded_batch(&sc, a->dtype, p, np, np, n, &h);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
     const rs_tensor hn = top_left(&h, n, n);
     if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
     if (st == RS_OK) st = rs_jacobi_eigh(s, &h, rs_jacobi_sweeps(np));

@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "params/rng.h"
+#include "params/multinomial_check.h"
 
 void rs_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32_t out[4]) {
     uint32_t c[4] = {ctr_in[0], ctr_in[1], ctr_in[2], ctr_in[3]};
@@ -113,4 +114,46 @@ rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64
     /* as PyTorch: 64-bit draws once the range reaches 2^32 */
     int dist = (range == 0 || range >= (1ull << 32)) ? DIST_RANDOM64 : DIST_RANDOM32;
     return rng_launch(s, dst, dist, 0, seed, offset, (uint64_t)from, range, 0);
+}
+
+/* ---- torch.multinomial's checks of its probabilities */
+
+typedef struct multinomial_check_push { RS_MULTINOMIAL_CHECK_PUSH } multinomial_check_push;
+
+rs_status rs_multinomial_check(rs_stream *s, const rs_tensor *probs, int replacement) {
+    static const char name[] = "multinomial";
+    if (!s || !probs) return rs_error(RS_ERR_INVALID, "%s: missing arguments", name);
+    const rs_dtype dt = probs->dtype;
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+        return rs_error(RS_ERR_INVALID, "%s: probabilities of %s", name, rs_dtype_name(dt));
+    if (probs->ndim != 2) return rs_error(RS_ERR_INVALID, "%s: probs must be a (rows, categories) view", name);
+    if (rs_tensor_numel(probs) == 0) return RS_OK;
+    if (probs->sizes[0] >= (1LL << 31) || probs->sizes[1] >= (1LL << 31))
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: 2^31 rows or categories or more", name);
+    rs_device *dev = rs_stream_device(s);
+    rs_scratch sc = {s, {0}, 0};
+    const uint64_t fbytes = (uint64_t)(1 + probs->sizes[0]) * 4u;
+    multinomial_check_push pc;
+    memset(&pc, 0, sizeof pc);
+    rs_status st = rs_scratch_take(&sc, fbytes, &pc.flags);
+    pc.probs = probs->address;
+    pc.err = rs_device_error_address(dev);
+    pc.site = rs_device_error_site(dev, name);
+    pc.rows = probs->sizes[0], pc.cols = probs->sizes[1];
+    pc.row_stride = probs->strides[0], pc.col_stride = probs->strides[1];
+    pc.replacement = replacement ? 1u : 0u;
+    /* the flags zeroed, every element's class into them, then the verdict */
+    rs_tensor flags = rs_tensor_rows(pc.flags, RS_INT32, 1, 1 + probs->sizes[0]);
+    static const uint32_t zero = 0;
+    if (st == RS_OK) st = rs_fill(s, &flags, &zero);
+    rs_access acc[2] = {rs_tensor_access(probs, 0), {pc.flags, fbytes, 1}};
+    for (int mode = 0; mode < 2 && st == RS_OK; ++mode) {
+        char defines[24];
+        snprintf(defines, sizeof defines, "MODE=%d;DT=%d", mode, (int)dt);
+        rs_kernel *k = NULL;
+        if ((st = rs_kernel_get(dev, "multinomial_check.comp", defines, &k)) != RS_OK) break;
+        st = rs_launch(s, k, mode ? 1 : (uint64_t)rs_tensor_numel(probs), &pc, sizeof pc, acc, 2);
+    }
+    rs_scratch_release(&sc);
+    return st;
 }

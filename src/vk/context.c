@@ -749,6 +749,14 @@ rs_status rs_device_check_error(rs_device *dev) {
     if (code == 10)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: argument #%lld '%s' is out of range", name, (long long)value,
                         value == 5 ? "is_target" : "target");
+    if (code == 11) {
+        static const char *const multinomial[4] = {
+            "probability tensor contains either `inf`, `nan` or element < 0",
+            "invalid multinomial distribution (encountering probability entry < 0)",
+            "invalid multinomial distribution (encountering probability entry = infinity or NaN)",
+            "invalid multinomial distribution (sum of probabilities <= 0)"};
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s: %s", name, value >= 0 && value < 4 ? multinomial[value] : "?");
+    }
     if (code == 5)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Expected segment_length >= 0 to be true, but got false "
                         "(a segment of length %lld)", name, (long long)value);

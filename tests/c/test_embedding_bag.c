@@ -319,10 +319,76 @@ TEST(bad_arguments_fail_clearly) {
     CHECK(rs_embedding_bag_psw_backward_run(s, &g) == RS_ERR_INVALID && strstr(rs_last_error(), "weight"));
 }
 
+/* embedding_renorm: rows named (with repeats and a negative index) are
+ * scaled once where their norm exceeds max_norm, the others untouched;
+ * p = 2, 1, inf and 3; a transposed weight; an index out of range raises */
+static void renorm_case(double p, int transposed) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { N = 6, D = 70 };
+    float w[N * D], got[N * D];
+    for (int i = 0; i < N * D; ++i) w[i] = (float)(sin(i * 0.37) * (1 + i / D));
+    /* rows 1, 3, 5 (as -1), with repeats; row 0 small: under max_norm */
+    for (int j = 0; j < D; ++j) w[j] *= 0.001f;
+    const int64_t idx[7] = {3, 1, 3, -1, 0, 1, 5}, isz = 7;
+    const double max_norm = 1.5;
+    const int64_t wsz[2] = {N, D}, tsz[2] = {D, N};
+    float host[N * D]; /* the weight as uploaded: row-major, or transposed storage */
+    for (int r = 0; r < N; ++r)
+        for (int j = 0; j < D; ++j) host[transposed ? j * N + r : r * D + j] = w[r * D + j];
+    uint64_t dw = ctest_upload(dev, s, host, sizeof host), di = ctest_upload(dev, s, idx, sizeof idx);
+    rs_tensor tw = transposed ? ctest_view(dw, RS_FLOAT32, 2, tsz) : ctest_view(dw, RS_FLOAT32, 2, wsz);
+    if (transposed) {
+        tw.sizes[0] = N, tw.sizes[1] = D, tw.strides[0] = 1, tw.strides[1] = N;
+    }
+    rs_tensor ti = ctest_view(di, RS_INT64, 1, &isz);
+    CHECK_OK(rs_embedding_renorm(s, &tw, &ti, max_norm, p));
+    CHECK_OK(rs_memcpy_dtoh(s, got, dw, sizeof got));
+    CHECK_OK(rs_stream_synchronize(s));
+    int bad = 0;
+    for (int r = 0; r < N; ++r) {
+        const int named = r == 0 || r == 1 || r == 3 || r == 5;
+        double norm = 0;
+        for (int j = 0; j < D; ++j) {
+            const double v = fabs(w[r * D + j]);
+            norm = isinf(p) ? fmax(norm, v) : norm + pow(v, p);
+        }
+        if (!isinf(p)) norm = pow(norm, 1.0 / p);
+        const double scale = named && norm > max_norm ? max_norm / (norm + 1e-7) : 1.0;
+        for (int j = 0; j < D; ++j) {
+            const double want = w[r * D + j] * scale, g = got[transposed ? j * N + r : r * D + j];
+            bad += fabs(g - want) > 1e-5 * (1 + fabs(want));
+        }
+    }
+    if (bad) fprintf(stderr, "  renorm p %g transposed %d: %d wrong\n", p, transposed, bad);
+    CHECK(bad == 0);
+    /* an index past the rows raises at the sync */
+    const int64_t past = N;
+    CHECK_OK(rs_memcpy_htod(s, di, &past, 8));
+    CHECK_OK(rs_embedding_renorm(s, &tw, &ti, max_norm, p));
+    CHECK(rs_stream_synchronize(s) == RS_ERR_DEVICE_ASSERT && strstr(rs_last_error(), "out of bounds"));
+    rs_free(dev, dw), rs_free(dev, di);
+}
+
+TEST(renorm_scales_each_named_row_once) {
+    renorm_case(2, 0);
+    renorm_case(1, 1);
+    renorm_case(INFINITY, 0);
+    renorm_case(3, 1);
+    /* refused: a float64 weight's general p (no double pow), an integer weight */
+    rs_device *dev = ctest_device();
+    const int64_t wsz[2] = {2, 2}, isz = 1;
+    rs_tensor w = ctest_view(64, RS_FLOAT64, 2, wsz), i = ctest_view(64, RS_INT64, 1, &isz);
+    CHECK(rs_embedding_renorm(ctest_stream(dev), &w, &i, 1.0, 3.0) == RS_ERR_UNSUPPORTED);
+    w.dtype = RS_INT32;
+    CHECK(rs_embedding_renorm(ctest_stream(dev), &w, &i, 1.0, 2.0) == RS_ERR_INVALID);
+}
+
 int main(void) {
     RUN(modes_against_the_contract);
     RUN(bad_indices_raise_at_the_sync);
     RUN(decreasing_offsets_raise);
     RUN(bad_arguments_fail_clearly);
+    RUN(renorm_scales_each_named_row_once);
     CTEST_END();
 }

@@ -667,6 +667,53 @@ static int64_t ulp_diff(float a, float b) {
     return llabs((long long)x - y);
 }
 
+/* multinomial's checks raise CPU's message of highest rank at the sync,
+ * and nothing for valid probabilities (a transposed view, float16) */
+static rs_status multinomial_case(rs_stream *s, const float *p, int rows, int cols, int transposed, int replacement) {
+    rs_device *dev = rs_stream_device(s);
+    uint64_t d = ctest_upload(dev, s, p, (size_t)(rows * cols) * 4);
+    const int64_t sz[2] = {rows, cols};
+    rs_tensor t = ctest_view(d, RS_FLOAT32, 2, sz);
+    if (transposed) { /* the buffer holds (cols, rows) */
+        t.strides[0] = 1, t.strides[1] = rows;
+    }
+    rs_status st = rs_multinomial_check(s, &t, replacement);
+    if (st == RS_OK) st = rs_stream_synchronize(s);
+    rs_free(dev, d);
+    return st;
+}
+
+TEST(multinomial_checks_on_the_device) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const float ok[6] = {0.1f, 0, 0.3f, 2, 0.5f, 1e-30f};
+    CHECK_OK(multinomial_case(s, ok, 2, 3, 0, 1));
+    CHECK_OK(multinomial_case(s, ok, 3, 2, 1, 0));
+    /* row 1 all zero, row 0 holds an inf: the inf's message wins (CPU's order) */
+    const float inf_and_zero[6] = {1, INFINITY, 2, 0, 0, 0};
+    CHECK(multinomial_case(s, inf_and_zero, 2, 3, 0, 1) == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "infinity or NaN") != NULL);
+    CHECK(multinomial_case(s, inf_and_zero, 2, 3, 0, 0) == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "`inf`, `nan` or element < 0") != NULL);
+    /* a NaN: the "< 0" message with replacement (CPU's >= 0 check fails first) */
+    const float nan_and_neg[4] = {NAN, 1, 1, 1};
+    CHECK(multinomial_case(s, nan_and_neg, 2, 2, 0, 1) == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "entry < 0") != NULL);
+    const float zero_row[6] = {1, 2, 3, 0, 0, -0.0f};
+    CHECK(multinomial_case(s, zero_row, 2, 3, 0, 0) == RS_ERR_DEVICE_ASSERT);
+    CHECK(strstr(rs_last_error(), "sum of probabilities") != NULL && strstr(rs_last_error(), "multinomial") != NULL);
+    /* many rows and wide ones (past the workgroup), the bad entry last */
+    enum { R = 7, C = 700 };
+    static float wide[R * C];
+    for (int i = 0; i < R * C; ++i) wide[i] = 0.5f;
+    CHECK_OK(multinomial_case(s, wide, R, C, 0, 1));
+    wide[R * C - 1] = -1;
+    CHECK(multinomial_case(s, wide, R, C, 0, 1) == RS_ERR_DEVICE_ASSERT && strstr(rs_last_error(), "entry < 0"));
+    const int64_t one = 3;
+    rs_tensor v = ctest_view(64, RS_FLOAT32, 1, &one);
+    CHECK(rs_multinomial_check(s, &v, 0) == RS_ERR_INVALID);
+}
+
 TEST(arange) {
     enum { N = 1000 };
     uint64_t a = 0;
@@ -799,6 +846,7 @@ int main(void) {
     RUN(rng_uniform);
     RUN(rng_normal);
     RUN(rng_random);
+    RUN(multinomial_checks_on_the_device);
     RUN(arange);
     RUN(linspace);
     RUN(copy_every_dtype_pair);

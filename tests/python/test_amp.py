@@ -61,9 +61,10 @@ def test_autocast_disabled_and_nested():
 
 def test_unscale_and_found_inf():
     for dt in (torch.float32, torch.float16, torch.bfloat16):
-        g = [torch.randn(5, 3).to(dt), torch.randn(7).to(dt), torch.empty(0, dtype=dt)]
+        # (a transposed gradient: rs_amp_unscale reads and writes through strides)
+        g = [torch.randn(5, 3).to(dt), torch.randn(7).to(dt), torch.empty(0, dtype=dt), torch.randn(4, 6).to(dt).t()]
         inv = torch.tensor(1 / 3.0)  # not a power of two: the rounding shows
-        gd = [t.to(D) for t in g]
+        gd = [t.to(D) if t.is_contiguous() else t.t().to(D).t() for t in g]
         fi, fid = torch.zeros(1), torch.zeros(1, device=D)
         torch._amp_foreach_non_finite_check_and_unscale_(g, fi, inv)
         torch.russet.reset_host_op_counts()

@@ -437,6 +437,29 @@ def test_embedding_max_norm_native(dtype):
     assert_close(out.detach().cpu(), emb(ids).detach())
 
 
+@pytest.mark.parametrize("norm_type", [2.0, float("inf"), 3.0, 0.0])
+def test_embedding_renorm_wide_rows_negative_ids_and_no_sync(norm_type):
+    # rs_embedding_renorm: the ids wrapped (CPU's self[i]: -1 is the last
+    # row) and sorted on the device, each row scaled once; rows wider than
+    # a workgroup; a transposed weight; nothing waits for the GPU
+    g = torch.Generator().manual_seed(7)
+    w = torch.randn(300, 12, generator=g).t() * 3  # (12, 300), column-major
+    ids = torch.tensor([[3, -1, 11, 3], [0, 5, 5, -12]])
+    a, b = w.clone(), w.to(D)
+    torch.embedding_renorm_(a, ids, 2.5, norm_type)
+    torch.russet.synchronize()
+    torch.russet.reset_host_op_counts()
+    di = ids.to(D)
+    syncs = torch.russet.host_sync_count()
+    torch.embedding_renorm_(b, di, 2.5, norm_type)
+    assert torch.russet.host_sync_count() == syncs
+    assert _host_counts() == {}, _host_counts()
+    assert_close(b.cpu(), a, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.embedding_renorm_(b, torch.tensor([12], device=D), 2.5, norm_type)
+        torch.russet.synchronize()
+
+
 def test_embedding_max_norm_float64():
     # the scale in double for float64 weights (float only for the float32
     # family): float64's precision, on the host under apple

@@ -197,18 +197,26 @@ def test_multinomial_out_and_errors():
     assert r is out and out.shape == (5,)
     with pytest.raises(RuntimeError, match="without replacement"):
         torch.multinomial(P.to(D), 5)
+    # the probabilities are checked on the device (as CUDA's device assert):
+    # CPU's message at the next sync, no sync in the call itself
+    bad = torch.tensor([0.5, -0.1], device=D)
+    syncs = torch.russet.host_sync_count()
+    r = torch.multinomial(bad, 1)
+    assert torch.russet.host_sync_count() == syncs
     with pytest.raises(RuntimeError, match="probability tensor contains"):
-        torch.multinomial(torch.tensor([0.5, -0.1], device=D), 1)
+        r.cpu()
     with pytest.raises(RuntimeError, match="probability tensor contains"):
-        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 1)
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 1).cpu()
     # CPU's messages with replacement (NaN fails its >= 0 check first)
     with pytest.raises(RuntimeError, match="entry < 0"):
-        torch.multinomial(torch.tensor([0.5, float("nan")], device=D), 2, replacement=True)
+        torch.multinomial(torch.tensor([0.5, float("nan")], device=D), 2, replacement=True).cpu()
     with pytest.raises(RuntimeError, match="infinity or NaN"):
-        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 2, replacement=True)
+        torch.multinomial(torch.tensor([0.5, float("inf")], device=D), 2, replacement=True).cpu()
     with pytest.raises(RuntimeError, match="sum of probabilities"):
-        torch.multinomial(torch.zeros(3, device=D), 2, replacement=True)
+        torch.multinomial(torch.zeros(3, device=D), 2, replacement=True).cpu()
     with pytest.raises(RuntimeError, match="sum of probabilities"):
-        torch.multinomial(torch.zeros(2, 3, device=D), 1)
+        torch.multinomial(torch.zeros(2, 3, device=D), 1).cpu()
+    # after the error the device works on
+    assert torch.multinomial(P.to(D), 2).cpu().shape == (2,)
     with pytest.raises(RuntimeError, match="1 or 2 dim"):
         torch.multinomial(torch.ones(2, 2, 2, device=D), 1)

@@ -1,26 +1,22 @@
-// The gradient scaler's two ops (torch.amp.GradScaler("russet")), composed
-// from native pointwise and reduction ops on 0-d device tensors: no sync,
-// as on CUDA.
+// The gradient scaler's two ops (torch.amp.GradScaler("russet")), each a
+// call of the C core (rs_amp_unscale, rs_amp_update_scale:
+// src/engine/amp.c), as CUDA's kernels compute them: no sync.
 // - _amp_foreach_non_finite_check_and_unscale_: every gradient times
 //   inv_scale (computed in float32, rounded once to the gradient's dtype),
-//   found_inf set to 1 if any element was inf or NaN;
+//   found_inf set to 1 if any element was inf or NaN; one launch a
+//   gradient (a float64 one without fp64: composed of ops that run on the
+//   host);
 // - _amp_update_scale_: back off on found_inf, grow after growth_interval
-//   steps without one (a grown scale that is not finite is not taken); the
-//   scale times a factor rounds as CPU's float-times-double (mul_as_double).
+//   steps without one (a grown scale that is not finite is not taken), the
+//   scale times a factor rounded as CPU's float-times-double; one launch.
 #include "torch/pointwise.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale_ops.h>
 #include <ATen/ops/_amp_update_scale_ops.h>
 #include <ATen/ops/any.h>
-#include <ATen/ops/eq.h>
 #include <ATen/ops/isfinite.h>
-#include <ATen/ops/logical_and.h>
 #include <ATen/ops/logical_not.h>
-#include <ATen/ops/logical_or.h>
 #include <ATen/ops/maximum.h>
-#include <ATen/ops/mul.h>
-#include <ATen/ops/where.h>
-#include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
 
 namespace russet {
@@ -36,6 +32,7 @@ void check_scalar_float(const Tensor& t, const char* what) {
 void non_finite_check_and_unscale(at::TensorList grads, Tensor& found_inf, const Tensor& inv_scale) {
   check_scalar_float(inv_scale, "inv_scale");
   check_scalar_float(found_inf, "found_inf");
+  const rs_tensor tf = describe(found_inf), ti = describe(inv_scale);
   for (const Tensor& g : grads) {
     TORCH_CHECK(g.device() == found_inf.device() && g.device() == inv_scale.device(),
                 "_amp_foreach_non_finite_check_and_unscale_: all tensors must be on the same device, found ",
@@ -43,35 +40,17 @@ void non_finite_check_and_unscale(at::TensorList grads, Tensor& found_inf, const
     TORCH_CHECK(at::isFloatingType(g.scalar_type()), "_amp_foreach_non_finite_check_and_unscale_: "
                 "expected floating point gradients, got ", g.scalar_type());
     if (g.numel() == 0) continue;
+    const rs_tensor tg = describe(g);
+    rs_status st = rs_amp_unscale(current_stream_for(g), &tg, &tf, &ti);
+    if (st != RS_ERR_UNSUPPORTED) {
+      check(st);
+      continue;
+    }
+    // float64 without fp64 arithmetic: the same steps as ops (host execution)
     Tensor bad = at::logical_not(at::isfinite(g)).any().to(at::kFloat).reshape(found_inf.sizes());
     found_inf.copy_(at::maximum(found_inf, bad));
-    if (g.scalar_type() == at::kFloat || g.scalar_type() == at::kDouble)
-      g.mul_(inv_scale.reshape({}));
-    else  // float16/bfloat16: the product in float32, rounded once (CUDA's opmath)
-      g.copy_(at::mul(g.to(at::kFloat), inv_scale.reshape({})));
+    g.mul_(inv_scale.reshape({}));
   }
-}
-
-// float(double(s) * b) for a float32 tensor s, as CPU's and CUDA's scaler
-// kernels compute it (float times double). When b is a float32 value, one
-// float32 multiply is that (the exact product rounded once). Otherwise
-// s * b = s * bh + s * bl (bh = float(b), bl = float(b - bh)): s * bh exact
-// as a pair of floats (Dekker's product; separate kernels, so nothing is
-// contracted), s * bl 2^-24 smaller and rounded, then one final rounding:
-// equal to the double product's rounding except within about 2^-48 of a
-// midpoint between two floats. Where the split overflows, the float32
-// product.
-Tensor mul_as_double(const Tensor& s, double b) {
-  const float bh = static_cast<float>(b);
-  if (static_cast<double>(bh) == b) return s.mul(b);
-  const float bl = static_cast<float>(b - static_cast<double>(bh));
-  const float cb = 4097.0f * bh, bhh = cb - (cb - bh), bhl = bh - bhh;  // Veltkamp split on the host
-  Tensor c = s.mul(4097.0);
-  Tensor shh = c.sub(c.sub(s)), shl = s.sub(shh);
-  Tensor p = s.mul(bh);
-  Tensor err = shh.mul(bhh).sub(p).add(shh.mul(bhl)).add(shl.mul(bhh)).add(shl.mul(bhl));
-  Tensor r = p.add(err.add(s.mul(bl)));
-  return at::where(at::isfinite(r), r, s.mul(b));
 }
 
 Tensor& update_scale(Tensor& scale, Tensor& growth_tracker, const Tensor& found_inf, double growth_factor,
@@ -82,16 +61,9 @@ Tensor& update_scale(Tensor& scale, Tensor& growth_tracker, const Tensor& found_
   TORCH_CHECK(growth_tracker.scalar_type() == at::kInt, "growth_tracker must be an int tensor.");
   TORCH_CHECK(scale.device() == growth_tracker.device() && scale.device() == found_inf.device(),
               "_amp_update_scale_: all tensors must be on the same device");
-  Tensor s = scale.reshape({}), tracker = growth_tracker.reshape({});
-  Tensor inf = found_inf.reshape({}).ne(0);
-  Tensor succ = tracker.add(1);
-  Tensor grown = mul_as_double(s, growth_factor);
-  Tensor grow = at::logical_and(at::logical_not(inf), succ.eq(growth_interval));
-  Tensor new_scale =
-      at::where(inf, mul_as_double(s, backoff_factor), at::where(at::logical_and(grow, at::isfinite(grown)), grown, s));
-  Tensor new_tracker = at::where(at::logical_or(inf, grow), at::zeros_like(succ), succ);
-  scale.copy_(new_scale.reshape(scale.sizes()));
-  growth_tracker.copy_(new_tracker.reshape(growth_tracker.sizes()));
+  const rs_tensor ts = describe(scale), tt = describe(growth_tracker), tf = describe(found_inf);
+  check(rs_amp_update_scale(current_stream_for(scale), &ts, &tt, &tf, growth_factor, backoff_factor,
+                            growth_interval));
   return scale;
 }
 

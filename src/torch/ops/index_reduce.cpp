@@ -3,7 +3,8 @@
 // scatter_add, scatter_reduce, scatter(reduce=), index_add, index_reduce,
 // index_copy, embedding_dense_backward, put_, index_put_ (_index_put_impl_)
 // and index.Tensor (advanced indexing); and what composes on them and on
-// gather/scatter: index_fill_, take, masked_scatter_, embedding_renorm_.
+// gather/scatter: index_fill_, take, masked_scatter_; embedding_renorm_
+// (rs_embedding_renorm).
 // What the engine lacks runs through host execution: arithmetic on
 // float64/complex128 without fp64 (copies move bits: native), uint16/32/64,
 // complex32 other than sums, complex128 with an alpha.
@@ -18,12 +19,8 @@
 #include <ATen/native/IndexingUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_index_put_impl_ops.h>
-#include <ATen/ops/_unique.h>
 #include <ATen/ops/embedding_dense_backward_ops.h>
 #include <ATen/ops/embedding_renorm_ops.h>
-#include <ATen/ops/linalg_vector_norm.h>
-#include <ATen/ops/full_like.h>
-#include <ATen/ops/ones_like.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_add_meta.h>
@@ -46,7 +43,6 @@
 #include <ATen/ops/view_as_real.h>
 #include <ATen/ops/scatter_meta.h>
 #include <ATen/ops/scatter_ops.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
@@ -317,31 +313,19 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, c10::
       grad, indices, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq);
 }
 
-// nn.Embedding(max_norm=...)'s forward: each row that `indices` names (once)
-// scaled to max_norm / (norm + 1e-7) where its norm exceeds max_norm, as
-// CPU's embedding_renorm_; unique (one sync, as CPU's .item() per row), a
-// gather, a norm, an index_copy
+// nn.Embedding(max_norm=...)'s forward: each row that `indices` names
+// scaled, once, to max_norm / (norm + 1e-7) where its norm exceeds
+// max_norm, as CPU's embedding_renorm_ (rs_embedding_renorm: the indices
+// wrapped and sorted on the device, no sync)
 Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
   return native_or_host<at::_ops::embedding_renorm_>(
       [&]() -> Tensor& {
         TORCH_CHECK(self.dim() == 2, "embedding_renorm_(): expected a 2-D weight, but got ", self.dim(), "-D");
         TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
                     "embedding_renorm_(): expected indices of type Long or Int, but got ", indices.scalar_type());
-        host_if_no_fp64(self);
-        if (indices.numel() == 0 || self.numel() == 0) return self;
-        Tensor uniq = std::get<0>(at::_unique(indices.reshape({-1}), /*sorted*/ true, /*return_inverse*/ false));
-        Tensor rows = at::index_select(self, 0, uniq);
-        // the norm in the dtype (CPU: row.norm().item()); the scale
-        // max_norm / (norm + 1e-7) in float (CPU: double; float64 weights:
-        // double), then rounded to the weight's dtype, as CPU's `row *=
-        // scale` (mul_.Scalar: a 0-dim tensor, cast to the row's dtype) does;
-        // the product in float, rounded once
-        const auto t = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-        Tensor norms = at::linalg_vector_norm(rows, norm_type, at::IntArrayRef{1}, false).to(t);
-        Tensor scale = at::where(norms.gt(max_norm), at::full_like(norms, max_norm).div(norms.add(1e-7)),
-                                 at::ones_like(norms));
-        scale = scale.to(self.scalar_type()).to(t);
-        self.index_copy_(0, uniq, rows.to(t).mul(scale.unsqueeze(1)).to(self.scalar_type()));
+        if (!is_nn_float(self.scalar_type())) throw NeedsHost{};
+        rs_tensor w = describe(self), i = describe(indices);
+        check_or_host(rs_embedding_renorm(current_stream_for(self), &w, &i, max_norm, norm_type));
         return self;
       },
       self, indices, max_norm, norm_type);

@@ -15,7 +15,6 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/searchsorted.h>
-#include <ATen/ops/stack.h>
 #include <ATen/ops/topk.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
@@ -210,8 +209,9 @@ Tensor normal_ft(double mean, const Tensor& std, std::optional<at::Generator> ge
 }
 
 // ---------------------------------------------------------------- multinomial
-// ATen's checks; one sync for the validity of the probabilities (CPU syncs
-// for it too). Without replacement (or one sample): the Gumbel trick of
+// ATen's checks; the probabilities' validity checked on the device (no
+// sync: CUDA's device assert; the error at the next sync). Without
+// replacement (or one sample): the Gumbel trick of
 // ATen, argmax / topk of p / q with q ~ Exp(1). With replacement: the
 // first index whose normalized cumulative probability reaches u, u uniform
 // in (0, 1] (searchsorted), as CPU's binary search.
@@ -233,18 +233,11 @@ Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replace
   if (result.numel() == 0) return result;
   c10::DeviceGuard guard(self.device());
   {
-    Tensor neg = self.ge(0).logical_not_().any();  // < 0 or NaN
-    Tensor inf = self.isinf().any();
-    Tensor zero_row = (self.sum(-1) == 0).any();
-    Tensor flags = at::stack({neg, inf, zero_row}).cpu();
-    const bool bad_neg = flags[0].item<bool>(), bad_inf = flags[1].item<bool>(), bad_sum = flags[2].item<bool>();
-    if (!replacement || n_sample == 1) {
-      TORCH_CHECK(!bad_neg && !bad_inf, "probability tensor contains either `inf`, `nan` or element < 0");
-    } else {
-      TORCH_CHECK(!bad_neg, "invalid multinomial distribution (encountering probability entry < 0)");
-      TORCH_CHECK(!bad_inf, "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-    }
-    TORCH_CHECK(!bad_sum, "invalid multinomial distribution (sum of probabilities <= 0)");
+    // the probabilities' checks on the device (rs_multinomial_check): CPU's
+    // messages at the next sync, as CUDA's device assert; nothing waits
+    const Tensor p2 = self.dim() == 1 ? self.unsqueeze(0) : self;
+    rs_tensor tp = describe(p2);
+    check(rs_multinomial_check(current_stream_for(self), &tp, replacement && n_sample > 1));
   }
   if (!replacement || n_sample == 1) {
     Tensor q = at::empty_like(self).exponential_(1, gen);
