@@ -307,9 +307,7 @@ rs_status rs_embedding_renorm(rs_stream *s, const rs_tensor *weight, const rs_te
     uint64_t wa = 0, sa = 0;
     if ((st = rs_scratch_take(&sc, (uint64_t)count * 8u, &wa)) == RS_OK) st = rs_scratch_take(&sc, (uint64_t)count * 8u, &sa);
     /* the indices as int64, sorted (CPU's order: negative ones first) */
-    rs_tensor flat = *indices;
-    flat.address = wa, flat.dtype = RS_INT64;
-    for (int64_t k = flat.ndim - 1, step = 1; k >= 0; step *= flat.sizes[k], --k) flat.strides[k] = step;
+    const rs_tensor flat = rs_tensor_dense_like(indices, wa, RS_INT64);
     const rs_tensor row = rs_tensor_rows(wa, RS_INT64, 1, count), sorted = rs_tensor_rows(sa, RS_INT64, 1, count);
     if (st == RS_OK) st = rs_copy(s, &flat, indices);
     if (st == RS_OK) st = rs_sort(s, &row, 0, count, &sorted, NULL);

@@ -82,6 +82,11 @@ int rs_layout_run(const rs_layout *l, uint64_t *items);
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
 /* A contiguous (rows, n) view of `dt` at `address` (scratch buffers). */
 rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n);
+/* A contiguous view of t's sizes, of `dt` at `address` (scratch buffers). */
+rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt);
+/* v in a pointwise scalar slot of opmath type `compute`: float64's double,
+ * else rounded to float32 (the adapter's reading of a Python number). */
+void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]);
 /* An (N, C, spatial...) view with `dims` spatial dims as (N, C, D, H, W):
  * missing leading spatial dims get size 1 and stride 0 (pooling and
  * convolution work on 3 spatial dims). */

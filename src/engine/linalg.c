@@ -430,6 +430,16 @@ static void one_of(rs_dtype dt, uint64_t v[2]) {
     }
 }
 
+/* t (P, rows, cols) = the identity's first rows and columns */
+static rs_status fill_identity(rs_stream *s, const rs_tensor *t) {
+    static const uint64_t zero[2] = {0, 0};
+    uint64_t one[2];
+    one_of(t->dtype, one);
+    const rs_tensor d = diagonal_of(t);
+    rs_status st = rs_fill(s, t, zero);
+    return st != RS_OK ? st : rs_fill(s, &d, one);
+}
+
 rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *det, const rs_tensor *sign,
                  const rs_tensor *logabsdet) {
     la_call c;
@@ -469,12 +479,12 @@ rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, 
     if (st != RS_OK) return st;
     if (lu->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: lu must be a (P, m, n) view", op);
     const int64_t nb = lu->sizes[0], m = lu->sizes[1], n = lu->sizes[2], k = m < n ? m : n;
-    uint64_t one[2];
-    one_of(lu->dtype, one);
     if (l) {
         /* L: the strict lower triangle of lu's first k columns, ones on the diagonal */
         if (l->ndim != 3 || l->sizes[0] != nb || l->sizes[1] != m || l->sizes[2] != k)
             return rs_error(RS_ERR_INVALID, "%s: l must be (P, m, min(m, n))", op);
+        uint64_t one[2];
+        one_of(lu->dtype, one);
         const rs_tensor lk = top_left(lu, m, k), dl = diagonal_of(l);
         if ((st = rs_triangle(s, &lk, 1, -1, 0, l)) != RS_OK || (st = rs_fill(s, &dl, one)) != RS_OK) return st;
     }
@@ -489,9 +499,8 @@ rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, 
          * its transposed view: P^T = the interchanges applied to I) */
         if (p->ndim != 3 || p->sizes[0] != nb || p->sizes[1] != m || p->sizes[2] != m || p->dtype != lu->dtype)
             return rs_error(RS_ERR_INVALID, "%s: p must be (P, m, m) of lu's dtype", op);
-        static const uint64_t zero[2] = {0, 0};
-        const rs_tensor dp = diagonal_of(p), pt = transposed(p);
-        if ((st = rs_fill(s, p, zero)) != RS_OK || (st = rs_fill(s, &dp, one)) != RS_OK) return st;
+        const rs_tensor pt = transposed(p);
+        if ((st = fill_identity(s, p)) != RS_OK) return st;
         if (piv->ndim == 2 && piv->sizes[1] == 0) return RS_OK;
         return rs_lu_permute(s, piv, 0, &pt);
     }
@@ -557,13 +566,8 @@ rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_t
     if (p == 0 || m == 0 || n == 0) {
         /* no reflectors: R is zero and Q the identity's first columns */
         static const uint64_t zero[2] = {0, 0};
-        uint64_t one[2];
-        one_of(c.dt, one);
         if (r && (st = rs_fill(s, r, zero)) != RS_OK) return st;
-        if (!q) return RS_OK;
-        const rs_tensor dq = diagonal_of(q);
-        if ((st = rs_fill(s, q, zero)) != RS_OK) return st;
-        return rs_fill(s, &dq, one);
+        return q ? fill_identity(s, q) : RS_OK;
     }
     /* geqr2 on a contiguous copy, then R from its upper triangle and Q from
      * its reflectors */

@@ -87,14 +87,6 @@ static rs_status store_vec(rs_stream *s, const rs_tensor *dst, uint64_t src, rs_
     return rs_copy(s, &d, &from);
 }
 
-/* the opmath value v in a scalar slot of `compute` (the adapter's reading
- * of a Python number: rounded to float32 for the float32 family) */
-static void opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]) {
-    memset(out, 0, 2 * sizeof(rs_scalar));
-    if (compute == RS_FLOAT64) out[0].d = v;
-    else out[0].f = (float)v;
-}
-
 /* out = a (op) b over vectors of n, the table op in the opmath type of
  * `common` (as the adapter runs at::mul/div/add on such tensors): b a
  * tensor, or with b NULL the number b_value (a CPU scalar's reading); s0
@@ -111,17 +103,17 @@ static rs_status vec_op(rs_stream *s, rs_pw_op op, const char *name, rs_dtype co
     p.out = *out;
     p.in[0] = *a;
     if (op == RS_PW_MUL_SCALAR) {
-        opmath_scalar(p.compute, b_value, p.s[0]);
+        rs_opmath_scalar(p.compute, b_value, p.s[0]);
         p.nscalars = 1;
     } else if (b) {
         p.in[1] = *b;
     } else {
         p.is_scalar[1] = 1;
         p.in[1].dtype = common;
-        opmath_scalar(p.compute, b_value, p.scalar[1]);
+        rs_opmath_scalar(p.compute, b_value, p.scalar[1]);
     }
     if (op == RS_PW_ADD) {
-        opmath_scalar(p.compute, s0, p.s[0]);
+        rs_opmath_scalar(p.compute, s0, p.s[0]);
         p.nscalars = 1;
     }
     return rs_pointwise_run(s, &p);

@@ -38,12 +38,6 @@ static rs_status broadcast_one(const char *name, const char *what, const rs_tens
     return RS_OK;
 }
 
-static void scalar_of(rs_dtype compute, double v, rs_scalar out[2]) {
-    memset(out, 0, 2 * sizeof(rs_scalar));
-    if (compute == RS_FLOAT64) out[0].d = v;
-    else out[0].f = (float)v;
-}
-
 /* the checks both ways share; fills the pointwise description's common part */
 static rs_status loss_begin(rs_stream *s, const rs_regression_loss *p, int backward, rs_pointwise *pw) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_regression_loss: missing arguments");
@@ -80,8 +74,8 @@ rs_status rs_regression_loss_forward(rs_stream *s, const rs_regression_loss *p) 
     if (p->kind != RS_LOSS_MSE) {
         /* beta (delta) and half of it, each a float32 of the double (the
          * adapter's scalar operands) */
-        scalar_of(pw.compute, p->param, pw.s[0]);
-        scalar_of(pw.compute, 0.5 * p->param, pw.s[1]);
+        rs_opmath_scalar(pw.compute, p->param, pw.s[0]);
+        rs_opmath_scalar(pw.compute, 0.5 * p->param, pw.s[1]);
         pw.nscalars = 2;
     }
     if (p->reduction == 0) {
@@ -95,10 +89,7 @@ rs_status rs_regression_loss_forward(rs_stream *s, const rs_regression_loss *p) 
     uint64_t la = 0;
     if ((st = rs_scratch_take(&sc, (uint64_t)(n ? n : 1) * rs_dtype_size(dt), &la)) != RS_OK) return st;
     /* the losses contiguous, in the input's sizes and as one row of n */
-    pw.out = p->input;
-    pw.out.address = la;
-    int64_t step = 1;
-    for (int d = pw.out.ndim - 1; d >= 0; --d) pw.out.strides[d] = step, step *= pw.out.sizes[d];
+    pw.out = rs_tensor_dense_like(&p->input, la, dt);
     rs_tensor losses = rs_tensor_rows(la, dt, 1, n);
     losses.ndim = 1, losses.sizes[0] = n, losses.strides[0] = 1;
     if ((st = rs_pointwise_run(s, &pw)) == RS_OK) {
@@ -133,12 +124,12 @@ rs_status rs_regression_loss_backward(rs_stream *s, const rs_regression_loss *p)
     const double scale = p->kind == RS_LOSS_MSE ? 2.0 : 1.0;
     const double norm = p->reduction == 1 ? scale / (double)n : scale;
     if (p->kind == RS_LOSS_MSE) {
-        scalar_of(pw.compute, norm, pw.s[0]);
+        rs_opmath_scalar(pw.compute, norm, pw.s[0]);
         pw.nscalars = 1;
     } else {
-        scalar_of(pw.compute, p->param, pw.s[0]);
-        scalar_of(pw.compute, norm, pw.s[1]);
-        scalar_of(pw.compute, norm * p->param, pw.s[2]);
+        rs_opmath_scalar(pw.compute, p->param, pw.s[0]);
+        rs_opmath_scalar(pw.compute, norm, pw.s[1]);
+        rs_opmath_scalar(pw.compute, norm * p->param, pw.s[2]);
         pw.nscalars = 3;
     }
     pw.out = p->grad_input;

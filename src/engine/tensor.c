@@ -157,6 +157,20 @@ rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n)
     return t;
 }
 
+rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt) {
+    rs_tensor r = *t;
+    r.address = address, r.dtype = dt;
+    int64_t step = 1;
+    for (int d = r.ndim - 1; d >= 0; --d) r.strides[d] = step, step *= r.sizes[d];
+    return r;
+}
+
+void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]) {
+    memset(out, 0, 2 * sizeof(rs_scalar));
+    if (compute == RS_FLOAT64) out[0].d = v;
+    else out[0].f = (float)v;
+}
+
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit) {
     uint64_t cap = rs_stream_features(s)->max_workgroup_count_x;
     if (cap == 0 || cap > limit) cap = limit;
