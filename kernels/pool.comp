@@ -9,7 +9,11 @@
 // which CPU's kernels add into grad_input.
 //
 // Defines: MODE (0 max, 1 avg, 2 max backward, 3 avg backward), ADAPTIVE
-// (0 fixed windows, 1 adaptive), DT (the dtype of every pooled tensor).
+// (0 fixed windows, 1 adaptive), DT (the dtype of every pooled tensor),
+// IDX32 (1: every view's element offsets and count fit in an int32, so
+// coordinates and offsets are 32-bit arithmetic; 64-bit integer multiplies
+// and divisions cost several instructions on NVIDIA and are emulated on
+// Apple GPUs).
 // Arithmetic in DT's opmath type: float for the float32 family, double for
 // float64, int64 for integers.
 //
@@ -43,10 +47,17 @@ void po_store(int64_t o, int64_t v) { RS_SET_I(DT)(pc.dst, o, uint64_t(v)); }
 void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
 #endif
 
+#if IDX32
+#define OFF int
+#else
+#define OFF int64_t
+#endif
+
 // geometry and strides, read once per invocation (a load from the
 // parameter block inside the window loops would be repeated there)
 int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
-int64_t src_st[5], dst_st[5], idx_st[5], divisor_override, count_include_pad;
+OFF src_st[5], dst_st[5], idx_st[5];
+int64_t divisor_override, count_include_pad;
 
 // The first position of output o's window along dim j: fixed windows, on
 // the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out).
@@ -135,26 +146,28 @@ bool po_in_window(int64_t ix, int64_t plane, int o[3]) {
 #endif
 
 // item -> (n, c, d, h, w) over sizes sz (5 dims), channels fastest when cl
-void po_coords(uint64_t item, const int64_t sz[5], out int64_t co[5]) {
-    uint64_t i = item, r;
+#if IDX32
+#define PO_DIVMOD(d) { uint s_ = uint(sz[d]); co[d] = OFF(i % s_); i /= s_; }
+#else
+#define PO_DIVMOD(d) { uint64_t r_; rs_divmod(i, uint64_t(sz[d]), r_); co[d] = OFF(r_); }
+#endif
+void po_coords(uint64_t item, const int64_t sz[5], out OFF co[5]) {
+#if IDX32
+    uint i = uint(item);
+#else
+    uint64_t i = item;
+#endif
     if (pc.cl != 0u) {
-        rs_divmod(i, uint64_t(sz[1]), r);
-        co[1] = int64_t(r);
-        for (int d = 4; d >= 2; --d) {
-            rs_divmod(i, uint64_t(sz[d]), r);
-            co[d] = int64_t(r);
-        }
+        PO_DIVMOD(1);
+        for (int d = 4; d >= 2; --d) PO_DIVMOD(d);
     } else {
-        for (int d = 4; d >= 1; --d) {
-            rs_divmod(i, uint64_t(sz[d]), r);
-            co[d] = int64_t(r);
-        }
+        for (int d = 4; d >= 1; --d) PO_DIVMOD(d);
     }
-    co[0] = int64_t(i);
+    co[0] = OFF(i);
 }
 
-int64_t po_offset(const int64_t st[5], const int64_t co[5]) {
-    int64_t o = 0L;
+OFF po_offset(const OFF st[5], const OFF co[5]) {
+    OFF o = OFF(0);
     for (int d = 0; d < 5; ++d) o += co[d] * st[d];
     return o;
 }
@@ -169,9 +182,10 @@ void main() {
         dil[j] = int(po_param(PP_DIL + j));
     }
     for (int d = 0; d < 5; ++d) {
-        src_st[d] = po_param(PP_SRC_ST + d);
-        dst_st[d] = po_param(PP_DST_ST + d);
-        idx_st[d] = po_param(PP_IDX_ST + d);
+        // (IDX32: a size-1 dim's stride may not fit; its coordinate is 0)
+        src_st[d] = OFF(po_param(PP_SRC_ST + d));
+        dst_st[d] = OFF(po_param(PP_DST_ST + d));
+        idx_st[d] = OFF(po_param(PP_IDX_ST + d));
     }
     divisor_override = po_param(PP_DIVISOR);
     count_include_pad = po_param(PP_INCL_PAD);
@@ -182,15 +196,15 @@ void main() {
     int64_t plane = int64_t(in_[0]) * int64_t(in_[1]) * int64_t(in_[2]);
 
     RS_FOR_EACH(item, pc.items) {
-        int64_t co[5];
+        OFF co[5];
         po_coords(item, sz, co);
-        int64_t dst_off = po_offset(dst_st, co);
+        OFF dst_off = po_offset(dst_st, co);
 #if MODE < 2
         // ---- forward: reduce output (od, oh, ow)'s window
         int lo[3], hi[3], step[3];
         for (int j = 0; j < 3; ++j) po_window(j, int(co[2 + j]), lo[j], hi[j], step[j]);
-        int64_t base = co[0] * src_st[0] + co[1] * src_st[1];
-        int64_t sd = src_st[2], sh = src_st[3], sw = src_st[4];
+        OFF base = co[0] * src_st[0] + co[1] * src_st[1];
+        OFF sd = src_st[2], sh = src_st[3], sw = src_st[4];
 #if MODE == 0
         // CPU: the first position is the index of a window with no larger
         // value; a larger value or any NaN takes over (the last NaN wins)
@@ -205,7 +219,7 @@ void main() {
         for (int d = lo[0]; d < hi[0]; d += step[0])
             for (int h = lo[1]; h < hi[1]; h += step[1])
                 for (int w = lo[2]; w < hi[2]; w += step[2]) {
-                    ACC v = RS_LDO(DT)(pc.src, base + int64_t(d) * sd + int64_t(h) * sh + int64_t(w) * sw);
+                    ACC v = RS_LDO(DT)(pc.src, int64_t(base + OFF(d) * sd + OFF(h) * sh + OFF(w) * sw));
 #if RS_IS_INT(DT)
                     bool take = v > m;
 #else
@@ -216,14 +230,14 @@ void main() {
                         arg = (int64_t(d) * int64_t(in_[1]) + int64_t(h)) * int64_t(in_[2]) + int64_t(w);
                     }
                 }
-        po_store(dst_off, m);
+        po_store(int64_t(dst_off), m);
         RsI64(pc.idx + 8UL * uint64_t(po_offset(idx_st, co))).v = arg;
 #else
         ACC sum = ACC(0);
         for (int d = lo[0]; d < hi[0]; d += step[0])
             for (int h = lo[1]; h < hi[1]; h += step[1])
                 for (int w = lo[2]; w < hi[2]; w += step[2])
-                    sum += RS_LDO(DT)(pc.src, base + int64_t(d) * sd + int64_t(h) * sh + int64_t(w) * sw);
+                    sum += RS_LDO(DT)(pc.src, int64_t(base + OFF(d) * sd + OFF(h) * sh + OFF(w) * sw));
 #if ADAPTIVE
         // CPU: sum / kd / kh / kw, one division per dim
         for (int j = 0; j < 3; ++j) sum /= ACC(hi[j] - lo[j]);
@@ -231,36 +245,50 @@ void main() {
         int o3[3] = {int(co[2]), int(co[3]), int(co[4])};
         sum /= ACC(po_divisor(o3));  // int64: truncated, as CPU
 #endif
-        po_store(dst_off, sum);
+        po_store(int64_t(dst_off), sum);
 #endif
 #else
         // ---- backward: input element (id, ih, iw) gathers its outputs
         int p[3] = {int(co[2]), int(co[3]), int(co[4])};
-        // the outputs along dim j whose windows hold p[j]: [olo, ohi) for
-        // adaptive windows; fixed: o = (p + pad - k dil) / stride for the
-        // kernel offsets k walked downwards (o ascending)
-        int olo[3], ohi[3];
+        // the outputs along dim j whose windows hold p[j], ascending (the
+        // order of CPU's sums): adaptive windows, [olo, ohi); fixed windows
+        // without dilation, the range o stride <= p + pad < o stride + kernel;
+        // dilated, o = (p + pad - k dil) / stride for the kernel offsets k
+        // walked downwards (`walk`: v is k, not o)
+        int olo[3], ohi[3], inc[3];
+        bool walk[3];
         for (int j = 0; j < 3; ++j) {
+            inc[j] = 1;
+            walk[j] = false;
 #if ADAPTIVE
             olo[j] = int((int64_t(p[j]) * int64_t(out_[j])) / int64_t(in_[j]));
             ohi[j] = int((int64_t(p[j] + 1) * int64_t(out_[j]) + int64_t(in_[j]) - 1L) / int64_t(in_[j]));
 #else
-            olo[j] = ker[j] - 1;  // k, downwards to 0
-            ohi[j] = -1;
+            int t = p[j] + pad[j];
+            if (dil[j] == 1) {
+                int first = t - ker[j] + 1;
+                olo[j] = first <= 0 ? 0 : (str[j] == 1 ? first : (first + str[j] - 1) / str[j]);
+                ohi[j] = min(str[j] == 1 ? t : t / str[j], out_[j] - 1) + 1;
+                if (ohi[j] < olo[j]) ohi[j] = olo[j];
+            } else {
+                olo[j] = ker[j] - 1;  // k, downwards to 0
+                ohi[j] = -1;
+                inc[j] = -1;
+                walk[j] = true;
+            }
 #endif
         }
-        int64_t base = co[0] * src_st[0] + co[1] * src_st[1];
-        int64_t ibase = co[0] * idx_st[0] + co[1] * idx_st[1];
+        OFF base = co[0] * src_st[0] + co[1] * src_st[1];
+        OFF ibase = co[0] * idx_st[0] + co[1] * idx_st[1];
         int64_t self_ix = (int64_t(p[0]) * int64_t(in_[1]) + int64_t(p[1])) * int64_t(in_[2]) + int64_t(p[2]);
         ACC acc = ACC(0);
+#define PO_LOOP(j, v) for (int v = olo[j]; v != ohi[j]; v += inc[j])
 #if ADAPTIVE
-#define PO_LOOP(j, o) for (int o = olo[j]; o < ohi[j]; ++o)
-#define PO_OUT(j, o) o
+#define PO_OUT(j, v) v
 #define PO_SKIP(j, o) false
 #else
-#define PO_LOOP(j, o) for (int o = olo[j]; o > ohi[j]; --o)
-        // kernel offset k -> output, -1 when no window at k holds p
-#define PO_OUT(j, k) po_out_of(j, p[j], k)
+        // walked kernel offset k -> output, -1 when no window at k holds p
+#define PO_OUT(j, v) (walk[j] ? po_out_of(j, p[j], v) : v)
 #define PO_SKIP(j, o) (o < 0)
 #endif
         PO_LOOP(0, k0) {
@@ -272,19 +300,19 @@ void main() {
                 PO_LOOP(2, k2) {
                     int o2 = PO_OUT(2, k2);
                     if (PO_SKIP(2, o2)) continue;
-                    int64_t oo = int64_t(o0) * src_st[2] + int64_t(o1) * src_st[3] + int64_t(o2) * src_st[4];
+                    OFF oo = base + OFF(o0) * src_st[2] + OFF(o1) * src_st[3] + OFF(o2) * src_st[4];
 #if MODE == 2
-                    int64_t io = int64_t(o0) * idx_st[2] + int64_t(o1) * idx_st[3] + int64_t(o2) * idx_st[4];
-                    int64_t ix = RsI64(pc.idx + 8UL * uint64_t(ibase + io)).v;
+                    OFF io = ibase + OFF(o0) * idx_st[2] + OFF(o1) * idx_st[3] + OFF(o2) * idx_st[4];
+                    int64_t ix = RsI64(pc.idx + 8UL * uint64_t(io)).v;
                     if (ix == self_ix) {
-                        acc += RS_LDO(DT)(pc.src, base + oo);
+                        acc += RS_LDO(DT)(pc.src, int64_t(oo));
                     } else if (po_first_of(p, int[3](o0, o1, o2)) && !po_in_window(ix, plane, int[3](o0, o1, o2))) {
                         rs_raise(1u, ix);  // indices not made by the forward
                     }
 #else
 #if ADAPTIVE
                     // CPU: grad / kd / kh / kw
-                    ACC g = RS_LDO(DT)(pc.src, base + oo);
+                    ACC g = RS_LDO(DT)(pc.src, int64_t(oo));
                     int o3[3] = {o0, o1, o2};
                     for (int j = 0; j < 3; ++j) {
                         int lo, hi, step;
@@ -293,13 +321,13 @@ void main() {
                     }
                     acc += g;
 #else
-                    acc += RS_LDO(DT)(pc.src, base + oo) / ACC(po_divisor(int[3](o0, o1, o2)));
+                    acc += RS_LDO(DT)(pc.src, int64_t(oo)) / ACC(po_divisor(int[3](o0, o1, o2)));
 #endif
 #endif
                 }
             }
         }
-        po_store(dst_off, acc);
+        po_store(int64_t(dst_off), acc);
 #endif
     }
 }

@@ -84,6 +84,11 @@ uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
 rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n);
 /* A contiguous view of t's sizes, of `dt` at `address` (scratch buffers). */
 rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt);
+/* 1 when the view's element count and every element offset (in elements,
+ * either sign) fit in an int32: a kernel may then index it in 32-bit
+ * arithmetic (64-bit integer multiplies and divisions are several
+ * instructions on NVIDIA and emulated on Apple GPUs). */
+int rs_tensor_fits_int32(const rs_tensor *t);
 /* v in a pointwise scalar slot of opmath type `compute`: float64's double,
  * else rounded to float32 (the adapter's reading of a Python number). */
 void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]);

@@ -141,8 +141,11 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
      * so neighbouring invocations write neighbouring elements */
     pc.cl = in[1] > 1 && dst_st[1] == 1;
 
+    int idx32 = items <= INT32_MAX && rs_tensor_fits_int32(src) && rs_tensor_fits_int32(dst) &&
+                (!is_max || rs_tensor_fits_int32(&p->indices));
     char defines[64];
-    snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d", (int)p->op, p->adaptive != 0, (int)dt);
+    snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op, p->adaptive != 0, (int)dt,
+             idx32);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "pool.comp", defines, &k)) != RS_OK) return st;
     rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 0}};

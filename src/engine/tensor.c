@@ -137,6 +137,21 @@ const rs_features *rs_stream_features(rs_stream *s) {
     return rs_device_features(rs_stream_device(s));
 }
 
+int rs_tensor_fits_int32(const rs_tensor *t) {
+    const int64_t lim = INT32_MAX;
+    int64_t n = rs_tensor_numel(t), span = 0;
+    if (n > lim) return 0;
+    if (n == 0) return 1;
+    for (int d = 0; d < t->ndim; ++d) {
+        if (t->sizes[d] == 1) continue; /* its stride may be anything */
+        int64_t st = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+        if (st > lim) return 0;
+        span += (t->sizes[d] - 1) * st;
+        if (span > lim) return 0;
+    }
+    return 1;
+}
+
 rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
                     uint32_t push_size, const rs_access *acc, int n_acc) {
     if (items == 0) return RS_OK;
