@@ -36,7 +36,10 @@
 //
 // Defines: MODE, PASS (reductions: 1 or 2), DT (the tensors' dtype), LANES
 // (ROW modes: lanes per row), TC (STATS and SUMS, pass 1: rows a workgroup
-// reduces side by side, 1 to 32, for rows that are neighbouring columns).
+// reduces side by side, 1 to 32, for rows that are neighbouring columns),
+// FASTDIV (APPLY and GRAD: numel and the four divisors below 2^31, so r and
+// c come from rs_fastdiv's multiplications, the NP_MG_ magic pairs; STATS
+// and SUMS pass 1: k / inner so, for k below 2^31).
 // The vectors are in DT's opmath type (float, or double for float64), and
 // so is the arithmetic.
 #version 460
@@ -51,6 +54,9 @@ layout(push_constant) uniform Push { RS_NORM_PUSH } pc;
 
 int64_t np(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 
+#ifndef FASTDIV
+#define FASTDIV 0
+#endif
 #define T_DT DT
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
@@ -362,6 +368,9 @@ void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
     int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
     int64_t kk = np(NP_OUTER) * inner, tiles = (rows + int64_t(TC) - 1L) / int64_t(TC);
+#if FASTDIV
+    uint64_t mg_inner = uint64_t(np(NP_MG_INNER));
+#endif
     uint lane = gl_LocalInvocationID.x, cl = lane % uint(TC), rl = lane / uint(TC);
     // workgroups (tile of TC rows, chunk), tile-major; grid-stride over them
     for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(tiles * chunks); wg += uint64_t(gl_NumWorkGroups.x)) {
@@ -392,8 +401,13 @@ void main() {
         }
 #endif
         for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RL)) {
+#if FASTDIV
+            uint qi = rs_fastdiv(uint(k), mg_inner);
+            uint64_t q = uint64_t(qi), i = uint64_t(uint(k) - qi * uint(inner));
+#else
             uint64_t q = uint64_t(k), i;
             rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
+#endif
             int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
             ACC x = RS_LDO(DT)(pc.x, off);
 #if MODE == 0
@@ -473,13 +487,23 @@ void main() {
 #if MODE == 3
     ACC ik = np_scalar(NP_INV_K);
 #endif
+#if FASTDIV
+    uint64_t mg_rdiv = uint64_t(np(NP_MG_ROW_DIV)), mg_rows = uint64_t(np(NP_MG_ROWS));
+    uint64_t mg_cdiv = uint64_t(np(NP_MG_COL_DIV)), mg_cols = uint64_t(np(NP_MG_COLS));
+#endif
     RS_FOR_EACH(e, numel) {
+#if FASTDIV
+        uint qr = rs_fastdiv(uint(e), mg_rdiv), qc = rs_fastdiv(uint(e), mg_cdiv);
+        uint64_t r = uint64_t(qr - rs_fastdiv(qr, mg_rows) * uint(rows));
+        uint64_t c = uint64_t(qc - rs_fastdiv(qc, mg_cols) * uint(cols));
+#else
         uint64_t q = e, r, c, unused;
         rs_divmod(q, rdiv, unused);
         rs_divmod(q, rows, r);
         q = e;
         rs_divmod(q, cdiv, unused);
         rs_divmod(q, cols, c);
+#endif
         ACC x = RS_LDO(DT)(pc.x, int64_t(e));
         ACC xhat = (x - vec_at(pc.a, int64_t(r), ACC(0))) * vec_at(pc.b, int64_t(r), ACC(1));
 #if MODE == 1

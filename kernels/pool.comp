@@ -58,6 +58,10 @@ void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
 int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
 OFF src_st[5], dst_st[5], idx_st[5];
 int64_t divisor_override, count_include_pad;
+uint64_t str_mg[3], sz_mg[5];  // rs_fastdiv magic pairs: the strides, the item space's sizes
+
+// t / stride along dim j (0 <= t < 2^31: positions and padding are below 2^30)
+int po_div_stride(int t, int j) { return int(rs_fastdiv(uint(t), str_mg[j])); }
 
 // The first position of output o's window along dim j: fixed windows, on
 // the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out).
@@ -111,7 +115,7 @@ int64_t po_divisor(int o[3]) {
 int po_out_of(int j, int p, int k) {
     int t = p + pad[j] - k * dil[j];
     if (t < 0) return -1;
-    int o = str[j] == 1 ? t : t / str[j];  // one division (integer division is slow on GPUs)
+    int o = po_div_stride(t, j);
     return o * str[j] == t && o < out_[j] ? o : -1;
 }
 #endif
@@ -147,7 +151,7 @@ bool po_in_window(int64_t ix, int64_t plane, int o[3]) {
 
 // item -> (n, c, d, h, w) over sizes sz (5 dims), channels fastest when cl
 #if IDX32
-#define PO_DIVMOD(d) { uint s_ = uint(sz[d]); co[d] = OFF(i % s_); i /= s_; }
+#define PO_DIVMOD(d) { uint q_ = rs_fastdiv(i, sz_mg[d]); co[d] = OFF(i - q_ * uint(sz[d])); i = q_; }
 #else
 #define PO_DIVMOD(d) { uint64_t r_; rs_divmod(i, uint64_t(sz[d]), r_); co[d] = OFF(r_); }
 #endif
@@ -187,6 +191,8 @@ void main() {
         dst_st[d] = OFF(po_param(PP_DST_ST + d));
         idx_st[d] = OFF(po_param(PP_IDX_ST + d));
     }
+    for (int j = 0; j < 3; ++j) str_mg[j] = uint64_t(po_param(PP_STR_MAGIC + j));
+    for (int d = 0; d < 5; ++d) sz_mg[d] = uint64_t(po_param(PP_SZ_MAGIC + d));
     divisor_override = po_param(PP_DIVISOR);
     count_include_pad = po_param(PP_INCL_PAD);
     int64_t sz[5];
@@ -267,8 +273,8 @@ void main() {
             int t = p[j] + pad[j];
             if (dil[j] == 1) {
                 int first = t - ker[j] + 1;
-                olo[j] = first <= 0 ? 0 : (str[j] == 1 ? first : (first + str[j] - 1) / str[j]);
-                ohi[j] = min(str[j] == 1 ? t : t / str[j], out_[j] - 1) + 1;
+                olo[j] = first <= 0 ? 0 : po_div_stride(first - 1, j) + 1;  // ceil(first / stride)
+                ohi[j] = min(po_div_stride(t, j), out_[j] - 1) + 1;
                 if (ohi[j] < olo[j]) ohi[j] = olo[j];
             } else {
                 olo[j] = ker[j] - 1;  // k, downwards to 0

@@ -43,6 +43,10 @@ typedef struct rs_conv {
 } rs_conv;
 
 RS_API rs_status rs_conv_run(rs_stream *s, const rs_conv *c);
+/* 1 where rs_conv_run computes dtype dt on this device (no kernel for it,
+ * or float64 arithmetic the device lacks: 0); the adapter's choice of host
+ * execution, made before it writes anything. */
+RS_API int rs_conv_computes(rs_device *dev, rs_dtype dt);
 /* The kernel rs_conv_run would use ("conv-forward-128x64-k16", ...), or
  * "invalid"; for tests and benchmarks. */
 RS_API const char *rs_conv_kernel_name(rs_stream *s, const rs_conv *c);

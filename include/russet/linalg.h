@@ -25,6 +25,11 @@
 extern "C" {
 #endif
 
+/* 1 where the linear-algebra kernels compute dtype dt on this device
+ * (float32 and complex64; float64 and complex128 with fp64), else 0: the
+ * adapter's choice of host execution, made before it writes anything. */
+RS_API int rs_linalg_computes(rs_device *dev, rs_dtype dt);
+
 /* The lower Cholesky factor of each matrix's lower triangle (conjugated
  * first when conj_a, which with a transposed view reads the upper one):
  * l (P, n, n) gets the factor and zeros above it, info (P) 0, or j + 1 for

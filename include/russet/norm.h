@@ -83,6 +83,11 @@ typedef struct rs_norm {
 } rs_norm;
 
 RS_API rs_status rs_norm_run(rs_stream *s, const rs_norm *p);
+/* 1 where the normalization engines (rs_norm, norm_layers.h) compute dtype
+ * dt on this device (float16, bfloat16, float32; float64 with fp64), else
+ * 0: the adapter's choice of host execution, made before it writes
+ * anything. */
+RS_API int rs_norm_computes(rs_device *dev, rs_dtype dt);
 
 #ifdef __cplusplus
 }

@@ -93,6 +93,28 @@ RS_API rs_status rs_permute_scatter(rs_stream *s, const rs_tensor *src, const rs
  * -0 == +0); contiguous, any dtype but complex128. */
 RS_API rs_status rs_run_starts(rs_stream *s, const rs_tensor *src, const rs_tensor *out);
 
+/* unique and unique_consecutive of a flattened tensor, in two calls like
+ * nonzero (the result's size depends on the data). rs_unique_count takes
+ * src (contiguous, any dtype rs_run_starts and, with `sort`, rs_sort take),
+ * sorts it stably when `sort`, marks where each run of equal values starts
+ * (NaN never equal, -0 == +0) and waits for the number of runs, u->count.
+ * The scratch it leaves in *u is rs_unique_write's to consume and free: call
+ * it even on an error path (rs_unique_count frees everything itself when it
+ * fails). rs_unique_write writes each run's first value (values: src's
+ * dtype, [count], contiguous), each element's run (inverse: int64, src's
+ * numel, contiguous; may be NULL) and each run's length (counts: int64
+ * [count], contiguous; may be NULL), as CPU's _unique2/unique_consecutive. */
+typedef struct rs_unique {
+    int64_t count; /* the number of runs */
+    /* rs_unique_write's inputs: */
+    rs_tensor src;                      /* the flat view */
+    int sort;
+    uint64_t sorted, perm, starts, offsets; /* scratch (0 where not taken) */
+} rs_unique;
+RS_API rs_status rs_unique_count(rs_stream *s, const rs_tensor *src, int sort, rs_unique *u);
+RS_API rs_status rs_unique_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
+                                 const rs_tensor *counts);
+
 /* Minimum and maximum of a contiguous, non-empty tensor (bool, integers,
  * float16/bfloat16/float32), read back to the host (waits): .i (.u for
  * uint64) for integers, .f for floats (NaN if any element is NaN). */

@@ -39,6 +39,11 @@
 #define NP_RUN_VAR 19
 #define NP_ALPHA 20
 #define NP_BETA 21
-#define NP_SLOTS 22
+#define NP_MG_ROW_DIV 22 /* FASTDIV: the rs_fastdiv magic pairs of row_div, rows, col_div, cols */
+#define NP_MG_ROWS 23
+#define NP_MG_COL_DIV 24
+#define NP_MG_COLS 25
+#define NP_MG_INNER 26   /* STATS, SUMS with FASTDIV: inner's magic pair */
+#define NP_SLOTS 27
 
 #endif

@@ -25,6 +25,8 @@
 #define PP_SRC_ST 22   /* 5 slots each: n, c, d, h, w */
 #define PP_DST_ST 27
 #define PP_IDX_ST 32
-#define PP_SLOTS 37
+#define PP_STR_MAGIC 37 /* 3 slots: the strides' rs_fastdiv magic pairs */
+#define PP_SZ_MAGIC 40  /* 5 slots: the magic pairs of the item space's sizes (n, c, d, h, w) */
+#define PP_SLOTS 45
 
 #endif

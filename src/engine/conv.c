@@ -48,6 +48,10 @@ static int dtype_supported(rs_dtype dt) {
     }
 }
 
+int rs_conv_computes(rs_device *dev, rs_dtype dt) {
+    return dev && dtype_supported(dt) && (!rs_dtype_needs_fp64(dt) || rs_device_features(dev)->has_fp64);
+}
+
 /* bytes of the accumulation type (float for the float32 family) */
 static int acc_bytes(rs_dtype dt) {
     return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 ? 4 : 8;

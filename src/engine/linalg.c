@@ -34,9 +34,18 @@ typedef struct la_call {
     rs_kernel *kernel[MODE_DET + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
+/* the dtypes linalg.comp computes */
+static int linalg_dtype(rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_COMPLEX64 || dt == RS_FLOAT64 || dt == RS_COMPLEX128;
+}
+
+int rs_linalg_computes(rs_device *dev, rs_dtype dt) {
+    return dev && linalg_dtype(dt) && (!rs_dtype_needs_fp64(dt) || rs_device_features(dev)->has_fp64);
+}
+
 static rs_status check_dtype(rs_stream *s, la_call *c, const rs_tensor *t) {
     rs_dtype dt = t->dtype;
-    if (dt != RS_FLOAT32 && dt != RS_COMPLEX64 && dt != RS_FLOAT64 && dt != RS_COMPLEX128)
+    if (!linalg_dtype(dt))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, complex64, float64 and complex128 (got %s)",
                         c->op, rs_dtype_name(dt));
     if ((dt == RS_FLOAT64 || dt == RS_COMPLEX128) && !rs_stream_features(s)->has_fp64)

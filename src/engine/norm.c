@@ -164,12 +164,16 @@ static rs_status run_bn_params(rs_stream *s, const rs_norm *p, const char *name)
     return rs_launch(s, k, (uint64_t)p->rows, &pc, sizeof pc, acc, n);
 }
 
+int rs_norm_computes(rs_device *dev, rs_dtype dt) {
+    return dev && rs_dtype_is_nn_float(dt) && (dt != RS_FLOAT64 || rs_device_features(dev)->has_fp64);
+}
+
 rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_norm: missing arguments");
     if ((int)p->op < 0 || p->op > RS_NORM_BN_PARAMS) return rs_error(RS_ERR_INVALID, "rs_norm: bad op");
     const char *name = norm_name(p->op);
     rs_dtype dt = p->dtype;
-    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+    if (!rs_dtype_is_nn_float(dt))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
@@ -268,8 +272,12 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int nres = n - first_res;
         uint64_t groups = (uint64_t)(tiles * chunks);
         uint32_t g[3] = {rs_groups_capped(s, groups, RS_GROUPS_MAX), 1, 1};
+        /* k / inner by a multiplication where k < 2^31 */
+        int fastdiv = kk <= INT32_MAX && p->inner <= INT32_MAX;
+        if (fastdiv) pp[NP_MG_INNER] = (int64_t)rs_fastdiv_magic((uint32_t)p->inner);
         if (chunks == 1) {
-            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d", (int)p->op, (int)dt, tc);
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d", (int)p->op, (int)dt, tc,
+                     fastdiv);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
         }
@@ -281,7 +289,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int pn = 0;
         for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d", (int)p->op, (int)dt, tc);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d", (int)p->op, (int)dt, tc, fastdiv);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {
@@ -306,6 +314,15 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     pp[NP_COL_DIV] = p->col_div;
     pp[NP_COLS] = p->cols;
     pp[NP_INV_K] = rs_opmath_slot_bits(dt, p->inv_k);
+    /* r and c by multiplications where everything fits 31 bits */
+    int fastdiv = p->numel <= INT32_MAX && p->row_div <= INT32_MAX && p->rows <= INT32_MAX &&
+                  p->col_div <= INT32_MAX && p->cols <= INT32_MAX;
+    if (fastdiv) {
+        pp[NP_MG_ROW_DIV] = (int64_t)rs_fastdiv_magic((uint32_t)p->row_div);
+        pp[NP_MG_ROWS] = (int64_t)rs_fastdiv_magic((uint32_t)p->rows);
+        pp[NP_MG_COL_DIV] = (int64_t)rs_fastdiv_magic((uint32_t)p->col_div);
+        pp[NP_MG_COLS] = (int64_t)rs_fastdiv_magic((uint32_t)p->cols);
+    }
     pc.y = p->y;
     pc.bias = p->op == RS_NORM_APPLY ? p->bias : p->scale;
     pc.s1 = p->s1;
@@ -320,7 +337,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (pc.bias) acc[n++] = (rs_access){pc.bias, vec_bytes(dt, p->cols), 0};
     if (p->op == RS_NORM_GRAD && p->s1) acc[n++] = (rs_access){p->s1, vec_bytes(dt, p->rows), 0};
     if (p->op == RS_NORM_GRAD && p->s2) acc[n++] = (rs_access){p->s2, vec_bytes(dt, p->rows), 0};
-    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d", (int)p->op, (int)dt);
+    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;FASTDIV=%d", (int)p->op, (int)dt, fastdiv);
     if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
     return rs_launch(s, k, (uint64_t)p->numel, &pc, sizeof pc, acc, n);
 }

@@ -125,6 +125,12 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     memcpy(pp + PP_SRC_ST, src_st, sizeof src_st);
     memcpy(pp + PP_DST_ST, dst_st, sizeof dst_st);
     memcpy(pp + PP_IDX_ST, idx_st, sizeof idx_st);
+    /* the kernel's divisions by the strides and (IDX32) by the item
+     * space's sizes, as multiplications (rs_fastdiv) */
+    const int64_t *item_sz = backward ? in : out;
+    for (int j = 0; j < 3; ++j) pp[PP_STR_MAGIC + j] = (int64_t)rs_fastdiv_magic((uint32_t)g[1][j]);
+    for (int d = 0; d < 5; ++d)
+        pp[PP_SZ_MAGIC + d] = item_sz[d] < INT32_MAX ? (int64_t)rs_fastdiv_magic((uint32_t)item_sz[d]) : 0;
 
     const rs_tensor *src = backward ? &p->output : &p->input, *dst = backward ? &p->grad_input : &p->output;
     struct { RS_POOL_PUSH } pc;

@@ -51,6 +51,33 @@ static int supported(rs_dtype dt, rs_index_reduce_op op) {
     }
 }
 
+/* COPY moves bits: any dtype of 1, 2, 4 or 8 bytes as that integer */
+static rs_dtype kernel_dtype(rs_dtype dt, rs_index_reduce_op op) {
+    if (op != RS_IR_COPY) return dt;
+    switch (rs_dtype_size(dt)) {
+    case 1: return RS_UINT8;
+    case 2: return RS_INT16;
+    case 4: return RS_INT32;
+    case 8: return RS_INT64;
+    default: return dt;
+    }
+}
+
+/* what the kernels compute natively, their refusals of CPU's errors
+ * (complex amax/amin, a mean of bools) included: those run on the host,
+ * where CPU raises or computes them */
+static int computes(rs_dtype kdt, rs_index_reduce_op op, int has_fp64) {
+    if (!supported(kdt, op)) return 0;
+    if ((op == RS_IR_AMAX || op == RS_IR_AMIN) && (kdt == RS_COMPLEX64 || kdt == RS_COMPLEX32)) return 0;
+    if (op == RS_IR_MEAN && kdt == RS_BOOL) return 0;
+    return !rs_dtype_needs_fp64(kdt) || has_fp64;
+}
+
+int rs_index_reduce_computes(rs_device *dev, rs_dtype dt, rs_index_reduce_op op) {
+    return dev && (int)op >= RS_IR_SUM && op <= RS_IR_COPY &&
+           computes(kernel_dtype(dt, op), op, rs_device_features(dev)->has_fp64);
+}
+
 /* v without dim `dim`, with the sizes of `like` (its other dims) */
 static rs_tensor drop_dim(const rs_tensor *v, const rs_tensor *like, int dim) {
     rs_tensor t = *v;
@@ -71,14 +98,7 @@ rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p) {
     if ((int)p->op < RS_IR_SUM || p->op > RS_IR_COPY) return rs_error(RS_ERR_INVALID, "%s: bad op", name);
     rs_dtype dt = p->self.dtype;
     if (p->src.dtype != dt) return rs_error(RS_ERR_INVALID, "%s: self and src must have one dtype", name);
-    if (p->op == RS_IR_COPY) {
-        /* a copy moves bits: any dtype of 1, 2, 4 or 8 bytes as that integer */
-        size_t es = rs_dtype_size(dt);
-        if (es == 1) dt = RS_UINT8;
-        else if (es == 2) dt = RS_INT16;
-        else if (es == 4) dt = RS_INT32;
-        else if (es == 8) dt = RS_INT64;
-    }
+    dt = kernel_dtype(dt, p->op);
     if (!supported(dt, p->op))
         return rs_error(RS_ERR_UNSUPPORTED, "%s: dtype %s is not supported", name, rs_dtype_name(dt));
     if ((p->op == RS_IR_AMAX || p->op == RS_IR_AMIN) && (dt == RS_COMPLEX64 || dt == RS_COMPLEX32))

@@ -152,6 +152,14 @@ int rs_tensor_fits_int32(const rs_tensor *t) {
     return 1;
 }
 
+uint64_t rs_fastdiv_magic(uint32_t d) {
+    uint32_t shift = 0;
+    while (shift < 31 && (1u << shift) < d) ++shift;
+    /* m = 2^32 (2^shift - d) / d + 1 < 2^32, since 2^shift < 2 d */
+    uint64_t m = ((1ull << 32) * ((1ull << shift) - d)) / d + 1;
+    return (m & 0xffffffffu) | ((uint64_t)shift << 32);
+}
+
 rs_status rs_launch(rs_stream *s, rs_kernel *k, uint64_t items, const void *push,
                     uint32_t push_size, const rs_access *acc, int n_acc) {
     if (items == 0) return RS_OK;

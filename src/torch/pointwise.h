@@ -50,6 +50,16 @@ rs_dtype opmath(at::ScalarType t);
 void host_if_no_fp64(const at::Tensor& t);
 void host_if_no_fp64(const at::Tensor& t, const std::function<void()>& before_host);
 
+// Throws NeedsHost unless an engine's capability query (rs_norm_computes,
+// rs_linalg_computes, ...) says it computes t's dtype on t's device:
+// host_unless(rs_norm_computes, x). The fp64 reason where that is why.
+template <class... Extra>
+void host_unless(int (*computes)(rs_device*, rs_dtype, Extra...), const at::Tensor& t, Extra... extra) {
+  if (computes(device(t.device().index()), static_cast<rs_dtype>(t.scalar_type()), extra...)) return;
+  host_if_no_fp64(t);
+  throw NeedsHost{};
+}
+
 // Runs `body` (the native kernel); if it needs the host, runs the op `Op`
 // (an at::_ops:: struct) through host execution with the same arguments.
 template <class Op, class Body, class... Args>

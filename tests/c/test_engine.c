@@ -829,6 +829,46 @@ TEST(linspace) {
     rs_free(g_dev, a);
 }
 
+/* rs_fastdiv_magic: index.glsl's (umulhi(n, m) + n) >> s, done here in
+ * 64-bit host arithmetic, equals n / d for every divisor 1..4096 against
+ * the numerators around its multiples, and for divisors up to 2^31 - 1
+ * (powers of two and their neighbours, random ones) against edge and
+ * random numerators up to 2^31 - 1 */
+static uint32_t fd_lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+
+static uint32_t fastdiv_host(uint32_t n, uint64_t magic) {
+    uint32_t hi = (uint32_t)(((uint64_t)n * (uint32_t)magic) >> 32);
+    return (uint32_t)(((uint64_t)hi + n) >> (uint32_t)(magic >> 32));
+}
+
+TEST(fastdiv_magic) {
+    int bad = 0;
+    for (uint32_t d = 1; d <= 4096; ++d) {
+        uint64_t mg = rs_fastdiv_magic(d);
+        for (uint32_t q = 0; q < 64; ++q)
+            for (int e = -1; e <= 1; ++e) {
+                int64_t n = (int64_t)q * d + e;
+                if (n >= 0) bad += fastdiv_host((uint32_t)n, mg) != (uint32_t)n / d;
+            }
+        bad += fastdiv_host(0x7fffffffu, mg) != 0x7fffffffu / d;
+    }
+    uint32_t seed = 3, ds[200];
+    int nd = 0;
+    for (int b = 1; b < 31; ++b) ds[nd++] = (1u << b) - 1, ds[nd++] = 1u << b, ds[nd++] = (1u << b) + 1;
+    while (nd < 200) ds[nd++] = fd_lcg(&seed) % 0x7fffffffu + 1;
+    for (int i = 0; i < nd; ++i) {
+        uint32_t d = ds[i];
+        uint64_t mg = rs_fastdiv_magic(d);
+        uint32_t edge[6] = {0, d - 1, d, d + 1 <= 0x7fffffffu ? d + 1 : d, 0x7fffffffu, 0x7ffffffeu};
+        for (int k = 0; k < 6; ++k) bad += fastdiv_host(edge[k], mg) != edge[k] / d;
+        for (int k = 0; k < 2000; ++k) {
+            uint32_t n = fd_lcg(&seed) & 0x7fffffffu;
+            bad += fastdiv_host(n, mg) != n / d;
+        }
+    }
+    CHECK(bad == 0);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -836,6 +876,7 @@ int main(void) {
         return 1;
     }
     RUN(dtype_properties);
+    RUN(fastdiv_magic);
     RUN(codecs_known_values);
     RUN(codecs_match_c10_sweep);
     RUN(philox_known_answers);

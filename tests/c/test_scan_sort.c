@@ -333,6 +333,84 @@ TEST(masked_scatter_strided_broadcast) {
     rs_free(g_dev, ds); rs_free(g_dev, dsrc); rs_free(g_dev, dm);
 }
 
+/* unique: host reference for int32 values with many repeats (sorted:
+ * values ascending, each element's run, the run lengths) and for
+ * unique_consecutive over float32 with NaNs (never equal) and -0 == +0;
+ * then a mismatched output is refused and frees the scratch */
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+TEST(unique_sorted_and_consecutive) {
+    enum { N = 5000 };
+    int32_t *x = malloc(sizeof(int32_t) * N), *sx = malloc(sizeof(int32_t) * N);
+    int64_t *inv = malloc(8 * N), *cnt = malloc(8 * N);
+    int32_t *vals = malloc(sizeof(int32_t) * N);
+    uint32_t seed = 5;
+    for (int i = 0; i < N; ++i) x[i] = (int32_t)((lcg(&seed) >> 16) % 300) - 150;
+    memcpy(sx, x, sizeof(int32_t) * N);
+    qsort(sx, N, sizeof(int32_t), cmp_i32);
+    int64_t k_ref = 0;
+    for (int i = 0; i < N; ++i) k_ref += i == 0 || sx[i] != sx[i - 1];
+    uint64_t dx = ctest_upload(g_dev, g_s, x, sizeof(int32_t) * N), dv = 0, di = 0, dc = 0;
+    rs_tensor src = rs_tensor_rows(dx, RS_INT32, 1, N);
+    rs_unique u;
+    CHECK_OK(rs_unique_count(g_s, &src, 1, &u));
+    CHECK(u.count == k_ref);
+    CHECK_OK(rs_alloc(g_dev, sizeof(int32_t) * (uint64_t)u.count, g_s, &dv));
+    CHECK_OK(rs_alloc(g_dev, 8u * N, g_s, &di));
+    CHECK_OK(rs_alloc(g_dev, 8u * (uint64_t)u.count, g_s, &dc));
+    rs_tensor tv = rs_tensor_rows(dv, RS_INT32, 1, u.count), ti = rs_tensor_rows(di, RS_INT64, 1, N),
+              tc = rs_tensor_rows(dc, RS_INT64, 1, u.count);
+    const int64_t k = u.count;
+    CHECK_OK(rs_unique_write(g_s, &u, &tv, &ti, &tc));
+    CHECK_OK(rs_memcpy_dtoh(g_s, vals, dv, sizeof(int32_t) * (uint64_t)k));
+    CHECK_OK(rs_memcpy_dtoh(g_s, inv, di, 8u * N));
+    CHECK_OK(rs_memcpy_dtoh(g_s, cnt, dc, 8u * (uint64_t)k));
+    int bad = 0;
+    int64_t total = 0;
+    for (int64_t j = 0; j < k; ++j) bad += j > 0 && vals[j] <= vals[j - 1], total += cnt[j];
+    for (int i = 0; i < N; ++i) bad += inv[i] < 0 || inv[i] >= k || vals[inv[i]] != x[i];
+    for (int64_t j = 0, i = 0; j < k; i += cnt[j], ++j) bad += cnt[j] < 1 || sx[i] != vals[j];
+    CHECK(bad == 0 && total == N);
+
+    /* consecutive runs of float32 with NaNs and signed zeros */
+    const float nan = 0.0f / 0.0f;
+    float f[12] = {1.0f, 1.0f, nan, nan, -0.0f, 0.0f, 2.0f, 2.0f, 2.0f, 1.0f, nan, 1.0f};
+    const float want_v[8] = {1.0f, nan, nan, -0.0f, 2.0f, 1.0f, nan, 1.0f};
+    const int64_t want_c[8] = {2, 1, 1, 2, 3, 1, 1, 1}, want_i[12] = {0, 0, 1, 2, 3, 3, 4, 4, 4, 5, 6, 7};
+    uint64_t df = ctest_upload(g_dev, g_s, f, sizeof f);
+    rs_tensor fs = rs_tensor_rows(df, RS_FLOAT32, 1, 12);
+    CHECK_OK(rs_unique_count(g_s, &fs, 0, &u));
+    CHECK(u.count == 8);
+    rs_tensor fv = rs_tensor_rows(dv, RS_FLOAT32, 1, 8), fi = rs_tensor_rows(di, RS_INT64, 1, 12),
+              fc = rs_tensor_rows(dc, RS_INT64, 1, 8);
+    CHECK_OK(rs_unique_write(g_s, &u, &fv, &fi, &fc));
+    float gv[8];
+    CHECK_OK(rs_memcpy_dtoh(g_s, gv, dv, sizeof gv));
+    CHECK_OK(rs_memcpy_dtoh(g_s, inv, di, 8u * 12));
+    CHECK_OK(rs_memcpy_dtoh(g_s, cnt, dc, 8u * 8));
+    bad = 0;
+    for (int j = 0; j < 8; ++j)
+        bad += (memcmp(&gv[j], &want_v[j], 4) != 0 && !(gv[j] != gv[j] && want_v[j] != want_v[j])) +
+               (cnt[j] != want_c[j]);
+    for (int i = 0; i < 12; ++i) bad += inv[i] != want_i[i];
+    CHECK(bad == 0);
+
+    /* values of the wrong size: refused, and the scratch freed (ASan's leak
+     * check); only the values wanted (no inverse, no counts) */
+    CHECK_OK(rs_unique_count(g_s, &src, 1, &u));
+    rs_tensor short_v = rs_tensor_rows(dv, RS_INT32, 1, u.count - 1);
+    CHECK(rs_unique_write(g_s, &u, &short_v, NULL, NULL) == RS_ERR_INVALID);
+    CHECK_OK(rs_unique_count(g_s, &fs, 1, &u));
+    CHECK(u.count == 6); /* -0 (== 0), 1, 2 and each of three NaNs (never equal) */
+    rs_tensor fv6 = rs_tensor_rows(dv, RS_FLOAT32, 1, 6);
+    CHECK_OK(rs_unique_write(g_s, &u, &fv6, NULL, NULL));
+    free(x); free(sx); free(inv); free(cnt); free(vals);
+    rs_free(g_dev, dx); rs_free(g_dev, dv); rs_free(g_dev, di); rs_free(g_dev, dc); rs_free(g_dev, df);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -351,5 +429,6 @@ int main(void) {
     RUN(sort_long_rows_rankings);
     RUN(sort_int64_and_median);
     RUN(masked_scatter_strided_broadcast);
+    RUN(unique_sorted_and_consecutive);
     CTEST_END();
 }

@@ -45,15 +45,6 @@ using Dims = std::vector<int64_t>;
 Tensor host(const Tensor& t) { return t.defined() ? t.to(at::kCPU) : t; }
 Tensor back(const Tensor& t, const Tensor& like) { return t.defined() ? t.to(like.device()) : t; }
 
-// the dtypes computed natively: floating (float64 only with fp64; throws
-// NeedsHost otherwise) and integers
-bool native_dtype(const Tensor& t) {
-  auto d = t.scalar_type();
-  if (c10::isComplexType(d) || d == at::kBool) return false;
-  host_if_no_fp64(t);
-  return c10::isFloatingType(d) || c10::isIntegralType(d, /*includeBool=*/false);
-}
-
 // the computation dtype: float32 for float16/bfloat16
 at::ScalarType acc_of(const Tensor& t) {
   return c10::isReducedFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type();
@@ -218,15 +209,12 @@ Tensor convolution_host(const Tensor& input, const Tensor& weight, const OptTens
 // path gives CPU's answer or CPU's error)
 bool runs_native(const Tensor& input, const Tensor& weight, const OptTensor& bias, bool transposed,
                  bool backward) {
-  try {
-    auto d = input.scalar_type();
-    if (!native_dtype(input) || weight.scalar_type() != d || input.dim() < 3 || input.dim() > 5) return false;
-    if (bias.has_value() && bias->defined() && bias->scalar_type() != d) return false;
-    if (c10::isIntegralType(d, /*includeBool=*/false) && (backward || (transposed && d != at::kLong))) return false;
-    return true;
-  } catch (const NeedsHost&) {
+  auto d = input.scalar_type();
+  if (!rs_conv_computes(device(input.device().index()), static_cast<rs_dtype>(d)) || weight.scalar_type() != d ||
+      input.dim() < 3 || input.dim() > 5)
     return false;
-  }
+  if (bias.has_value() && bias->defined() && bias->scalar_type() != d) return false;
+  return !(c10::isIntegralType(d, /*includeBool=*/false) && (backward || (transposed && d != at::kLong)));
 }
 
 

@@ -53,34 +53,6 @@ namespace {
 
 using at::Tensor;
 
-// Throws NeedsHost unless the engine computes `op` on this dtype here.
-void host_unless_native(const Tensor& self, rs_index_reduce_op op) {
-  if (op == RS_IR_COPY) return;  // moves bits: every dtype (complex128 as two float64)
-  switch (self.scalar_type()) {
-    case at::kBool:
-      if (op == RS_IR_MEAN) throw NeedsHost{};
-      return;
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kBFloat16: case at::kFloat:
-      return;
-    case at::kComplexFloat:
-      if (op == RS_IR_AMAX || op == RS_IR_AMIN) throw NeedsHost{};
-      return;
-    case at::kComplexHalf:  // sums only (each part rounded to float16 per step)
-      if (op != RS_IR_SUM) throw NeedsHost{};
-      return;
-    case at::kDouble:
-      host_if_no_fp64(self);
-      return;
-    case at::kComplexDouble:
-      if (op == RS_IR_AMAX || op == RS_IR_AMIN) throw NeedsHost{};
-      host_if_no_fp64(self);
-      return;
-    default:
-      throw NeedsHost{};
-  }
-}
-
 rs_scalar scalar_slot(const at::Scalar& v, at::ScalarType t) {
   rs_scalar s{};
   switch (t) {
@@ -155,7 +127,7 @@ bool index_add_opmath(const Tensor& self, int64_t dim) {
 Tensor& scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Tensor& out) {
   return native_or_host<at::_ops::scatter_add_out>(
       [&]() -> Tensor& {
-        host_unless_native(self, RS_IR_SUM);
+        host_unless(rs_index_reduce_computes, self, RS_IR_SUM);
         OutOps<at::meta::structured_scatter_add> m(out);
         m.meta(self, dim, index, src);
         if (!out.is_same(self)) out.copy_(self);
@@ -175,7 +147,7 @@ Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& in
         OutOps<at::meta::structured_scatter_reduce_two> m(out);
         m.meta(self, dim, index, src, reduce, include_self);  // checks `reduce`
         auto op = op_of(reduce);
-        host_unless_native(self, op);
+        host_unless(rs_index_reduce_computes, self, op);
         if (!out.is_same(self)) out.copy_(self);
         int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
         Opts o;
@@ -197,7 +169,7 @@ Tensor& scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index,
       [&]() -> Tensor& {
         OutOps<at::meta::structured_scatter_reduce> m(out);
         m.meta(self, dim, index, src, reduce);
-        host_unless_native(self, legacy_op(reduce));
+        host_unless(rs_index_reduce_computes, self, legacy_op(reduce));
         if (!out.is_same(self)) out.copy_(self);
         int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
         Opts o;
@@ -214,7 +186,7 @@ Tensor& scatter_value_reduce_out(const Tensor& self, int64_t dim, const Tensor& 
       [&]() -> Tensor& {
         OutOps<at::meta::structured_scatter_value_reduce> m(out);
         m.meta(self, dim, index, value, reduce);
-        host_unless_native(self, legacy_op(reduce));
+        host_unless(rs_index_reduce_computes, self, legacy_op(reduce));
         if (!out.is_same(self)) out.copy_(self);
         if (index.numel() == 0) return out;
         int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
@@ -233,7 +205,7 @@ Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, cons
                       const at::Scalar& alpha, Tensor& out) {
   return native_or_host<at::_ops::index_add_out>(
       [&]() -> Tensor& {
-        host_unless_native(self, RS_IR_SUM);
+        host_unless(rs_index_reduce_computes, self, RS_IR_SUM);
         OutOps<at::meta::structured_index_add> m(out);
         m.meta(self, dim, index, source, alpha);
         if (!out.is_same(self)) out.copy_(self);
@@ -261,7 +233,7 @@ Tensor& index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, c
           refuse_unless(include_self, "index_reduce_func_exclude_input_init", t);
         }
         auto op = op_of(reduce);
-        host_unless_native(self, op);
+        host_unless(rs_index_reduce_computes, self, op);
         TORCH_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");
         if (!out.is_same(self)) out.copy_(self);
         Opts o;
@@ -276,7 +248,7 @@ Tensor& index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, c
 Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
   return native_or_host<at::_ops::index_copy_out>(
       [&]() -> Tensor& {
-        host_unless_native(self, RS_IR_COPY);
+        host_unless(rs_index_reduce_computes, self, RS_IR_COPY);
         OutOps<at::meta::structured_index_copy> m(out);
         m.meta(self, dim, index, source);
         if (!out.is_same(self)) out.copy_(self);
@@ -298,7 +270,7 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, c10::
         TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
                     "embedding_backward: Expected tensor for argument #2 'indices' to have one of the following "
                     "scalar types: Long, Int; but got ", indices.scalar_type(), " instead");
-        host_unless_native(grad, RS_IR_SUM);
+        host_unless(rs_index_reduce_computes, grad, RS_IR_SUM);
         int64_t n = num_weights.expect_int(), d = grad.size(-1);
         Tensor gw = at::zeros({n, d}, grad.options());
         int64_t numel = indices.numel();
@@ -353,7 +325,7 @@ Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accum
                     "of elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
         TORCH_CHECK(self.numel() > 0 || index.numel() == 0, "put_(): Tried to put elements into an empty tensor");
         auto op = accumulate ? RS_IR_SUM : RS_IR_COPY;
-        host_unless_native(self, op);
+        host_unless(rs_index_reduce_computes, self, op);
         if (index.numel() == 0) return self;
         bool direct = self.is_contiguous();
         Tensor flat = direct ? self.view({-1}) : self.contiguous().view({-1});
@@ -519,7 +491,7 @@ Tensor& index_put_impl(Tensor& self, const c10::List<std::optional<Tensor>>& ind
   return native_or_host<at::_ops::_index_put_impl_>(
       [&]() -> Tensor& {
         auto op = accumulate ? RS_IR_SUM : RS_IR_COPY;
-        host_unless_native(self, op);
+        host_unless(rs_index_reduce_computes, self, op);
         TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination ",
                     "dtypes match, got ", self.scalar_type(), " for the destination and ", values.scalar_type(),
                     " for the source.");

@@ -61,15 +61,6 @@ namespace {
 
 using at::Tensor;
 
-// The dtypes of the engine (float64 kinds only with fp64 arithmetic: host
-// execution under the apple profile); NeedsHost for the rest
-void need_native(const Tensor& t) {
-  const auto dt = t.scalar_type();
-  if (dt != at::kFloat && dt != at::kComplexFloat && dt != at::kDouble && dt != at::kComplexDouble)
-    throw NeedsHost();
-  host_if_no_fp64(t);
-}
-
 // CPU's and CUDA's layout of a LAPACK-style result: each matrix of the
 // batch column-major, the matrices one after another (ATen's
 // batched_matrix_contiguous_strides with f_contig, whose header would bring
@@ -178,7 +169,7 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
                                             Tensor& info) {
   return native_or_host<at::_ops::linalg_cholesky_ex_L>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        need_native(self);
+        host_unless(rs_linalg_computes, self);
         OutOps<at::meta::structured_linalg_cholesky_ex> m(L, info);
         m.meta(self, upper, check_errors);
         auto [lf, inf] = cholesky_factor(self, upper);
@@ -194,7 +185,7 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
 Tensor cholesky_checked(const Tensor& self, bool upper) {
   return native_or_host<at::_ops::cholesky>(
       [&]() -> Tensor {
-        need_native(self);
+        host_unless(rs_linalg_computes, self);
         TORCH_CHECK(self.dim() >= 2, "cholesky: The input tensor A must have at least 2 dimensions.");
         TORCH_CHECK(self.size(-1) == self.size(-2), "cholesky: A must be batches of square matrices, but they are ",
                     self.size(-2), " by ", self.size(-1), " matrices");
@@ -208,7 +199,7 @@ Tensor cholesky_checked(const Tensor& self, bool upper) {
 Tensor& cholesky_out(const Tensor& self, bool upper, Tensor& out) {
   return native_or_host<at::_ops::cholesky_out>(
       [&]() -> Tensor& {
-        need_native(self);
+        host_unless(rs_linalg_computes, self);
         return write_out(out, cholesky_checked(self, upper));
       },
       self, upper, out);
@@ -237,7 +228,7 @@ Tensor trsm(const Tensor& A, bool conj, const Tensor& B, bool upper, bool unit) 
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
   return native_or_host<at::_ops::linalg_solve_triangular>(
       [&]() -> Tensor {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         TORCH_CHECK(A.dim() >= 2 && B.dim() >= 2, "linalg.solve_triangular: The input tensor A and B must have ",
                     "at least 2 dimensions.");
@@ -257,7 +248,7 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
                              Tensor& out) {
   return native_or_host<at::_ops::linalg_solve_triangular_out>(
       [&]() -> Tensor& {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         return write_lapack_out(out, solve_triangular(A, B, upper, left, unitriangular));
       },
@@ -269,7 +260,7 @@ Tensor& solve_triangular_out(const Tensor& A, const Tensor& B, bool upper, bool 
 Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
   return native_or_host<at::_ops::_cholesky_solve_helper>(
       [&]() -> Tensor {
-        need_native(F);
+        host_unless(rs_linalg_computes, F);
         if (F.scalar_type() != B.scalar_type()) throw NeedsHost();
         Tensor x = work_copy(B, B.sizes());
         if (x.numel() == 0) return lapack_layout(x);
@@ -285,7 +276,7 @@ Tensor cholesky_solve_helper(const Tensor& B, const Tensor& F, bool upper) {
 Tensor cholesky_inverse_of(const Tensor& F, bool upper) {
   return native_or_host<at::_ops::cholesky_inverse>(
       [&]() -> Tensor {
-        need_native(F);
+        host_unless(rs_linalg_computes, F);
         TORCH_CHECK(F.dim() >= 2, "cholesky_inverse: The input tensor A must have at least 2 dimensions.");
         TORCH_CHECK(F.size(-1) == F.size(-2), "cholesky_inverse: A must be batches of square matrices, but they ",
                     "are ", F.size(-2), " by ", F.size(-1), " matrices");
@@ -298,7 +289,7 @@ Tensor cholesky_inverse_of(const Tensor& F, bool upper) {
 Tensor& cholesky_inverse_out(const Tensor& F, bool upper, Tensor& out) {
   return native_or_host<at::_ops::cholesky_inverse_out>(
       [&]() -> Tensor& {
-        need_native(F);
+        host_unless(rs_linalg_computes, F);
         return write_out(out, cholesky_inverse_of(F, upper));
       },
       F, upper, out);
@@ -310,7 +301,7 @@ std::tuple<Tensor&, Tensor&> triangular_solve_out(const Tensor& B, const Tensor&
                                                   bool unitriangular, Tensor& X, Tensor& M) {
   return native_or_host<at::_ops::triangular_solve_X>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (A.scalar_type() != B.scalar_type()) throw NeedsHost();
         TORCH_CHECK(A.dim() >= 2 && B.dim() >= 2, "torch.triangular_solve: Expected b to have at least 2 ",
                     "dimensions, but it has ", B.dim(), " dimensions instead");
@@ -337,7 +328,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_factor_ex_out(const Tensor& A, bool piv
                                                        Tensor& pivots, Tensor& info) {
   return native_or_host<at::_ops::linalg_lu_factor_ex_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (!pivot) throw NeedsHost();  // without pivoting: CPU's error
         OutOps<at::meta::structured_linalg_lu_factor_ex> mt(LU, pivots, info);
         mt.meta(A, pivot, check_errors);
@@ -374,7 +365,7 @@ Tensor& lu_solve_out(const Tensor& LU, const Tensor& pivots, const Tensor& B, bo
   return native_or_host<at::_ops::linalg_lu_solve_out>(
       [&]() -> Tensor& {
         same_device(LU, pivots, B, out);  // (before the host path, which would take any device)
-        need_native(LU);
+        host_unless(rs_linalg_computes, LU);
         if (B.scalar_type() != LU.scalar_type()) throw NeedsHost();
         OutOps<at::meta::structured_linalg_lu_solve> mt(out);
         mt.meta(LU, pivots, B, left, adjoint);
@@ -408,7 +399,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> solve_ex_out(const Tensor& A, con
                                                             Tensor& pivots, Tensor& info) {
   return native_or_host<at::_ops::_linalg_solve_ex_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (B.scalar_type() != A.scalar_type()) throw NeedsHost();
         OutOps<at::meta::structured__linalg_solve_ex> mt(result, LU, pivots, info);
         mt.meta(A, B, left, check_errors);
@@ -430,7 +421,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> solve_ex_out(const Tensor& A, con
 std::tuple<Tensor&, Tensor&> inv_ex_out(const Tensor& A, bool check_errors, Tensor& inverse, Tensor& info) {
   return native_or_host<at::_ops::linalg_inv_ex_inverse>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         OutOps<at::meta::structured_linalg_inv_ex> mt(inverse, info);
         mt.meta(A, check_errors);
         Tensor lu = at::empty({0}, A.options()), piv = at::empty({0}, info.options());
@@ -451,7 +442,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> lu_unpack_out(const Tensor& LU, const Tens
                                                     bool unpack_pivots, Tensor& P, Tensor& L, Tensor& U) {
   return native_or_host<at::_ops::lu_unpack_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        need_native(LU);
+        host_unless(rs_linalg_computes, LU);
         OutOps<at::meta::structured_lu_unpack> mt(P, L, U);
         mt.meta(LU, piv, unpack_data, unpack_pivots);
         const Tensor lu = batched(LU), pv = piv.to(at::kInt).reshape({lu.size(0), piv.size(-1)});
@@ -488,7 +479,7 @@ void det_from_factor(const Tensor& LU, const Tensor& pivots, Tensor* det, Tensor
 std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_det_result>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         OutOps<at::meta::structured__linalg_det> mt(result, LU, pivots);
         mt.meta(A);
         det_factor(A, LU, pivots);
@@ -502,7 +493,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> det_out(const Tensor& A, Tensor& result, T
 std::tuple<Tensor&, Tensor&, Tensor&> lu_full_out(const Tensor& A, bool pivot, Tensor& P, Tensor& L, Tensor& U) {
   return native_or_host<at::_ops::linalg_lu_out>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         if (!pivot) throw NeedsHost();
         OutOps<at::meta::structured_linalg_lu> mt(P, L, U);
         mt.meta(A, pivot);
@@ -520,7 +511,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> slogdet_out(const Tensor& A, Tens
                                                            Tensor& LU, Tensor& pivots) {
   return native_or_host<at::_ops::_linalg_slogdet_sign>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         OutOps<at::meta::structured__linalg_slogdet> mt(sign, logabsdet, LU, pivots);
         mt.meta(A);
         det_factor(A, LU, pivots);
@@ -551,7 +542,7 @@ Tensor householder_q(const Tensor& a, const Tensor& tau, int64_t q) {
 std::tuple<Tensor&, Tensor&> geqrf_out(const Tensor& self, Tensor& a, Tensor& tau) {
   return native_or_host<at::_ops::geqrf_a>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        need_native(self);
+        host_unless(rs_linalg_computes, self);
         TORCH_CHECK(self.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
         const int64_t P = batch_count(self.sizes()), m = self.size(-2), n = self.size(-1);
         std::vector<int64_t> ts(self.sizes().begin(), self.sizes().end() - 2);
@@ -569,7 +560,7 @@ std::tuple<Tensor&, Tensor&> geqrf_out(const Tensor& self, Tensor& a, Tensor& ta
 Tensor& householder_product_out(const Tensor& input, const Tensor& tau, Tensor& out) {
   return native_or_host<at::_ops::linalg_householder_product_out>(
       [&]() -> Tensor& {
-        need_native(input);
+        host_unless(rs_linalg_computes, input);
         if (tau.scalar_type() != input.scalar_type()) throw NeedsHost();
         TORCH_CHECK(input.dim() >= 2, "torch.linalg.householder_product: input must have at least 2 dimensions.");
         TORCH_CHECK(input.size(-2) >= input.size(-1), "torch.linalg.householder_product: input.shape[-2] must be ",
@@ -600,7 +591,7 @@ Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
 std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {
   return native_or_host<at::_ops::linalg_qr_out>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        need_native(A);
+        host_unless(rs_linalg_computes, A);
         OutOps<at::meta::structured_linalg_qr> mt(Q, R);
         mt.meta(A, mode);
         const Tensor a = batched(A);

@@ -40,14 +40,6 @@ using OptTensor = std::optional<Tensor>;
 
 bool defined(const OptTensor& t) { return t.has_value() && t->defined(); }
 
-// float16/bfloat16/float32, and float64 with fp64: native; anything else
-// runs the whole op on the host
-void need_native(const Tensor& x) {
-  auto t = x.scalar_type();
-  if (!c10::isReducedFloatingType(t) && t != at::kFloat && t != at::kDouble) throw NeedsHost{};
-  host_if_no_fp64(x);
-}
-
 // the computation dtype: float32 for float16/bfloat16
 at::ScalarType acc_type(const Tensor& x) {
   return c10::isReducedFloatingType(x.scalar_type()) ? at::kFloat : x.scalar_type();
@@ -114,7 +106,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& input, at::IntArrayR
   return native_or_host<at::_ops::native_layer_norm>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         if (n == 0) throw NeedsHost{};  // CPU's statistics of nothing
         // mean/rstd in the input dtype, or in float32 when the parameters'
         // dtype differs (CPU's mixed type)
@@ -167,7 +159,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
   return native_or_host<at::_ops::native_layer_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, bias);
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         if (n == 0) throw NeedsHost{};
         return row_norm_backward(grad_out, input, m, n, mean, rstd, weight, bias, mask);
       },
@@ -187,7 +179,7 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& input, at::IntArrayRef shape, 
   return native_or_host<at::_ops::_fused_rms_norm>(
       [&]() -> std::tuple<Tensor, Tensor> {
         auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         if (n == 0 || (defined(weight) && weight->scalar_type() != input.scalar_type())) throw NeedsHost{};
         auto vt = acc_type(input);
         double e = eps.has_value() ? *eps
@@ -235,14 +227,11 @@ static std::tuple<Tensor, Tensor> rms_norm_backward_composed(const Tensor& grad_
 // grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
 // row; grad_weight = the column sums of g xhat. Throws NeedsHost where the
 // engine cannot run it.
-// grad_input = rstd (g w - xhat mean(g w xhat)), xhat = x rstd, over each
-// row; grad_weight = the column sums of g xhat. Throws NeedsHost where the
-// engine cannot run it.
 static std::tuple<Tensor, Tensor> rms_norm_backward_native(const Tensor& grad_out, const Tensor& input,
                                                            at::IntArrayRef shape, const Tensor& rstd,
                                                            const OptTensor& weight, std::array<bool, 2> mask) {
   auto [m, n] = layer_norm_split(input, shape, weight, std::nullopt);
-  need_native(input);
+  host_unless(rs_norm_computes, input);
   if (n == 0) throw NeedsHost{};
   auto [gi, gw, unused] = row_norm_backward(grad_out, input, m, n, Tensor(), rstd, weight, std::nullopt,
                                             {mask[0], mask[1], false});
@@ -281,7 +270,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_compute(const Tensor& input, const
   same_device(input, weight, bias, running_mean, running_var);
   check_param_dtypes(input, weight, bias);
   TORCH_CHECK(input.dim() >= 2, "batch_norm: expected input of at least 2 dims, got ", input.dim());
-  need_native(input);
+  host_unless(rs_norm_computes, input);
   const int64_t c = input.size(1);
   auto stat_dt = defined(weight) ? weight->scalar_type() : input.scalar_type();
   if (input.numel() == 0) throw NeedsHost{};  // CPU's empty-batch rules
@@ -408,7 +397,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
   same_device(input, grad_out, weight, running_mean, running_var, save_mean, save_invstd);
   return native_or_host<at::_ops::native_batch_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         if (input.numel() == 0) throw NeedsHost{};
         same_dtype(grad_out, input);
         const int64_t c = input.size(1);
@@ -465,7 +454,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm(const Tensor& input, const OptTens
                     "num_groups, but got input of shape ", input.sizes(), " and num_groups=", group);
         TORCH_CHECK(input.numel() == n * c * hxw, "Expected the input to have ", n * c * hxw, " elements, got ",
                     input.numel());
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         bool mixed = defined(weight) && weight->scalar_type() != input.scalar_type();
         auto stat_dt = mixed ? acc_type(input) : input.scalar_type();
         Tensor x = input.contiguous().view({n, c, hxw}), y = at::empty(x.sizes(), x.options());
@@ -489,7 +478,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
   same_device(input, grad_out, mean, rstd, weight);
   return native_or_host<at::_ops::native_group_norm_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
-        need_native(input);
+        host_unless(rs_norm_computes, input);
         same_dtype(grad_out, input);
         TORCH_CHECK(group > 0 && c % group == 0 && input.numel() == n * c * hxw && mean.numel() == n * group &&
                         rstd.numel() == n * group,

@@ -25,9 +25,7 @@
 #include <ATen/ops/sort.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/zeros.h>
-#include <ATen/ops/cumsum.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/sub.h>
 #include <ATen/ops/unique_consecutive_ops.h>
 #include <ATen/ops/masked_select_ops.h>
 #include <ATen/ops/nonzero_ops.h>
@@ -280,57 +278,24 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 
 // ---------------------------------------------------------------- unique
 
-// unique of the flattened tensor: the first element of each run of equal
-// values (after a stable sort, or consecutive runs as they are), the
-// inverse (each element's run) and the counts, as CPU's sorted template:
-// NaNs are never equal. One sync: the number of runs.
+// unique of the flattened tensor (rs_unique: the first element of each run
+// of equal values after a stable sort, or of the consecutive runs; each
+// element's run; the runs' lengths), as CPU's sorted template: NaNs are
+// never equal. One sync: the number of runs.
 std::tuple<Tensor, Tensor, Tensor> unique_flat(const Tensor& self, bool sort, bool return_inverse,
                                                bool return_counts) {
   c10::DeviceGuard guard(self.device());
   rs_stream* s = current_stream_for(self);
-  const int64_t n = self.numel();
   auto lopt = self.options().dtype(at::kLong);
   Tensor inverse = return_inverse ? at::empty(self.sizes(), lopt) : at::empty({0}, lopt);
-  Tensor counts = at::empty({0}, lopt);
-  if (n == 0) return {at::empty({0}, self.options()), inverse, counts};
+  if (self.numel() == 0) return {at::empty({0}, self.options()), inverse, at::empty({0}, lopt)};
   Tensor x = self.reshape({-1}).contiguous();
-  Tensor sv = x, perm;
-  if (sort) {
-    sv = at::empty({n}, self.options());
-    perm = at::empty({n}, lopt);
-    rs_tensor dx = describe(x), dv = describe(sv), dp = describe(perm);
-    check_or_host(rs_sort(s, &dx, 0, n, &dv, &dp));
-  }
-  // mask[i]: element i of the (sorted) sequence starts a run
-  Tensor mask = at::empty({n}, self.options().dtype(at::kBool));
-  rs_tensor dsv0 = describe(sv), dm = describe(mask);
-  check_or_host(rs_run_starts(s, &dsv0, &dm));
-  uint64_t offsets = 0;
-  int64_t k = 0;
-  check(rs_nonzero_count(s, &dm, &offsets, &k));
-  Tensor values = at::empty({k}, self.options());
-  Tensor starts = at::empty({k, 1}, lopt);
-  {
-    rs_tensor dstarts = describe(starts), dsv = describe(sv), dvals = describe(values);
-    check(rs_nonzero_write(s, &dm, offsets, &dstarts, &dsv, &dvals));
-  }
-  if (return_inverse) {
-    Tensor gid = at::cumsum(mask, 0, at::kLong).sub_(1);
-    if (sort) {
-      Tensor inv = inverse.view({-1});
-      rs_tensor dg = describe(gid), dp = describe(perm), di = describe(inv);
-      check(rs_permute_scatter(s, &dg, &dp, &di));
-    } else {
-      inverse.view({-1}).copy_(gid);
-    }
-  }
-  if (return_counts) {
-    Tensor st = starts.view({k});
-    Tensor ends = at::empty({k}, lopt);
-    if (k > 1) ends.narrow(0, 0, k - 1).copy_(st.narrow(0, 1, k - 1));
-    ends.narrow(0, k - 1, 1).fill_(n);
-    counts = at::sub(ends, st);
-  }
+  rs_tensor dx = describe(x);
+  rs_unique u{};
+  check_or_host(rs_unique_count(s, &dx, sort, &u));
+  Tensor values = at::empty({u.count}, self.options()), counts = at::empty({return_counts ? u.count : 0}, lopt);
+  rs_tensor dv = describe(values), di = describe(inverse.view({-1})), dc = describe(counts);
+  check(rs_unique_write(s, &u, &dv, return_inverse ? &di : nullptr, return_counts ? &dc : nullptr));
   return {values, inverse, counts};
 }
 
