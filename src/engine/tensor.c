@@ -153,6 +153,7 @@ int rs_tensor_fits_int32(const rs_tensor *t) {
 }
 
 uint64_t rs_fastdiv_magic(uint32_t d) {
+    if (d == 0) d = 1; /* no divisor: the identity rather than a trap */
     uint32_t shift = 0;
     while (shift < 31 && (1u << shift) < d) ++shift;
     /* m = 2^32 (2^shift - d) / d + 1 < 2^32, since 2^shift < 2 d */
