@@ -58,7 +58,8 @@ RS_API rs_status rs_index_reduce_run(rs_stream *s, const rs_index_reduce *p);
 /* 1 where rs_index_reduce_run computes op on dtype dt on this device, else
  * 0 (no kernel; a refusal that is CPU's error, as amax of complex numbers
  * or a mean of bools; float64 arithmetic the device lacks): the adapter's
- * choice of host execution, made before it writes anything. */
+ * choice of host execution, made before it writes anything. COPY: always 1
+ * (bits; a 16-byte dtype the caller passes as two 8-byte halves). */
 RS_API int rs_index_reduce_computes(rs_device *dev, rs_dtype dt, rs_index_reduce_op op);
 
 #ifdef __cplusplus

@@ -74,8 +74,9 @@ static int computes(rs_dtype kdt, rs_index_reduce_op op, int has_fp64) {
 }
 
 int rs_index_reduce_computes(rs_device *dev, rs_dtype dt, rs_index_reduce_op op) {
-    return dev && (int)op >= RS_IR_SUM && op <= RS_IR_COPY &&
-           computes(kernel_dtype(dt, op), op, rs_device_features(dev)->has_fp64);
+    if (!dev || (int)op < RS_IR_SUM || op > RS_IR_COPY) return 0;
+    if (op == RS_IR_COPY) return 1; /* bits: a 16-byte dtype as two 8-byte halves (the caller's view) */
+    return computes(dt, op, rs_device_features(dev)->has_fp64);
 }
 
 /* v without dim `dim`, with the sizes of `like` (its other dims) */
