@@ -13,7 +13,7 @@ FILES=${CHECK_FILES:-"tests/python/test_norm.py tests/python/test_margin_loss.py
  tests/python/test_select.py tests/python/test_memory.py tests/python/test_errors.py tests/python/test_fuzz.py
  tests/python/test_ctc_loss.py tests/python/test_factories.py tests/python/test_gather.py tests/python/test_models.py
  tests/python/test_fft.py tests/python/test_linalg.py tests/python/test_shape_ops.py tests/python/test_regression_loss.py
- tests/python/test_amp.py tests/python/test_random_dist.py"}
+ tests/python/test_amp.py tests/python/test_random_dist.py tests/python/test_pool.py"}
 (
   mkdir -p build/tests
   ls tests/c/test_*.c | xargs -P 8 -I{} sh -c 'gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -Ikernels {} build/librusset_core.a -o build/tests/$(basename {} .c) -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lstdc++ -lpthread -lm || echo "C test {} did not build"'
