@@ -869,6 +869,30 @@ TEST(fastdiv_magic) {
     CHECK(bad == 0);
 }
 
+/* the engines' capability queries (the adapter's choice of host
+ * execution): each engine's dtype table, float64 kinds only with fp64 */
+TEST(capability_queries) {
+    const int f64 = has_fp64();
+    CHECK(rs_norm_computes(g_dev, RS_FLOAT32) && rs_norm_computes(g_dev, RS_BFLOAT16));
+    CHECK(!rs_norm_computes(g_dev, RS_INT32) && !rs_norm_computes(g_dev, RS_COMPLEX64));
+    CHECK(rs_norm_computes(g_dev, RS_FLOAT64) == f64);
+    CHECK(rs_linalg_computes(g_dev, RS_COMPLEX64) && !rs_linalg_computes(g_dev, RS_FLOAT16));
+    CHECK(rs_linalg_computes(g_dev, RS_COMPLEX128) == f64);
+    CHECK(rs_conv_computes(g_dev, RS_INT64) && rs_conv_computes(g_dev, RS_FLOAT16));
+    CHECK(!rs_conv_computes(g_dev, RS_BOOL) && !rs_conv_computes(g_dev, RS_COMPLEX64));
+    CHECK(rs_conv_computes(g_dev, RS_FLOAT64) == f64);
+    /* index reductions: bits for COPY, CPU's refusals on the host */
+    CHECK(rs_index_reduce_computes(g_dev, RS_COMPLEX128, RS_IR_COPY));
+    CHECK(rs_index_reduce_computes(g_dev, RS_FLOAT8_E4M3FN, RS_IR_COPY));
+    CHECK(!rs_index_reduce_computes(g_dev, RS_COMPLEX64, RS_IR_AMAX));
+    CHECK(!rs_index_reduce_computes(g_dev, RS_BOOL, RS_IR_MEAN) && rs_index_reduce_computes(g_dev, RS_BOOL, RS_IR_SUM));
+    CHECK(rs_index_reduce_computes(g_dev, RS_COMPLEX32, RS_IR_SUM) &&
+          !rs_index_reduce_computes(g_dev, RS_COMPLEX32, RS_IR_PROD));
+    CHECK(!rs_index_reduce_computes(g_dev, RS_UINT16, RS_IR_SUM));
+    CHECK(rs_index_reduce_computes(g_dev, RS_FLOAT64, RS_IR_MEAN) == f64);
+    CHECK(!rs_norm_computes(NULL, RS_FLOAT32));
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -877,6 +901,7 @@ int main(void) {
     }
     RUN(dtype_properties);
     RUN(fastdiv_magic);
+    RUN(capability_queries);
     RUN(codecs_known_values);
     RUN(codecs_match_c10_sweep);
     RUN(philox_known_answers);
