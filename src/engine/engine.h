@@ -82,6 +82,8 @@ int rs_layout_run(const rs_layout *l, uint64_t *items);
 uint32_t rs_groups_capped(rs_stream *s, uint64_t groups, uint64_t limit);
 /* A contiguous (rows, n) view of `dt` at `address` (scratch buffers). */
 rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n);
+/* A contiguous 1-D view of n elements. */
+rs_tensor rs_tensor_vec(uint64_t address, rs_dtype dt, int64_t n);
 /* A contiguous view of t's sizes, of `dt` at `address` (scratch buffers). */
 rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt);
 /* 1 when the view's element count and every element offset (in elements,

@@ -18,15 +18,6 @@ static rs_status scratch_take(rs_scratch *sc, rs_dtype dt, int64_t n, uint64_t *
     return rs_scratch_take(sc, (uint64_t)(n > 0 ? n : 1) * rs_dtype_size(dt), address);
 }
 
-/* a contiguous 1-D view of n elements */
-static rs_tensor vec_view(uint64_t address, rs_dtype dt, int64_t n) {
-    rs_tensor t = rs_tensor_rows(address, dt, 1, n);
-    t.ndim = 1;
-    t.sizes[0] = n;
-    t.strides[0] = 1;
-    return t;
-}
-
 /* t (numel n) read as a 1-D view: its elements in order, when one stride
  * walks them (a vector or a reshaped one); 0 when it cannot */
 static int as_vector(const rs_tensor *t, int64_t n, rs_tensor *out) {
@@ -38,7 +29,7 @@ static int as_vector(const rs_tensor *t, int64_t n, rs_tensor *out) {
         stride = t->strides[d];
         seen = 1;
     }
-    *out = vec_view(t->address, t->dtype, n);
+    *out = rs_tensor_vec(t->address, t->dtype, n);
     out->strides[0] = stride;
     return 1;
 }
@@ -75,14 +66,14 @@ static rs_status opmath_vec(rs_scratch *sc, const rs_tensor *t, rs_dtype acc, in
     as_vector(t, n, &v); /* checked by check_vec */
     rs_status st = scratch_take(sc, acc, n, address);
     if (st != RS_OK) return st;
-    rs_tensor dst = vec_view(*address, acc, n);
+    rs_tensor dst = rs_tensor_vec(*address, acc, n);
     return rs_copy(sc->s, &dst, &v);
 }
 
 /* dst (any vector view, n elements) = the contiguous vector of dt at src */
 static rs_status store_vec(rs_stream *s, const rs_tensor *dst, uint64_t src, rs_dtype dt, int64_t n) {
     if (!dst->address || src == dst->address) return RS_OK;
-    rs_tensor d, from = vec_view(src, dt, n);
+    rs_tensor d, from = rs_tensor_vec(src, dt, n);
     as_vector(dst, n, &d);
     return rs_copy(s, &d, &from);
 }
@@ -257,8 +248,8 @@ static rs_status running_update(rs_scratch *sc, rs_dtype acc, int64_t c, const r
     uint64_t ta;
     rs_status st = scratch_take(sc, acc, c, &ta);
     if (st != RS_OK) return st;
-    t = vec_view(ta, acc, c);
-    rs_tensor sv = vec_view(stat, acc, c);
+    t = rs_tensor_vec(ta, acc, c);
+    rs_tensor sv = rs_tensor_vec(stat, acc, c);
     /* run.to(opmath) * (1 - momentum): a product in the opmath type */
     if ((st = vec_op(sc->s, RS_PW_MUL, "batch_norm_keep", acc, &t, &rv, NULL, 1 - momentum, 0)) != RS_OK) return st;
     if ((st = vec_op(sc->s, RS_PW_ADD, "batch_norm_update", acc, &t, &t, &sv, 0, momentum)) != RS_OK) return st;
@@ -270,7 +261,7 @@ static rs_status round_through(rs_scratch *sc, rs_dtype rd, rs_dtype acc, int64_
     uint64_t r;
     rs_status st = scratch_take(sc, rd, c, &r);
     if (st != RS_OK) return st;
-    rs_tensor tv = vec_view(v, acc, c), tr = vec_view(r, rd, c);
+    rs_tensor tv = rs_tensor_vec(v, acc, c), tr = rs_tensor_vec(r, rd, c);
     if ((st = rs_copy(sc->s, &tr, &tv)) != RS_OK) return st;
     return rs_copy(sc->s, &tv, &tr);
 }
@@ -294,8 +285,8 @@ static rs_status running_update_bf16(rs_scratch *sc, const rs_batch_norm *p, int
         as_vector(&p->running_mean, c, &run);
         uint64_t a1, a2;
         if ((st = scratch_take(sc, RS_BFLOAT16, c, &a1)) || (st = scratch_take(sc, run.dtype, c, &a2))) return st;
-        t1 = vec_view(a1, RS_BFLOAT16, c);
-        t2 = vec_view(a2, run.dtype, c);
+        t1 = rs_tensor_vec(a1, RS_BFLOAT16, c);
+        t2 = rs_tensor_vec(a2, run.dtype, c);
         if ((st = mul_number(sc->s, "batch_norm_mean_m", &t1, &mean_bf, m)) ||
             (st = mul_number(sc->s, "batch_norm_run_om", &t2, &run, om)))
             return st;
@@ -310,10 +301,10 @@ static rs_status running_update_bf16(rs_scratch *sc, const rs_batch_norm *p, int
         if ((st = scratch_take(sc, acc, c, &au)) || (st = scratch_take(sc, run.dtype, c, &a2)) ||
             (st = scratch_take(sc, acc, c, &a2f)))
             return st;
-        u = vec_view(au, acc, c);
-        t2 = vec_view(a2, run.dtype, c);
-        t2f = vec_view(a2f, acc, c);
-        rs_tensor vs = vec_view(var_sum, acc, c);
+        u = rs_tensor_vec(au, acc, c);
+        t2 = rs_tensor_vec(a2, run.dtype, c);
+        t2f = rs_tensor_vec(a2f, acc, c);
+        rs_tensor vs = rs_tensor_vec(var_sum, acc, c);
         /* unbiased = var_sum / (n - 1), through bfloat16; times m */
         if ((st = vec_op(sc->s, RS_PW_DIV, "batch_norm_unbiased", acc, &u, &vs, NULL, dn - 1, 0)) ||
             (st = round_through(sc, RS_BFLOAT16, acc, c, au)) ||
@@ -345,7 +336,7 @@ static rs_status bn_train_stats(rs_scratch *sc, const rs_batch_norm *p, const ch
     channel_rows(ch, &q);
     q.out1 = mu, q.out2 = var;
     if ((st = run(sc->s, q, dt)) != RS_OK) return st;
-    rs_tensor tvar = vec_view(var, acc, c), tsum = vec_view(var_sum, acc, c);
+    rs_tensor tvar = rs_tensor_vec(var, acc, c), tsum = rs_tensor_vec(var_sum, acc, c);
     if ((st = mul_number(sc->s, "batch_norm_var_sum", &tsum, &tvar, dn)) != RS_OK) return st;
     v = var;
     if (sdt == RS_BFLOAT16) {
@@ -364,7 +355,7 @@ static rs_status bn_train_stats(rs_scratch *sc, const rs_batch_norm *p, const ch
     if (!p->running_var.address) return RS_OK;
     uint64_t unb;
     if ((st = scratch_take(sc, acc, c, &unb)) != RS_OK) return st;
-    rs_tensor tu = vec_view(unb, acc, c);
+    rs_tensor tu = rs_tensor_vec(unb, acc, c);
     if ((st = vec_op(sc->s, RS_PW_DIV, "batch_norm_unbiased", acc, &tu, &tsum, NULL, dn - 1, 0)) != RS_OK) return st;
     return running_update(sc, acc, c, &p->running_var, unb, p->momentum);
 }
@@ -595,7 +586,7 @@ rs_status rs_group_norm_forward(rs_stream *s, const rs_group_norm *p) {
     const uint64_t vals[2] = {mu, rstd};
     for (int i = 0; i < 2 && st == RS_OK; ++i) {
         rs_tensor to = stat_view(stats[i], ng);
-        rs_tensor from = to.ndim == 1 ? vec_view(vals[i], acc, ng) : rs_tensor_rows(vals[i], acc, gr.n, gr.g);
+        rs_tensor from = to.ndim == 1 ? rs_tensor_vec(vals[i], acc, ng) : rs_tensor_rows(vals[i], acc, gr.n, gr.g);
         st = rs_copy(s, &to, &from);
     }
 done:
@@ -644,7 +635,7 @@ rs_status rs_group_norm_backward(rs_stream *s, const rs_group_norm *p) {
     const uint64_t flat[2] = {mu, rs}, per_c[2] = {mu_c, rs_c};
     for (int i = 0; i < 2; ++i) {
         rs_tensor from = stat_view(stats[i], ng);
-        rs_tensor to = from.ndim == 1 ? vec_view(flat[i], acc, ng) : rs_tensor_rows(flat[i], acc, n, g);
+        rs_tensor to = from.ndim == 1 ? rs_tensor_vec(flat[i], acc, ng) : rs_tensor_rows(flat[i], acc, n, g);
         if ((st = rs_copy(s, &to, &from))) goto done;
         rs_tensor rep = rs_tensor_rows(flat[i], acc, ng, cpg), dst = rs_tensor_rows(per_c[i], acc, ng, cpg);
         rep.strides[0] = 1, rep.strides[1] = 0;
@@ -803,7 +794,7 @@ rs_status rs_layer_norm_backward(rs_stream *s, const rs_layer_norm *p) {
         if ((st = scratch_take(&sc, acc, n, &c1)) || (st = scratch_take(&sc, acc, n, &c2))) goto done;
         if (m == 0) {
             static const uint64_t zero[2] = {0, 0};
-            rs_tensor z1 = vec_view(c1, acc, n), z2 = vec_view(c2, acc, n);
+            rs_tensor z1 = rs_tensor_vec(c1, acc, n), z2 = rs_tensor_vec(c2, acc, n);
             if ((st = rs_fill(s, &z1, zero)) || (st = rs_fill(s, &z2, zero))) goto done;
         } else {
             q.op = RS_NORM_COL_SUMS;

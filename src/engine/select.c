@@ -338,13 +338,7 @@ rs_status rs_bincount(rs_stream *s, const rs_tensor *src, const rs_tensor *weigh
     }
     uint64_t counts = 0, size = 4 * (uint64_t)nbins;
     if ((st = rs_alloc(dev, size, s, &counts)) != RS_OK) return st;
-    rs_tensor ct;
-    memset(&ct, 0, sizeof ct);
-    ct.address = counts;
-    ct.dtype = RS_UINT32;
-    ct.ndim = 1;
-    ct.sizes[0] = nbins;
-    ct.strides[0] = 1;
+    rs_tensor ct = rs_tensor_vec(counts, RS_UINT32, nbins);
     uint32_t zero = 0;
     pc.counts = counts;
     rs_access acc[2] = {rs_tensor_access(src, 0), {counts, size, 1}};
@@ -367,13 +361,7 @@ rs_status rs_histc(rs_stream *s, const rs_tensor *src, const rs_tensor *edges, c
     uint64_t counts = 0, size = 4 * (uint64_t)bins;
     rs_status st = rs_alloc(dev, size, s, &counts);
     if (st != RS_OK) return st;
-    rs_tensor ct;
-    memset(&ct, 0, sizeof ct);
-    ct.address = counts;
-    ct.dtype = RS_UINT32;
-    ct.ndim = 1;
-    ct.sizes[0] = bins;
-    ct.strides[0] = 1;
+    rs_tensor ct = rs_tensor_vec(counts, RS_UINT32, bins);
     uint32_t zero = 0;
     rs_kernel *k = NULL;
     count_push pc = {src->address, edges->address, counts, (uint64_t)rs_tensor_numel(src), (uint32_t)bins, 0};

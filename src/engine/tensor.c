@@ -181,6 +181,14 @@ rs_tensor rs_tensor_rows(uint64_t address, rs_dtype dt, int64_t rows, int64_t n)
     return t;
 }
 
+rs_tensor rs_tensor_vec(uint64_t address, rs_dtype dt, int64_t n) {
+    rs_tensor t = rs_tensor_rows(address, dt, 1, n);
+    t.ndim = 1;
+    t.sizes[0] = n;
+    t.strides[0] = 1;
+    return t;
+}
+
 rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt) {
     rs_tensor r = *t;
     r.address = address, r.dtype = dt;

@@ -6,16 +6,6 @@
 
 #include "engine/engine.h"
 
-/* a 1-d contiguous view of n elements (nonzero's coordinates are then one
- * column) */
-static rs_tensor flat1(uint64_t address, rs_dtype dt, int64_t n) {
-    rs_tensor t = rs_tensor_rows(address, dt, 1, n);
-    t.ndim = 1;
-    t.sizes[0] = n;
-    t.strides[0] = 1;
-    return t;
-}
-
 /* frees every scratch buffer of u (a buffer not taken is 0) */
 static void unique_release(rs_stream *s, rs_unique *u) {
     rs_device *dev = rs_stream_device(s);
@@ -29,7 +19,7 @@ rs_status rs_unique_count(rs_stream *s, const rs_tensor *src, int sort, rs_uniqu
     memset(u, 0, sizeof *u);
     if (!rs_tensor_is_contiguous(src)) return rs_error(RS_ERR_INVALID, "rs_unique_count: src must be contiguous");
     int64_t n = rs_tensor_numel(src);
-    u->src = flat1(src->address, src->dtype, n);
+    u->src = rs_tensor_vec(src->address, src->dtype, n);
     u->sort = sort != 0;
     if (n == 0) return RS_OK;
     rs_device *dev = rs_stream_device(s);
@@ -45,7 +35,7 @@ rs_status rs_unique_count(rs_stream *s, const rs_tensor *src, int sort, rs_uniqu
     }
     /* starts[i]: element i of the sequence begins a run */
     if ((st = rs_alloc(dev, (uint64_t)n, s, &u->starts)) != RS_OK) goto fail;
-    rs_tensor mask = flat1(u->starts, RS_BOOL, n);
+    rs_tensor mask = rs_tensor_vec(u->starts, RS_BOOL, n); /* 1-D: nonzero's coordinates one column */
     if ((st = rs_run_starts(s, &seq, &mask)) != RS_OK) goto fail;
     if ((st = rs_nonzero_count(s, &mask, &u->offsets, &u->count)) != RS_OK) goto fail;
     return RS_OK;
@@ -93,7 +83,7 @@ rs_status rs_unique_write(rs_stream *s, rs_unique *u, const rs_tensor *values, c
                       "and counts (int64, [count]) must be contiguous");
         goto done;
     }
-    rs_tensor seq = u->src, mask = flat1(u->starts, RS_BOOL, n), mask_row = rs_tensor_rows(u->starts, RS_BOOL, 1, n);
+    rs_tensor seq = u->src, mask = rs_tensor_vec(u->starts, RS_BOOL, n), mask_row = rs_tensor_rows(u->starts, RS_BOOL, 1, n);
     if (u->sort) seq.address = u->sorted;
     rs_tensor starts = rs_tensor_rows(0, RS_INT64, k, 1); /* nonzero's coordinates: [k, 1] */
     if (counts && (st = rs_alloc(dev, (uint64_t)k * 8u, s, &first)) != RS_OK) goto done;
