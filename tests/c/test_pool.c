@@ -300,10 +300,30 @@ TEST(bad_indices_raise_and_bad_arguments_fail) {
     rs_free(dev, dgx);
 }
 
+/* every variant of pool.comp compiles, the 64-bit-index ones (IDX32=0:
+ * views past 2^31 elements, which no test here can allocate) included */
+TEST(every_kernel_variant_compiles) {
+    rs_device *dev = ctest_device();
+    char defines[64];
+    for (int mode = 0; mode < 4; ++mode)
+        for (int adaptive = 0; adaptive < 2; ++adaptive)
+            for (int idx32 = 0; idx32 < 2; ++idx32) {
+                /* float32, and the integer opmath of max and avg (int64) */
+                const int dts[2] = {RS_FLOAT32, RS_INT64};
+                for (int k = 0; k < (mode < 2 ? 2 : 1); ++k) {
+                    rs_kernel *kern = NULL;
+                    snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", mode, adaptive, dts[k],
+                             idx32);
+                    CHECK_OK(rs_kernel_get(dev, "pool.comp", defines, &kern));
+                }
+            }
+}
+
 int main(void) {
     RUN(max_pool_windows_indices_nan_and_backward);
     RUN(avg_pool_divisors_and_backward);
     RUN(adaptive_pool_windows_and_backward);
     RUN(bad_indices_raise_and_bad_arguments_fail);
+    RUN(every_kernel_variant_compiles);
     CTEST_END();
 }
