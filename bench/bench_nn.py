@@ -34,6 +34,9 @@ DEFAULT_BATCH_CUDA, DEFAULT_BATCH_CPU = 64, 4
 TARGET = "0.70"
 
 
+aten = torch.ops.aten
+
+
 def fwd_bwd(fn, x):
     """forward + backward of fn at x (a leaf that needs its gradient); returns
     the gradient"""
@@ -77,6 +80,20 @@ def cases(dev, batch):
         bn = torch.nn.BatchNorm2d(64).to(dev)
         out[f"batch_norm train ({batch},64,64,64){fmt_name}"] = (lambda x=x, bn=bn: bn(x), 3 * nx)
         out[f"batch_norm fwd+bwd ({batch},64,64,64){fmt_name}"] = (fwd_bwd(bn, xg), 3 * nx + 5 * nx)
+        # the backward kernels alone (no autograd, no forward): where the
+        # fwd+bwd rows' time goes
+        y, ix = aten.max_pool2d_with_indices(x, [3, 3], [2, 2], [1, 1])
+        gy = torch.ones_like(y)
+        out[f"max_pool2d backward op ({batch},64,64,64){fmt_name}"] = (
+            lambda gy=gy, x=x, ix=ix: aten.max_pool2d_with_indices_backward(gy, x, [3, 3], [2, 2], [1, 1], [1, 1],
+                                                                            False, ix), 3 * ny + nx)
+        w, b = torch.ones(64, device=dev), torch.zeros(64, device=dev)
+        rm, rv = torch.zeros(64, device=dev), torch.ones(64, device=dev)
+        _, sm, si = aten.native_batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5)
+        go = randn(dev, batch, 64, 64, 64).to(memory_format=fmt)
+        out[f"batch_norm backward op ({batch},64,64,64){fmt_name}"] = (
+            lambda go=go, x=x, w=w, rm=rm, rv=rv, sm=sm, si=si: aten.native_batch_norm_backward(
+                go, x, w, rm, rv, sm, si, True, 1e-5, [True, True, True]), 5 * nx)
     tokens = batch * 64
     t = randn(dev, tokens, 768)
     tg = t.detach().clone().requires_grad_()
@@ -98,6 +115,9 @@ def cases(dev, batch):
     out[f"grid_sample bilinear ({batch},32,64,64)"] = (lambda: F.grid_sample(gx, grid, align_corners=False), ng)
     out[f"grid_sample fwd+bwd ({batch},32,64,64)"] = (
         fwd_bwd(lambda t: F.grid_sample(t, grid, align_corners=False), gxg), 3 * ng)
+    gout = randn(dev, batch, 32, 64, 64)
+    out[f"grid_sample backward op ({batch},32,64,64)"] = (
+        lambda: aten.grid_sampler_2d_backward(gout, gx, grid, 0, 0, False, [True, True]), 2 * ng)
     # recurrent layers (the fused cells): 32 steps of a 256-unit LSTM / GRU;
     # bytes: the gates written and read by the cells plus the states
     seq = randn(dev, batch, 32, 256)
