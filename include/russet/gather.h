@@ -42,6 +42,15 @@ RS_API rs_status rs_gather_run(rs_stream *s, const rs_gather *g);
 RS_API rs_status rs_index_linearize(rs_stream *s, int count, const rs_tensor *indices, const int64_t *sizes,
                                     const rs_tensor *out);
 
+/* torch.take: out[e] = self's element at row-major position
+ * wrap(index[e], numel(self)) (wrap as rs_index_linearize's). self any
+ * dtype and strides, not empty (unless index is); index int64 or int32,
+ * any strides; out self's dtype with index's sizes, any strides. One
+ * gather from the flat self (a strided self is copied dense first, a
+ * strided out written through a dense copy). An index outside [-n, n)
+ * raises at the next sync, naming it. */
+RS_API rs_status rs_take(rs_stream *s, const rs_tensor *self, const rs_tensor *index, const rs_tensor *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,3 +128,41 @@ rs_status rs_index_linearize(rs_stream *s, int count, const rs_tensor *indices, 
     acc[count] = rs_tensor_access(out, 1);
     return rs_launch(s, k, (uint64_t)numel, &pc, sizeof pc, acc, count + 1);
 }
+
+rs_status rs_take(rs_stream *s, const rs_tensor *self, const rs_tensor *index, const rs_tensor *out) {
+    if (!s || !self || !index || !out) return rs_error(RS_ERR_INVALID, "take: missing arguments");
+    if (out->dtype != self->dtype) return rs_error(RS_ERR_INVALID, "take: self and out must have one dtype");
+    if (out->ndim != index->ndim || memcmp(out->sizes, index->sizes, sizeof(int64_t) * (size_t)index->ndim) != 0)
+        return rs_error(RS_ERR_INVALID, "take: out must have the index's sizes");
+    const int64_t n = rs_tensor_numel(self), k = rs_tensor_numel(index);
+    if (k == 0) return RS_OK;
+    if (n == 0) return rs_error(RS_ERR_INVALID, "take(): tried to take from an empty tensor");
+    const uint64_t esize = rs_dtype_size(self->dtype);
+    rs_scratch sc = {s, {0}, 0};
+    rs_status st;
+    uint64_t flat = self->address, lin = 0, dense_out = out->address;
+    if (!rs_tensor_is_contiguous(self)) {
+        if ((st = rs_scratch_take(&sc, (uint64_t)n * esize, &flat)) != RS_OK) goto done;
+        rs_tensor d = rs_tensor_dense_like(self, flat, self->dtype);
+        if ((st = rs_copy(s, &d, self)) != RS_OK) goto done;
+    }
+    if ((st = rs_scratch_take(&sc, (uint64_t)k * 8u, &lin)) != RS_OK) goto done;
+    rs_tensor lv = rs_tensor_dense_like(index, lin, RS_INT64);
+    if ((st = rs_index_linearize(s, 1, index, &n, &lv)) != RS_OK) goto done;
+    int direct = rs_tensor_is_contiguous(out);
+    if (!direct && (st = rs_scratch_take(&sc, (uint64_t)k * esize, &dense_out)) != RS_OK) goto done;
+    rs_gather g;
+    memset(&g, 0, sizeof g);
+    g.mode = RS_GATHER;
+    g.self = rs_tensor_vec(flat, self->dtype, n);
+    g.index = rs_tensor_vec(lin, RS_INT64, k);
+    g.other = rs_tensor_vec(dense_out, self->dtype, k);
+    if ((st = rs_gather_run(s, &g)) != RS_OK) goto done;
+    if (!direct) {
+        rs_tensor d = rs_tensor_dense_like(out, dense_out, out->dtype);
+        st = rs_copy(s, out, &d);
+    }
+done:
+    rs_scratch_release(&sc);
+    return st;
+}

@@ -324,6 +324,44 @@ TEST(index_linearize_wraps_and_marks) {
     rs_free(g_dev, a); rs_free(g_dev, b); rs_free(g_dev, o);
 }
 
+/* take: a strided self (a transposed 4 x 5 view of a 5 x 4 buffer), int64
+ * indices with negatives, a strided out (a transposed 2 x 3 view); an
+ * index past the end raises at the sync naming it; empty self refused */
+TEST(take_strided_wraps_and_raises) {
+    enum { R = 4, C = 5 };
+    float buf[C * R];
+    for (int i = 0; i < C * R; ++i) buf[i] = (float)i;
+    const int64_t ix[6] = {0, 7, -1, 19, -20, 12};
+    uint64_t ds = ctest_upload(g_dev, g_s, buf, sizeof buf), di = ctest_upload(g_dev, g_s, ix, sizeof ix), dout;
+    CHECK_OK(rs_alloc(g_dev, sizeof(float) * 6, g_s, &dout));
+    const int64_t ssz[2] = {R, C}, isz[2] = {2, 3};
+    rs_tensor self = ctest_view(ds, RS_FLOAT32, 2, ssz), index = ctest_view(di, RS_INT64, 2, isz),
+              out = ctest_view(dout, RS_FLOAT32, 2, isz);
+    self.strides[0] = 1, self.strides[1] = R; /* self[r][c] = buf[c * R + r] */
+    out.strides[0] = 1, out.strides[1] = 2;   /* out[a][b] at b * 2 + a */
+    CHECK_OK(rs_take(g_s, &self, &index, &out));
+    float got[6];
+    CHECK_OK(rs_memcpy_dtoh(g_s, got, dout, sizeof got));
+    int bad = 0;
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 3; ++b) {
+            int64_t p = ix[a * 3 + b];
+            if (p < 0) p += R * C;
+            const int r = (int)(p / C), c = (int)(p % C); /* row-major position in self */
+            bad += got[b * 2 + a] != buf[c * R + r];
+        }
+    CHECK(bad == 0);
+    const int64_t past[1] = {20}, one[1] = {1};
+    uint64_t dp = ctest_upload(g_dev, g_s, past, sizeof past);
+    rs_tensor pi = ctest_view(dp, RS_INT64, 1, one), po = ctest_view(dout, RS_FLOAT32, 1, one);
+    CHECK_OK(rs_take(g_s, &self, &pi, &po));
+    CHECK(rs_stream_synchronize(g_s) == RS_ERR_DEVICE_ASSERT && strstr(rs_last_error(), "20"));
+    rs_tensor empty = self;
+    empty.sizes[0] = 0;
+    CHECK(rs_take(g_s, &empty, &pi, &po) == RS_ERR_INVALID && strstr(rs_last_error(), "empty"));
+    rs_free(g_dev, ds); rs_free(g_dev, di); rs_free(g_dev, dout); rs_free(g_dev, dp);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -336,5 +374,6 @@ int main(void) {
     RUN(int8_ops);
     RUN(float_amax_skip_scale_and_errors);
     RUN(index_linearize_wraps_and_marks);
+    RUN(take_strided_wraps_and_raises);
     CTEST_END();
 }

@@ -338,7 +338,7 @@ Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accum
       self, index, source, accumulate);
 }
 
-// take: a gather from the flat self
+// take: one C call (rs_take: the index wrapped, a gather from the flat self)
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   TORCH_CHECK(index.scalar_type() == at::kLong, "take(): Expected a long tensor for index, but got ",
               index.scalar_type());
@@ -350,9 +350,9 @@ Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   at::assert_no_overlap(out, index);
   at::native::resize_output(out, index.sizes());
   if (index.numel() == 0) return out;
-  Tensor flat = self.reshape({-1});
-  Tensor r = at::index_select(flat, 0, wrapped(index.reshape({-1}), self.numel()));
-  out.copy_(r.view(index.sizes()));
+  Tensor src = resolved(self);  // lives until the call is recorded
+  rs_tensor sv = describe(src), iv = describe(index), ov = describe(out);
+  check(rs_take(current_stream_for(self), &sv, &iv, &ov));
   return out;
 }
 
