@@ -46,6 +46,7 @@
 #include "common/dtype.glsl"
 #include "params/norm.h"
 #include "common/index.glsl"
+#include "common/fastdiv.glsl"
 #include "common/opmath.glsl"
 
 layout(local_size_x = RS_WG) in;

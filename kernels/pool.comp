@@ -22,6 +22,7 @@
 #include "common/dtype.glsl"
 #include "params/pool.h"
 #include "common/index.glsl"
+#include "common/fastdiv.glsl"
 #include "common/opmath.glsl"
 #include "common/error.glsl"
 

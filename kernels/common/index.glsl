@@ -20,16 +20,6 @@ void rs_divmod(inout uint64_t i, uint64_t sz, out uint64_t r) {
     }
 }
 
-// n / d for 0 <= n < 2^31 and 1 <= d < 2^31, with d given as its magic
-// pair (m | s << 32, rs_fastdiv_magic in src/engine/tensor.c): (umulhi(n,
-// m) + n) >> s. A few instructions where a 32-bit division takes about
-// twenty on GPUs without an integer divider (NVIDIA's, Apple's).
-uint rs_fastdiv(uint n, uint64_t magic) {
-    uint hi, lo;
-    umulExtended(n, uint(magic), hi, lo);
-    return (hi + n) >> uint(magic >> 32);
-}
-
 int64_t rs_offset1(uint64_t params, uint ndim, uint64_t i) {
     int64_t o = 0L;
     for (int d = int(ndim) - 1; d >= 0; --d) {

@@ -92,7 +92,7 @@ rs_tensor rs_tensor_dense_like(const rs_tensor *t, uint64_t address, rs_dtype dt
  * instructions on NVIDIA and emulated on Apple GPUs). */
 int rs_tensor_fits_int32(const rs_tensor *t);
 /* The magic pair of divisor d (1 <= d < 2^31) for kernels/common/
- * index.glsl's rs_fastdiv: m in the low 32 bits, the shift above, so that
+ * fastdiv.glsl's rs_fastdiv: m in the low 32 bits, the shift above, so that
  * n / d == (umulhi(n, m) + n) >> shift for every 0 <= n < 2^31 (the
  * round-up method of Granlund and Montgomery, as PyTorch's IntDivider). */
 uint64_t rs_fastdiv_magic(uint32_t d);

@@ -829,7 +829,7 @@ TEST(linspace) {
     rs_free(g_dev, a);
 }
 
-/* rs_fastdiv_magic: index.glsl's (umulhi(n, m) + n) >> s, done here in
+/* rs_fastdiv_magic: fastdiv.glsl's (umulhi(n, m) + n) >> s, done here in
  * 64-bit host arithmetic, equals n / d for every divisor 1..4096 against
  * the numerators around its multiples, and for divisors up to 2^31 - 1
  * (powers of two and their neighbours, random ones) against edge and
