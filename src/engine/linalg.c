@@ -353,28 +353,43 @@ int rs_jacobi_sweeps(int64_t np) {
 
 #define SVDVALS_MAX_N 128
 
-rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
-    static const char op[] = "linalg.svdvals";
-    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_svdvals: missing arguments");
+/* The Jacobi drivers' (svdvals, eigvalsh) checks: a's dtype (the kernels'
+ * thresholds are float32's) */
+static rs_status jacobi_dtype(const char *op, const rs_tensor *a) {
     if (a->dtype != RS_FLOAT32 && a->dtype != RS_COMPLEX64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: Jacobi's thresholds are float32's: no kernel for %s", op,
                         rs_dtype_name(a->dtype));
+    return RS_OK;
+}
+
+/* ... and out, a float32 (P, n) view (`shape` names it in the message),
+ * and n against the kernels' limit (`what`: the matrices' rows or columns) */
+static rs_status jacobi_out(const char *op, const rs_tensor *out, int64_t p, int64_t n, const char *shape,
+                            const char *what, int max_n) {
+    if (out->ndim != 2 || out->dtype != RS_FLOAT32 || out->sizes[0] != p || out->sizes[1] != n)
+        return rs_error(RS_ERR_INVALID, "%s: out must be a float32 %s view", op, shape);
+    if (n > max_n)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld %s, more than Jacobi's %d", op, (long long)n, what, max_n);
+    return RS_OK;
+}
+
+rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
+    static const char op[] = "linalg.svdvals";
+    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_svdvals: missing arguments");
+    rs_status st;
+    if ((st = jacobi_dtype(op, a)) != RS_OK) return st;
     if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", op);
     /* a matrix with more columns than rows: its transpose (the values of
      * a^T and a^H are the same) */
     const rs_tensor w0 = a->sizes[1] < a->sizes[2] ? transposed(a) : *a;
     const int64_t p = w0.sizes[0], m = w0.sizes[1], n = w0.sizes[2], np = n + n % 2;
-    if (out->ndim != 2 || out->dtype != RS_FLOAT32 || out->sizes[0] != p || out->sizes[1] != n)
-        return rs_error(RS_ERR_INVALID, "%s: out must be a float32 (P, min(m, n)) view", op);
-    if (n > SVDVALS_MAX_N)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld columns, more than Jacobi's %d", op, (long long)n,
-                        SVDVALS_MAX_N);
+    if ((st = jacobi_out(op, out, p, n, "(P, min(m, n))", "columns", SVDVALS_MAX_N)) != RS_OK) return st;
     if (p == 0 || n == 0) return RS_OK;
     rs_scratch sc = {s, {0}, 0};
     uint64_t na = 0, sa = 0;
     /* W: a's columns, and a zero column for odd n */
     rs_tensor w;
-    rs_status st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
+    st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * np) * 4u, &na);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
     rs_tensor wn = w;
@@ -521,23 +536,19 @@ rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, 
 rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out) {
     static const char op[] = "linalg.eigvalsh";
     if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_eigvalsh: missing arguments");
-    if (a->dtype != RS_FLOAT32 && a->dtype != RS_COMPLEX64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: Jacobi's thresholds are float32's: no kernel for %s", op,
-                        rs_dtype_name(a->dtype));
+    rs_status st;
+    if ((st = jacobi_dtype(op, a)) != RS_OK) return st;
     if (a->ndim != 3 || a->sizes[1] != a->sizes[2])
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", op);
     const int64_t p = a->sizes[0], n = a->sizes[1], np = n + n % 2;
-    if (out->ndim != 2 || out->dtype != RS_FLOAT32 || out->sizes[0] != p || out->sizes[1] != n)
-        return rs_error(RS_ERR_INVALID, "%s: out must be a float32 (P, n) view", op);
-    if (n > EIGVALSH_MAX_N)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: %lld rows, more than Jacobi's %d", op, (long long)n, EIGVALSH_MAX_N);
+    if ((st = jacobi_out(op, out, p, n, "(P, n)", "rows", EIGVALSH_MAX_N)) != RS_OK) return st;
     if (p == 0 || n == 0) return RS_OK;
     rs_scratch sc = {s, {0}, 0};
     uint64_t da = 0, sa = 0;
     /* H: the Hermitian matrix a's triangle stands for, and a zero row and
      * column for odd n (they stay apart: their couplings are 0) */
     rs_tensor h;
-    rs_status st = padded_batch(&sc, a->dtype, p, np, np, n, &h);
+    st = padded_batch(&sc, a->dtype, p, np, np, n, &h);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
     const rs_tensor hn = top_left(&h, n, n);

@@ -128,8 +128,8 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     /* the kernel's divisions by the strides and (IDX32) by the item
      * space's sizes, as multiplications (rs_fastdiv) */
     const int64_t *item_sz = backward ? in : out;
-    for (int j = 0; j < 3; ++j) /* (adaptive windows have no stride: 0) */
-        pp[PP_STR_MAGIC + j] = (int64_t)rs_fastdiv_magic(g[1][j] >= 1 ? (uint32_t)g[1][j] : 1u);
+    for (int j = 0; j < 3; ++j) /* (adaptive windows have no stride: 0, the identity's magic) */
+        pp[PP_STR_MAGIC + j] = (int64_t)rs_fastdiv_magic((uint32_t)g[1][j]);
     for (int d = 0; d < 5; ++d)
         pp[PP_SZ_MAGIC + d] = item_sz[d] < INT32_MAX ? (int64_t)rs_fastdiv_magic((uint32_t)item_sz[d]) : 0;
 
@@ -148,7 +148,7 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
      * so neighbouring invocations write neighbouring elements */
     pc.cl = in[1] > 1 && dst_st[1] == 1;
 
-    int idx32 = items <= INT32_MAX && rs_tensor_fits_int32(src) && rs_tensor_fits_int32(dst) &&
+    int idx32 = rs_tensor_fits_int32(src) && rs_tensor_fits_int32(dst) && /* dst's count: items */
                 (!is_max || rs_tensor_fits_int32(&p->indices));
     char defines[64];
     snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op, p->adaptive != 0, (int)dt,
