@@ -1,6 +1,6 @@
 """Compiles the kernels that russet's run-time compiler cannot build into
-committed SPIR-V: kernels/gemm_coopmat_khr.comp and kernels/conv_coopmat_khr.comp
-(GL_KHR_cooperative_matrix, which Debian 12's glslang 12 does not know) ->
+committed SPIR-V: kernels/gemm_coopmat_khr.comp, conv_coopmat_khr.comp,
+attention_coopmat_khr.comp and attention_bwd_coopmat_khr.comp (GL_KHR_cooperative_matrix, which Debian 12's glslang 12 does not know) ->
 kernels/spirv/<name>.spv, one module per variant, plus kernels/spirv/MANIFEST.json (the hash of the GLSL
 sources each module was built from, and of each module).
 tests/python/test_spirv_fresh.py fails when the manifest no longer matches
@@ -118,6 +118,16 @@ def _khr():
         for mode in (0, 1, 2):
             for tile, fm in (("t128", 4), ("t64", 2)):
                 out.append((f"{prefix}m{mode}_{tile}", "conv_coopmat_khr.comp", {**elem, "MODE": mode, "FM": fm}))
+    # the fused attention forward (src/engine/attention.c picks them by
+    # name): float16 and bfloat16, head dims up to 64 and up to 128
+    for elem, prefix in (({}, "attention_coopmat_khr_"), ({"ELEM_BF16": 1}, "attention_coopmat_khr_bf16_")):
+        for d in (64, 128):
+            out.append((f"{prefix}d{d}", "attention_coopmat_khr.comp", {**elem, "D": d}))
+    # and its backward: MODE 0 (dq, delta), MODE 1 (dk, dv)
+    for elem, prefix in (({}, "attention_bwd_coopmat_khr_"), ({"ELEM_BF16": 1}, "attention_bwd_coopmat_khr_bf16_")):
+        for mode in (0, 1):
+            for d in (64, 128):
+                out.append((f"{prefix}m{mode}_d{d}", "attention_bwd_coopmat_khr.comp", {**elem, "MODE": mode, "D": d}))
     return out
 
 

@@ -20,15 +20,18 @@ extern "C" {
  * (strides 0 where it broadcasts). Any strides for the other views.
  * float32, float16, bfloat16 (arithmetic in float32) and float64 (fp64
  * devices); lse is float32 (float64 for float64), contiguous (B, Hq, L).
- *   RS_ATTN_FORWARD: writes out and lse, 16 x 16 blocks of scores at a time
- *     with an online softmax: memory O(L + S), never O(L S); float16 and
- *     bfloat16 with 4,096 keys or more, where the device has their
- *     cooperative matrices, through the backward's blocks of whole score
- *     rows (at most 128 MiB) on the GEMM engine instead.
- *   RS_ATTN_BACKWARD: from q, k, v and grad_out (out and lse are not read:
- *     the probabilities are recomputed), writes grad_q, grad_k, grad_v (each
- *     like its input; an absent one, address 0, is not computed), through
- *     blocks of whole score rows of at most 128 MiB on the GEMM engine.
+ *   RS_ATTN_FORWARD: writes out and lse with an online softmax over blocks
+ *     of keys: memory O(L + S), never O(L S). float16 and bfloat16 where the
+ *     device has their cooperative matrices: one fused kernel on them (head
+ *     dims up to 128; beyond, with 4,096 keys or more, the backward's blocks
+ *     of whole score rows, at most 128 MiB, on the GEMM engine).
+ *   RS_ATTN_BACKWARD: from q, k, v and grad_out, writes grad_q, grad_k,
+ *     grad_v (each like its input; an absent one, address 0, is not
+ *     computed). float16/bfloat16 where the forward is the fused kernel,
+ *     given lse (the forward's, contiguous float32; 0: none): two fused
+ *     kernels that read out and lse (flash attention's backward). Otherwise
+ *     out and lse are not read: the probabilities are recomputed, in blocks
+ *     of whole score rows of at most 128 MiB on the GEMM engine.
  *     Deterministic: fixed summation orders, no atomics. */
 typedef enum rs_attn_op { RS_ATTN_FORWARD = 0, RS_ATTN_BACKWARD = 1 } rs_attn_op;
 

@@ -1,4 +1,4 @@
-/* attention.comp's parameters, written by src/engine/attention.c (README.md here). */
+/* attention.comp's and attention_coopmat_khr.comp's parameters, written by src/engine/attention.c (README.md here). */
 #ifndef RS_PARAMS_ATTENTION_H
 #define RS_PARAMS_ATTENTION_H
 
@@ -25,6 +25,20 @@
 #define AP_VS 17
 #define AP_OS 21
 #define AP_MS 25
-#define AP_SLOTS 29
+#define AP_DOS 29     /* the fused backward's (attention_bwd_coopmat_khr.comp): dO, dq, dk, dv */
+#define AP_DQS 33
+#define AP_DKS 37
+#define AP_DVS 41
+#define AP_SLOTS 45
+
+/* attention_bwd_coopmat_khr.comp: the forward's fields (o: its output, lse:
+ * its logsumexp, read) and the gradients; an absent gradient's address is 0 */
+#define RS_ATTENTION_BWD_PUSH \
+    RS_ATTENTION_PUSH \
+    uint64_t dout; \
+    uint64_t dq; \
+    uint64_t dk; \
+    uint64_t dv; \
+    uint64_t delta;   /* rowsum(dO o) per row (float32, (B, Hq, L)): MODE 0 writes it, MODE 1 reads */
 
 #endif

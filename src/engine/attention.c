@@ -1,9 +1,10 @@
 /* attention.c: scaled dot-product attention, forward and backward
  * (rs_attention_run; contract in russet/attention.h).
  *
- * The forward is one kernel (kernels/attention.comp, an online softmax),
- * or, for float16/bfloat16 on cooperative matrices, blocks of scores as the
- * backward's (run_blocks). The backward: blocks of scores through the GEMM engine and
+ * The forward is one kernel (kernels/attention.comp, an online softmax;
+ * for float16/bfloat16 on cooperative matrices attention_coopmat_khr.comp,
+ * the same on the fragments, or blocks of scores as the backward's:
+ * forward_path). The backward: blocks of scores through the GEMM engine and
  * kernels/attention_blocks.comp (run_blocks below), each gradient
  * summed in a fixed order: no atomics, the same bits every run. */
 #include <math.h>
@@ -291,24 +292,116 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
     return st;
 }
 
-/* The forward runs on blocks (run_blocks) for float16/bfloat16 where the
- * device has cooperative matrices of the dtype and the rows are long: on
- * the H200, causal (8, 12, T, 64) bfloat16, T 4096: 19.9 ms against the
- * kernel's 23.6; T 512: 0.574 against 0.470 (the blocks' score traffic and
- * launches outweigh the faster products there; docs/attention.md). Between
- * the two nothing is measured, so the blocks start at FORWARD_BLOCKS_KEYS.
- * Elsewhere (the apple profile) the kernel keeps memory at O(L + S) and its
- * scores on chip. RUSSET_ATTENTION_FORWARD=kernel|blocks forces one (tests,
- * benchmarks). */
-enum { FORWARD_BLOCKS_KEYS = 4096 };
-static int forward_on_blocks(rs_stream *s, rs_dtype dt, int64_t keys) {
-    if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return 0;
-    const char *env = getenv("RUSSET_ATTENTION_FORWARD");
-    if (env && strcmp(env, "kernel") == 0) return 0;
-    if (env && strcmp(env, "blocks") == 0) return 1;
-    if (keys < FORWARD_BLOCKS_KEYS) return 0;
+/* Which forward runs (RUSSET_ATTENTION_FORWARD=fused|blocks|kernel forces
+ * one where it can run; tests and benchmarks):
+ *   FWD_FUSED (float16/bfloat16, head dims up to 128, where the device has
+ *     the dtype's cooperative matrices and 32-wide subgroups; never under
+ *     the apple profile): kernels/attention_coopmat_khr.comp, flash
+ *     attention on the fragments, scores and probabilities on chip;
+ *   FWD_BLOCKS (float16/bfloat16 with cooperative matrices, head dims
+ *     beyond 128, and 4,096 keys or more): the backward's blocks (run_blocks)
+ *     on the GEMM engine. On the H200, causal (8, 12, T, 64) bfloat16,
+ *     T 4096: 19.9 ms against the row kernel's 23.6; T 512: 0.574 against
+ *     0.470 (score traffic and launches; docs/attention.md);
+ *   FWD_KERNEL elsewhere (the apple profile): kernels/attention.comp, the
+ *     row kernel, memory O(L + S) and its scores on chip. */
+enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128 };
+enum fwd_path { FWD_KERNEL, FWD_BLOCKS, FWD_FUSED };
+
+static int fused_dims(int64_t e, int64_t ev) { return (e > ev ? e : ev) <= 64 ? 64 : 128; }
+
+/* attention_coopmat_khr.comp's shared memory: k and v blocks of BC rows of
+ * D / 8 + 1 uvec4, four score areas of 16 rows of BC / 4 + 1, four 16 x 16
+ * float matrices (the module's SM_SIZE) */
+static uint64_t fused_shared(int d) {
+    const uint64_t bc = d == 64 ? 64 : 32;
+    return 16 * (2 * bc * (uint64_t)(d / 8 + 1) + 64 * (bc / 4 + 1) + 256);
+}
+
+static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t ev, int64_t keys) {
+    if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return FWD_KERNEL;
     const int khr = rs_device_coopmat_khr(rs_stream_device(s));
-    return (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
+    const int coop = (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
+    const rs_features *f = rs_stream_features(s);
+    const int fused = coop && e <= FUSED_DIMS_MAX && ev <= FUSED_DIMS_MAX && f->subgroup_size == 32 &&
+                      f->max_workgroup_invocations >= 128 && f->max_shared_memory >= fused_shared(fused_dims(e, ev));
+    const char *env = getenv("RUSSET_ATTENTION_FORWARD");
+    if (env && strcmp(env, "kernel") == 0) return FWD_KERNEL;
+    if (env && strcmp(env, "blocks") == 0) return FWD_BLOCKS;
+    if (fused) return FWD_FUSED;
+    return coop && keys >= FORWARD_BLOCKS_KEYS ? FWD_BLOCKS : FWD_KERNEL;
+}
+
+/* The parameter block of attention.comp and the fused kernels (AP_ slots
+ * of params/attention.h) into the stream's arena */
+static rs_status write_params(rs_stream *s, const rs_attention *a, uint64_t *addr) {
+    void *host = NULL;
+    rs_status st = rs_stream_arena(s, AP_SLOTS * sizeof(int64_t), &host, addr);
+    if (st != RS_OK) return st;
+    int64_t *ap = host;
+    memset(ap, 0, AP_SLOTS * sizeof(int64_t));
+    ap[AP_B] = a->q.sizes[0], ap[AP_HQ] = a->q.sizes[1], ap[AP_HK] = a->k.sizes[1], ap[AP_L] = a->q.sizes[2];
+    ap[AP_S] = a->k.sizes[2], ap[AP_E] = a->q.sizes[3], ap[AP_EV] = a->v.sizes[3];
+    ap[AP_CAUSAL] = a->causal != 0;
+    ap[AP_SCALE] = a->q.dtype == RS_FLOAT64 ? (int64_t)rs_f64_bits(a->scale) : (int64_t)rs_f32_bits((float)a->scale);
+    const int bwd = a->op == RS_ATTN_BACKWARD;
+    const rs_tensor *views[9] = {&a->q, &a->k, &a->v, &a->out, a->mask.ndim ? &a->mask : NULL,
+                                 bwd ? &a->grad_out : NULL, bwd ? &a->grad_q : NULL, bwd ? &a->grad_k : NULL,
+                                 bwd ? &a->grad_v : NULL};
+    const int slot[9] = {AP_QS, AP_KS, AP_VS, AP_OS, AP_MS, AP_DOS, AP_DQS, AP_DKS, AP_DVS};
+    for (int i = 0; i < 9; ++i)
+        if (views[i] && views[i]->address)
+            for (int d = 0; d < 4; ++d) ap[slot[i] + d] = views[i]->strides[d];
+    return RS_OK;
+}
+
+/* The fused backward (kernels/attention_bwd_coopmat_khr.comp; forward_path
+ * chose the fused forward, so lse is its logsumexp): MODE 0, a workgroup
+ * per 64 query rows, writes grad_q and delta = rowsum(dO out) (a float32
+ * (B, Hq, L) scratch); MODE 1, a workgroup per 64 keys, reads delta and
+ * writes grad_k and grad_v. */
+static rs_status run_fused_backward(rs_stream *s, const rs_attention *a) {
+    const int64_t b = a->q.sizes[0], hq = a->q.sizes[1], l = a->q.sizes[2], hk = a->k.sizes[1], sl = a->k.sizes[2];
+    const int d = fused_dims(a->q.sizes[3], a->v.sizes[3]);
+    rs_device *dev = rs_stream_device(s);
+    struct { RS_ATTENTION_BWD_PUSH } pc;
+    memset(&pc, 0, sizeof pc);
+    rs_status st = write_params(s, a, &pc.params);
+    const uint64_t rows_bytes = (uint64_t)(b * hq * l) * 4;
+    if (st == RS_OK && rows_bytes) st = rs_alloc(dev, rows_bytes, s, &pc.delta);
+    pc.q = a->q.address, pc.k = a->k.address, pc.v = a->v.address, pc.o = a->out.address;
+    pc.mask = a->mask.ndim ? a->mask.address : 0;
+    pc.lse = a->lse, pc.dout = a->grad_out.address;
+    pc.dq = a->grad_q.address, pc.dk = a->grad_k.address, pc.dv = a->grad_v.address;
+    for (int mode = 0; mode < 2 && st == RS_OK; ++mode) {
+        const int64_t rows = mode == 0 ? b * hq * ((l + 63) / 64) : b * hk * ((sl + 63) / 64);
+        if (rows == 0 || (mode == 1 && !pc.dk && !pc.dv)) continue;
+        rs_access acc[11];
+        int n = 0;
+        acc[n++] = rs_tensor_access(&a->q, 0);
+        acc[n++] = rs_tensor_access(&a->k, 0);
+        acc[n++] = rs_tensor_access(&a->v, 0);
+        acc[n++] = rs_tensor_access(&a->grad_out, 0);
+        acc[n++] = (rs_access){a->lse, rows_bytes, 0};
+        acc[n++] = (rs_access){pc.delta, rows_bytes, mode == 0};
+        if (a->mask.ndim) acc[n++] = rs_tensor_access(&a->mask, 0);
+        if (mode == 0) {
+            acc[n++] = rs_tensor_access(&a->out, 0);
+            if (pc.dq) acc[n++] = rs_tensor_access(&a->grad_q, 1);
+        } else {
+            if (pc.dk) acc[n++] = rs_tensor_access(&a->grad_k, 1);
+            if (pc.dv) acc[n++] = rs_tensor_access(&a->grad_v, 1);
+        }
+        char module[64];
+        snprintf(module, sizeof module, "attention_bwd_coopmat_khr_%sm%d_d%d", a->q.dtype == RS_BFLOAT16 ? "bf16_" : "",
+                 mode, d);
+        rs_kernel *k = NULL;
+        st = rs_kernel_spirv(dev, module, &k);
+        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)rows, 65535), 1, 1};
+        if (st == RS_OK) st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
+    }
+    if (pc.delta) rs_free(dev, pc.delta);
+    return st;
 }
 
 rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
@@ -352,25 +445,19 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
                 return rs_error(RS_ERR_INVALID, "attention: %s is not its input's shape", names[i]);
         }
     }
-    if (backward) return b * hk * sl == 0 && b * hq * l == 0 ? RS_OK : run_blocks(s, a, 0);
+    if (backward) {
+        if (b * hk * sl == 0 && b * hq * l == 0) return RS_OK;
+        const int fused = a->lse && a->out.address && forward_path(s, dt, e, ev, sl) == FWD_FUSED;
+        return fused ? run_fused_backward(s, a) : run_blocks(s, a, 0);
+    }
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
-    if (sl > 0 && forward_on_blocks(s, dt, sl)) return run_blocks(s, a, 1);
+    const enum fwd_path path = forward_path(s, dt, e, ev, sl);
+    if (sl > 0 && path == FWD_BLOCKS) return run_blocks(s, a, 1);
 
     /* the forward: one kernel */
     uint64_t addr;
-    void *host = NULL;
-    if ((st = rs_stream_arena(s, AP_SLOTS * sizeof(int64_t), &host, &addr)) != RS_OK) return st;
-    int64_t *ap = host;
-    memset(ap, 0, AP_SLOTS * sizeof(int64_t));
-    ap[AP_B] = b, ap[AP_HQ] = hq, ap[AP_HK] = hk, ap[AP_L] = l, ap[AP_S] = sl, ap[AP_E] = e, ap[AP_EV] = ev;
-    ap[AP_CAUSAL] = a->causal != 0;
-    ap[AP_SCALE] = dt == RS_FLOAT64 ? (int64_t)rs_f64_bits(a->scale) : (int64_t)rs_f32_bits((float)a->scale);
-    const rs_tensor *views[5] = {&a->q, &a->k, &a->v, &a->out, has_mask ? &a->mask : NULL};
-    for (int i = 0; i < 5; ++i)
-        if (views[i])
-            for (int d = 0; d < 4; ++d) ap[AP_QS + 4 * i + d] = views[i]->strides[d];
-
+    if ((st = write_params(s, a, &addr)) != RS_OK) return st;
     struct { RS_ATTENTION_PUSH } pc;
     memset(&pc, 0, sizeof pc);
     pc.q = a->q.address, pc.k = a->k.address, pc.v = a->v.address, pc.o = a->out.address;
@@ -386,15 +473,25 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if (has_mask) acc[n++] = rs_tensor_access(&a->mask, 0);
     acc[n++] = rs_tensor_access(&a->out, 1);
     acc[n++] = (rs_access){a->lse, lse_bytes, 1};
-    uint32_t de = dims_bucket(e), dv = dims_bucket(ev), rl, bk;
-    geometry(de, dv, acc_bytes(dt), &rl, &bk);
-    char defines[128];
-    snprintf(defines, sizeof defines, "DT=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, has_mask, de,
-             dv, acc_bytes(dt), rl, bk);
     rs_kernel *k = NULL;
-    if ((st = rs_kernel_get(rs_stream_device(s), "attention.comp", defines, &k)) != RS_OK) return st;
-    /* a workgroup per ATTN_NT / rl query rows */
-    uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq) * (uint64_t)((l + ATTN_NT / rl - 1) / (ATTN_NT / rl)), 65535),
+    uint64_t rows_a_group;
+    if (path == FWD_FUSED) {
+        /* 64 query rows a workgroup */
+        char module[64];
+        snprintf(module, sizeof module, "attention_coopmat_khr_%sd%d", dt == RS_BFLOAT16 ? "bf16_" : "",
+                 fused_dims(e, ev));
+        if ((st = rs_kernel_spirv(rs_stream_device(s), module, &k)) != RS_OK) return st;
+        rows_a_group = 64;
+    } else {
+        uint32_t de = dims_bucket(e), dv = dims_bucket(ev), rl, bk;
+        geometry(de, dv, acc_bytes(dt), &rl, &bk);
+        char defines[128];
+        snprintf(defines, sizeof defines, "DT=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, has_mask,
+                 de, dv, acc_bytes(dt), rl, bk);
+        if ((st = rs_kernel_get(rs_stream_device(s), "attention.comp", defines, &k)) != RS_OK) return st;
+        rows_a_group = ATTN_NT / rl; /* RL lanes a row */
+    }
+    uint32_t g[3] = {rs_groups_capped(s, (uint64_t)(b * hq) * (((uint64_t)l + rows_a_group - 1) / rows_a_group), 65535),
                      1, 1};
     return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
 }

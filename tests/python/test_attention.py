@@ -154,22 +154,34 @@ for dtype in (torch.float16, torch.bfloat16):
     torch.testing.assert_close(lse[:, :, keep], want[:, :, keep], rtol=0, atol=1e-5)
     torch.testing.assert_close(out[:, :, keep].float(), (torch.softmax(s, -1) @ v.float())[:, :, keep],
                                rtol=0, atol=2e-2)
+    # 128 dims (the fused kernel's second size), several row and key blocks
+    torch.manual_seed(2)
+    t.compare(torch.randn(1, 2, 70, 128), torch.randn(1, 2, 90, 128), torch.randn(1, 2, 90, 100), dtype,
+              is_causal=True)
+    t.compare(torch.randn(2, 2, 130, 100), torch.randn(2, 1, 200, 100), torch.randn(2, 1, 200, 128), dtype,
+              attn_mask=torch.randn(2, 1, 130, 200), enable_gqa=True)
 print("ok")
 """
 
 
-@pytest.mark.parametrize("budget", ["", "1000"])
-def test_forward_on_blocks_matches_cpu(budget):
-    """float16/bfloat16's forward on blocks of scores (the GEMM engine's
-    float32 results of half-precision products, then p in the dtype and
-    p v), which runs where the device has cooperative matrices: forced
-    here (RUSSET_ATTENTION_FORWARD=blocks) over every case of
-    test_matches_cpu_forward_and_backward, in one block and in blocks of a
-    few rows"""
+@pytest.mark.parametrize("path, budget", [("blocks", ""), ("blocks", "1000"), ("fused", "")])
+def test_forward_paths_match_cpu(path, budget):
+    """float16/bfloat16's other forwards, over every case of
+    test_matches_cpu_forward_and_backward, 128-dim heads and a row that
+    sees no key: `blocks` (scores through the GEMM engine's float32 results
+    of half-precision products, then p in the dtype and p v; forced here
+    with RUSSET_ATTENTION_FORWARD=blocks, in one block and in blocks of a
+    few rows) and `fused` (attention_coopmat_khr.comp, flash attention on
+    cooperative matrices, the default where the device has them: on the
+    GPU runs, skipped on lavapipe)"""
     import os
     import subprocess
     import sys
-    env = dict(os.environ, RUSSET_ATTENTION_FORWARD="blocks")
+    if path == "fused" and not torch.russet.get_device_properties().has_cooperative_matrix:
+        pytest.skip("the fused forward needs cooperative matrices (never under the apple profile)")
+    env = dict(os.environ)
+    if path == "blocks":
+        env["RUSSET_ATTENTION_FORWARD"] = "blocks"
     if budget:
         env["RUSSET_ATTENTION_BLOCK_BYTES"] = budget
     r = subprocess.run([sys.executable, "-c", _BLOCKS_FORWARD_SCRIPT], env=env, capture_output=True, text=True,
@@ -364,7 +376,7 @@ def test_multihead_attention_forward_and_backward_like_cpu(need_weights):
 
 
 def test_backward_recomputes_the_softmax_without_the_logsumexp():
-    """the backward's probabilities come from its own scores (docs/attention.md):
+    """float32's backward (on blocks) takes its probabilities from its own scores (docs/attention.md):
     the logsumexp it is handed does not change the gradients"""
     torch.manual_seed(5)
     q, k, v = (torch.randn(1, 2, 7, 8, device=D) for _ in range(3))

@@ -170,9 +170,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   if (grad_input_mask[1]) gk = at::empty_like(key);
   if (grad_input_mask[2]) gv = at::empty_like(value);
   Tensor m = attn_bias.defined() ? additive_mask(attn_bias, q, key.size(2)) : Tensor();
-  // the engine recomputes the probabilities from q and k: out and logsumexp
-  // are not read (docs/attention.md says why)
-  rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, out, m, Tensor(), is_causal, scale);
+  // out and logsumexp: the fused backward (float16/bfloat16 on cooperative
+  // matrices) reads them; the blocks recompute the probabilities from q and
+  // k instead (docs/attention.md says why)
+  Tensor o = resolved(out);
+  const bool lse_ok = logsumexp.defined() && logsumexp.scalar_type() == at::kFloat && logsumexp.is_contiguous() &&
+                      logsumexp.sizes() == c10::IntArrayRef{query.size(0), query.size(1), query.size(2)};
+  rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, o, m, lse_ok ? logsumexp : Tensor(), is_causal, scale);
   a.grad_out = describe(go);
   if (gq.defined()) a.grad_q = describe(gq);
   if (gk.defined()) a.grad_k = describe(gk);
