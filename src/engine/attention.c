@@ -382,8 +382,10 @@ static rs_status run_fused_backward(rs_stream *s, const rs_attention *a) {
         acc[n++] = rs_tensor_access(&a->k, 0);
         acc[n++] = rs_tensor_access(&a->v, 0);
         acc[n++] = rs_tensor_access(&a->grad_out, 0);
-        acc[n++] = (rs_access){a->lse, rows_bytes, 0};
-        acc[n++] = (rs_access){pc.delta, rows_bytes, mode == 0};
+        if (rows_bytes) {
+            acc[n++] = (rs_access){a->lse, rows_bytes, 0};
+            acc[n++] = (rs_access){pc.delta, rows_bytes, mode == 0};
+        }
         if (a->mask.ndim) acc[n++] = rs_tensor_access(&a->mask, 0);
         if (mode == 0) {
             acc[n++] = rs_tensor_access(&a->out, 0);

@@ -52,6 +52,24 @@ def test_out_and_empty():
                      F.binary_cross_entropy(e, e, reduction=red), equal_nan=True)
 
 
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_warns_only_where_cpu_does(reduction):
+    """the functional form, and out= into a tensor shaped like the input (as
+    CPU's functional form hands its out= kernel), give no warning, as on CPU
+    (CPU's and CUDA's kernels resize it to the reduced loss silently): a
+    reduced loss once warned that an output with elements was resized"""
+    import warnings
+    x, y, w = torch.rand(4, 5), torch.rand(4, 5), torch.rand(5)
+    for dev in ("cpu", D):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = F.binary_cross_entropy(x.to(dev), y.to(dev), w.to(dev), reduction=reduction)
+            out = torch.empty(4, 5, device=dev)
+            torch.ops.aten.binary_cross_entropy.out(x.to(dev), y.to(dev), None, 1, out=out)
+        assert_close(got.cpu(), F.binary_cross_entropy(x, y, w, reduction=reduction))
+        assert_close(out.cpu(), F.binary_cross_entropy(x, y))
+
+
 @pytest.mark.parametrize("bad,which", [([0.5, 1.5], "input"), ([-0.1, 0.5], "input"), ([float("nan"), 0.5], "input")])
 def test_input_outside_unit_interval_raises_like_cpu(bad, which):
     x, y = torch.tensor(bad), torch.tensor([0.0, 1.0])

@@ -26,32 +26,43 @@ void check_sizes(const Tensor& self, const Tensor& target) {
               "elements, got ", self.sizes(), " and ", target.sizes());
 }
 
+// The loss (NeedsHost where the device cannot compute it)
+Tensor bce_loss(const Tensor& self, const Tensor& target, const OptTensor& weight, int64_t reduction) {
+  host_if_no_fp64(self);
+  check_sizes(self, target);
+  // CPU: a TensorIterator over the squeezed operands
+  Tensor loss = at::empty(self.sizes(), self.options());
+  Tensor loss_sq = at::squeeze(loss);
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(loss_sq)
+                  .add_owned_const_input(at::squeeze(self))
+                  .add_owned_const_input(at::squeeze(target))
+                  .build();
+  run_pointwise(iter, "binary_cross_entropy", RS_PW_BINARY_CROSS_ENTROPY);
+  if (defined(weight)) loss.mul_(*weight);
+  if (reduction == at::Reduction::Mean) loss = loss.mean();
+  else if (reduction == at::Reduction::Sum) loss = loss.sum();
+  return loss;
+}
+
 Tensor& bce_out(const Tensor& self, const Tensor& target, const OptTensor& weight, int64_t reduction, Tensor& out) {
   return native_or_host<at::_ops::binary_cross_entropy_out>(
       [&]() -> Tensor& {
-        host_if_no_fp64(self);
-        check_sizes(self, target);
-        // CPU: a TensorIterator over the squeezed operands
-        Tensor loss = at::empty(self.sizes(), self.options());
-        Tensor loss_sq = at::squeeze(loss);
-        auto iter = at::TensorIteratorConfig()
-                        .add_output(loss_sq)
-                        .add_owned_const_input(at::squeeze(self))
-                        .add_owned_const_input(at::squeeze(target))
-                        .build();
-        run_pointwise(iter, "binary_cross_entropy", RS_PW_BINARY_CROSS_ENTROPY);
-        if (defined(weight)) loss.mul_(*weight);
-        if (reduction == at::Reduction::Mean) loss = loss.mean();
-        else if (reduction == at::Reduction::Sum) loss = loss.sum();
-        return write_out(out, loss);
+        Tensor loss = bce_loss(self, target, weight, reduction);
+        TORCH_CHECK(out.device() == loss.device(), "Expected out tensor to have device ", loss.device(),
+                    ", but got ", out.device(), " instead");
+        // CPU's and CUDA's out= kernels resize `out` to the loss without
+        // resize_output's warning (loss.resize_as_(reduced).copy_(reduced))
+        return out.resize_(loss.sizes()).copy_(loss);
       },
       self, target, weight, reduction, out);
 }
 
+// The functional form returns the loss itself: handing the out= kernel a
+// tensor shaped like self (as CPU's does) would warn on every reduced call
 Tensor bce(const Tensor& self, const Tensor& target, const OptTensor& weight, int64_t reduction) {
-  // CPU's functional form hands its out= kernel a tensor shaped like self
-  Tensor out = at::empty_like(self);
-  return bce_out(self, target, weight, reduction, out);
+  return native_or_host<at::_ops::binary_cross_entropy>(
+      [&]() { return bce_loss(self, target, weight, reduction); }, self, target, weight, reduction);
 }
 
 Tensor& bce_backward_out(const Tensor& grad, const Tensor& self, const Tensor& target, const OptTensor& weight,
