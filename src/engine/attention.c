@@ -305,7 +305,7 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
  *     0.470 (score traffic and launches; docs/attention.md);
  *   FWD_KERNEL elsewhere (the apple profile): kernels/attention.comp, the
  *     row kernel, memory O(L + S) and its scores on chip. */
-enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128 };
+enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128, FUSED_BY_DEFAULT = 1 };
 enum fwd_path { FWD_KERNEL, FWD_BLOCKS, FWD_FUSED };
 
 static int fused_dims(int64_t e, int64_t ev) { return (e > ev ? e : ev) <= 64 ? 64 : 128; }
@@ -328,7 +328,7 @@ static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t 
     const char *env = getenv("RUSSET_ATTENTION_FORWARD");
     if (env && strcmp(env, "kernel") == 0) return FWD_KERNEL;
     if (env && strcmp(env, "blocks") == 0) return FWD_BLOCKS;
-    if (fused) return FWD_FUSED;
+    if (fused && (FUSED_BY_DEFAULT || (env && strcmp(env, "fused") == 0))) return FWD_FUSED;
     return coop && keys >= FORWARD_BLOCKS_KEYS ? FWD_BLOCKS : FWD_KERNEL;
 }
 

@@ -658,6 +658,80 @@ TEST(rng_random) {
     rs_free(g_dev, a);
 }
 
+/* rs_multinomial: samples follow p (with replacement, into a transposed
+ * out, from a transposed p), distinct categories without replacement and
+ * never one of probability 0, the argmax path, the same samples for the
+ * same (seed, offset), and its argument errors */
+TEST(multinomial_samples_follow_p) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { R = 3, C = 4, N = 4000 };
+    /* p stored (C, R): row r of the view is column r here */
+    const float pt[C * R] = {0.1f, 0, 0.25f, 0, 0, 0.25f, 0.6f, 1, 0.25f, 0.3f, 0, 0.25f};
+    const float want[R][C] = {{0.1f, 0, 0.6f, 0.3f}, {0, 0, 1, 0}, {0.25f, 0.25f, 0.25f, 0.25f}};
+    uint64_t dp = ctest_upload(dev, s, pt, sizeof pt), dout = 0;
+    const int64_t psz[2] = {R, C}, osz[2] = {R, N};
+    rs_tensor p = ctest_view(dp, RS_FLOAT32, 2, psz);
+    p.strides[0] = 1, p.strides[1] = R;
+    CHECK_OK(rs_alloc(dev, (uint64_t)R * N * 8, s, &dout));
+    rs_tensor o = ctest_view(dout, RS_INT64, 2, osz);
+    o.strides[0] = 1, o.strides[1] = R; /* (N, R) in memory */
+    static int64_t a[R * N], b[R * N];
+    CHECK_OK(rs_multinomial(s, &p, N, 1, 7, 0, &o));
+    CHECK_OK(rs_memcpy_dtoh(s, a, dout, sizeof a));
+    CHECK_OK(rs_stream_synchronize(s));
+    for (int r = 0; r < R; ++r) {
+        int hist[C] = {0};
+        for (int i = 0; i < N; ++i) {
+            int64_t c = a[i * R + r];
+            CHECK(c >= 0 && c < C);
+            if (c >= 0 && c < C) hist[c]++;
+        }
+        for (int c = 0; c < C; ++c) CHECK(fabsf((float)hist[c] / N - want[r][c]) < 0.04f);
+        CHECK(hist[1] == 0 || r == 2);
+    }
+    /* the same draw again: the same samples; another offset: others */
+    CHECK_OK(rs_multinomial(s, &p, N, 1, 7, 0, &o));
+    CHECK_OK(rs_memcpy_dtoh(s, b, dout, sizeof b));
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK_OK(rs_multinomial(s, &p, N, 1, 7, 4, &o));
+    CHECK_OK(rs_memcpy_dtoh(s, b, dout, sizeof b));
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK(memcmp(a, b, sizeof a) != 0);
+    /* without replacement: rows 0 and 2, three samples each (row 1 has one
+     * category, so it takes one sample alone below) */
+    const int64_t p2sz[2] = {1, C}, o3sz[2] = {1, 3};
+    rs_tensor p0 = ctest_view(dp, RS_FLOAT32, 2, p2sz);
+    p0.strides[1] = R; /* row 0 of the view */
+    rs_tensor o3 = ctest_view(dout, RS_INT64, 2, o3sz);
+    for (int t = 0; t < 50; ++t) {
+        CHECK_OK(rs_multinomial(s, &p0, 3, 0, 11, 4 * (uint64_t)t, &o3));
+        int64_t got[3];
+        CHECK_OK(rs_memcpy_dtoh(s, got, dout, sizeof got));
+        CHECK_OK(rs_stream_synchronize(s));
+        CHECK(got[0] != 1 && got[1] != 1 && got[2] != 1);
+        CHECK(got[0] != got[1] && got[1] != got[2] && got[0] != got[2]);
+    }
+    /* one sample: the argmax path; row 1 always category 2 */
+    const int64_t o1sz[2] = {R, 1};
+    rs_tensor o1 = ctest_view(dout, RS_INT64, 2, o1sz);
+    CHECK_OK(rs_multinomial(s, &p, 1, 0, 3, 0, &o1));
+    int64_t one[R];
+    CHECK_OK(rs_memcpy_dtoh(s, one, dout, sizeof one));
+    CHECK_OK(rs_stream_synchronize(s));
+    CHECK(one[1] == 2 && one[0] != 1 && one[0] >= 0 && one[0] < C);
+    /* errors: more samples than categories without replacement, a wrong out */
+    const int64_t o5sz[2] = {R, 5};
+    rs_tensor o5 = ctest_view(dout, RS_INT64, 2, o5sz);
+    CHECK(rs_multinomial(s, &p, 5, 0, 1, 0, &o5) == RS_ERR_INVALID);
+    CHECK(rs_multinomial(s, &p, 4, 1, 1, 0, &o5) == RS_ERR_INVALID);
+    o5.dtype = RS_INT32;
+    CHECK(rs_multinomial(s, &p, 5, 1, 1, 0, &o5) == RS_ERR_INVALID);
+    rs_free(dev, dp);
+    rs_free(dev, dout);
+}
+
 /* ---------------------------------------------------------------- arange, linspace */
 
 static int64_t ulp_diff(float a, float b) {
@@ -913,6 +987,7 @@ int main(void) {
     RUN(rng_normal);
     RUN(rng_random);
     RUN(multinomial_checks_on_the_device);
+    RUN(multinomial_samples_follow_p);
     RUN(arange);
     RUN(linspace);
     RUN(copy_every_dtype_pair);

@@ -171,17 +171,15 @@ def test_forward_paths_match_cpu(path, budget):
     sees no key: `blocks` (scores through the GEMM engine's float32 results
     of half-precision products, then p in the dtype and p v; forced here
     with RUSSET_ATTENTION_FORWARD=blocks, in one block and in blocks of a
-    few rows) and `fused` (attention_coopmat_khr.comp, flash attention on
-    cooperative matrices, the default where the device has them: on the
-    GPU runs, skipped on lavapipe)"""
+    few rows) and `fused` (attention_coopmat_khr.comp and its backward,
+    flash attention on cooperative matrices, the default where the device
+    has them: on the GPU runs, skipped on lavapipe)"""
     import os
     import subprocess
     import sys
     if path == "fused" and not torch.russet.get_device_properties().has_cooperative_matrix:
         pytest.skip("the fused forward needs cooperative matrices (never under the apple profile)")
-    env = dict(os.environ)
-    if path == "blocks":
-        env["RUSSET_ATTENTION_FORWARD"] = "blocks"
+    env = dict(os.environ, RUSSET_ATTENTION_FORWARD=path)
     if budget:
         env["RUSSET_ATTENTION_BLOCK_BYTES"] = budget
     r = subprocess.run([sys.executable, "-c", _BLOCKS_FORWARD_SCRIPT], env=env, capture_output=True, text=True,

@@ -191,6 +191,28 @@ def test_multinomial_without_replacement(dtype):
     assert torch.allclose(_freq(three[:, 0], 4), P.double(), atol=0.015)
 
 
+def test_multinomial_strided_views_and_float64():
+    """a transposed p and a strided out (the C core's rs_multinomial reads
+    and writes any strides), and float64 p: native where the device has
+    fp64, else through the host, counted"""
+    rows = torch.stack([P, P.flip(0)])
+    pt = rows.t().contiguous().to(D).t()  # (2, 4) with strides (1, 2)
+    big = torch.full((N // 4, 3), -1, dtype=torch.int64, device=D)
+    out = big[:, 1:3].t()  # (2, N // 4), strides (1, 3)
+    _native(lambda: torch.multinomial(pt, N // 4, replacement=True, out=out))
+    got = big.cpu()
+    assert (got[:, 0] == -1).all()
+    assert torch.allclose(_freq(got[:, 1], 4), P.double(), atol=0.02)
+    assert torch.allclose(_freq(got[:, 2], 4), P.flip(0).double(), atol=0.02)
+    three = _native(lambda: torch.multinomial(pt, 3)).cpu()
+    assert (three != torch.tensor([[1], [2]])).all()
+    torch.russet.reset_host_op_counts()
+    s64 = torch.multinomial(rows.double().to(D), N // 4, replacement=True).cpu()
+    assert torch.allclose(_freq(s64[0], 4), P.double(), atol=0.02)
+    host = torch.russet.host_op_counts()
+    assert ("aten::multinomial" in host) == (not torch.russet.get_device_properties().has_fp64), host
+
+
 def test_multinomial_out_and_errors():
     out = torch.empty(0, dtype=torch.int64, device=D)
     r = _native(lambda: torch.multinomial(P.to(D), 5, replacement=True, out=out))

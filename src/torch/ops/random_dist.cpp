@@ -1,7 +1,7 @@
 // Random pointwise distributions: bernoulli (scalar and tensor p), the
 // dropout mask (native_dropout), exponential_, geometric_, cauchy_,
-// log_normal_, normal with tensor mean/std, and multinomial (composed of
-// native ops as ATen's Distributions.cpp does). Each draws float32 uniforms (or normals) from the Philox
+// log_normal_, normal with tensor mean/std, and multinomial (the C core's
+// rs_multinomial). Each draws float32 uniforms (or normals) from the Philox
 // generator (uniform_/normal_, ops/random.cpp), so results are reproducible
 // under torch.manual_seed, then maps them with a pointwise expression
 // (kernels/common/ops_misc.glsl, the transformations of
@@ -9,13 +9,9 @@
 // (float64 under the apple profile) the op runs on the host from a CPU
 // generator seeded by the same (seed, offset), as ops/random.cpp does.
 #include <ATen/CPUGeneratorImpl.h>
-#include <ATen/ops/argmax.h>
-#include <ATen/ops/cumsum.h>
-#include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
-#include <ATen/ops/searchsorted.h>
-#include <ATen/ops/topk.h>
+#include <ATen/ops/multinomial.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/TensorOperators.h>
@@ -209,12 +205,10 @@ Tensor normal_ft(double mean, const Tensor& std, std::optional<at::Generator> ge
 }
 
 // ---------------------------------------------------------------- multinomial
-// ATen's checks; the probabilities' validity checked on the device (no
-// sync: CUDA's device assert; the error at the next sync). Without
-// replacement (or one sample): the Gumbel trick of
-// ATen, argmax / topk of p / q with q ~ Exp(1). With replacement: the
-// first index whose normalized cumulative probability reaches u, u uniform
-// in (0, 1] (searchsorted), as CPU's binary search.
+// ATen's checks here; the sampling in the C core (rs_multinomial: the
+// probabilities' checks on the device, then ATen's algorithm). Where the
+// device lacks the dtype (float64 under the apple profile) it runs on the
+// host from a CPU generator seeded by the same (seed, offset).
 Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replacement,
                         std::optional<at::Generator> gen, Tensor& result) {
   const int64_t n_sample = n_sample_s.expect_int();
@@ -232,30 +226,22 @@ Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replace
   else result.resize_({self.size(0), n_sample});
   if (result.numel() == 0) return result;
   c10::DeviceGuard guard(self.device());
+  PhiloxGenerator* g = generator_for(gen, self.device().index());
+  uint64_t seed, offset;
   {
-    // the probabilities' checks on the device (rs_multinomial_check): CPU's
-    // messages at the next sync, as CUDA's device assert; nothing waits
-    const Tensor p2 = self.dim() == 1 ? self.unsqueeze(0) : self;
-    rs_tensor tp = describe(p2);
-    check(rs_multinomial_check(current_stream_for(self), &tp, replacement && n_sample > 1));
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    seed = g->current_seed();
+    offset = g->take(rs_rng_offset_increment(1));
   }
-  if (!replacement || n_sample == 1) {
-    Tensor q = at::empty_like(self).exponential_(1, gen);
-    at::div_out(q, self, q);
-    if (n_sample == 1) {
-      at::argmax_out(result, q, /*dim=*/-1, /*keepdim=*/true);
-    } else {
-      Tensor vals = at::empty(result.sizes(), self.options());
-      at::topk_out(vals, result, q, n_sample);
-    }
-    return result;
-  }
-  Tensor cum = at::cumsum(self, -1, at::kFloat);
-  cum.div_(cum.narrow(-1, n_categories - 1, 1).clone());  // the last is exactly 1
-  Tensor u = at::empty(result.sizes(), self.options().dtype(at::kFloat));
-  u.uniform_(0, 1, gen);
-  u = 1 - u;
-  at::searchsorted_out(result, cum, u);
+  const Tensor p2 = self.dim() == 1 ? self.unsqueeze(0) : self;
+  const Tensor r2 = result.dim() == 1 ? result.unsqueeze(0) : result;
+  rs_tensor tp = describe(p2), tr = describe(r2);
+  rs_status st = rs_multinomial(current_stream_for(self), &tp, n_sample, replacement, seed, offset, &tr);
+  if (st == RS_OK) return result;
+  if (st != RS_ERR_UNSUPPORTED) throw_status(st);
+  note_host_op("aten::multinomial");
+  at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>(seed ^ (offset * 0x9E3779B97F4A7C15ull));
+  result.copy_(at::multinomial(self.to(at::kCPU), n_sample, replacement, cpu));
   return result;
 }
 
