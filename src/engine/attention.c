@@ -305,7 +305,7 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
  *     0.470 (score traffic and launches; docs/attention.md);
  *   FWD_KERNEL elsewhere (the apple profile): kernels/attention.comp, the
  *     row kernel, memory O(L + S) and its scores on chip. */
-enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128, FUSED_BY_DEFAULT = 1 };
+enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128, FUSED_BY_DEFAULT = 0 };
 enum fwd_path { FWD_KERNEL, FWD_BLOCKS, FWD_FUSED };
 
 static int fused_dims(int64_t e, int64_t ev) { return (e > ev ? e : ev) <= 64 ? 64 : 128; }
