@@ -297,7 +297,10 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
  *   FWD_FUSED (float16/bfloat16, head dims up to 128, where the device has
  *     the dtype's cooperative matrices and 32-wide subgroups; never under
  *     the apple profile): kernels/attention_coopmat_khr.comp, flash
- *     attention on the fragments, scores and probabilities on chip;
+ *     attention on the fragments, scores and probabilities on chip. Correct
+ *     on an H100 (the thirty-sixth session: test_attention.py, forward and
+ *     backward against CPU) but not yet timed, so only on request
+ *     (RUSSET_ATTENTION_FORWARD=fused) until a benchmark shows it faster;
  *   FWD_BLOCKS (float16/bfloat16 with cooperative matrices, head dims
  *     beyond 128, and 4,096 keys or more): the backward's blocks (run_blocks)
  *     on the GEMM engine. On the H200, causal (8, 12, T, 64) bfloat16,

@@ -172,8 +172,8 @@ def test_forward_paths_match_cpu(path, budget):
     of half-precision products, then p in the dtype and p v; forced here
     with RUSSET_ATTENTION_FORWARD=blocks, in one block and in blocks of a
     few rows) and `fused` (attention_coopmat_khr.comp and its backward,
-    flash attention on cooperative matrices, the default where the device
-    has them: on the GPU runs, skipped on lavapipe)"""
+    flash attention on cooperative matrices, RUSSET_ATTENTION_FORWARD=fused
+    where the device has them: on the GPU runs, skipped on lavapipe)"""
     import os
     import subprocess
     import sys
