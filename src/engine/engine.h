@@ -99,6 +99,14 @@ uint64_t rs_fastdiv_magic(uint32_t d);
 /* v in a pointwise scalar slot of opmath type `compute`: float64's double,
  * else rounded to float32 (the adapter's reading of a Python number). */
 void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]);
+/* out = a (op) b for a table op (russet/pointwise_ops.h) in the opmath
+ * type of `common` (float32, or float64 for float64), as the adapter runs
+ * at::add/mul/div on such tensors: a or b NULL is the number a_value or
+ * b_value (a CPU scalar's reading); nin 1 takes a alone; nscalars (0 or 1)
+ * of the op's scalar s0 (add's alpha) (src/engine/pointwise.c) */
+rs_status rs_table_op(rs_stream *s, rs_pw_op op, const char *name, rs_dtype common, const rs_tensor *out, int nin,
+                      const rs_tensor *a, double a_value, const rs_tensor *b, double b_value, int nscalars,
+                      double s0);
 /* An (N, C, spatial...) view with `dims` spatial dims as (N, C, D, H, W):
  * missing leading spatial dims get size 1 and stride 0 (pooling and
  * convolution work on 3 spatial dims). */

@@ -14,31 +14,6 @@
 
 #include "engine/engine.h"
 
-/* out = a (op) b, a table op in the opmath type of `common`; a_scalar: a
- * is the number a_value instead of a tensor; s0 the op's scalar */
-static rs_status pw(rs_stream *s, rs_pw_op op, const char *name, rs_dtype common, const rs_tensor *out,
-                    const rs_tensor *a, double a_value, const rs_tensor *b, int nscalars, double s0) {
-    rs_pointwise p;
-    memset(&p, 0, sizeof p);
-    p.name = name;
-    p.op = op;
-    p.common = common;
-    p.compute = p.result = common == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
-    p.ninputs = b ? 2 : 1;
-    p.out = *out;
-    if (a) {
-        p.in[0] = *a;
-    } else {
-        p.is_scalar[0] = 1;
-        p.in[0].dtype = common;
-        rs_opmath_scalar(p.compute, a_value, p.scalar[0]);
-    }
-    if (b) p.in[1] = *b;
-    p.nscalars = nscalars;
-    if (nscalars) rs_opmath_scalar(p.compute, s0, p.s[0]);
-    return rs_pointwise_run(s, &p);
-}
-
 /* index of the largest q of each row (one sample) or of the k largest,
  * into out: the sort needs a contiguous out, else through `tmp` */
 static rs_status largest(rs_stream *s, const rs_tensor *q, int64_t k, const rs_tensor *out, uint64_t tmp) {
@@ -96,8 +71,8 @@ rs_status rs_multinomial(rs_stream *s, const rs_tensor *probs, int64_t n_sample,
     if (gumbel) {
         /* e = Exp(1) in dt (exponential_'s -log1p(-u)), then q = p / e in place */
         const rs_tensor q = rs_tensor_rows(tmp[1], dt, rows, cats);
-        if (st == RS_OK) st = pw(s, RS_PW_EXPONENTIAL, "multinomial", RS_FLOAT32, &q, &u, 0, NULL, 1, -1.0);
-        if (st == RS_OK) st = pw(s, RS_PW_DIV, "multinomial", dt, &q, probs, 0, &q, 0, 0);
+        if (st == RS_OK) st = rs_table_op(s, RS_PW_EXPONENTIAL, "multinomial", RS_FLOAT32, &q, 1, &u, 0, NULL, 0, 1, -1.0);
+        if (st == RS_OK) st = rs_table_op(s, RS_PW_DIV, "multinomial", dt, &q, 2, probs, 0, &q, 0, 0, 0);
         if (st == RS_OK) st = largest(s, &q, n_sample, out, tmp[3]);
     } else {
         /* c = cumsum(p) in float32 (of p cast to float32, as at::cumsum's
@@ -114,8 +89,8 @@ rs_status rs_multinomial(rs_stream *s, const rs_tensor *probs, int64_t n_sample,
         rs_tensor last = c;
         last.address += (uint64_t)(cats - 1) * 4;
         last.strides[1] = 0;
-        if (st == RS_OK) st = pw(s, RS_PW_DIV, "multinomial", RS_FLOAT32, &cn, &c, 0, &last, 0, 0);
-        if (st == RS_OK) st = pw(s, RS_PW_SUB, "multinomial", RS_FLOAT32, &u, NULL, 1.0, &u, 1, 1.0);
+        if (st == RS_OK) st = rs_table_op(s, RS_PW_DIV, "multinomial", RS_FLOAT32, &cn, 2, &c, 0, &last, 0, 0, 0);
+        if (st == RS_OK) st = rs_table_op(s, RS_PW_SUB, "multinomial", RS_FLOAT32, &u, 2, NULL, 1.0, &u, 0, 1, 1.0);
         const rs_tensor idx = out_dense ? *out : rs_tensor_rows(tmp[3], RS_INT64, rows, n_sample);
         if (st == RS_OK) st = rs_searchsorted(s, &cn, &u, NULL, 0, &idx);
         if (st == RS_OK && !out_dense) st = rs_copy(s, out, &idx);

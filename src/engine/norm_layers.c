@@ -84,30 +84,8 @@ static rs_status store_vec(rs_stream *s, const rs_tensor *dst, uint64_t src, rs_
  * the op's scalar (add's alpha) */
 static rs_status vec_op(rs_stream *s, rs_pw_op op, const char *name, rs_dtype common, const rs_tensor *out,
                         const rs_tensor *a, const rs_tensor *b, double b_value, double s0) {
-    rs_pointwise p;
-    memset(&p, 0, sizeof p);
-    p.name = name;
-    p.op = op;
-    p.common = common;
-    p.compute = p.result = common == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
-    p.ninputs = op == RS_PW_MUL_SCALAR ? 1 : 2;
-    p.out = *out;
-    p.in[0] = *a;
-    if (op == RS_PW_MUL_SCALAR) {
-        rs_opmath_scalar(p.compute, b_value, p.s[0]);
-        p.nscalars = 1;
-    } else if (b) {
-        p.in[1] = *b;
-    } else {
-        p.is_scalar[1] = 1;
-        p.in[1].dtype = common;
-        rs_opmath_scalar(p.compute, b_value, p.scalar[1]);
-    }
-    if (op == RS_PW_ADD) {
-        rs_opmath_scalar(p.compute, s0, p.s[0]);
-        p.nscalars = 1;
-    }
-    return rs_pointwise_run(s, &p);
+    if (op == RS_PW_MUL_SCALAR) return rs_table_op(s, op, name, common, out, 1, a, 0, NULL, 0, 1, b_value);
+    return rs_table_op(s, op, name, common, out, 2, a, 0, b, b_value, op == RS_PW_ADD, s0);
 }
 
 static rs_dtype opmath_of(rs_dtype dt) { return dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32; }

@@ -377,3 +377,30 @@ rs_status rs_pointwise_run_many(rs_stream *s, const rs_pointwise *ps, int n) {
     }
     return st;
 }
+
+rs_status rs_table_op(rs_stream *s, rs_pw_op op, const char *name, rs_dtype common, const rs_tensor *out, int nin,
+                      const rs_tensor *a, double a_value, const rs_tensor *b, double b_value, int nscalars,
+                      double s0) {
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.op = op;
+    p.common = common;
+    p.compute = p.result = common == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
+    p.ninputs = nin;
+    p.out = *out;
+    const rs_tensor *in[2] = {a, b};
+    const double value[2] = {a_value, b_value};
+    for (int i = 0; i < nin && i < 2; ++i) {
+        if (in[i]) {
+            p.in[i] = *in[i];
+            continue;
+        }
+        p.is_scalar[i] = 1;
+        p.in[i].dtype = common;
+        rs_opmath_scalar(p.compute, value[i], p.scalar[i]);
+    }
+    p.nscalars = nscalars;
+    if (nscalars) rs_opmath_scalar(p.compute, s0, p.s[0]);
+    return rs_pointwise_run(s, &p);
+}
