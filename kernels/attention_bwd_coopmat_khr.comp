@@ -77,6 +77,7 @@
 #error "the own rows must fit over the streamed blocks"
 #endif
 shared uvec4 sm[SM_SIZE];
+#include "common/attention_coopmat.glsl"
 #if MODE == 1
 shared float sl[2 * BS];     // the streamed rows' lse, then delta
 #endif
@@ -88,9 +89,6 @@ shared float sl[2 * BS];     // the streamed rows' lse, then delta
 layout(local_size_x = NT) in;
 layout(push_constant) uniform Push { RS_ATTENTION_BWD_PUSH } pc;
 
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
-
 int64_t ap(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 
 int64_t B, HQ, HK, L, S, E, EV, G;
@@ -98,32 +96,6 @@ bool causal;
 float scale;
 int64_t qs[4], ks[4], vs[4], os[4], ms[4], dos[4], dqs[4], dks[4], dvs[4];
 const float NEG_INF = -1.0 / 0.0;
-
-bool vec_ok(int64_t st[4], int64_t n, uint64_t base) {
-    return st[3] == 1L && (st[2] % 8L) == 0L && (st[1] % 8L) == 0L && (st[0] % 8L) == 0L && (n % 8L) == 0L &&
-           (base % 16UL) == 0UL;
-}
-
-// 8 halves of a row from dim d (0 past n dims or when the row is outside)
-uvec4 row8(uint64_t base, int64_t off, int64_t dst, int64_t d, int64_t n, bool inside, bool vec) {
-    if (!inside || d >= n) return uvec4(0u);
-    if (vec) return RsV4(base + uint64_t(off + d) * 2UL).v;
-    uint w[8];
-    [[unroll]] for (uint e = 0u; e < 8u; ++e)
-        w[e] = d + int64_t(e) < n ? uint(RsU16(base + uint64_t(off + (d + int64_t(e)) * dst) * 2UL).v) : 0u;
-    return uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16));
-}
-
-// rows r0 .. r0 + nr - 1 (of `rows`) of a (b, h) slice at `off0` into
-// shared memory at `at`, D dims (n of them real)
-void stage(uint at, uint nr, uint64_t base, int64_t off0, int64_t st[4], int64_t r0, int64_t rows, int64_t n,
-           bool vec, uint tid) {
-    for (uint c = tid; c < nr * uint(D / 8); c += NT) {
-        const uint r = c / uint(D / 8), q = c % uint(D / 8);
-        const int64_t row = r0 + int64_t(r);
-        sm[at + r * uint(DSR) + q] = row8(base, off0 + row * st[2], st[3], int64_t(q * 8u), n, row < rows, vec);
-    }
-}
 
 // a subgroup's 16 x 16 accumulator (own rows, dims d0 ..) times f into a
 // (b, h) slice of the dtype: through the subgroup's score area, lane

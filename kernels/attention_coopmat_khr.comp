@@ -78,6 +78,7 @@
 #error "q's block must fit over k and v"
 #endif
 shared uvec4 sm[SM_SIZE];
+#include "common/attention_coopmat.glsl"
 
 #define FA coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define FB coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
@@ -86,42 +87,12 @@ shared uvec4 sm[SM_SIZE];
 layout(local_size_x = NT) in;
 layout(push_constant) uniform Push { RS_ATTENTION_PUSH } pc;
 
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
-
 int64_t ap(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 
 int64_t B, HQ, HK, L, S, E, EV;
 bool causal;
 float scale;
 int64_t qs[4], ks[4], vs[4], os[4], ms[4];
-
-// 16-byte loads and stores of 8 dims: the dims contiguous and every stride
-// a multiple of 8 halves (the base's alignment is the host's check: flags)
-bool vec_ok(int64_t st[4], int64_t n) {
-    return st[3] == 1L && (st[2] % 8L) == 0L && (st[1] % 8L) == 0L && (st[0] % 8L) == 0L && (n % 8L) == 0L;
-}
-
-// 8 halves of a row from dim d (0 past n dims or when the row is outside)
-uvec4 row8(uint64_t base, int64_t off, int64_t dst, int64_t d, int64_t n, bool inside, bool vec) {
-    if (!inside || d >= n) return uvec4(0u);
-    if (vec) return RsV4(base + uint64_t(off + d) * 2UL).v;
-    uint w[8];
-    [[unroll]] for (uint e = 0u; e < 8u; ++e)
-        w[e] = d + int64_t(e) < n ? uint(RsU16(base + uint64_t(off + (d + int64_t(e)) * dst) * 2UL).v) : 0u;
-    return uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16));
-}
-
-// rows r0 .. r0 + nr - 1 (of `rows` in the tensor) of a (b, h) slice into
-// shared memory at `at`, D dims (n of them real)
-void stage(uint at, uint nr, uint64_t base, int64_t off0, int64_t rst, int64_t dst, int64_t r0, int64_t rows,
-           int64_t n, bool vec, uint tid) {
-    for (uint c = tid; c < nr * (D / 8u); c += NT) {
-        const uint r = c / (D / 8u), q = c % (D / 8u);
-        const int64_t row = r0 + int64_t(r);
-        sm[at + r * DSR + q] = row8(base, off0 + row * rst, dst, int64_t(q * 8u), n, row < rows, vec);
-    }
-}
 
 void main() {
     B = ap(AP_B); HQ = ap(AP_HQ); HK = ap(AP_HK); L = ap(AP_L); S = ap(AP_S); E = ap(AP_E); EV = ap(AP_EV);
@@ -132,8 +103,7 @@ void main() {
         ms[j] = ap(AP_MS + j);
     }
     const bool has_mask = pc.mask != 0UL;
-    const bool vq = vec_ok(qs, E) && (pc.q % 16UL) == 0UL, vk = vec_ok(ks, E) && (pc.k % 16UL) == 0UL;
-    const bool vv = vec_ok(vs, EV) && (pc.v % 16UL) == 0UL, vo = vec_ok(os, EV) && (pc.o % 16UL) == 0UL;
+    const bool vq = vec_ok(qs, E, pc.q), vk = vec_ok(ks, E, pc.k), vv = vec_ok(vs, EV, pc.v), vo = vec_ok(os, EV, pc.o);
     const uint tid = gl_LocalInvocationIndex;
     const uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     const uint r = lane / 2u, h = lane % 2u;   // the softmax's row of the subgroup and half of the keys
@@ -150,7 +120,7 @@ void main() {
         const int64_t kb = b * ks[0] + hk * ks[1], vb = b * vs[0] + hk * vs[1];
 
         barrier();  // the previous tile is done with shared memory
-        stage(0u, BR, pc.q, b * qs[0] + hq * qs[1], qs[2], qs[3], i0, L, E, vq, tid);
+        stage(0u, BR, pc.q, b * qs[0] + hq * qs[1], qs, i0, L, E, vq, tid);
         barrier();
         FA qf[D / 16u];
         [[unroll]] for (uint dd = 0u; dd < D / 16u; ++dd)
@@ -161,8 +131,8 @@ void main() {
 
         for (int64_t j0 = 0L; j0 < nk; j0 += int64_t(BC)) {
             barrier();  // q's fragments loaded, or the previous block's products done
-            stage(KOFF, BC, pc.k, kb, ks[2], ks[3], j0, S, E, vk, tid);
-            stage(VOFF, BC, pc.v, vb, vs[2], vs[3], j0, S, EV, vv, tid);
+            stage(KOFF, BC, pc.k, kb, ks, j0, S, E, vk, tid);
+            stage(VOFF, BC, pc.v, vb, vs, j0, S, EV, vv, tid);
             barrier();
 
             // 1. the scores

@@ -1,0 +1,36 @@
+// common/attention_coopmat.glsl: what the fused attention kernels
+// (attention_coopmat_khr.comp, attention_bwd_coopmat_khr.comp) share:
+// staging rows of 8 halves a load into shared memory. The includer defines
+// D (head dims), DSR (a staged row's stride in uvec4), NT (invocations) and
+// `shared uvec4 sm[]` first.
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsV4 { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer RsF32 { float v; };
+
+// 16-byte loads and stores of 8 dims: the dims contiguous, every stride a
+// multiple of 8 halves, n dims a multiple of 8 and the base 16-byte aligned
+bool vec_ok(int64_t st[4], int64_t n, uint64_t base) {
+    return st[3] == 1L && (st[2] % 8L) == 0L && (st[1] % 8L) == 0L && (st[0] % 8L) == 0L && (n % 8L) == 0L &&
+           (base % 16UL) == 0UL;
+}
+
+// 8 halves of a row from dim d (0 past n dims or when the row is outside)
+uvec4 row8(uint64_t base, int64_t off, int64_t dst, int64_t d, int64_t n, bool inside, bool vec) {
+    if (!inside || d >= n) return uvec4(0u);
+    if (vec) return RsV4(base + uint64_t(off + d) * 2UL).v;
+    uint w[8];
+    [[unroll]] for (uint e = 0u; e < 8u; ++e)
+        w[e] = d + int64_t(e) < n ? uint(RsU16(base + uint64_t(off + (d + int64_t(e)) * dst) * 2UL).v) : 0u;
+    return uvec4(w[0] | (w[1] << 16), w[2] | (w[3] << 16), w[4] | (w[5] << 16), w[6] | (w[7] << 16));
+}
+
+// rows r0 .. r0 + nr - 1 (of `rows`) of a (b, h) slice at `off0` with
+// strides st into shared memory at `at`, D dims (n of them real)
+void stage(uint at, uint nr, uint64_t base, int64_t off0, int64_t st[4], int64_t r0, int64_t rows, int64_t n,
+           bool vec, uint tid) {
+    for (uint c = tid; c < nr * uint(D / 8); c += NT) {
+        const uint r = c / uint(D / 8), q = c % uint(D / 8);
+        const int64_t row = r0 + int64_t(r);
+        sm[at + r * uint(DSR) + q] = row8(base, off0 + row * st[2], st[3], int64_t(q * 8u), n, row < rows, vec);
+    }
+}
