@@ -2,7 +2,6 @@
 // Where the device cannot produce a dtype (float64 under the apple profile)
 // the fill runs on the host, from a CPU generator seeded by the same
 // (seed, offset), so results stay reproducible.
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -20,19 +19,13 @@ at::Tensor& run(at::Tensor& self, const std::optional<at::Generator>& gen, const
                 HostFill host_fill) {
   if (self.numel() == 0) return self;
   c10::DeviceGuard guard(self.device());
-  PhiloxGenerator* g = generator_for(gen, self.device().index());
-  uint64_t seed, offset;
-  {
-    std::lock_guard<std::mutex> lock(g->mutex_);
-    seed = g->current_seed();
-    offset = g->take(rs_rng_offset_increment(self.numel()));
-  }
+  const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(self.numel()));
   rs_tensor d = describe_elementwise(self);
-  rs_status st = fill(current_stream_for(self), &d, seed, offset);
+  rs_status st = fill(current_stream_for(self), &d, draw.seed, draw.offset);
   if (st == RS_OK) return self;
   if (st != RS_ERR_UNSUPPORTED) throw_status(st);
   note_host_op(op);
-  at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>(seed ^ (offset * 0x9E3779B97F4A7C15ull));
+  at::Generator cpu = host_generator(draw);
   at::Tensor host = at::empty(self.sizes(), self.options().device(at::kCPU));
   host_fill(host, cpu);
   self.copy_(host);

@@ -8,7 +8,6 @@
 // ATen/core/TransformationHelper.h). Where the device cannot write the dtype
 // (float64 under the apple profile) the op runs on the host from a CPU
 // generator seeded by the same (seed, offset), as ops/random.cpp does.
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/multinomial.h>
@@ -56,15 +55,9 @@ void transform(const Tensor& out, const Tensor& u, const char* name, rs_pw_op pw
 // The host path: a CPU generator seeded from this generator's (seed, offset).
 Tensor& on_host(Tensor& self, const std::optional<at::Generator>& gen, const char* op,
                 const std::function<void(Tensor&, at::Generator&)>& fill) {
-  PhiloxGenerator* g = generator_for(gen, self.device().index());
-  uint64_t seed, offset;
-  {
-    std::lock_guard<std::mutex> lock(g->mutex_);
-    seed = g->current_seed();
-    offset = g->take(rs_rng_offset_increment(self.numel()));
-  }
+  const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(self.numel()));
   note_host_op(op);
-  at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>(seed ^ (offset * 0x9E3779B97F4A7C15ull));
+  at::Generator cpu = host_generator(draw);
   Tensor host = at::empty(self.sizes(), self.options().device(at::kCPU));
   fill(host, cpu);
   self.copy_(host);
@@ -226,22 +219,15 @@ Tensor& multinomial_out(const Tensor& self, c10::SymInt n_sample_s, bool replace
   else result.resize_({self.size(0), n_sample});
   if (result.numel() == 0) return result;
   c10::DeviceGuard guard(self.device());
-  PhiloxGenerator* g = generator_for(gen, self.device().index());
-  uint64_t seed, offset;
-  {
-    std::lock_guard<std::mutex> lock(g->mutex_);
-    seed = g->current_seed();
-    offset = g->take(rs_rng_offset_increment(1));
-  }
+  const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(1));
   const Tensor p2 = self.dim() == 1 ? self.unsqueeze(0) : self;
   const Tensor r2 = result.dim() == 1 ? result.unsqueeze(0) : result;
   rs_tensor tp = describe(p2), tr = describe(r2);
-  rs_status st = rs_multinomial(current_stream_for(self), &tp, n_sample, replacement, seed, offset, &tr);
+  rs_status st = rs_multinomial(current_stream_for(self), &tp, n_sample, replacement, draw.seed, draw.offset, &tr);
   if (st == RS_OK) return result;
   if (st != RS_ERR_UNSUPPORTED) throw_status(st);
   note_host_op("aten::multinomial");
-  at::Generator cpu = at::make_generator<at::CPUGeneratorImpl>(seed ^ (offset * 0x9E3779B97F4A7C15ull));
-  result.copy_(at::multinomial(self.to(at::kCPU), n_sample, replacement, cpu));
+  result.copy_(at::multinomial(self.to(at::kCPU), n_sample, replacement, host_generator(draw)));
   return result;
 }
 

@@ -1,6 +1,7 @@
 // The Philox generator and the hooks that hand it to PyTorch.
 #include "torch/runtime/generator.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/TensorImpl.h>
@@ -80,6 +81,16 @@ PhiloxGenerator* generator_for(const std::optional<at::Generator>& gen, c10::Dev
   TORCH_CHECK(g.device().type() == kDevice, "russet: expected a russet generator, got one for ",
               g.device());
   return g.get<PhiloxGenerator>();
+}
+
+PhiloxDraw take_draw(const std::optional<at::Generator>& gen, c10::DeviceIndex index, uint64_t increment) {
+  PhiloxGenerator* g = generator_for(gen, index);
+  std::lock_guard<std::mutex> lock(g->mutex_);
+  return {g->current_seed(), g->take(increment)};
+}
+
+at::Generator host_generator(const PhiloxDraw& draw) {
+  return at::make_generator<at::CPUGeneratorImpl>(draw.seed ^ (draw.offset * 0x9E3779B97F4A7C15ull));
 }
 
 namespace {

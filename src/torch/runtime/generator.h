@@ -34,4 +34,14 @@ const at::Generator& default_generator(c10::DeviceIndex index);
 // The generator to use for an op: the given one, or the device's default.
 PhiloxGenerator* generator_for(const std::optional<at::Generator>& gen, c10::DeviceIndex index);
 
+// One kernel's draw: the generator's seed and `increment` offsets reserved
+// for it (rs_rng_offset_increment), under the generator's lock.
+struct PhiloxDraw {
+  uint64_t seed, offset;
+};
+PhiloxDraw take_draw(const std::optional<at::Generator>& gen, c10::DeviceIndex index, uint64_t increment);
+// A CPU generator seeded by a draw: a random op that runs on the host stays
+// reproducible under torch.manual_seed.
+at::Generator host_generator(const PhiloxDraw& draw);
+
 }  // namespace russet
