@@ -377,8 +377,9 @@ static rs_status run_fused_backward(rs_stream *s, const rs_attention *a) {
     pc.lse = a->lse, pc.dout = a->grad_out.address;
     pc.dq = a->grad_q.address, pc.dk = a->grad_k.address, pc.dv = a->grad_v.address;
     for (int mode = 0; mode < 2 && st == RS_OK; ++mode) {
-        const int64_t rows = mode == 0 ? b * hq * ((l + 63) / 64) : b * hk * ((sl + 63) / 64);
-        if (rows == 0 || (mode == 1 && !pc.dk && !pc.dv)) continue;
+        /* a workgroup per 64 query rows (MODE 0) or keys (MODE 1) */
+        const int64_t groups = mode == 0 ? b * hq * ((l + 63) / 64) : b * hk * ((sl + 63) / 64);
+        if (groups == 0 || (mode == 1 && !pc.dk && !pc.dv)) continue;
         rs_access acc[11];
         int n = 0;
         acc[n++] = rs_tensor_access(&a->q, 0);
@@ -402,7 +403,7 @@ static rs_status run_fused_backward(rs_stream *s, const rs_attention *a) {
                  mode, d);
         rs_kernel *k = NULL;
         st = rs_kernel_spirv(dev, module, &k);
-        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)rows, 65535), 1, 1};
+        uint32_t g[3] = {rs_groups_capped(s, (uint64_t)groups, 65535), 1, 1};
         if (st == RS_OK) st = rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
     }
     if (pc.delta) rs_free(dev, pc.delta);

@@ -79,13 +79,10 @@ rs_status rs_multinomial(rs_stream *s, const rs_tensor *probs, int64_t n_sample,
          * dtype=), c / c[last] into tmp[2]; u = 1 - u; the insertion points */
         const rs_tensor c = rs_tensor_rows(tmp[1], RS_FLOAT32, rows, cats);
         const rs_tensor cn = rs_tensor_rows(tmp[2], RS_FLOAT32, rows, cats);
-        if (st == RS_OK && dt != RS_FLOAT32) st = rs_copy(s, &cn, probs);
-        const rs_tensor *pf = dt != RS_FLOAT32 ? &cn : probs;
-        if (st == RS_OK && dt == RS_FLOAT32 && !rs_tensor_is_contiguous(probs)) {
-            st = rs_copy(s, &cn, probs);
-            pf = &cn;
-        }
-        if (st == RS_OK) st = rs_scan(s, RS_SCAN_SUM, pf, &c, NULL);
+        /* the scan reads contiguous float32: p itself, or cast into tmp[2] */
+        const int cast = dt != RS_FLOAT32 || !rs_tensor_is_contiguous(probs);
+        if (st == RS_OK && cast) st = rs_copy(s, &cn, probs);
+        if (st == RS_OK) st = rs_scan(s, RS_SCAN_SUM, cast ? &cn : probs, &c, NULL);
         rs_tensor last = c;
         last.address += (uint64_t)(cats - 1) * 4;
         last.strides[1] = 0;
