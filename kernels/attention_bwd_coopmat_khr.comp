@@ -5,7 +5,8 @@
 // gradients never leave the workgroup, and no atomics: every gradient is
 // one workgroup's sum in a fixed order.
 //
-// The probabilities are p = exp(scale s + mask - lse) with the forward's lse
+// The probabilities are p = exp(scale s + mask - lse) (computed in base 2:
+// exp2((scale s + mask - lse) log2 e)) with the forward's lse
 // (the fused forward computes the scores with the same fragments in the same
 // order, so the same bits), and ds = p (dp - delta) with delta = rowsum(dO o)
 // (o: the forward's output), dp = dO v^T. Two launches:
@@ -47,13 +48,6 @@
 #ifndef ELEM_BF16
 #define ELEM_BF16 0
 #endif
-#if ELEM_BF16
-#define ENC(v) rs_bf16_enc(v)
-#define DEC(h) rs_bf16_dec(h)
-#else
-#define ENC(v) rs_f16_enc(v)
-#define DEC(h) rs_f16_dec(h)
-#endif
 #if D == 64
 #define BS 64
 #elif D == 128
@@ -78,8 +72,16 @@
 #endif
 shared uvec4 sm[SM_SIZE];
 #include "common/attention_coopmat.glsl"
+#if ELEM_BF16
+#define ENC(v) rs_bf16_enc(v)
+#define DEC(h) rs_bf16_dec(h)
+#else
+#define ENC(v) rs_f16_enc_sel(v)
+#define DEC(h) rs_f16_dec(h)
+#endif
+#define LOG2E 1.44269504088896340736
 #if MODE == 1
-shared float sl[2 * BS];     // the streamed rows' lse, then delta
+shared float sl[2 * BS];     // the streamed rows' lse log2 e, then delta
 #endif
 
 #define FA coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
@@ -134,6 +136,7 @@ void main() {
         dvs[j] = ap(AP_DVS + j);
     }
     const bool has_mask = pc.mask != 0UL;
+    const float sl2 = scale * float(LOG2E);
     const bool vq = vec_ok(qs, E, pc.q), vk = vec_ok(ks, E, pc.k), vv = vec_ok(vs, EV, pc.v);
     const bool vdo = vec_ok(dos, EV, pc.dout);
     const uint tid = gl_LocalInvocationIndex;
@@ -179,7 +182,7 @@ void main() {
 #if MODE == 0
         // delta = rowsum(dO o) of the own row: the lane's half of the dims,
         // dO from the staged rows, o from memory
-        float lse_r = NEG_INF, delta_r = 0.0;
+        float lse_r = NEG_INF, delta_r = 0.0;  // lse_r: lse log2 e (p runs in base 2)
         {
             float part = 0.0;
             const int64_t oo = b * os[0] + hh * os[1] + own * os[2];
@@ -195,7 +198,7 @@ void main() {
             }
             delta_r = part + subgroupShuffleXor(part, 1u);
             if (own < L) {
-                lse_r = RsF32(pc.lse + uint64_t((b * HQ + hh) * L + own) * 4UL).v;
+                lse_r = RsF32(pc.lse + uint64_t((b * HQ + hh) * L + own) * 4UL).v * float(LOG2E);
                 if (h == 0u) RsF32(pc.delta + uint64_t((b * HQ + hh) * L + own) * 4UL).v = delta_r;
             }
         }
@@ -230,7 +233,7 @@ void main() {
                 if (tid < uint(BS)) {
                     const int64_t i = y0 + int64_t(tid);
                     const bool in_ = i < L;
-                    sl[tid] = in_ ? RsF32(pc.lse + uint64_t((b * HQ + hq) * L + i) * 4UL).v : NEG_INF;
+                    sl[tid] = in_ ? RsF32(pc.lse + uint64_t((b * HQ + hq) * L + i) * 4UL).v * float(LOG2E) : NEG_INF;
                     sl[BS + tid] = in_ ? RsF32(pc.delta + uint64_t((b * HQ + hq) * L + i) * 4UL).v : 0.0;
                 }
 #endif
@@ -258,23 +261,34 @@ void main() {
                     const vec4 w = uintBitsToFloat(sm[arow + h * uint(BS / 8) + q]);
                     pv[4u * q] = w.x; pv[4u * q + 1u] = w.y; pv[4u * q + 2u] = w.z; pv[4u * q + 3u] = w.w;
                 }
-                [[unroll]] for (uint c = 0u; c < uint(BS / 2); ++c) {
-                    const uint yc = h * uint(BS / 2) + c;
-                    const int64_t y = y0 + int64_t(yc);
+                // the live (i, j) of the lane's half: MODE 0, the keys yc < hi of
+                // row `own`; MODE 1, the query rows lo <= yc < hi of key `own`
+                const int64_t yb = y0 + int64_t(h * uint(BS / 2));
 #if MODE == 0
-                    const int64_t i = own, j = y;
+                const int64_t yend = own < L && lse_r != NEG_INF ? (causal ? min(S, own + 1L) : S) : 0L;
+                const int lo = 0, hi = int(clamp(yend - yb, 0L, int64_t(BS / 2)));
+                const int64_t mrow = mo + own * ms[2];
+#else
+                const int lo = causal ? int(clamp(own - yb, 0L, int64_t(BS / 2))) : 0;
+                const int hi = own < S ? int(clamp(L - yb, 0L, int64_t(BS / 2))) : 0;
+                const int64_t mrow = mo + own * ms[3];
+#endif
+                [[unroll]] for (uint c = 0u; c < uint(BS / 2); ++c) {
+#if MODE == 0
                     const float lse = lse_r;
 #else
-                    const int64_t i = y, j = own;
-                    const float lse = sl[yc];
+                    const float lse = sl[h * uint(BS / 2) + c];
 #endif
-                    float p = 0.0;
-                    if (i < L && j < S && !(causal && j > i) && lse != NEG_INF) {
-                        float x = pv[c] * scale;
-                        if (has_mask) x += DEC(uint(RsU16(pc.mask + uint64_t(mo + i * ms[2] + j * ms[3]) * 2UL).v));
-                        p = exp(x - lse);
+                    const bool live = int(c) >= lo && int(c) < hi && lse != NEG_INF;
+                    float x = pv[c] * sl2;
+                    if (has_mask && live) {
+#if MODE == 0
+                        x += DEC(uint(RsU16(pc.mask + uint64_t(mrow + (yb + int64_t(c)) * ms[3]) * 2UL).v)) * float(LOG2E);
+#else
+                        x += DEC(uint(RsU16(pc.mask + uint64_t(mrow + (yb + int64_t(c)) * ms[2]) * 2UL).v)) * float(LOG2E);
+#endif
                     }
-                    pv[c] = p;
+                    pv[c] = live ? exp2(x - lse) : 0.0;
                 }
 #if MODE == 1
                 // dv += p^T dO: p rounded over the row's floats

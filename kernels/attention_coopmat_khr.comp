@@ -15,23 +15,28 @@
 // A workgroup: four subgroups of 32 invocations, BR = 64 query rows of one
 // (batch, head), 16 a subgroup. Its q rows are staged through shared memory
 // once and kept as D / 16 A fragments a subgroup. Keys and values stream
-// through shared memory BC at a time (D 64: 64 keys; D 128: 32), and per
-// block each subgroup:
+// through shared memory BC at a time (D 64: 64 keys; D 128: 32), each
+// block's global loads issued into registers while the block before it is
+// computed (fetch, then put after the next barrier), and per block each
+// subgroup:
 //   1. s = q k^T: BC / 16 accumulators over D / 16 fragments of k^T (k's
 //      rows read column-major), stored to the subgroup's score area;
 //   2. the online softmax, two lanes a row (half the block's keys each,
-//      the row's maximum and sum met through a shuffle): scale, the mask,
-//      the causal and end-of-keys -inf, the new maximum m, alpha =
-//      exp(m_old - m), p = exp(s - m) rounded to the dtype and written over
-//      the row's scores, l = alpha l + sum p;
+//      the row's maximum and sum met through a shuffle), in base 2 (x =
+//      (scale s + mask) log2 e, so exp2 is one instruction): the causal
+//      and end-of-keys limit as one count of live keys, the new maximum m,
+//      alpha = exp2(m_old - m), p = exp2(x - m) rounded to the dtype
+//      (rs_f16_enc_sel: no branches) and written over the row's scores,
+//      l = alpha l + sum p;
 //   3. o = alpha o + p v: alpha as a 16 x 16 matrix whose row r holds the
 //      row's factor (an accumulator, so that its elements pair with o's),
 //      skipped when no row's maximum moved; p from the score area as A
 //      fragments, v as B fragments.
 // At the end out = o / l (0 for a row whose keys are all masked) through the
-// score area to the dtype, and lse = m + log l (float32).
+// score area to the dtype, and lse = (m + log2 l) ln 2 (float32, natural log).
 //
-// Defines: D (64 or 128: the most head dims of q/k and of v), ELEM_BF16.
+// Defines: D (64 or 128: the most head dims of q/k and of v), ELEM_BF16, BC
+// (keys a block; a multiple of 16 with BC D / 8 a multiple of NT).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -50,20 +55,19 @@
 #ifndef ELEM_BF16
 #define ELEM_BF16 0
 #endif
-#if ELEM_BF16
-#define ENC_OUT(v) rs_bf16_enc(v)
-#else
-#define ENC_OUT(v) rs_f16_enc(v)
+#if D != 64 && D != 128
+#error "D is 64 or 128"
 #endif
+#ifndef BC
 #if D == 64
 #define BC 64
-#elif D == 128
-#define BC 32
 #else
-#error "D is 64 or 128"
+#define BC 32
+#endif
 #endif
 
 #define NT 128u
+#define NPF (BC * (D / 8) / int(NT))  // 16-byte pieces of a k or v block an invocation stages
 #define BR 64                // query rows a workgroup, 16 a subgroup
 #define DSR (D / 8 + 1)      // row stride of staged q, k, v in uvec4 (8 halves), one of padding
 #define SSR (BC / 4 + 1)     // row stride of a score area in uvec4 (4 floats)
@@ -79,6 +83,13 @@
 #endif
 shared uvec4 sm[SM_SIZE];
 #include "common/attention_coopmat.glsl"
+#if ELEM_BF16
+#define ENC_OUT(v) rs_bf16_enc(v)
+#else
+#define ENC_OUT(v) rs_f16_enc_sel(v)
+#endif
+#define LOG2E 1.44269504088896340736
+#define LN2 0.69314718055994530942
 
 #define FA coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define FB coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
@@ -111,14 +122,23 @@ void main() {
     const int64_t nrb = (L + int64_t(BR) - 1L) / int64_t(BR), G = HQ / HK;
     const float NEG_INF = -1.0 / 0.0;
 
+    const float sl2 = scale * float(LOG2E);  // the softmax runs in base 2: exp(x) = exp2(x log2 e)
+
     for (int64_t t = int64_t(gl_WorkGroupID.x); t < B * HQ * nrb; t += int64_t(gl_NumWorkGroups.x)) {
         // the last row blocks first: causal ones have the most keys
         const int64_t rb = nrb - 1L - t % nrb, bh = t / nrb, hq = bh % HQ, b = bh / HQ, hk = hq / G;
         const int64_t i0 = rb * int64_t(BR);
         const int64_t gi = i0 + int64_t(sg * 16u + r);  // this lane's row
         const int64_t nk = causal ? min(S, i0 + int64_t(BR)) : S;
+        const int64_t kend = causal ? min(S, gi + 1L) : S;  // the row's keys end
         const int64_t kb = b * ks[0] + hk * ks[1], vb = b * vs[0] + hk * vs[1];
+        const int64_t mo = b * ms[0] + hq * ms[1] + gi * ms[2];
 
+        // the first k and v block's loads, in flight while q is staged
+        uvec4 kn[NPF];
+        uvec4 vn[NPF];
+        fetch(kn, pc.k, kb, ks, 0L, S, E, vk, tid);
+        fetch(vn, pc.v, vb, vs, 0L, S, EV, vv, tid);
         barrier();  // the previous tile is done with shared memory
         stage(0u, BR, pc.q, b * qs[0] + hq * qs[1], qs, i0, L, E, vq, tid);
         barrier();
@@ -127,13 +147,17 @@ void main() {
             coopMatLoad(qf[dd], sm, sg * 16u * DSR + dd * 2u, DSR, gl_CooperativeMatrixLayoutRowMajor);
         FC o[D / 16u];
         [[unroll]] for (uint dd = 0u; dd < D / 16u; ++dd) o[dd] = FC(0.0);
-        float m = NEG_INF, l = 0.0;
+        float m = NEG_INF, l = 0.0;  // m: the row's largest x log2 e so far
 
         for (int64_t j0 = 0L; j0 < nk; j0 += int64_t(BC)) {
             barrier();  // q's fragments loaded, or the previous block's products done
-            stage(KOFF, BC, pc.k, kb, ks, j0, S, E, vk, tid);
-            stage(VOFF, BC, pc.v, vb, vs, j0, S, EV, vv, tid);
+            put(KOFF, kn, tid);
+            put(VOFF, vn, tid);
             barrier();
+            if (j0 + int64_t(BC) < nk) {  // the next block's loads run under this block's products
+                fetch(kn, pc.k, kb, ks, j0 + int64_t(BC), S, E, vk, tid);
+                fetch(vn, pc.v, vb, vs, j0 + int64_t(BC), S, EV, vv, tid);
+            }
 
             // 1. the scores
             FC sc[BC / 16u];
@@ -149,24 +173,24 @@ void main() {
             subgroupMemoryBarrierShared();
             subgroupBarrier();
 
-            // 2. the online softmax: keys j0 + h BC / 2 + c of row gi
+            // 2. the online softmax: keys jb + c of row gi, the first `live`
+            // of them inside the keys and the causal limit
             float sv[BC / 2u];
             [[unroll]] for (uint q = 0u; q < BC / 8u; ++q) {
                 const vec4 w = uintBitsToFloat(sm[srow + h * (BC / 8u) + q]);
                 sv[4u * q] = w.x; sv[4u * q + 1u] = w.y; sv[4u * q + 2u] = w.z; sv[4u * q + 3u] = w.w;
             }
-            float mx = NEG_INF;
             const int64_t jb = j0 + int64_t(h * (BC / 2u));
-            const int64_t mo = b * ms[0] + hq * ms[1] + gi * ms[2];
+            const int live = int(clamp(kend - jb, 0L, int64_t(BC / 2u)));
+            float mx = NEG_INF;
             [[unroll]] for (uint c = 0u; c < BC / 2u; ++c) {
-                const int64_t j = jb + int64_t(c);
-                float x = sv[c] * scale;
-                if (j >= S || (causal && j > gi)) x = NEG_INF;
-                else if (has_mask && gi < L) {
+                float x = int(c) < live ? sv[c] * sl2 : NEG_INF;
+                if (has_mask && int(c) < live && gi < L) {
+                    const uint mb = uint(RsU16(pc.mask + uint64_t(mo + (jb + int64_t(c)) * ms[3]) * 2UL).v);
 #if ELEM_BF16
-                    x += rs_bf16_dec(uint(RsU16(pc.mask + uint64_t(mo + j * ms[3]) * 2UL).v));
+                    x += rs_bf16_dec(mb) * float(LOG2E);
 #else
-                    x += rs_f16_dec(uint(RsU16(pc.mask + uint64_t(mo + j * ms[3]) * 2UL).v));
+                    x += rs_f16_dec(mb) * float(LOG2E);
 #endif
                 }
                 sv[c] = x;
@@ -174,12 +198,12 @@ void main() {
             }
             mx = max(mx, subgroupShuffleXor(mx, 1u));
             const float mn = max(m, mx);
-            const bool none = mn == NEG_INF;  // every key so far masked
-            const float alpha = none ? 1.0 : exp(m - mn);
+            const float mref = mn == NEG_INF ? 0.0 : mn;  // every key so far masked: p = exp2(-inf) = 0
+            const float alpha = exp2(m - mref);
             float sum = 0.0;
             uint pw[BC / 4u];
             [[unroll]] for (uint c = 0u; c < BC / 2u; c += 2u) {
-                const float p0 = none ? 0.0 : exp(sv[c] - mn), p1 = none ? 0.0 : exp(sv[c + 1u] - mn);
+                const float p0 = exp2(sv[c] - mref), p1 = exp2(sv[c + 1u] - mref);
                 sum += p0 + p1;
                 pw[c / 2u] = ENC_OUT(p0) | (ENC_OUT(p1) << 16);
             }
@@ -223,7 +247,7 @@ void main() {
         sm[FOFF + sg * 64u + r * 4u + h * 2u] = i4;
         sm[FOFF + sg * 64u + r * 4u + h * 2u + 1u] = i4;
         if (h == 0u && gi < L)
-            RsF32(pc.lse + uint64_t((b * HQ + hq) * L + gi) * 4UL).v = m == NEG_INF ? NEG_INF : m + log(l);
+            RsF32(pc.lse + uint64_t((b * HQ + hq) * L + gi) * 4UL).v = m == NEG_INF ? NEG_INF : (m + log2(l)) * float(LN2);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         FC fi;

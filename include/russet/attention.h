@@ -22,14 +22,15 @@ extern "C" {
  * devices); lse is float32 (float64 for float64), contiguous (B, Hq, L).
  *   RS_ATTN_FORWARD: writes out and lse with an online softmax over blocks
  *     of keys: memory O(L + S), never O(L S). float16 and bfloat16 where the
- *     device has their cooperative matrices: with 4,096 keys or more the
- *     backward's blocks of whole score rows (at most 128 MiB) on the GEMM
- *     engine; with RUSSET_ATTENTION_FORWARD=fused (head dims up to 128) one
- *     fused kernel on the matrices instead (opt-in until measured).
+ *     device has their cooperative matrices and 32-wide subgroups: one
+ *     fused kernel on the matrices (head dims up to 128); beyond 128 dims,
+ *     with 4,096 keys or more, the backward's blocks of whole score rows
+ *     (at most 128 MiB) on the GEMM engine.
+ *     RUSSET_ATTENTION_FORWARD=blocks|kernel forces another path.
  *   RS_ATTN_BACKWARD: from q, k, v and grad_out, writes grad_q, grad_k,
  *     grad_v (each like its input; an absent one, address 0, is not
- *     computed). float16/bfloat16 where the forward is the fused kernel
- *     (RUSSET_ATTENTION_FORWARD=fused), given lse (the forward's, contiguous
+ *     computed). float16/bfloat16 where the forward is the fused kernel,
+ *     given lse (the forward's, contiguous
  *     float32; 0: none): two fused kernels that read out and lse (flash
  *     attention's backward). Otherwise
  *     out and lse are not read: the probabilities are recomputed, in blocks
