@@ -16,10 +16,12 @@
 // row then has the whole score. No atomics: the same bits every run.
 //
 // An online softmax over the key blocks (row max m, rescaled sum l,
-// rescaled output), then out = o / l and lse = m + log l.
+// rescaled output), then out = o / l and lse = m + log l. With DROP, the
+// output sums p kept / (1 - dropout) (common/attention_dropout.glsl's mask)
+// while l sums p: lse is the undropped softmax's.
 //
 // Defines: DT (dtype of q, k, v, out and mask),
-// HAS_MASK, DE / DV (the most dims of q/k and of v, multiples of 4 RL),
+// HAS_MASK, DROP, DE / DV (the most dims of q/k and of v, multiples of 4 RL),
 // RL (lanes a row), BK (rows a staged block), ACCB (bytes of ACC).
 // src/engine/attention.c picks RL for registers (about 64 values a lane)
 // and BK for the apple profile's 32 KiB of shared memory.
@@ -44,6 +46,9 @@ layout(local_size_x = NT) in;
 #define rs_raise(code, value)  // (no op here raises)
 #define CM_DT 6
 #include "common/ops.glsl"
+#if DROP
+#include "common/attention_dropout.glsl"
+#endif
 
 layout(push_constant) uniform Push { RS_ATTENTION_PUSH } pc;
 
@@ -67,6 +72,11 @@ int64_t B, HQ, HK, L, S, E, EV;
 bool causal;
 ACC scale;
 int64_t qs[4], ks[4], vs[4], os[4], ms[4];
+#if DROP
+float drop_keep;
+ACC drop_scale;
+uint64_t seed, offset;
+#endif
 
 void read_params() {
     B = ap(AP_B); HQ = ap(AP_HQ); HK = ap(AP_HK); L = ap(AP_L); S = ap(AP_S); E = ap(AP_E); EV = ap(AP_EV);
@@ -76,6 +86,12 @@ void read_params() {
         qs[j] = ap(AP_QS + j); ks[j] = ap(AP_KS + j); vs[j] = ap(AP_VS + j); os[j] = ap(AP_OS + j);
         ms[j] = ap(AP_MS + j);
     }
+#if DROP
+    drop_keep = uintBitsToFloat(uint(ap(AP_DROP_KEEP)));
+    drop_scale = acc_bits(ap(AP_DROP_SCALE));
+    seed = uint64_t(ap(AP_SEED));
+    offset = uint64_t(ap(AP_OFFSET));
+#endif
 }
 
 int64_t at(int64_t st[4], int64_t b, int64_t h, int64_t row) { return b * st[0] + h * st[1] + row * st[2]; }
@@ -192,7 +208,13 @@ void main() {
             for (uint j = 0u; j < BK; ++j) {
                 const ACC p = sc[j] == NEG_INF ? ACC(0) : aexp(sc[j] - m);
                 l += p;
-                for (uint c = 0u; c < NO / 4u; ++c) o[c] = fma(ACC4(p), sb[j][c * RL + lane], o[c]);
+#if DROP
+                const int64_t at_ = ((b * HQ + h) * L + i) * S + j0 + int64_t(j);  // the mask's index
+                const ACC po = p != ACC(0) && rs_attn_kept(seed, offset, at_, drop_keep) ? p * drop_scale : ACC(0);
+#else
+                const ACC po = p;
+#endif
+                for (uint c = 0u; c < NO / 4u; ++c) o[c] = fma(ACC4(po), sb[j][c * RL + lane], o[c]);
             }
         }
         if (i < L) {

@@ -26,8 +26,14 @@
 // device has cooperative matrices): p goes to `low` only, and each row's
 // log-sum-exp m + log l (-inf for a row with every score -inf) to lse.
 //
+// DROP (with LOW; float32/float64 take LOW too then, `low` in ACC): dropout,
+// common/attention_dropout.glsl's mask. MODE 0 writes the dropped p (p
+// kept / (1 - dropout), else 0) into `low`, which the products read (out,
+// dv); sc keeps p. MODE 1 takes dO v^T as the dropped p's gradient and
+// scales it the same way into p's (dp), then ds = p (dp - D) as before.
+//
 // Defines: DT (the mask's dtype: q's), MODE, HAS_MASK, ACCB (bytes of
-// ACC), RL (lanes a row, a power of two dividing 256), LOW, FWD.
+// ACC), RL (lanes a row, a power of two dividing 256), LOW, FWD, DROP.
 #version 460
 #include "common/dtype.glsl"
 #include "params/attention_blocks.h"
@@ -47,6 +53,9 @@ layout(local_size_x = NT) in;
 #define rs_raise(code, value)  // (no op here raises)
 #define CM_DT 6
 #include "common/ops.glsl"
+#if DROP
+#include "common/attention_dropout.glsl"
+#endif
 
 layout(push_constant) uniform Push { RS_ATTENTION_BLOCKS_PUSH } pc;
 
@@ -57,8 +66,10 @@ AccEl acc_at(uint64_t base, int64_t e) { return AccEl(base + uint64_t(e) * uint6
 
 #if RS_IS_DBL(DT)
 #define NEG_INF (-1.0LF / 0.0LF)
+ACC acc_bits(int64_t b) { return uint64BitsToDouble(uint64_t(b)); }
 #else
 #define NEG_INF (-1.0 / 0.0)
+ACC acc_bits(int64_t b) { return uintBitsToFloat(uint(b)); }
 #endif
 
 shared ACC red[NT];
@@ -81,6 +92,12 @@ void main() {
     const int64_t z0 = ab(AB_Z0), i0 = ab(AB_I0), r = ab(AB_R), g = ab(AB_G), hk = ab(AB_HK);
     const uint tid = gl_LocalInvocationIndex, lane = tid % RL;
     const int64_t rows = nz * lc, blocks = (rows + int64_t(ROWS) - 1L) / int64_t(ROWS);
+#if DROP
+    const float drop_keep = uintBitsToFloat(uint(ab(AB_DROP_KEEP)));
+    const ACC drop_scale = acc_bits(ab(AB_DROP_SCALE));
+    const uint64_t seed = uint64_t(ab(AB_SEED)), offset = uint64_t(ab(AB_OFFSET));
+    const int64_t hq_all = hk * g, l_all = ab(AB_L), s_all = ab(AB_S);
+#endif
 #if MODE == 0
     const bool causal = ab(AB_CAUSAL) != 0L;
 #if HAS_MASK
@@ -92,8 +109,12 @@ void main() {
         const int64_t row = w * int64_t(ROWS) + int64_t(tid / RL);
         const bool live = row < rows;
         const int64_t base = row * nk;
-#if MODE == 0
         const int64_t z = z0 + row / lc, gi = i0 + row % lc;
+#if DROP
+        // the row's first flat mask index: (b Hq + h) L + gi, times S
+        const int64_t flat0 = (((z / hk) * hq_all + (z % hk) * g + r) * l_all + gi) * s_all;
+#endif
+#if MODE == 0
 #if HAS_MASK
         const int64_t moff = (z / hk) * ms0 + ((z % hk) * g + r) * ms1 + gi * ms2;
 #endif
@@ -121,7 +142,10 @@ void main() {
 #if !FWD
             acc_at(pc.sc, base + j).v = p;
 #endif
-#if LOW
+#if DROP
+            RS_SET_F(DT)(pc.low, base + j,
+                         p != ACC(0) && rs_attn_kept(seed, offset, flat0 + j, drop_keep) ? p * drop_scale : ACC(0));
+#elif LOW
             RS_SET_F(DT)(pc.low, base + j, p);
 #endif
         }
@@ -132,6 +156,13 @@ void main() {
         }
 #endif
 #else
+#if DROP
+        // dp: the dropped p's gradient, scaled back into p's
+        for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
+            const ACC dv = acc_at(pc.dp, base + j).v;
+            acc_at(pc.dp, base + j).v = rs_attn_kept(seed, offset, flat0 + j, drop_keep) ? dv * drop_scale : ACC(0);
+        }
+#endif
         ACC d = ACC(0);
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL))
             d = fma(acc_at(pc.sc, base + j).v, acc_at(pc.dp, base + j).v, d);

@@ -45,6 +45,16 @@ typedef struct rs_attention {
     int causal;
     double scale;
     rs_tensor grad_out, grad_q, grad_k, grad_v; /* backward */
+    /* Dropout on the probabilities (0 <= dropout < 1; 0: none): element
+     * (b, h, i, j) is kept, and scaled by 1 / (1 - dropout), where u <
+     * (float)(1 - dropout), u the float32 uniform that rs_rng_uniform(dst,
+     * 0, 1, seed, offset) writes at flat index ((b Hq + h) L + i) S + j of a
+     * contiguous (B, Hq, L, S) dst; the backward replays the same mask from
+     * the same seed and offset. A forward consumes
+     * rs_rng_offset_increment(B Hq L S) offsets. lse stays the undropped
+     * probabilities' (as CUDA's kernels). */
+    double dropout;
+    uint64_t seed, offset;
 } rs_attention;
 
 RS_API rs_status rs_attention_run(rs_stream *s, const rs_attention *a);

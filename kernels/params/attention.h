@@ -29,7 +29,11 @@
 #define AP_DQS 33
 #define AP_DKS 37
 #define AP_DVS 41
-#define AP_SLOTS 45
+#define AP_DROP_KEEP 45  /* dropout (DROP): the bits of float (1 - p), the keep threshold */
+#define AP_DROP_SCALE 46 /* the bits of ACC's 1 / (1 - p) */
+#define AP_SEED 47
+#define AP_OFFSET 48
+#define AP_SLOTS 49
 
 /* attention_bwd_coopmat_khr.comp: the forward's fields (o: its output, lse:
  * its logsumexp, read) and the gradients; an absent gradient's address is 0 */

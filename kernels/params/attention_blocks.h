@@ -21,6 +21,11 @@
 #define AB_CAUSAL 8
 #define AB_MS 9      /* 4 strides (b, h, row, key) of the mask */
 #define AB_L 13      /* query rows in all (FWD: lse's row stride) */
-#define AB_SLOTS 14
+#define AB_S 14      /* keys in all (DROP: the mask's row stride) */
+#define AB_DROP_KEEP 15  /* DROP: the bits of float (1 - p), the keep threshold */
+#define AB_DROP_SCALE 16 /* DROP: the bits of ACC's 1 / (1 - p) */
+#define AB_SEED 17
+#define AB_OFFSET 18
+#define AB_SLOTS 19
 
 #endif

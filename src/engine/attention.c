@@ -55,6 +55,15 @@ static void geometry(uint32_t de, uint32_t dv, int accb, uint32_t *rl, uint32_t 
     *bk = b;
 }
 
+/* The dropout's parameter slots (russet/attention.h): the keep threshold
+ * float (1 - p) as bits, ACC's 1 / (1 - p) as bits, the seed and offset */
+static void dropout_params(const rs_attention *a, int64_t *keep, int64_t *scale, int64_t *seed, int64_t *offset) {
+    const double k = 1.0 - a->dropout;
+    *keep = (int64_t)rs_f32_bits((float)k);
+    *scale = a->q.dtype == RS_FLOAT64 ? (int64_t)rs_f64_bits(1.0 / k) : (int64_t)rs_f32_bits((float)(1.0 / k));
+    *seed = (int64_t)a->seed, *offset = (int64_t)a->offset;
+}
+
 /* ---------------------------------------------------------------- the backward
  * Blocks of scores through the GEMM engine (its tiles, split k and
  * cooperative matrices) and two row kernels (kernels/attention_blocks.comp).
@@ -165,6 +174,8 @@ static rs_status block_rows(blocks_ctx *x, int mode, int64_t z0, int64_t nz, int
     const rs_attention *a = x->a;
     ab[AB_Z0] = z0, ab[AB_NZ] = nz, ab[AB_I0] = i0, ab[AB_LC] = lc, ab[AB_NK] = nk;
     ab[AB_R] = r, ab[AB_G] = g, ab[AB_HK] = hk, ab[AB_CAUSAL] = a->causal != 0, ab[AB_L] = a->q.sizes[2];
+    ab[AB_S] = a->k.sizes[2];
+    dropout_params(a, &ab[AB_DROP_KEEP], &ab[AB_DROP_SCALE], &ab[AB_SEED], &ab[AB_OFFSET]);
     for (int d = 0; d < 4; ++d) ab[AB_MS + d] = a->mask.ndim ? a->mask.strides[d] : 0;
     const uint64_t rows_a_group = 256 / x->rl;
     uint32_t groups[3] = {rs_groups_capped(x->s, ((uint64_t)(nz * lc) + rows_a_group - 1) / rows_a_group, 65535), 1, 1};
@@ -179,9 +190,11 @@ static rs_status block_rows(blocks_ctx *x, int mode, int64_t z0, int64_t nz, int
  * Memory: a float32 block and its dt copy, as the backward's. */
 static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
     const rs_dtype dt = a->q.dtype, w = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
-    /* float16/bfloat16: the products' operands stay in dt (p and ds through `low`) */
-    const int low = dt == RS_FLOAT16 || dt == RS_BFLOAT16;
-    const rs_dtype rd = low ? dt : w;
+    /* float16/bfloat16: the products' operands stay in dt (p and ds through
+     * `low`, float32 results: half); dropout: the products read the dropped
+     * p, so `low` holds it (in w for float32/float64) while sc keeps p */
+    const int half = dt == RS_FLOAT16 || dt == RS_BFLOAT16, drop = a->dropout > 0.0, low = half || drop;
+    const rs_dtype rd = half ? dt : w;
     const int64_t b = a->q.sizes[0], hq = a->q.sizes[1], l = a->q.sizes[2], e = a->q.sizes[3];
     const int64_t hk = a->k.sizes[1], sl = a->k.sizes[2], ev = a->v.sizes[3];
     const int64_t g = hk ? hq / hk : 1, nzt = b * hk;
@@ -221,7 +234,7 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
         else nzc = (nzc + 1) / 2;
     }
     const uint64_t block_bytes = (uint64_t)(nzc * lc * sl) * (uint64_t)accb;
-    const uint64_t low_bytes = low ? (uint64_t)(nzc * lc * sl) * rs_dtype_size(dt) : 0;
+    const uint64_t low_bytes = low ? (uint64_t)(nzc * lc * sl) * rs_dtype_size(rd) : 0;
     blocks_ctx x;
     memset(&x, 0, sizeof x);
     x.s = s, x.a = a;
@@ -242,10 +255,10 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
         /* lanes a row: about 4 keys a lane, 32 to 256 */
         x.rl = 32;
         while (x.rl < 256 && (int64_t)x.rl * 4 < sl) x.rl *= 2;
-        char defines[96];
+        char defines[112];
         for (int mode = 0; mode < (want_dp ? 2 : 1) && st == RS_OK; ++mode) {
-            snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;ACCB=%d;RL=%uu;LOW=%d;FWD=%d", (int)dt,
-                     mode, a->mask.ndim != 0, accb, x.rl, low, fwd);
+            snprintf(defines, sizeof defines, "DT=%d;MODE=%d;HAS_MASK=%d;ACCB=%d;RL=%uu;LOW=%d;FWD=%d;DROP=%d",
+                     (int)dt, mode, a->mask.ndim != 0, accb, x.rl, low, fwd, drop);
             st = rs_kernel_get(dev, "attention_blocks.comp", defines, &x.kern[mode]);
         }
     }
@@ -261,24 +274,24 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
                 const uint64_t pb = low ? x.pc.low : x.pc.sc, dsb = low ? x.pc.low : x.pc.dp;
                 const rs_gemm_operand p_t = block_operand(pb, lb, nk, 1), ds = block_operand(dsb, lb, nk, 0);
                 const rs_gemm_operand ds_t = block_operand(dsb, lb, nk, 1);
-                st = block_gemm(s, rd, low, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
+                st = block_gemm(s, rd, half, nz, lb, nk, e, view_operand(q, g, hk, z0, r, i0, 0),
                                 view_operand(k, 1, hk, z0, 0, 0, 1), sc, scale, 0);
                 if (st == RS_OK) st = block_rows(&x, 0, z0, nz, i0, lb, nk, r, g, hk);
                 if (st == RS_OK && fwd)
                     st = block_gemm(s, rd, 0, nz, lb, ev, nk, block_operand(x.pc.low, lb, nk, 0),
                                     view_operand(v, 1, hk, z0, 0, 0, 0), view_operand(dq, g, hk, z0, r, i0, 0), 1.0, 0);
                 if (st == RS_OK && want_v)
-                    st = block_gemm(s, rd, low, nz, nk, ev, lb, p_t, view_operand(dout, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, rd, half, nz, nk, ev, lb, p_t, view_operand(dout, g, hk, z0, r, i0, 0),
                                     view_operand(dv, 1, hk, z0, 0, 0, 0), 1.0, 1);
                 if (st != RS_OK || !want_dp) continue;
-                st = block_gemm(s, rd, low, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
+                st = block_gemm(s, rd, half, nz, lb, nk, ev, view_operand(dout, g, hk, z0, r, i0, 0),
                                 view_operand(v, 1, hk, z0, 0, 0, 1), dp, 1.0, 0);
                 if (st == RS_OK) st = block_rows(&x, 1, z0, nz, i0, lb, nk, r, g, hk);
                 if (st == RS_OK && want_q)
-                    st = block_gemm(s, rd, low, nz, lb, e, nk, ds, view_operand(k, 1, hk, z0, 0, 0, 0),
+                    st = block_gemm(s, rd, half, nz, lb, e, nk, ds, view_operand(k, 1, hk, z0, 0, 0, 0),
                                     view_operand(dq, g, hk, z0, r, i0, 0), scale, 0);
                 if (st == RS_OK && want_k)
-                    st = block_gemm(s, rd, low, nz, nk, e, lb, ds_t, view_operand(q, g, hk, z0, r, i0, 0),
+                    st = block_gemm(s, rd, half, nz, nk, e, lb, ds_t, view_operand(q, g, hk, z0, r, i0, 0),
                                     view_operand(dk, 1, hk, z0, 0, 0, 0), scale, 1);
             }
     }
@@ -307,7 +320,9 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
  *     T 4096: 19.9 ms against the row kernel's 23.6; T 512: 0.574 against
  *     0.470 (score traffic and launches; docs/attention.md);
  *   FWD_KERNEL elsewhere (the apple profile): kernels/attention.comp, the
- *     row kernel, memory O(L + S) and its scores on chip. */
+ *     row kernel, memory O(L + S) and its scores on chip.
+ * With dropout the fused kernels do not apply (they have no mask yet):
+ * blocks or the row kernel, whose dropout the backward's blocks replay. */
 enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128 };
 enum fwd_path { FWD_KERNEL, FWD_BLOCKS, FWD_FUSED };
 
@@ -321,12 +336,12 @@ static uint64_t fused_shared(int d) {
     return 16 * (2 * bc * (uint64_t)(d / 8 + 1) + 64 * (bc / 4 + 1) + 256);
 }
 
-static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t ev, int64_t keys) {
+static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t ev, int64_t keys, int dropout) {
     if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return FWD_KERNEL;
     const int khr = rs_device_coopmat_khr(rs_stream_device(s));
     const int coop = (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
     const rs_features *f = rs_stream_features(s);
-    const int fused = coop && e <= FUSED_DIMS_MAX && ev <= FUSED_DIMS_MAX && f->subgroup_size == 32 &&
+    const int fused = coop && !dropout && e <= FUSED_DIMS_MAX && ev <= FUSED_DIMS_MAX && f->subgroup_size == 32 &&
                       f->max_workgroup_invocations >= 128 && f->max_shared_memory >= fused_shared(fused_dims(e, ev));
     const char *env = getenv("RUSSET_ATTENTION_FORWARD");
     if (env && strcmp(env, "kernel") == 0) return FWD_KERNEL;
@@ -355,6 +370,7 @@ static rs_status write_params(rs_stream *s, const rs_attention *a, uint64_t *add
     for (int i = 0; i < 9; ++i)
         if (views[i] && views[i]->address)
             for (int d = 0; d < 4; ++d) ap[slot[i] + d] = views[i]->strides[d];
+    dropout_params(a, &ap[AP_DROP_KEEP], &ap[AP_DROP_SCALE], &ap[AP_SEED], &ap[AP_OFFSET]);
     return RS_OK;
 }
 
@@ -438,6 +454,9 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     int has_mask = a->mask.ndim != 0;
     if (has_mask && ((st = check_view("mask", &a->mask, dt)) || !same4(&a->mask, b, hq, l, sl)))
         return st ? st : rs_error(RS_ERR_INVALID, "attention: the mask must be a (B, Hq, L, S) view");
+    if (!(a->dropout >= 0.0 && a->dropout < 1.0))
+        return rs_error(RS_ERR_INVALID, "attention: dropout probability %g is not in [0, 1)", a->dropout);
+    const int drop = a->dropout > 0.0;
     int backward = a->op == RS_ATTN_BACKWARD;
     if (backward) {
         if ((st = check_view("grad_out", &a->grad_out, dt))) return st;
@@ -453,12 +472,12 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     }
     if (backward) {
         if (b * hk * sl == 0 && b * hq * l == 0) return RS_OK;
-        const int fused = a->lse && a->out.address && forward_path(s, dt, e, ev, sl) == FWD_FUSED;
+        const int fused = a->lse && a->out.address && forward_path(s, dt, e, ev, sl, drop) == FWD_FUSED;
         return fused ? run_fused_backward(s, a) : run_blocks(s, a, 0);
     }
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
-    const enum fwd_path path = forward_path(s, dt, e, ev, sl);
+    const enum fwd_path path = forward_path(s, dt, e, ev, sl, drop);
     if (sl > 0 && path == FWD_BLOCKS) return run_blocks(s, a, 1);
 
     /* the forward: one kernel */
@@ -492,8 +511,8 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
         uint32_t de = dims_bucket(e), dv = dims_bucket(ev), rl, bk;
         geometry(de, dv, acc_bytes(dt), &rl, &bk);
         char defines[128];
-        snprintf(defines, sizeof defines, "DT=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu", (int)dt, has_mask,
-                 de, dv, acc_bytes(dt), rl, bk);
+        snprintf(defines, sizeof defines, "DT=%d;HAS_MASK=%d;DE=%uu;DV=%uu;ACCB=%d;RL=%uu;BK=%uu;DROP=%d", (int)dt,
+                 has_mask, de, dv, acc_bytes(dt), rl, bk, drop);
         if ((st = rs_kernel_get(rs_stream_device(s), "attention.comp", defines, &k)) != RS_OK) return st;
         rows_a_group = ATTN_NT / rl; /* RL lanes a row */
     }

@@ -2,8 +2,10 @@
  * (out, lse) and backward (grad q, k, v) against a float64 reference
  * written here, with grouped-query heads, an additive mask that broadcasts
  * over heads, causal masking, rows of lengths that are not multiples of 16,
- * fully masked rows (out 0, lse -inf, gradients 0), strided views, and
- * clear failures on bad arguments. */
+ * fully masked rows (out 0, lse -inf, gradients 0), strided views,
+ * dropout (the reference applies the mask that rs_rng_uniform gives for
+ * the same seed and offset, as russet/attention.h defines it), and clear
+ * failures on bad arguments. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,13 +15,17 @@
 
 typedef struct prob {
     int b, hq, hk, l, s, e, ev, causal, masked;
+    double drop; /* dropout probability (0: none) */
 } prob;
 
 static int64_t n4(int a, int b, int c, int d) { return (int64_t)a * b * c * d; }
 
-/* reference: out, lse; and for the output gradient g: dq, dk, dv */
+/* reference: out, lse; and for the output gradient g: dq, dk, dv; keep
+ * (dropout, else NULL): each probability's factor, 0 or 1 / (1 - p), at
+ * ((b Hq + h) L + i) S + j */
 static void reference(const prob *p, const double *q, const double *k, const double *v, const double *mask,
-                      const double *g, double scale, double *out, double *lse, double *dq, double *dk, double *dv) {
+                      const double *keep, const double *g, double scale, double *out, double *lse, double *dq,
+                      double *dk, double *dv) {
     int grp = p->hq / p->hk;
     memset(dq, 0, sizeof(double) * (size_t)n4(p->b, p->hq, p->l, p->e));
     memset(dk, 0, sizeof(double) * (size_t)n4(p->b, p->hk, p->s, p->e));
@@ -47,11 +53,12 @@ static void reference(const prob *p, const double *q, const double *k, const dou
                 const double *gi = g + row * p->ev;
                 for (int t = 0; t < p->ev; ++t) oi[t] = 0;
                 if (sum == 0) continue;
+                const double *kr = keep ? keep + row * p->s : NULL;
                 for (int j = 0; j < p->s; ++j) {
                     double pr = sc[j] == -INFINITY ? 0 : exp(sc[j] - lse[row]);
                     sc[j] = pr;
                     const double *vj = v + ((int64_t)(b * p->hk + hk) * p->s + j) * p->ev;
-                    for (int t = 0; t < p->ev; ++t) oi[t] += pr * vj[t];
+                    for (int t = 0; t < p->ev; ++t) oi[t] += pr * (kr ? kr[j] : 1.0) * vj[t];
                 }
                 double dsum = 0; /* D = g . out */
                 for (int t = 0; t < p->ev; ++t) dsum += gi[t] * oi[t];
@@ -59,9 +66,10 @@ static void reference(const prob *p, const double *q, const double *k, const dou
                     const double *vj = v + ((int64_t)(b * p->hk + hk) * p->s + j) * p->ev;
                     double d = 0;
                     for (int t = 0; t < p->ev; ++t) d += gi[t] * vj[t];
-                    dp[j] = sc[j] * (d - dsum);
+                    const double kf = kr ? kr[j] : 1.0; /* the dropped p's gradient back to p's */
+                    dp[j] = sc[j] * (kf * d - dsum);
                     double *dvj = dv + ((int64_t)(b * p->hk + hk) * p->s + j) * p->ev;
-                    for (int t = 0; t < p->ev; ++t) dvj[t] += sc[j] * gi[t];
+                    for (int t = 0; t < p->ev; ++t) dvj[t] += sc[j] * kf * gi[t];
                     const double *kj = k + ((int64_t)(b * p->hk + hk) * p->s + j) * p->e;
                     double *dkj = dk + ((int64_t)(b * p->hk + hk) * p->s + j) * p->e;
                     for (int t = 0; t < p->e; ++t) {
@@ -127,10 +135,36 @@ static int run_case(const prob *p, int padded) {
         for (int i = 0; i < p->l; ++i)
             for (int j = 0; j < p->s; ++j) mask[i * p->s + j] = i == 2 ? -INFINITY : 0.1 * ((i + j) % 5) - 0.2;
     double scale = 1.0 / sqrt((double)p->e);
-    reference(p, q, k, v, mask, g, scale, out, lse, dq, dk, dv);
-
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
+    /* dropout: the mask of (seed 1234, offset 8) as the contract defines it */
+    const uint64_t seed = 1234, offset = 8;
+    const int64_t nm = n4(p->b, p->hq, p->l, p->s);
+    double *keep = p->drop > 0 ? malloc(sizeof(double) * (size_t)(nm + 1)) : NULL;
+    if (keep) {
+        float *u = malloc(sizeof(float) * (size_t)(nm + 1));
+        uint64_t au = 0;
+        int got = rs_alloc(dev, sizeof(float) * (size_t)(nm + 1), s, &au) == RS_OK;
+        rs_tensor tu = ctest_view(au, RS_FLOAT32, 1, &nm);
+        got = got && rs_rng_uniform(s, &tu, 0.0, 1.0, seed, offset) == RS_OK &&
+              rs_memcpy_dtoh(s, u, au, sizeof(float) * (size_t)nm) == RS_OK && rs_stream_synchronize(s) == RS_OK;
+        const float thr = (float)(1.0 - p->drop);
+        int64_t dropped = 0;
+        for (int64_t i = 0; i < nm; ++i) {
+            keep[i] = got && u[i] < thr ? 1.0 / (1.0 - p->drop) : 0.0;
+            dropped += keep[i] == 0.0;
+        }
+        if (au) rs_free(dev, au);
+        free(u);
+        if (!got || fabs((double)dropped / (double)nm - p->drop) > 0.1) {
+            fprintf(stderr, "  dropout mask: %s, %lld of %lld dropped\n", got ? "ok" : rs_last_error(),
+                    (long long)dropped, (long long)nm);
+            free(keep);
+            return 0;
+        }
+    }
+    reference(p, q, k, v, mask, keep, g, scale, out, lse, dq, dk, dv);
+
     uint64_t aq = upload4(dev, s, q, p->b, p->hq, p->l, p->e, padded);
     uint64_t ak = upload4(dev, s, k, p->b, p->hk, p->s, p->e, padded);
     uint64_t av = upload4(dev, s, v, p->b, p->hk, p->s, p->ev, padded);
@@ -155,6 +189,7 @@ static int run_case(const prob *p, int padded) {
     a.lse = al;
     a.causal = p->causal;
     a.scale = scale;
+    a.dropout = p->drop, a.seed = seed, a.offset = offset;
     ok = ok && rs_attention_run(s, &a) == RS_OK;
     a.op = RS_ATTN_BACKWARD;
     a.grad_out = view4(ag, p->b, p->hq, p->l, p->ev, padded);
@@ -178,20 +213,27 @@ static int run_case(const prob *p, int padded) {
     uint64_t bufs[10] = {aq, ak, av, ag, am, ao, al, adq, adk, adv};
     for (int i = 0; i < 10; ++i)
         if (bufs[i]) rs_free(dev, bufs[i]);
-    free(q), free(k), free(v), free(g), free(mask), free(out), free(lse), free(dq), free(dk), free(dv);
+    free(q), free(k), free(v), free(g), free(mask), free(keep), free(out), free(lse), free(dq), free(dk), free(dv);
     free(h_o), free(h_l), free(h_q), free(h_k), free(h_v);
     return ok;
 }
 
 TEST(forward_and_backward_against_reference) {
-    prob plain = {2, 2, 2, 19, 23, 20, 24, 0, 0};
+    prob plain = {2, 2, 2, 19, 23, 20, 24, 0, 0, 0};
     CHECK(run_case(&plain, 0));
-    prob gqa_mask = {1, 4, 2, 17, 33, 16, 8, 0, 1};
+    prob gqa_mask = {1, 4, 2, 17, 33, 16, 8, 0, 1, 0};
     CHECK(run_case(&gqa_mask, 1));
-    prob causal = {1, 3, 1, 35, 35, 70, 40, 1, 0};
+    prob causal = {1, 3, 1, 35, 35, 70, 40, 1, 0, 0};
     CHECK(run_case(&causal, 0));
-    prob causal_mask = {2, 2, 1, 18, 21, 130, 130, 1, 1};
+    prob causal_mask = {2, 2, 1, 18, 21, 130, 130, 1, 1, 0};
     CHECK(run_case(&causal_mask, 1));
+}
+
+TEST(dropout_against_reference_with_the_same_mask) {
+    prob plain = {2, 2, 2, 19, 23, 20, 24, 0, 0, 0.3};
+    CHECK(run_case(&plain, 0));
+    prob gqa_causal_mask = {1, 4, 2, 17, 33, 16, 8, 1, 1, 0.5};
+    CHECK(run_case(&gqa_causal_mask, 1));
 }
 
 TEST(bad_arguments_fail_clearly) {
@@ -214,12 +256,17 @@ TEST(bad_arguments_fail_clearly) {
     a.q.sizes[3] = a.k.sizes[3] = 300;
     CHECK(rs_attention_run(s, &a) == RS_ERR_UNSUPPORTED);
     a.q.sizes[3] = a.k.sizes[3] = 8;
+    a.dropout = 1.0; /* every probability dropped: not in [0, 1) */
+    CHECK(rs_attention_run(s, &a) == RS_ERR_INVALID);
+    CHECK(strstr(rs_last_error(), "dropout") != NULL);
+    a.dropout = 0.0;
     a.q.dtype = a.k.dtype = a.v.dtype = a.out.dtype = RS_INT32;
     CHECK(rs_attention_run(s, &a) == RS_ERR_UNSUPPORTED);
 }
 
 int main(void) {
     RUN(forward_and_backward_against_reference);
+    RUN(dropout_against_reference_with_the_same_mask);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

@@ -1,7 +1,7 @@
 """Fused scaled-dot-product attention (src/torch/ops/attention.cpp on the C
 core's attention engine): F.scaled_dot_product_attention picks russet's
-`overrideable` backend wherever the engine computes the call (no dropout,
-no mask gradient), and the result and the gradients of q, k and v match
+`overrideable` backend wherever the engine computes the call (dropout below
+1, no mask gradient), and the result and the gradients of q, k and v match
 CPU's: causal, boolean and additive masks that broadcast, grouped-query
 attention, odd lengths, float32/float16/bfloat16 (float64 natively where the
 device has fp64), and rows that are all masked. Memory stays O(L + S)."""
@@ -160,6 +160,8 @@ for dtype in (torch.float16, torch.bfloat16):
               is_causal=True)
     t.compare(torch.randn(2, 2, 130, 100), torch.randn(2, 1, 200, 100), torch.randn(2, 1, 200, 128), dtype,
               attn_mask=torch.randn(2, 1, 130, 200), enable_gqa=True)
+    for case in ("plain", "causal", "gqa-mask"):  # dropout (never on the fused kernels)
+        t.check_dropout(dtype, case)
 print("ok")
 """
 
@@ -205,8 +207,11 @@ def test_the_fused_backend_runs():
     q, k, v = (torch.randn(1, 2, 5, 8, device=D) for _ in range(3))
     seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
     assert "aten._scaled_dot_product_fused_attention_overrideable.default" in seen, seen
-    # dropout and a mask that needs a gradient take the math backend
+    # dropout takes it too; dropping everything and a mask that needs a
+    # gradient take the math backend
     seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=0.5))
+    assert "aten._scaled_dot_product_fused_attention_overrideable.default" in seen, seen
+    seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=1.0))
     assert not any("overrideable" in s for s in seen), seen
     m = torch.randn(5, 5, device=D, requires_grad=True)
     seen = ops_seen(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
@@ -463,3 +468,102 @@ def test_multihead_attention_dropout_is_unbiased_and_drops_p():
     se = y.std(0) / B ** 0.5
     assert ((y.mean(0) - y0[0]).abs() <= 6 * se + 1e-5).all()
     assert not torch.equal(y[0], y[1])  # each row drew its own mask
+
+
+# ---------------------------------------------------------------- dropout
+
+def dropout_case(case):
+    """(q, k, v, attn_bias, is_causal, scale) of a dropout case"""
+    torch.manual_seed(11)
+    b, h, hk, l, s, e = 2, 2, 2, 13, 17, 16
+    bias, causal, scale = None, False, None
+    if case == "causal":
+        l = s = 17
+        causal = True
+    if case == "gqa-mask":
+        h, hk = 4, 2
+        bias = torch.randn(b, 1, l, s).masked_fill(torch.rand(b, 1, l, s) > 0.7, float("-inf"))
+        bias = bias.expand(b, h, l, s)
+        scale = 0.4
+    q, k, v = torch.randn(b, h, l, e), torch.randn(b, hk, s, e), torch.randn(b, hk, s, e)
+    return q, k, v, bias, causal, scale
+
+
+def dropout_reference(q, k, v, bias, causal, scale, keep, p, dt):
+    """CPU's math with the given keep mask, in dt, and its gradients"""
+    ts = [t.to(dt).requires_grad_() for t in (q, k, v)]
+    g = q.shape[1] // k.shape[1]  # grouped-query heads: key head h / g
+    kk, vv = ts[1].repeat_interleave(g, 1), ts[2].repeat_interleave(g, 1)
+    sc = (ts[0] @ kk.transpose(-1, -2)) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if bias is not None:
+        sc = sc + bias.to(dt)
+    if causal:
+        sc = sc.masked_fill(torch.ones(sc.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    attn = torch.softmax(sc, -1)
+    y = (attn * keep.to(dt) / (1 - p)) @ vv
+    return y, ts
+
+
+def check_dropout(dtype, case, p=0.3):
+    """the op on russet with dropout, then the mask of its seed and offset
+    (_fill_mem_eff_dropout_mask_): out and the gradients of q, k and v
+    against CPU's math with that mask"""
+    q, k, v, bias, causal, scale = dropout_case(case)
+    low = dtype in (torch.float16, torch.bfloat16)
+    dev = [t.to(dtype).to(D).requires_grad_() for t in (q, k, v)]
+    r = torch.ops.aten._scaled_dot_product_fused_attention_overrideable(
+        *dev, bias.to(dtype).to(D) if bias is not None else None, p, causal, False, scale=scale)
+    out, seed, offset = r[0], r[6], r[7]
+    torch.manual_seed(5)
+    g = torch.randn(out.shape).to(dtype)
+    grads = torch.autograd.grad(out, dev, g.to(D))
+    keep = torch.empty(q.shape[0], q.shape[1], q.shape[2], k.shape[2], device=D)
+    torch.ops.aten._fill_mem_eff_dropout_mask_(keep, p, int(seed), int(offset))
+    keep = keep.cpu()
+    assert set(keep.unique().tolist()) <= {0.0, 1.0}
+    frac = 1 - keep.mean().item()
+    assert abs(frac - p) < 0.06, f"dropped {frac:.3f} of the probabilities, dropout_p {p}"
+    qk = [t.to(dtype) for t in (q, k, v)]
+    yc, tc = dropout_reference(*qk, bias, causal, scale, keep, p, torch.float64 if not low else torch.float32)
+    gc = torch.autograd.grad(yc, tc, g.to(yc.dtype))
+    if not low:
+        assert_close(out.detach().cpu().double(), yc.detach(), rtol=1e-4, atol=1e-4)
+        for name, a, b in zip("qkv", grads, gc):
+            assert_close(a.cpu().double(), b, rtol=1e-4, atol=1e-4, msg=lambda m: f"grad {name}: {m}")
+        return
+    yl, tl = dropout_reference(*qk, bias, causal, scale, keep, p, dtype)
+    gl = torch.autograd.grad(yl, tl, g)
+    as_accurate_as_cpu(out.detach().cpu(), yl.detach(), yc.detach(), "out", fudge=4)
+    for name, a, l, b in zip("qkv", grads, gl, gc):
+        as_accurate_as_cpu(a.cpu(), l, b, f"grad {name}", fudge=4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", ["plain", "causal", "gqa-mask"])
+def test_dropout_matches_cpu_with_the_same_mask(dtype, case):
+    check_dropout(dtype, case)
+
+
+def test_dropout_replays_under_the_seed_and_differs_between_calls():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 33, 8, device=D) for _ in range(3))
+    torch.manual_seed(7)
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).cpu()
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).cpu()
+    torch.manual_seed(7)
+    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).cpu()
+    assert torch.equal(a, c)
+    assert not torch.equal(a, b)
+    # a user's training step: the gradient flows through the same mask
+    qg = q.clone().requires_grad_()
+    torch.manual_seed(7)
+    F.scaled_dot_product_attention(qg, k, v, dropout_p=0.4).sum().backward()
+    assert qg.grad is not None and torch.isfinite(qg.grad.cpu()).all()
+
+
+def test_dropout_bad_probability_is_a_clear_error():
+    q = torch.randn(1, 1, 4, 8, device=D)
+    with pytest.raises(RuntimeError, match=r"dropout_p must be in \[0, 1\)"):
+        torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q, q, q, None, -0.5)
+    with pytest.raises(RuntimeError, match=r"dropout_p must be in \[0, 1\)"):
+        torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q, q, q, None, 1.0)

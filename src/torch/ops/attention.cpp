@@ -8,7 +8,7 @@
 // backward through autograd's formula). This file answers `overrideable`
 // where the engine computes the call, and `math` otherwise, which is
 // ATen's composition (matmul, softmax), native too:
-//   - dropout (dropout_p > 0: the engine has no random stream yet),
+//   - dropout_p >= 1 (every probability dropped),
 //   - a mask that needs its own gradient,
 //   - a mask together with is_causal (math raises ATen's error),
 //   - inputs that are not (B, H, L, E), dtypes other than float32, float16,
@@ -23,6 +23,7 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
@@ -33,6 +34,7 @@
 
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
+#include "torch/runtime/generator.h"
 
 namespace russet {
 namespace {
@@ -73,7 +75,7 @@ int64_t choose_backend(const Tensor& q, const Tensor& k, const Tensor& v, const 
   if (k.device() != q.device() || v.device() != q.device() ||
       (mask.has_value() && mask->defined() && mask->device() != q.device()))
     return math;
-  if (dropout_p > 0 || !engine_dtype(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
+  if (!(dropout_p < 1) || !engine_dtype(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
     return math;
   if (q.size(0) != k.size(0) || k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||
       q.size(3) != k.size(3) || q.size(3) > kMaxHeadDim || v.size(3) > kMaxHeadDim)
@@ -134,8 +136,8 @@ Tensor with_layout_of(const Tensor& query, c10::IntArrayRef sizes) {
 std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Tensor, Tensor> attention_forward(
     const Tensor& query, const Tensor& key, const Tensor& value, const OptTensor& attn_bias, double dropout_p,
     bool is_causal, bool return_debug_mask, std::optional<double> scale) {
-  TORCH_CHECK_NOT_IMPLEMENTED(dropout_p == 0, "russet's fused attention has no dropout yet: ",
-                              "F.scaled_dot_product_attention picks the math backend for dropout_p > 0");
+  TORCH_CHECK(dropout_p >= 0 && dropout_p < 1, "russet's fused attention: dropout_p must be in [0, 1), got ",
+              dropout_p);
   TORCH_CHECK(!return_debug_mask, "russet's fused attention has no debug mask");
   TORCH_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "russet's fused attention takes (batch, heads, rows, dims) tensors");
@@ -146,13 +148,25 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, c10::SymInt, c10::SymInt, Tensor, Ten
   Tensor lse = at::empty({b, hq, l}, query.options().dtype(lse_type));
   Tensor m = attn_bias.has_value() && attn_bias->defined() ? additive_mask(*attn_bias, q, s) : Tensor();
   rs_attention a = describe_attention(RS_ATTN_FORWARD, q, k, v, out, m, lse, is_causal, scale);
+  // dropout: the generator's (seed, offset) for the mask (russet/attention.h),
+  // returned as 0-d CPU tensors (as CUDA's flash attention returns them) for
+  // the backward, which replays the mask; without dropout, 0-d tensors of
+  // no use, each its own (an op's outputs must not alias one another)
+  Tensor seed_t, offset_t;
+  if (dropout_p > 0) {
+    const PhiloxDraw d = take_draw(std::nullopt, query.device().index(), rs_rng_offset_increment(b * hq * l * s));
+    a.dropout = dropout_p, a.seed = d.seed, a.offset = d.offset;
+    auto cpu_long = at::TensorOptions().dtype(at::kLong);
+    seed_t = at::scalar_tensor(static_cast<int64_t>(d.seed), cpu_long);
+    offset_t = at::scalar_tensor(static_cast<int64_t>(d.offset), cpu_long);
+  } else {
+    seed_t = at::empty({}, query.options().dtype(at::kLong));
+    offset_t = at::empty({}, query.options().dtype(at::kLong));
+  }
   check(rs_attention_run(current_stream_for(out), &a));
-  // the outputs this backend has no use for, as the meta function has them
-  // (torch.compile checks the real ones against it): no cumulative
-  // sequence lengths and no debug mask (undefined), a 0-d seed and offset,
-  // each its own tensor (an op's outputs must not alias one another)
-  auto scalar = [&]() { return at::empty({}, query.options().dtype(at::kLong)); };
-  return {out, lse, Tensor(), Tensor(), c10::SymInt(l), c10::SymInt(s), scalar(), scalar(), Tensor()};
+  // no cumulative sequence lengths and no debug mask (undefined), as the
+  // meta function has them (torch.compile checks the real outputs against it)
+  return {out, lse, Tensor(), Tensor(), c10::SymInt(l), c10::SymInt(s), seed_t, offset_t, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
@@ -160,7 +174,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
     std::array<bool, 4> grad_input_mask, const Tensor& out, const Tensor& logsumexp, const Tensor& cum_seq_q,
     const Tensor& cum_seq_k, c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal,
     const Tensor& philox_seed, const Tensor& philox_offset, std::optional<double> scale) {
-  TORCH_CHECK_NOT_IMPLEMENTED(dropout_p == 0, "russet's fused attention has no dropout yet");
+  TORCH_CHECK(dropout_p >= 0 && dropout_p < 1, "russet's fused attention: dropout_p must be in [0, 1), got ",
+              dropout_p);
   TORCH_CHECK_NOT_IMPLEMENTED(!grad_input_mask[3], "russet's fused attention computes no gradient for the mask: ",
                               "F.scaled_dot_product_attention picks the math backend when the mask needs one");
   Tensor q = resolved(query), k = resolved(key), v = resolved(value), go = resolved(grad_out);
@@ -177,6 +192,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   const bool lse_ok = logsumexp.defined() && logsumexp.scalar_type() == at::kFloat && logsumexp.is_contiguous() &&
                       logsumexp.sizes() == c10::IntArrayRef{query.size(0), query.size(1), query.size(2)};
   rs_attention a = describe_attention(RS_ATTN_BACKWARD, q, k, v, o, m, lse_ok ? logsumexp : Tensor(), is_causal, scale);
+  if (dropout_p > 0) {
+    TORCH_CHECK(philox_seed.defined() && philox_offset.defined() && philox_seed.numel() == 1 &&
+                    philox_offset.numel() == 1,
+                "russet's fused attention backward: dropout needs the forward's philox_seed and philox_offset");
+    // (0-d CPU tensors from the forward: no wait on the device)
+    a.dropout = dropout_p;
+    a.seed = static_cast<uint64_t>(philox_seed.item<int64_t>());
+    a.offset = static_cast<uint64_t>(philox_offset.item<int64_t>());
+  }
   a.grad_out = describe(go);
   if (gq.defined()) a.grad_q = describe(gq);
   if (gk.defined()) a.grad_k = describe(gk);
@@ -185,9 +209,25 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
   return {gq, gk, gv, Tensor()};
 }
 
+// The keep mask (1 kept, 0 dropped) that the forward with this dropout_p,
+// seed and offset applies to a (B, H, L, S) attention (russet/attention.h);
+// PyTorch's own tests read CUDA's masks the same way.
+Tensor& fill_dropout_mask(Tensor& self, double dropout_p, int64_t seed, int64_t offset) {
+  TORCH_CHECK(self.dim() == 4, "_fill_mem_eff_dropout_mask_: expected a (batch, heads, rows, keys) tensor, got ",
+              self.sizes());
+  Tensor u = at::empty(self.sizes(), self.options().dtype(at::kFloat));
+  rs_tensor du = describe(u);
+  check(rs_rng_uniform(current_stream_for(u), &du, 0.0, 1.0, static_cast<uint64_t>(seed),
+                       static_cast<uint64_t>(offset)));
+  // kept where u < (float)(1 - p): the threshold as a double equal to that float
+  self.copy_(u.lt(static_cast<double>(static_cast<float>(1.0 - dropout_p))));
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_fill_mem_eff_dropout_mask_", fill_dropout_mask);
   m.impl("_scaled_dot_product_fused_attention_overrideable", attention_forward);
   m.impl("_scaled_dot_product_fused_attention_overrideable_backward", attention_backward);
 }
