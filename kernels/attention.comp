@@ -186,6 +186,10 @@ void main() {
         ACC4 o[NO / 4u];
         for (uint c = 0u; c < NO / 4u; ++c) o[c] = ACC4(0);
         ACC m = NEG_INF, l = ACC(0);
+#if DROP
+        int64_t wblk = -1L;  // the Philox block in `words`
+        uvec4 words = uvec4(0u);
+#endif
         for (int64_t j0 = 0L; j0 < jend; j0 += int64_t(BK)) {
             barrier();  // the previous block is read
             stage(pc.k, at(ks, b, hk, 0L), ks[2], ks[3], E, pc.v, at(vs, b, hk, 0L), vs[2], vs[3], EV, j0, S, tid);
@@ -209,8 +213,17 @@ void main() {
                 const ACC p = sc[j] == NEG_INF ? ACC(0) : aexp(sc[j] - m);
                 l += p;
 #if DROP
-                const int64_t at_ = ((b * HQ + h) * L + i) * S + j0 + int64_t(j);  // the mask's index
-                const ACC po = p != ACC(0) && rs_attn_kept(seed, offset, at_, drop_keep) ? p * drop_scale : ACC(0);
+                // the mask's index; one Philox block feeds four keys in a row
+                const int64_t at_ = ((b * HQ + h) * L + i) * S + j0 + int64_t(j);
+                bool kept = false;
+                if (p != ACC(0)) {
+                    if ((at_ >> 2) != wblk) {
+                        wblk = at_ >> 2;
+                        words = rs_attn_words(seed, offset, at_);
+                    }
+                    kept = rs_attn_kept_in(words, at_, drop_keep);
+                }
+                const ACC po = kept ? p * drop_scale : ACC(0);
 #else
                 const ACC po = p;
 #endif

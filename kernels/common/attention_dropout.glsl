@@ -7,9 +7,13 @@
 #define RS_ATTENTION_DROPOUT_GLSL
 #include "common/philox.glsl"
 
+// the words of idx's Philox block (four consecutive indices share one)
+uvec4 rs_attn_words(uint64_t seed, uint64_t offset, int64_t idx) {
+    return rs_philox_block(seed, offset, uint64_t(idx >> 2));
+}
+bool rs_attn_kept_in(uvec4 w, int64_t idx, float keep) { return rs_u01(w[uint(idx & 3L)]) < keep; }
 bool rs_attn_kept(uint64_t seed, uint64_t offset, int64_t idx, float keep) {
-    const uvec4 w = rs_philox_block(seed, offset, uint64_t(idx >> 2));
-    return rs_u01(w[uint(idx & 3L)]) < keep;
+    return rs_attn_kept_in(rs_attn_words(seed, offset, idx), idx, keep);
 }
 
 #endif
