@@ -30,7 +30,8 @@
 // common/attention_dropout.glsl's mask. MODE 0 writes the dropped p (p
 // kept / (1 - dropout), else 0) into `low`, which the products read (out,
 // dv); sc keeps p. MODE 1 takes dO v^T as the dropped p's gradient and
-// scales it the same way into p's (dp), then ds = p (dp - D) as before.
+// scales it the same way into p's (dp; the mask read back from `low`),
+// then ds = p (dp - D) as before.
 //
 // Defines: DT (the mask's dtype: q's), MODE, HAS_MASK, ACCB (bytes of
 // ACC), RL (lanes a row, a power of two dividing 256), LOW, FWD, DROP.
@@ -110,7 +111,7 @@ void main() {
         const bool live = row < rows;
         const int64_t base = row * nk;
         const int64_t z = z0 + row / lc, gi = i0 + row % lc;
-#if DROP
+#if DROP && MODE == 0
         // the row's first flat mask index: (b Hq + h) L + gi, times S
         const int64_t flat0 = (((z / hk) * hq_all + (z % hk) * g + r) * l_all + gi) * s_all;
 #endif
@@ -157,10 +158,14 @@ void main() {
 #endif
 #else
 #if DROP
-        // dp: the dropped p's gradient, scaled back into p's
+        // dp: the dropped p's gradient, scaled back into p's, the mask read
+        // back from MODE 0's dropped p in `low` (no second Philox draw): kept
+        // where that is nonzero. A kept p so small that its dropped value
+        // rounds to 0 (float16 below 6e-8) gets ds = p (0 - D) instead of
+        // p (dp - D): a difference below the rounding of ds itself.
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
             const ACC dv = acc_at(pc.dp, base + j).v;
-            acc_at(pc.dp, base + j).v = rs_attn_kept(seed, offset, flat0 + j, drop_keep) ? dv * drop_scale : ACC(0);
+            acc_at(pc.dp, base + j).v = RS_LDO(DT)(pc.low, base + j) != ACC(0) ? dv * drop_scale : ACC(0);
         }
 #endif
         ACC d = ACC(0);
