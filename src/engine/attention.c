@@ -89,7 +89,10 @@ static void dropout_params(const rs_attention *a, int64_t *keep, int64_t *scale,
  * kernels do, and write float32 (the scores, dp, and dq, dk, dv in float32
  * copies: dk and dv are sums), so the GEMM engine runs them on cooperative
  * matrices where the device has them. Views that one batch stride cannot
- * walk are copied contiguous. */
+ * walk are copied contiguous. Dropout (any dtype): `low` holds the dropped
+ * p that the products read (dv, and out on the forward's blocks), MODE 1
+ * scales dp by the same mask (attention_blocks.comp), so a third block
+ * then for float32/float64 too. */
 enum { BLOCK_BYTES = 128 << 20, CAUSAL_ROWS = 128 };
 
 /* The stride that walks z = b Hk + hk over a (B, Hk G, rows, dims) view, for
