@@ -74,6 +74,10 @@ ACC acc_bits(int64_t b) { return uintBitsToFloat(uint(b)); }
 #endif
 
 shared ACC red[NT];
+#if DROP && MODE == 0
+#define WPR (RL / 4u + 1u)  // Philox blocks a row's RL keys touch
+shared uvec4 wds[ROWS * WPR];
+#endif
 
 // the row's fold of v over its RL lanes (max, or sum), the same order every run
 ACC fold(ACC v, uint tid, uint lane, bool is_max) {
@@ -137,17 +141,35 @@ void main() {
         for (int64_t j = int64_t(lane); live && m != NEG_INF && j < nk; j += int64_t(RL))
             l += rs_op_exp(acc_at(pc.sc, base + j).v - m);
         l = fold(l, tid, lane, false);
+#if DROP
+        // RL keys a step (a uniform loop: its barriers), their Philox blocks
+        // drawn once each (four keys a block) by the row's first WPR lanes
+        for (int64_t jb = 0L; jb < nk; jb += int64_t(RL)) {
+            const int64_t blk0 = (flat0 + jb) >> 2;
+            if (lane < WPR) wds[(tid / RL) * WPR + lane] = rs_attn_words(seed, offset, (blk0 + int64_t(lane)) << 2);
+            barrier();
+            const int64_t j = jb + int64_t(lane);
+            if (live && j < nk) {
+#else
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
-            const ACC s = acc_at(pc.sc, base + j).v;
-            const ACC p = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
+            {
+#endif
+                const ACC s = acc_at(pc.sc, base + j).v;
+                const ACC p = m == NEG_INF ? ACC(0) : rs_div(rs_op_exp(s - m), l);
 #if !FWD
-            acc_at(pc.sc, base + j).v = p;
+                acc_at(pc.sc, base + j).v = p;
 #endif
 #if DROP
-            RS_SET_F(DT)(pc.low, base + j,
-                         p != ACC(0) && rs_attn_kept(seed, offset, flat0 + j, drop_keep) ? p * drop_scale : ACC(0));
+                const int64_t at_ = flat0 + j;
+                const bool kept = p != ACC(0) && rs_attn_kept_in(wds[(tid / RL) * WPR + uint((at_ >> 2) - blk0)], at_,
+                                                                 drop_keep);
+                RS_SET_F(DT)(pc.low, base + j, kept ? p * drop_scale : ACC(0));
 #elif LOW
-            RS_SET_F(DT)(pc.low, base + j, p);
+                RS_SET_F(DT)(pc.low, base + j, p);
+#endif
+            }
+#if DROP
+            barrier();  // the words are read before the next step's are drawn
 #endif
         }
 #if FWD

@@ -11,9 +11,7 @@
 uvec4 rs_attn_words(uint64_t seed, uint64_t offset, int64_t idx) {
     return rs_philox_block(seed, offset, uint64_t(idx >> 2));
 }
+// whether idx is kept, from the words of its block
 bool rs_attn_kept_in(uvec4 w, int64_t idx, float keep) { return rs_u01(w[uint(idx & 3L)]) < keep; }
-bool rs_attn_kept(uint64_t seed, uint64_t offset, int64_t idx, float keep) {
-    return rs_attn_kept_in(rs_attn_words(seed, offset, idx), idx, keep);
-}
 
 #endif
