@@ -30,9 +30,8 @@ extern "C" {
  *   RS_ATTN_BACKWARD: from q, k, v and grad_out, writes grad_q, grad_k,
  *     grad_v (each like its input; an absent one, address 0, is not
  *     computed). float16/bfloat16 where the forward is the fused kernel,
- *     given lse (the forward's, contiguous
- *     float32; 0: none): two fused kernels that read out and lse (flash
- *     attention's backward). Otherwise
+ *     given lse (the forward's, contiguous float32; 0: none): two fused
+ *     kernels that read out and lse (flash attention's backward). Otherwise
  *     out and lse are not read: the probabilities are recomputed, in blocks
  *     of whole score rows of at most 128 MiB on the GEMM engine.
  *     Deterministic: fixed summation orders, no atomics. */
