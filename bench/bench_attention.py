@@ -4,12 +4,16 @@ backward, russet (the C core's fused attention engine) beside a peer
 measured in the same run: torch CUDA (flash attention) where a CUDA device
 exists (the lent H200), else torch CPU.
 
-    python bench/bench_attention.py [--batch N] [--reps R] [--dtypes bfloat16,float32] [--json out.json]
+    python bench/bench_attention.py [--batch N] [--reps R] [--dtypes bfloat16,float32] [--dropout P]
+                                    [--json out.json]
 
 Each row prints the time per call and the FLOP rate (4 B H T^2 E / 2 for a
 causal forward, 2.5 times that for forward + backward) and russet's rate
 over the peer's (target on the H200: >= 0.50x). Nothing fails on a slow
-result.
+result. --dropout P times SDPA's dropout_p = P instead; those results are
+not checked against CPU here (each device draws its own mask:
+tests/python/test_attention.py checks russet's against CPU's math with the
+same mask).
 """
 
 import argparse
@@ -30,7 +34,7 @@ TARGET = "0.50"
 HEADS, DIM = 12, 64
 
 
-def cases(dev, batch, dtype, lengths, heads=HEADS, ref=False):
+def cases(dev, batch, dtype, lengths, heads=HEADS, ref=False, dropout=0.0):
     """name -> (callable, flops); each callable returns what it computes.
     q, k and v are drawn on the CPU (the first `heads` heads of one draw),
     so that ref=True (CPU, float32 from the same rounded values) with fewer
@@ -45,24 +49,24 @@ def cases(dev, batch, dtype, lengths, heads=HEADS, ref=False):
         flops = 4 * batch * HEADS * t * t * DIM // 2  # causal: half the scores
 
         def fwd(q=q, k=k, v=v):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=dropout)
 
         def both(q=qg, k=kg, v=vg):
             q.grad = k.grad = v.grad = None
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=dropout)
             y.backward(torch.ones_like(y))
             return q.grad, k.grad, v.grad
 
-        shape = f"({batch},{HEADS},{t},{DIM})"
+        shape = f"({batch},{HEADS},{t},{DIM})" + (f" dropout {dropout:g}" if dropout else "")
         out[f"sdpa causal {shape} {tag} fwd"] = (fwd, flops)
         out[f"sdpa causal {shape} {tag} fwd+bwd"] = (both, flops * 5 // 2)
     return out
 
 
-def run(dev, batch, reps, dtypes, lengths):
+def run(dev, batch, reps, dtypes, lengths, dropout):
     res = {}
     for dt in dtypes:
-        for name, (fn, flops) in cases(dev, batch, dt, lengths).items():
+        for name, (fn, flops) in cases(dev, batch, dt, lengths, dropout=dropout).items():
             t = best_time(fn, dev, reps)
             res[name] = {"ms": t * 1e3, "tflops": flops / t / 1e12}
     return res
@@ -87,20 +91,21 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dtypes", default="bfloat16,float32")
     ap.add_argument("--lengths", default=None, help="sequence lengths (default 512,4096 on CUDA, 256 on CPU)")
+    ap.add_argument("--dropout", type=float, default=0.0, help="SDPA's dropout_p (not checked against CPU)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     if args.child:  # one device per process (timing.py says why)
         lengths = [int(x) for x in args.lengths.split(",")]
-        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes, lengths),
-                  lambda: check(args.batch, dtypes, lengths))
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, dtypes, lengths, args.dropout),
+                  None if args.dropout else lambda: check(args.batch, dtypes, lengths))
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
     lengths = args.lengths or ("512,4096" if peer == "cuda" else "256")
     peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps), "--dtypes", args.dtypes, "--lengths",
-                          lengths], "tflops", "TFLOP/s", TARGET, args.json)
+                          lengths, "--dropout", str(args.dropout)], "tflops", "TFLOP/s", TARGET, args.json)
 
 
 if __name__ == "__main__":

@@ -236,6 +236,11 @@ train_runs() {
         if [ "$how" = compile ]; then flag=--compile; sfx=-compiled; fi
         [ -e "$R/train-$m-$dt-cuda.json" ] ||
             $PY tests/gpu/train_compare.py --model $m --device cuda --dtype $dt --json "$R/train-$m-$dt-cuda.json"
+        # dropout: each device draws its own mask; compare.py's limit comes
+        # from CPU's run beside CUDA's
+        case $m in *-drop) [ -e "$R/train-$m-$dt-cpu.json" ] ||
+            OMP_NUM_THREADS=${CPU_REF_THREADS:-8} $PY tests/gpu/train_compare.py --model $m --device cpu --dtype $dt \
+                --json "$R/train-$m-$dt-cpu.json";; esac
         for prof in apple native; do
             [ "$dt" = fp64 ] && [ "$prof" = apple ] && continue
             CUDA_VISIBLE_DEVICES= RUSSET_PROFILE=$prof $PY tests/gpu/train_compare.py --model $m \

@@ -26,8 +26,16 @@
 // and ds are rounded to the dtype for the products (as the forward's p and
 // as CPU's and CUDA's fused kernels), written over the row's floats.
 //
+// With DROP, dropout (common/attention_dropout.glsl's mask, the forward's):
+// the dropped p (p kept / (1 - dropout), else 0) goes into dv, and ds = p
+// (dp' - delta) with dp' = dp kept / (1 - dropout), else 0 (dp being the
+// dropped p's gradient). MODE 0's lanes draw their half row's kept flags as
+// the forward does; MODE 1's own rows are keys, so a block's flags (BS query
+// rows x 64 keys) are drawn by row into shared bits first, 32 keys an
+// invocation.
+//
 // Defines: MODE, D (64 or 128: the most head dims of q/k and of v; BS 64
-// or 32), ELEM_BF16.
+// or 32), ELEM_BF16, DROP.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -47,6 +55,9 @@
 #endif
 #ifndef ELEM_BF16
 #define ELEM_BF16 0
+#endif
+#ifndef DROP
+#define DROP 0
 #endif
 #if D == 64
 #define BS 64
@@ -82,6 +93,12 @@ shared uvec4 sm[SM_SIZE];
 #define LOG2E 1.44269504088896340736
 #if MODE == 1
 shared float sl[2 * BS];     // the streamed rows' lse log2 e, then delta
+#endif
+#if DROP
+#include "common/attention_dropout.glsl"
+#if MODE == 1
+shared uint kbits[2 * BS];   // kept flags: streamed row y's keys r0 + 32 w + bit at [2 y + w]
+#endif
 #endif
 
 #define FA coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
@@ -137,6 +154,11 @@ void main() {
     }
     const bool has_mask = pc.mask != 0UL;
     const float sl2 = scale * float(LOG2E);
+#if DROP
+    const float drop_keep = uintBitsToFloat(uint(ap(AP_DROP_KEEP)));
+    const float drop_scale = uintBitsToFloat(uint(ap(AP_DROP_SCALE)));
+    const uint64_t seed = uint64_t(ap(AP_SEED)), offset = uint64_t(ap(AP_OFFSET));
+#endif
     const bool vq = vec_ok(qs, E, pc.q), vk = vec_ok(ks, E, pc.k), vv = vec_ok(vs, EV, pc.v);
     const bool vdo = vec_ok(dos, EV, pc.dout);
     const uint tid = gl_LocalInvocationIndex;
@@ -236,6 +258,15 @@ void main() {
                     sl[tid] = in_ ? RsF32(pc.lse + uint64_t((b * HQ + hq) * L + i) * 4UL).v * float(LOG2E) : NEG_INF;
                     sl[BS + tid] = in_ ? RsF32(pc.delta + uint64_t((b * HQ + hq) * L + i) * 4UL).v : 0.0;
                 }
+#if DROP
+                // the block's kept flags: streamed row y0 + y, own keys r0 + 32 w ..
+                // (none where the row is outside or causal hides all 32)
+                for (uint ch = tid; ch < uint(2 * BS); ch += NT) {
+                    const int64_t i = y0 + int64_t(ch / 2u), j = r0 + int64_t(32u * (ch % 2u));
+                    kbits[ch] = i < L && j < S && (!causal || j <= i)
+                        ? rs_attn_keep_bits(seed, offset, ((b * HQ + hq) * L + i) * S + j, 32, drop_keep) : 0u;
+                }
+#endif
 #endif
                 barrier();
 
@@ -290,13 +321,33 @@ void main() {
                     }
                     pv[c] = live ? exp2(x - lse) : 0.0;
                 }
+#if DROP
+                // dq: the kept flags of the lane's half row (MODE 0), or where the
+                // lane's key sits in the streamed rows' shared flags (MODE 1)
+#if MODE == 0
+                const uint kept = hi > 0
+                    ? rs_attn_keep_bits(seed, offset, ((b * HQ + hq) * L + own) * S + yb, BS / 2, drop_keep) : 0u;
+#define KEPT(c) ((kept & (1u << (c))) != 0u)
+#else
+                const uint kw = (sg * 16u + r) / 32u, kmask = 1u << ((sg * 16u + r) % 32u);
+#define KEPT(c) ((kbits[2u * (h * uint(BS / 2) + (c)) + kw] & kmask) != 0u)
+#endif
+#endif
 #if MODE == 1
                 // dv += p^T dO: p rounded over the row's floats
                 subgroupBarrier();
                 [[unroll]] for (uint q = 0u; q < uint(BS / 16); ++q) {
                     uint w[4];
+#if DROP
+                    [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                        const uint c = 8u * q + 2u * e;
+                        w[e] = ENC(KEPT(c) ? pv[c] * drop_scale : 0.0) |
+                               (ENC(KEPT(c + 1u) ? pv[c + 1u] * drop_scale : 0.0) << 16);
+                    }
+#else
                     [[unroll]] for (uint e = 0u; e < 4u; ++e)
                         w[e] = ENC(pv[8u * q + 2u * e]) | (ENC(pv[8u * q + 2u * e + 1u]) << 16);
+#endif
                     sm[arow + h * uint(BS / 16) + q] = uvec4(w[0], w[1], w[2], w[3]);
                 }
                 subgroupMemoryBarrierShared();
@@ -340,7 +391,11 @@ void main() {
 #else
                         const float delta = sl[BS + h * uint(BS / 2) + c];
 #endif
+#if DROP
+                        dsv[c] = pv[c] * ((KEPT(c) ? w[e] * drop_scale : 0.0) - delta);
+#else
                         dsv[c] = pv[c] * (w[e] - delta);
+#endif
                     }
                 }
                 subgroupBarrier();

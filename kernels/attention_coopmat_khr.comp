@@ -35,8 +35,13 @@
 // At the end out = o / l (0 for a row whose keys are all masked) through the
 // score area to the dtype, and lse = (m + log2 l) ln 2 (float32, natural log).
 //
+// With DROP, dropout (common/attention_dropout.glsl's mask): each lane draws
+// the kept flags of its half row of a block as bits (rs_attn_keep_bits), and
+// the p that goes into o is p kept / (1 - dropout), else 0, while l sums p:
+// lse stays the undropped softmax's, as the other paths write it.
+//
 // Defines: D (64 or 128: the most head dims of q/k and of v), ELEM_BF16, BC
-// (keys a block; a multiple of 16 with BC D / 8 a multiple of NT).
+// (keys a block; a multiple of 16 with BC D / 8 a multiple of NT), DROP.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
@@ -54,6 +59,9 @@
 #endif
 #ifndef ELEM_BF16
 #define ELEM_BF16 0
+#endif
+#ifndef DROP
+#define DROP 0
 #endif
 #if D != 64 && D != 128
 #error "D is 64 or 128"
@@ -83,6 +91,9 @@
 #endif
 shared uvec4 sm[SM_SIZE];
 #include "common/attention_coopmat.glsl"
+#if DROP
+#include "common/attention_dropout.glsl"
+#endif
 #if ELEM_BF16
 #define ENC_OUT(v) rs_bf16_enc(v)
 #else
@@ -123,6 +134,11 @@ void main() {
     const float NEG_INF = -1.0 / 0.0;
 
     const float sl2 = scale * float(LOG2E);  // the softmax runs in base 2: exp(x) = exp2(x log2 e)
+#if DROP
+    const float drop_keep = uintBitsToFloat(uint(ap(AP_DROP_KEEP)));
+    const float drop_scale = uintBitsToFloat(uint(ap(AP_DROP_SCALE)));
+    const uint64_t seed = uint64_t(ap(AP_SEED)), offset = uint64_t(ap(AP_OFFSET));
+#endif
 
     for (int64_t t = int64_t(gl_WorkGroupID.x); t < B * HQ * nrb; t += int64_t(gl_NumWorkGroups.x)) {
         // the last row blocks first: causal ones have the most keys
@@ -202,10 +218,21 @@ void main() {
             const float alpha = exp2(m - mref);
             float sum = 0.0;
             uint pw[BC / 4u];
+#if DROP
+            // the kept flags of the lane's keys jb .. jb + BC / 2 - 1 of row gi
+            const uint kept = live > 0 && gi < L
+                ? rs_attn_keep_bits(seed, offset, ((b * HQ + hq) * L + gi) * S + jb, int(BC / 2u), drop_keep) : 0u;
+#endif
             [[unroll]] for (uint c = 0u; c < BC / 2u; c += 2u) {
                 const float p0 = exp2(sv[c] - mref), p1 = exp2(sv[c + 1u] - mref);
                 sum += p0 + p1;
+#if DROP
+                const float d0 = (kept & (1u << c)) != 0u ? p0 * drop_scale : 0.0;
+                const float d1 = (kept & (2u << c)) != 0u ? p1 * drop_scale : 0.0;
+                pw[c / 2u] = ENC_OUT(d0) | (ENC_OUT(d1) << 16);
+#else
                 pw[c / 2u] = ENC_OUT(p0) | (ENC_OUT(p1) << 16);
+#endif
             }
             sum += subgroupShuffleXor(sum, 1u);
             l = alpha * l + sum;

@@ -119,15 +119,19 @@ def _khr():
             for tile, fm in (("t128", 4), ("t64", 2)):
                 out.append((f"{prefix}m{mode}_{tile}", "conv_coopmat_khr.comp", {**elem, "MODE": mode, "FM": fm}))
     # the fused attention forward (src/engine/attention.c picks them by
-    # name): float16 and bfloat16, head dims up to 64 and up to 128
+    # name): float16 and bfloat16, head dims up to 64 and up to 128, without
+    # and with dropout (_drop)
     for elem, prefix in (({}, "attention_coopmat_khr_"), ({"ELEM_BF16": 1}, "attention_coopmat_khr_bf16_")):
         for d in (64, 128):
-            out.append((f"{prefix}d{d}", "attention_coopmat_khr.comp", {**elem, "D": d}))
+            for drop, sfx in ((0, ""), (1, "_drop")):
+                out.append((f"{prefix}d{d}{sfx}", "attention_coopmat_khr.comp", {**elem, "D": d, "DROP": drop}))
     # and its backward: MODE 0 (dq, delta), MODE 1 (dk, dv)
     for elem, prefix in (({}, "attention_bwd_coopmat_khr_"), ({"ELEM_BF16": 1}, "attention_bwd_coopmat_khr_bf16_")):
         for mode in (0, 1):
             for d in (64, 128):
-                out.append((f"{prefix}m{mode}_d{d}", "attention_bwd_coopmat_khr.comp", {**elem, "MODE": mode, "D": d}))
+                for drop, sfx in ((0, ""), (1, "_drop")):
+                    out.append((f"{prefix}m{mode}_d{d}{sfx}", "attention_bwd_coopmat_khr.comp",
+                                {**elem, "MODE": mode, "D": d, "DROP": drop}))
     return out
 
 

@@ -14,4 +14,20 @@ uvec4 rs_attn_words(uint64_t seed, uint64_t offset, int64_t idx) {
 // whether idx is kept, from the words of its block
 bool rs_attn_kept_in(uvec4 w, int64_t idx, float keep) { return rs_u01(w[uint(idx & 3L)]) < keep; }
 
+// the kept flags of n (at most 32) consecutive indices from flat0 as bits:
+// bit c for flat0 + c. The fused kernels' lanes take a row's run of keys
+// this way, one Philox block per four indices (n / 4 + 1 at most).
+uint rs_attn_keep_bits(uint64_t seed, uint64_t offset, int64_t flat0, int n, float keep) {
+    uint bits = 0u;
+    const int64_t blk0 = flat0 >> 2;
+    const int nb = int(((flat0 + int64_t(n) - 1L) >> 2) - blk0) + 1;
+    for (int i = 0; i < nb; ++i) {
+        const uvec4 w = rs_attn_words(seed, offset, (blk0 + int64_t(i)) << 2);
+        const int c0 = int(((blk0 + int64_t(i)) << 2) - flat0);  // word 0's place, -3 .. n - 1
+        [[unroll]] for (int e = 0; e < 4; ++e)
+            if (c0 + e >= 0 && c0 + e < n && rs_u01(w[e]) < keep) bits |= 1u << uint(c0 + e);
+    }
+    return bits;
+}
+
 #endif

@@ -324,8 +324,9 @@ static rs_status run_blocks(rs_stream *s, const rs_attention *a, int fwd) {
  *     0.470 (score traffic and launches; docs/attention.md);
  *   FWD_KERNEL elsewhere (the apple profile): kernels/attention.comp, the
  *     row kernel, memory O(L + S) and its scores on chip.
- * With dropout the fused kernels do not apply (they have no mask yet):
- * blocks or the row kernel, whose dropout the backward's blocks replay. */
+ * Dropout's mask is a function of (seed, offset, index) alone, so every
+ * path draws the same one: the fused kernels' _drop modules, the row
+ * kernel and the blocks, forward and backward. */
 enum { FORWARD_BLOCKS_KEYS = 4096, FUSED_DIMS_MAX = 128 };
 enum fwd_path { FWD_KERNEL, FWD_BLOCKS, FWD_FUSED };
 
@@ -339,12 +340,12 @@ static uint64_t fused_shared(int d) {
     return 16 * (2 * bc * (uint64_t)(d / 8 + 1) + 64 * (bc / 4 + 1) + 256);
 }
 
-static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t ev, int64_t keys, int dropout) {
+static enum fwd_path forward_path(rs_stream *s, rs_dtype dt, int64_t e, int64_t ev, int64_t keys) {
     if (dt != RS_FLOAT16 && dt != RS_BFLOAT16) return FWD_KERNEL;
     const int khr = rs_device_coopmat_khr(rs_stream_device(s));
     const int coop = (dt == RS_FLOAT16 ? khr & RS_COOPMAT_KHR_F16 : khr & RS_COOPMAT_KHR_BF16) != 0;
     const rs_features *f = rs_stream_features(s);
-    const int fused = coop && !dropout && e <= FUSED_DIMS_MAX && ev <= FUSED_DIMS_MAX && f->subgroup_size == 32 &&
+    const int fused = coop && e <= FUSED_DIMS_MAX && ev <= FUSED_DIMS_MAX && f->subgroup_size == 32 &&
                       f->max_workgroup_invocations >= 128 && f->max_shared_memory >= fused_shared(fused_dims(e, ev));
     const char *env = getenv("RUSSET_ATTENTION_FORWARD");
     if (env && strcmp(env, "kernel") == 0) return FWD_KERNEL;
@@ -418,8 +419,8 @@ static rs_status run_fused_backward(rs_stream *s, const rs_attention *a) {
             if (pc.dv) acc[n++] = rs_tensor_access(&a->grad_v, 1);
         }
         char module[64];
-        snprintf(module, sizeof module, "attention_bwd_coopmat_khr_%sm%d_d%d", a->q.dtype == RS_BFLOAT16 ? "bf16_" : "",
-                 mode, d);
+        snprintf(module, sizeof module, "attention_bwd_coopmat_khr_%sm%d_d%d%s",
+                 a->q.dtype == RS_BFLOAT16 ? "bf16_" : "", mode, d, a->dropout > 0.0 ? "_drop" : "");
         rs_kernel *k = NULL;
         st = rs_kernel_spirv(dev, module, &k);
         uint32_t g[3] = {rs_groups_capped(s, (uint64_t)groups, 65535), 1, 1};
@@ -475,12 +476,12 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     }
     if (backward) {
         if (b * hk * sl == 0 && b * hq * l == 0) return RS_OK;
-        const int fused = a->lse && a->out.address && forward_path(s, dt, e, ev, sl, drop) == FWD_FUSED;
+        const int fused = a->lse && a->out.address && forward_path(s, dt, e, ev, sl) == FWD_FUSED;
         return fused ? run_fused_backward(s, a) : run_blocks(s, a, 0);
     }
     if (!a->lse && b * hq * l > 0) return rs_error(RS_ERR_INVALID, "attention: missing lse");
     if (b * hq * l == 0) return RS_OK;
-    const enum fwd_path path = forward_path(s, dt, e, ev, sl, drop);
+    const enum fwd_path path = forward_path(s, dt, e, ev, sl);
     if (sl > 0 && path == FWD_BLOCKS) return run_blocks(s, a, 1);
 
     /* the forward: one kernel */
@@ -506,8 +507,8 @@ rs_status rs_attention_run(rs_stream *s, const rs_attention *a) {
     if (path == FWD_FUSED) {
         /* 64 query rows a workgroup */
         char module[64];
-        snprintf(module, sizeof module, "attention_coopmat_khr_%sd%d", dt == RS_BFLOAT16 ? "bf16_" : "",
-                 fused_dims(e, ev));
+        snprintf(module, sizeof module, "attention_coopmat_khr_%sd%d%s", dt == RS_BFLOAT16 ? "bf16_" : "",
+                 fused_dims(e, ev), drop ? "_drop" : "");
         if ((st = rs_kernel_spirv(rs_stream_device(s), module, &k)) != RS_OK) return st;
         rows_a_group = 64;
     } else {

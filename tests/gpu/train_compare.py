@@ -4,15 +4,18 @@ losses (and a checksum of the parameters) go to a JSON file; compare.py
 then compares the files. CUDA peers must run in their own process (russet
 and CUDA do not share one: tests/python/test_cuda_coexistence.py).
 
-    python tests/gpu/train_compare.py --model resnet18|gpt|demo --device russet|cuda|cpu \
+    python tests/gpu/train_compare.py --model resnet18|gpt|gpt-drop|demo --device russet|cuda|cpu \
         [--dtype fp32|bf16] [--steps 10] [--small] --json FILE
 
-Models (no dropout, so every device sees the same graph):
+Models (no dropout, so every device sees the same graph, except gpt-drop):
   resnet18  ResNet-18 (BasicBlocks, BatchNorm, max pooling), 100 classes,
             batch 64 of 3x128x128, SGD with momentum
   gpt       a GPT-style decoder: 6 layers, d 768, 12 heads, T 512, batch 8,
             vocab 8192, tied embedding/output, F.scaled_dot_product_attention
             (causal), AdamW
+  gpt-drop  the same with attention dropout 0.1 (SDPA's dropout_p): each
+            device draws its own mask, so compare.py holds it to the spread
+            between CPU's and CUDA's runs, which draw different masks too
   demo      `python -m russet demo`'s MLP and task, SGD with momentum
 --small shrinks the sizes for a quick run on lavapipe. --dtype fp64 trains in
 float64 throughout (for russet, the native profile on a device with fp64).
@@ -66,24 +69,25 @@ class ResNet18(nn.Module):
 
 
 class Attn(nn.Module):
-    def __init__(self, d, heads):
+    def __init__(self, d, heads, dropout=0.0):
         super().__init__()
-        self.h = heads
+        self.h, self.dropout = heads, dropout
         self.qkv = nn.Linear(d, 3 * d)
         self.proj = nn.Linear(d, d)
 
     def forward(self, x):
         b, t, d = x.shape
         q, k, v = self.qkv(x).view(b, t, 3, self.h, d // self.h).permute(2, 0, 3, 1, 4)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                           dropout_p=self.dropout if self.training else 0.0)
         return self.proj(y.transpose(1, 2).reshape(b, t, d))
 
 
 class Layer(nn.Module):
-    def __init__(self, d, heads):
+    def __init__(self, d, heads, dropout=0.0):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn = Attn(d, heads)
+        self.attn = Attn(d, heads, dropout)
         self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
 
     def forward(self, x):
@@ -92,11 +96,11 @@ class Layer(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab=8192, d=768, layers=6, heads=12, ctx=512):
+    def __init__(self, vocab=8192, d=768, layers=6, heads=12, ctx=512, dropout=0.0):
         super().__init__()
         self.tok = nn.Embedding(vocab, d)
         self.pos = nn.Embedding(ctx, d)
-        self.layers = nn.ModuleList(Layer(d, heads) for _ in range(layers))
+        self.layers = nn.ModuleList(Layer(d, heads, dropout) for _ in range(layers))
         self.ln = nn.LayerNorm(d)
         self.head = nn.Linear(d, vocab, bias=False)
         self.head.weight = self.tok.weight  # tied, as GPT-2
@@ -118,9 +122,9 @@ def build(name, small):
         data = [(torch.randn(n, 3, hw, hw, generator=g), torch.randint(0, classes, (n,), generator=g))
                 for _ in range(4)]
         return model, data, F.cross_entropy, lambda p: torch.optim.SGD(p, lr=0.02, momentum=0.9)
-    if name == "gpt":
+    if name in ("gpt", "gpt-drop"):
         vocab, d, layers, heads, t, b = (256, 64, 2, 4, 32, 2) if small else (8192, 768, 6, 12, 512, 8)
-        model = GPT(vocab, d, layers, heads, t)
+        model = GPT(vocab, d, layers, heads, t, 0.1 if name == "gpt-drop" else 0.0)
         data = []
         for _ in range(4):
             s = torch.randint(0, vocab, (b, t + 1), generator=g)

@@ -160,7 +160,7 @@ for dtype in (torch.float16, torch.bfloat16):
               is_causal=True)
     t.compare(torch.randn(2, 2, 130, 100), torch.randn(2, 1, 200, 100), torch.randn(2, 1, 200, 128), dtype,
               attn_mask=torch.randn(2, 1, 130, 200), enable_gqa=True)
-    for case in ("plain", "causal", "gqa-mask"):  # dropout (never on the fused kernels)
+    for case in t.DROPOUT_CASES:  # dropout (the fused kernels' _drop modules)
         t.check_dropout(dtype, case)
 print("ok")
 """
@@ -472,6 +472,9 @@ def test_multihead_attention_dropout_is_unbiased_and_drops_p():
 
 # ---------------------------------------------------------------- dropout
 
+DROPOUT_CASES = ["plain", "causal", "gqa-mask", "long-causal", "wide"]
+
+
 def dropout_case(case):
     """(q, k, v, attn_bias, is_causal, scale) of a dropout case"""
     torch.manual_seed(11)
@@ -485,6 +488,14 @@ def dropout_case(case):
         bias = torch.randn(b, 1, l, s).masked_fill(torch.rand(b, 1, l, s) > 0.7, float("-inf"))
         bias = bias.expand(b, h, l, s)
         scale = 0.4
+    # several row and key blocks of the fused kernels (64 a block at 64
+    # dims, 32 keys at 128), rows whose flat index is not a multiple of 4
+    # (S odd: a lane's keys start inside a Philox block)
+    if case == "long-causal":
+        b, h, hk, l, s, e = 1, 2, 1, 150, 150, 64
+        causal = True
+    if case == "wide":
+        b, h, hk, l, s, e = 1, 2, 2, 70, 131, 128
     q, k, v = torch.randn(b, h, l, e), torch.randn(b, hk, s, e), torch.randn(b, hk, s, e)
     return q, k, v, bias, causal, scale
 
@@ -539,7 +550,7 @@ def check_dropout(dtype, case, p=0.3):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("case", ["plain", "causal", "gqa-mask"])
+@pytest.mark.parametrize("case", DROPOUT_CASES)
 def test_dropout_matches_cpu_with_the_same_mask(dtype, case):
     check_dropout(dtype, case)
 
