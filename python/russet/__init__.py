@@ -110,6 +110,9 @@ def _register():
     # The package itself offers the same API as torch.russet.
     globals().update({n: getattr(_module, n) for n in _module.__all__})
     globals()["__all__"] = list(_module.__all__)
+    from . import distributed as _distributed
+
+    _distributed.register()  # the "russet" c10d backend (torch.distributed)
     _registered = True
     if _cuda_usable():
         _warnings.warn(CUDA_CONFLICT, UserWarning, stacklevel=3)
