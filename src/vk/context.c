@@ -491,6 +491,7 @@ static rs_status create_device(int index, rs_device **out) {
     pthread_mutex_init(&dev->alloc.lock, NULL);
     pthread_mutex_init(&dev->kernels.lock, NULL);
     pthread_mutex_init(&dev->tables_lock, NULL);
+    pthread_mutex_init(&dev->prof_lock, NULL);
 
     VkExtensionProperties *ext = NULL;
     uint32_t next = 0;
@@ -793,6 +794,7 @@ static void destroy_device(rs_device *dev) {
     for (int i = 0; i < RS_MAX_STREAMS; i++)
         if (dev->streams[i]) rs_stream_destroy(dev->streams[i]);
     rs_kernels_destroy(dev);
+    free(dev->prof_recs);
     rs_hostbuf_destroy(dev, &dev->error_flag);
     rs_allocator_destroy(dev);
     vkDestroyPipelineLayout(dev->device, dev->layout, NULL);

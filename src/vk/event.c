@@ -126,6 +126,12 @@ static rs_status read_timestamp(rs_event *e, uint64_t *ticks) {
     return RS_OK;
 }
 
+rs_status rs_event_ticks(rs_event *e, uint64_t *ticks) {
+    if (!e->timing || rs_event_query(e) != 1)
+        return rs_error(RS_ERR_INVALID, "russet: the event has no finished timestamp");
+    return read_timestamp(e, ticks);
+}
+
 rs_status rs_event_elapsed_ms(rs_event *start, rs_event *end, double *ms) {
     if (!start->timing || !end->timing)
         return rs_error(RS_ERR_INVALID,

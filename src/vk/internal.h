@@ -129,6 +129,10 @@ typedef struct rs_batch {
     rs_wait *waits;
     uint32_t nwaits, capwaits;
     VkPipeline bound;
+    /* kernel timing (profile.c): two timestamps a timed dispatch */
+    VkQueryPool queries;     /* made on the batch's first timed dispatch, kept with it */
+    uint32_t nq;             /* timestamps written since it opened */
+    struct rs_prof_mark *marks; /* a timed dispatch's kernel name and correlation id */
     struct rs_batch *next;
 } rs_batch;
 
@@ -279,6 +283,12 @@ struct rs_device {
     int ntables;
     uint64_t table_bytes;
     atomic_uint_fast64_t host_waits; /* rs_device_host_waits */
+    /* kernel timing (profile.c, russet/profiler.h) */
+    atomic_int profiling;
+    pthread_mutex_t prof_lock;    /* the records below */
+    struct rs_kernel_record *prof_recs;
+    size_t prof_n, prof_cap;
+    int64_t prof_offset_ns;       /* host CLOCK_REALTIME minus device time, ns */
 };
 
 /* Checks run once, when the device is made (device_checks.c).
@@ -288,6 +298,23 @@ struct rs_device {
  * which the exact-math rewriting follows (kernel.c). */
 void rs_f16_check(rs_device *dev);
 void rs_division_check(rs_device *dev);
+
+/* ---- kernel timing (profile.c) */
+typedef struct rs_prof_mark {
+    const char *name;      /* the kernel's (kernels live as long as the device) */
+    uint64_t correlation;
+} rs_prof_mark;
+/* Around a dispatch recorded into b while dev->profiling: a timestamp
+ * before (begin) and after (end); s->lock held. */
+rs_status rs_profile_begin_locked(rs_stream *s, rs_batch *b, const char *name);
+void rs_profile_end_locked(rs_stream *s, rs_batch *b);
+/* A finished batch's timed dispatches into the device's records (s->lock held). */
+void rs_profile_collect_locked(rs_stream *s, rs_batch *b);
+void rs_profile_batch_free(rs_device *dev, rs_batch *b);
+/* Recycles s's finished batches, collecting their records (stream.c; takes s->lock). */
+void rs_stream_reap(rs_stream *s);
+/* A timing event's timestamp in device ticks (event.c). */
+rs_status rs_event_ticks(rs_event *e, uint64_t *ticks);
 
 /* Checks and clears the device error flag. */
 rs_status rs_device_check_error(rs_device *dev);

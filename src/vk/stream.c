@@ -91,6 +91,7 @@ static void chunks_free(rs_device *dev, rs_arena_chunk *c) {
 }
 
 static void batch_free(rs_device *dev, rs_batch *b) {
+    rs_profile_batch_free(dev, b);
     free(b->waits);
     free(b);
 }
@@ -172,10 +173,17 @@ static void recycle(rs_stream *s) {
         rs_batch *b = s->inflight_head;
         s->inflight_head = b->next;
         if (!s->inflight_head) s->inflight_tail = NULL;
+        if (b->nq) rs_profile_collect_locked(s, b);
         b->nwaits = 0;
         b->next = s->spare;
         s->spare = b;
     }
+}
+
+void rs_stream_reap(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    recycle(s);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void full_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
@@ -648,7 +656,13 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
         b->bound = k->pipeline;
     }
     if (push_size) vkCmdPushConstants(b->cmd, dev->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+    const int timed = atomic_load_explicit(&dev->profiling, memory_order_relaxed);
+    if (timed && (st = rs_profile_begin_locked(s, b, k->name))) {
+        pthread_mutex_unlock(&s->lock);
+        return st;
+    }
     vkCmdDispatch(b->cmd, groups[0], groups[1], groups[2]);
+    if (timed) rs_profile_end_locked(s, b);
     arena_stamp_locked(s, b);
     b->dispatches++;
     s->total_dispatches++;
