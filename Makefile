@@ -34,6 +34,8 @@ EXT := python/russet/_russet.so
 # autoloading russet: the half-built package must not be imported by its own build.
 TORCH_DIR = $(eval TORCH_DIR := $(shell TORCH_DEVICE_BACKEND_AUTOLOAD=0 $(PY) -c 'import os, torch; print(os.path.dirname(torch.__file__))'))$(TORCH_DIR)
 CXXFLAGS = -std=c++17 $(COMMON_FLAGS) -D_GLIBCXX_USE_CXX11_ABI=1 -isystem $(TORCH_DIR)/include
+# the profiler plugin includes Kineto's headers, which include each other by bare name
+$(BUILD)/src/torch/runtime/profiler.o: CXXFLAGS += -isystem $(TORCH_DIR)/include/kineto
 
 # ---- C tests (ASan + UBSan build of the core)
 CTEST_SRC := $(wildcard tests/c/test_*.c)
