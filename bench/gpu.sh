@@ -186,7 +186,7 @@ build_without_make() {
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c | xargs -P "$(nproc)" -I{} sh -c \
         'gcc -std=c11 -D_GNU_SOURCE '"$common"' -Ikernels -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/obj/$(echo {} | tr / _).o'
     adapter_sources | xargs -P "$(nproc)" -I{} sh -c \
-        'g++ -std=c++17 '"$common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -c {} -o build/obj/$(echo {} | tr / _).o'
+        'g++ -std=c++17 '"$common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -isystem '"$torch_dir"'/include/kineto -c {} -o build/obj/$(echo {} | tr / _).o'
     g++ -shared -o python/russet/_russet.so build/obj/*.o -L"$torch_dir/lib" -Wl,-rpath,"$torch_dir/lib" \
         -ltorch_cpu -lc10 -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lpthread -lm
 }
