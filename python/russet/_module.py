@@ -143,6 +143,13 @@ def host_sync_count(device=None):
     return int(_lib.lib().russet_host_waits(_index(device)))
 
 
+def _profiler_plugin():
+    """True when torch.profiler records russet's kernels: the adapter was
+    built against a torch with the PrivateUse1 profiler registry (2.13 and
+    later; docs/profiling.md)."""
+    return bool(_lib.lib().russet_profiler_plugin())
+
+
 class _Features:
     """The device's effective features (the device's, masked by the profile)."""
 

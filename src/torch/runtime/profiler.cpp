@@ -10,14 +10,20 @@
 // Correlation: PyTorch pushes each op's correlation id to the session on
 // the op's thread; the session hands it to the C core for that thread's
 // dispatches, and at the end links each kernel to the op's CPU activity.
+//
+// The registry for PrivateUse1 activity profilers is new in torch 2.13:
+// built against an older torch, this file registers nothing and
+// russet_profiler_plugin() says 0 (torch.profiler then shows CPU ops only).
+#include "torch/adapter.h"
+
+#if __has_include(<torch/csrc/profiler/standalone/privateuse1_profiler.h>)
+#define RUSSET_KINETO_PLUGIN 1
 #ifndef USE_KINETO
 #define USE_KINETO 1  // privateuse1_profiler.h declares the registry only with it
 #endif
-
-#include "torch/adapter.h"
-#include "russet/profiler.h"
-
 #include <torch/csrc/profiler/standalone/privateuse1_profiler.h>
+
+#include "russet/profiler.h"
 
 #include <deque>
 #include <memory>
@@ -166,3 +172,10 @@ REGISTER_PRIVATEUSE1_PROFILER(RussetActivityProfiler);
 
 }  // namespace
 }  // namespace russet
+
+#else
+#define RUSSET_KINETO_PLUGIN 0
+#endif
+
+// 1 when torch.profiler gets russet's kernels (built against torch >= 2.13)
+extern "C" __attribute__((visibility("default"))) int russet_profiler_plugin(void) { return RUSSET_KINETO_PLUGIN; }
