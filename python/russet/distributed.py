@@ -29,7 +29,13 @@ collectives with the backward (each runs when DDP hands over a bucket).
 """
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import AllreduceOptions, ProcessGroupGloo, ReduceOp, _create_work_from_future
+from torch._C._distributed_c10d import (
+    AllreduceOptions,
+    ProcessGroupGloo,
+    ReduceOp,
+    ReduceScatterOptions,
+    _create_work_from_future,
+)
 
 BACKEND = "russet"
 
@@ -175,7 +181,8 @@ class RussetProcessGroup(dist.ProcessGroup):
                 _back(t, h)
         return _work(tensors)
 
-    def reduce_scatter_single(self, output, input, opts):
+    def reduce_scatter_single(self, output, input, opts=None):
+        opts = opts if opts is not None else ReduceScatterOptions()
         # all_reduce of the whole input, then this rank's chunk
         h = _host(input).clone() if input.device.type == "cpu" else _host(input)
         o = AllreduceOptions()
@@ -193,7 +200,7 @@ class RussetProcessGroup(dist.ProcessGroup):
             _back(out, h[self.rank()])
         return _work(outputs)
 
-    def reduce_scatter_single_coalesced(self, outputs, inputs, opts):
+    def reduce_scatter_single_coalesced(self, outputs, inputs, opts=None):
         for out, inp in zip(outputs, inputs):
             self.reduce_scatter_single(out, inp, opts)
         return _work(outputs)
@@ -266,6 +273,14 @@ class RussetProcessGroup(dist.ProcessGroup):
         for o, h in zip(outputs, h_out.split([o.numel() for o in outputs])):
             _back(o, h.view(o.shape))
         return _work(outputs)
+
+    # the names torch before 2.13 calls these by (dist.all_gather_into_tensor,
+    # reduce_scatter_tensor, all_to_all_single and their coalesced forms)
+    _allgather_base = all_gather_single
+    _reduce_scatter_base = reduce_scatter_single
+    alltoall_base = all_to_all_single
+    allgather_into_tensor_coalesced = all_gather_single_coalesced
+    reduce_scatter_tensor_coalesced = reduce_scatter_single_coalesced
 
     # ---- point to point
     # (posted, not waited for: Gloo's work holds the host copies)

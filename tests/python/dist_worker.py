@@ -190,6 +190,15 @@ def errors(dev, rank, world):
     except Exception as e:  # noqa: BLE001
         r["band on floats"] = f"{type(e).__name__}: {e}"
     dist.barrier()
+    # the method names torch before 2.13 calls (dist.all_gather_into_tensor's
+    # _allgather_base, reduce_scatter_tensor's _reduce_scatter_base)
+    g = dist.group.WORLD
+    out = torch.zeros(2 * world, device=dev)
+    g._allgather_base(out, torch.full((2,), float(rank), device=dev)).wait()
+    r["_allgather_base"] = out.cpu()
+    out = torch.zeros(2, device=dev)
+    g._reduce_scatter_base(out, torch.arange(2.0 * world, device=dev)).wait()
+    r["_reduce_scatter_base"] = out.cpu()
     # the group still works after them
     t = torch.ones(2, device=dev)
     dist.all_reduce(t)

@@ -111,7 +111,9 @@ def test_fsdp2_trains_as_one_process_and_checkpoints(tmp_path):
 
 def test_bad_calls_are_clear_errors_on_every_rank(tmp_path):
     got = launch("errors", 2, "russet", tmp_path)
-    for r in got:
+    for rank, r in enumerate(got):
+        assert torch.equal(r["_allgather_base"], torch.tensor([0.0, 0.0, 1.0, 1.0]))
+        assert torch.equal(r["_reduce_scatter_base"], 2 * torch.arange(2.0 * rank, 2.0 * rank + 2))
         assert "different dtypes" in r["all_to_all dtypes"], r  # (PyTorch's own check)
         assert "BAND" in r["band on floats"] or "ReduceOp" in r["band on floats"], r
         assert torch.equal(r["after"], torch.full((2,), 2.0))
