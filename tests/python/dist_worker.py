@@ -116,23 +116,29 @@ def batches():
     return [(torch.randn(8, 6, generator=g), torch.randint(0, 3, (8,), generator=g)) for _ in range(4)]
 
 
-def ddp(dev, rank, world):
-    """DDP over WORLD ranks, each with its slice of every batch: the losses
-    (averaged over ranks) and parameters after every step"""
-    torch.manual_seed(0)
-    model = Net().to(dev)
-    m = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0005)  # several buckets
-    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+def train(model, dev, rank, world):
+    """SGD with momentum over batches(), each rank with its slice of every
+    batch: the losses, averaged over the ranks"""
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     losses = []
     for x, y in batches():
         xs, ys = x.chunk(world)[rank].to(dev), y.chunk(world)[rank].to(dev)
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(m(xs), ys)
+        loss = torch.nn.functional.cross_entropy(model(xs), ys)
         loss.backward()
         opt.step()
         lt = loss.detach().clone()
-        dist.all_reduce(lt, op=dist.ReduceOp.AVG if dev != "cpu" else dist.ReduceOp.SUM)
-        losses.append(float(lt) if dev != "cpu" else float(lt) / world)
+        dist.all_reduce(lt, op=dist.ReduceOp.AVG)
+        losses.append(float(lt))
+    return losses
+
+
+def ddp(dev, rank, world):
+    """DDP over WORLD ranks: the losses and the parameters at the end"""
+    torch.manual_seed(0)
+    model = Net().to(dev)
+    ddp_model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0005)  # several buckets
+    losses = train(ddp_model, dev, rank, world)
     return {"losses": losses, "params": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
 
 
@@ -154,17 +160,7 @@ def fsdp(dev, rank, world, out):
         return fully_shard(m, mesh=mesh)
 
     model = sharded()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    losses = []
-    for x, y in batches():
-        xs, ys = x.chunk(world)[rank].to(dev), y.chunk(world)[rank].to(dev)
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(xs), ys)
-        loss.backward()
-        opt.step()
-        lt = loss.detach().clone()
-        dist.all_reduce(lt, op=dist.ReduceOp.AVG)
-        losses.append(float(lt))
+    losses = train(model, dev, rank, world)
     shard_shapes = {k: tuple(v.to_local().shape) for k, v in model.state_dict().items()}
     params = {k: v.full_tensor().cpu() for k, v in model.state_dict().items()}
     ckpt = os.path.join(out, "dcp")
