@@ -4,7 +4,8 @@
 
 JOB: `collectives` (every collective on DEVICE, the results saved to
 OUT_DIR/JOB-DEVICE-RANK.pt), `ddp` (DistributedDataParallel training, the
-losses and parameters saved), `fsdp` (the same with FSDP2, then a
+losses and parameters saved; `ddp-view` with gradient_as_bucket_view,
+`ddp-no_sync` accumulating half of each batch under no_sync), `fsdp` (the same with FSDP2, then a
 distributed checkpoint round trip), `die` (rank 1 exits before an all_reduce that
 rank 0 then waits in), `errors` (bad calls, their messages saved). DEVICE
 russet takes the "russet" backend (the default on a russet machine);
@@ -116,16 +117,27 @@ def batches():
     return [(torch.randn(8, 6, generator=g), torch.randint(0, 3, (8,), generator=g)) for _ in range(4)]
 
 
-def train(model, dev, rank, world):
+def train(model, dev, rank, world, accumulate=False):
     """SGD with momentum over batches(), each rank with its slice of every
-    batch: the losses, averaged over the ranks"""
+    batch: the losses, averaged over the ranks. accumulate: the slice in two
+    halves, the first's gradients kept local (DDP's no_sync), each half's
+    loss halved, so that the step is the same"""
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     losses = []
     for x, y in batches():
         xs, ys = x.chunk(world)[rank].to(dev), y.chunk(world)[rank].to(dev)
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(xs), ys)
-        loss.backward()
+        if accumulate:
+            (x1, x2), (y1, y2) = xs.chunk(2), ys.chunk(2)
+            with model.no_sync():
+                l1 = torch.nn.functional.cross_entropy(model(x1), y1) / 2
+                l1.backward()
+            l2 = torch.nn.functional.cross_entropy(model(x2), y2) / 2
+            l2.backward()
+            loss = l1 + l2
+        else:
+            loss = torch.nn.functional.cross_entropy(model(xs), ys)
+            loss.backward()
         opt.step()
         lt = loss.detach().clone()
         dist.all_reduce(lt, op=dist.ReduceOp.AVG)
@@ -133,12 +145,14 @@ def train(model, dev, rank, world):
     return losses
 
 
-def ddp(dev, rank, world):
-    """DDP over WORLD ranks: the losses and the parameters at the end"""
+def ddp(dev, rank, world, variant=""):
+    """DDP over WORLD ranks: the losses and the parameters at the end.
+    variant: `view` (gradient_as_bucket_view), `no_sync` (accumulation)"""
     torch.manual_seed(0)
     model = Net().to(dev)
-    ddp_model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0005)  # several buckets
-    losses = train(ddp_model, dev, rank, world)
+    ddp_model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0005,  # several buckets
+                                                          gradient_as_bucket_view=variant == "view")
+    losses = train(ddp_model, dev, rank, world, accumulate=variant == "no_sync")
     return {"losses": losses, "params": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
 
 
@@ -226,7 +240,9 @@ def main():
     if job == "fsdp":
         res = fsdp(dev, rank, world, out)
     else:
-        res = {"collectives": collectives, "ddp": ddp, "errors": errors}[job](dev, rank, world)
+        jobs = {"collectives": collectives, "ddp": ddp, "errors": errors,
+                "ddp-view": lambda d, r, w: ddp(d, r, w, "view"), "ddp-no_sync": lambda d, r, w: ddp(d, r, w, "no_sync")}
+        res = jobs[job](dev, rank, world)
     torch.save(res, os.path.join(out, f"{job}-{dev}-{rank}.pt"))
     dist.destroy_process_group()
 

@@ -80,12 +80,14 @@ def one_process_reference(world):
     return losses, model.state_dict()
 
 
-def test_ddp_trains_as_one_process_on_the_whole_batch(tmp_path):
+@pytest.mark.parametrize("job", ["ddp", "ddp-view", "ddp-no_sync"])
+def test_ddp_trains_as_one_process_on_the_whole_batch(job, tmp_path):
     """DDP in 2 processes (several gradient buckets), each with half of every
     batch: losses and parameters as one process training on the whole
-    batches (on CPU)"""
+    batches (on CPU); with gradient_as_bucket_view, and accumulating over
+    two halves with the first under no_sync"""
     world = 2
-    got = launch("ddp", world, "russet", tmp_path)
+    got = launch(job, world, "russet", tmp_path)
     losses, state = one_process_reference(world)
     for r in range(world):
         torch.testing.assert_close(torch.tensor(got[r]["losses"]), torch.tensor(losses), rtol=1e-5, atol=1e-6)
