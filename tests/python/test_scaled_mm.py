@@ -18,6 +18,19 @@ pytestmark = pytest.mark.skipif(tuple(int(v) for v in torch.__version__.split(".
 F8 = [torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz]
 
 
+@pytest.fixture(autouse=True)
+def cpu_reference_kernel():
+    """CPU's own _scaled_mm kernel as the reference, on every host: on a CPU
+    with AMX (an Intel Xeon here since the thirty-eighth session) CPU takes
+    oneDNN's float8 path instead, which rounds a float8 result through
+    bfloat16 (30.99 becomes 32, not 30), turns an overflow into NaN rather
+    than saturating, and takes float64 scales; with oneDNN off CPU computes
+    as on an AMD host and as cuBLASLt does (float32, then float8 with
+    saturation), which russet follows"""
+    with torch.backends.mkldnn.flags(enabled=False):
+        yield
+
+
 @pytest.mark.parametrize("name", ["torch._scaled_mm", "torch._scaled_mm_v2"])
 def test_opinfo_native(name):
     check_opinfo(name, dtypes=F8)
