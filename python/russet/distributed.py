@@ -86,6 +86,13 @@ class _Then(dist.Work):
         return fut
 
 
+def _allreduce_opts(reduce_op, timeout):
+    """Gloo's all_reduce options for an op and a timeout"""
+    o = AllreduceOptions()
+    o.reduceOp, o.timeout = reduce_op, timeout
+    return o
+
+
 def _is_avg(op):
     return op == ReduceOp.AVG
 
@@ -131,12 +138,7 @@ class RussetProcessGroup(dist.ProcessGroup):
 
     def _sum_opts(self, opts):
         """Gloo's all_reduce options for opts: AVG runs as SUM"""
-        if not _is_avg(opts.reduceOp):
-            return opts
-        o = AllreduceOptions()
-        o.reduceOp = ReduceOp.SUM
-        o.timeout = opts.timeout
-        return o
+        return _allreduce_opts(ReduceOp.SUM, opts.timeout) if _is_avg(opts.reduceOp) else opts
 
     def _allreduce_hosts(self, hosts, opts):
         self._gloo.allreduce(hosts, self._sum_opts(opts)).wait()
@@ -155,9 +157,7 @@ class RussetProcessGroup(dist.ProcessGroup):
 
     def allreduce_coalesced(self, tensors, opts=None):
         hosts = [_host(t) for t in tensors]
-        o = AllreduceOptions()
-        if opts is not None:
-            o.reduceOp, o.timeout = opts.reduceOp, opts.timeout
+        o = _allreduce_opts(opts.reduceOp, opts.timeout) if opts is not None else AllreduceOptions()
         for h in hosts:  # one at a time: Gloo's coalesced form wants one dtype and device
             self._allreduce_hosts([h], o)
         for t, h in zip(tensors, hosts):
@@ -168,9 +168,7 @@ class RussetProcessGroup(dist.ProcessGroup):
         hosts = [_host(t) for t in tensors]
         if _is_avg(opts.reduceOp):
             # AVG: the sum everywhere, then the root's division
-            o = AllreduceOptions()
-            o.reduceOp, o.timeout = ReduceOp.SUM, opts.timeout
-            self._allreduce_hosts(hosts, o)
+            self._allreduce_hosts(hosts, _allreduce_opts(ReduceOp.SUM, opts.timeout))
             if self.rank() == opts.rootRank:
                 for h in hosts:
                     _divide(h, self.size())
@@ -185,18 +183,14 @@ class RussetProcessGroup(dist.ProcessGroup):
         opts = opts if opts is not None else ReduceScatterOptions()
         # all_reduce of the whole input, then this rank's chunk
         h = _host(input).clone() if input.device.type == "cpu" else _host(input)
-        o = AllreduceOptions()
-        o.reduceOp, o.timeout = opts.reduceOp, opts.timeout
-        self._allreduce_hosts([h], o)
+        self._allreduce_hosts([h], _allreduce_opts(opts.reduceOp, opts.timeout))
         _back(output, h.view(self.size(), -1)[self.rank()].view(output.shape))
         return _work([output])
 
     def reduce_scatter(self, outputs, input_lists, opts):
         for out, ins in zip(outputs, input_lists):
             h = torch.stack([_host(t) for t in ins])
-            o = AllreduceOptions()
-            o.reduceOp, o.timeout = opts.reduceOp, opts.timeout
-            self._allreduce_hosts([h], o)
+            self._allreduce_hosts([h], _allreduce_opts(opts.reduceOp, opts.timeout))
             _back(out, h[self.rank()])
         return _work(outputs)
 
