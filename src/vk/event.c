@@ -121,8 +121,7 @@ static rs_status read_timestamp(rs_event *e, uint64_t *ticks) {
                                        sizeof *ticks, VK_QUERY_RESULT_64_BIT);
     if (r == VK_NOT_READY) return rs_error(RS_ERR_INVALID, "russet: event timestamp not ready");
     if (r != VK_SUCCESS) return rs_vk_error(r, "vkGetQueryPoolResults");
-    uint32_t bits = e->dev->timestamp_valid_bits;
-    if (bits < 64) *ticks &= (1ull << bits) - 1;
+    *ticks = rs_timestamp_ticks(e->dev, *ticks);
     return RS_OK;
 }
 

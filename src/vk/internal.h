@@ -299,6 +299,11 @@ struct rs_device {
 void rs_f16_check(rs_device *dev);
 void rs_division_check(rs_device *dev);
 
+/* A timestamp query's ticks, cut to the queue's valid bits (events and kernel timing). */
+static inline uint64_t rs_timestamp_ticks(const rs_device *dev, uint64_t raw) {
+    return dev->timestamp_valid_bits < 64 ? raw & ((1ull << dev->timestamp_valid_bits) - 1) : raw;
+}
+
 /* ---- kernel timing (profile.c) */
 typedef struct rs_prof_mark {
     const char *name;      /* the kernel's (kernels live as long as the device) */

@@ -33,9 +33,7 @@ static int64_t realtime_ns(void) {
 }
 
 static int64_t ticks_ns(rs_device *dev, uint64_t ticks) {
-    uint32_t bits = dev->timestamp_valid_bits;
-    if (bits < 64) ticks &= (1ull << bits) - 1;
-    return (int64_t)((double)ticks * dev->info.timestamp_period_ns);
+    return (int64_t)((double)rs_timestamp_ticks(dev, ticks) * dev->info.timestamp_period_ns);
 }
 
 rs_status rs_profile_begin_locked(rs_stream *s, rs_batch *b, const char *name) {
