@@ -11,6 +11,7 @@
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
+#include "torch/scalar_slot.h"
 
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
@@ -52,24 +53,6 @@ namespace russet {
 namespace {
 
 using at::Tensor;
-
-rs_scalar scalar_slot(const at::Scalar& v, at::ScalarType t) {
-  rs_scalar s{};
-  switch (t) {
-    case at::kBool: s.u = v.to<bool>() ? 1 : 0; break;
-    case at::kHalf: case at::kBFloat16: case at::kFloat: s.f = v.to<float>(); break;
-    case at::kDouble: s.d = v.to<double>(); break;
-    case at::kComplexHalf:
-    case at::kComplexFloat: {
-      auto c = v.to<c10::complex<float>>();
-      s.cf.re = c.real();
-      s.cf.im = c.imag();
-      break;
-    }
-    default: s.i = v.to<int64_t>(); break;
-  }
-  return s;
-}
 
 struct Opts {
   bool shared = false, include_self = true, acc_opmath = false, scale = false;

@@ -1,0 +1,75 @@
+/* russet/sparse.h: the device work of sparse COO tensors (src/engine/sparse.c;
+ * docs/sparse.md). A COO tensor is indices (sparse_dim, nnz), int64, any
+ * strides, and values (nnz, dense sizes...); its sparse sizes are the first
+ * sparse_dim sizes, whose product must stay below 2^63.
+ *
+ * Not in russet.h's umbrella: the adapter's sparse kernels and the C tests
+ * include it. */
+#ifndef RUSSET_SPARSE_H
+#define RUSSET_SPARSE_H
+
+#include "russet/index_reduce.h"
+#include "russet/scan_sort.h"
+#include "russet/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* keys[k] (int64, nnz, contiguous) = entry k's row-major position over
+ * the sparse sizes (sizes[0 .. indices->sizes[0])). */
+RS_API rs_status rs_sparse_keys(rs_stream *s, const rs_tensor *indices, const int64_t *sizes, const rs_tensor *keys);
+
+/* coalesce, in two calls like unique (the result's nnz depends on the
+ * data). rs_sparse_coalesce_count finds the distinct indices (a stable
+ * sort of the keys) and waits for their number, c->nnz. Its scratch is
+ * rs_sparse_coalesce_write's to consume and free: call it even on an error
+ * path, or rs_sparse_coalesce_release (count frees everything itself when
+ * it fails). The write puts the
+ * distinct indices in increasing order into indices_out (int64,
+ * (sparse_dim, c->nnz), contiguous) and, for each, the sum of the values
+ * of its entries in entry order into values_out ((c->nnz, dense...), the
+ * values' dtype, contiguous); values NULL writes indices only. Values'
+ * dtypes: rs_index_reduce_run's SUM (float16 and bfloat16 accumulate in
+ * float, as CPU's). */
+typedef struct rs_sparse_coalesce {
+    int64_t nnz;            /* distinct indices */
+    int sparse_dim;
+    int64_t sizes[RS_MAX_DIMS];
+    uint64_t keys;          /* scratch */
+    rs_unique u;            /* scratch: the sorted keys' runs */
+} rs_sparse_coalesce;
+RS_API rs_status rs_sparse_coalesce_count(rs_stream *s, const rs_tensor *indices, const int64_t *sizes,
+                                          rs_sparse_coalesce *c);
+RS_API rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs_tensor *values,
+                                          const rs_tensor *indices_out, const rs_tensor *values_out);
+/* Frees the scratch of a counted coalesce that will not be written (the
+ * caller failed between the two calls). */
+RS_API void rs_sparse_coalesce_release(rs_stream *s, rs_sparse_coalesce *c);
+
+/* dense += alpha * S, S = (indices, values) over dense's first sparse_dim
+ * sizes (those dims of dense must merge into one: contiguous among
+ * themselves). Entries are added in entry order (CPU's loop), duplicates
+ * included; alpha as rs_index_reduce's (has_alpha). dtypes: those of
+ * rs_index_reduce_run's SUM; RS_ERR_UNSUPPORTED where it has no kernel. */
+RS_API rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_tensor *values,
+                                     int has_alpha, rs_scalar alpha, const rs_tensor *dense);
+
+/* out (M, N) = beta * t + alpha * S @ D for a coalesced 2-D COO S (M, K)
+ * (indices (2, nnz), rows sorted; values (nnz)) and D (K, N): each
+ * output element sums its row's entries in order, in the opmath type
+ * (float for float16/bfloat16), no atomics. beta == 0 ignores t (NaN
+ * included), as addmm does; t may be NULL then. Any strides; out must not
+ * overlap the inputs. float32, float16, bfloat16; float64 with fp64 (else
+ * RS_ERR_UNSUPPORTED). */
+typedef struct rs_sparse_mm {
+    rs_tensor indices, values, dense, out;
+    const rs_tensor *t;
+    double alpha, beta;
+} rs_sparse_mm;
+RS_API rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RUSSET_SPARSE_H */

@@ -1,0 +1,37 @@
+/* sparse.comp's parameters, written by src/engine/sparse.c (README.md here). */
+#ifndef RS_PARAMS_SPARSE_H
+#define RS_PARAMS_SPARSE_H
+
+#define RS_SPARSE_PUSH \
+    uint64_t indices;    /* COO indices (sparse_dim, nnz) int64, strides SP_IS; INDICES: the keys */ \
+    uint64_t values;     /* SPMM: (nnz) */ \
+    uint64_t dense;      /* SPMM: D (K, N) */ \
+    uint64_t self_;      /* SPMM: t (M, N), beta's addend */ \
+    uint64_t crow;       /* SPMM: row starts (M + 1) int64 */ \
+    uint64_t out_;       /* KEYS: (nnz) int64; INDICES: (sparse_dim, nnz) int64; CROW: (M + 1); SPMM: (M, N) */ \
+    uint64_t params;     /* SP_ slots of int64 */
+
+/* modes */
+#define SP_KEYS 0        /* key of each entry: its row-major position over the sparse sizes */
+#define SP_INDICES 1     /* keys back to contiguous indices */
+#define SP_CROW 2        /* out[r] = the first entry of row r or later, r in [0, M] (rows sorted) */
+#define SP_SPMM 3        /* out = beta t + alpha S @ D, S's rows by crow */
+
+#define SP_NNZ 0
+#define SP_DIMS 1        /* sparse_dim */
+#define SP_IS 2          /* indices' 2 strides (dim, entry) */
+#define SP_M 4
+#define SP_N 5
+#define SP_VS 6          /* values' stride */
+#define SP_DS 7          /* D's 2 strides */
+#define SP_TS 9          /* t's 2 strides */
+#define SP_OS 11         /* out's 2 strides */
+#define SP_ALPHA 13      /* float64's bits, else float32's */
+#define SP_BETA 14       /* the same; SP_FLAGS tells whether t counts */
+#define SP_FLAGS 15      /* SP_F_ bits */
+#define SP_SIZES 16      /* the sparse sizes, SP_DIMS of them */
+#define SP_SLOTS 41      /* SP_SIZES + RS_MAX_DIMS */
+
+#define SP_F_BETA 1      /* add beta * t (beta != 0) */
+
+#endif

@@ -1,0 +1,89 @@
+// sparse.comp: the device work of sparse COO tensors (src/engine/sparse.c;
+// contract in russet/sparse.h). One invocation an item in every mode:
+//   SP_KEYS    (an entry): its row-major position over the sparse sizes;
+//   SP_INDICES (an entry of a coalesced result): the key back to indices;
+//   SP_CROW    (a row r in [0, M]): where row r starts among the sorted
+//              row indices, by binary search (CSR's row pointers);
+//   SP_SPMM    (an output element (r, j)): its row's entries in order,
+//              acc += value * D[col, j]; out = beta t + alpha acc. No
+//              atomics: each output element has one writer.
+//
+// Defines: MODE, DT (SPMM: the values' dtype).
+#version 460
+#include "common/dtype.glsl"
+#include "params/sparse.h"
+#include "common/index.glsl"
+#include "common/opmath.glsl"
+
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push { RS_SPARSE_PUSH } pc;
+
+int64_t sp(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+int64_t index_at(int64_t d, int64_t k) {
+    return RsI64(pc.indices + 8UL * uint64_t(d * sp(SP_IS) + k * sp(SP_IS + 1))).v;
+}
+
+#if MODE == SP_SPMM
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#define ACC RS_OPMT(DT)
+#if RS_IS_DBL(DT)
+ACC scalar_slot(int slot) { return uint64BitsToDouble(uint64_t(sp(slot))); }
+void store(int64_t off, ACC v) { RS_SET_D(DT)(pc.out_, off, doubleBitsToUint64(v)); }
+#else
+ACC scalar_slot(int slot) { return uintBitsToFloat(uint(sp(slot))); }
+void store(int64_t off, ACC v) { RS_SET_F(DT)(pc.out_, off, v); }
+#endif
+#endif
+
+void main() {
+#if MODE == SP_KEYS
+    const int64_t nnz = sp(SP_NNZ), dims = sp(SP_DIMS);
+    RS_FOR_EACH(e, uint64_t(nnz)) {
+        int64_t key = 0L;
+        for (int64_t d = 0L; d < dims; ++d) key = key * sp(SP_SIZES + int(d)) + index_at(d, int64_t(e));
+        RsI64(pc.out_ + 8UL * e).v = key;
+    }
+#elif MODE == SP_INDICES
+    const int64_t nnz = sp(SP_NNZ), dims = sp(SP_DIMS);
+    RS_FOR_EACH(e, uint64_t(nnz)) {
+        int64_t key = RsI64(pc.indices + 8UL * e).v;
+        for (int64_t d = dims - 1L; d >= 0L; --d) {
+            const int64_t size = sp(SP_SIZES + int(d));
+            RsI64(pc.out_ + 8UL * uint64_t(d * nnz + int64_t(e))).v = key % size;
+            key /= size;
+        }
+    }
+#elif MODE == SP_CROW
+    const int64_t nnz = sp(SP_NNZ), rows = sp(SP_M);
+    RS_FOR_EACH(e, uint64_t(rows + 1L)) {
+        int64_t lo = 0L, hi = nnz;  // the first entry of row e or later
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) >> 1;
+            if (index_at(0L, mid) < int64_t(e)) lo = mid + 1L;
+            else hi = mid;
+        }
+        RsI64(pc.out_ + 8UL * e).v = lo;
+    }
+#else
+    const int64_t M = sp(SP_M), N = sp(SP_N), vs = sp(SP_VS);
+    const int64_t ds0 = sp(SP_DS), ds1 = sp(SP_DS + 1);
+    const bool with_t = (sp(SP_FLAGS) & SP_F_BETA) != 0L;
+    const ACC alpha = scalar_slot(SP_ALPHA), beta = scalar_slot(SP_BETA);
+    RS_FOR_EACH(e, uint64_t(M * N)) {
+        const int64_t r = int64_t(e) / N, j = int64_t(e) % N;
+        const int64_t a = RsI64(pc.crow + 8UL * uint64_t(r)).v, b = RsI64(pc.crow + 8UL * uint64_t(r + 1L)).v;
+        precise ACC acc = ACC(0);
+        for (int64_t k = a; k < b; ++k) {
+            const int64_t col = index_at(1L, k);
+            acc += RS_LDO(DT)(pc.values, k * vs) * RS_LDO(DT)(pc.dense, col * ds0 + j * ds1);
+        }
+        precise ACC v = alpha * acc;
+        if (with_t) v += beta * RS_LDO(DT)(pc.self_, r * sp(SP_TS) + j * sp(SP_TS + 1));
+        store(r * sp(SP_OS) + j * sp(SP_OS + 1), v);
+    }
+#endif
+}

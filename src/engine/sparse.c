@@ -1,0 +1,254 @@
+/* sparse.c: sparse COO tensors' device work (contract in russet/sparse.h) on
+ * kernels/sparse.comp and other engines: coalescing is the entries' keys,
+ * unique's stable sort and runs, the keys back to indices, and index_add's
+ * in-order sum of the values; sparse + dense is the keys and index_add;
+ * sparse @ dense finds each row's entries by binary search and sums them
+ * in order, one writer an output element. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "params/sparse.h"
+#include "russet/sparse.h"
+
+typedef struct sparse_push { RS_SPARSE_PUSH } sparse_push;
+
+static rs_status check_indices(const char *name, const rs_tensor *indices) {
+    if (indices->dtype != RS_INT64 || indices->ndim != 2)
+        return rs_error(RS_ERR_INVALID, "%s: indices must be int64 (sparse_dim, nnz)", name);
+    if (indices->sizes[0] < 1 || indices->sizes[0] > RS_MAX_DIMS)
+        return rs_error(RS_ERR_INVALID, "%s: sparse_dim %lld out of range", name, (long long)indices->sizes[0]);
+    return RS_OK;
+}
+
+/* the parameter block: everything zero but the indices' layout and nnz */
+static rs_status params_begin(rs_stream *s, const rs_tensor *indices, int64_t nnz, int64_t **q, uint64_t *addr) {
+    void *host = NULL;
+    rs_status st = rs_stream_arena(s, SP_SLOTS * sizeof(int64_t), &host, addr);
+    if (st) return st;
+    *q = host;
+    memset(*q, 0, SP_SLOTS * sizeof(int64_t));
+    (*q)[SP_NNZ] = nnz;
+    if (indices) {
+        (*q)[SP_DIMS] = indices->sizes[0];
+        (*q)[SP_IS] = indices->strides[0], (*q)[SP_IS + 1] = indices->strides[1];
+    }
+    return RS_OK;
+}
+
+static rs_status launch(rs_stream *s, int mode, rs_dtype dt, uint64_t items, const sparse_push *pc,
+                        const rs_access *acc, int n_acc) {
+    char defines[48];
+    snprintf(defines, sizeof defines, "MODE=%d;DT=%d", mode, (int)dt);
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(rs_stream_device(s), "sparse.comp", defines, &k);
+    return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
+}
+
+rs_status rs_sparse_keys(rs_stream *s, const rs_tensor *indices, const int64_t *sizes, const rs_tensor *keys) {
+    static const char *name = "sparse_keys";
+    if (!s || !indices || !sizes || !keys) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = check_indices(name, indices);
+    if (st) return st;
+    const int64_t nnz = indices->sizes[1];
+    if (keys->dtype != RS_INT64 || rs_tensor_numel(keys) != nnz || !rs_tensor_is_contiguous(keys))
+        return rs_error(RS_ERR_INVALID, "%s: keys must be int64 (nnz), contiguous", name);
+    if (nnz == 0) return RS_OK;
+    int64_t *q;
+    uint64_t addr;
+    if ((st = params_begin(s, indices, nnz, &q, &addr))) return st;
+    for (int64_t d = 0; d < indices->sizes[0]; ++d) q[SP_SIZES + d] = sizes[d];
+    sparse_push pc = {.indices = indices->address, .out_ = keys->address, .params = addr};
+    rs_access acc[2] = {rs_tensor_access(indices, 0), rs_tensor_access(keys, 1)};
+    return launch(s, SP_KEYS, RS_INT64, (uint64_t)nnz, &pc, acc, 2);
+}
+
+/* frees c's scratch, unique's included where rs_unique_write has not run
+ * (it frees its own; a buffer not taken is 0) */
+static void coalesce_release(rs_stream *s, rs_sparse_coalesce *c) {
+    rs_device *dev = rs_stream_device(s);
+    uint64_t *bufs[5] = {&c->keys, &c->u.sorted, &c->u.perm, &c->u.starts, &c->u.offsets};
+    for (int i = 0; i < 5; ++i)
+        if (*bufs[i]) rs_free(dev, *bufs[i]), *bufs[i] = 0;
+}
+
+rs_status rs_sparse_coalesce_count(rs_stream *s, const rs_tensor *indices, const int64_t *sizes,
+                                   rs_sparse_coalesce *c) {
+    static const char *name = "sparse_coalesce";
+    if (!s || !indices || !sizes || !c) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    memset(c, 0, sizeof *c);
+    rs_status st = check_indices(name, indices);
+    if (st) return st;
+    const int64_t nnz = indices->sizes[1];
+    c->sparse_dim = (int)indices->sizes[0];
+    memcpy(c->sizes, sizes, sizeof(int64_t) * (size_t)c->sparse_dim);
+    if ((st = rs_alloc(rs_stream_device(s), 8u * (uint64_t)(nnz ? nnz : 1), s, &c->keys))) return st;
+    const rs_tensor keys = rs_tensor_vec(c->keys, RS_INT64, nnz);
+    if (!(st = rs_sparse_keys(s, indices, sizes, &keys)) && !(st = rs_unique_count(s, &keys, 1, &c->u)))
+        c->nnz = c->u.count;
+    if (st) coalesce_release(s, c);
+    return st;
+}
+
+rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs_tensor *values,
+                                   const rs_tensor *indices_out, const rs_tensor *values_out) {
+    static const char *name = "sparse_coalesce";
+    if (!s || !c) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_device *dev = rs_stream_device(s);
+    const int64_t n = rs_tensor_numel(&c->u.src), k = c->nnz;
+    rs_status st = RS_OK;
+    uint64_t distinct = 0, inverse = 0;
+    if (!indices_out || indices_out->dtype != RS_INT64 || indices_out->ndim != 2 || indices_out->sizes[0] != c->sparse_dim ||
+        indices_out->sizes[1] != k || !rs_tensor_is_contiguous(indices_out)) {
+        st = rs_error(RS_ERR_INVALID, "%s: indices_out must be int64 (sparse_dim, nnz), contiguous", name);
+        goto done;
+    }
+    if (values && (!values_out || values->ndim < 1 || values->sizes[0] != n || values_out->ndim != values->ndim ||
+                   values_out->sizes[0] != k || values_out->dtype != values->dtype ||
+                   !rs_tensor_is_contiguous(values_out))) {
+        st = rs_error(RS_ERR_INVALID, "%s: values (nnz, dense...) and values_out (its nnz, dense...) contiguous, "
+                      "of one dtype", name);
+        goto done;
+    }
+    if (n == 0) goto done;
+    if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &distinct))) goto done;
+    if (values && (st = rs_alloc(dev, 8u * (uint64_t)n, s, &inverse))) goto done;
+    const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k), inv = rs_tensor_vec(inverse, RS_INT64, n);
+    st = rs_unique_write(s, &c->u, &dk, values ? &inv : NULL, NULL);
+    if (st) goto done;
+    int64_t *q;
+    uint64_t addr;
+    if ((st = params_begin(s, NULL, k, &q, &addr))) goto done;
+    q[SP_DIMS] = c->sparse_dim;
+    for (int d = 0; d < c->sparse_dim; ++d) q[SP_SIZES + d] = c->sizes[d];
+    sparse_push pc = {.indices = distinct, .out_ = indices_out->address, .params = addr};
+    rs_access acc[2] = {rs_tensor_access(&dk, 0), rs_tensor_access(indices_out, 1)};
+    if ((st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2))) goto done;
+    if (values) {
+        uint8_t zero[16] = {0};
+        if ((st = rs_fill(s, values_out, zero))) goto done;
+        rs_index_reduce p;
+        memset(&p, 0, sizeof p);
+        p.name = "coalesce";
+        p.op = RS_IR_SUM;
+        p.shared_index = 1;
+        p.include_self = 1;
+        p.acc_opmath = 1;
+        p.self = *values_out, p.index = inv, p.src = *values;
+        st = rs_index_reduce_run(s, &p);
+    }
+done:
+    if (distinct) rs_free(dev, distinct);
+    if (inverse) rs_free(dev, inverse);
+    coalesce_release(s, c);
+    return st;
+}
+
+void rs_sparse_coalesce_release(rs_stream *s, rs_sparse_coalesce *c) {
+    if (s && c) coalesce_release(s, c);
+}
+
+rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_tensor *values, int has_alpha,
+                              rs_scalar alpha, const rs_tensor *dense) {
+    static const char *name = "sparse_add_dense";
+    if (!s || !indices || !values || !dense) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = check_indices(name, indices);
+    if (st) return st;
+    const int sd = (int)indices->sizes[0];
+    const int64_t nnz = indices->sizes[1];
+    if (dense->ndim < sd || values->ndim != dense->ndim - sd + 1 || values->sizes[0] != nnz)
+        return rs_error(RS_ERR_INVALID, "%s: values must be (nnz, dense sizes...)", name);
+    /* dense as (prod of the sparse sizes, dense sizes...) */
+    rs_tensor flat = *dense;
+    int64_t rows = 1;
+    for (int d = 0; d < sd; ++d) {
+        rows *= dense->sizes[d];
+        if (d + 1 < sd && dense->sizes[d + 1] != 1 && dense->strides[d] != dense->strides[d + 1] * dense->sizes[d + 1])
+            return rs_error(RS_ERR_INVALID, "%s: the sparse dims of dense must be contiguous among themselves", name);
+    }
+    flat.ndim = dense->ndim - sd + 1;
+    flat.sizes[0] = rows;
+    flat.strides[0] = dense->strides[sd - 1];
+    for (int d = 1; d < flat.ndim; ++d) {
+        flat.sizes[d] = dense->sizes[sd - 1 + d];
+        flat.strides[d] = dense->strides[sd - 1 + d];
+        if (flat.sizes[d] != values->sizes[d])
+            return rs_error(RS_ERR_INVALID, "%s: values' dense sizes differ from dense's", name);
+    }
+    if (nnz == 0 || rows == 0) return RS_OK;
+    rs_scratch sc = {.s = s};
+    uint64_t kaddr = 0;
+    if ((st = rs_scratch_take(&sc, 8u * (uint64_t)nnz, &kaddr))) return st;
+    const rs_tensor keys = rs_tensor_vec(kaddr, RS_INT64, nnz);
+    int64_t sizes[RS_MAX_DIMS];
+    memcpy(sizes, dense->sizes, sizeof(int64_t) * (size_t)sd);
+    if (!(st = rs_sparse_keys(s, indices, sizes, &keys))) {
+        rs_index_reduce p;
+        memset(&p, 0, sizeof p);
+        p.name = "add";
+        p.op = RS_IR_SUM;
+        p.shared_index = 1;
+        p.include_self = 1;
+        p.has_alpha = has_alpha != 0;
+        p.alpha = alpha;
+        p.self = flat, p.index = keys, p.src = *values;
+        st = rs_index_reduce_run(s, &p);
+    }
+    rs_scratch_release(&sc);
+    return st;
+}
+
+rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p) {
+    static const char *name = "sparse_mm";
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = check_indices(name, &p->indices);
+    if (st) return st;
+    const rs_dtype dt = p->values.dtype;
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
+                        "lacks", name);
+    const int64_t nnz = p->indices.sizes[1], M = p->out.sizes[0], N = p->out.sizes[1], K = p->dense.sizes[0];
+    const int with_t = p->beta != 0.0;
+    if (p->indices.sizes[0] != 2 || p->values.ndim != 1 || p->values.sizes[0] != nnz || p->dense.ndim != 2 ||
+        p->out.ndim != 2 || p->dense.sizes[1] != N || p->dense.dtype != dt || p->out.dtype != dt ||
+        (with_t && (!p->t || p->t->ndim != 2 || p->t->sizes[0] != M || p->t->sizes[1] != N || p->t->dtype != dt)))
+        return rs_error(RS_ERR_INVALID, "%s: expected indices (2, nnz), values (nnz), D (K, N), out and t (M, N) of "
+                        "one dtype", name);
+    (void)K;
+    if (M * N == 0) return RS_OK;
+    rs_scratch sc = {.s = s};
+    uint64_t crow = 0;
+    if ((st = rs_scratch_take(&sc, 8u * (uint64_t)(M + 1), &crow))) return st;
+    int64_t *q;
+    uint64_t addr;
+    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
+    q[SP_M] = M;
+    sparse_push pc = {.indices = p->indices.address, .out_ = crow, .params = addr};
+    const rs_tensor crow_t = rs_tensor_vec(crow, RS_INT64, M + 1);
+    rs_access a1[2] = {rs_tensor_access(&p->indices, 0), rs_tensor_access(&crow_t, 1)};
+    if ((st = launch(s, SP_CROW, RS_INT64, (uint64_t)(M + 1), &pc, a1, 2))) goto done;
+
+    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
+    q[SP_M] = M, q[SP_N] = N, q[SP_VS] = p->values.strides[0];
+    q[SP_DS] = p->dense.strides[0], q[SP_DS + 1] = p->dense.strides[1];
+    q[SP_OS] = p->out.strides[0], q[SP_OS + 1] = p->out.strides[1];
+    if (with_t) q[SP_TS] = p->t->strides[0], q[SP_TS + 1] = p->t->strides[1], q[SP_FLAGS] = SP_F_BETA;
+    q[SP_ALPHA] = rs_opmath_slot_bits(dt, p->alpha);
+    q[SP_BETA] = rs_opmath_slot_bits(dt, p->beta);
+    sparse_push mm = {.indices = p->indices.address, .values = p->values.address, .dense = p->dense.address,
+                      .self_ = with_t ? p->t->address : 0, .crow = crow, .out_ = p->out.address, .params = addr};
+    rs_access a2[6];
+    int na = 0;
+    a2[na++] = rs_tensor_access(&p->indices, 0);
+    a2[na++] = rs_tensor_access(&p->values, 0);
+    a2[na++] = rs_tensor_access(&p->dense, 0);
+    a2[na++] = rs_tensor_access(&crow_t, 0);
+    if (with_t) a2[na++] = rs_tensor_access(p->t, 0);
+    a2[na++] = rs_tensor_access(&p->out, 1);
+    st = launch(s, SP_SPMM, dt, (uint64_t)(M * N), &mm, a2, na);
+done:
+    rs_scratch_release(&sc);
+    return st;
+}

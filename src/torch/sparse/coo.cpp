@@ -1,0 +1,240 @@
+// Sparse COO kernels that differ by device, on the C core's sparse engine
+// (russet/sparse.h; docs/sparse.md): coalesce, dense + sparse, sparse +
+// sparse, sparse * a 0-dim tensor, and sparse @ dense (addmm, which mm,
+// torch.sparse.mm and sparse matrix-vector products reach). Inputs the
+// engine does not take (other dtypes, mixed dtypes, hybrid tensors in
+// products, shapes CPU rejects) run on the host through host.cpp's
+// fallback, counted, which also gives CPU's errors.
+#include <ATen/ExpandUtils.h>
+#include <ATen/SparseTensorImpl.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_coalesce_native.h>
+#include <ATen/ops/_coalesce_ops.h>
+#include <ATen/ops/_sparse_coo_tensor_unsafe.h>
+#include <ATen/ops/add_ops.h>
+#include <ATen/ops/addmm_ops.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/mul_ops.h>
+#include <torch/library.h>
+
+#include "russet/sparse.h"
+#include "torch/adapter.h"
+#include "torch/scalar_slot.h"
+#include "torch/sparse/host.h"
+
+namespace russet {
+namespace {
+
+using at::Tensor;
+
+template <class Op, class... Args>
+decltype(auto) on_host(Args&&... args) {
+  return at::native::call_fallback_fn<&sparse_host_fallback, Op>::call(std::forward<Args>(args)...);
+}
+
+at::SparseTensorImpl* sparse_impl(const Tensor& t) {
+  return static_cast<at::SparseTensorImpl*>(t.unsafeGetTensorImpl());
+}
+
+// out takes (indices, values) over sizes; `coalesced` as declared
+void set_sparse(const Tensor& out, at::IntArrayRef sizes, int64_t sparse_dim, const Tensor& indices,
+                const Tensor& values, bool coalesced) {
+  sparse_impl(out)->resize_(sparse_dim, static_cast<int64_t>(sizes.size()) - sparse_dim, sizes);
+  sparse_impl(out)->set_indices_and_values_unsafe(indices, values);
+  out._coalesced_(coalesced);
+}
+
+bool same_device(std::initializer_list<const Tensor*> ts) {
+  const Tensor& a = **ts.begin();
+  for (const Tensor* t : ts)
+    if (t->device() != a.device()) return false;
+  return a.device().type() == kDevice;
+}
+
+bool sums_natively(const Tensor& t) {
+  return rs_index_reduce_computes(device(t.device().index()), static_cast<rs_dtype>(t.scalar_type()), RS_IR_SUM);
+}
+
+std::vector<int64_t> sparse_sizes(const Tensor& t) {
+  auto s = t.sizes().slice(0, t.sparse_dim());
+  return {s.begin(), s.end()};
+}
+
+// ---- coalesce
+
+Tensor coalesce(const Tensor& self) {
+  const int64_t nnz = self._nnz();
+  if (nnz < 2 || !sums_natively(self._values())) {
+    if (nnz >= 2) return on_host<at::_ops::_coalesce>(self);
+    Tensor dst = self.clone();  // CPU's: nothing to merge
+    dst._coalesced_(true);
+    return dst;
+  }
+  const Tensor indices = self._indices();
+  const Tensor values = self._values().contiguous();
+  rs_stream* s = current_stream_for(self);
+  const rs_tensor idx = describe(indices);
+  const std::vector<int64_t> sizes = sparse_sizes(self);
+  rs_sparse_coalesce c;
+  check(rs_sparse_coalesce_count(s, &idx, sizes.data(), &c));
+  std::vector<int64_t> vsizes(values.sizes().begin(), values.sizes().end());
+  vsizes[0] = c.nnz;
+  Tensor idx_out, val_out;
+  try {
+    idx_out = at::empty({self.sparse_dim(), c.nnz}, indices.options());
+    val_out = at::empty(vsizes, values.options());
+  } catch (...) {
+    rs_sparse_coalesce_release(s, &c);
+    throw;
+  }
+  const rs_tensor io = describe(idx_out), vi = describe(values), vo = describe(val_out);
+  check(rs_sparse_coalesce_write(s, &c, &vi, &io, &vo));
+  Tensor out = at::_sparse_coo_tensor_unsafe(idx_out, val_out, self.sizes(), values.options().layout(at::kSparse));
+  out._coalesced_(true);
+  return out;
+}
+
+// ---- add
+
+// out (dense) = self (dense) + alpha * other (sparse)
+void add_dense_sparse(const Tensor& self, const Tensor& other, const at::Scalar& alpha, const Tensor& out) {
+  if (!out.is_same(self)) {
+    at::native::resize_output(out, self.sizes());
+    out.copy_(self);
+  }
+  if (other._nnz() == 0 || out.numel() == 0) return;
+  // the sparse dims must merge into one: else a contiguous copy
+  const int64_t sd = other.sparse_dim();
+  bool mergeable = true;
+  for (int64_t d = 0; d + 1 < sd; d++)
+    if (out.size(d + 1) != 1 && out.stride(d) != out.stride(d + 1) * out.size(d + 1)) mergeable = false;
+  Tensor target = mergeable ? out : out.contiguous();
+  const rs_tensor idx = describe(other._indices()), vals = describe(other._values()), dst = describe(target);
+  const bool has_alpha = !alpha.equal(1);
+  check(rs_sparse_add_dense(current_stream_for(out), &idx, &vals, has_alpha,
+                            scalar_slot(alpha, out.scalar_type()), &dst));
+  if (!mergeable) out.copy_(target);
+}
+
+// out (sparse) = self + alpha * other, both sparse: the entries of both
+// (CUDA's way: the result is not coalesced)
+void add_sparse_sparse(const Tensor& self, const Tensor& other, const at::Scalar& alpha, const Tensor& out) {
+  Tensor ov = other._values();
+  if (!alpha.equal(1)) ov = at::mul(ov, alpha);
+  Tensor indices = at::cat({self._indices(), other._indices()}, 1);
+  Tensor values = at::cat({self._values(), ov}, 0);
+  set_sparse(out, self.sizes(), self.sparse_dim(), indices, values, false);
+}
+
+Tensor& add_out(const Tensor& self, const Tensor& other, const at::Scalar& alpha, Tensor& out) {
+  const auto dt = out.scalar_type();
+  const bool natively = same_device({&self, &other, &out}) && self.scalar_type() == dt && other.scalar_type() == dt &&
+                        self.sizes().equals(other.sizes()) && sums_natively(out);
+  if (natively && !self.is_sparse() && other.is_sparse() && !out.is_sparse()) {
+    add_dense_sparse(self, other, alpha, out);
+    return out;
+  }
+  if (natively && self.is_sparse() && other.is_sparse() && out.is_sparse() &&
+      self.sparse_dim() == other.sparse_dim() && self.dense_dim() == other.dense_dim()) {
+    add_sparse_sparse(self, other, alpha, out);
+    return out;
+  }
+  return on_host<at::_ops::add_out>(self, other, alpha, out);
+}
+
+// ---- mul by a 0-dim tensor (s * 2.0, s / n through div's generic kernel)
+
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  const bool self_sparse = self.is_sparse();
+  const Tensor& sp = self_sparse ? self : other;
+  const Tensor& factor = self_sparse ? other : self;
+  if (!factor.is_sparse() && factor.dim() == 0 && out.is_sparse() && sp.device() == out.device()) {
+    Tensor values = at::mul(sp._values(), factor);
+    if (values.scalar_type() == out.scalar_type()) {
+      if (out.is_same(sp)) {
+        sp._values().copy_(values);
+      } else {
+        set_sparse(out, sp.sizes(), sp.sparse_dim(), sp._indices().clone(), values, sp.is_coalesced());
+      }
+      return out;
+    }
+  }
+  return on_host<at::_ops::mul_out>(self, other, out);
+}
+
+// ---- addmm: t dense, mat1 sparse (M, K), mat2 dense (K, N)
+
+bool mm_natively(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const Tensor* out) {
+  const auto dt = mat1.scalar_type();
+  if (!mat1.is_sparse() || mat2.is_sparse() || t.is_sparse() || mat1.sparse_dim() != 2 || mat1.dense_dim() != 0 ||
+      mat2.dim() != 2 || mat2.size(0) != mat1.size(1) || mat2.scalar_type() != dt || t.scalar_type() != dt)
+    return false;
+  if (dt != at::kFloat && dt != at::kHalf && dt != at::kBFloat16 &&
+      !(dt == at::kDouble && rs_device_features(device(mat1.device().index()))->has_fp64))
+    return false;
+  if (out && (out->is_sparse() || out->scalar_type() != dt)) return false;
+  if (!same_device({&t, &mat1, &mat2}) || (out && out->device() != mat1.device())) return false;
+  return at::is_expandable_to(t.sizes(), {mat1.size(0), mat2.size(1)});
+}
+
+void addmm_into(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+                const at::Scalar& alpha, const Tensor& out) {
+  const Tensor s = mat1.is_coalesced() ? mat1 : mat1.coalesce();
+  const int64_t M = mat1.size(0), N = mat2.size(1);
+  const Tensor te = t.expand({M, N});
+  // the kernel reads t and writes out element by element; anything else
+  // that shares out's memory goes through a temporary
+  const bool alone = !out.is_same(mat2) && (out.is_same(t) || !out.storage().is_alias_of(t.storage())) &&
+                     !out.storage().is_alias_of(mat2.storage());
+  Tensor dst = alone ? out : at::empty({M, N}, out.options());
+  rs_sparse_mm p{};
+  p.indices = describe(s._indices());
+  p.values = describe(s._values());
+  p.dense = describe(mat2);
+  p.out = describe(dst);
+  const rs_tensor td = describe(te);
+  p.t = &td;
+  p.alpha = alpha.toDouble();
+  p.beta = beta.toDouble();
+  check(rs_sparse_mm_run(current_stream_for(out), &p));
+  if (!alone) out.copy_(dst);
+}
+
+Tensor& addmm_out(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+                  const at::Scalar& alpha, Tensor& out) {
+  if (!mm_natively(t, mat1, mat2, &out)) return on_host<at::_ops::addmm_out>(t, mat1, mat2, beta, alpha, out);
+  at::native::resize_output(out, {mat1.size(0), mat2.size(1)});
+  addmm_into(t, mat1, mat2, beta, alpha, out);
+  return out;
+}
+
+Tensor addmm(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+             const at::Scalar& alpha) {
+  if (!mm_natively(t, mat1, mat2, nullptr)) return on_host<at::_ops::addmm>(t, mat1, mat2, beta, alpha);
+  Tensor out = at::empty({mat1.size(0), mat2.size(1)}, mat2.options());
+  addmm_into(t, mat1, mat2, beta, alpha, out);
+  return out;
+}
+
+Tensor& addmm_(Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta, const at::Scalar& alpha) {
+  if (!mm_natively(t, mat1, mat2, &t) || !t.sizes().equals({mat1.size(0), mat2.size(1)}))
+    return on_host<at::_ops::addmm_>(t, mat1, mat2, beta, alpha);
+  addmm_into(t, mat1, mat2, beta, alpha, t);
+  return t;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
+  m.impl("_coalesce", TORCH_FN(coalesce));
+  m.impl("add.out", TORCH_FN(add_out));
+  m.impl("mul.out", TORCH_FN(mul_out));
+  m.impl("addmm", TORCH_FN(addmm));
+  m.impl("addmm.out", TORCH_FN(addmm_out));
+  m.impl("addmm_", TORCH_FN(addmm_));
+}
+
+}  // namespace russet

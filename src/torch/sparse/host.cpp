@@ -1,0 +1,124 @@
+// Host execution for sparse tensors: the boxed fallback of the
+// SparsePrivateUse1 key, for the sparse ops that have no russet kernel yet.
+//
+// Like the dense fallback (runtime/host_exec.cpp) it is counted and obeys
+// RUSSET_HOST_OPS. It copies every russet argument to the CPU (a sparse
+// tensor as its indices and values), runs PyTorch's CPU kernel, copies the
+// arguments the op writes back into the russet tensors (a sparse one takes
+// the CPU result's indices, values and sizes) and moves new results to the
+// device. Copies rather than aliases: sparse results are new tensors of a
+// size known only after the CPU kernel ran.
+#include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "torch/adapter.h"
+#include "torch/sparse/host.h"
+
+namespace russet {
+
+namespace {
+
+struct Staged {
+  at::Tensor orig, cpu;
+  bool write;
+};
+
+bool is_russet(const at::Tensor& t) { return t.defined() && t.device().type() == kDevice; }
+
+at::Tensor to_device(const at::Tensor& r, const std::vector<Staged>& staged, c10::Device target) {
+  if (!r.defined() || r.device().type() != at::kCPU) return r;
+  for (const Staged& s : staged)
+    if (s.write && r.unsafeGetTensorImpl() == s.cpu.unsafeGetTensorImpl()) return s.orig;  // in place, out=
+  return r.to(target);
+}
+
+}  // namespace
+
+void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  std::string name = schema.name();
+  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+  for (const auto& ret : schema.returns())
+    TORCH_CHECK(!ret.alias_info() || ret.alias_info()->isWrite(), "russet: view op ", name,
+                " has no native russet kernel for sparse tensors (views cannot run on the host)");
+  note_host_op(name);
+
+  const size_t nargs = schema.arguments().size();
+  const size_t first = stack->size() - nargs;
+  std::set<c10::DeviceIndex> devices;
+  std::optional<c10::Device> target;
+  std::vector<Staged> staged;
+  bool cpu_seen = false;  // a CPU tensor other than a 0-dim scalar: a device mismatch, as on CUDA
+  auto stage = [&](const at::Tensor& t, bool write) -> at::Tensor {
+    if (t.defined() && t.device().is_cpu() && (t.dim() > 0 || t.is_sparse())) cpu_seen = true;
+    if (!is_russet(t)) return t;
+    devices.insert(t.device().index());
+    at::Tensor cpu = t.to(at::kCPU);
+    staged.push_back({t, cpu, write});
+    return cpu;
+  };
+  for (size_t i = first; i < stack->size(); i++) {
+    c10::IValue& v = (*stack)[i];
+    const auto& arg = schema.arguments()[i - first];
+    const bool write = arg.alias_info() && arg.alias_info()->isWrite();
+    if (v.isTensor()) {
+      v = stage(v.toTensor(), write);
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); j++) list[j] = stage(list[j], write);
+      v = list;
+    } else if (v.isList()) {
+      auto list = v.toList();
+      for (size_t j = 0; j < list.size(); j++) {
+        c10::IValue e = list.get(j);
+        if (e.isTensor()) list.set(j, stage(e.toTensor(), write));
+      }
+      v = list;
+    } else if (v.isDevice() && v.toDevice().type() == kDevice) {
+      target = v.toDevice();
+      v = c10::Device(at::kCPU);
+    }
+  }
+  TORCH_CHECK(!cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
+              "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
+  TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
+              "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
+              static_cast<int>(*devices.rbegin()), "! (in ", name, ")");
+  if (!target) target = c10::Device(kDevice, devices.empty() ? current_device() : *devices.begin());
+  if (target->index() < 0) target = c10::Device(kDevice, current_device());
+  c10::DeviceGuard guard(*target);
+
+  op.callBoxed(stack);
+
+  for (const Staged& s : staged) {
+    if (!s.write) continue;
+    if (s.orig.is_sparse() || s.cpu.is_sparse()) {
+      s.orig.copy_(s.cpu);  // takes indices, values and sizes
+    } else {
+      if (!s.orig.sizes().equals(s.cpu.sizes())) s.orig.resize_(s.cpu.sizes());
+      s.orig.copy_(s.cpu);
+    }
+  }
+  for (size_t i = stack->size() - schema.returns().size(); i < stack->size(); i++) {
+    c10::IValue& v = (*stack)[i];
+    if (v.isTensor()) {
+      v = to_device(v.toTensor(), staged, *target);
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); j++) list[j] = to_device(list[j], staged, *target);
+      v = list;
+    }
+  }
+}
+
+TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
+}
+
+}  // namespace russet
