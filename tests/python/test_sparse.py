@@ -163,6 +163,29 @@ def test_scalar_products():
     same_sparse(r, s * -2, exact=False)
 
 
+@pytest.mark.parametrize("dense_dims", [0, 1])
+def test_mul_sparse_dense_and_mask(dense_dims):
+    s = rand_coo((6, 5, 3), 14, dense_dims=dense_dims)
+    d = torch.randn(6, 5, 3)
+    for got, exp in [(lambda: s.to(D) * d.to(D), s * d), (lambda: d.to(D) * s.to(D), d * s)]:
+        same_sparse(host_free(got), exp, exact=False, rtol=1e-6, atol=1e-6)
+    same_sparse(host_free(lambda: d.to(D).sparse_mask(s.coalesce().to(D))), d.sparse_mask(s.coalesce()))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_mul_sparse_sparse(dtype):
+    a = rand_coo((7, 6), 30, dtype)
+    b = rand_coo((7, 6), 25, dtype, seed=3)
+    got = host_free(lambda: a.to(D) * b.to(D))
+    assert got.is_coalesced()
+    # coalesced inputs: CPU's result has the same entries (uncoalesced, CPU
+    # keeps explicit zeros where only one side has an entry)
+    same_sparse(got, a.coalesce() * b.coalesce(), exact=False, rtol=1e-6, atol=1e-6)
+    assert_close(got.cpu().to_dense(), (a * b).to_dense(), rtol=1e-6, atol=1e-6)
+    empty = torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.int64), torch.zeros(0, dtype=dtype), (7, 6))
+    same_sparse(host_free(lambda: a.to(D) * empty.to(D)), a * empty)
+
+
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-5), (torch.float16, 1e-2), (torch.bfloat16, 3e-2)])
 def test_mm(dtype, tol):
     s = rand_coo((9, 7), 25, dtype)

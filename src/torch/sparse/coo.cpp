@@ -1,7 +1,8 @@
 // Sparse COO kernels that differ by device, on the C core's sparse engine
 // (russet/sparse.h; docs/sparse.md): coalesce, dense + sparse, sparse +
 // sparse, sparse * a 0-dim tensor, and sparse @ dense (addmm, which mm,
-// torch.sparse.mm and sparse matrix-vector products reach). Inputs the
+// torch.sparse.mm and sparse matrix-vector products reach), sparse * dense
+// and sparse * sparse (sparse_mask, SparseAdam, Adagrad). Inputs the
 // engine does not take (other dtypes, mixed dtypes, hybrid tensors in
 // products, shapes CPU rejects) run on the host through host.cpp's
 // fallback, counted, which also gives CPU's errors.
@@ -18,6 +19,10 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/mul_ops.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/index.h>
+#include <ATen/ops/result_type.h>
+#include <ATen/ops/searchsorted.h>
 #include <torch/library.h>
 
 #include "russet/sparse.h"
@@ -145,22 +150,72 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const at::Scalar& alpha
   return on_host<at::_ops::add_out>(self, other, alpha, out);
 }
 
-// ---- mul by a 0-dim tensor (s * 2.0, s / n through div's generic kernel)
+// ---- mul
+
+// the sparse dims' keys of a coalesced tensor (sorted, distinct)
+Tensor keys_of(const Tensor& t) {
+  Tensor keys = at::empty({t._nnz()}, t._indices().options());
+  const rs_tensor idx = describe(t._indices()), k = describe(keys);
+  const std::vector<int64_t> sizes = sparse_sizes(t);
+  check(rs_sparse_keys(current_stream_for(t), &idx, sizes.data(), &k));
+  return keys;
+}
+
+// sparse * dense of the same sizes: the sparse entries times the dense
+// elements at their indices (sparse_mask's way)
+Tensor mul_sparse_dense_values(const Tensor& sp, const Tensor& dense) {
+  const Tensor idx = sp._indices();
+  c10::List<std::optional<Tensor>> at_idx;
+  for (int64_t d = 0; d < sp.sparse_dim(); d++) at_idx.push_back(idx[d]);
+  return at::mul(sp._values(), dense.index(at_idx));
+}
+
+// sparse * sparse of the same sizes: the entries whose indices both hold
+// (coalesced: each side's keys are sorted, so a binary search finds the
+// other's entry)
+void mul_sparse_sparse(const Tensor& a_, const Tensor& b_, const Tensor& out) {
+  const Tensor a = a_.coalesce(), b = b_.coalesce();
+  Tensor indices, values;
+  if (a._nnz() == 0 || b._nnz() == 0) {
+    indices = at::empty({a.sparse_dim(), 0}, a._indices().options());
+    values = at::mul(a._values().narrow(0, 0, 0), b._values().narrow(0, 0, 0));
+  } else {
+    const Tensor ka = keys_of(a), kb = keys_of(b);
+    const Tensor pos = at::searchsorted(kb, ka).clamp_max_(b._nnz() - 1);
+    const Tensor hit = at::eq(kb.index_select(0, pos), ka).nonzero().squeeze(1);
+    indices = a._indices().index_select(1, hit);
+    values = at::mul(a._values().index_select(0, hit), b._values().index_select(0, pos.index_select(0, hit)));
+  }
+  if (values.scalar_type() != out.scalar_type()) values = values.to(out.scalar_type());
+  set_sparse(out, a.sizes(), a.sparse_dim(), indices, values, true);
+}
 
 Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
   const bool self_sparse = self.is_sparse();
   const Tensor& sp = self_sparse ? self : other;
   const Tensor& factor = self_sparse ? other : self;
-  if (!factor.is_sparse() && factor.dim() == 0 && out.is_sparse() && sp.device() == out.device()) {
+  const auto result_type = at::result_type(self, other);
+  const bool to_out = out.is_sparse() && out.scalar_type() == result_type && sp.device() == out.device();
+  if (to_out && !factor.is_sparse() && factor.dim() == 0) {  // s * 2.0, and s / n through div's generic kernel
     Tensor values = at::mul(sp._values(), factor);
-    if (values.scalar_type() == out.scalar_type()) {
-      if (out.is_same(sp)) {
-        sp._values().copy_(values);
-      } else {
-        set_sparse(out, sp.sizes(), sp.sparse_dim(), sp._indices().clone(), values, sp.is_coalesced());
-      }
-      return out;
+    if (out.is_same(sp)) {
+      sp._values().copy_(values);
+    } else {
+      set_sparse(out, sp.sizes(), sp.sparse_dim(), sp._indices().clone(), values, sp.is_coalesced());
     }
+    return out;
+  }
+  if (to_out && !factor.is_sparse() && factor.device() == sp.device() && factor.sizes().equals(sp.sizes())) {
+    Tensor values = mul_sparse_dense_values(sp, factor);
+    set_sparse(out, sp.sizes(), sp.sparse_dim(), out.is_same(sp) ? sp._indices() : sp._indices().clone(), values,
+               sp.is_coalesced());
+    return out;
+  }
+  if (to_out && self.is_sparse() && other.is_sparse() && self.device() == other.device() &&
+      self.sizes().equals(other.sizes()) && self.sparse_dim() == other.sparse_dim() && self.dense_dim() == 0 &&
+      other.dense_dim() == 0) {
+    mul_sparse_sparse(self, other, out);
+    return out;
   }
   return on_host<at::_ops::mul_out>(self, other, out);
 }
