@@ -4,9 +4,13 @@
 //   SP_INDICES (an entry of a coalesced result): the key back to indices;
 //   SP_CROW    (a row r in [0, M]): where row r starts among the sorted
 //              row indices, by binary search (CSR's row pointers);
+//   SP_ROWS    (an entry k): its row, the last r with crow[r] <= k (CSR's
+//              row pointers back to COO's row indices);
 //   SP_SPMM    (an output element (r, j)): its row's entries in order,
 //              acc += value * D[col, j]; out = beta t + alpha acc. No
-//              atomics: each output element has one writer.
+//              atomics: each output element has one writer. A column is
+//              indices[1][k]: COO's second row, or CSR's column indices
+//              passed with a dim stride of 0.
 //
 // Defines: MODE, DT (SPMM: the values' dtype).
 #version 460
@@ -67,6 +71,17 @@ void main() {
             else hi = mid;
         }
         RsI64(pc.out_ + 8UL * e).v = lo;
+    }
+#elif MODE == SP_ROWS
+    const int64_t nnz = sp(SP_NNZ), rows = sp(SP_M);
+    RS_FOR_EACH(e, uint64_t(nnz)) {
+        int64_t lo = 0L, hi = rows + 1L;  // the first r with crow[r] > e, less one
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) >> 1;
+            if (RsI64(pc.crow + 8UL * uint64_t(mid)).v <= int64_t(e)) lo = mid + 1L;
+            else hi = mid;
+        }
+        RsI64(pc.out_ + 8UL * e).v = lo - 1L;
     }
 #else
     const int64_t M = sp(SP_M), N = sp(SP_N), vs = sp(SP_VS);

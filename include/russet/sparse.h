@@ -55,8 +55,18 @@ RS_API void rs_sparse_coalesce_release(rs_stream *s, rs_sparse_coalesce *c);
 RS_API rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_tensor *values,
                                      int has_alpha, rs_scalar alpha, const rs_tensor *dense);
 
-/* out (M, N) = beta * t + alpha * S @ D for a coalesced 2-D COO S (M, K)
- * (indices (2, nnz), rows sorted; values (nnz)) and D (K, N): each
+/* Row pointers and row indices (CSR <-> COO): crow[r] (int64, M + 1,
+ * contiguous) = the first entry of row r or later among the sorted row
+ * indices `rows` (int64, nnz, any stride); and back, rows[k] (int64, nnz,
+ * contiguous) = the row of entry k under crow (int64, M + 1, contiguous,
+ * non-decreasing from 0 to nnz). */
+RS_API rs_status rs_sparse_rows_to_crow(rs_stream *s, const rs_tensor *rows, const rs_tensor *crow);
+RS_API rs_status rs_sparse_crow_to_rows(rs_stream *s, const rs_tensor *crow, const rs_tensor *rows);
+
+/* out (M, N) = beta * t + alpha * S @ D for a 2-D S (M, K) and D (K, N):
+ * COO (crow NULL; indices (2, nnz), coalesced: rows sorted) or CSR (crow
+ * the row starts, int64 (M + 1) contiguous; indices the column indices,
+ * int64 (nnz)); values (nnz). Each
  * output element sums its row's entries in order, in the opmath type
  * (float for float16/bfloat16), no atomics. beta == 0 ignores t (NaN
  * included), as addmm does; t may be NULL then. Any strides; out must not
@@ -64,6 +74,7 @@ RS_API rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, con
  * RS_ERR_UNSUPPORTED). */
 typedef struct rs_sparse_mm {
     rs_tensor indices, values, dense, out;
+    const rs_tensor *crow;  /* CSR; NULL for COO */
     const rs_tensor *t;
     double alpha, beta;
 } rs_sparse_mm;

@@ -7,8 +7,8 @@
     uint64_t values;     /* SPMM: (nnz) */ \
     uint64_t dense;      /* SPMM: D (K, N) */ \
     uint64_t self_;      /* SPMM: t (M, N), beta's addend */ \
-    uint64_t crow;       /* SPMM: row starts (M + 1) int64 */ \
-    uint64_t out_;       /* KEYS: (nnz) int64; INDICES: (sparse_dim, nnz) int64; CROW: (M + 1); SPMM: (M, N) */ \
+    uint64_t crow;       /* SPMM, ROWS: row starts (M + 1) int64, contiguous */ \
+    uint64_t out_;       /* KEYS, ROWS: (nnz) int64; INDICES: (sparse_dim, nnz) int64; CROW: (M + 1); SPMM: (M, N) */ \
     uint64_t params;     /* SP_ slots of int64 */
 
 /* modes */
@@ -16,6 +16,7 @@
 #define SP_INDICES 1     /* keys back to contiguous indices */
 #define SP_CROW 2        /* out[r] = the first entry of row r or later, r in [0, M] (rows sorted) */
 #define SP_SPMM 3        /* out = beta t + alpha S @ D, S's rows by crow */
+#define SP_ROWS 4        /* out[k] = the row of entry k: the last r with crow[r] <= k */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */

@@ -3,7 +3,8 @@
  * unique's stable sort and runs, the keys back to indices, and index_add's
  * in-order sum of the values; sparse + dense is the keys and index_add;
  * sparse @ dense finds each row's entries by binary search and sums them
- * in order, one writer an output element. */
+ * in order, one writer an output element (COO's rows found by binary
+ * search first; CSR brings them). */
 #include <stdio.h>
 #include <string.h>
 
@@ -198,39 +199,84 @@ rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_t
     return st;
 }
 
+static int is_int64_vec(const rs_tensor *t) { return t->dtype == RS_INT64 && t->ndim == 1; }
+
+rs_status rs_sparse_rows_to_crow(rs_stream *s, const rs_tensor *rows, const rs_tensor *crow) {
+    static const char *name = "sparse_rows_to_crow";
+    if (!s || !rows || !crow) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    if (!is_int64_vec(rows) || !is_int64_vec(crow) || crow->sizes[0] < 1 || !rs_tensor_is_contiguous(crow))
+        return rs_error(RS_ERR_INVALID, "%s: rows (int64, nnz) and crow (int64, M + 1, contiguous)", name);
+    const int64_t nnz = rows->sizes[0], M = crow->sizes[0] - 1;
+    int64_t *q;
+    uint64_t addr;
+    rs_status st = params_begin(s, NULL, nnz, &q, &addr);
+    if (st) return st;
+    q[SP_M] = M, q[SP_IS] = 0, q[SP_IS + 1] = rows->strides[0];
+    sparse_push pc = {.indices = rows->address, .out_ = crow->address, .params = addr};
+    rs_access acc[2] = {rs_tensor_access(rows, 0), rs_tensor_access(crow, 1)};
+    return launch(s, SP_CROW, RS_INT64, (uint64_t)(M + 1), &pc, acc, 2);
+}
+
+rs_status rs_sparse_crow_to_rows(rs_stream *s, const rs_tensor *crow, const rs_tensor *rows) {
+    static const char *name = "sparse_crow_to_rows";
+    if (!s || !rows || !crow) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    if (!is_int64_vec(rows) || !is_int64_vec(crow) || crow->sizes[0] < 1 || !rs_tensor_is_contiguous(crow) ||
+        !rs_tensor_is_contiguous(rows))
+        return rs_error(RS_ERR_INVALID, "%s: crow (int64, M + 1) and rows (int64, nnz), contiguous", name);
+    const int64_t nnz = rows->sizes[0];
+    if (nnz == 0) return RS_OK;
+    int64_t *q;
+    uint64_t addr;
+    rs_status st = params_begin(s, NULL, nnz, &q, &addr);
+    if (st) return st;
+    q[SP_M] = crow->sizes[0] - 1;
+    sparse_push pc = {.crow = crow->address, .out_ = rows->address, .params = addr};
+    rs_access acc[2] = {rs_tensor_access(crow, 0), rs_tensor_access(rows, 1)};
+    return launch(s, SP_ROWS, RS_INT64, (uint64_t)nnz, &pc, acc, 2);
+}
+
 rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p) {
     static const char *name = "sparse_mm";
     if (!s || !p) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
-    rs_status st = check_indices(name, &p->indices);
+    const int csr = p->crow != NULL;
+    rs_status st = csr ? RS_OK : check_indices(name, &p->indices);
     if (st) return st;
+    if (csr && (!is_int64_vec(&p->indices) || !is_int64_vec(p->crow) || !rs_tensor_is_contiguous(p->crow) ||
+                p->crow->sizes[0] != p->out.sizes[0] + 1))
+        return rs_error(RS_ERR_INVALID, "%s: CSR needs crow (int64, M + 1, contiguous) and column indices (int64, "
+                        "nnz)", name);
     const rs_dtype dt = p->values.dtype;
     if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
     if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
                         "lacks", name);
-    const int64_t nnz = p->indices.sizes[1], M = p->out.sizes[0], N = p->out.sizes[1], K = p->dense.sizes[0];
+    const int64_t nnz = csr ? p->indices.sizes[0] : p->indices.sizes[1];
+    const int64_t M = p->out.sizes[0], N = p->out.sizes[1];
     const int with_t = p->beta != 0.0;
-    if (p->indices.sizes[0] != 2 || p->values.ndim != 1 || p->values.sizes[0] != nnz || p->dense.ndim != 2 ||
-        p->out.ndim != 2 || p->dense.sizes[1] != N || p->dense.dtype != dt || p->out.dtype != dt ||
+    if ((!csr && p->indices.sizes[0] != 2) || p->values.ndim != 1 || p->values.sizes[0] != nnz ||
+        p->dense.ndim != 2 || p->out.ndim != 2 || p->dense.sizes[1] != N || p->dense.dtype != dt ||
+        p->out.dtype != dt ||
         (with_t && (!p->t || p->t->ndim != 2 || p->t->sizes[0] != M || p->t->sizes[1] != N || p->t->dtype != dt)))
-        return rs_error(RS_ERR_INVALID, "%s: expected indices (2, nnz), values (nnz), D (K, N), out and t (M, N) of "
-                        "one dtype", name);
-    (void)K;
+        return rs_error(RS_ERR_INVALID, "%s: expected indices (2, nnz) or CSR's, values (nnz), D (K, N), out and t "
+                        "(M, N) of one dtype", name);
     if (M * N == 0) return RS_OK;
     rs_scratch sc = {.s = s};
-    uint64_t crow = 0;
-    if ((st = rs_scratch_take(&sc, 8u * (uint64_t)(M + 1), &crow))) return st;
+    rs_tensor crow_t;
+    if (csr) {
+        crow_t = *p->crow;
+    } else { /* COO: the rows' starts first */
+        uint64_t crow = 0;
+        if ((st = rs_scratch_take(&sc, 8u * (uint64_t)(M + 1), &crow))) return st;
+        crow_t = rs_tensor_vec(crow, RS_INT64, M + 1);
+        rs_tensor rows = p->indices;
+        rows.ndim = 1, rows.sizes[0] = nnz, rows.strides[0] = p->indices.strides[1];
+        if ((st = rs_sparse_rows_to_crow(s, &rows, &crow_t))) goto done;
+    }
     int64_t *q;
     uint64_t addr;
-    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
-    q[SP_M] = M;
-    sparse_push pc = {.indices = p->indices.address, .out_ = crow, .params = addr};
-    const rs_tensor crow_t = rs_tensor_vec(crow, RS_INT64, M + 1);
-    rs_access a1[2] = {rs_tensor_access(&p->indices, 0), rs_tensor_access(&crow_t, 1)};
-    if ((st = launch(s, SP_CROW, RS_INT64, (uint64_t)(M + 1), &pc, a1, 2))) goto done;
-
-    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
+    if ((st = params_begin(s, csr ? NULL : &p->indices, nnz, &q, &addr))) goto done;
+    if (csr) q[SP_IS] = 0, q[SP_IS + 1] = p->indices.strides[0]; /* indices[1][k] = col[k] */
     q[SP_M] = M, q[SP_N] = N, q[SP_VS] = p->values.strides[0];
     q[SP_DS] = p->dense.strides[0], q[SP_DS + 1] = p->dense.strides[1];
     q[SP_OS] = p->out.strides[0], q[SP_OS + 1] = p->out.strides[1];
@@ -238,16 +284,17 @@ rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p) {
     q[SP_ALPHA] = rs_opmath_slot_bits(dt, p->alpha);
     q[SP_BETA] = rs_opmath_slot_bits(dt, p->beta);
     sparse_push mm = {.indices = p->indices.address, .values = p->values.address, .dense = p->dense.address,
-                      .self_ = with_t ? p->t->address : 0, .crow = crow, .out_ = p->out.address, .params = addr};
-    rs_access a2[6];
+                      .self_ = with_t ? p->t->address : 0, .crow = crow_t.address, .out_ = p->out.address,
+                      .params = addr};
+    rs_access acc[6];
     int na = 0;
-    a2[na++] = rs_tensor_access(&p->indices, 0);
-    a2[na++] = rs_tensor_access(&p->values, 0);
-    a2[na++] = rs_tensor_access(&p->dense, 0);
-    a2[na++] = rs_tensor_access(&crow_t, 0);
-    if (with_t) a2[na++] = rs_tensor_access(p->t, 0);
-    a2[na++] = rs_tensor_access(&p->out, 1);
-    st = launch(s, SP_SPMM, dt, (uint64_t)(M * N), &mm, a2, na);
+    acc[na++] = rs_tensor_access(&p->indices, 0);
+    acc[na++] = rs_tensor_access(&p->values, 0);
+    acc[na++] = rs_tensor_access(&p->dense, 0);
+    acc[na++] = rs_tensor_access(&crow_t, 0);
+    if (with_t) acc[na++] = rs_tensor_access(p->t, 0);
+    acc[na++] = rs_tensor_access(&p->out, 1);
+    st = launch(s, SP_SPMM, dt, (uint64_t)(M * N), &mm, acc, na);
 done:
     rs_scratch_release(&sc);
     return st;

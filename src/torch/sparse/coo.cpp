@@ -28,7 +28,7 @@
 #include "russet/sparse.h"
 #include "torch/adapter.h"
 #include "torch/scalar_slot.h"
-#include "torch/sparse/host.h"
+#include "torch/sparse/sparse.h"
 
 namespace russet {
 namespace {
@@ -225,10 +225,8 @@ Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
 bool mm_natively(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const Tensor* out) {
   const auto dt = mat1.scalar_type();
   if (!mat1.is_sparse() || mat2.is_sparse() || t.is_sparse() || mat1.sparse_dim() != 2 || mat1.dense_dim() != 0 ||
-      mat2.dim() != 2 || mat2.size(0) != mat1.size(1) || mat2.scalar_type() != dt || t.scalar_type() != dt)
-    return false;
-  if (dt != at::kFloat && dt != at::kHalf && dt != at::kBFloat16 &&
-      !(dt == at::kDouble && rs_device_features(device(mat1.device().index()))->has_fp64))
+      mat2.dim() != 2 || mat2.size(0) != mat1.size(1) || mat2.scalar_type() != dt || t.scalar_type() != dt ||
+      !sparse_mm_dtype(mat1))
     return false;
   if (out && (out->is_sparse() || out->scalar_type() != dt)) return false;
   if (!same_device({&t, &mat1, &mat2}) || (out && out->device() != mat1.device())) return false;
@@ -238,30 +236,15 @@ bool mm_natively(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const 
 void addmm_into(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
                 const at::Scalar& alpha, const Tensor& out) {
   const Tensor s = mat1.is_coalesced() ? mat1 : mat1.coalesce();
-  const int64_t M = mat1.size(0), N = mat2.size(1);
-  const Tensor te = t.expand({M, N});
-  // the kernel reads t and writes out element by element; anything else
-  // that shares out's memory goes through a temporary
-  const bool alone = !out.is_same(mat2) && (out.is_same(t) || !out.storage().is_alias_of(t.storage())) &&
-                     !out.storage().is_alias_of(mat2.storage());
-  Tensor dst = alone ? out : at::empty({M, N}, out.options());
   rs_sparse_mm p{};
   p.indices = describe(s._indices());
   p.values = describe(s._values());
-  p.dense = describe(mat2);
-  p.out = describe(dst);
-  const rs_tensor td = describe(te);
-  p.t = &td;
-  p.alpha = alpha.toDouble();
-  p.beta = beta.toDouble();
-  check(rs_sparse_mm_run(current_stream_for(out), &p));
-  if (!alone) out.copy_(dst);
+  sparse_mm_into(p, mat1.size(0), t, mat2, beta, alpha, out);
 }
 
 Tensor& addmm_out(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
                   const at::Scalar& alpha, Tensor& out) {
   if (!mm_natively(t, mat1, mat2, &out)) return on_host<at::_ops::addmm_out>(t, mat1, mat2, beta, alpha, out);
-  at::native::resize_output(out, {mat1.size(0), mat2.size(1)});
   addmm_into(t, mat1, mat2, beta, alpha, out);
   return out;
 }
@@ -282,6 +265,32 @@ Tensor& addmm_(Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scal
 }
 
 }  // namespace
+
+bool sparse_mm_dtype(const Tensor& mat1) {
+  const auto dt = mat1.scalar_type();
+  return dt == at::kFloat || dt == at::kHalf || dt == at::kBFloat16 ||
+         (dt == at::kDouble && rs_device_features(device(mat1.device().index()))->has_fp64);
+}
+
+void sparse_mm_into(rs_sparse_mm& p, int64_t M, const Tensor& t, const Tensor& mat2, const at::Scalar& beta,
+                    const at::Scalar& alpha, const Tensor& out) {
+  const int64_t N = mat2.size(1);
+  const Tensor te = t.expand({M, N});
+  // the kernel reads t and writes out element by element; anything else
+  // that shares out's memory goes through a temporary
+  const bool alone = !out.is_same(mat2) && (out.is_same(t) || !out.storage().is_alias_of(t.storage())) &&
+                     !out.storage().is_alias_of(mat2.storage());
+  if (!out.is_same(t)) at::native::resize_output(out, {M, N});
+  Tensor dst = alone ? out : at::empty({M, N}, out.options());
+  p.dense = describe(mat2);
+  p.out = describe(dst);
+  const rs_tensor td = describe(te);
+  p.t = &td;
+  p.alpha = alpha.toDouble();
+  p.beta = beta.toDouble();
+  check(rs_sparse_mm_run(current_stream_for(out), &p));
+  if (!alone) out.copy_(dst);
+}
 
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("_coalesce", TORCH_FN(coalesce));

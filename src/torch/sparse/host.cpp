@@ -1,13 +1,15 @@
-// Host execution for sparse tensors: the boxed fallback of the
-// SparsePrivateUse1 key, for the sparse ops that have no russet kernel yet.
+// Host execution for sparse and nested tensors: the boxed fallback of the
+// SparsePrivateUse1, SparseCsrPrivateUse1 and NestedTensorPrivateUse1 keys,
+// for the ops of those layouts that have no russet kernel yet.
 //
 // Like the dense fallback (runtime/host_exec.cpp) it is counted and obeys
 // RUSSET_HOST_OPS. It copies every russet argument to the CPU (a sparse
-// tensor as its indices and values), runs PyTorch's CPU kernel, copies the
-// arguments the op writes back into the russet tensors (a sparse one takes
-// the CPU result's indices, values and sizes) and moves new results to the
-// device. Copies rather than aliases: sparse results are new tensors of a
-// size known only after the CPU kernel ran.
+// tensor as its indices and values, a nested one as its buffer and
+// metadata), runs PyTorch's CPU kernel, copies the arguments the op writes
+// back into the russet tensors (a sparse one takes the CPU result's indices,
+// values and sizes) and moves new results to the device. Copies rather than
+// aliases: such results are new tensors of a size known only after the CPU
+// kernel ran.
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -18,7 +20,7 @@
 #include <vector>
 
 #include "torch/adapter.h"
-#include "torch/sparse/host.h"
+#include "torch/sparse/sparse.h"
 
 namespace russet {
 
@@ -46,7 +48,7 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
   for (const auto& ret : schema.returns())
     TORCH_CHECK(!ret.alias_info() || ret.alias_info()->isWrite(), "russet: view op ", name,
-                " has no native russet kernel for sparse tensors (views cannot run on the host)");
+                " has no native russet kernel for this layout (views cannot run on the host)");
   note_host_op(name);
 
   const size_t nargs = schema.arguments().size();
@@ -98,8 +100,8 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
 
   for (const Staged& s : staged) {
     if (!s.write) continue;
-    if (s.orig.is_sparse() || s.cpu.is_sparse()) {
-      s.orig.copy_(s.cpu);  // takes indices, values and sizes
+    if (s.orig.layout() != at::kStrided || s.orig.is_nested()) {
+      s.orig.copy_(s.cpu);  // a sparse tensor takes indices, values and sizes
     } else {
       if (!s.orig.sizes().equals(s.cpu.sizes())) s.orig.resize_(s.cpu.sizes());
       s.orig.copy_(s.cpu);
@@ -118,6 +120,12 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
 }
 
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
+}
+TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
+}
+TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
 }
 

@@ -1,0 +1,117 @@
+// Compressed sparse tensors (CSR, CSC, BSR, BSC) on russet: the kernels that
+// differ by device, on the C core's sparse engine (russet/sparse.h;
+// docs/sparse.md): the row pointers from COO's row indices and back (every
+// conversion between layouts goes through these), and CSR @ dense (addmm,
+// which mm, matmul and `@` reach). The device-generic kernels are in
+// generic.cpp; other inputs (batched tensors, blocks, CSC products, other
+// dtypes) run on the host, counted (host.cpp).
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_convert_indices_from_coo_to_csr_ops.h>
+#include <ATen/ops/_convert_indices_from_csr_to_coo_ops.h>
+#include <ATen/ops/addmm_ops.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+#include "russet/sparse.h"
+#include "torch/adapter.h"
+#include "torch/sparse/sparse.h"
+
+namespace russet {
+
+void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);  // runtime/host_exec.cpp
+
+namespace {
+
+using at::Tensor;
+
+Tensor as_int64(const Tensor& t) { return t.scalar_type() == at::kLong ? t : t.to(at::kLong); }
+
+// writes an int64 result into out (int32 or int64)
+void store(const Tensor& out, const Tensor& r) {
+  if (!out.is_same(r)) out.copy_(r);
+}
+
+Tensor& coo_to_csr_out(const Tensor& rows, int64_t size, bool out_int32, Tensor& out) {
+  const auto dt = out_int32 ? at::kInt : at::kLong;
+  if (rows.dim() != 1 || rows.device() != out.device() || out.scalar_type() != dt ||
+      (rows.scalar_type() != at::kInt && rows.scalar_type() != at::kLong) || size < 0)
+    return at::native::call_fallback_fn<&host_fallback, at::_ops::_convert_indices_from_coo_to_csr_out>::call(
+        rows, size, out_int32, out);
+  at::native::resize_output(out, {size + 1});
+  Tensor crow = out_int32 || !out.is_contiguous() ? at::empty({size + 1}, rows.options().dtype(at::kLong)) : out;
+  const Tensor r64 = as_int64(rows);
+  const rs_tensor rt = describe(r64), ct = describe(crow);
+  check(rs_sparse_rows_to_crow(current_stream_for(rows), &rt, &ct));
+  store(out, crow);
+  return out;
+}
+
+Tensor coo_to_csr(const Tensor& rows, int64_t size, bool out_int32) {
+  Tensor out = at::empty({0}, rows.options().dtype(out_int32 ? at::kInt : at::kLong));
+  return coo_to_csr_out(rows, size, out_int32, out);
+}
+
+Tensor& csr_to_coo_out(const Tensor& crow, const Tensor& col, bool out_int32, bool transpose, Tensor& out) {
+  const auto dt = out_int32 ? at::kInt : at::kLong;
+  if (crow.dim() != 1 || col.dim() != 1 || crow.numel() < 1 || crow.device() != out.device() ||
+      col.device() != out.device() || out.scalar_type() != dt)
+    return at::native::call_fallback_fn<&host_fallback, at::_ops::_convert_indices_from_csr_to_coo_out>::call(
+        crow, col, out_int32, transpose, out);
+  const int64_t nnz = col.numel();
+  at::native::resize_output(out, {2, nnz});
+  Tensor rows = at::empty({nnz}, crow.options().dtype(at::kLong));
+  const Tensor c64 = as_int64(crow).contiguous();
+  const rs_tensor ct = describe(c64), rt = describe(rows);
+  check(rs_sparse_crow_to_rows(current_stream_for(crow), &ct, &rt));
+  out.select(0, transpose ? 1 : 0).copy_(rows);
+  out.select(0, transpose ? 0 : 1).copy_(col);
+  return out;
+}
+
+Tensor csr_to_coo(const Tensor& crow, const Tensor& col, bool out_int32, bool transpose) {
+  Tensor out = at::empty({0}, crow.options().dtype(out_int32 ? at::kInt : at::kLong));
+  return csr_to_coo_out(crow, col, out_int32, transpose, out);
+}
+
+// ---- addmm: t dense, mat1 CSR (M, K), mat2 dense (K, N)
+
+bool csr_mm_natively(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const Tensor& out) {
+  const auto dt = mat1.scalar_type();
+  if (mat1.layout() != at::kSparseCsr || mat1.dim() != 2 || mat2.layout() != at::kStrided || mat2.dim() != 2 ||
+      t.layout() != at::kStrided || out.layout() != at::kStrided || mat2.size(0) != mat1.size(1) ||
+      mat2.scalar_type() != dt || t.scalar_type() != dt || out.scalar_type() != dt || !sparse_mm_dtype(mat1))
+    return false;
+  const auto d = mat1.device();
+  if (d.type() != kDevice || t.device() != d || mat2.device() != d || out.device() != d) return false;
+  return at::is_expandable_to(t.sizes(), {mat1.size(0), mat2.size(1)});
+}
+
+Tensor& addmm_out(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+                  const at::Scalar& alpha, Tensor& out) {
+  if (!csr_mm_natively(t, mat1, mat2, out))
+    return at::native::call_fallback_fn<&sparse_host_fallback, at::_ops::addmm_out>::call(t, mat1, mat2, beta,
+                                                                                          alpha, out);
+  const Tensor crow = as_int64(mat1.crow_indices()).contiguous(), col = as_int64(mat1.col_indices());
+  rs_sparse_mm p{};
+  p.indices = describe(col);
+  p.values = describe(mat1.values());
+  const rs_tensor ct = describe(crow);
+  p.crow = &ct;
+  sparse_mm_into(p, mat1.size(0), t, mat2, beta, alpha, out);
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_convert_indices_from_coo_to_csr", TORCH_FN(coo_to_csr));
+  m.impl("_convert_indices_from_coo_to_csr.out", TORCH_FN(coo_to_csr_out));
+  m.impl("_convert_indices_from_csr_to_coo", TORCH_FN(csr_to_coo));
+  m.impl("_convert_indices_from_csr_to_coo.out", TORCH_FN(csr_to_coo_out));
+}
+
+TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) { m.impl("addmm.out", TORCH_FN(addmm_out)); }
+
+}  // namespace russet

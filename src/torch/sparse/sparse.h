@@ -1,0 +1,27 @@
+// What the sparse adapter files share: the host fallback of the sparse and
+// nested keys (host.cpp), for kernels that hand inputs they do not take to
+// the host themselves (at::native::call_fallback_fn), and the sparse @ dense
+// launch that COO and CSR products share (coo.cpp).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include "russet/sparse.h"
+
+namespace russet {
+
+void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// out (M, N) = beta t + alpha S @ mat2, where p holds S (indices, values,
+// and crow for CSR); t broadcasts to (M, N); out is resized (unless it is
+// t). Memory that out shares with an input other than t itself goes
+// through a temporary.
+void sparse_mm_into(rs_sparse_mm& p, int64_t M, const at::Tensor& t, const at::Tensor& mat2, const at::Scalar& beta,
+                    const at::Scalar& alpha, const at::Tensor& out);
+
+// whether a sparse @ dense product of these dtypes has a kernel here
+bool sparse_mm_dtype(const at::Tensor& mat1);
+
+}  // namespace russet
