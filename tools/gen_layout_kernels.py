@@ -64,6 +64,13 @@ HEADER = {
 """,
 }
 
+# kernels one device registers that are device-generic in fact (CPU's
+# to_padded_tensor is named so; bmm_nested and the nested softmax run
+# dense ops on the components)
+EXTRA = {"NestedTensorPrivateUse1": [("to_padded_tensor", "NestedTensor_to_padded_tensor_generic"),
+                                     ("bmm", "bmm_nested"),
+                                     ("_nested_tensor_softmax_with_shape", "NestedTensor_softmax_dropout")]}
+
 OVERRIDES = {}  # (schema name, kernel) -> explicit signature "ret (*)(args)"
 
 
@@ -147,9 +154,13 @@ def main():
             for k, v in f.get("dispatch", {}).items():
                 for kk in k.split(","):
                     m[kk.strip()] = v
+            name = f["func"].split("(")[0]
             if cuda in m and m.get(cpu) == m[cuda]:
-                name = f["func"].split("(")[0]
                 lines.append(impl_line(name, m[cuda], f["func"]))
+            for extra, fn in EXTRA.get(key, []):
+                if name == extra:
+                    assert m.get(cpu) == fn, (name, m.get(cpu))
+                    lines.append(impl_line(name, fn, f["func"]))
         files.setdefault(out, []).append((key, lines))
     dense = []
     for f in entries:

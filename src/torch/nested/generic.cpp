@@ -10,6 +10,7 @@
 #include <ATen/ops/_nested_from_padded_and_nested_example_native.h>
 #include <ATen/ops/_nested_select_backward_native.h>
 #include <ATen/ops/_nested_tensor_size_native.h>
+#include <ATen/ops/_nested_tensor_softmax_with_shape_native.h>
 #include <ATen/ops/_nested_tensor_storage_offsets_native.h>
 #include <ATen/ops/_nested_tensor_strides_native.h>
 #include <ATen/ops/_safe_softmax_native.h>
@@ -22,6 +23,7 @@
 #include <ATen/ops/add_native.h>
 #include <ATen/ops/alias_native.h>
 #include <ATen/ops/all_native.h>
+#include <ATen/ops/bmm_native.h>
 #include <ATen/ops/cat_native.h>
 #include <ATen/ops/chunk_native.h>
 #include <ATen/ops/clone_native.h>
@@ -69,6 +71,7 @@
 #include <ATen/ops/sub_native.h>
 #include <ATen/ops/tanh_native.h>
 #include <ATen/ops/threshold_backward_native.h>
+#include <ATen/ops/to_padded_tensor_native.h>
 #include <ATen/ops/transpose_native.h>
 #include <ATen/ops/unbind_native.h>
 #include <ATen/ops/unsqueeze_native.h>
@@ -93,6 +96,7 @@ TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
   m.impl("all.dim", TORCH_FN(at::native::NestedTensor_all));
   m.impl("logical_not", TORCH_FN(at::native::NestedTensor_logical_not));
   m.impl("logical_not_", TORCH_FN(at::native::NestedTensor_logical_not_));
+  m.impl("bmm", TORCH_FN(at::native::bmm_nested));
   m.impl("cat", TORCH_FN(at::native::cat_nested));
   m.impl("chunk", TORCH_FN(at::native::chunk_nested_tensor));
   m.impl("copy_", TORCH_FN(at::native::copy_nested_));
@@ -170,6 +174,8 @@ TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
   m.impl("isneginf", TORCH_FN(at::native::NestedTensor_isneginf));
   m.impl("_test_autograd_multiple_dispatch.fullcoverage", TORCH_FN(at::native::_test_autograd_multiple_dispatch_fullcoverage));
   m.impl("_test_autograd_multiple_dispatch.ntonly", TORCH_FN(at::native::_test_autograd_multiple_dispatch_ntonly));
+  m.impl("to_padded_tensor", TORCH_FN(at::native::NestedTensor_to_padded_tensor_generic));
+  m.impl("_nested_tensor_softmax_with_shape", TORCH_FN(at::native::NestedTensor_softmax_dropout));
   m.impl("_safe_softmax", TORCH_FN(at::native::_safe_softmax));
   m.impl("_transformer_encoder_layer_fwd", TORCH_FN(at::native::transformer_encoder_layer_forward));
 }
