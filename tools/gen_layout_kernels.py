@@ -69,7 +69,9 @@ HEADER = {
 # dense ops on the components)
 EXTRA = {"NestedTensorPrivateUse1": [("to_padded_tensor", "NestedTensor_to_padded_tensor_generic"),
                                      ("bmm", "bmm_nested"),
-                                     ("_nested_tensor_softmax_with_shape", "NestedTensor_softmax_dropout")]}
+                                     ("_nested_tensor_softmax_with_shape", "NestedTensor_softmax_dropout")],
+         # dense inputs, nested result (to_padded_tensor's backward)
+         "PrivateUse1": [("_nested_from_padded", "nested_from_padded_generic")]}
 
 OVERRIDES = {}  # (schema name, kernel) -> explicit signature "ret (*)(args)"
 
@@ -170,6 +172,15 @@ def main():
             assert m.get("CPU") == m.get("CUDA"), name
             dense.append(impl_line(name, m["CPU"], f["func"]))
     files["src/torch/sparse/generic.cpp"].append(("PrivateUse1", dense))
+    nested_dense = []
+    for f in entries:
+        name = f["func"].split("(")[0]
+        for extra, fn in EXTRA["PrivateUse1"]:
+            if name == extra:
+                m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
+                assert m.get("CPU") == fn, (name, m.get("CPU"))
+                nested_dense.append(impl_line(name, fn, f["func"]))
+    files["src/torch/nested/generic.cpp"].append(("PrivateUse1", nested_dense))
     for out, blocks in files.items():
         bases = sorted({b for _, lines in blocks for b, _ in lines})
         text = HEADER[out].format(version=VERSION)

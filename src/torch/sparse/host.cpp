@@ -40,9 +40,9 @@ at::Tensor to_device(const at::Tensor& r, const std::vector<Staged>& staged, c10
   return r.to(target);
 }
 
-}  // namespace
-
-void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+// cpu_args: CPU tensors of any size may come in (nested tensors' sizes and
+// offsets are CPU tensors); else, as on CUDA, only 0-dim CPU scalars
+void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* stack, bool cpu_args) {
   const auto& schema = op.schema();
   std::string name = schema.name();
   if (!schema.overload_name().empty()) name += "." + schema.overload_name();
@@ -87,7 +87,7 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
       v = c10::Device(at::kCPU);
     }
   }
-  TORCH_CHECK(!cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
+  TORCH_CHECK(cpu_args || !cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
               "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
   TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
               "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
@@ -119,6 +119,16 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
   }
 }
 
+void nested_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  host_fallback_for_layout(op, stack, true);
+}
+
+}  // namespace
+
+void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  host_fallback_for_layout(op, stack, false);
+}
+
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
 }
@@ -126,7 +136,7 @@ TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
 }
 TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&sparse_host_fallback>());
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&nested_host_fallback>());
 }
 
 }  // namespace russet

@@ -1,0 +1,106 @@
+"""Strided nested tensors on russet (src/torch/nested/generic.cpp: PyTorch's
+device-generic NestedTensor kernels over russet's dense ops) against
+PyTorch CPU, component by component: moves both ways, construction from
+russet tensors, pointwise ops, linear layers, softmax, matmul/bmm, padding,
+a transformer encoder layer's fast path where torch takes it, and host
+execution counted for what has no kernel."""
+
+import warnings
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from opinfo_check import host_free
+
+D = "russet"
+warnings.filterwarnings("ignore", message="The PyTorch API of nested tensors is in prototype stage")
+
+
+def components(seed=0, dims=(3,), lens=(2, 5, 1), dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(n, *dims, generator=g).to(dtype) for n in lens]
+
+
+def same(got, exp, **tol):
+    assert got.is_nested and got.device.type == D
+    gs, es = got.unbind(), exp.unbind()
+    assert len(gs) == len(es)
+    for g, e in zip(gs, es):
+        assert_close(g.cpu(), e, **tol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64])
+def test_round_trip_and_construction(dtype):
+    parts = components(dtype=dtype)
+    nt = torch.nested.nested_tensor(parts)
+    r = host_free(lambda: nt.to(D))
+    same(r, nt, rtol=0, atol=0)
+    assert torch.equal(r.cpu().to_padded_tensor(0), nt.to_padded_tensor(0))
+    made = host_free(lambda: torch.nested.nested_tensor([p.to(D) for p in parts]))
+    same(made, nt, rtol=0, atol=0)
+
+
+def test_pointwise():
+    nt = torch.nested.nested_tensor(components())
+    other = torch.nested.nested_tensor(components(seed=1))
+    r, o = nt.to(D), other.to(D)
+    for f in (torch.sin, torch.relu, torch.nn.functional.gelu, lambda x: x * 2 + 1, lambda x: x + x,
+              lambda x: x.abs().sqrt()):
+        same(host_free(lambda: f(r)), f(nt), rtol=1e-5, atol=1e-5)
+    same(host_free(lambda: r * o), nt * other, rtol=1e-6, atol=1e-6)
+    same(host_free(lambda: r - o), nt - other, rtol=1e-6, atol=1e-6)
+
+
+def test_linear_softmax_matmul_and_padding():
+    nt = torch.nested.nested_tensor(components(dims=(4,)))
+    r = nt.to(D)
+    lin = torch.nn.Linear(4, 6)
+    lin_r = torch.nn.Linear(4, 6).to(D)
+    lin_r.load_state_dict(lin.state_dict())
+    with torch.no_grad():
+        same(host_free(lambda: lin_r(r)), lin(nt), rtol=1e-5, atol=1e-5)
+    same(host_free(lambda: torch.softmax(r, -1)), torch.softmax(nt, -1), rtol=1e-5, atol=1e-6)
+    m = torch.nested.nested_tensor([torch.randn(4, k) for k in (3, 2, 5)])
+    same(host_free(lambda: torch.bmm(r, m.to(D))), torch.bmm(nt, m), rtol=1e-5, atol=1e-5)
+    same(host_free(lambda: torch.matmul(r, m.to(D))), torch.matmul(nt, m), rtol=1e-5, atol=1e-5)
+    padded = host_free(lambda: r.to_padded_tensor(-1.0, (3, 6, 5)))
+    assert torch.equal(padded.cpu(), nt.to_padded_tensor(-1.0, (3, 6, 5)))
+
+
+def test_transformer_encoder_inference():
+    # torch's encoder fast path takes nested tensors in inference
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval()
+    layer_r = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).to(D).eval()
+    layer_r.load_state_dict(layer.state_dict())
+    nt = torch.nested.nested_tensor(components(dims=(8,), lens=(3, 5)))
+    with torch.no_grad():
+        exp = layer(nt)
+        got = layer_r(nt.to(D))
+    same(got, exp, rtol=1e-4, atol=1e-4)
+
+
+def test_layer_norm_and_gradients():
+    nt = torch.nested.nested_tensor(components(dims=(6,)))
+    ln = torch.nn.LayerNorm(6)
+    ln_r = torch.nn.LayerNorm(6).to(D)
+    with torch.no_grad():
+        ln.weight.uniform_(), ln.bias.uniform_()
+    ln_r.load_state_dict(ln.state_dict())
+    with torch.no_grad():
+        same(host_free(lambda: ln_r(nt.to(D))), ln(nt), rtol=1e-5, atol=1e-5)
+    # gradients through a nested layer norm, into dense parameters
+    ln(nt).to_padded_tensor(0.0).pow(2).sum().backward()
+    ln_r(nt.to(D)).to_padded_tensor(0.0).pow(2).sum().backward()
+    assert_close(ln_r.weight.grad.cpu(), ln.weight.grad, rtol=1e-4, atol=1e-5)
+    assert_close(ln_r.bias.grad.cpu(), ln.bias.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_host_ops_are_counted():
+    # ops with a CPU-only nested kernel run on the host, counted
+    nt = torch.nested.nested_tensor(components(dims=(4,)))
+    torch.russet.reset_host_op_counts()
+    got = torch.nested.to_padded_tensor(nt.to(D), 0.0)
+    assert torch.equal(got.cpu(), torch.nested.to_padded_tensor(nt, 0.0))
+    assert torch.russet.host_op_counts() == {}
