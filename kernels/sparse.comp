@@ -11,6 +11,9 @@
 //              atomics: each output element has one writer. A column is
 //              indices[1][k]: COO's second row, or CSR's column indices
 //              passed with a dim stride of 0.
+//   SP_SDDMM   (an entry k of a CSR pattern): beta values[k] + alpha times
+//              the dot product of A's row and B's column at the entry
+//              (sparse_sampled_addmm); A in `dense`, B in `self_`.
 //
 // Defines: MODE, DT (SPMM: the values' dtype).
 #version 460
@@ -28,7 +31,7 @@ int64_t index_at(int64_t d, int64_t k) {
     return RsI64(pc.indices + 8UL * uint64_t(d * sp(SP_IS) + k * sp(SP_IS + 1))).v;
 }
 
-#if MODE == SP_SPMM
+#if MODE == SP_SPMM || MODE == SP_SDDMM
 #define T_DT DT
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
@@ -42,6 +45,17 @@ ACC scalar_slot(int slot) { return uintBitsToFloat(uint(sp(slot))); }
 void store(int64_t off, ACC v) { RS_SET_F(DT)(pc.out_, off, v); }
 #endif
 #endif
+
+// the row of entry e under crow (M + 1 row starts): the last r with crow[r] <= e
+int64_t row_of(int64_t e, int64_t rows) {
+    int64_t lo = 0L, hi = rows + 1L;  // the first r with crow[r] > e, less one
+    while (lo < hi) {
+        const int64_t mid = (lo + hi) >> 1;
+        if (RsI64(pc.crow + 8UL * uint64_t(mid)).v <= e) lo = mid + 1L;
+        else hi = mid;
+    }
+    return lo - 1L;
+}
 
 void main() {
 #if MODE == SP_KEYS
@@ -74,14 +88,20 @@ void main() {
     }
 #elif MODE == SP_ROWS
     const int64_t nnz = sp(SP_NNZ), rows = sp(SP_M);
+    RS_FOR_EACH(e, uint64_t(nnz)) RsI64(pc.out_ + 8UL * e).v = row_of(int64_t(e), rows);
+#elif MODE == SP_SDDMM
+    const int64_t nnz = sp(SP_NNZ), rows = sp(SP_M), K = sp(SP_K);
+    const bool with_t = (sp(SP_FLAGS) & SP_F_BETA) != 0L;
+    const ACC alpha = scalar_slot(SP_ALPHA), beta = scalar_slot(SP_BETA);
     RS_FOR_EACH(e, uint64_t(nnz)) {
-        int64_t lo = 0L, hi = rows + 1L;  // the first r with crow[r] > e, less one
-        while (lo < hi) {
-            const int64_t mid = (lo + hi) >> 1;
-            if (RsI64(pc.crow + 8UL * uint64_t(mid)).v <= int64_t(e)) lo = mid + 1L;
-            else hi = mid;
-        }
-        RsI64(pc.out_ + 8UL * e).v = lo - 1L;
+        const int64_t r = row_of(int64_t(e), rows), c = index_at(1L, int64_t(e));
+        precise ACC acc = ACC(0);
+        for (int64_t k = 0L; k < K; ++k)
+            acc += RS_LDO(DT)(pc.dense, r * sp(SP_DS) + k * sp(SP_DS + 1)) *
+                   RS_LDO(DT)(pc.self_, k * sp(SP_TS) + c * sp(SP_TS + 1));
+        precise ACC v = alpha * acc;
+        if (with_t) v += beta * RS_LDO(DT)(pc.values, int64_t(e) * sp(SP_VS));
+        store(int64_t(e) * sp(SP_OS), v);
     }
 #else
     const int64_t M = sp(SP_M), N = sp(SP_N), vs = sp(SP_VS);

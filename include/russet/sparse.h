@@ -80,6 +80,17 @@ typedef struct rs_sparse_mm {
 } rs_sparse_mm;
 RS_API rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p);
 
+/* out[k] = beta * values[k] + alpha * (A @ B)[row(k), col[k]] for each
+ * entry k of a CSR pattern (crow: int64 (M + 1), contiguous; col: int64
+ * (nnz)), A (M, K), B (K, N): sparse_sampled_addmm. values and out (nnz);
+ * each entry's dot product in order, in the opmath type. beta == 0
+ * ignores values. Dtypes as rs_sparse_mm_run's. */
+typedef struct rs_sparse_sddmm {
+    rs_tensor crow, col, values, a, b, out;
+    double alpha, beta;
+} rs_sparse_sddmm;
+RS_API rs_status rs_sparse_sddmm_run(rs_stream *s, const rs_sparse_sddmm *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #define SP_CROW 2        /* out[r] = the first entry of row r or later, r in [0, M] (rows sorted) */
 #define SP_SPMM 3        /* out = beta t + alpha S @ D, S's rows by crow */
 #define SP_ROWS 4        /* out[k] = the row of entry k: the last r with crow[r] <= k */
+#define SP_SDDMM 5       /* out[k] = beta values[k] + alpha (A @ B)[row(k), col(k)], A dense_, B self_ */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */
@@ -24,14 +25,15 @@
 #define SP_M 4
 #define SP_N 5
 #define SP_VS 6          /* values' stride */
-#define SP_DS 7          /* D's 2 strides */
-#define SP_TS 9          /* t's 2 strides */
+#define SP_DS 7          /* D's 2 strides (SDDMM: A's) */
+#define SP_TS 9          /* t's 2 strides (SDDMM: B's) */
 #define SP_OS 11         /* out's 2 strides */
 #define SP_ALPHA 13      /* float64's bits, else float32's */
 #define SP_BETA 14       /* the same; SP_FLAGS tells whether t counts */
 #define SP_FLAGS 15      /* SP_F_ bits */
-#define SP_SIZES 16      /* the sparse sizes, SP_DIMS of them */
-#define SP_SLOTS 41      /* SP_SIZES + RS_MAX_DIMS */
+#define SP_K 16          /* SDDMM: the inner size */
+#define SP_SIZES 17      /* the sparse sizes, SP_DIMS of them */
+#define SP_SLOTS 42      /* SP_SIZES + RS_MAX_DIMS */
 
 #define SP_F_BETA 1      /* add beta * t (beta != 0) */
 

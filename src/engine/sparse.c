@@ -199,6 +199,16 @@ rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_t
     return st;
 }
 
+/* the products' dtypes */
+static rs_status check_float(rs_stream *s, const char *name, rs_dtype dt) {
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
+                        "lacks", name);
+    return RS_OK;
+}
+
 static int is_int64_vec(const rs_tensor *t) { return t->dtype == RS_INT64 && t->ndim == 1; }
 
 rs_status rs_sparse_rows_to_crow(rs_stream *s, const rs_tensor *rows, const rs_tensor *crow) {
@@ -246,11 +256,7 @@ rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p) {
         return rs_error(RS_ERR_INVALID, "%s: CSR needs crow (int64, M + 1, contiguous) and column indices (int64, "
                         "nnz)", name);
     const rs_dtype dt = p->values.dtype;
-    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16 && dt != RS_FLOAT64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
-    if (dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs float64 arithmetic, which this device (or profile) "
-                        "lacks", name);
+    if ((st = check_float(s, name, dt))) return st;
     const int64_t nnz = csr ? p->indices.sizes[0] : p->indices.sizes[1];
     const int64_t M = p->out.sizes[0], N = p->out.sizes[1];
     const int with_t = p->beta != 0.0;
@@ -298,4 +304,44 @@ rs_status rs_sparse_mm_run(rs_stream *s, const rs_sparse_mm *p) {
 done:
     rs_scratch_release(&sc);
     return st;
+}
+
+rs_status rs_sparse_sddmm_run(rs_stream *s, const rs_sparse_sddmm *p) {
+    static const char *name = "sparse_sampled_addmm";
+    if (!s || !p) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    const rs_dtype dt = p->out.dtype;
+    rs_status st = check_float(s, name, dt);
+    if (st) return st;
+    const int64_t nnz = p->col.sizes[0], M = p->a.sizes[0], K = p->a.sizes[1], N = p->b.sizes[1];
+    const int with_t = p->beta != 0.0;
+    if (!is_int64_vec(&p->crow) || !rs_tensor_is_contiguous(&p->crow) || p->crow.sizes[0] != M + 1 ||
+        !is_int64_vec(&p->col) || p->a.ndim != 2 || p->b.ndim != 2 || p->b.sizes[0] != K || p->out.ndim != 1 ||
+        p->out.sizes[0] != nnz || p->a.dtype != dt || p->b.dtype != dt ||
+        (with_t && (p->values.ndim != 1 || p->values.sizes[0] != nnz || p->values.dtype != dt)))
+        return rs_error(RS_ERR_INVALID, "%s: expected crow (int64, M + 1), col (int64, nnz), A (M, K), B (K, N), "
+                        "values and out (nnz) of one dtype", name);
+    (void)N;
+    if (nnz == 0) return RS_OK;
+    int64_t *q;
+    uint64_t addr;
+    if ((st = params_begin(s, NULL, nnz, &q, &addr))) return st;
+    q[SP_IS] = 0, q[SP_IS + 1] = p->col.strides[0]; /* indices[1][k] = col[k] */
+    q[SP_M] = M, q[SP_K] = K;
+    q[SP_DS] = p->a.strides[0], q[SP_DS + 1] = p->a.strides[1];
+    q[SP_TS] = p->b.strides[0], q[SP_TS + 1] = p->b.strides[1];
+    q[SP_OS] = p->out.strides[0];
+    if (with_t) q[SP_VS] = p->values.strides[0], q[SP_FLAGS] = SP_F_BETA;
+    q[SP_ALPHA] = rs_opmath_slot_bits(dt, p->alpha);
+    q[SP_BETA] = rs_opmath_slot_bits(dt, p->beta);
+    sparse_push pc = {.indices = p->col.address, .values = with_t ? p->values.address : 0, .dense = p->a.address,
+                      .self_ = p->b.address, .crow = p->crow.address, .out_ = p->out.address, .params = addr};
+    rs_access acc[6];
+    int na = 0;
+    acc[na++] = rs_tensor_access(&p->crow, 0);
+    acc[na++] = rs_tensor_access(&p->col, 0);
+    acc[na++] = rs_tensor_access(&p->a, 0);
+    acc[na++] = rs_tensor_access(&p->b, 0);
+    if (with_t) acc[na++] = rs_tensor_access(&p->values, 0);
+    acc[na++] = rs_tensor_access(&p->out, 1);
+    return launch(s, SP_SDDMM, dt, (uint64_t)nnz, &pc, acc, na);
 }

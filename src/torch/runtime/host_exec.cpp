@@ -259,6 +259,9 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   auto alias_of = [&](const at::Tensor& t, bool write) -> at::Tensor {
     if (!is_russet(t)) return t;
     at::Tensor a = host_alias(t);
+    // some CPU kernels read requires_grad to decide what to save for the
+    // backward: the alias keeps it
+    if (t.requires_grad()) a.set_requires_grad(true);
     aliases.push_back({t, a, a.storage().data(), write});
     return a;
   };

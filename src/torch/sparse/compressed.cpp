@@ -1,8 +1,8 @@
 // Compressed sparse tensors (CSR, CSC, BSR, BSC) on russet: the kernels that
 // differ by device, on the C core's sparse engine (russet/sparse.h;
 // docs/sparse.md): the row pointers from COO's row indices and back (every
-// conversion between layouts goes through these), and CSR @ dense (addmm,
-// which mm, matmul and `@` reach). The device-generic kernels are in
+// conversion between layouts goes through these), CSR @ dense and dense @
+// CSR (addmm, which mm, matmul and `@` reach) and sparse_sampled_addmm. The device-generic kernels are in
 // generic.cpp; other inputs (batched tensors, blocks, CSC products, other
 // dtypes) run on the host, counted (host.cpp).
 #include <ATen/ExpandUtils.h>
@@ -10,7 +10,9 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_convert_indices_from_coo_to_csr_ops.h>
 #include <ATen/ops/_convert_indices_from_csr_to_coo_ops.h>
+#include <ATen/ops/_sparse_csr_tensor_unsafe.h>
 #include <ATen/ops/addmm_ops.h>
+#include <ATen/ops/sparse_sampled_addmm_ops.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
@@ -77,29 +79,98 @@ Tensor csr_to_coo(const Tensor& crow, const Tensor& col, bool out_int32, bool tr
 
 // ---- addmm: t dense, mat1 CSR (M, K), mat2 dense (K, N)
 
-bool csr_mm_natively(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const Tensor& out) {
-  const auto dt = mat1.scalar_type();
-  if (mat1.layout() != at::kSparseCsr || mat1.dim() != 2 || mat2.layout() != at::kStrided || mat2.dim() != 2 ||
+// which operand is the CSR matrix of a product we compute: 1 (CSR @ dense),
+// 2 (dense @ CSR), 0 (none: the host)
+int csr_mm_operand(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const Tensor& out) {
+  const bool first = mat1.layout() == at::kSparseCsr && mat2.layout() == at::kStrided;
+  const bool second = mat1.layout() == at::kStrided && mat2.layout() == at::kSparseCsr;
+  const Tensor& sp = first ? mat1 : mat2;
+  const auto dt = sp.scalar_type();
+  if ((!first && !second) || mat1.dim() != 2 || mat2.dim() != 2 || sp.dense_dim() != 0 ||
       t.layout() != at::kStrided || out.layout() != at::kStrided || mat2.size(0) != mat1.size(1) ||
-      mat2.scalar_type() != dt || t.scalar_type() != dt || out.scalar_type() != dt || !sparse_mm_dtype(mat1))
-    return false;
-  const auto d = mat1.device();
-  if (d.type() != kDevice || t.device() != d || mat2.device() != d || out.device() != d) return false;
-  return at::is_expandable_to(t.sizes(), {mat1.size(0), mat2.size(1)});
+      mat1.scalar_type() != dt || mat2.scalar_type() != dt || t.scalar_type() != dt || out.scalar_type() != dt ||
+      !sparse_mm_dtype(sp))
+    return 0;
+  const auto d = sp.device();
+  if (d.type() != kDevice || t.device() != d || mat1.device() != d || mat2.device() != d || out.device() != d)
+    return 0;
+  return at::is_expandable_to(t.sizes(), {mat1.size(0), mat2.size(1)}) ? (first ? 1 : 2) : 0;
+}
+
+// out = beta t + alpha S @ dense for S's row starts, column indices and values
+void csr_times_dense(const Tensor& crow, const Tensor& col, const Tensor& values, int64_t M, const Tensor& t,
+                     const Tensor& dense, const at::Scalar& beta, const at::Scalar& alpha, const Tensor& out) {
+  const Tensor crow64 = as_int64(crow).contiguous(), col64 = as_int64(col);
+  rs_sparse_mm p{};
+  p.indices = describe(col64);
+  p.values = describe(values);
+  const rs_tensor ct = describe(crow64);
+  p.crow = &ct;
+  sparse_mm_into(p, M, t, dense, beta, alpha, out);
 }
 
 Tensor& addmm_out(const Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
                   const at::Scalar& alpha, Tensor& out) {
-  if (!csr_mm_natively(t, mat1, mat2, out))
+  const int which = csr_mm_operand(t, mat1, mat2, out);
+  if (which == 0)
     return at::native::call_fallback_fn<&sparse_host_fallback, at::_ops::addmm_out>::call(t, mat1, mat2, beta,
                                                                                           alpha, out);
-  const Tensor crow = as_int64(mat1.crow_indices()).contiguous(), col = as_int64(mat1.col_indices());
-  rs_sparse_mm p{};
-  p.indices = describe(col);
-  p.values = describe(mat1.values());
-  const rs_tensor ct = describe(crow);
-  p.crow = &ct;
-  sparse_mm_into(p, mat1.size(0), t, mat2, beta, alpha, out);
+  if (which == 1) {
+    csr_times_dense(mat1.crow_indices(), mat1.col_indices(), mat1.values(), mat1.size(0), t, mat2, beta, alpha, out);
+    return out;
+  }
+  // dense @ CSR: out^T = mat2^T @ mat1^T, and mat2^T's CSR is mat2's CSC
+  const int64_t M = mat1.size(0), N = mat2.size(1);
+  if (!out.is_same(t)) at::native::resize_output(out, {M, N});
+  const Tensor csc = mat2.to_sparse_csc();
+  const Tensor te = t.expand({M, N});
+  csr_times_dense(csc.ccol_indices(), csc.row_indices(), csc.values(), N, out.is_same(t) ? out.t() : te.t(),
+                  mat1.t(), beta, alpha, out.t());
+  return out;
+}
+
+// ---- sparse_sampled_addmm: self CSR (M, N), mat1 (M, K), mat2 (K, N)
+
+bool sddmm_natively(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+  const auto dt = self.scalar_type();
+  const auto d = self.device();
+  return self.layout() == at::kSparseCsr && self.dim() == 2 && self.dense_dim() == 0 &&
+         mat1.layout() == at::kStrided && mat2.layout() == at::kStrided && mat1.dim() == 2 && mat2.dim() == 2 &&
+         mat1.size(0) == self.size(0) && mat2.size(1) == self.size(1) && mat1.size(1) == mat2.size(0) &&
+         mat1.scalar_type() == dt && mat2.scalar_type() == dt && sparse_mm_dtype(self) && d.type() == kDevice &&
+         mat1.device() == d && mat2.device() == d;
+}
+
+Tensor sampled_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+                     const at::Scalar& alpha) {
+  if (!sddmm_natively(self, mat1, mat2))
+    return at::native::call_fallback_fn<&sparse_host_fallback, at::_ops::sparse_sampled_addmm>::call(
+        self, mat1, mat2, beta, alpha);
+  const Tensor crow = self.crow_indices(), col = self.col_indices(), values = self.values();
+  Tensor out_values = at::empty({values.numel()}, values.options());
+  const Tensor crow64 = as_int64(crow).contiguous(), col64 = as_int64(col);
+  rs_sparse_sddmm p{};
+  p.crow = describe(crow64);
+  p.col = describe(col64);
+  p.values = describe(values);
+  p.a = describe(mat1);
+  p.b = describe(mat2);
+  p.out = describe(out_values);
+  p.alpha = alpha.toDouble();
+  p.beta = beta.toDouble();
+  check(rs_sparse_sddmm_run(current_stream_for(self), &p));
+  return at::_sparse_csr_tensor_unsafe(crow.clone(), col.clone(), out_values, self.sizes(),
+                                       values.options().layout(at::kSparseCsr));
+}
+
+Tensor& sampled_addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const at::Scalar& beta,
+                          const at::Scalar& alpha, Tensor& out) {
+  if (!sddmm_natively(self, mat1, mat2) || out.layout() != at::kSparseCsr || out.scalar_type() != self.scalar_type())
+    return at::native::call_fallback_fn<&sparse_host_fallback, at::_ops::sparse_sampled_addmm_out>::call(
+        self, mat1, mat2, beta, alpha, out);
+  const Tensor r = sampled_addmm(self, mat1, mat2, beta, alpha);
+  out.resize_as_sparse_(r);
+  out.copy_(r);
   return out;
 }
 
@@ -112,6 +183,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_convert_indices_from_csr_to_coo.out", TORCH_FN(csr_to_coo_out));
 }
 
-TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) { m.impl("addmm.out", TORCH_FN(addmm_out)); }
+TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
+  m.impl("addmm.out", TORCH_FN(addmm_out));
+  m.impl("sparse_sampled_addmm", TORCH_FN(sampled_addmm));
+  m.impl("sparse_sampled_addmm.out", TORCH_FN(sampled_addmm_out));
+}
 
 }  // namespace russet

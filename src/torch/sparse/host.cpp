@@ -62,6 +62,9 @@ void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* 
     if (!is_russet(t)) return t;
     devices.insert(t.device().index());
     at::Tensor cpu = t.to(at::kCPU);
+    // some CPU kernels read requires_grad to decide what to save for the
+    // backward (_sparse_mm_reduce_impl's arg_out): the copy keeps it
+    if (t.requires_grad()) cpu.set_requires_grad(true);
     staged.push_back({t, cpu, write});
     return cpu;
   };
@@ -100,8 +103,11 @@ void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* 
 
   for (const Staged& s : staged) {
     if (!s.write) continue;
-    if (s.orig.layout() != at::kStrided || s.orig.is_nested()) {
-      s.orig.copy_(s.cpu);  // a sparse tensor takes indices, values and sizes
+    if (s.orig.is_sparse() || s.orig.is_nested()) {
+      s.orig.copy_(s.cpu);  // a COO tensor takes indices, values and sizes
+    } else if (s.orig.layout() != at::kStrided) {
+      s.orig.resize_as_sparse_(s.cpu);  // compressed: copy_ needs one nnz
+      s.orig.copy_(s.cpu);
     } else {
       if (!s.orig.sizes().equals(s.cpu.sizes())) s.orig.resize_(s.cpu.sizes());
       s.orig.copy_(s.cpu);
