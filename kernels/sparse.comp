@@ -11,6 +11,12 @@
 //              atomics: each output element has one writer. A column is
 //              indices[1][k]: COO's second row, or CSR's column indices
 //              passed with a dim stride of 0.
+//   SP_SOFTMAX (a position j of the entries sorted by pool, and a dense
+//              column c; only the first of each pool works): the pool's
+//              entries in order (a pool is the entries that share every
+//              sparse index but softmax's dim), three passes: the max, the
+//              sum of exp(v - max), the results; or, backward, the sum of
+//              g * y (log: of g) and the gradients. Float opmath.
 //   SP_SDDMM   (an entry k of a CSR pattern): beta values[k] + alpha times
 //              the dot product of A's row and B's column at the entry
 //              (sparse_sampled_addmm); A in `dense`, B in `self_`.
@@ -31,7 +37,7 @@ int64_t index_at(int64_t d, int64_t k) {
     return RsI64(pc.indices + 8UL * uint64_t(d * sp(SP_IS) + k * sp(SP_IS + 1))).v;
 }
 
-#if MODE == SP_SPMM || MODE == SP_SDDMM
+#if MODE == SP_SPMM || MODE == SP_SDDMM || MODE == SP_SOFTMAX
 #define T_DT DT
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
@@ -44,6 +50,13 @@ void store(int64_t off, ACC v) { RS_SET_D(DT)(pc.out_, off, doubleBitsToUint64(v
 ACC scalar_slot(int slot) { return uintBitsToFloat(uint(sp(slot))); }
 void store(int64_t off, ACC v) { RS_SET_F(DT)(pc.out_, off, v); }
 #endif
+#endif
+
+#if MODE == SP_SOFTMAX
+// exp and log as the eager kernels compute them; none of the ops this
+// kernel calls raises, so the error hook is empty
+#define rs_raise(code, value)
+#include "common/ops.glsl"
 #endif
 
 // the row of entry e under crow (M + 1 row starts): the last r with crow[r] <= e
@@ -59,10 +72,11 @@ int64_t row_of(int64_t e, int64_t rows) {
 
 void main() {
 #if MODE == SP_KEYS
-    const int64_t nnz = sp(SP_NNZ), dims = sp(SP_DIMS);
+    const int64_t nnz = sp(SP_NNZ), dims = sp(SP_DIMS), skip = sp(SP_SKIP);
     RS_FOR_EACH(e, uint64_t(nnz)) {
         int64_t key = 0L;
-        for (int64_t d = 0L; d < dims; ++d) key = key * sp(SP_SIZES + int(d)) + index_at(d, int64_t(e));
+        for (int64_t d = 0L; d < dims; ++d)
+            if (d != skip) key = key * sp(SP_SIZES + int(d)) + index_at(d, int64_t(e));
         RsI64(pc.out_ + 8UL * e).v = key;
     }
 #elif MODE == SP_INDICES
@@ -102,6 +116,45 @@ void main() {
         precise ACC v = alpha * acc;
         if (with_t) v += beta * RS_LDO(DT)(pc.values, int64_t(e) * sp(SP_VS));
         store(int64_t(e) * sp(SP_OS), v);
+    }
+#elif MODE == SP_SOFTMAX
+    const int64_t nnz = sp(SP_NNZ), D = sp(SP_N);
+    const bool log_sm = (sp(SP_FLAGS) & SP_F_LOG) != 0L, bwd = (sp(SP_FLAGS) & SP_F_BACKWARD) != 0L;
+    RS_FOR_EACH(item, uint64_t(nnz * D)) {
+        const int64_t j = int64_t(item) / D, c = int64_t(item) % D;
+        if (RsU8(pc.crow + uint64_t(j)).v == uint8_t(0)) continue;  // not a pool's first entry
+        int64_t end = j + 1L;
+        while (end < nnz && RsU8(pc.crow + uint64_t(end)).v == uint8_t(0)) ++end;
+        if (!bwd) {
+            float m = uintBitsToFloat(0xFF800000u);  // -inf; NaN propagates
+            for (int64_t k = j; k < end; ++k) {
+                const float v = float(RS_LDO(DT)(pc.values, RsI64(pc.indices + 8UL * uint64_t(k)).v * D + c));
+                m = isnan(m) || isnan(v) ? uintBitsToFloat(0x7FC00000u) : max(m, v);
+            }
+            precise float sum = 0.0;
+            for (int64_t k = j; k < end; ++k) {
+                const int64_t e = RsI64(pc.indices + 8UL * uint64_t(k)).v;
+                sum += rs_op_exp(float(RS_LDO(DT)(pc.values, e * D + c)) - m);
+            }
+            const float lsum = rs_op_log(sum);
+            for (int64_t k = j; k < end; ++k) {
+                const int64_t e = RsI64(pc.indices + 8UL * uint64_t(k)).v;
+                const float v = float(RS_LDO(DT)(pc.values, e * D + c)) - m;
+                RS_SET_F(DT)(pc.out_, e * D + c, log_sm ? v - lsum : rs_op_exp(v) / sum);
+            }
+        } else {  // values: the forward's output y; dense: the gradient g
+            precise float sum = 0.0;
+            for (int64_t k = j; k < end; ++k) {
+                const int64_t e = RsI64(pc.indices + 8UL * uint64_t(k)).v;
+                const float g = float(RS_LDO(DT)(pc.dense, e * D + c));
+                sum += log_sm ? g : g * float(RS_LDO(DT)(pc.values, e * D + c));
+            }
+            for (int64_t k = j; k < end; ++k) {
+                const int64_t e = RsI64(pc.indices + 8UL * uint64_t(k)).v;
+                const float g = float(RS_LDO(DT)(pc.dense, e * D + c)), y = float(RS_LDO(DT)(pc.values, e * D + c));
+                RS_SET_F(DT)(pc.out_, e * D + c, log_sm ? g - rs_op_exp(y) * sum : y * (g - sum));
+            }
+        }
     }
 #else
     const int64_t M = sp(SP_M), N = sp(SP_N), vs = sp(SP_VS);

@@ -91,6 +91,23 @@ typedef struct rs_sparse_sddmm {
 } rs_sparse_sddmm;
 RS_API rs_status rs_sparse_sddmm_run(rs_stream *s, const rs_sparse_sddmm *p);
 
+/* torch.sparse.softmax / log_softmax over a sparse dim of a coalesced COO
+ * tensor, and their gradients: a pool is the entries that share every
+ * sparse index but dim's; each pool's entries (in entry order), for each of
+ * the D dense elements of an entry, take the softmax of their values
+ * (entries absent from the pool count as -inf). values, grad and out are
+ * (nnz, D), contiguous, of one dtype (float32, float16, bfloat16; float
+ * arithmetic). Backward: values is the forward's output y, grad the
+ * output's gradient at the same entries; out = y (g - sum(g y)), or
+ * g - exp(y) sum(g) for log. sizes: the tensor's sizes (its first
+ * sparse_dim taken). */
+typedef struct rs_sparse_softmax {
+    rs_tensor indices, values, grad, out;
+    const int64_t *sizes;
+    int dim, log, backward;
+} rs_sparse_softmax;
+RS_API rs_status rs_sparse_softmax_run(rs_stream *s, const rs_sparse_softmax *p);
+
 #ifdef __cplusplus
 }
 #endif

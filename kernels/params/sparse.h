@@ -3,11 +3,11 @@
 #define RS_PARAMS_SPARSE_H
 
 #define RS_SPARSE_PUSH \
-    uint64_t indices;    /* COO indices (sparse_dim, nnz) int64, strides SP_IS; INDICES: the keys */ \
+    uint64_t indices;    /* COO indices (sparse_dim, nnz) int64, strides SP_IS; INDICES: the keys; SOFTMAX: the pool order */ \
     uint64_t values;     /* SPMM: (nnz) */ \
-    uint64_t dense;      /* SPMM: D (K, N) */ \
+    uint64_t dense;      /* SPMM: D (K, N); SDDMM: A; SOFTMAX: the gradient's values */ \
     uint64_t self_;      /* SPMM: t (M, N), beta's addend */ \
-    uint64_t crow;       /* SPMM, ROWS: row starts (M + 1) int64, contiguous */ \
+    uint64_t crow;       /* SPMM, ROWS: row starts (M + 1) int64, contiguous; SOFTMAX: pool starts (nnz) bool */ \
     uint64_t out_;       /* KEYS, ROWS: (nnz) int64; INDICES: (sparse_dim, nnz) int64; CROW: (M + 1); SPMM: (M, N) */ \
     uint64_t params;     /* SP_ slots of int64 */
 
@@ -18,6 +18,7 @@
 #define SP_SPMM 3        /* out = beta t + alpha S @ D, S's rows by crow */
 #define SP_ROWS 4        /* out[k] = the row of entry k: the last r with crow[r] <= k */
 #define SP_SDDMM 5       /* out[k] = beta values[k] + alpha (A @ B)[row(k), col(k)], A dense_, B self_ */
+#define SP_SOFTMAX 6     /* softmax over each pool of entries, its forward or backward (flags) */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */
@@ -32,9 +33,12 @@
 #define SP_BETA 14       /* the same; SP_FLAGS tells whether t counts */
 #define SP_FLAGS 15      /* SP_F_ bits */
 #define SP_K 16          /* SDDMM: the inner size */
-#define SP_SIZES 17      /* the sparse sizes, SP_DIMS of them */
-#define SP_SLOTS 42      /* SP_SIZES + RS_MAX_DIMS */
+#define SP_SKIP 17       /* KEYS: a sparse dim left out of the key (softmax's pools), -1 none */
+#define SP_SIZES 18      /* the sparse sizes, SP_DIMS of them */
+#define SP_SLOTS 43      /* SP_SIZES + RS_MAX_DIMS */
 
 #define SP_F_BETA 1      /* add beta * t (beta != 0) */
+#define SP_F_LOG 2       /* SOFTMAX: log_softmax */
+#define SP_F_BACKWARD 4  /* SOFTMAX: the gradient */
 
 #endif

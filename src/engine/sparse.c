@@ -14,6 +14,23 @@
 
 typedef struct sparse_push { RS_SPARSE_PUSH } sparse_push;
 
+/* self[index[k]] += (alpha *) src[k] along dim 0, in k's order (index_add's
+ * engine: deterministic, CPU's order) */
+static rs_status index_add(rs_stream *s, const char *name, const rs_tensor *self, const rs_tensor *index,
+                           const rs_tensor *src, int acc_opmath, int has_alpha, rs_scalar alpha) {
+    rs_index_reduce p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.op = RS_IR_SUM;
+    p.shared_index = 1;
+    p.include_self = 1;
+    p.acc_opmath = acc_opmath;
+    p.has_alpha = has_alpha != 0;
+    p.alpha = alpha;
+    p.self = *self, p.index = *index, p.src = *src;
+    return rs_index_reduce_run(s, &p);
+}
+
 static rs_status check_indices(const char *name, const rs_tensor *indices) {
     if (indices->dtype != RS_INT64 || indices->ndim != 2)
         return rs_error(RS_ERR_INVALID, "%s: indices must be int64 (sparse_dim, nnz)", name);
@@ -30,6 +47,7 @@ static rs_status params_begin(rs_stream *s, const rs_tensor *indices, int64_t nn
     *q = host;
     memset(*q, 0, SP_SLOTS * sizeof(int64_t));
     (*q)[SP_NNZ] = nnz;
+    (*q)[SP_SKIP] = -1;
     if (indices) {
         (*q)[SP_DIMS] = indices->sizes[0];
         (*q)[SP_IS] = indices->strides[0], (*q)[SP_IS + 1] = indices->strides[1];
@@ -127,16 +145,9 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
     if ((st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2))) goto done;
     if (values) {
         uint8_t zero[16] = {0};
+        const rs_scalar one = {0};
         if ((st = rs_fill(s, values_out, zero))) goto done;
-        rs_index_reduce p;
-        memset(&p, 0, sizeof p);
-        p.name = "coalesce";
-        p.op = RS_IR_SUM;
-        p.shared_index = 1;
-        p.include_self = 1;
-        p.acc_opmath = 1;
-        p.self = *values_out, p.index = inv, p.src = *values;
-        st = rs_index_reduce_run(s, &p);
+        st = index_add(s, "coalesce", values_out, &inv, values, 1, 0, one);
     }
 done:
     if (distinct) rs_free(dev, distinct);
@@ -183,18 +194,7 @@ rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, const rs_t
     const rs_tensor keys = rs_tensor_vec(kaddr, RS_INT64, nnz);
     int64_t sizes[RS_MAX_DIMS];
     memcpy(sizes, dense->sizes, sizeof(int64_t) * (size_t)sd);
-    if (!(st = rs_sparse_keys(s, indices, sizes, &keys))) {
-        rs_index_reduce p;
-        memset(&p, 0, sizeof p);
-        p.name = "add";
-        p.op = RS_IR_SUM;
-        p.shared_index = 1;
-        p.include_self = 1;
-        p.has_alpha = has_alpha != 0;
-        p.alpha = alpha;
-        p.self = flat, p.index = keys, p.src = *values;
-        st = rs_index_reduce_run(s, &p);
-    }
+    if (!(st = rs_sparse_keys(s, indices, sizes, &keys))) st = index_add(s, "add", &flat, &keys, values, 0, has_alpha, alpha);
     rs_scratch_release(&sc);
     return st;
 }
@@ -344,4 +344,63 @@ rs_status rs_sparse_sddmm_run(rs_stream *s, const rs_sparse_sddmm *p) {
     if (with_t) acc[na++] = rs_tensor_access(&p->values, 0);
     acc[na++] = rs_tensor_access(&p->out, 1);
     return launch(s, SP_SDDMM, dt, (uint64_t)nnz, &pc, acc, na);
+}
+
+rs_status rs_sparse_softmax_run(rs_stream *s, const rs_sparse_softmax *p) {
+    static const char *name = "sparse_softmax";
+    if (!s || !p || !p->sizes) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = check_indices(name, &p->indices);
+    if (st) return st;
+    const rs_dtype dt = p->values.dtype;
+    if (dt != RS_FLOAT32 && dt != RS_FLOAT16 && dt != RS_BFLOAT16)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: no kernel for %s", name, rs_dtype_name(dt));
+    const int64_t nnz = p->indices.sizes[1], sd = p->indices.sizes[0];
+    const int64_t D = p->values.ndim == 2 ? p->values.sizes[1] : -1;
+    if (p->dim < 0 || p->dim >= sd || p->values.ndim != 2 || p->values.sizes[0] != nnz ||
+        !rs_tensor_is_contiguous(&p->values) || p->out.dtype != dt || p->out.ndim != 2 ||
+        p->out.sizes[0] != nnz || p->out.sizes[1] != D || !rs_tensor_is_contiguous(&p->out) ||
+        (p->backward && (p->grad.dtype != dt || p->grad.ndim != 2 || p->grad.sizes[0] != nnz ||
+                         p->grad.sizes[1] != D || !rs_tensor_is_contiguous(&p->grad))))
+        return rs_error(RS_ERR_INVALID, "%s: values, grad and out must be contiguous (nnz, D) of one dtype, dim a "
+                        "sparse dim", name);
+    if (nnz == 0 || D == 0) return RS_OK;
+    rs_scratch sc = {.s = s};
+    uint64_t keys = 0, sorted = 0, perm = 0, starts = 0;
+    if ((st = rs_scratch_take(&sc, 8u * (uint64_t)nnz, &keys)) || (st = rs_scratch_take(&sc, 8u * (uint64_t)nnz, &sorted)) ||
+        (st = rs_scratch_take(&sc, 8u * (uint64_t)nnz, &perm)) || (st = rs_scratch_take(&sc, (uint64_t)nnz, &starts)))
+        goto done;
+    /* each entry's pool key (its indices but dim's), sorted stably: the
+     * pools' entries in entry order, each pool a run */
+    int64_t *q;
+    uint64_t addr;
+    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
+    q[SP_SKIP] = p->dim;
+    for (int64_t d = 0; d < sd; ++d) q[SP_SIZES + d] = p->sizes[d];
+    const rs_tensor kt = rs_tensor_vec(keys, RS_INT64, nnz);
+    sparse_push kp = {.indices = p->indices.address, .out_ = keys, .params = addr};
+    rs_access ka[2] = {rs_tensor_access(&p->indices, 0), rs_tensor_access(&kt, 1)};
+    if ((st = launch(s, SP_KEYS, RS_INT64, (uint64_t)nnz, &kp, ka, 2))) goto done;
+    const rs_tensor row = rs_tensor_rows(keys, RS_INT64, 1, nnz), srow = rs_tensor_rows(sorted, RS_INT64, 1, nnz);
+    const rs_tensor prow = rs_tensor_rows(perm, RS_INT64, 1, nnz);
+    if ((st = rs_sort(s, &row, 0, nnz, &srow, &prow))) goto done;
+    const rs_tensor svec = rs_tensor_vec(sorted, RS_INT64, nnz), starts_t = rs_tensor_vec(starts, RS_BOOL, nnz);
+    if ((st = rs_run_starts(s, &svec, &starts_t))) goto done;
+
+    if ((st = params_begin(s, NULL, nnz, &q, &addr))) goto done;
+    q[SP_N] = D;
+    q[SP_FLAGS] = (p->log ? SP_F_LOG : 0) | (p->backward ? SP_F_BACKWARD : 0);
+    sparse_push pc = {.indices = perm, .values = p->values.address, .dense = p->backward ? p->grad.address : 0,
+                      .crow = starts, .out_ = p->out.address, .params = addr};
+    const rs_tensor pvec = rs_tensor_vec(perm, RS_INT64, nnz);
+    rs_access acc[5];
+    int na = 0;
+    acc[na++] = rs_tensor_access(&pvec, 0);
+    acc[na++] = rs_tensor_access(&starts_t, 0);
+    acc[na++] = rs_tensor_access(&p->values, 0);
+    if (p->backward) acc[na++] = rs_tensor_access(&p->grad, 0);
+    acc[na++] = rs_tensor_access(&p->out, 1);
+    st = launch(s, SP_SOFTMAX, dt, (uint64_t)(nnz * D), &pc, acc, na);
+done:
+    rs_scratch_release(&sc);
+    return st;
 }

@@ -1,9 +1,11 @@
-/* The sparse COO engine (russet/sparse.h) without torch, against host loops
+/* The sparse engine (russet/sparse.h) without torch, against host loops
  * written from the contract: keys; coalesce (distinct indices in order,
  * duplicates summed in entry order, bit for bit in float32, a hybrid
  * tensor's rows, strided indices); dense += alpha * S with duplicates;
  * beta t + alpha S @ D with empty rows, strided D and beta 0 ignoring a
- * NaN in t. Bad arguments fail clearly; a coalesce released between its
+ * NaN in t, from COO and from CSR; row pointers to and from row indices;
+ * the sampled product (SDDMM); the pooled softmax and log_softmax and their
+ * gradients. Bad arguments fail clearly; a coalesce released between its
  * two calls leaks nothing (the sanitizer build checks). */
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +21,15 @@ static const int64_t IDX[2][NNZ] = {{3, 0, 2, 0, 3, 1, 0, 3, 2}, {1, 4, 2, 4, 1,
 static const float VAL[NNZ] = {1e8f, 0.5f, -2.0f, 0.25f, 1.0f, 3.0f, -1.0f, -1e8f, 7.0f};
 
 static int64_t key(int k) { return IDX[0][k] * 5 + IDX[1][k]; }
+
+/* (S @ D)[r][j] on the host, entries in order: D[k][j] at d[k * ds0 + j * ds1] */
+static float ref_spmm(const int64_t *rows, const int64_t *cols, const float *v, int nnz, const float *d, int ds0,
+                      int ds1, int r, int j) {
+    float acc = 0.0f;
+    for (int z = 0; z < nnz; ++z)
+        if (rows[z] == r) acc += v[z] * d[cols[z] * ds0 + j * ds1];
+    return acc;
+}
 
 TEST(keys_and_coalesce) {
     rs_device *dev = ctest_device();
@@ -169,16 +180,130 @@ TEST(spmm) {
         CHECK_OK(rs_memcpy_dtoh(s, got, oa, sizeof got));
         for (int r = 0; r < M; ++r)
             for (int j = 0; j < N; ++j) {
-                float acc = 0.0f;
-                for (int z = 0; z < Z; ++z)
-                    if (idx[0][z] == r) acc += v[z] * dT[j][idx[1][z]];
-                float want = alpha * acc;
+                float want = alpha * ref_spmm(idx[0], idx[1], v, Z, &dT[0][0], 1, K, r, j);
                 if (beta != 0.0f) want += beta * t[r][j];
                 if (isnan(want)) CHECK(isnan(got[r][j]));
                 else CHECK(fabsf(got[r][j] - want) <= 1e-6f * (1.0f + fabsf(want)));
             }
     }
     rs_free(dev, ia), rs_free(dev, va), rs_free(dev, da), rs_free(dev, ta), rs_free(dev, oa);
+}
+
+TEST(csr_pointers_spmm_and_sddmm) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { M = 5, K = 4, N = 3, Z = 5 };
+    const int64_t rows[Z] = {0, 0, 2, 3, 3}, cols[Z] = {1, 3, 0, 0, 2};
+    const int64_t want_crow[M + 1] = {0, 2, 2, 3, 5, 5};
+    const float v[Z] = {1.5f, -2.0f, 0.5f, 3.0f, -1.0f};
+    float d[K][N], a[M][K];
+    for (int i = 0; i < K * N; ++i) d[i / N][i % N] = (float)i * 0.5f - 2.0f;
+    for (int i = 0; i < M * K; ++i) a[i / K][i % K] = (float)(i % 7) - 3.0f;
+    uint64_t ra = ctest_upload(dev, s, rows, sizeof rows), ca = ctest_upload(dev, s, cols, sizeof cols);
+    uint64_t va = ctest_upload(dev, s, v, sizeof v), da = ctest_upload(dev, s, d, sizeof d);
+    uint64_t aa = ctest_upload(dev, s, a, sizeof a), crow = 0, back = 0, oa = 0, sa = 0;
+    CHECK_OK(rs_alloc(dev, 8 * (M + 1), s, &crow));
+    CHECK_OK(rs_alloc(dev, 8 * Z, s, &back));
+    CHECK_OK(rs_alloc(dev, 4 * M * N, s, &oa));
+    CHECK_OK(rs_alloc(dev, 4 * Z, s, &sa));
+    const int64_t zsz[1] = {Z}, csz[1] = {M + 1}, dsz[2] = {K, N}, osz[2] = {M, N}, asz[2] = {M, K};
+    const rs_tensor rt = ctest_view(ra, RS_INT64, 1, zsz), ct = ctest_view(crow, RS_INT64, 1, csz);
+    const rs_tensor bt = ctest_view(back, RS_INT64, 1, zsz);
+    CHECK_OK(rs_sparse_rows_to_crow(s, &rt, &ct));
+    CHECK_OK(rs_sparse_crow_to_rows(s, &ct, &bt));
+    int64_t got_crow[M + 1], got_rows[Z];
+    CHECK_OK(rs_memcpy_dtoh(s, got_crow, crow, sizeof got_crow));
+    CHECK_OK(rs_memcpy_dtoh(s, got_rows, back, sizeof got_rows));
+    for (int i = 0; i <= M; ++i) CHECK(got_crow[i] == want_crow[i]);
+    for (int i = 0; i < Z; ++i) CHECK(got_rows[i] == rows[i]);
+
+    /* CSR @ D, beta 0 */
+    rs_sparse_mm p;
+    memset(&p, 0, sizeof p);
+    p.indices = ctest_view(ca, RS_INT64, 1, zsz);
+    p.values = ctest_view(va, RS_FLOAT32, 1, zsz);
+    p.dense = ctest_view(da, RS_FLOAT32, 2, dsz);
+    p.out = ctest_view(oa, RS_FLOAT32, 2, osz);
+    p.crow = &ct;
+    p.alpha = 1.0;
+    CHECK_OK(rs_sparse_mm_run(s, &p));
+    float got[M][N];
+    CHECK_OK(rs_memcpy_dtoh(s, got, oa, sizeof got));
+    for (int r = 0; r < M; ++r)
+        for (int j = 0; j < N; ++j) CHECK(got[r][j] == ref_spmm(rows, cols, v, Z, &d[0][0], N, 1, r, j));
+
+    /* SDDMM: 0.5 v + 2 (A @ B)[row, col], B = A^T viewed (K, M) by strides */
+    rs_sparse_sddmm q;
+    memset(&q, 0, sizeof q);
+    q.crow = ct;
+    q.col = ctest_view(ca, RS_INT64, 1, zsz);
+    q.values = ctest_view(va, RS_FLOAT32, 1, zsz);
+    q.a = ctest_view(aa, RS_FLOAT32, 2, asz);
+    q.b = ctest_view(aa, RS_FLOAT32, 2, dsz);
+    q.b.sizes[1] = 4, q.b.strides[0] = 1, q.b.strides[1] = K; /* b[k][c] = a[c][k] */
+    q.out = ctest_view(sa, RS_FLOAT32, 1, zsz);
+    q.alpha = 2.0, q.beta = 0.5;
+    CHECK_OK(rs_sparse_sddmm_run(s, &q));
+    float gs[Z];
+    CHECK_OK(rs_memcpy_dtoh(s, gs, sa, sizeof gs));
+    for (int z = 0; z < Z; ++z) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) acc += a[rows[z]][k] * a[cols[z]][k];
+        CHECK(fabsf(gs[z] - (2.0f * acc + 0.5f * v[z])) <= 1e-5f * (1.0f + fabsf(acc)));
+    }
+    rs_free(dev, ra), rs_free(dev, ca), rs_free(dev, va), rs_free(dev, da), rs_free(dev, aa);
+    rs_free(dev, crow), rs_free(dev, back), rs_free(dev, oa), rs_free(dev, sa);
+}
+
+TEST(softmax_pools) {
+    /* a 3 x 4 COO matrix, softmax over dim 0 (pools: the columns) and dim 1
+     * (the rows), forward and backward, against host loops */
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { Z = 6 };
+    const int64_t idx[2][Z] = {{0, 0, 1, 2, 2, 2}, {0, 3, 3, 0, 1, 3}};
+    const float x[Z] = {1.0f, -0.5f, 2.0f, 0.25f, 3.0f, -1.0f}, g[Z] = {0.5f, -1.0f, 2.0f, 1.0f, 0.0f, 0.75f};
+    const int64_t sizes[2] = {3, 4}, isz[2] = {2, Z}, vsz[2] = {Z, 1};
+    uint64_t ia = ctest_upload(dev, s, idx, sizeof idx), xa = ctest_upload(dev, s, x, sizeof x);
+    uint64_t ga = ctest_upload(dev, s, g, sizeof g), ya = 0, da = 0;
+    CHECK_OK(rs_alloc(dev, 4 * Z, s, &ya));
+    CHECK_OK(rs_alloc(dev, 4 * Z, s, &da));
+    for (int dim = 0; dim < 2; ++dim)
+        for (int lg = 0; lg < 2; ++lg) {
+            rs_sparse_softmax p;
+            memset(&p, 0, sizeof p);
+            p.indices = ctest_view(ia, RS_INT64, 2, isz);
+            p.values = ctest_view(xa, RS_FLOAT32, 2, vsz);
+            p.out = ctest_view(ya, RS_FLOAT32, 2, vsz);
+            p.sizes = sizes, p.dim = dim, p.log = lg;
+            CHECK_OK(rs_sparse_softmax_run(s, &p));
+            p.values = p.out;
+            p.grad = ctest_view(ga, RS_FLOAT32, 2, vsz);
+            p.out = ctest_view(da, RS_FLOAT32, 2, vsz);
+            p.backward = 1;
+            CHECK_OK(rs_sparse_softmax_run(s, &p));
+            float y[Z], dx[Z];
+            CHECK_OK(rs_memcpy_dtoh(s, y, ya, sizeof y));
+            CHECK_OK(rs_memcpy_dtoh(s, dx, da, sizeof dx));
+            for (int z = 0; z < Z; ++z) {
+                const int other = 1 - dim; /* the pool: entries sharing the other index */
+                float m = -INFINITY, sum = 0.0f, gy = 0.0f, gs = 0.0f;
+                for (int k = 0; k < Z; ++k)
+                    if (idx[other][k] == idx[other][z]) m = fmaxf(m, x[k]);
+                for (int k = 0; k < Z; ++k)
+                    if (idx[other][k] == idx[other][z]) sum += expf(x[k] - m);
+                const float want = lg ? x[z] - m - logf(sum) : expf(x[z] - m) / sum;
+                CHECK(fabsf(y[z] - want) <= 1e-5f);
+                for (int k = 0; k < Z; ++k)
+                    if (idx[other][k] == idx[other][z]) {
+                        const float yk = lg ? x[k] - m - logf(sum) : expf(x[k] - m) / sum;
+                        gy += g[k] * yk, gs += g[k];
+                    }
+                const float want_dx = lg ? g[z] - expf(want) * gs : want * (g[z] - gy);
+                CHECK(fabsf(dx[z] - want_dx) <= 1e-5f);
+            }
+        }
+    rs_free(dev, ia), rs_free(dev, xa), rs_free(dev, ga), rs_free(dev, ya), rs_free(dev, da);
 }
 
 TEST(bad_arguments_fail_clearly) {
@@ -206,6 +331,8 @@ int main(void) {
     RUN(hybrid_coalesce);
     RUN(add_dense);
     RUN(spmm);
+    RUN(csr_pointers_spmm_and_sddmm);
+    RUN(softmax_pools);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

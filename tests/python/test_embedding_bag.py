@@ -216,12 +216,24 @@ def test_embedding_bag_module_training_step():
         assert_close(b.cpu(), a, msg=k)
 
 
-def test_sparse_gradient_raises_clearly():
-    # CPU's gradient is a sparse COO tensor; russet has no sparse tensors
-    w = _weight(10, 3, torch.float32).to(D).requires_grad_()
-    out = F.embedding_bag(torch.tensor([1, 2, 4, 5]).to(D), w, torch.tensor([0, 2]).to(D), sparse=True)
-    with pytest.raises(NotImplementedError, match="sparse=True"):
-        out.sum().backward()
+@pytest.mark.parametrize("mode", ["sum", "mean"])  # max: CPU refuses sparse weights
+def test_sparse_gradient(mode):
+    # sparse=True: the weight's gradient is a sparse COO tensor, as on CPU
+    # (ATen's composition over russet's sparse kernels), and SGD applies it
+    w = _weight(10, 3, torch.float32)
+    idx, offs = torch.tensor([1, 2, 4, 5, 2, 2]), torch.tensor([0, 2, 3])
+    grads = []
+    for dv in ("cpu", D):
+        wd = w.detach().clone().to(dv).requires_grad_()  # (the CPU step must not move w)
+        out = F.embedding_bag(idx.to(dv), wd, offs.to(dv), mode=mode, sparse=True)
+        (out * torch.arange(out.numel(), dtype=torch.float32).view(out.shape).to(dv)).sum().backward()
+        assert wd.grad.is_sparse
+        grads.append(wd.grad.cpu().to_dense())
+        opt = torch.optim.SGD([wd], lr=0.5)
+        opt.step()
+        grads.append(wd.detach().cpu())
+    assert_close(grads[2], grads[0])
+    assert_close(grads[3], grads[1])
 
 
 def test_bad_input():

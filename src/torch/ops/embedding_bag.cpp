@@ -6,13 +6,16 @@
 // (rs_embedding_bag_psw_backward_run). The four results (output, offset2bag,
 // bag_size, max_indices) have CPU's shapes and values.
 // Host execution: float64 weights without fp64 (the apple profile).
-// sparse=True raises (no sparse tensors on this backend).
+// sparse=True gives ATen's sparse COO gradient (docs/sparse.md).
 #include "torch/pointwise.h"
 
 #include <ATen/TensorUtils.h>
 #include <ATen/ops/_embedding_bag_backward_ops.h>
 #include <ATen/ops/_embedding_bag_dense_backward_ops.h>
 #include <ATen/ops/_embedding_bag_forward_only_ops.h>
+#include <ATen/ops/_embedding_bag_sparse_backward.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/searchsorted.h>
 #include <ATen/ops/_embedding_bag_ops.h>
 #include <ATen/ops/_embedding_bag_per_sample_weights_backward_ops.h>
 #include <ATen/ops/empty.h>
@@ -193,11 +196,18 @@ Tensor embedding_bag_backward(const Tensor& grad, const Tensor& indices_, const 
                               const std::optional<Tensor>& psw, int64_t padding_idx) {
   return native_or_host<at::_ops::_embedding_bag_backward>(
       [&]() -> Tensor {
-        // CPU's result would be a sparse COO tensor, which this backend
-        // cannot hold (no Sparse kernels): say so rather than fail inside
-        TORCH_CHECK_NOT_IMPLEMENTED(!sparse, "embedding_bag(sparse=True): the weight's gradient would be a sparse ",
-                                    "tensor, and russet has no sparse tensors yet; use sparse=False (a dense ",
-                                    "gradient, computed natively)");
+        // sparse=True: ATen's composition (the rows' gradients gathered by
+        // bag, a sparse COO gradient: src/torch/sparse/), as on CPU and CUDA
+        if (sparse) {
+          // each position's bag, from the offsets where CPU's fast sum path
+          // left offset2bag empty: the last offset at or before it
+          Tensor o2b = offset2bag;
+          if (o2b.numel() == 0 && indices_.numel() != 0)
+            o2b = at::searchsorted(offsets_.to(at::kLong), at::arange(indices_.numel(), offsets_.options().dtype(at::kLong)),
+                                   false, true).sub_(1);
+          return at::_embedding_bag_sparse_backward_symint(grad, indices_, offsets_, o2b, bag_size, num_weights,
+                                                           scale_grad_by_freq, mode, psw, padding_idx);
+        }
         auto [indices, offsets] = promoted(indices_, offsets_);
         check_index_types(indices, offsets);
         return dense_backward(grad, indices, offset2bag, offsets, bag_size, max_indices, num_weights.expect_int(),

@@ -22,6 +22,7 @@
 
 #include "torch/take_layout.h"
 #include "torch/adapter.h"
+#include "torch/runtime/boxed_args.h"
 
 namespace russet {
 
@@ -205,12 +206,7 @@ void host_through_copies(const c10::OperatorHandle& op, torch::jit::Stack* stack
 
 void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
-  std::string name = schema.name();
-  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  for (const auto& ret : schema.returns())
-    TORCH_CHECK(!ret.alias_info() || ret.alias_info()->isWrite(), "russet: view op ", name,
-                " has no native russet kernel (views cannot run on the host)");
-  note_host_op(name);
+  const std::string name = host_op_begin(schema, "");
 
   const size_t nargs = schema.arguments().size();
   const size_t first = stack->size() - nargs;
@@ -265,27 +261,7 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     aliases.push_back({t, a, a.storage().data(), write});
     return a;
   };
-  for (size_t i = first; i < stack->size(); i++) {
-    c10::IValue& v = (*stack)[i];
-    const auto& arg = schema.arguments()[i - first];
-    bool write = arg.alias_info() && arg.alias_info()->isWrite();
-    if (v.isTensor()) {
-      v = alias_of(v.toTensor(), write);
-    } else if (v.isTensorList()) {
-      auto list = v.toTensorList();
-      for (size_t j = 0; j < list.size(); j++) list[j] = alias_of(list[j], write);
-      v = list;
-    } else if (v.isList()) {
-      auto list = v.toList();
-      for (size_t j = 0; j < list.size(); j++) {
-        c10::IValue e = list.get(j);
-        if (e.isTensor()) list.set(j, alias_of(e.toTensor(), write));
-      }
-      v = list;
-    } else if (v.isDevice() && v.toDevice().type() == kDevice) {
-      v = c10::Device(at::kCPU);
-    }
-  }
+  map_tensor_args(schema, stack, first, alias_of, nullptr);
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   write_back(aliases);
   convert_results(stack, schema.returns().size(), aliases, *target);

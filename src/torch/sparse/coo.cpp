@@ -2,15 +2,18 @@
 // (russet/sparse.h; docs/sparse.md): coalesce, dense + sparse, sparse +
 // sparse, sparse * a 0-dim tensor, and sparse @ dense (addmm, which mm,
 // torch.sparse.mm and sparse matrix-vector products reach), sparse * dense
-// and sparse * sparse (sparse_mask, SparseAdam, Adagrad). Inputs the
+// and sparse * sparse (sparse_mask, SparseAdam, Adagrad), and the gradient
+// of torch.sparse.sum. Inputs the
 // engine does not take (other dtypes, mixed dtypes, hybrid tensors in
 // products, shapes CPU rejects) run on the host through host.cpp's
 // fallback, counted, which also gives CPU's errors.
 #include <ATen/ExpandUtils.h>
+#include <ATen/WrapDimUtilsMulti.h>
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_coalesce_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors.h>
 #include <ATen/ops/_coalesce_ops.h>
 #include <ATen/ops/_sparse_coo_tensor_unsafe.h>
 #include <ATen/ops/add_ops.h>
@@ -23,6 +26,8 @@
 #include <ATen/ops/index.h>
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/searchsorted.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include "russet/sparse.h"
@@ -152,15 +157,6 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const at::Scalar& alpha
 
 // ---- mul
 
-// the sparse dims' keys of a coalesced tensor (sorted, distinct)
-Tensor keys_of(const Tensor& t) {
-  Tensor keys = at::empty({t._nnz()}, t._indices().options());
-  const rs_tensor idx = describe(t._indices()), k = describe(keys);
-  const std::vector<int64_t> sizes = sparse_sizes(t);
-  check(rs_sparse_keys(current_stream_for(t), &idx, sizes.data(), &k));
-  return keys;
-}
-
 // sparse * dense of the same sizes: the sparse entries times the dense
 // elements at their indices (sparse_mask's way)
 Tensor mul_sparse_dense_values(const Tensor& sp, const Tensor& dense) {
@@ -264,7 +260,86 @@ Tensor& addmm_(Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scal
   return t;
 }
 
+// ---- the gradient of torch.sparse.sum: each input entry takes the
+// gradient at its indices in the kept dims (CPU's semantics; 0 where the
+// sparse gradient has no entry)
+
+Tensor sparse_sum_backward(const Tensor& grad_, const Tensor& input_, at::IntArrayRef dims) {
+  const Tensor input = input_.coalesce();
+  const int64_t nd = input.dim(), sd = input.sparse_dim();
+  const auto summed = at::dim_list_to_bitset(dims, nd);
+  std::vector<int64_t> keep, dense_summed;
+  int64_t n_sparse_summed = 0;
+  for (int64_t d = 0; d < nd; d++) {
+    if (summed[d]) {
+      if (d < sd) n_sparse_summed++;
+      else dense_summed.push_back(d + 1 - sd);  // its place among the values' dims
+    } else if (d < sd) {
+      keep.push_back(d);
+    }
+  }
+  const auto vsizes = input._values().sizes();
+  Tensor values;
+  if (n_sparse_summed == sd) {
+    TORCH_CHECK(!grad_.is_sparse(), "_sparse_sum_backward_cpu: expected grad_ Tensor to be dense since all sparse ",
+                "dims are summed");
+    Tensor g = grad_;
+    for (int64_t d : dense_summed) g = g.unsqueeze(d - 1);
+    values = g.unsqueeze(0).expand(vsizes).contiguous();
+  } else {
+    TORCH_CHECK(grad_.is_sparse(), "_sparse_sum_backward_cpu: expected grad_ Tensor to be sparse, but got dense");
+    const Tensor grad = grad_.coalesce();
+    Tensor gv = grad._values();
+    for (int64_t d : dense_summed) gv = gv.unsqueeze(d);
+    std::vector<int64_t> shape(vsizes.begin(), vsizes.end());
+    shape[0] = -1;
+    if (grad._nnz() == 0 || input._nnz() == 0) {
+      values = at::zeros(vsizes, gv.options());
+    } else {
+      // the input entries' keys over the kept dims, against the gradient's
+      const Tensor kept = input._indices().index_select(0, from_host(keep.data(), {int64_t(keep.size())},
+                                                                     at::kLong, input._indices()));
+      std::vector<int64_t> kept_sizes;
+      for (int64_t d : keep) kept_sizes.push_back(input.size(d));
+      Tensor ki = at::empty({input._nnz()}, kept.options());
+      const rs_tensor kt = describe(kept), kk = describe(ki);
+      check(rs_sparse_keys(current_stream_for(input), &kt, kept_sizes.data(), &kk));
+      const Tensor kg = keys_of(grad);
+      const Tensor pos = at::searchsorted(kg, ki).clamp_max_(grad._nnz() - 1);
+      std::vector<int64_t> hshape(vsizes.size(), 1);
+      hshape[0] = -1;
+      const Tensor hit = at::eq(kg.index_select(0, pos), ki).view(hshape);
+      values = at::where(hit, gv.index_select(0, pos).expand(shape), at::zeros({}, gv.options())).contiguous();
+    }
+  }
+  return at::_sparse_coo_tensor_with_dims_and_tensors(sd, input.dense_dim(), input.sizes(), input._indices().clone(),
+                                                      values, input.options().dtype(grad_.scalar_type()));
+}
+
 }  // namespace
+
+Tensor keys_of(const Tensor& t) {
+  const Tensor idx = t._indices();
+  Tensor keys = at::empty({t._nnz()}, idx.options());
+  const rs_tensor it = describe(idx), k = describe(keys);
+  const std::vector<int64_t> sizes = sparse_sizes(t);
+  check(rs_sparse_keys(current_stream_for(t), &it, sizes.data(), &k));
+  return keys;
+}
+
+Tensor values_at(const Tensor& x_, const Tensor& y) {
+  const Tensor x = x_.coalesce();
+  std::vector<int64_t> vsizes = x._values().sizes().vec();
+  vsizes[0] = y._nnz();
+  Tensor values = at::zeros(vsizes, x._values().options());
+  if (x._nnz() > 0 && y._nnz() > 0) {
+    const Tensor kx = keys_of(x), ky = keys_of(y);
+    const Tensor pos = at::searchsorted(kx, ky).clamp_max_(x._nnz() - 1);
+    const Tensor hit = at::eq(kx.index_select(0, pos), ky).nonzero().squeeze(1);
+    values.index_copy_(0, hit, x._values().index_select(0, pos.index_select(0, hit)));
+  }
+  return values;
+}
 
 bool sparse_mm_dtype(const Tensor& mat1) {
   const auto dt = mat1.scalar_type();
@@ -299,6 +374,7 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("addmm", TORCH_FN(addmm));
   m.impl("addmm.out", TORCH_FN(addmm_out));
   m.impl("addmm_", TORCH_FN(addmm_));
+  m.impl("_sparse_sum_backward", TORCH_FN(sparse_sum_backward));
 }
 
 }  // namespace russet

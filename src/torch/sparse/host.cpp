@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "torch/adapter.h"
+#include "torch/runtime/boxed_args.h"
 #include "torch/sparse/sparse.h"
 
 namespace russet {
@@ -44,12 +45,7 @@ at::Tensor to_device(const at::Tensor& r, const std::vector<Staged>& staged, c10
 // offsets are CPU tensors); else, as on CUDA, only 0-dim CPU scalars
 void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* stack, bool cpu_args) {
   const auto& schema = op.schema();
-  std::string name = schema.name();
-  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  for (const auto& ret : schema.returns())
-    TORCH_CHECK(!ret.alias_info() || ret.alias_info()->isWrite(), "russet: view op ", name,
-                " has no native russet kernel for this layout (views cannot run on the host)");
-  note_host_op(name);
+  const std::string name = host_op_begin(schema, " for this layout");
 
   const size_t nargs = schema.arguments().size();
   const size_t first = stack->size() - nargs;
@@ -68,28 +64,7 @@ void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* 
     staged.push_back({t, cpu, write});
     return cpu;
   };
-  for (size_t i = first; i < stack->size(); i++) {
-    c10::IValue& v = (*stack)[i];
-    const auto& arg = schema.arguments()[i - first];
-    const bool write = arg.alias_info() && arg.alias_info()->isWrite();
-    if (v.isTensor()) {
-      v = stage(v.toTensor(), write);
-    } else if (v.isTensorList()) {
-      auto list = v.toTensorList();
-      for (size_t j = 0; j < list.size(); j++) list[j] = stage(list[j], write);
-      v = list;
-    } else if (v.isList()) {
-      auto list = v.toList();
-      for (size_t j = 0; j < list.size(); j++) {
-        c10::IValue e = list.get(j);
-        if (e.isTensor()) list.set(j, stage(e.toTensor(), write));
-      }
-      v = list;
-    } else if (v.isDevice() && v.toDevice().type() == kDevice) {
-      target = v.toDevice();
-      v = c10::Device(at::kCPU);
-    }
-  }
+  map_tensor_args(schema, stack, first, stage, &target);
   TORCH_CHECK(cpu_args || !cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
               "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
   TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",

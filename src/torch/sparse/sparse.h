@@ -21,6 +21,15 @@ void sparse_host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
 void sparse_mm_into(rs_sparse_mm& p, int64_t M, const at::Tensor& t, const at::Tensor& mat2, const at::Scalar& beta,
                     const at::Scalar& alpha, const at::Tensor& out);
 
+// x's values at y's entries (y's nnz, x's dense sizes), 0 where x has no
+// entry; x and y sparse COO of one shape, x coalesced first (duplicates
+// summed). The intersection that sparse_mask and the sparse softmax's
+// gradient need.
+at::Tensor values_at(const at::Tensor& x, const at::Tensor& y);
+
+// the sparse dims' keys of a tensor's indices (int64, nnz)
+at::Tensor keys_of(const at::Tensor& t);
+
 // whether a sparse @ dense product of these dtypes has a kernel here
 bool sparse_mm_dtype(const at::Tensor& mat1);
 

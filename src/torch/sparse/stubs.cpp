@@ -13,15 +13,13 @@
 #include <ATen/native/DispatchStub.h>
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/eq.h>
-#include <ATen/ops/searchsorted.h>
-#include <ATen/ops/zeros.h>
 
 #include <optional>
 #include <vector>
 
 #include "russet/sparse.h"
 #include "torch/adapter.h"
+#include "torch/sparse/sparse.h"
 
 namespace at::native {
 using flatten_indices_fn = Tensor (*)(const Tensor& indices, IntArrayRef size);
@@ -52,29 +50,14 @@ Tensor flatten_indices(const Tensor& indices, at::IntArrayRef size) {
 }
 
 // res = y's entries with x's values at their indices (0 where x has none):
-// x.sparse_mask(y) for a sparse x. x is coalesced first, which sums its
-// duplicates (the projection's accumulate_matches; CPU's intersection sums
-// them too).
-void mask_intersection(Tensor& res, const Tensor& x_, const Tensor& y) {
-  TORCH_CHECK_NOT_IMPLEMENTED(x_.sizes().equals(y.sizes()) && x_.sparse_dim() == y.sparse_dim() &&
-                                  x_.dense_dim() == y.dense_dim(),
+// x.sparse_mask(y) for a sparse x (values_at, coo.cpp).
+void mask_intersection(Tensor& res, const Tensor& x, const Tensor& y) {
+  TORCH_CHECK_NOT_IMPLEMENTED(x.sizes().equals(y.sizes()) && x.sparse_dim() == y.sparse_dim() &&
+                                  x.dense_dim() == y.dense_dim(),
                               "russet: sparse_mask of a sparse tensor needs inputs of one shape and sparse_dim");
-  const Tensor x = x_.coalesce();
-  const Tensor yi = y._indices();
-  std::vector<int64_t> vsizes = x._values().sizes().vec();
-  vsizes[0] = y._nnz();
-  Tensor values = at::zeros(vsizes, x._values().options());
-  if (x._nnz() > 0 && y._nnz() > 0) {
-    const Tensor kx = flatten_indices(x._indices(), x.sizes().slice(0, x.sparse_dim()));
-    const Tensor ky = flatten_indices(yi.scalar_type() == at::kLong ? yi : yi.to(at::kLong),
-                                      y.sizes().slice(0, y.sparse_dim()));
-    const Tensor pos = at::searchsorted(kx, ky).clamp_max_(x._nnz() - 1);
-    const Tensor hit = at::eq(kx.index_select(0, pos), ky).nonzero().squeeze(1);
-    values.index_copy_(0, hit, x._values().index_select(0, pos.index_select(0, hit)));
-  }
   auto* impl = static_cast<at::SparseTensorImpl*>(res.unsafeGetTensorImpl());
   impl->resize_(y.sparse_dim(), y.dense_dim(), y.sizes());
-  impl->set_indices_and_values_unsafe(yi.clone(), values);
+  impl->set_indices_and_values_unsafe(y._indices().clone(), values_at(x, y));
   res._coalesced_(y.is_coalesced());
 }
 
