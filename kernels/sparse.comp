@@ -17,6 +17,10 @@
 //              sparse index but softmax's dim), three passes: the max, the
 //              sum of exp(v - max), the results; or, backward, the sum of
 //              g * y (log: of g) and the gradients. Float opmath.
+//   SP_SEGSUM  (a distinct index k of a coalesce, a dense column c): the
+//              values of its entries summed in entry order (its run of the
+//              stably sorted keys, from first[k] to first[k + 1]), in the
+//              opmath type, rounded once.
 //   SP_SDDMM   (an entry k of a CSR pattern): beta values[k] + alpha times
 //              the dot product of A's row and B's column at the entry
 //              (sparse_sampled_addmm); A in `dense`, B in `self_`.
@@ -37,7 +41,7 @@ int64_t index_at(int64_t d, int64_t k) {
     return RsI64(pc.indices + 8UL * uint64_t(d * sp(SP_IS) + k * sp(SP_IS + 1))).v;
 }
 
-#if MODE == SP_SPMM || MODE == SP_SDDMM || MODE == SP_SOFTMAX
+#if MODE == SP_SPMM || MODE == SP_SDDMM || MODE == SP_SOFTMAX || MODE == SP_SEGSUM
 #define T_DT DT
 #include "common/dtype_inst.glsl"
 #include "common/opmath_inst.glsl"
@@ -116,6 +120,16 @@ void main() {
         precise ACC v = alpha * acc;
         if (with_t) v += beta * RS_LDO(DT)(pc.values, int64_t(e) * sp(SP_VS));
         store(int64_t(e) * sp(SP_OS), v);
+    }
+#elif MODE == SP_SEGSUM
+    const int64_t n = sp(SP_NNZ), K = sp(SP_M), D = sp(SP_N);
+    RS_FOR_EACH(item, uint64_t(K * D)) {
+        const int64_t k = int64_t(item) / D, c = int64_t(item) % D;
+        const int64_t a = RsI64(pc.crow + 8UL * uint64_t(k)).v;
+        const int64_t b = k + 1L < K ? RsI64(pc.crow + 8UL * uint64_t(k + 1L)).v : n;
+        precise ACC acc = ACC(0);
+        for (int64_t p = a; p < b; ++p) acc += RS_LDO(DT)(pc.values, RsI64(pc.indices + 8UL * uint64_t(p)).v * D + c);
+        store(k * D + c, acc);
     }
 #elif MODE == SP_SOFTMAX
     const int64_t nnz = sp(SP_NNZ), D = sp(SP_N);

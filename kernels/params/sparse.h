@@ -19,6 +19,7 @@
 #define SP_ROWS 4        /* out[k] = the row of entry k: the last r with crow[r] <= k */
 #define SP_SDDMM 5       /* out[k] = beta values[k] + alpha (A @ B)[row(k), col(k)], A dense_, B self_ */
 #define SP_SOFTMAX 6     /* softmax over each pool of entries, its forward or backward (flags) */
+#define SP_SEGSUM 7      /* out[k] = the sum of values[perm[p]], p over run k of the sorted keys (coalesce) */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */

@@ -2,6 +2,8 @@
  * kernels/sparse.comp and other engines: coalescing is the entries' keys,
  * unique's stable sort and runs, the keys back to indices, and index_add's
  * in-order sum of the values; sparse + dense is the keys and index_add;
+ * float values' duplicates are summed by a kernel over the sorted runs
+ * instead (index_add would sort the entries again);
  * sparse @ dense finds each row's entries by binary search and sums them
  * in order, one writer an output element (COO's rows found by binary
  * search first; CSR brings them). */
@@ -109,6 +111,12 @@ rs_status rs_sparse_coalesce_count(rs_stream *s, const rs_tensor *indices, const
     return st;
 }
 
+/* the dtypes the run sums of coalesce take (index_add's SUM takes the rest) */
+static int seg_sum_dtype(rs_stream *s, rs_dtype dt) {
+    return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16 ||
+           (dt == RS_FLOAT64 && rs_stream_features(s)->has_fp64);
+}
+
 rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs_tensor *values,
                                    const rs_tensor *indices_out, const rs_tensor *values_out) {
     static const char *name = "sparse_coalesce";
@@ -131,6 +139,7 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
     }
     if (n == 0) goto done;
     if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &distinct))) goto done;
+    if (values && c->u.sort && rs_tensor_is_contiguous(values) && seg_sum_dtype(s, values->dtype)) goto segments;
     if (values && (st = rs_alloc(dev, 8u * (uint64_t)n, s, &inverse))) goto done;
     const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k), inv = rs_tensor_vec(inverse, RS_INT64, n);
     st = rs_unique_write(s, &c->u, &dk, values ? &inv : NULL, NULL);
@@ -148,6 +157,39 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
         const rs_scalar one = {0};
         if ((st = rs_fill(s, values_out, zero))) goto done;
         st = index_add(s, "coalesce", values_out, &inv, values, 1, 0, one);
+    }
+    goto done;
+segments: /* the float dtypes: each run of the sorted keys summed in place of index_add (which sorts again) */
+    {
+        uint64_t first = 0;
+        const rs_tensor mask = rs_tensor_vec(c->u.starts, RS_BOOL, n), sorted = rs_tensor_vec(c->u.sorted, RS_INT64, n);
+        const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k), first_t = rs_tensor_rows(0, RS_INT64, k, 1);
+        if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &first))) goto done;
+        rs_tensor ft = first_t;
+        ft.address = first;
+        st = rs_nonzero_write(s, &mask, c->u.offsets, &ft, &sorted, &dk);
+        c->u.offsets = 0; /* consumed */
+        int64_t *q;
+        uint64_t addr;
+        if (!st) st = params_begin(s, NULL, k, &q, &addr);
+        if (!st) {
+            q[SP_DIMS] = c->sparse_dim;
+            for (int d = 0; d < c->sparse_dim; ++d) q[SP_SIZES + d] = c->sizes[d];
+            sparse_push pc = {.indices = distinct, .out_ = indices_out->address, .params = addr};
+            rs_access acc[2] = {rs_tensor_access(&dk, 0), rs_tensor_access(indices_out, 1)};
+            st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2);
+        }
+        const int64_t D = n ? rs_tensor_numel(values) / n : 0;
+        if (!st && D > 0 && !(st = params_begin(s, NULL, n, &q, &addr))) {
+            q[SP_M] = k, q[SP_N] = D;
+            sparse_push pc = {.indices = c->u.perm, .values = values->address, .crow = first, .out_ = values_out->address,
+                              .params = addr};
+            const rs_tensor perm = rs_tensor_vec(c->u.perm, RS_INT64, n), fv = rs_tensor_vec(first, RS_INT64, k);
+            rs_access acc[4] = {rs_tensor_access(&perm, 0), rs_tensor_access(&fv, 0), rs_tensor_access(values, 0),
+                                rs_tensor_access(values_out, 1)};
+            st = launch(s, SP_SEGSUM, values->dtype, (uint64_t)(k * D), &pc, acc, 4);
+        }
+        rs_free(dev, first);
     }
 done:
     if (distinct) rs_free(dev, distinct);

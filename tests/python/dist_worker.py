@@ -31,6 +31,7 @@ def values(dtype, rank, n=6, salt=0):
 
 def collectives(dev, rank, world):
     r = {}
+    gloo_all_to_all = tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 13)
     on = lambda t: t.to(dev)  # noqa: E731
     for dt in DTYPES:
         name = str(dt).split(".")[1]
@@ -69,7 +70,12 @@ def collectives(dev, rank, world):
         dist.all_to_all_single(out, on(values(dt, rank, n=2 * world)))
         r[f"all_to_all_single {name}"] = out.cpu()
         outs = [on(torch.zeros(2, dtype=dt)) for i in range(world)]  # (Gloo's: equal sizes)
-        dist.all_to_all(outs, [on(values(dt, rank, n=2, salt=i)) for i in range(world)])
+        if dev == "cpu" and not gloo_all_to_all:
+            # Gloo before torch 2.13 has no alltoall: the reference is what
+            # it means, rank i's piece for this rank
+            outs = [values(dt, i, n=2, salt=rank) for i in range(world)]
+        else:
+            dist.all_to_all(outs, [on(values(dt, rank, n=2, salt=i)) for i in range(world)])
         r[f"all_to_all {name}"] = [o.cpu() for o in outs]
         g = [on(torch.zeros(4, dtype=dt)) for _ in range(world)] if rank == 0 else None
         dist.gather(on(values(dt, rank, n=4)), g, dst=0)

@@ -31,8 +31,8 @@ def launch(job, world, dev, tmp_path, timeout=300):
             for q in procs:
                 q.kill()
             raise AssertionError(f"{job} on {dev}: a rank hung\n" + "\n".join(logs))
-    for r, (p, log) in enumerate(zip(procs, logs)):
-        assert p.returncode == 0, f"{job} on {dev}, rank {r}: exit {p.returncode}\n{log}"
+    failed = [r for r, p in enumerate(procs) if p.returncode != 0]
+    assert not failed, "\n".join(f"{job} on {dev}, rank {r}: exit {procs[r].returncode}\n{logs[r]}" for r in failed)
     return [torch.load(tmp_path / f"{job}-{dev}-{r}.pt", weights_only=False) for r in range(world)]
 
 
