@@ -223,6 +223,21 @@ def test_addmm_beta_alpha_and_layouts():
     assert torch.equal(torch.sparse.mm(e.to(D), x.to(D)).cpu(), torch.zeros(8, 10))
 
 
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-5), (torch.bfloat16, 3e-2)])
+def test_bmm(dtype, tol):
+    # a 3-d COO batch @ dense, empty batches and a non-contiguous out included
+    s = rand_coo((4, 6, 5), 30, dtype)
+    s = torch.sparse_coo_tensor(s._indices()[:, s._indices()[0] != 2], s._values()[s._indices()[0] != 2], s.shape)
+    x = torch.randn(4, 5, 3).to(dtype)
+    exp = torch.bmm(s.float(), x.float())
+    assert_close(host_free(lambda: torch.bmm(s.to(D), x.to(D))).cpu().float(), exp, rtol=tol, atol=tol)
+    out = torch.empty(4, 3, 6, dtype=dtype, device=D).transpose(1, 2)
+    host_free(lambda: torch.bmm(s.to(D), x.to(D), out=out))
+    assert_close(out.cpu().float(), exp, rtol=tol, atol=tol)
+    with pytest.raises(RuntimeError):
+        torch.bmm(s.to(D), torch.randn(4, 4, 3, device=D).to(dtype))
+
+
 def test_mv_and_matmul_vector():
     s = rand_coo((6, 5), 12).coalesce()
     v = torch.randn(5)

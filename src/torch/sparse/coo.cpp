@@ -2,8 +2,8 @@
 // (russet/sparse.h; docs/sparse.md): coalesce, dense + sparse, sparse +
 // sparse, sparse * a 0-dim tensor, and sparse @ dense (addmm, which mm,
 // torch.sparse.mm and sparse matrix-vector products reach), sparse * dense
-// and sparse * sparse (sparse_mask, SparseAdam, Adagrad), and the gradient
-// of torch.sparse.sum. Inputs the
+// and sparse * sparse (sparse_mask, SparseAdam, Adagrad), bmm of a COO
+// batch, and the gradient of torch.sparse.sum. Inputs the
 // engine does not take (other dtypes, mixed dtypes, hybrid tensors in
 // products, shapes CPU rejects) run on the host through host.cpp's
 // fallback, counted, which also gives CPU's errors.
@@ -18,6 +18,8 @@
 #include <ATen/ops/_sparse_coo_tensor_unsafe.h>
 #include <ATen/ops/add_ops.h>
 #include <ATen/ops/addmm_ops.h>
+#include <ATen/ops/bmm_ops.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
@@ -260,6 +262,44 @@ Tensor& addmm_(Tensor& t, const Tensor& mat1, const Tensor& mat2, const at::Scal
   return t;
 }
 
+// ---- bmm: a 3-d COO batch (B, M, K) @ dense (B, K, N), as one 2-d product:
+// the batch is a block-diagonal (B M, B K) matrix whose entry (b, r, c) sits
+// at (b M + r, b K + c), and mat2 the (B K, N) rows of its batches
+
+bool bmm_natively(const Tensor& self, const Tensor& mat2) {
+  return self.is_sparse() && !mat2.is_sparse() && self.dim() == 3 && self.sparse_dim() == 3 && mat2.dim() == 3 &&
+         self.size(0) == mat2.size(0) && self.size(2) == mat2.size(1) &&
+         mat2.scalar_type() == self.scalar_type() && sparse_mm_dtype(self) && self.device() == mat2.device() &&
+         self.device().type() == kDevice;
+}
+
+Tensor& bmm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  if (!bmm_natively(self, mat2) || out.is_sparse() || out.scalar_type() != self.scalar_type() ||
+      out.device() != self.device())
+    return on_host<at::_ops::bmm_out>(self, mat2, out);
+  const int64_t B = self.size(0), M = self.size(1), K = self.size(2), N = mat2.size(2);
+  at::native::resize_output(out, {B, M, N});
+  if (out.numel() == 0) return out;
+  const Tensor s = self.is_coalesced() ? self : self.coalesce();
+  const Tensor idx = s._indices();
+  const Tensor rows = idx[0].mul(M).add_(idx[1]), cols = idx[0].mul(K).add_(idx[2]);
+  const Tensor flat = at::stack({rows, cols});
+  rs_sparse_mm p{};
+  p.indices = describe(flat);
+  p.values = describe(s._values());
+  const Tensor out2 = out.is_contiguous() ? out.view({B * M, N}) : at::empty({B * M, N}, out.options());
+  const Tensor zero = at::zeros({}, out.options());
+  sparse_mm_into(p, B * M, zero, mat2.reshape({B * K, N}), 0, 1, out2);
+  if (!out.is_contiguous()) out.copy_(out2.view({B, M, N}));
+  return out;
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  if (!bmm_natively(self, mat2)) return on_host<at::_ops::bmm>(self, mat2);
+  Tensor out = at::empty({self.size(0), self.size(1), mat2.size(2)}, mat2.options());
+  return bmm_out(self, mat2, out);
+}
+
 // ---- the gradient of torch.sparse.sum: each input entry takes the
 // gradient at its indices in the kept dims (CPU's semantics; 0 where the
 // sparse gradient has no entry)
@@ -375,6 +415,8 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("addmm.out", TORCH_FN(addmm_out));
   m.impl("addmm_", TORCH_FN(addmm_));
   m.impl("_sparse_sum_backward", TORCH_FN(sparse_sum_backward));
+  m.impl("bmm", TORCH_FN(bmm));
+  m.impl("bmm.out", TORCH_FN(bmm_out));
 }
 
 }  // namespace russet
