@@ -98,9 +98,13 @@ def test_layer_norm_and_gradients():
 
 
 def test_host_ops_are_counted():
-    # ops with a CPU-only nested kernel run on the host, counted
-    nt = torch.nested.nested_tensor(components(dims=(4,)))
+    # a nested op whose kernel is CPU's own (not device-generic) runs on the
+    # host, counted, with CPU's result
+    qkv = torch.nested.nested_tensor(components(dims=(12,), lens=(3, 5)))
+    bias = torch.randn(12)
+    exp = torch._transform_bias_rescale_qkv(qkv, bias, 2)
     torch.russet.reset_host_op_counts()
-    got = torch.nested.to_padded_tensor(nt.to(D), 0.0)
-    assert torch.equal(got.cpu(), torch.nested.to_padded_tensor(nt, 0.0))
-    assert torch.russet.host_op_counts() == {}
+    got = torch._transform_bias_rescale_qkv(qkv.to(D), bias.to(D), 2)
+    for g, e in zip(got, exp):
+        assert g.device.type == D and torch.equal(g.cpu(), e)
+    assert torch.russet.host_op_counts() == {"aten::_transform_bias_rescale_qkv": 1}
