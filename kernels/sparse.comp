@@ -21,6 +21,12 @@
 //              values of its entries summed in entry order (its run of the
 //              stably sorted keys, from first[k] to first[k + 1]), in the
 //              opmath type, rounded once.
+//   SP_SEL_COUNT (an entry e): index_select's copies of it, the positions
+//              of the sorted index equal to its index in dim (two binary
+//              searches); SP_SEL_WRITE (an entry e): writes them at e's
+//              offset (the counts' running sum), the dim's index replaced
+//              by the position (perm of the sorted index, in its order),
+//              and e itself as each copy's source.
 //   SP_SDDMM   (an entry k of a CSR pattern): beta values[k] + alpha times
 //              the dot product of A's row and B's column at the entry
 //              (sparse_sampled_addmm); A in `dense`, B in `self_`.
@@ -130,6 +136,37 @@ void main() {
         precise ACC acc = ACC(0);
         for (int64_t p = a; p < b; ++p) acc += RS_LDO(DT)(pc.values, RsI64(pc.indices + 8UL * uint64_t(p)).v * D + c);
         store(k * D + c, acc);
+    }
+#elif MODE == SP_SEL_COUNT || MODE == SP_SEL_WRITE
+    const int64_t nnz = sp(SP_NNZ), n = sp(SP_M), dim = sp(SP_DIM), dims = sp(SP_DIMS), total = sp(SP_N);
+    RS_FOR_EACH(e, uint64_t(nnz)) {
+        const int64_t v = index_at(dim, int64_t(e));
+        int64_t lo = 0L, hi = n;  // the first sorted position >= v
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) >> 1;
+            if (RsI64(pc.self_ + 8UL * uint64_t(mid)).v < v) lo = mid + 1L;
+            else hi = mid;
+        }
+        int64_t end = lo, top = n;  // the first sorted position > v
+        while (end < top) {
+            const int64_t mid = (end + top) >> 1;
+            if (RsI64(pc.self_ + 8UL * uint64_t(mid)).v <= v) end = mid + 1L;
+            else top = mid;
+        }
+#if MODE == SP_SEL_COUNT
+        RsI64(pc.out_ + 8UL * e).v = end - lo;
+#else
+        // crow: the counts' inclusive running sum; dense: the sort's perm;
+        // out_: indices (dims, total); values: each copy's source entry
+        const int64_t at = RsI64(pc.crow + 8UL * e).v - (end - lo);
+        for (int64_t j = lo; j < end; ++j) {
+            const int64_t o = at + (j - lo);
+            for (int64_t d = 0L; d < dims; ++d)
+                RsI64(pc.out_ + 8UL * uint64_t(d * total + o)).v =
+                    d == dim ? RsI64(pc.dense + 8UL * uint64_t(j)).v : index_at(d, int64_t(e));
+            RsI64(pc.values + 8UL * uint64_t(o)).v = int64_t(e);
+        }
+#endif
     }
 #elif MODE == SP_SOFTMAX
     const int64_t nnz = sp(SP_NNZ), D = sp(SP_N);

@@ -108,6 +108,30 @@ typedef struct rs_sparse_softmax {
 } rs_sparse_softmax;
 RS_API rs_status rs_sparse_softmax_run(rs_stream *s, const rs_sparse_softmax *p);
 
+/* index_select of a COO tensor along a sparse dim, in two calls (the
+ * result's nnz depends on the data; one wait): each entry is copied once for
+ * every position p of `index` (int64, n, any stride) that holds its index
+ * in dim, with dim's index replaced by p. rs_sparse_index_select_count
+ * finds the copies and waits for their number, sel->nnz; its scratch is
+ * rs_sparse_index_select_write's to consume and free (or
+ * rs_sparse_index_select_release's). The write puts the copies' indices in
+ * indices_out (int64, (sparse_dim, sel->nnz), contiguous), entry by entry
+ * and, for one entry, in increasing p; and each copy's source entry in
+ * source (int64, sel->nnz, contiguous: the caller gathers the values). An
+ * index outside [0, size) selects nothing (the caller checks, as CPU). */
+typedef struct rs_sparse_select {
+    int64_t nnz;                 /* the copies */
+    rs_tensor indices;           /* the input's (not owned) */
+    int dim;
+    uint64_t sorted, perm, ends; /* scratch */
+    int64_t n;
+} rs_sparse_select;
+RS_API rs_status rs_sparse_index_select_count(rs_stream *s, const rs_tensor *indices, int dim, const rs_tensor *index,
+                                              rs_sparse_select *sel);
+RS_API rs_status rs_sparse_index_select_write(rs_stream *s, rs_sparse_select *sel, const rs_tensor *indices_out,
+                                              const rs_tensor *source);
+RS_API void rs_sparse_index_select_release(rs_stream *s, rs_sparse_select *sel);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,8 @@
 #define RS_SPARSE_PUSH \
     uint64_t indices;    /* COO indices (sparse_dim, nnz) int64, strides SP_IS; INDICES: the keys; SOFTMAX: the pool order */ \
     uint64_t values;     /* SPMM: (nnz) */ \
-    uint64_t dense;      /* SPMM: D (K, N); SDDMM: A; SOFTMAX: the gradient's values */ \
-    uint64_t self_;      /* SPMM: t (M, N), beta's addend */ \
+    uint64_t dense;      /* SPMM: D (K, N); SDDMM: A; SOFTMAX: the gradient's values; SEL_WRITE: the sort's perm */ \
+    uint64_t self_;      /* SPMM: t (M, N), beta's addend; SEL_*: the sorted index (n) int64 */ \
     uint64_t crow;       /* SPMM, ROWS: row starts (M + 1) int64, contiguous; SOFTMAX: pool starts (nnz) bool */ \
     uint64_t out_;       /* KEYS, ROWS: (nnz) int64; INDICES: (sparse_dim, nnz) int64; CROW: (M + 1); SPMM: (M, N) */ \
     uint64_t params;     /* SP_ slots of int64 */
@@ -20,6 +20,8 @@
 #define SP_SDDMM 5       /* out[k] = beta values[k] + alpha (A @ B)[row(k), col(k)], A dense_, B self_ */
 #define SP_SOFTMAX 6     /* softmax over each pool of entries, its forward or backward (flags) */
 #define SP_SEGSUM 7      /* out[k] = the sum of values[perm[p]], p over run k of the sorted keys (coalesce) */
+#define SP_SEL_COUNT 8   /* index_select: out[e] = how many index positions hold entry e's index in dim */
+#define SP_SEL_WRITE 9   /* index_select: entry e's copies, one per such position, at its running offset */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */
@@ -35,8 +37,9 @@
 #define SP_FLAGS 15      /* SP_F_ bits */
 #define SP_K 16          /* SDDMM: the inner size */
 #define SP_SKIP 17       /* KEYS: a sparse dim left out of the key (softmax's pools), -1 none */
-#define SP_SIZES 18      /* the sparse sizes, SP_DIMS of them */
-#define SP_SLOTS 43      /* SP_SIZES + RS_MAX_DIMS */
+#define SP_DIM 18        /* SEL_*: the selected dim */
+#define SP_SIZES 19      /* the sparse sizes, SP_DIMS of them */
+#define SP_SLOTS 44      /* SP_SIZES + RS_MAX_DIMS */
 
 #define SP_F_BETA 1      /* add beta * t (beta != 0) */
 #define SP_F_LOG 2       /* SOFTMAX: log_softmax */

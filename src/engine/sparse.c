@@ -446,3 +446,91 @@ done:
     rs_scratch_release(&sc);
     return st;
 }
+
+void rs_sparse_index_select_release(rs_stream *s, rs_sparse_select *sel) {
+    if (!s || !sel) return;
+    rs_device *dev = rs_stream_device(s);
+    uint64_t *bufs[3] = {&sel->sorted, &sel->perm, &sel->ends};
+    for (int i = 0; i < 3; ++i)
+        if (*bufs[i]) rs_free(dev, *bufs[i]), *bufs[i] = 0;
+}
+
+/* the parameters both select modes read */
+static rs_status select_params(rs_stream *s, const rs_sparse_select *sel, int64_t total, uint64_t *addr) {
+    int64_t *q;
+    rs_status st = params_begin(s, &sel->indices, sel->indices.sizes[1], &q, addr);
+    if (st) return st;
+    q[SP_M] = sel->n, q[SP_DIM] = sel->dim, q[SP_N] = total;
+    return RS_OK;
+}
+
+rs_status rs_sparse_index_select_count(rs_stream *s, const rs_tensor *indices, int dim, const rs_tensor *index,
+                                       rs_sparse_select *sel) {
+    static const char *name = "sparse_index_select";
+    if (!s || !indices || !index || !sel) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    memset(sel, 0, sizeof *sel);
+    rs_status st = check_indices(name, indices);
+    if (st) return st;
+    if (dim < 0 || dim >= indices->sizes[0] || !is_int64_vec(index) || !rs_tensor_is_contiguous(index))
+        return rs_error(RS_ERR_INVALID, "%s: dim must be a sparse dim and index int64 (n), contiguous", name);
+    const int64_t nnz = indices->sizes[1], n = index->sizes[0];
+    sel->indices = *indices, sel->dim = dim, sel->n = n;
+    if (nnz == 0 || n == 0) return RS_OK;
+    rs_device *dev = rs_stream_device(s);
+    uint64_t addr;
+    if ((st = rs_alloc(dev, 8u * (uint64_t)n, s, &sel->sorted)) || (st = rs_alloc(dev, 8u * (uint64_t)n, s, &sel->perm)) ||
+        (st = rs_alloc(dev, 8u * (uint64_t)nnz, s, &sel->ends)))
+        goto fail;
+    /* the index sorted stably (its positions in order within equal values) */
+    const rs_tensor row = rs_tensor_rows(index->address, RS_INT64, 1, n);
+    const rs_tensor srow = rs_tensor_rows(sel->sorted, RS_INT64, 1, n), prow = rs_tensor_rows(sel->perm, RS_INT64, 1, n);
+    if ((st = rs_sort(s, &row, 0, n, &srow, &prow))) goto fail;
+    /* each entry's copies, then their running sum */
+    rs_scratch sc = {.s = s};
+    uint64_t cbuf = 0;
+    if ((st = rs_scratch_take(&sc, 8u * (uint64_t)nnz, &cbuf))) goto fail;
+    const rs_tensor counts = rs_tensor_rows(cbuf, RS_INT64, 1, nnz), ends = rs_tensor_rows(sel->ends, RS_INT64, 1, nnz);
+    const rs_tensor sorted = rs_tensor_vec(sel->sorted, RS_INT64, n);
+    if (!(st = select_params(s, sel, 0, &addr))) {
+        sparse_push pc = {.indices = indices->address, .self_ = sel->sorted, .out_ = cbuf, .params = addr};
+        rs_access acc[3] = {rs_tensor_access(indices, 0), rs_tensor_access(&sorted, 0), rs_tensor_access(&counts, 1)};
+        if (!(st = launch(s, SP_SEL_COUNT, RS_INT64, (uint64_t)nnz, &pc, acc, 3)))
+            st = rs_scan(s, RS_SCAN_SUM, &counts, &ends, NULL);
+    }
+    rs_scratch_release(&sc);
+    if (st) goto fail;
+    if ((st = rs_memcpy_dtoh(s, &sel->nnz, sel->ends + 8u * (uint64_t)(nnz - 1), 8))) goto fail;
+    return RS_OK;
+fail:
+    rs_sparse_index_select_release(s, sel);
+    return st;
+}
+
+rs_status rs_sparse_index_select_write(rs_stream *s, rs_sparse_select *sel, const rs_tensor *indices_out,
+                                       const rs_tensor *source) {
+    static const char *name = "sparse_index_select";
+    if (!s || !sel) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = RS_OK;
+    const int64_t nnz = sel->indices.sizes[1], total = sel->nnz;
+    if (!indices_out || !source || indices_out->dtype != RS_INT64 || indices_out->ndim != 2 ||
+        indices_out->sizes[0] != sel->indices.sizes[0] || indices_out->sizes[1] != total ||
+        !rs_tensor_is_contiguous(indices_out) || !is_int64_vec(source) || source->sizes[0] != total ||
+        !rs_tensor_is_contiguous(source)) {
+        st = rs_error(RS_ERR_INVALID, "%s: indices_out (int64, (sparse_dim, nnz)) and source (int64, nnz) must be "
+                      "contiguous", name);
+        goto done;
+    }
+    if (total == 0) goto done;
+    uint64_t addr;
+    if ((st = select_params(s, sel, total, &addr))) goto done;
+    const rs_tensor sorted = rs_tensor_vec(sel->sorted, RS_INT64, sel->n), perm = rs_tensor_vec(sel->perm, RS_INT64, sel->n);
+    const rs_tensor ends = rs_tensor_vec(sel->ends, RS_INT64, nnz);
+    sparse_push pc = {.indices = sel->indices.address, .values = source->address, .dense = sel->perm,
+                      .self_ = sel->sorted, .crow = sel->ends, .out_ = indices_out->address, .params = addr};
+    rs_access acc[6] = {rs_tensor_access(&sel->indices, 0), rs_tensor_access(&sorted, 0), rs_tensor_access(&perm, 0),
+                        rs_tensor_access(&ends, 0), rs_tensor_access(indices_out, 1), rs_tensor_access(source, 1)};
+    st = launch(s, SP_SEL_WRITE, RS_INT64, (uint64_t)nnz, &pc, acc, 6);
+done:
+    rs_sparse_index_select_release(s, sel);
+    return st;
+}

@@ -5,7 +5,7 @@
  * beta t + alpha S @ D with empty rows, strided D and beta 0 ignoring a
  * NaN in t, from COO and from CSR; row pointers to and from row indices;
  * the sampled product (SDDMM); the pooled softmax and log_softmax and their
- * gradients. Bad arguments fail clearly; a coalesce released between its
+ * gradients; index_select's copies. Bad arguments fail clearly; a coalesce released between its
  * two calls leaks nothing (the sanitizer build checks). */
 #include <math.h>
 #include <stdint.h>
@@ -306,6 +306,38 @@ TEST(softmax_pools) {
     rs_free(dev, ia), rs_free(dev, xa), rs_free(dev, ga), rs_free(dev, ya), rs_free(dev, da);
 }
 
+TEST(index_select) {
+    /* 4 entries of a 3 x 3 matrix; index [2, 0, 2, 7] on dim 0: entry e is
+     * copied once per position holding its row, in position order, row
+     * replaced by the position; 7 matches nothing */
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t idx[2][4] = {{0, 2, 1, 2}, {1, 0, 2, 2}}, index[4] = {2, 0, 2, 7};
+    uint64_t ia = ctest_upload(dev, s, idx, sizeof idx), xa = ctest_upload(dev, s, index, sizeof index);
+    const int64_t isz[2] = {2, 4}, xsz[1] = {4};
+    const rs_tensor it = ctest_view(ia, RS_INT64, 2, isz), xt = ctest_view(xa, RS_INT64, 1, xsz);
+    rs_sparse_select sel;
+    CHECK_OK(rs_sparse_index_select_count(s, &it, 0, &xt, &sel));
+    /* entry 0 (row 0): position 1; entries 1, 3 (row 2): positions 0 and 2 each; entry 2 (row 1): none */
+    CHECK(sel.nnz == 5);
+    uint64_t io = 0, so = 0;
+    CHECK_OK(rs_alloc(dev, 16 * 5, s, &io));
+    CHECK_OK(rs_alloc(dev, 8 * 5, s, &so));
+    const int64_t osz[2] = {2, 5}, ssz[1] = {5};
+    const rs_tensor ot = ctest_view(io, RS_INT64, 2, osz), st = ctest_view(so, RS_INT64, 1, ssz);
+    CHECK_OK(rs_sparse_index_select_write(s, &sel, &ot, &st));
+    int64_t got[2][5], src[5];
+    CHECK_OK(rs_memcpy_dtoh(s, got, io, sizeof got));
+    CHECK_OK(rs_memcpy_dtoh(s, src, so, sizeof src));
+    const int64_t want[2][5] = {{1, 0, 2, 0, 2}, {1, 0, 0, 2, 2}}, want_src[5] = {0, 1, 1, 3, 3};
+    for (int i = 0; i < 5; ++i) CHECK(got[0][i] == want[0][i] && got[1][i] == want[1][i] && src[i] == want_src[i]);
+    /* a count released before its write */
+    CHECK_OK(rs_sparse_index_select_count(s, &it, 1, &xt, &sel));
+    rs_sparse_index_select_release(s, &sel);
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_free(dev, ia), rs_free(dev, xa), rs_free(dev, io), rs_free(dev, so);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -333,6 +365,7 @@ int main(void) {
     RUN(spmm);
     RUN(csr_pointers_spmm_and_sddmm);
     RUN(softmax_pools);
+    RUN(index_select);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

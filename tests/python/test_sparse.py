@@ -386,24 +386,46 @@ def test_sparse_embedding_training(opt):
     assert_close(wr, wc, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_select(dim):
+    # along a sparse dim every entry comes once per matching index position
+    # (repeats, absent values); along the dense dim, the values' own
+    s = rand_coo((6, 5, 3), 16, dense_dims=1)
+    for idx in ([4, 0, 4, 2], [1], [], [2, 2, 2]):
+        idx = torch.tensor(idx, dtype=torch.int64) if dim < 2 else torch.tensor(idx[:2], dtype=torch.int64) % 3
+        exp = s.index_select(dim, idx)
+        got = host_free(lambda: s.to(D).index_select(dim, idx.to(D)))
+        assert got.shape == exp.shape and got._nnz() == exp._nnz()
+        assert torch.equal(got.cpu().to_dense(), exp.to_dense())
+    got = host_free(lambda: s.to(D).index_select(dim, torch.tensor([1, 0], dtype=torch.int32, device=D)))
+    assert torch.equal(got.cpu().to_dense(), s.index_select(dim, torch.tensor([1, 0])).to_dense())
+    # an index out of range: CPU's error, through the host
+    with pytest.raises((IndexError, RuntimeError)) as cpu:
+        s.index_select(dim, torch.tensor([0, 9]))
+    with pytest.raises((IndexError, RuntimeError)) as dev:
+        s.to(D).index_select(dim, torch.tensor([0, 9], device=D))
+    assert type(dev.value) is type(cpu.value) and str(dev.value) == str(cpu.value)
+
+
 def test_host_ops_are_counted():
-    s = rand_coo((6, 5), 12)
+    s = rand_coo((6, 5), 12).coalesce()
+    x = torch.randn(5, 3)
     torch.russet.reset_host_op_counts()
-    got = s.to(D).index_select(0, torch.tensor([4, 0, 4], device=D))
-    same_sparse(got, s.index_select(0, torch.tensor([4, 0, 4])))
-    assert "aten::index_select" in torch.russet.host_op_counts()
+    got = torch.hspmm(s.to(D), x.to(D))
+    same_sparse(got, torch.hspmm(s, x), exact=False, rtol=1e-6, atol=1e-6)
+    assert "aten::hspmm" in torch.russet.host_op_counts()
 
 
 def test_host_ops_error_mode():
     r = run_python(
         "import torch, russet\n"
-        "s = torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.tensor([1.0, 2.0]), (3,)).to('russet')\n"
-        "ok = (s + s).to_dense().cpu().tolist() == [2.0, 4.0, 0.0]\n"
+        "s = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.tensor([1.0, 2.0]), (3, 2)).to('russet')\n"
+        "ok = (s + s).to_dense().cpu().tolist() == [[0.0, 2.0], [4.0, 0.0], [0.0, 0.0]]\n"
         "try:\n"
-        "    s.index_select(0, torch.tensor([0], device='russet'))\n"
+        "    torch.hspmm(s, torch.ones(2, 2, device='russet'))\n"
         "    print('no error')\n"
         "except NotImplementedError as e:\n"
-        "    print('raised', ok, 'index_select' in str(e))\n",
+        "    print('raised', ok, 'hspmm' in str(e))\n",
         env={"RUSSET_HOST_OPS": "error"})
     assert r.stdout.strip() == "raised True True", r.stdout + r.stderr
 

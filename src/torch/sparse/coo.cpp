@@ -3,7 +3,7 @@
 // sparse, sparse * a 0-dim tensor, and sparse @ dense (addmm, which mm,
 // torch.sparse.mm and sparse matrix-vector products reach), sparse * dense
 // and sparse * sparse (sparse_mask, SparseAdam, Adagrad), bmm of a COO
-// batch, and the gradient of torch.sparse.sum. Inputs the
+// batch, index_select, and the gradient of torch.sparse.sum. Inputs the
 // engine does not take (other dtypes, mixed dtypes, hybrid tensors in
 // products, shapes CPU rejects) run on the host through host.cpp's
 // fallback, counted, which also gives CPU's errors.
@@ -19,6 +19,8 @@
 #include <ATen/ops/add_ops.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/bmm_ops.h>
+#include <ATen/ops/aminmax.h>
+#include <ATen/ops/index_select_ops.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
@@ -300,6 +302,48 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   return bmm_out(self, mat2, out);
 }
 
+// ---- index_select: along a sparse dim, each entry once for every position
+// of index that holds its index there (the engine: one wait for the
+// count); along a dense dim, the values' own index_select. An index out of
+// range goes to the host, which raises CPU's error.
+
+Tensor index_select(const Tensor& self, int64_t dim_, const Tensor& index_) {
+  const int64_t dim = c10::maybe_wrap_dim(dim_, self.dim());
+  bool ok = self.is_sparse() && index_.device() == self.device() && index_.dim() <= 1 &&
+            (index_.scalar_type() == at::kLong || index_.scalar_type() == at::kInt);
+  if (ok && index_.numel() > 0) {
+    const auto [mn, mx] = at::aminmax(index_);
+    ok = mn.item<int64_t>() >= 0 && mx.item<int64_t>() < self.size(dim);
+  }
+  if (!ok) return on_host<at::_ops::index_select>(self, dim_, index_);
+  const Tensor index = index_.reshape({-1}).to(at::kLong).contiguous();
+  std::vector<int64_t> sizes = self.sizes().vec();
+  sizes[dim] = index.numel();
+  const int64_t sd = self.sparse_dim();
+  if (dim >= sd) {
+    Tensor out = at::_sparse_coo_tensor_unsafe(self._indices().clone(), self._values().index_select(dim - sd + 1, index),
+                                               sizes, self._values().options().layout(at::kSparse));
+    out._coalesced_(self.is_coalesced());
+    return out;
+  }
+  rs_stream* s = current_stream_for(self);
+  const rs_tensor it = describe(self._indices()), ix = describe(index);
+  rs_sparse_select sel;
+  check(rs_sparse_index_select_count(s, &it, static_cast<int>(dim), &ix, &sel));
+  Tensor idx_out, source;
+  try {
+    idx_out = at::empty({sd, sel.nnz}, self._indices().options());
+    source = at::empty({sel.nnz}, self._indices().options());
+  } catch (...) {
+    rs_sparse_index_select_release(s, &sel);
+    throw;
+  }
+  const rs_tensor io = describe(idx_out), so = describe(source);
+  check(rs_sparse_index_select_write(s, &sel, &io, &so));
+  return at::_sparse_coo_tensor_unsafe(idx_out, self._values().index_select(0, source), sizes,
+                                       self._values().options().layout(at::kSparse));
+}
+
 // ---- the gradient of torch.sparse.sum: each input entry takes the
 // gradient at its indices in the kept dims (CPU's semantics; 0 where the
 // sparse gradient has no entry)
@@ -416,6 +460,7 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("addmm_", TORCH_FN(addmm_));
   m.impl("_sparse_sum_backward", TORCH_FN(sparse_sum_backward));
   m.impl("bmm", TORCH_FN(bmm));
+  m.impl("index_select", TORCH_FN(index_select));
   m.impl("bmm.out", TORCH_FN(bmm_out));
 }
 
