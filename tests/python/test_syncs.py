@@ -32,6 +32,9 @@ def _syncs(fn):
 
 x, w, tgt, img = _data()
 conv = torch.nn.Conv2d(3, 8, 3).to(D)
+# sparse (docs/sparse.md): a coalesced COO tensor and an uncoalesced one
+sp_c = (x * (x > 1)).to_sparse()
+sp_u = torch.sparse_coo_tensor(torch.cat([sp_c._indices()] * 2, 1), torch.cat([sp_c._values()] * 2), sp_c.shape)
 CASES = [
     ("linear_cross_entropy_backward", lambda: F.cross_entropy(F.linear(x, w), tgt).backward(), 0),
     ("softmax_log_softmax_nll", lambda: F.nll_loss(F.log_softmax(x[:, :16], 1), tgt), 0),
@@ -54,7 +57,14 @@ CASES = [
     ("interpolate_pad", lambda: (F.interpolate(img, scale_factor=2, mode="bilinear"),
                                  F.pad(img, (1, 1, 1, 1), mode="reflect")), 0),
     ("fft", lambda: torch.fft.rfft(x, dim=1), 0),
+    ("sparse_products_sums", lambda: (torch.sparse.mm(sp_c, x.t()), sp_c.to_dense(), x + sp_c, sp_c * 2.0,
+                                      torch.sparse.sum(sp_c)), 0),
+    ("sparse_mask_softmax", lambda: (x.sparse_mask(sp_c), torch.sparse.softmax(sp_c, 1), sp_c.sparse_mask(sp_c)), 0),
     # reads by definition
+    # the result's size depends on the data, as on CUDA: a sum over a sparse
+    # dim coalesces its result
+    ("sparse_coalesce", lambda: sp_u.coalesce(), 1),
+    ("sparse_sum_dim", lambda: torch.sparse.sum(sp_c, 1), 1),
     ("item", lambda: x.sum().item(), 1),
     ("cpu", lambda: x.cpu(), 1),
 ]

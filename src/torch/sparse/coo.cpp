@@ -415,14 +415,15 @@ Tensor values_at(const Tensor& x_, const Tensor& y) {
   const Tensor x = x_.coalesce();
   std::vector<int64_t> vsizes = x._values().sizes().vec();
   vsizes[0] = y._nnz();
-  Tensor values = at::zeros(vsizes, x._values().options());
-  if (x._nnz() > 0 && y._nnz() > 0) {
-    const Tensor kx = keys_of(x), ky = keys_of(y);
-    const Tensor pos = at::searchsorted(kx, ky).clamp_max_(x._nnz() - 1);
-    const Tensor hit = at::eq(kx.index_select(0, pos), ky).nonzero().squeeze(1);
-    values.index_copy_(0, hit, x._values().index_select(0, pos.index_select(0, hit)));
-  }
-  return values;
+  if (x._nnz() == 0 || y._nnz() == 0) return at::zeros(vsizes, x._values().options());
+  // each y entry's place among x's sorted keys, and whether x holds it
+  // there: no wait (the result has y's entries)
+  const Tensor kx = keys_of(x), ky = keys_of(y);
+  const Tensor pos = at::searchsorted(kx, ky).clamp_max_(x._nnz() - 1);
+  std::vector<int64_t> hshape(vsizes.size(), 1);
+  hshape[0] = -1;
+  const Tensor hit = at::eq(kx.index_select(0, pos), ky).view(hshape);
+  return at::where(hit, x._values().index_select(0, pos), at::zeros({}, x._values().options()));
 }
 
 bool sparse_mm_dtype(const Tensor& mat1) {
