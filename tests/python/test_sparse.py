@@ -516,9 +516,21 @@ def test_compressed_ops_and_host():
     x = torch.randn(5, 3)
     # CSC @ dense: flipped to CSR on the device (ATen's flatten_indices stub)
     assert_close(host_free(lambda: a.to_sparse_csc().to(D) @ x.to(D)).cpu(), a @ x, rtol=1e-5, atol=1e-5)
-    # CSR + CSR has no kernel here: the host, counted
+    # CSR + CSR (the union, coalesced, as CPU's), dense + CSR, in place
+    b = dense_with_zeros((6, 5), seed=1)
+    got = host_free(lambda: torch.add(c, b.to_sparse_csr().to(D), alpha=2))
+    exp = torch.add(a.to_sparse_csr(), b.to_sparse_csr(), alpha=2)
+    assert got.layout == torch.sparse_csr and got._nnz() == exp._nnz()
+    assert torch.equal(got.crow_indices().cpu(), exp.crow_indices())
+    assert_close(got.to_dense().cpu(), exp.to_dense())
+    assert_close(host_free(lambda: b.to(D) + c).cpu(), b + a)
+    cc = a.to_sparse_csr().to(D)
+    host_free(lambda: cc.add_(b.to_sparse_csr().to(D)))
+    assert_close(cc.to_dense().cpu(), a + b)
+    assert_close(host_free(lambda: c * c).to_dense().cpu(), a * a)
+    # a sum over a dim of a CSR tensor has no kernel here: the host, counted
     torch.russet.reset_host_op_counts()
-    assert_close((c + c).to_dense().cpu(), a + a)
-    assert "aten::add.out" in torch.russet.host_op_counts()
+    assert_close(torch.sum(c, 1, keepdim=True).to_dense().cpu(), a.sum(1, keepdim=True))
+    assert "aten::_sparse_csr_sum.dim_dtype" in torch.russet.host_op_counts()
     with pytest.raises(RuntimeError):
         c @ torch.randn(4, 3, device=D)

@@ -2,7 +2,8 @@
 // differ by device, on the C core's sparse engine (russet/sparse.h;
 // docs/sparse.md): the row pointers from COO's row indices and back (every
 // conversion between layouts goes through these), CSR @ dense and dense @
-// CSR (addmm, which mm, matmul and `@` reach) and sparse_sampled_addmm. The device-generic kernels are in
+// CSR (addmm, which mm, matmul and `@` reach), sparse_sampled_addmm, and
+// sums of 2-d CSR tensors with dense and CSR tensors (through COO's kernels). The device-generic kernels are in
 // generic.cpp; other inputs (batched tensors, blocks, CSC products, other
 // dtypes) run on the host, counted (host.cpp).
 #include <ATen/ExpandUtils.h>
@@ -11,6 +12,8 @@
 #include <ATen/ops/_convert_indices_from_coo_to_csr_ops.h>
 #include <ATen/ops/_convert_indices_from_csr_to_coo_ops.h>
 #include <ATen/ops/_sparse_csr_tensor_unsafe.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/add_ops.h>
 #include <ATen/ops/addmm_ops.h>
 #include <ATen/ops/sparse_sampled_addmm_ops.h>
 #include <ATen/ops/empty.h>
@@ -174,6 +177,33 @@ Tensor& sampled_addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& 
   return out;
 }
 
+// ---- add: dense + CSR, CSR + CSR (2-d, int64 indices), through COO's
+// kernels: the sum of two CSR tensors is their entries' union, coalesced
+// (CPU's result too), in CSR
+
+bool plain_csr(const Tensor& t) {
+  return t.layout() == at::kSparseCsr && t.dim() == 2 && t.dense_dim() == 0 &&
+         t.crow_indices().scalar_type() == at::kLong;
+}
+
+Tensor& add_out(const Tensor& self, const Tensor& other, const at::Scalar& alpha, Tensor& out) {
+  const auto dt = out.scalar_type();
+  const bool same = self.device() == out.device() && other.device() == out.device() &&
+                    out.device().type() == kDevice && self.scalar_type() == dt && other.scalar_type() == dt &&
+                    self.sizes().equals(other.sizes());
+  if (same && self.layout() == at::kStrided && out.layout() == at::kStrided && plain_csr(other)) {
+    at::add_out(out, self, other.to_sparse(), alpha);  // dense + COO: the sparse engine
+    return out;
+  }
+  if (same && plain_csr(self) && plain_csr(other) && out.layout() == at::kSparseCsr) {
+    const Tensor sum = at::add(self.to_sparse(), other.to_sparse(), alpha).coalesce().to_sparse_csr();
+    out.resize_as_sparse_(sum);
+    out.copy_(sum);
+    return out;
+  }
+  return at::native::call_fallback_fn<&sparse_host_fallback, at::_ops::add_out>::call(self, other, alpha, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -185,6 +215,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 
 TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   m.impl("addmm.out", TORCH_FN(addmm_out));
+  m.impl("add.out", TORCH_FN(add_out));
   m.impl("sparse_sampled_addmm", TORCH_FN(sampled_addmm));
   m.impl("sparse_sampled_addmm.out", TORCH_FN(sampled_addmm_out));
 }
