@@ -6,6 +6,7 @@
 #include <ATen/core/stack.h>
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "torch/adapter.h"
@@ -23,6 +24,22 @@ inline std::string host_op_begin(const c10::FunctionSchema& schema, const char* 
                 "russet kernel", what, " (views cannot run on the host)");
   note_host_op(name);
   return name;
+}
+
+// The device a host op's results go to, after CUDA's checks of its
+// arguments: russet tensors on one device (`devices`), no CPU tensor beside
+// them but 0-dim scalars (`cpu_seen`: one was); `target` the op's device
+// argument where it has one.
+inline c10::Device host_target(const std::string& name, const std::set<c10::DeviceIndex>& devices, bool cpu_seen,
+                               std::optional<c10::Device> target) {
+  TORCH_CHECK(!cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
+              "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
+  TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
+              "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
+              static_cast<int>(*devices.rbegin()), "! (in ", name, ")");
+  if (!target) target = c10::Device(kDevice, devices.empty() ? current_device() : *devices.begin());
+  if (target->index() < 0) target = c10::Device(kDevice, current_device());
+  return *target;
 }
 
 // Replaces every tensor argument on the stack (a tensor, a tensor list, a

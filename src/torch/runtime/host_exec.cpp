@@ -236,13 +236,7 @@ void host_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       target = v.toDevice();
     }
   }
-  TORCH_CHECK(!cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
-              "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
-  TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
-              "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
-              static_cast<int>(*devices.rbegin()), "! (in ", name, ")");
-  if (!target) target = c10::Device(kDevice, devices.empty() ? current_device() : *devices.begin());
-  if (target->index() < 0) target = c10::Device(kDevice, current_device());
+  target = host_target(name, devices, cpu_seen.has_value(), target);
   c10::DeviceGuard guard(*target);
 
   if (!mapped || force_copies()) {

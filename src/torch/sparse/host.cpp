@@ -65,13 +65,7 @@ void host_fallback_for_layout(const c10::OperatorHandle& op, torch::jit::Stack* 
     return cpu;
   };
   map_tensor_args(schema, stack, first, stage, &target);
-  TORCH_CHECK(cpu_args || !cpu_seen || devices.empty(), "Expected all tensors to be on the same device, but found at ",
-              "least two devices, russet:", static_cast<int>(*devices.begin()), " and cpu! (in ", name, ")");
-  TORCH_CHECK(devices.size() <= 1, "Expected all tensors to be on the same device, but found at least two ",
-              "devices, russet:", static_cast<int>(*devices.begin()), " and russet:",
-              static_cast<int>(*devices.rbegin()), "! (in ", name, ")");
-  if (!target) target = c10::Device(kDevice, devices.empty() ? current_device() : *devices.begin());
-  if (target->index() < 0) target = c10::Device(kDevice, current_device());
+  target = host_target(name, devices, cpu_seen && !cpu_args, target);
   c10::DeviceGuard guard(*target);
 
   op.callBoxed(stack);
