@@ -97,6 +97,18 @@ def _is_avg(op):
     return op == ReduceOp.AVG
 
 
+_BITWISE = {ReduceOp.BAND: "BAND", ReduceOp.BOR: "BOR", ReduceOp.BXOR: "BXOR"}
+
+
+def _check_op(op, tensors):
+    """Gloo's refusal of a bitwise reduction of floating tensors, raised here
+    on every rank before anything is exchanged (Gloo raised it on some
+    ranks only at the next collective's wait: a barrier then failed)"""
+    for name_op, name in _BITWISE.items():
+        if op == name_op and any(t.is_floating_point() or t.is_complex() for t in tensors):
+            raise RuntimeError(f"Cannot use ReduceOp.{name} with non-integral dtype")
+
+
 def _divide(t, n):
     """AVG's division of a sum: floats divide, integers truncate (NCCL's average of integers)"""
     if t.is_floating_point() or t.is_complex():
@@ -141,6 +153,7 @@ class RussetProcessGroup(dist.ProcessGroup):
         return _allreduce_opts(ReduceOp.SUM, opts.timeout) if _is_avg(opts.reduceOp) else opts
 
     def _allreduce_hosts(self, hosts, opts):
+        _check_op(opts.reduceOp, hosts)
         self._gloo.allreduce(hosts, self._sum_opts(opts)).wait()
         if _is_avg(opts.reduceOp):
             for h in hosts:
@@ -165,6 +178,7 @@ class RussetProcessGroup(dist.ProcessGroup):
         return _work(tensors)
 
     def reduce(self, tensors, opts):
+        _check_op(opts.reduceOp, tensors)
         hosts = [_host(t) for t in tensors]
         if _is_avg(opts.reduceOp):
             # AVG: the sum everywhere, then the root's division
