@@ -143,6 +143,14 @@ fi
 echo "== build"
 rm -rf build python/russet/_russet.so
 t0=$(date +%s)
+# The sparse and nested registrations are generated from a torch's
+# native_functions.yaml (tools/gen_layout_kernels.py); the committed ones are
+# CI's torch's, so regenerate them from this image's (PyYAML: the image's,
+# else the wheel in .whl)
+site=$($PY -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+$PY -c 'import yaml' 2>/dev/null || { [ -d .whl ] && $PY -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl; }
+PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} $PY tools/gen_layout_kernels.py "$site" \
+    || echo "gen_layout_kernels failed: building with the committed registrations"
 
 # The adapter's objects take most of the build (torch's headers). A cache of
 # them travels between device calls in .gpu/objcache.tgz (the command copies
