@@ -66,22 +66,31 @@ static rs_status launch(rs_stream *s, int mode, rs_dtype dt, uint64_t items, con
     return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
 }
 
+/* keys[k] = entry k's row-major position over the sparse sizes, leaving
+ * out dim `skip` (-1: none; the softmax's pools leave out its dim) */
+static rs_status keys_launch(rs_stream *s, const rs_tensor *indices, const int64_t *sizes, int64_t skip,
+                             const rs_tensor *keys) {
+    const int64_t nnz = indices->sizes[1];
+    if (nnz == 0) return RS_OK;
+    int64_t *q;
+    uint64_t addr;
+    rs_status st = params_begin(s, indices, nnz, &q, &addr);
+    if (st) return st;
+    q[SP_SKIP] = skip;
+    for (int64_t d = 0; d < indices->sizes[0]; ++d) q[SP_SIZES + d] = sizes[d];
+    sparse_push pc = {.indices = indices->address, .out_ = keys->address, .params = addr};
+    rs_access acc[2] = {rs_tensor_access(indices, 0), rs_tensor_access(keys, 1)};
+    return launch(s, SP_KEYS, RS_INT64, (uint64_t)nnz, &pc, acc, 2);
+}
+
 rs_status rs_sparse_keys(rs_stream *s, const rs_tensor *indices, const int64_t *sizes, const rs_tensor *keys) {
     static const char *name = "sparse_keys";
     if (!s || !indices || !sizes || !keys) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
     rs_status st = check_indices(name, indices);
     if (st) return st;
-    const int64_t nnz = indices->sizes[1];
-    if (keys->dtype != RS_INT64 || rs_tensor_numel(keys) != nnz || !rs_tensor_is_contiguous(keys))
+    if (keys->dtype != RS_INT64 || rs_tensor_numel(keys) != indices->sizes[1] || !rs_tensor_is_contiguous(keys))
         return rs_error(RS_ERR_INVALID, "%s: keys must be int64 (nnz), contiguous", name);
-    if (nnz == 0) return RS_OK;
-    int64_t *q;
-    uint64_t addr;
-    if ((st = params_begin(s, indices, nnz, &q, &addr))) return st;
-    for (int64_t d = 0; d < indices->sizes[0]; ++d) q[SP_SIZES + d] = sizes[d];
-    sparse_push pc = {.indices = indices->address, .out_ = keys->address, .params = addr};
-    rs_access acc[2] = {rs_tensor_access(indices, 0), rs_tensor_access(keys, 1)};
-    return launch(s, SP_KEYS, RS_INT64, (uint64_t)nnz, &pc, acc, 2);
+    return keys_launch(s, indices, sizes, -1, keys);
 }
 
 /* frees c's scratch, unique's included where rs_unique_write has not run
@@ -124,7 +133,7 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
     rs_device *dev = rs_stream_device(s);
     const int64_t n = rs_tensor_numel(&c->u.src), k = c->nnz;
     rs_status st = RS_OK;
-    uint64_t distinct = 0, inverse = 0;
+    uint64_t distinct = 0, inverse = 0, first = 0;
     if (!indices_out || indices_out->dtype != RS_INT64 || indices_out->ndim != 2 || indices_out->sizes[0] != c->sparse_dim ||
         indices_out->sizes[1] != k || !rs_tensor_is_contiguous(indices_out)) {
         st = rs_error(RS_ERR_INVALID, "%s: indices_out must be int64 (sparse_dim, nnz), contiguous", name);
@@ -139,10 +148,25 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
     }
     if (n == 0) goto done;
     if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &distinct))) goto done;
-    if (values && c->u.sort && rs_tensor_is_contiguous(values) && seg_sum_dtype(s, values->dtype)) goto segments;
-    if (values && (st = rs_alloc(dev, 8u * (uint64_t)n, s, &inverse))) goto done;
-    const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k), inv = rs_tensor_vec(inverse, RS_INT64, n);
-    st = rs_unique_write(s, &c->u, &dk, values ? &inv : NULL, NULL);
+    const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k);
+    rs_tensor inv = rs_tensor_vec(0, RS_INT64, n);
+    /* the distinct keys, and for the values either each run's first sorted
+     * position (float dtypes: a kernel sums each run of the sorted keys;
+     * index_add would sort the entries again) or each entry's run (the
+     * other dtypes: index_add) */
+    const int runs = values && c->u.sort && rs_tensor_is_contiguous(values) && seg_sum_dtype(s, values->dtype);
+    if (runs) {
+        const rs_tensor mask = rs_tensor_vec(c->u.starts, RS_BOOL, n), sorted = rs_tensor_vec(c->u.sorted, RS_INT64, n);
+        rs_tensor ft = rs_tensor_rows(0, RS_INT64, k, 1);
+        if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &first))) goto done;
+        ft.address = first;
+        st = rs_nonzero_write(s, &mask, c->u.offsets, &ft, &sorted, &dk);
+        c->u.offsets = 0; /* consumed */
+    } else {
+        if (values && (st = rs_alloc(dev, 8u * (uint64_t)n, s, &inverse))) goto done;
+        inv.address = inverse;
+        st = rs_unique_write(s, &c->u, &dk, values ? &inv : NULL, NULL);
+    }
     if (st) goto done;
     int64_t *q;
     uint64_t addr;
@@ -150,50 +174,27 @@ rs_status rs_sparse_coalesce_write(rs_stream *s, rs_sparse_coalesce *c, const rs
     q[SP_DIMS] = c->sparse_dim;
     for (int d = 0; d < c->sparse_dim; ++d) q[SP_SIZES + d] = c->sizes[d];
     sparse_push pc = {.indices = distinct, .out_ = indices_out->address, .params = addr};
-    rs_access acc[2] = {rs_tensor_access(&dk, 0), rs_tensor_access(indices_out, 1)};
-    if ((st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2))) goto done;
-    if (values) {
+    rs_access acc[4] = {rs_tensor_access(&dk, 0), rs_tensor_access(indices_out, 1)};
+    if ((st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2)) || !values) goto done;
+    if (!runs) {
         uint8_t zero[16] = {0};
         const rs_scalar one = {0};
-        if ((st = rs_fill(s, values_out, zero))) goto done;
-        st = index_add(s, "coalesce", values_out, &inv, values, 1, 0, one);
+        if (!(st = rs_fill(s, values_out, zero))) st = index_add(s, "coalesce", values_out, &inv, values, 1, 0, one);
+        goto done;
     }
-    goto done;
-segments: /* the float dtypes: each run of the sorted keys summed in place of index_add (which sorts again) */
-    {
-        uint64_t first = 0;
-        const rs_tensor mask = rs_tensor_vec(c->u.starts, RS_BOOL, n), sorted = rs_tensor_vec(c->u.sorted, RS_INT64, n);
-        const rs_tensor dk = rs_tensor_vec(distinct, RS_INT64, k), first_t = rs_tensor_rows(0, RS_INT64, k, 1);
-        if ((st = rs_alloc(dev, 8u * (uint64_t)k, s, &first))) goto done;
-        rs_tensor ft = first_t;
-        ft.address = first;
-        st = rs_nonzero_write(s, &mask, c->u.offsets, &ft, &sorted, &dk);
-        c->u.offsets = 0; /* consumed */
-        int64_t *q;
-        uint64_t addr;
-        if (!st) st = params_begin(s, NULL, k, &q, &addr);
-        if (!st) {
-            q[SP_DIMS] = c->sparse_dim;
-            for (int d = 0; d < c->sparse_dim; ++d) q[SP_SIZES + d] = c->sizes[d];
-            sparse_push pc = {.indices = distinct, .out_ = indices_out->address, .params = addr};
-            rs_access acc[2] = {rs_tensor_access(&dk, 0), rs_tensor_access(indices_out, 1)};
-            st = launch(s, SP_INDICES, RS_INT64, (uint64_t)k, &pc, acc, 2);
-        }
-        const int64_t D = n ? rs_tensor_numel(values) / n : 0;
-        if (!st && D > 0 && !(st = params_begin(s, NULL, n, &q, &addr))) {
-            q[SP_M] = k, q[SP_N] = D;
-            sparse_push pc = {.indices = c->u.perm, .values = values->address, .crow = first, .out_ = values_out->address,
-                              .params = addr};
-            const rs_tensor perm = rs_tensor_vec(c->u.perm, RS_INT64, n), fv = rs_tensor_vec(first, RS_INT64, k);
-            rs_access acc[4] = {rs_tensor_access(&perm, 0), rs_tensor_access(&fv, 0), rs_tensor_access(values, 0),
-                                rs_tensor_access(values_out, 1)};
-            st = launch(s, SP_SEGSUM, values->dtype, (uint64_t)(k * D), &pc, acc, 4);
-        }
-        rs_free(dev, first);
-    }
+    const int64_t D = rs_tensor_numel(values) / n;
+    if (D == 0 || (st = params_begin(s, NULL, n, &q, &addr))) goto done;
+    q[SP_M] = k, q[SP_N] = D;
+    sparse_push ps = {.indices = c->u.perm, .values = values->address, .crow = first, .out_ = values_out->address,
+                      .params = addr};
+    const rs_tensor perm = rs_tensor_vec(c->u.perm, RS_INT64, n), fv = rs_tensor_vec(first, RS_INT64, k);
+    acc[0] = rs_tensor_access(&perm, 0), acc[1] = rs_tensor_access(&fv, 0);
+    acc[2] = rs_tensor_access(values, 0), acc[3] = rs_tensor_access(values_out, 1);
+    st = launch(s, SP_SEGSUM, values->dtype, (uint64_t)(k * D), &ps, acc, 4);
 done:
     if (distinct) rs_free(dev, distinct);
     if (inverse) rs_free(dev, inverse);
+    if (first) rs_free(dev, first);
     coalesce_release(s, c);
     return st;
 }
@@ -413,21 +414,16 @@ rs_status rs_sparse_softmax_run(rs_stream *s, const rs_sparse_softmax *p) {
         goto done;
     /* each entry's pool key (its indices but dim's), sorted stably: the
      * pools' entries in entry order, each pool a run */
-    int64_t *q;
-    uint64_t addr;
-    if ((st = params_begin(s, &p->indices, nnz, &q, &addr))) goto done;
-    q[SP_SKIP] = p->dim;
-    for (int64_t d = 0; d < sd; ++d) q[SP_SIZES + d] = p->sizes[d];
     const rs_tensor kt = rs_tensor_vec(keys, RS_INT64, nnz);
-    sparse_push kp = {.indices = p->indices.address, .out_ = keys, .params = addr};
-    rs_access ka[2] = {rs_tensor_access(&p->indices, 0), rs_tensor_access(&kt, 1)};
-    if ((st = launch(s, SP_KEYS, RS_INT64, (uint64_t)nnz, &kp, ka, 2))) goto done;
+    if ((st = keys_launch(s, &p->indices, p->sizes, p->dim, &kt))) goto done;
     const rs_tensor row = rs_tensor_rows(keys, RS_INT64, 1, nnz), srow = rs_tensor_rows(sorted, RS_INT64, 1, nnz);
     const rs_tensor prow = rs_tensor_rows(perm, RS_INT64, 1, nnz);
     if ((st = rs_sort(s, &row, 0, nnz, &srow, &prow))) goto done;
     const rs_tensor svec = rs_tensor_vec(sorted, RS_INT64, nnz), starts_t = rs_tensor_vec(starts, RS_BOOL, nnz);
     if ((st = rs_run_starts(s, &svec, &starts_t))) goto done;
 
+    int64_t *q;
+    uint64_t addr;
     if ((st = params_begin(s, NULL, nnz, &q, &addr))) goto done;
     q[SP_N] = D;
     q[SP_FLAGS] = (p->log ? SP_F_LOG : 0) | (p->backward ? SP_F_BACKWARD : 0);

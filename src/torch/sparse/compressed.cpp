@@ -31,13 +31,6 @@ namespace {
 
 using at::Tensor;
 
-Tensor as_int64(const Tensor& t) { return t.scalar_type() == at::kLong ? t : t.to(at::kLong); }
-
-// writes an int64 result into out (int32 or int64)
-void store(const Tensor& out, const Tensor& r) {
-  if (!out.is_same(r)) out.copy_(r);
-}
-
 Tensor& coo_to_csr_out(const Tensor& rows, int64_t size, bool out_int32, Tensor& out) {
   const auto dt = out_int32 ? at::kInt : at::kLong;
   if (rows.dim() != 1 || rows.device() != out.device() || out.scalar_type() != dt ||
@@ -46,10 +39,10 @@ Tensor& coo_to_csr_out(const Tensor& rows, int64_t size, bool out_int32, Tensor&
         rows, size, out_int32, out);
   at::native::resize_output(out, {size + 1});
   Tensor crow = out_int32 || !out.is_contiguous() ? at::empty({size + 1}, rows.options().dtype(at::kLong)) : out;
-  const Tensor r64 = as_int64(rows);
+  const Tensor r64 = rows.to(at::kLong);
   const rs_tensor rt = describe(r64), ct = describe(crow);
   check(rs_sparse_rows_to_crow(current_stream_for(rows), &rt, &ct));
-  store(out, crow);
+  if (!out.is_same(crow)) out.copy_(crow);  // int32, or a strided out
   return out;
 }
 
@@ -67,7 +60,7 @@ Tensor& csr_to_coo_out(const Tensor& crow, const Tensor& col, bool out_int32, bo
   const int64_t nnz = col.numel();
   at::native::resize_output(out, {2, nnz});
   Tensor rows = at::empty({nnz}, crow.options().dtype(at::kLong));
-  const Tensor c64 = as_int64(crow).contiguous();
+  const Tensor c64 = crow.to(at::kLong).contiguous();
   const rs_tensor ct = describe(c64), rt = describe(rows);
   check(rs_sparse_crow_to_rows(current_stream_for(crow), &ct, &rt));
   out.select(0, transpose ? 1 : 0).copy_(rows);
@@ -103,7 +96,7 @@ int csr_mm_operand(const Tensor& t, const Tensor& mat1, const Tensor& mat2, cons
 // out = beta t + alpha S @ dense for S's row starts, column indices and values
 void csr_times_dense(const Tensor& crow, const Tensor& col, const Tensor& values, int64_t M, const Tensor& t,
                      const Tensor& dense, const at::Scalar& beta, const at::Scalar& alpha, const Tensor& out) {
-  const Tensor crow64 = as_int64(crow).contiguous(), col64 = as_int64(col);
+  const Tensor crow64 = crow.to(at::kLong).contiguous(), col64 = col.to(at::kLong);
   rs_sparse_mm p{};
   p.indices = describe(col64);
   p.values = describe(values);
@@ -151,7 +144,7 @@ Tensor sampled_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
         self, mat1, mat2, beta, alpha);
   const Tensor crow = self.crow_indices(), col = self.col_indices(), values = self.values();
   Tensor out_values = at::empty({values.numel()}, values.options());
-  const Tensor crow64 = as_int64(crow).contiguous(), col64 = as_int64(col);
+  const Tensor crow64 = crow.to(at::kLong).contiguous(), col64 = col.to(at::kLong);
   rs_sparse_sddmm p{};
   p.crow = describe(crow64);
   p.col = describe(col64);

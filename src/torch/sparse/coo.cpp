@@ -49,18 +49,6 @@ decltype(auto) on_host(Args&&... args) {
   return at::native::call_fallback_fn<&sparse_host_fallback, Op>::call(std::forward<Args>(args)...);
 }
 
-at::SparseTensorImpl* sparse_impl(const Tensor& t) {
-  return static_cast<at::SparseTensorImpl*>(t.unsafeGetTensorImpl());
-}
-
-// out takes (indices, values) over sizes; `coalesced` as declared
-void set_sparse(const Tensor& out, at::IntArrayRef sizes, int64_t sparse_dim, const Tensor& indices,
-                const Tensor& values, bool coalesced) {
-  sparse_impl(out)->resize_(sparse_dim, static_cast<int64_t>(sizes.size()) - sparse_dim, sizes);
-  sparse_impl(out)->set_indices_and_values_unsafe(indices, values);
-  out._coalesced_(coalesced);
-}
-
 bool same_device(std::initializer_list<const Tensor*> ts) {
   const Tensor& a = **ts.begin();
   for (const Tensor* t : ts)
@@ -80,13 +68,12 @@ std::vector<int64_t> sparse_sizes(const Tensor& t) {
 // ---- coalesce
 
 Tensor coalesce(const Tensor& self) {
-  const int64_t nnz = self._nnz();
-  if (nnz < 2 || !sums_natively(self._values())) {
-    if (nnz >= 2) return on_host<at::_ops::_coalesce>(self);
-    Tensor dst = self.clone();  // CPU's: nothing to merge
+  if (self._nnz() < 2) {  // CPU's: nothing to merge
+    Tensor dst = self.clone();
     dst._coalesced_(true);
     return dst;
   }
+  if (!sums_natively(self._values())) return on_host<at::_ops::_coalesce>(self);
   const Tensor indices = self._indices();
   const Tensor values = self._values().contiguous();
   rs_stream* s = current_stream_for(self);
@@ -180,9 +167,8 @@ void mul_sparse_sparse(const Tensor& a_, const Tensor& b_, const Tensor& out) {
     indices = at::empty({a.sparse_dim(), 0}, a._indices().options());
     values = at::mul(a._values().narrow(0, 0, 0), b._values().narrow(0, 0, 0));
   } else {
-    const Tensor ka = keys_of(a), kb = keys_of(b);
-    const Tensor pos = at::searchsorted(kb, ka).clamp_max_(b._nnz() - 1);
-    const Tensor hit = at::eq(kb.index_select(0, pos), ka).nonzero().squeeze(1);
+    const auto [pos, found] = match_keys(keys_of(b), keys_of(a));
+    const Tensor hit = found.nonzero().squeeze(1);  // (waits: the result's size depends on the data)
     indices = a._indices().index_select(1, hit);
     values = at::mul(a._values().index_select(0, hit), b._values().index_select(0, pos.index_select(0, hit)));
   }
@@ -313,7 +299,8 @@ Tensor index_select(const Tensor& self, int64_t dim_, const Tensor& index_) {
             (index_.scalar_type() == at::kLong || index_.scalar_type() == at::kInt);
   if (ok && index_.numel() > 0) {
     const auto [mn, mx] = at::aminmax(index_);
-    ok = mn.item<int64_t>() >= 0 && mx.item<int64_t>() < self.size(dim);
+    const Tensor range = at::stack({mn, mx}).to(at::kLong).cpu();  // one read
+    ok = range[0].item<int64_t>() >= 0 && range[1].item<int64_t>() < self.size(dim);
   }
   if (!ok) return on_host<at::_ops::index_select>(self, dim_, index_);
   const Tensor index = index_.reshape({-1}).to(at::kLong).contiguous();
@@ -375,26 +362,12 @@ Tensor sparse_sum_backward(const Tensor& grad_, const Tensor& input_, at::IntArr
     const Tensor grad = grad_.coalesce();
     Tensor gv = grad._values();
     for (int64_t d : dense_summed) gv = gv.unsqueeze(d);
-    std::vector<int64_t> shape(vsizes.begin(), vsizes.end());
-    shape[0] = -1;
-    if (grad._nnz() == 0 || input._nnz() == 0) {
-      values = at::zeros(vsizes, gv.options());
-    } else {
-      // the input entries' keys over the kept dims, against the gradient's
-      const Tensor kept = input._indices().index_select(0, from_host(keep.data(), {int64_t(keep.size())},
-                                                                     at::kLong, input._indices()));
-      std::vector<int64_t> kept_sizes;
-      for (int64_t d : keep) kept_sizes.push_back(input.size(d));
-      Tensor ki = at::empty({input._nnz()}, kept.options());
-      const rs_tensor kt = describe(kept), kk = describe(ki);
-      check(rs_sparse_keys(current_stream_for(input), &kt, kept_sizes.data(), &kk));
-      const Tensor kg = keys_of(grad);
-      const Tensor pos = at::searchsorted(kg, ki).clamp_max_(grad._nnz() - 1);
-      std::vector<int64_t> hshape(vsizes.size(), 1);
-      hshape[0] = -1;
-      const Tensor hit = at::eq(kg.index_select(0, pos), ki).view(hshape);
-      values = at::where(hit, gv.index_select(0, pos).expand(shape), at::zeros({}, gv.options())).contiguous();
-    }
+    // the input entries' keys over the kept dims, against the gradient's
+    const Tensor kept = input._indices().index_select(0, from_host(keep.data(), {int64_t(keep.size())},
+                                                                   at::kLong, input._indices()));
+    std::vector<int64_t> kept_sizes;
+    for (int64_t d : keep) kept_sizes.push_back(input.size(d));
+    values = values_matched(keys_of(grad), gv, index_keys(kept, kept_sizes)).expand(vsizes).contiguous();
   }
   return at::_sparse_coo_tensor_with_dims_and_tensors(sd, input.dense_dim(), input.sizes(), input._indices().clone(),
                                                       values, input.options().dtype(grad_.scalar_type()));
@@ -402,28 +375,43 @@ Tensor sparse_sum_backward(const Tensor& grad_, const Tensor& input_, at::IntArr
 
 }  // namespace
 
-Tensor keys_of(const Tensor& t) {
-  const Tensor idx = t._indices();
-  Tensor keys = at::empty({t._nnz()}, idx.options());
+void set_sparse(const Tensor& out, at::IntArrayRef sizes, int64_t sparse_dim, const Tensor& indices,
+                const Tensor& values, bool coalesced) {
+  auto* impl = static_cast<at::SparseTensorImpl*>(out.unsafeGetTensorImpl());
+  impl->resize_(sparse_dim, static_cast<int64_t>(sizes.size()) - sparse_dim, sizes);
+  impl->set_indices_and_values_unsafe(indices, values);
+  out._coalesced_(coalesced);
+}
+
+Tensor index_keys(const Tensor& indices, at::IntArrayRef sizes) {
+  const Tensor idx = indices.to(at::kLong);
+  Tensor keys = at::empty({idx.size(1)}, idx.options());
   const rs_tensor it = describe(idx), k = describe(keys);
-  const std::vector<int64_t> sizes = sparse_sizes(t);
-  check(rs_sparse_keys(current_stream_for(t), &it, sizes.data(), &k));
+  const std::vector<int64_t> sz(sizes.begin(), sizes.end());
+  check(rs_sparse_keys(current_stream_for(indices), &it, sz.data(), &k));
   return keys;
+}
+
+Tensor keys_of(const Tensor& t) { return index_keys(t._indices(), t.sizes().slice(0, t.sparse_dim())); }
+
+std::pair<Tensor, Tensor> match_keys(const Tensor& sorted, const Tensor& keys) {
+  const Tensor pos = at::searchsorted(sorted, keys).clamp_max_(sorted.numel() - 1);
+  return {pos, at::eq(sorted.index_select(0, pos), keys)};
+}
+
+Tensor values_matched(const Tensor& sorted, const Tensor& values, const Tensor& keys) {
+  std::vector<int64_t> vsizes = values.sizes().vec();
+  vsizes[0] = keys.numel();
+  if (sorted.numel() == 0 || keys.numel() == 0) return at::zeros(vsizes, values.options());
+  const auto [pos, found] = match_keys(sorted, keys);
+  std::vector<int64_t> hshape(vsizes.size(), 1);
+  hshape[0] = -1;
+  return at::where(found.view(hshape), values.index_select(0, pos), at::zeros({}, values.options()));
 }
 
 Tensor values_at(const Tensor& x_, const Tensor& y) {
   const Tensor x = x_.coalesce();
-  std::vector<int64_t> vsizes = x._values().sizes().vec();
-  vsizes[0] = y._nnz();
-  if (x._nnz() == 0 || y._nnz() == 0) return at::zeros(vsizes, x._values().options());
-  // each y entry's place among x's sorted keys, and whether x holds it
-  // there: no wait (the result has y's entries)
-  const Tensor kx = keys_of(x), ky = keys_of(y);
-  const Tensor pos = at::searchsorted(kx, ky).clamp_max_(x._nnz() - 1);
-  std::vector<int64_t> hshape(vsizes.size(), 1);
-  hshape[0] = -1;
-  const Tensor hit = at::eq(kx.index_select(0, pos), ky).view(hshape);
-  return at::where(hit, x._values().index_select(0, pos), at::zeros({}, x._values().options()));
+  return values_matched(keys_of(x), x._values(), keys_of(y));
 }
 
 bool sparse_mm_dtype(const Tensor& mat1) {

@@ -11,13 +11,10 @@
 // of torch 2.11 to 2.13 (`nm -DC libtorch_cpu.so | grep _stub_DECLARE`
 // shows them). Check them when the supported torch changes.
 #include <ATen/native/DispatchStub.h>
-#include <ATen/SparseTensorImpl.h>
-#include <ATen/ops/empty.h>
 
 #include <optional>
 #include <vector>
 
-#include "russet/sparse.h"
 #include "torch/adapter.h"
 #include "torch/sparse/sparse.h"
 
@@ -39,14 +36,9 @@ namespace {
 
 using at::Tensor;
 
-// the row-major position of each entry over `size` (indices: (sparse_dim, nnz))
+// the row-major position of each entry over `size` (indices: (sparse_dim, nnz)), in indices' dtype
 Tensor flatten_indices(const Tensor& indices, at::IntArrayRef size) {
-  const Tensor idx = indices.scalar_type() == at::kLong ? indices : indices.to(at::kLong);
-  Tensor keys = at::empty({idx.size(1)}, idx.options());
-  const rs_tensor it = describe(idx), kt = describe(keys);
-  const std::vector<int64_t> sizes(size.begin(), size.end());
-  check(rs_sparse_keys(current_stream_for(indices), &it, sizes.data(), &kt));
-  return indices.scalar_type() == at::kLong ? keys : keys.to(indices.scalar_type());
+  return index_keys(indices, size).to(indices.scalar_type());
 }
 
 // res = y's entries with x's values at their indices (0 where x has none):
@@ -55,10 +47,7 @@ void mask_intersection(Tensor& res, const Tensor& x, const Tensor& y) {
   TORCH_CHECK_NOT_IMPLEMENTED(x.sizes().equals(y.sizes()) && x.sparse_dim() == y.sparse_dim() &&
                                   x.dense_dim() == y.dense_dim(),
                               "russet: sparse_mask of a sparse tensor needs inputs of one shape and sparse_dim");
-  auto* impl = static_cast<at::SparseTensorImpl*>(res.unsafeGetTensorImpl());
-  impl->resize_(y.sparse_dim(), y.dense_dim(), y.sizes());
-  impl->set_indices_and_values_unsafe(y._indices().clone(), values_at(x, y));
-  res._coalesced_(y.is_coalesced());
+  set_sparse(res, y.sizes(), y.sparse_dim(), y._indices().clone(), values_at(x, y), y.is_coalesced());
 }
 
 void mask_intersection_stub(Tensor& res, const Tensor& x, const Tensor& y, const std::optional<Tensor>&) {
