@@ -1,0 +1,33 @@
+/* quant.comp's parameters, written by src/engine/quant.c (README.md here). */
+#ifndef RS_PARAMS_QUANT_H
+#define RS_PARAMS_QUANT_H
+
+#define RS_QUANT_PUSH \
+    uint64_t x;          /* (M, K) activations */ \
+    uint64_t w;          /* bits 8: (N, K) int8; bits 4: (N, K / 2) bytes */ \
+    uint64_t scales;     /* bits 8: (N); bits 4: (K / G, N, 2) scale and zero */ \
+    uint64_t out_;       /* GEMV, SCALE: (M, N); DEQUANT: (N, K) contiguous */ \
+    uint64_t c;          /* SCALE: the float32 product (M, N), contiguous */ \
+    uint64_t params;     /* QM_ slots of int64 */
+
+/* modes */
+#define QM_GEMV 0        /* out = x @ dequant(w).T, a workgroup a tile of QM_MT rows and QM_NC columns */
+#define QM_DEQUANT 1     /* out (N, K) = dequant(w) in x's dtype (bits 8: the integers, unscaled) */
+#define QM_SCALE 2       /* out = round(c * scales[n]) (bits 8) or round(c) (bits 4) */
+
+/* the GEMV tile: QM_NC columns of QM_LANES invocations, QM_MT rows */
+#define QM_NC 8
+#define QM_LANES 32
+#define QM_MT 4
+
+#define QM_M 0
+#define QM_N 1
+#define QM_K 2
+#define QM_G 3           /* bits 4: weights per (scale, zero) along K */
+#define QM_XS 4          /* x's 2 strides */
+#define QM_WS 6          /* w's 2 strides (bytes for bits 4: row, 1) */
+#define QM_SS 8          /* scales' strides: bits 8 one, bits 4 three */
+#define QM_OS 11         /* out's 2 strides */
+#define QM_SLOTS 13
+
+#endif

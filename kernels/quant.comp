@@ -1,0 +1,162 @@
+// quant.comp: weight-only quantized matrix products (src/engine/quant.c;
+// contract in russet/quant.h). The weights are int8 (bits 8, one scale a
+// row of W) or 4-bit integers two a byte, the even k in the high nibble
+// (bits 4, a (scale, zero) pair per group of G weights along K:
+// w = (q - 8) * scale + zero). Arithmetic in float32.
+//   QM_GEMV    a workgroup a tile of QM_MT rows of x and QM_NC rows of W
+//              (output columns); each column's QM_LANES invocations stride
+//              along K, each keeps QM_MT partial sums, and one invocation
+//              an output adds the lanes' sums in lane order (no atomics)
+//              and applies the int8 scale. With VEC, an invocation reads
+//              16 bytes of W a step (the row 16-byte aligned, K a multiple
+//              of 16 or 32); else a byte. Few rows of x (decoding): W is
+//              read once per QM_MT rows.
+//   QM_DEQUANT (a byte of W): its weights in x's dtype into (N, K)
+//              contiguous (bits 8: the integers, exact; bits 4: scaled and
+//              shifted, rounded once), for the GEMM engine when x has
+//              many rows.
+//   QM_SCALE   (an output element): the GEMM's float32 sum times the row's
+//              int8 scale (bits 8), rounded once to the output dtype.
+// Defines: MODE, BITS (8 or 4), DT (x's dtype: float32, float16 or
+// bfloat16), VEC (GEMV: 16-byte reads of W).
+#version 460
+#include "common/dtype.glsl"
+#include "params/quant.h"
+#include "common/index.glsl"
+#define T_DT DT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+
+layout(local_size_x = RS_WG) in;
+
+layout(push_constant) uniform Push { RS_QUANT_PUSH } pc;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RsQ4 { uvec4 v; };
+
+int64_t qp(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
+
+// byte j (0..3) of a word, as the weight(s) it holds
+int byte_of(uint word, int j) { return int((word >> uint(8 * j)) & 0xFFu); }
+float int8_of(int b) { return float(b >= 128 ? b - 256 : b); }
+
+// the (scale, zero) pair of weight row n, group g (bits 4)
+vec2 scale_zero(int64_t n, int64_t g, int64_t ss0, int64_t ss1, int64_t ss2) {
+    const int64_t o = g * ss0 + n * ss1;
+    return vec2(RS_GET(DT)(pc.scales, o), RS_GET(DT)(pc.scales, o + ss2));
+}
+
+#if MODE == QM_GEMV
+shared float red[QM_MT * RS_WG];
+
+void main() {
+    const int64_t M = qp(QM_M), N = qp(QM_N), K = qp(QM_K);
+    const int64_t xs0 = qp(QM_XS), xs1 = qp(QM_XS + 1), ws0 = qp(QM_WS), ws1 = qp(QM_WS + 1);
+    const uint lid = gl_LocalInvocationID.x;
+    const int col = int(lid) / QM_LANES, lane = int(lid) % QM_LANES;
+    const int64_t nb = (N + QM_NC - 1) / QM_NC, tiles = nb * ((M + QM_MT - 1) / QM_MT);
+#if BITS == 4
+    const int64_t G = qp(QM_G), ss0 = qp(QM_SS), ss1 = qp(QM_SS + 1), ss2 = qp(QM_SS + 2);
+    const int64_t KB = K / 2;  // bytes a row
+#else
+    const int64_t KB = K;
+#endif
+#if VEC
+    const int64_t step = 16L;
+#else
+    const int64_t step = 1L;
+#endif
+    // grid-stride over tiles: uniform in the workgroup, so the barriers are too
+    for (int64_t t = int64_t(gl_WorkGroupID.x); t < tiles; t += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t n = (t % nb) * QM_NC + col, m0 = (t / nb) * QM_MT;
+        const int rows = int(min(int64_t(QM_MT), M - m0));
+        float acc[QM_MT];
+        [[unroll]] for (int r = 0; r < QM_MT; ++r) acc[r] = 0.0;
+        if (n < N) {
+            for (int64_t kb = int64_t(lane) * step; kb < KB; kb += step * QM_LANES) {
+#if VEC
+                const uvec4 q = RsQ4(pc.w + uint64_t(n * ws0 + kb)).v;
+#else
+                const uvec4 q = uvec4(uint(RsU8(pc.w + uint64_t(n * ws0 + kb * ws1)).v), 0u, 0u, 0u);
+#endif
+#if BITS == 4
+                const int64_t k0 = 2L * kb;
+                const vec2 sz = scale_zero(n, k0 / G, ss0, ss1, ss2);
+#else
+                const int64_t k0 = kb;
+#endif
+                [[unroll]] for (int j = 0; j < int(step); ++j) {
+                    const int b = byte_of(q[j / 4], j % 4);
+#if BITS == 4
+                    const float w0 = (float(b >> 4) - 8.0) * sz.x + sz.y;
+                    const float w1 = (float(b & 15) - 8.0) * sz.x + sz.y;
+                    const int64_t k = k0 + 2L * int64_t(j);
+                    [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                        if (r >= rows) break;
+                        const int64_t xo = (m0 + int64_t(r)) * xs0 + k * xs1;
+                        acc[r] += RS_GET(DT)(pc.x, xo) * w0;
+                        acc[r] += RS_GET(DT)(pc.x, xo + xs1) * w1;
+                    }
+#else
+                    const float w0 = int8_of(b);
+                    const int64_t k = k0 + int64_t(j);
+                    [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                        if (r >= rows) break;
+                        acc[r] += RS_GET(DT)(pc.x, (m0 + int64_t(r)) * xs0 + k * xs1) * w0;
+                    }
+#endif
+                }
+            }
+        }
+        [[unroll]] for (int r = 0; r < QM_MT; ++r) red[r * RS_WG + int(lid)] = acc[r];
+        barrier();
+        if (lid < uint(QM_NC * QM_MT)) {
+            const int c = int(lid) / QM_MT, r = int(lid) % QM_MT;
+            const int64_t on = (t % nb) * QM_NC + c, om = m0 + int64_t(r);
+            if (on < N && r < rows) {
+                float s = 0.0;
+                for (int l = 0; l < QM_LANES; ++l) s += red[r * RS_WG + c * QM_LANES + l];
+#if BITS == 8
+                s *= RS_GET(DT)(pc.scales, on * qp(QM_SS));
+#endif
+                RS_SET_F(DT)(pc.out_, om * qp(QM_OS) + on * qp(QM_OS + 1), s);
+            }
+        }
+        barrier();  // red is read before the next tile writes it
+    }
+}
+
+#elif MODE == QM_DEQUANT
+void main() {
+    const int64_t N = qp(QM_N), K = qp(QM_K), ws0 = qp(QM_WS), ws1 = qp(QM_WS + 1);
+#if BITS == 4
+    const int64_t G = qp(QM_G), ss0 = qp(QM_SS), ss1 = qp(QM_SS + 1), ss2 = qp(QM_SS + 2);
+    const int64_t KB = K / 2;
+#else
+    const int64_t KB = K;
+#endif
+    RS_FOR_EACH(i, uint64_t(N * KB)) {
+        const int64_t n = int64_t(i) / KB, kb = int64_t(i) % KB;
+        const int b = int(RsU8(pc.w + uint64_t(n * ws0 + kb * ws1)).v);
+#if BITS == 4
+        const vec2 sz = scale_zero(n, 2L * kb / G, ss0, ss1, ss2);
+        RS_SET_F(DT)(pc.out_, n * K + 2L * kb, (float(b >> 4) - 8.0) * sz.x + sz.y);
+        RS_SET_F(DT)(pc.out_, n * K + 2L * kb + 1L, (float(b & 15) - 8.0) * sz.x + sz.y);
+#else
+        RS_SET_F(DT)(pc.out_, n * K + kb, int8_of(b));
+#endif
+    }
+}
+
+#elif MODE == QM_SCALE
+void main() {
+    const int64_t M = qp(QM_M), N = qp(QM_N);
+    RS_FOR_EACH(i, uint64_t(M * N)) {
+        const int64_t m = int64_t(i) / N, n = int64_t(i) % N;
+        float s = uintBitsToFloat(RsU32(pc.c + 4UL * i).v);
+#if BITS == 8
+        s *= RS_GET(DT)(pc.scales, n * qp(QM_SS));
+#endif
+        RS_SET_F(DT)(pc.out_, m * qp(QM_OS) + n * qp(QM_OS + 1), s);
+    }
+}
+#endif

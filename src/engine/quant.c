@@ -1,0 +1,140 @@
+/* quant.c: weight-only quantized matrix products (contract in
+ * russet/quant.h) on kernels/quant.comp and the GEMM engine. Few rows of x
+ * (a decoding step) take the GEMV kernel, which reads the quantized
+ * weights once per QM_MT rows and dequantizes them in registers; more rows
+ * dequantize W once into a scratch in x's dtype, multiply with rs_gemm
+ * (float32 sums kept unrounded) and scale and round in one pass. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "params/quant.h"
+#include "russet/gemm.h"
+#include "russet/quant.h"
+
+typedef struct quant_push { RS_QUANT_PUSH } quant_push;
+
+/* rows of x from which the dequantize-and-GEMM path is taken: below it the
+ * GEMV kernel reads W at most QM_GEMM_ROWS / QM_MT times */
+#define QM_GEMM_ROWS 16
+
+static int is_float(rs_dtype dt) { return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16; }
+
+static rs_status check(const char *name, const rs_weight_qmm *q) {
+    const rs_tensor *x = &q->x, *w = &q->w, *sc = &q->scales, *o = &q->out;
+    if (q->bits != 8 && q->bits != 4) return rs_error(RS_ERR_INVALID, "%s: bits must be 8 or 4, got %d", name, q->bits);
+    if (!is_float(x->dtype))
+        return rs_error(RS_ERR_INVALID, "%s: x must be float32, float16 or bfloat16, got %s", name,
+                        rs_dtype_name(x->dtype));
+    if (sc->dtype != x->dtype || o->dtype != x->dtype)
+        return rs_error(RS_ERR_INVALID, "%s: scales and out must have x's dtype %s", name, rs_dtype_name(x->dtype));
+    if (x->ndim != 2 || w->ndim != 2 || o->ndim != 2)
+        return rs_error(RS_ERR_INVALID, "%s: x, w and out must be 2-d", name);
+    const int64_t M = x->sizes[0], K = x->sizes[1], N = w->sizes[0];
+    if (o->sizes[0] != M || o->sizes[1] != N) return rs_error(RS_ERR_INVALID, "%s: out must be (M, N)", name);
+    if (q->bits == 8) {
+        if (w->dtype != RS_INT8 || w->sizes[1] != K)
+            return rs_error(RS_ERR_INVALID, "%s: w must be int8 (N, K) with K = %lld", name, (long long)K);
+        if (sc->ndim != 1 || sc->sizes[0] != N)
+            return rs_error(RS_ERR_INVALID, "%s: scales must be (N) with N = %lld", name, (long long)N);
+        return RS_OK;
+    }
+    if (w->dtype != RS_UINT8 || w->sizes[1] * 2 != K)
+        return rs_error(RS_ERR_INVALID, "%s: w must be uint8 (N, K / 2) with K = %lld", name, (long long)K);
+    if (q->group < 2 || q->group % 2 || K % q->group)
+        return rs_error(RS_ERR_INVALID, "%s: the group size %lld must be even and divide K = %lld", name,
+                        (long long)q->group, (long long)K);
+    if (sc->ndim != 3 || sc->sizes[0] != K / q->group || sc->sizes[1] != N || sc->sizes[2] != 2)
+        return rs_error(RS_ERR_INVALID, "%s: scales must be (K / group, N, 2) = (%lld, %lld, 2)", name,
+                        (long long)(K / q->group), (long long)N);
+    return RS_OK;
+}
+
+/* the parameter block of every mode */
+static rs_status params(rs_stream *s, const rs_weight_qmm *q, uint64_t *addr) {
+    int64_t *p = NULL;
+    rs_status st = rs_stream_arena(s, QM_SLOTS * sizeof(int64_t), (void **)&p, addr);
+    if (st) return st;
+    memset(p, 0, QM_SLOTS * sizeof(int64_t));
+    p[QM_M] = q->x.sizes[0], p[QM_N] = q->w.sizes[0], p[QM_K] = q->x.sizes[1], p[QM_G] = q->group;
+    p[QM_XS] = q->x.strides[0], p[QM_XS + 1] = q->x.strides[1];
+    p[QM_WS] = q->w.strides[0], p[QM_WS + 1] = q->w.strides[1];
+    for (int d = 0; d < q->scales.ndim; ++d) p[QM_SS + d] = q->scales.strides[d];
+    p[QM_OS] = q->out.strides[0], p[QM_OS + 1] = q->out.strides[1];
+    return RS_OK;
+}
+
+static rs_status launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, uint64_t items,
+                        const quant_push *pc, const rs_access *acc, int n_acc) {
+    char defines[64];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d", mode, q->bits, (int)q->x.dtype, vec);
+    rs_kernel *k = NULL;
+    rs_status st = rs_kernel_get(rs_stream_device(s), "quant.comp", defines, &k);
+    return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
+}
+
+/* 16-byte reads of W: each row 16-byte aligned and whole words of it, a
+ * word within one group */
+static int gemv_vec(const rs_weight_qmm *q) {
+    const int64_t bytes = q->w.sizes[1];
+    return q->w.strides[1] == 1 && q->w.address % 16 == 0 && q->w.strides[0] % 16 == 0 && bytes % 16 == 0 &&
+           (q->bits == 8 || q->group % 32 == 0);
+}
+
+static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
+    const int64_t M = q->x.sizes[0], N = q->w.sizes[0];
+    const int64_t tiles = ((N + QM_NC - 1) / QM_NC) * ((M + QM_MT - 1) / QM_MT);
+    quant_push pc = {.x = q->x.address, .w = q->w.address, .scales = q->scales.address, .out_ = q->out.address,
+                     .params = par};
+    rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
+                        rs_tensor_access(&q->out, 1)};
+    return launch(s, q, QM_GEMV, gemv_vec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+}
+
+/* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch
+ * (M, N), then scaled and rounded into out */
+static rs_status dequant_gemm(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
+    const int64_t M = q->x.sizes[0], K = q->x.sizes[1], N = q->w.sizes[0];
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t wd = 0, c = 0;
+    rs_status st = rs_scratch_take(&sc, (uint64_t)(N * K) * rs_dtype_size(q->x.dtype), &wd);
+    if (!st) st = rs_scratch_take(&sc, (uint64_t)(M * N) * 4u, &c);
+    const rs_tensor wdense = rs_tensor_rows(wd, q->x.dtype, N, K), cf = rs_tensor_rows(c, RS_FLOAT32, M, N);
+    if (!st) {
+        quant_push pc = {.w = q->w.address, .scales = q->scales.address, .out_ = wd, .params = par};
+        rs_access acc[3] = {rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
+                            rs_tensor_access(&wdense, 1)};
+        st = launch(s, q, QM_DEQUANT, 0, (uint64_t)(N * q->w.sizes[1]), &pc, acc, 3);
+    }
+    if (!st) {
+        rs_gemm_desc g;
+        memset(&g, 0, sizeof g);
+        g.dtype = q->x.dtype;
+        g.batch = 1, g.m = M, g.n = N, g.k = K;
+        g.a = (rs_gemm_operand){q->x.address, {0, q->x.strides[0], q->x.strides[1]}};
+        g.b = (rs_gemm_operand){wd, {0, 1, K}};  /* W^T: (K, N) over W's rows */
+        g.c = (rs_gemm_operand){c, {0, N, 1}};
+        g.alpha[0].f = 1.0f;
+        g.c_float32 = q->x.dtype != RS_FLOAT32;
+        st = rs_gemm(s, &g);
+    }
+    if (!st) {
+        quant_push pc = {.scales = q->scales.address, .out_ = q->out.address, .c = c, .params = par};
+        rs_access acc[3] = {rs_tensor_access(&cf, 0), rs_tensor_access(&q->scales, 0), rs_tensor_access(&q->out, 1)};
+        st = launch(s, q, QM_SCALE, 0, (uint64_t)(M * N), &pc, acc, 3);
+    }
+    rs_scratch_release(&sc);
+    return st;
+}
+
+rs_status rs_weight_qmm_run(rs_stream *s, const rs_weight_qmm *q) {
+    static const char *name = "weight_qmm";
+    if (!s || !q) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    rs_status st = check(name, q);
+    if (st) return st;
+    const int64_t M = q->x.sizes[0], K = q->x.sizes[1], N = q->w.sizes[0];
+    if (M == 0 || N == 0) return RS_OK;
+    uint64_t par = 0;
+    if ((st = params(s, q, &par))) return st;
+    return M >= QM_GEMM_ROWS && K > 0 ? dequant_gemm(s, q, par) : gemv(s, q, par);
+}
