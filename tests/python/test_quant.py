@@ -1,0 +1,223 @@
+"""Weight-only quantized matrix products on russet (src/torch/ops/quant.cpp,
+the C core's russet/quant.h) against PyTorch CPU on the same inputs:
+_weight_int8pack_mm, and _weight_int4pack_mm with russet's packed weight
+(_convert_weight_to_int4pack) against CPU's own pair
+(_convert_weight_to_int4pack_for_cpu, _weight_int4pack_mm_for_cpu); float32,
+float16 and bfloat16 activations; one row (decoding), a few, and many (the
+dequantize-and-GEMM path); the errors PyTorch raises for bad arguments; and
+a small decoder with int8 and int4 linear layers generating greedily, token
+for token as on CPU. docs/low-precision.md."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+from opinfo_check import host_free
+
+D = "russet"
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+
+
+def group_quantize(w, group):
+    """w (N, K) float -> (q (N, K) int32 in 0..15, scales_and_zeros (K/group, N, 2)),
+    PyTorch's own test recipe (asymmetric, w ~ (q - 8) * scale + zero)"""
+    n, k = w.shape
+    t = w.reshape(-1, group)
+    hi, lo = t.amax(1, keepdim=True), t.amin(1, keepdim=True)
+    scale = (hi - lo).clamp(min=1e-6) / 15
+    zero = lo + scale * 8
+    q = t.sub(lo).div(scale).round().clamp_(0, 15).to(torch.int32).reshape(n, k)
+    sz = torch.cat([scale.reshape(n, -1, 1), zero.reshape(n, -1, 1)], 2).transpose(0, 1).contiguous()
+    return q, sz
+
+
+def pack_bytes(q):
+    """(N, K) int32 0..15 -> (N, K/2) uint8, the even k in the high nibble
+    (the layout non-CPU devices take)"""
+    return ((q[:, ::2] << 4) | q[:, 1::2]).to(torch.uint8)
+
+
+def tolerance(dt, x, w):
+    """an absolute bound from the size of the sums: float32 sums in another
+    order; float16/bfloat16 results rounded once (and, past 16 rows, the
+    int4 weights rounded to the dtype before the product)"""
+    prod = x.double().abs() @ w.double().abs().T
+    mag = prod.max().item() if prod.numel() else 0.0
+    return {"atol": (2e-6 if dt == torch.float32 else 1e-2) * mag, "rtol": 0}
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,n,k", [(1, 64, 256), (5, 24, 40), (33, 48, 96), (0, 8, 16), (2, 8, 0)])
+def test_int8_matches_cpu(dt, m, n, k):
+    x = torch.randn(m, k).to(dt)
+    w = torch.randint(-128, 128, (n, k), dtype=torch.int8)
+    s = (torch.rand(n) * 0.05 + 0.01).to(dt)
+    if dt == torch.bfloat16 and k % 16:
+        # CPU's own kernel crashes here (torch 2.13, a bfloat16 K that is not
+        # a multiple of 16: a segmentation fault on this machine's AMX path):
+        # the same sums in float64 on the CPU instead
+        exp = ((x.double() @ w.double().T) * s.double()).to(dt)
+    else:
+        exp = torch._weight_int8pack_mm(x, w, s)
+    got = host_free(lambda: torch._weight_int8pack_mm(x.to(D), w.to(D), s.to(D)))
+    assert got.dtype == dt and got.shape == (m, n)
+    assert_close(got.cpu(), exp, **tolerance(dt, x, w.to(dt) * s[:, None]))
+
+
+def test_int8_strided_rows():
+    xr = torch.randn(6, 80)
+    x = xr[:, :64]  # rows 80 apart, the last dim contiguous
+    w = torch.randint(-128, 128, (16, 64), dtype=torch.int8)
+    s = torch.rand(16)
+    exp = torch._weight_int8pack_mm(x.contiguous(), w, s)
+    got = host_free(lambda: torch._weight_int8pack_mm(xr.to(D)[:, :64], w.to(D), s.to(D)))
+    assert_close(got.cpu(), exp, **tolerance(torch.float32, x, w.float() * s[:, None]))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,n,k,group", [(1, 64, 256, 64), (3, 16, 128, 32), (20, 32, 256, 128), (1, 16, 256, 256)])
+def test_int4_matches_cpu(dt, m, n, k, group):
+    x = torch.randn(m, k).to(dt)
+    q, sz = group_quantize(torch.randn(n, k), group)
+    sz = sz.to(dt)
+    exp = torch._weight_int4pack_mm_for_cpu(x, torch._convert_weight_to_int4pack_for_cpu(q, 2), group, sz)
+    packed = host_free(lambda: torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2))
+    got = host_free(lambda: torch._weight_int4pack_mm(x.to(D), packed, group, sz.to(D)))
+    assert got.dtype == dt and got.shape == (m, n)
+    deq = (q.float() - 8) * sz[..., 0].float().repeat_interleave(group, 0).T + sz[..., 1].float().repeat_interleave(group, 0).T
+    assert_close(got.cpu(), exp, **tolerance(dt, x, deq))
+
+
+@pytest.mark.parametrize("inner", [2, 4, 8])
+def test_int4_pack_shape_and_bytes(inner):
+    q = torch.randint(0, 16, (16, 256), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack(pack_bytes(q).to(D), inner)
+    meta = torch._convert_weight_to_int4pack(pack_bytes(q).to("meta"), inner)
+    assert packed.shape == meta.shape and packed.dtype == torch.int32
+    # russet's layout keeps the bytes as given (docs/low-precision.md)
+    assert torch.equal(packed.cpu().view(torch.uint8).reshape(16, 128), pack_bytes(q))
+
+
+def test_errors_like_pytorch():
+    x = torch.randn(2, 64, device=D)
+    w8 = torch.randint(-128, 128, (8, 64), dtype=torch.int8, device=D)
+    s = torch.rand(8, device=D)
+    with pytest.raises(RuntimeError, match="expect A to be either 32-bit or 16-bit float tensor"):
+        torch._weight_int8pack_mm(x.to(torch.int32), w8, s)
+    with pytest.raises(RuntimeError, match="expect B to be int8 tensor"):
+        torch._weight_int8pack_mm(x, w8.float(), s)
+    with pytest.raises(RuntimeError, match="expect scales to be 1d tensor with size 8"):
+        torch._weight_int8pack_mm(x, w8, s[:4])
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found BFloat16"):
+        torch._weight_int8pack_mm(x, w8, s.bfloat16())
+    with pytest.raises(RuntimeError, match="expect B to be contiguous"):
+        torch._weight_int8pack_mm(x, w8.t().contiguous().t(), s)
+    q = torch.randint(0, 16, (8, 64), dtype=torch.int32)
+    with pytest.raises(RuntimeError, match="innerKTiles need to be 2, 4, or 8"):
+        torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 3)
+    with pytest.raises(RuntimeError, match="expect weight to be kByte"):
+        torch._convert_weight_to_int4pack(q.to(D), 2)
+    packed = torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2)
+    sz = torch.rand(2, 8, 2, device=D)
+    with pytest.raises(RuntimeError, match="expect qGroupSize to be 32, 64, 128 or 256"):
+        torch._weight_int4pack_mm(x, packed, 16, sz)
+    with pytest.raises(RuntimeError, match=r"expect qScaleAndZeros to be 3d tensor with sizes \[2, 8, 2\]"):
+        torch._weight_int4pack_mm(x, packed, 32, sz[:1])
+    with pytest.raises(RuntimeError, match="packed weight's K"):
+        torch._weight_int4pack_mm(x[:, :32], packed, 32, sz)
+
+
+# ---------------------------------------------------------------- a quantized decoder
+
+class QLinear(nn.Module):
+    """A linear layer without bias whose weight is held quantized: int8 with a
+    scale a row, or int4 in groups; each device runs its own kernel (CPU has
+    its own int4 layout)"""
+
+    def __init__(self, lin, bits, group=32):
+        super().__init__()
+        w = lin.weight.detach()
+        self.bits, self.group = bits, group
+        if bits == 8:
+            scale = w.abs().amax(1).clamp(min=1e-6) / 127
+            self.register_buffer("w", (w / scale[:, None]).round().clamp(-128, 127).to(torch.int8))
+            self.register_buffer("scale", scale)
+        else:
+            q, sz = group_quantize(w, group)
+            self.register_buffer("q", q)
+            self.register_buffer("sz", sz)
+            self.packed = None
+
+    def forward(self, x):
+        shape = x.shape
+        x = x.reshape(-1, shape[-1])
+        if self.bits == 8:
+            y = torch._weight_int8pack_mm(x, self.w, self.scale)
+        elif x.device.type == "cpu":
+            y = torch._weight_int4pack_mm_for_cpu(x, torch._convert_weight_to_int4pack_for_cpu(self.q, 2),
+                                                  self.group, self.sz)
+        else:
+            if self.packed is None:
+                self.packed = torch._convert_weight_to_int4pack(pack_bytes(self.q.cpu()).to(x.device), 2)
+            y = torch._weight_int4pack_mm(x, self.packed, self.group, self.sz)
+        return y.reshape(*shape[:-1], -1)
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.n1, self.n2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d, bias=False), nn.Linear(d, d, bias=False)
+        self.up, self.down = nn.Linear(d, 4 * d, bias=False), nn.Linear(4 * d, d, bias=False)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.n1(x)).split(d, -1)
+        q, k, v = (z.reshape(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(a)
+        return x + self.down(F.silu(self.up(self.n2(x))))
+
+
+class TinyDecoder(nn.Module):
+    def __init__(self, vocab=64, d=64, heads=4, layers=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(self.norm(x))
+
+
+def quantize_(model, bits):
+    for mod in list(model.modules()):
+        for name, child in list(mod.named_children()):
+            if isinstance(child, nn.Linear):
+                setattr(mod, name, QLinear(child, bits))
+    return model
+
+
+def generate(model, ids, steps):
+    with torch.no_grad():
+        for _ in range(steps):
+            nxt = model(ids)[:, -1].argmax(-1, keepdim=True)
+            ids = torch.cat([ids, nxt], 1)
+    return ids.cpu()
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_quantized_decoder_generates_cpu_tokens(bits):
+    torch.manual_seed(0)
+    model = quantize_(TinyDecoder(), bits).eval()
+    prompt = torch.randint(0, 64, (2, 5))
+    exp = generate(model, prompt, 10)
+    got = host_free(lambda: generate(model.to(D), prompt.to(D), 10))
+    assert torch.equal(got, exp)
