@@ -80,7 +80,10 @@ typedef enum rs_dtype {
     RS_UINT16 = 27,
     RS_UINT32 = 28,
     RS_UINT64 = 29,
-    RS_FLOAT8_E8M0FNU = 44
+    RS_FLOAT8_E8M0FNU = 44,
+    /* two float4 e2m1 values a byte: storage, views and bit copies only (no
+     * arithmetic and no casts, as on CPU) */
+    RS_FLOAT4_E2M1FN_X2 = 45
 } rs_dtype;
 
 RS_API int rs_dtype_valid(int dtype);

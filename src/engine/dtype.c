@@ -15,7 +15,7 @@ int rs_dtype_valid(int dt) {
     case RS_COMPLEX64: case RS_COMPLEX128: case RS_BOOL: case RS_BFLOAT16:
     case RS_FLOAT8_E5M2: case RS_FLOAT8_E4M3FN: case RS_FLOAT8_E5M2FNUZ:
     case RS_FLOAT8_E4M3FNUZ: case RS_UINT16: case RS_UINT32: case RS_UINT64:
-    case RS_FLOAT8_E8M0FNU:
+    case RS_FLOAT8_E8M0FNU: case RS_FLOAT4_E2M1FN_X2:
         return 1;
     default:
         return 0;
@@ -25,7 +25,7 @@ int rs_dtype_valid(int dt) {
 size_t rs_dtype_size(rs_dtype dt) {
     switch (dt) {
     case RS_UINT8: case RS_INT8: case RS_BOOL: case RS_FLOAT8_E5M2: case RS_FLOAT8_E4M3FN:
-    case RS_FLOAT8_E5M2FNUZ: case RS_FLOAT8_E4M3FNUZ: case RS_FLOAT8_E8M0FNU:
+    case RS_FLOAT8_E5M2FNUZ: case RS_FLOAT8_E4M3FNUZ: case RS_FLOAT8_E8M0FNU: case RS_FLOAT4_E2M1FN_X2:
         return 1;
     case RS_INT16: case RS_UINT16: case RS_FLOAT16: case RS_BFLOAT16:
         return 2;
@@ -62,6 +62,7 @@ const char *rs_dtype_name(rs_dtype dt) {
     case RS_UINT32: return "uint32";
     case RS_UINT64: return "uint64";
     case RS_FLOAT8_E8M0FNU: return "float8_e8m0fnu";
+    case RS_FLOAT4_E2M1FN_X2: return "float4_e2m1fn_x2";
     }
     return "invalid";
 }

@@ -221,3 +221,29 @@ def test_quantized_decoder_generates_cpu_tokens(bits):
     exp = generate(model, prompt, 10)
     got = host_free(lambda: generate(model.to(D), prompt.to(D), 10))
     assert torch.equal(got, exp)
+
+
+# ---------------------------------------------------------------- float4 storage
+
+def test_float4_storage_views_and_copies():
+    u = torch.randint(0, 256, (6, 8), dtype=torch.uint8)
+    x = u.view(torch.float4_e2m1fn_x2)
+    r = host_free(lambda: x.to(D))
+    assert r.dtype == torch.float4_e2m1fn_x2 and r.device.type == D
+    bits = lambda t: t.cpu().view(torch.uint8)  # noqa: E731
+    assert torch.equal(bits(r), u)
+    assert torch.equal(bits(host_free(lambda: r.t().contiguous())), u.t().contiguous())
+    assert torch.equal(bits(host_free(lambda: r[1:4, ::2].clone())), u[1:4, ::2])
+    assert torch.equal(bits(host_free(lambda: torch.cat([r, r[:2]]))), torch.cat([u, u[:2]]))
+    assert torch.equal(bits(host_free(lambda: r.clone().zero_())), torch.zeros_like(u))
+    e = host_free(lambda: torch.empty(3, 5, dtype=torch.float4_e2m1fn_x2, device=D))
+    assert e.shape == (3, 5) and e.element_size() == 1
+    assert torch.equal(r.view(torch.uint8).cpu(), u)
+
+
+def test_float4_has_no_casts_like_cpu():
+    r = torch.zeros(4, dtype=torch.uint8, device=D).view(torch.float4_e2m1fn_x2)
+    with pytest.raises(NotImplementedError, match="\"copy_kernel\" not implemented for 'Float4_e2m1fn_x2'"):
+        r.to(torch.float32)
+    with pytest.raises(NotImplementedError, match="\"copy_kernel\" not implemented for 'Float4_e2m1fn_x2'"):
+        r.cpu().to(torch.float32)

@@ -207,7 +207,18 @@ at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
   return self;
 }
 
-at::Tensor& zero_(at::Tensor& self) { return fill_scalar(self, 0); }
+at::Tensor& zero_(at::Tensor& self) {
+  if (self.scalar_type() == at::ScalarType::Float4_e2m1fn_x2 && self.numel()) {
+    // no scalar converts to float4 (CPU's fill has no kernel), but zero_
+    // works on CPU: the zero bytes
+    const uint8_t zero = 0;
+    c10::DeviceGuard guard(self.device());
+    rs_tensor d = describe_elementwise(self);
+    check(rs_fill(current_stream_for(self), &d, &zero));
+    return self;
+  }
+  return fill_scalar(self, 0);
+}
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");

@@ -132,5 +132,6 @@ static_assert(RS_FLOAT8_E5M2 == static_cast<int>(c10::ScalarType::Float8_e5m2));
 static_assert(RS_FLOAT8_E4M3FNUZ == static_cast<int>(c10::ScalarType::Float8_e4m3fnuz));
 static_assert(RS_UINT64 == static_cast<int>(c10::ScalarType::UInt64));
 static_assert(RS_FLOAT8_E8M0FNU == static_cast<int>(c10::ScalarType::Float8_e8m0fnu));
+static_assert(RS_FLOAT4_E2M1FN_X2 == static_cast<int>(c10::ScalarType::Float4_e2m1fn_x2));
 
 }  // namespace russet
