@@ -247,3 +247,21 @@ def test_float4_has_no_casts_like_cpu():
         r.to(torch.float32)
     with pytest.raises(NotImplementedError, match="\"copy_kernel\" not implemented for 'Float4_e2m1fn_x2'"):
         r.cpu().to(torch.float32)
+
+
+def test_torchao_int8_weight_only_when_installed():
+    """torchao's int8 weight-only linear on russet, host-free, against the same
+    quantized model on CPU (torchao is not in CI's environment: skipped
+    there; docs/low-precision.md says what was run by hand)"""
+    pytest.importorskip("torchao")
+    from torchao.quantization import Int8WeightOnlyConfig, quantize_
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512, bias=False), nn.ReLU(), nn.Linear(512, 128, bias=False))
+    model = model.to(torch.bfloat16)
+    cpu, dev = model, __import__("copy").deepcopy(model).to(D)
+    quantize_(cpu, Int8WeightOnlyConfig())
+    quantize_(dev, Int8WeightOnlyConfig())
+    x = torch.randn(4, 256, dtype=torch.bfloat16)
+    got = host_free(lambda: dev(x.to(D)))
+    assert_close(got.cpu(), cpu(x), atol=2e-2, rtol=2e-2)
