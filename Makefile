@@ -27,7 +27,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/kernels_embedded.o
 CORE_LIB := $(BUILD)/librusset_core.a
 
 # ---- the C++ adapter (needs torch from the venv)
-ADAPTER_SRC := $(wildcard src/torch/*.cpp src/torch/runtime/*.cpp src/torch/ops/*.cpp src/torch/sparse/*.cpp src/torch/nested/*.cpp)
+ADAPTER_SRC := $(wildcard src/torch/*.cpp src/torch/runtime/*.cpp src/torch/ops/*.cpp src/torch/sparse/*.cpp src/torch/nested/*.cpp src/torch/quantized/*.cpp)
 ADAPTER_OBJ := $(ADAPTER_SRC:%.cpp=$(BUILD)/%.o)
 EXT := python/russet/_russet.so
 # Asked of torch once, on first use (after setup made the venv), and without

@@ -17,8 +17,20 @@
 //              many rows.
 //   QM_SCALE   (an output element): the GEMM's float32 sum times the row's
 //              int8 scale (bits 8), rounded once to the output dtype.
+//   QM_QUANTIZE (an element): x's float to the integer type QT, as CPU's
+//              quantizer: round-to-even of x * (1 / scale) + zero_point in
+//              float32 (rounded once for the 8-bit types, as fbgemm's fused
+//              multiply-add; twice for int32), clamped to QT's range (NaN
+//              to the top of an 8-bit range, the bottom of int32's);
+//              per tensor, or per channel (float64 scales, int64 zero
+//              points along QM_AXIS).
+//   QM_DEQUANTIZE (an element): (q - zero_point) * scale, the difference
+//              in 32-bit integers (wrapping, as CPU's); per tensor in
+//              float32, per channel rounded once from the exact product
+//              with the float64 scale, as CPU's double arithmetic.
 // Defines: MODE, BITS (8 or 4), DT (x's dtype: float32, float16 or
-// bfloat16), VEC (GEMV: 16-byte reads of W).
+// bfloat16), VEC (GEMV: 16-byte reads of W); QUANTIZE / DEQUANTIZE: QT
+// (the integers' dtype: uint8, int8 or int32), PER_CHANNEL.
 #version 460
 #include "common/dtype.glsl"
 #include "params/quant.h"
@@ -143,6 +155,117 @@ void main() {
         RS_SET_F(DT)(pc.out_, n * K + 2L * kb + 1L, (float(b & 15) - 8.0) * sz.x + sz.y);
 #else
         RS_SET_F(DT)(pc.out_, n * K + kb, int8_of(b));
+#endif
+    }
+}
+
+#elif MODE == QM_QUANTIZE || MODE == QM_DEQUANTIZE
+#if QT != DT
+#define T_DT QT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+#endif
+// A float64 scale (its bits) as hi + lo: hi the nearest float, lo the rest
+// rounded to float (a normal scale in float's range; else lo = 0). Per
+// channel CPU dequantizes in double; n * hi + n * lo, with the first
+// product's error kept by a fused multiply-add, rounds as that does but
+// for the rarest ties, with float arithmetic only (apple has no fp64).
+// a * b exactly as p + e (Dekker's product over Veltkamp's halves): float
+// operations only, since Vulkan's fma() need not round once
+void two_prod(float a, float b, out float p, out float e) {
+    precise float ca = 4097.0 * a, cb = 4097.0 * b;
+    precise float ah = ca - (ca - a), bh = cb - (cb - b);
+    precise float al = a - ah, bl = b - bh;
+    precise float q = a * b;
+    p = q;
+    precise float r = ((ah * bh - q) + ah * bl + al * bh) + al * bl;
+    e = isinf(q) || isnan(q) ? 0.0 : r;
+}
+
+// a * b + c rounded once (but for the rarest double roundings)
+float fused(float a, float b, float c) {
+    float p, e;
+    two_prod(a, b, p, e);
+    precise float s = p + c;
+    precise float bb = s - p;
+    precise float es = (p - (s - bb)) + (c - bb);
+    precise float r = s + (es + e);
+    return isinf(s) || isnan(s) ? s : r;
+}
+
+void d_split(uint64_t d, out float hi, out float lo) {
+    hi = rs_f_from_d(d);
+    lo = 0.0;
+    const uint e = uint(d >> 52) & 0x7FFu, hb = floatBitsToUint(hi);
+    const uint eh = (hb >> 23) & 0xFFu;
+    if (e == 0u || e == 0x7FFu || eh == 0u || eh == 0xFFu) return;
+    // both magnitudes in units of 2^(e - 1075): the double's 53-bit mantissa
+    // and hi's 24 bits shifted by 29 (30 where rounding carried)
+    const int64_t md = int64_t((d & 0xFFFFFFFFFFFFFUL) | 0x10000000000000UL);
+    const int64_t mh = int64_t((hb & 0x7FFFFFu) | 0x800000u);
+    const int shift = (int(eh) - 127) - (int(e) - 1023) + 29;
+    lo = ldexp(float(md - (mh << shift)), int(e) - 1075);
+    if (rs_sign64(d)) lo = -lo;
+}
+void main() {
+    const int nd = int(qp(QM_ND));
+    const int axis = int(qp(QM_AXIS));
+    const int64_t qmin = qp(QM_QMIN), qmax = qp(QM_QMAX);
+    uint64_t numel = 1UL;
+    for (int d = 0; d < nd; ++d) numel *= uint64_t(qp(QM_SIZES + d));
+    RS_FOR_EACH(i, numel) {
+        // x's and w's offsets, and the index along the channel dim
+        uint64_t rest = i;
+        int64_t xo = 0L, wo = 0L, ch = 0L;
+        for (int d = nd - 1; d >= 0; --d) {
+            uint64_t r;
+            rs_divmod(rest, uint64_t(qp(QM_SIZES + d)), r);
+            xo += int64_t(r) * qp(QM_SIZES + QM_MAXD + d);
+            wo += int64_t(r) * qp(QM_SIZES + 2 * QM_MAXD + d);
+            if (d == axis) ch = int64_t(r);
+        }
+#if PER_CHANNEL
+        float scale, scale_lo;
+        d_split(RsU64(pc.scales + 8UL * uint64_t(ch)).v, scale, scale_lo);
+        const int64_t zp = RsI64(pc.c + 8UL * uint64_t(ch)).v;
+#if MODE == QM_QUANTIZE
+        const float inv = 1.0 / scale;  // CPU's 1.0f / (float)scale
+#endif
+#else
+        const int64_t zp = qp(QM_ZP);
+        const float inv = uintBitsToFloat(uint(qp(QM_INV)));  // 1 / scale, or scale
+#if MODE == QM_DEQUANTIZE
+        const float scale = inv;
+#endif
+#endif
+#if MODE == QM_QUANTIZE
+        // CPU: fbgemm's fused multiply-add for the 8-bit types, ATen's
+        // product then sum for int32
+#if QT == 3
+        precise float t = RS_GET(DT)(pc.x, xo) * inv;
+        t = t + float(zp);
+#else
+        float t = fused(RS_GET(DT)(pc.x, xo), inv, float(zp));
+#endif
+        int64_t q;
+        if (isnan(t)) q = QT == 3 ? qmin : qmax;
+        else {
+            t = roundEven(t);
+            q = t >= 2147483648.0 ? qmax : (t <= -2147483648.0 ? qmin : clamp(int64_t(int(t)), qmin, qmax));
+        }
+        RS_SET_I(QT)(pc.w, wo, uint64_t(q));
+#else
+        // q - zero_point in 32-bit integers, wrapping as CPU's does for int32
+        const int q = int(int64_t(RS_GET(QT)(pc.w, wo)));
+        const float n = float(q - int(zp));
+#if PER_CHANNEL
+        float p, err;
+        two_prod(n, scale, p, err);
+        precise float v = p + (err + n * scale_lo);
+        RS_SET_F(DT)(pc.x, xo, v);
+#else
+        RS_SET_F(DT)(pc.x, xo, n * scale);
+#endif
 #endif
     }
 }

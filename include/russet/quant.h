@@ -34,6 +34,31 @@ typedef struct rs_weight_qmm {
 } rs_weight_qmm;
 RS_API rs_status rs_weight_qmm_run(rs_stream *s, const rs_weight_qmm *q);
 
+/* Affine quantization, as PyTorch's quantized tensors (quint8, qint8,
+ * qint32) and CPU's quantizer compute it:
+ *   rs_quantize:   q = clamp(round_half_even(x * (1 / scale) + zero_point))
+ *                  in float32 (rounded once for uint8/int8, as fbgemm's
+ *                  fused multiply-add; twice for int32), to q's integer
+ *                  range; NaN gives the top of an 8-bit range and the
+ *                  bottom of int32's, as CPU;
+ *   rs_dequantize: x = (q - zero_point) * scale, the difference in 32-bit
+ *                  integers (wrapping for int32, as CPU's); per tensor in
+ *                  float32, per channel the product with the float64 scale
+ *                  rounded once (CPU computes it in double).
+ * x: float32, float16 or bfloat16; q: uint8, int8 or int32 (the quantized
+ * dtypes' integers), of x's sizes; any strides. Per tensor (scales NULL:
+ * scale, zero_point) or per channel along `axis` (scales float64 and
+ * zero_points int64, (sizes[axis]) contiguous). */
+typedef struct rs_affine_quant {
+    rs_tensor x, q;
+    double scale;
+    int64_t zero_point;
+    const rs_tensor *scales, *zero_points;
+    int axis;
+} rs_affine_quant;
+RS_API rs_status rs_quantize(rs_stream *s, const rs_affine_quant *a);
+RS_API rs_status rs_dequantize(rs_stream *s, const rs_affine_quant *a);
+
 #ifdef __cplusplus
 }
 #endif

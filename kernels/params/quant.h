@@ -14,6 +14,8 @@
 #define QM_GEMV 0        /* out = x @ dequant(w).T, a workgroup a tile of QM_MT rows and QM_NC columns */
 #define QM_DEQUANT 1     /* out (N, K) = dequant(w) in x's dtype (bits 8: the integers, unscaled) */
 #define QM_SCALE 2       /* out = round(c * scales[n]) (bits 8) or round(c) (bits 4) */
+#define QM_QUANTIZE 3    /* out_ (integers) = quantized x, per tensor or per channel */
+#define QM_DEQUANTIZE 4  /* out_ (floats) = dequantized w */
 
 /* the GEMV tile: QM_NC columns of QM_LANES invocations, QM_MT rows */
 #define QM_NC 8
@@ -28,6 +30,17 @@
 #define QM_WS 6          /* w's 2 strides (bytes for bits 4: row, 1) */
 #define QM_SS 8          /* scales' strides: bits 8 one, bits 4 three */
 #define QM_OS 11         /* out's 2 strides */
-#define QM_SLOTS 13
+/* QUANTIZE / DEQUANTIZE: x (floats) and w (integers) elementwise, of one
+ * shape; per channel, scales (float64) and c (int64 zero points) along
+ * QM_AXIS */
+#define QM_ND 13         /* dims */
+#define QM_AXIS 14       /* the channel dim, -1 per tensor */
+#define QM_ZP 15         /* per tensor: the zero point */
+#define QM_INV 16        /* per tensor: float32 bits of 1 / scale (quantize), of scale (dequantize) */
+#define QM_QMIN 17       /* the integer type's range */
+#define QM_QMAX 18
+#define QM_MAXD 25       /* RS_MAX_DIMS */
+#define QM_SIZES 19      /* QM_ND sizes, then x's strides, then w's, QM_MAXD apart */
+#define QM_SLOTS (QM_SIZES + 3 * QM_MAXD)
 
 #endif

@@ -138,3 +138,67 @@ rs_status rs_weight_qmm_run(rs_stream *s, const rs_weight_qmm *q) {
     if ((st = params(s, q, &par))) return st;
     return M >= QM_GEMM_ROWS && K > 0 ? dequant_gemm(s, q, par) : gemv(s, q, par);
 }
+
+/* ---------------------------------------------------------------- affine quantization */
+
+static rs_status affine(rs_stream *s, const rs_affine_quant *a, int mode, const char *name) {
+    if (!s || !a) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);
+    const rs_tensor *x = &a->x, *q = &a->q;
+    if (!is_float(x->dtype))
+        return rs_error(RS_ERR_INVALID, "%s: x must be float32, float16 or bfloat16, got %s", name,
+                        rs_dtype_name(x->dtype));
+    if (q->dtype != RS_UINT8 && q->dtype != RS_INT8 && q->dtype != RS_INT32)
+        return rs_error(RS_ERR_INVALID, "%s: q must be uint8, int8 or int32, got %s", name, rs_dtype_name(q->dtype));
+    if (x->ndim > QM_MAXD) return rs_error(RS_ERR_INVALID, "%s: more than %d dims", name, QM_MAXD);
+    if (x->ndim != q->ndim || memcmp(x->sizes, q->sizes, sizeof(int64_t) * (size_t)x->ndim))
+        return rs_error(RS_ERR_INVALID, "%s: x and q must have one shape", name);
+    const int per_channel = a->scales != NULL;
+    if (per_channel) {
+        const rs_tensor *sc = a->scales, *zp = a->zero_points;
+        if (a->axis < 0 || a->axis >= x->ndim)
+            return rs_error(RS_ERR_INVALID, "%s: axis %d out of range for %d dims", name, a->axis, x->ndim);
+        const int64_t c = x->sizes[a->axis];
+        if (!zp || sc->dtype != RS_FLOAT64 || zp->dtype != RS_INT64 || rs_tensor_numel(sc) != c ||
+            rs_tensor_numel(zp) != c || !rs_tensor_is_contiguous(sc) || !rs_tensor_is_contiguous(zp))
+            return rs_error(RS_ERR_INVALID, "%s: per channel, scales (float64) and zero_points (int64) must be "
+                            "contiguous with %lld elements", name, (long long)c);
+    }
+    if (rs_tensor_numel(x) == 0) return RS_OK;
+    int64_t *p = NULL;
+    uint64_t par = 0;
+    rs_status st = rs_stream_arena(s, QM_SLOTS * sizeof(int64_t), (void **)&p, &par);
+    if (st) return st;
+    memset(p, 0, QM_SLOTS * sizeof(int64_t));
+    p[QM_ND] = x->ndim;
+    p[QM_AXIS] = per_channel ? a->axis : -1;
+    p[QM_ZP] = a->zero_point;
+    /* CPU's quantizer multiplies by 1.0f / (float)scale; its dequantizer by (float)scale */
+    const float f = mode == QM_QUANTIZE ? 1.0f / (float)a->scale : (float)a->scale;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    p[QM_INV] = bits;
+    p[QM_QMIN] = q->dtype == RS_UINT8 ? 0 : q->dtype == RS_INT8 ? -128 : -2147483648LL;
+    p[QM_QMAX] = q->dtype == RS_UINT8 ? 255 : q->dtype == RS_INT8 ? 127 : 2147483647LL;
+    for (int d = 0; d < x->ndim; ++d) {
+        p[QM_SIZES + d] = x->sizes[d];
+        p[QM_SIZES + QM_MAXD + d] = x->strides[d];
+        p[QM_SIZES + 2 * QM_MAXD + d] = q->strides[d];
+    }
+    quant_push pc = {.x = x->address, .w = q->address, .params = par};
+    rs_access acc[4] = {rs_tensor_access(x, mode == QM_DEQUANTIZE), rs_tensor_access(q, mode == QM_QUANTIZE)};
+    int n_acc = 2;
+    if (per_channel) {
+        pc.scales = a->scales->address, pc.c = a->zero_points->address;
+        acc[2] = rs_tensor_access(a->scales, 0), acc[3] = rs_tensor_access(a->zero_points, 0);
+        n_acc = 4;
+    }
+    char defines[80];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=8;DT=%d;VEC=0;QT=%d;PER_CHANNEL=%d", mode, (int)x->dtype,
+             (int)q->dtype, per_channel);
+    rs_kernel *k = NULL;
+    if ((st = rs_kernel_get(rs_stream_device(s), "quant.comp", defines, &k))) return st;
+    return rs_launch(s, k, (uint64_t)rs_tensor_numel(x), &pc, sizeof pc, acc, n_acc);
+}
+
+rs_status rs_quantize(rs_stream *s, const rs_affine_quant *a) { return affine(s, a, QM_QUANTIZE, "quantize"); }
+rs_status rs_dequantize(rs_stream *s, const rs_affine_quant *a) { return affine(s, a, QM_DEQUANTIZE, "dequantize"); }

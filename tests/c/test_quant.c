@@ -5,7 +5,9 @@
  * (the GEMV kernel, its 16-byte reads and its byte path) and many (the
  * dequantize-and-GEMM path); x and out as transposed views. A wrong nibble
  * order, group or scale is off by the size of a weight, far past the
- * tolerance. Bad arguments fail clearly. */
+ * tolerance. Affine quantization and dequantization (per tensor, per
+ * channel) against the same formulas in double. Bad arguments fail
+ * clearly. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,6 +133,57 @@ TEST(int4_gemm) {
     run(RS_BFLOAT16, 4, 16, 40, 64, 32, 1, 1);
 }
 
+/* q = clamp(rne(x * (1/scale) + zp)) rounded once (uint8), and back per
+ * channel: (q - zp) * scale rounded once from double, on a transposed x */
+TEST(affine_quantize_and_dequantize) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { R = 3, C = 4 };
+    const float xs[R * C] = {0.0f, 1.26f, -0.7f, 300.0f, -300.0f, 2.5f, 3.5f, -2.5f, 1e10f, 0.05f, -0.049f, 7.0f};
+    const double scale = 0.0731;
+    const int64_t zp = 3;
+    uint64_t xa = ctest_upload(dev, s, xs, sizeof xs), qa = 0, ya = 0;
+    CHECK_OK(rs_alloc(dev, R * C, s, &qa));
+    CHECK_OK(rs_alloc(dev, 4 * R * C, s, &ya));
+    const int64_t sz[2] = {R, C};
+    rs_affine_quant a;
+    memset(&a, 0, sizeof a);
+    a.x = ctest_view(xa, RS_FLOAT32, 2, sz);
+    a.q = ctest_view(qa, RS_UINT8, 2, sz);
+    a.scale = scale, a.zero_point = zp;
+    CHECK_OK(rs_quantize(s, &a));
+    uint8_t q[R * C];
+    CHECK_OK(rs_memcpy_dtoh(s, q, qa, sizeof q));
+    const float inv = 1.0f / (float)scale;
+    for (int i = 0; i < R * C; ++i) {
+        double t = nearbyint((double)(float)((double)xs[i] * inv + (double)zp));  /* one rounding to float */
+        const int expect = t < 0 ? 0 : t > 255 ? 255 : (int)t;
+        if (q[i] != expect) fprintf(stderr, "  quantize %g: %d, expected %d\n", xs[i], q[i], expect);
+        CHECK(q[i] == expect);
+    }
+    /* per channel along dim 1 of the (C, R) transposed view of q */
+    const double scales[R] = {0.1, 0.0731, 1.0 / 3.0};
+    const int64_t zps[R] = {0, 3, 200};
+    uint64_t sa = ctest_upload(dev, s, scales, sizeof scales), za = ctest_upload(dev, s, zps, sizeof zps);
+    const int64_t tsz[2] = {C, R}, csz[1] = {R};
+    const rs_tensor st = ctest_view(sa, RS_FLOAT64, 1, csz), zt = ctest_view(za, RS_INT64, 1, csz);
+    rs_affine_quant b;
+    memset(&b, 0, sizeof b);
+    b.q = ctest_view(qa, RS_UINT8, 2, tsz);
+    b.q.strides[0] = 1, b.q.strides[1] = C;
+    b.x = ctest_view(ya, RS_FLOAT32, 2, tsz);
+    b.scales = &st, b.zero_points = &zt, b.axis = 1;
+    CHECK_OK(rs_dequantize(s, &b));
+    float y[R * C];
+    CHECK_OK(rs_memcpy_dtoh(s, y, ya, sizeof y));
+    for (int c = 0; c < C; ++c)
+        for (int r = 0; r < R; ++r) {
+            const float expect = (float)((double)(q[r * C + c] - (int)zps[r]) * scales[r]);
+            CHECK(y[c * R + r] == expect);
+        }
+    rs_free(dev, xa), rs_free(dev, qa), rs_free(dev, ya), rs_free(dev, sa), rs_free(dev, za);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -159,6 +212,7 @@ int main(void) {
     RUN(int8_gemm);
     RUN(int4_gemv);
     RUN(int4_gemm);
+    RUN(affine_quantize_and_dequantize);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

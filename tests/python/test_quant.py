@@ -265,3 +265,105 @@ def test_torchao_int8_weight_only_when_installed():
     x = torch.randn(4, 256, dtype=torch.bfloat16)
     got = host_free(lambda: dev(x.to(D)))
     assert_close(got.cpu(), cpu(x), atol=2e-2, rtol=2e-2)
+
+
+# ---------------------------------------------------------------- quantized tensors
+
+SPECIAL = [1e10, float("inf"), -float("inf"), float("nan"), 300.0, -300.0, 2.5, 3.5, -2.5, 0.35, -0.75, 0.05]
+QDTYPES = [torch.quint8, torch.qint8, torch.qint32]
+
+
+def same_q(got, exp):
+    assert got.device.type == D and got.dtype == exp.dtype and got.qscheme() == exp.qscheme()
+    assert torch.equal(got.int_repr().cpu(), exp.int_repr())
+    assert torch.equal(got.dequantize().cpu(), exp.dequantize())
+
+
+@pytest.fixture(autouse=False)
+def quiet():
+    import warnings
+
+    with warnings.catch_warnings():  # torch 2.13 deprecates quantized tensors (still supported there)
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("qdt", QDTYPES)
+def test_quantize_per_tensor_like_cpu(qdt, quiet):
+    x = torch.cat([torch.tensor(SPECIAL), torch.randn(200) * 20])
+    exp = torch.quantize_per_tensor(x, 0.1, 3, qdt)
+    got = host_free(lambda: torch.quantize_per_tensor(x.to(D), 0.1, 3, qdt))
+    same_q(got, exp)
+    assert got.q_scale() == 0.1 and got.q_zero_point() == 3
+    # non-contiguous and channels_last inputs, and a tensor of quantization parameters
+    x4 = torch.randn(2, 3, 4, 5) * 10
+    for v in (x4.transpose(1, 3), x4.contiguous(memory_format=torch.channels_last)):
+        same_q(host_free(lambda: torch.quantize_per_tensor(v.to(D), 0.05, 2, qdt)),
+               torch.quantize_per_tensor(v, 0.05, 2, qdt))
+    same_q(torch.quantize_per_tensor(x.to(D), torch.tensor(0.2), torch.tensor(1), qdt),
+           torch.quantize_per_tensor(x, torch.tensor(0.2), torch.tensor(1), qdt))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_quantize_per_channel_like_cpu(axis, quiet):
+    w = torch.randn(4, 6, 5) * 3
+    c = w.shape[axis]
+    scales, zps = torch.rand(c, dtype=torch.float64) * 0.1 + 0.01, torch.randint(0, 20, (c,))
+    for qdt in (torch.quint8, torch.qint8):
+        exp = torch.quantize_per_channel(w, scales, zps, axis, qdt)
+        got = host_free(lambda: torch.quantize_per_channel(w.to(D), scales.to(D), zps.to(D), axis, qdt))
+        same_q(got, exp)
+        assert got.q_per_channel_axis() == axis
+        assert torch.equal(got.q_per_channel_scales().cpu(), exp.q_per_channel_scales())
+
+
+@pytest.mark.parametrize("qdt", QDTYPES)
+def test_quantized_tensor_moves_views_and_copies(qdt, quiet):
+    q = torch.quantize_per_tensor(torch.randn(5, 7) * 4, 0.1, 5, qdt)
+    r = host_free(lambda: q.to(D))
+    same_q(r, q)
+    same_q(host_free(lambda: r.clone()), q)
+    same_q(r.t(), q.t())
+    same_q(r[1:4, ::2], q[1:4, ::2])
+    same_q(r.reshape(35), q.reshape(35))
+    assert torch.equal(r.cpu().int_repr(), q.int_repr())
+    ints = torch.randint(0, 100, (3, 4), dtype=torch.uint8 if qdt == torch.quint8 else
+                         torch.int8 if qdt == torch.qint8 else torch.int32)
+    same_q(torch._make_per_tensor_quantized_tensor(ints.to(D), 0.5, 2),
+           torch._make_per_tensor_quantized_tensor(ints, 0.5, 2))
+
+
+def test_quantized_errors_like_cpu(quiet):
+    with pytest.raises(RuntimeError, match="Quantize only works on Float Tensor"):
+        torch.quantize_per_tensor(torch.ones(3, dtype=torch.float16, device=D), 0.1, 0, torch.quint8)
+    q = torch.quantize_per_tensor(torch.ones(3, device=D), 0.1, 0, torch.quint8)
+    with pytest.raises(RuntimeError, match="Copying from quantized Tensor to non-quantized Tensor is not allowed"):
+        torch.empty(3, device=D).copy_(q)
+
+
+def test_quantized_copy_from_floats(quiet):
+    x = torch.randn(4, 5) * 3
+    exp = torch._empty_affine_quantized((4, 5), scale=0.05, zero_point=7, dtype=torch.quint8)
+    exp.copy_(x)
+    got = torch._empty_affine_quantized((4, 5), scale=0.05, zero_point=7, dtype=torch.quint8, device=D)
+    host_free(lambda: got.copy_(x.to(D)))
+    same_q(got, exp)
+
+
+@pytest.mark.parametrize("qdt", QDTYPES)
+def test_quantize_rounds_as_cpu_where_one_rounding_matters(qdt, quiet):
+    """Values where x * (1 / scale) + zero_point rounds to another integer
+    when the product is rounded first: CPU's 8-bit quantizer (fbgemm) rounds
+    once, its int32 one twice; russet must pick the same integer"""
+    scale, zp = 0.0731, 3
+    inv = torch.tensor(1.0, dtype=torch.float32) / torch.tensor(scale, dtype=torch.float32)
+    # near every half-integer of x * (1 / scale) + zp: a few float steps either side
+    v = ((torch.arange(-400, 400, dtype=torch.float64) + 0.5 - zp) / inv.double()).float()
+    for _ in range(3):
+        v = torch.cat([v, torch.nextafter(v, v + 1), torch.nextafter(v, v - 1)]).unique()
+    once = (v.double() * inv.double() + zp).float().round()
+    twice = (v * inv + zp).round()
+    x = v[once != twice]
+    assert x.numel() > 0  # the search finds such values, else the test would not test
+    same_q(host_free(lambda: torch.quantize_per_tensor(x.to(D), scale, zp, qdt)),
+           torch.quantize_per_tensor(x, scale, zp, qdt))

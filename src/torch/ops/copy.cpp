@@ -10,6 +10,8 @@
 #include <ATen/ops/_local_scalar_dense_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/quantize_per_tensor.h>
+#include <ATen/quantized/Quantizer.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -144,7 +146,32 @@ void copy_device_to_device(const at::Tensor& dst, const at::Tensor& src_in) {
   upload(dst, download(src));
 }
 
+// a quantized tensor's integers as a plain tensor over its storage
+at::Tensor int_alias(const at::Tensor& t) {
+  return at::empty({0}, t.options().dtype(at::toUnderlying(t.scalar_type())))
+      .set_(t.storage(), t.storage_offset(), t.sizes(), t.strides());
+}
+
+// copy_ sends every copy that involves russet here, before its own
+// quantized checks (russet is not among its devices): they are made here
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  if (self.is_quantized() || dst.is_quantized()) {
+    TORCH_CHECK(dst.is_quantized(), "Copying from quantized Tensor to non-quantized Tensor is not allowed, please "
+                "use dequantize to get a float Tensor from a quantized Tensor");
+    if (!self.is_quantized()) {  // floats into a quantized tensor: quantized with its parameters
+      TORCH_CHECK(dst.qscheme() == at::kPerTensorAffine, "Quantized copy only works with kPerTensorAffine");
+      TORCH_CHECK(self.scalar_type() == at::kFloat, "Quantized copy only works with kFloat as source Tensor");
+      TORCH_CHECK(self.sizes().equals(dst.sizes()), "Quantized copy only works with Tensors with the same shape");
+      at::Tensor q = at::quantize_per_tensor(self.to(dst.device()), dst.q_scale(), dst.q_zero_point(),
+                                             dst.scalar_type());
+      return copy_from(q, dst, non_blocking);
+    }
+    TORCH_CHECK(self.qscheme() == dst.qscheme(), "Quantized Copy only works with same qscheme");
+    TORCH_CHECK(self.scalar_type() == dst.scalar_type());
+    at::set_quantizer_(dst, self.quantizer());
+    copy_from(int_alias(self), int_alias(dst), non_blocking);  // the integers move
+    return dst;
+  }
   if (dst.numel() == 0) return dst;
   if (is_russet(self) && is_russet(dst)) {
     copy_device_to_device(dst, self);
@@ -240,6 +267,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("zero_", zero_);
   m.impl("_local_scalar_dense", local_scalar_dense);
 }
+
+// quantized tensors: copies between two of them move their integers
+TORCH_LIBRARY_IMPL(aten, QuantizedPrivateUse1, m) { m.impl("_copy_from", copy_from); }
 
 }  // namespace russet
 

@@ -95,11 +95,12 @@ rs_tensor describe(const at::Tensor& t) {
   const uint64_t address = address_of(t);  // first: another device's tensor is ATen's device error
   TORCH_CHECK(t.dim() <= RS_MAX_DIMS, "russet: tensors of more than ", RS_MAX_DIMS,
               " dimensions are not supported (got ", t.dim(), ")");
-  TORCH_CHECK(rs_dtype_valid(static_cast<int>(t.scalar_type())),
-              "russet: dtype ", t.scalar_type(), " is not supported on russet");
+  // a quantized tensor's elements are its integers (quint8 -> uint8, ...)
+  const auto dt = at::isQIntType(t.scalar_type()) ? at::toUnderlying(t.scalar_type()) : t.scalar_type();
+  TORCH_CHECK(rs_dtype_valid(static_cast<int>(dt)), "russet: dtype ", t.scalar_type(), " is not supported on russet");
   rs_tensor d{};
   d.address = address;
-  d.dtype = static_cast<rs_dtype>(t.scalar_type());
+  d.dtype = static_cast<rs_dtype>(dt);
   d.ndim = static_cast<int>(t.dim());
   for (int i = 0; i < d.ndim; i++) {
     d.sizes[i] = t.size(i);
