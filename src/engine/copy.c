@@ -71,8 +71,7 @@ rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
 
     rs_dtype sdt = src->dtype, ddt = dst->dtype;
     if ((sdt == RS_FLOAT4_E2M1FN_X2 || ddt == RS_FLOAT4_E2M1FN_X2) && sdt != ddt)  /* CPU's copy_kernel has no cast */
-        return rs_error(RS_ERR_UNSUPPORTED, "\"copy_kernel\" not implemented for '%s'",
-                        sdt == RS_FLOAT4_E2M1FN_X2 ? "Float4_e2m1fn_x2" : rs_dtype_name(sdt));
+        return rs_error(RS_ERR_UNSUPPORTED, "\"copy_kernel\" not implemented for 'Float4_e2m1fn_x2'");
     if (is_bit_copy(ddt, sdt)) {
         if (l.ndim == 0) return copy_bytes(s, dst->address, src->address, (uint64_t)l.numel * rs_dtype_size(ddt));
         sdt = ddt = raw_dtype(rs_dtype_size(ddt));

@@ -113,7 +113,10 @@ TEST(dtype_properties) {
     CHECK(rs_dtype_size(RS_UINT16) == 2 && rs_dtype_size(RS_UINT64) == 8);
     CHECK(strcmp(rs_dtype_name(RS_BFLOAT16), "bfloat16") == 0);
     CHECK(strcmp(rs_dtype_name(RS_FLOAT8_E4M3FNUZ), "float8_e4m3fnuz") == 0);
-    CHECK(rs_dtype_valid(44) && !rs_dtype_valid(12) && !rs_dtype_valid(-1) && !rs_dtype_valid(45));
+    CHECK(rs_dtype_valid(44) && !rs_dtype_valid(12) && !rs_dtype_valid(-1) && !rs_dtype_valid(46));
+    /* float4_e2m1fn_x2: a byte of two values, stored and copied as bits only */
+    CHECK(rs_dtype_valid(45) && rs_dtype_size(RS_FLOAT4_E2M1FN_X2) == 1);
+    CHECK(strcmp(rs_dtype_name(RS_FLOAT4_E2M1FN_X2), "float4_e2m1fn_x2") == 0);
     for (int i = 0; i < 21; ++i) CHECK(rs_dtype_valid((int)kAll[i]) && rs_dtype_size(kAll[i]) > 0);
     CHECK(rs_dtype_needs_fp64(RS_FLOAT64) && rs_dtype_needs_fp64(RS_COMPLEX128));
     CHECK(!rs_dtype_needs_fp64(RS_FLOAT32) && !rs_dtype_needs_fp64(RS_COMPLEX64));
@@ -281,6 +284,19 @@ TEST(copy_every_dtype_pair) {
             }
         }
     }
+    /* float4_e2m1fn_x2 copies its bytes to itself and converts to nothing
+     * (CPU's copy_kernel has no cast for it) */
+    uint8_t f4[NV], f4out[NV];
+    for (int i = 0; i < NV; ++i) f4[i] = (uint8_t)(37 * i + 11);
+    CHECK_OK(rs_memcpy_htod(g_s, src, f4, NV));
+    rs_tensor d4 = vec(dst, RS_FLOAT4_E2M1FN_X2, NV), s4 = vec(src, RS_FLOAT4_E2M1FN_X2, NV);
+    CHECK_OK(rs_copy(g_s, &d4, &s4));
+    CHECK_OK(rs_memcpy_dtoh(g_s, f4out, dst, NV));
+    CHECK(memcmp(f4, f4out, NV) == 0);
+    rs_tensor d8 = vec(dst, RS_UINT8, NV), f32 = vec(dst, RS_FLOAT32, NV);
+    CHECK(rs_copy(g_s, &d8, &s4) == RS_ERR_UNSUPPORTED);
+    CHECK(rs_copy(g_s, &d4, &f32) == RS_ERR_UNSUPPORTED);
+    CHECK(strstr(rs_last_error(), "not implemented for 'Float4_e2m1fn_x2'") != NULL);
     rs_free(g_dev, src);
     rs_free(g_dev, dst);
     CHECK(bad == 0);

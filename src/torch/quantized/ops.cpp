@@ -75,10 +75,8 @@ Tensor int_repr(const Tensor& self) {
   return out;
 }
 
-// a quantized tensor holding `self`'s integers
-Tensor make_per_tensor(const Tensor& self, double scale, int64_t zero_point) {
-  Tensor q = at::_empty_affine_quantized(self.sizes(), self.options().dtype(at::toQIntType(self.scalar_type())),
-                                         scale, zero_point, self.suggest_memory_format());
+// q (new, quantized) takes `self`'s integers
+Tensor with_ints(Tensor q, const Tensor& self) {
   if (self.numel()) {
     Tensor src = self.contiguous(self.suggest_memory_format());
     rs_tensor s = describe(src), d = describe(q);
@@ -87,16 +85,17 @@ Tensor make_per_tensor(const Tensor& self, double scale, int64_t zero_point) {
   return q;
 }
 
+Tensor make_per_tensor(const Tensor& self, double scale, int64_t zero_point) {
+  return with_ints(at::_empty_affine_quantized(self.sizes(), self.options().dtype(at::toQIntType(self.scalar_type())),
+                                               scale, zero_point, self.suggest_memory_format()),
+                   self);
+}
+
 Tensor make_per_channel(const Tensor& self, const Tensor& scale, const Tensor& zero_point, int64_t axis) {
-  Tensor q = at::_empty_per_channel_affine_quantized(self.sizes(), scale, zero_point, axis,
-                                                     self.options().dtype(at::toQIntType(self.scalar_type())),
-                                                     self.suggest_memory_format());
-  if (self.numel()) {
-    Tensor src = self.contiguous(self.suggest_memory_format());
-    rs_tensor s = describe(src), d = describe(q);
-    check(rs_copy(current_stream_for(self), &d, &s));
-  }
-  return q;
+  return with_ints(at::_empty_per_channel_affine_quantized(self.sizes(), scale, zero_point, axis,
+                                                           self.options().dtype(at::toQIntType(self.scalar_type())),
+                                                           self.suggest_memory_format()),
+                   self);
 }
 
 }  // namespace
