@@ -1,11 +1,13 @@
-"""Writes the registrations of PyTorch's device-generic sparse and nested
-kernels for russet (src/torch/sparse/generic.cpp, src/torch/nested/generic.cpp).
+"""Writes the registrations of PyTorch's device-generic sparse, nested and
+quantized kernels for russet (src/torch/sparse/generic.cpp,
+src/torch/nested/generic.cpp, src/torch/quantized/generic.cpp).
 
 A kernel is device-generic when native_functions.yaml gives SparseCPU and
-SparseCUDA (SparseCsrCPU/SparseCsrCUDA, NestedTensorCPU/NestedTensorCUDA) the
-same function: it builds, views and reshapes tensors of the layout and runs
+SparseCUDA (SparseCsrCPU/SparseCsrCUDA, NestedTensorCPU/NestedTensorCUDA,
+QuantizedCPU/QuantizedCUDA) the same function: it builds, views and reshapes tensors of the layout and runs
 the arithmetic through dense ops, which russet has. Those are registered for
-SparsePrivateUse1 (SparseCsrPrivateUse1, NestedTensorPrivateUse1); the ones
+SparsePrivateUse1 (SparseCsrPrivateUse1, NestedTensorPrivateUse1,
+QuantizedPrivateUse1); the ones
 that differ by device are russet's own (src/torch/sparse/coo.cpp, ...) or
 run on the host, counted.
 
