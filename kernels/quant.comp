@@ -160,11 +160,9 @@ void main() {
 }
 
 #elif MODE == QM_QUANTIZE || MODE == QM_DEQUANTIZE
-#if QT != DT
 #define T_DT QT
 #include "common/dtype_inst.glsl"
 #undef T_DT
-#endif
 // A float64 scale (its bits) as hi + lo: hi the nearest float, lo the rest
 // rounded to float (a normal scale in float's range; else lo = 0). Per
 // channel CPU dequantizes in double; n * hi + n * lo, with the first

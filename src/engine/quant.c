@@ -50,12 +50,18 @@ static rs_status check(const char *name, const rs_weight_qmm *q) {
     return RS_OK;
 }
 
-/* the parameter block of every mode */
+/* a zeroed parameter block in the stream's arena */
+static rs_status params_begin(rs_stream *s, int64_t **p, uint64_t *addr) {
+    rs_status st = rs_stream_arena(s, QM_SLOTS * sizeof(int64_t), (void **)p, addr);
+    if (!st) memset(*p, 0, QM_SLOTS * sizeof(int64_t));
+    return st;
+}
+
+/* the parameter block of the products' modes */
 static rs_status params(rs_stream *s, const rs_weight_qmm *q, uint64_t *addr) {
     int64_t *p = NULL;
-    rs_status st = rs_stream_arena(s, QM_SLOTS * sizeof(int64_t), (void **)&p, addr);
+    rs_status st = params_begin(s, &p, addr);
     if (st) return st;
-    memset(p, 0, QM_SLOTS * sizeof(int64_t));
     p[QM_M] = q->x.sizes[0], p[QM_N] = q->w.sizes[0], p[QM_K] = q->x.sizes[1], p[QM_G] = q->group;
     p[QM_XS] = q->x.strides[0], p[QM_XS + 1] = q->x.strides[1];
     p[QM_WS] = q->w.strides[0], p[QM_WS + 1] = q->w.strides[1];
@@ -64,13 +70,19 @@ static rs_status params(rs_stream *s, const rs_weight_qmm *q, uint64_t *addr) {
     return RS_OK;
 }
 
-static rs_status launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, uint64_t items,
-                        const quant_push *pc, const rs_access *acc, int n_acc) {
-    char defines[64];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d", mode, q->bits, (int)q->x.dtype, vec);
+static rs_status launch(rs_stream *s, const char *defines, uint64_t items, const quant_push *pc,
+                        const rs_access *acc, int n_acc) {
     rs_kernel *k = NULL;
     rs_status st = rs_kernel_get(rs_stream_device(s), "quant.comp", defines, &k);
     return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
+}
+
+/* a launch of a product's mode */
+static rs_status qmm_launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, uint64_t items,
+                            const quant_push *pc, const rs_access *acc, int n_acc) {
+    char defines[64];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d", mode, q->bits, (int)q->x.dtype, vec);
+    return launch(s, defines, items, pc, acc, n_acc);
 }
 
 /* 16-byte reads of W: each row 16-byte aligned and whole words of it, a
@@ -88,7 +100,7 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                         rs_tensor_access(&q->out, 1)};
-    return launch(s, q, QM_GEMV, gemv_vec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+    return qmm_launch(s, q, QM_GEMV, gemv_vec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 
 /* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch
@@ -104,7 +116,7 @@ static rs_status dequant_gemm(rs_stream *s, const rs_weight_qmm *q, uint64_t par
         quant_push pc = {.w = q->w.address, .scales = q->scales.address, .out_ = wd, .params = par};
         rs_access acc[3] = {rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                             rs_tensor_access(&wdense, 1)};
-        st = launch(s, q, QM_DEQUANT, 0, (uint64_t)(N * q->w.sizes[1]), &pc, acc, 3);
+        st = qmm_launch(s, q, QM_DEQUANT, 0, (uint64_t)(N * q->w.sizes[1]), &pc, acc, 3);
     }
     if (!st) {
         rs_gemm_desc g;
@@ -121,7 +133,7 @@ static rs_status dequant_gemm(rs_stream *s, const rs_weight_qmm *q, uint64_t par
     if (!st) {
         quant_push pc = {.scales = q->scales.address, .out_ = q->out.address, .c = c, .params = par};
         rs_access acc[3] = {rs_tensor_access(&cf, 0), rs_tensor_access(&q->scales, 0), rs_tensor_access(&q->out, 1)};
-        st = launch(s, q, QM_SCALE, 0, (uint64_t)(M * N), &pc, acc, 3);
+        st = qmm_launch(s, q, QM_SCALE, 0, (uint64_t)(M * N), &pc, acc, 3);
     }
     rs_scratch_release(&sc);
     return st;
@@ -166,9 +178,8 @@ static rs_status affine(rs_stream *s, const rs_affine_quant *a, int mode, const 
     if (rs_tensor_numel(x) == 0) return RS_OK;
     int64_t *p = NULL;
     uint64_t par = 0;
-    rs_status st = rs_stream_arena(s, QM_SLOTS * sizeof(int64_t), (void **)&p, &par);
+    rs_status st = params_begin(s, &p, &par);
     if (st) return st;
-    memset(p, 0, QM_SLOTS * sizeof(int64_t));
     p[QM_ND] = x->ndim;
     p[QM_AXIS] = per_channel ? a->axis : -1;
     p[QM_ZP] = a->zero_point;
@@ -195,9 +206,7 @@ static rs_status affine(rs_stream *s, const rs_affine_quant *a, int mode, const 
     char defines[80];
     snprintf(defines, sizeof defines, "MODE=%d;BITS=8;DT=%d;VEC=0;QT=%d;PER_CHANNEL=%d", mode, (int)x->dtype,
              (int)q->dtype, per_channel);
-    rs_kernel *k = NULL;
-    if ((st = rs_kernel_get(rs_stream_device(s), "quant.comp", defines, &k))) return st;
-    return rs_launch(s, k, (uint64_t)rs_tensor_numel(x), &pc, sizeof pc, acc, n_acc);
+    return launch(s, defines, (uint64_t)rs_tensor_numel(x), &pc, acc, n_acc);
 }
 
 rs_status rs_quantize(rs_stream *s, const rs_affine_quant *a) { return affine(s, a, QM_QUANTIZE, "quantize"); }

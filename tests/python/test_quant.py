@@ -279,7 +279,7 @@ def same_q(got, exp):
     assert torch.equal(got.dequantize().cpu(), exp.dequantize())
 
 
-@pytest.fixture(autouse=False)
+@pytest.fixture
 def quiet():
     import warnings
 

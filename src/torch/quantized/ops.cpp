@@ -60,18 +60,14 @@ void dequantize_per_channel(const Tensor& q, Tensor& r, const Tensor& scales, co
   per_channel(r, q, scales, zero_points, axis, false);
 }
 
-// the integers of a quantized tensor, in its layout
+// the integers of a quantized tensor, in its layout (contiguous for an overlapping view)
 Tensor int_repr(const Tensor& self) {
-  Tensor out = at::empty_strided(self.sizes(), self.strides(), self.options().dtype(at::toUnderlying(self.scalar_type())));
+  const auto options = self.options().dtype(at::toUnderlying(self.scalar_type()));
+  Tensor out = self.is_non_overlapping_and_dense() ? at::empty_strided(self.sizes(), self.strides(), options)
+                                                   : at::empty(self.sizes(), options);
   if (self.numel() == 0) return out;
   rs_tensor src = describe(self), dst = describe(out);
-  if (self.is_non_overlapping_and_dense()) {
-    check(rs_copy(current_stream_for(self), &dst, &src));
-  } else {  // an overlapping view: a contiguous result
-    out = at::empty(self.sizes(), self.options().dtype(at::toUnderlying(self.scalar_type())));
-    dst = describe(out);
-    check(rs_copy(current_stream_for(self), &dst, &src));
-  }
+  check(rs_copy(current_stream_for(self), &dst, &src));
   return out;
 }
 
