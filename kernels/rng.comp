@@ -1,8 +1,11 @@
 // rng.comp: Philox4x32-10 random fills of a strided dst (see
 // common/philox.glsl for the stream layout).
-// Defines: DST_DT; DIST: 0 uniform, 1 normal, 2 random (32-bit draws),
-// 3 random (64-bit draws); FP64: 1 to compute in double (float64 dst on a
-// device with shaderFloat64), else 0.
+// Defines: DST_DT; DIST (params/rng.h): 0 uniform, 1 normal, 2 random
+// (32-bit draws), 3 random (64-bit draws), from DIST_SAMPLE on the
+// distributions of rs_rng_sample and rs_dropout (float32 uniforms mapped
+// by kernels/common/ops_misc.glsl's transforms, the pointwise engine's);
+// SRC_DT: src's dtype (BERNOULLI_TENSOR, DROPOUT); FP64: 1 to compute in
+// double (float64 dst on a device with shaderFloat64), else 0.
 #version 460
 #include "common/dtype.glsl"
 #include "params/rng.h"
@@ -23,7 +26,35 @@ layout(push_constant) uniform Push { RS_RNG_PUSH } pc;
 #include "common/dtype_inst.glsl"
 #undef T_DT
 
-#if DIST == DIST_RANDOM32 || (DIST <= DIST_NORMAL && !FP64)
+#if DIST >= DIST_SAMPLE
+#include "common/opmath.glsl"
+#if SRC_DT != DST_DT
+#define T_DT SRC_DT
+#include "common/dtype_inst.glsl"
+#undef T_DT
+#endif
+#if DIST == DIST_DROPOUT
+#define T_DT DST_DT
+#include "common/opmath_inst.glsl"
+#undef T_DT
+#define T_DT 11
+#include "common/dtype_inst.glsl"
+#undef T_DT
+#endif
+void rs_no_raise() {}
+#define rs_raise(code, value) rs_no_raise()  // the transforms here never raise
+#include "common/ops.glsl"
+#endif
+
+#if DIST == DIST_DROPOUT
+#define NVIEWS 3  // dst (out), src (x), dst2 (the mask)
+#elif DIST == DIST_BERNOULLI_TENSOR
+#define NVIEWS 2  // dst, src (p)
+#else
+#define NVIEWS 1
+#endif
+
+#if DIST == DIST_RANDOM32 || (DIST <= DIST_NORMAL && !FP64) || DIST >= DIST_SAMPLE
 #define K 4u
 #else
 #define K 2u
@@ -50,7 +81,7 @@ void main() {
             precise double x = double(r) * (1.0LF / 9007199254740992.0LF) * range + from;
             v[k] = x == to ? from : x;
         }
-#elif DIST == DIST_NORMAL && !FP64
+#elif (DIST == DIST_NORMAL && !FP64) || DIST == DIST_LOG_NORMAL
         float mean = uintBitsToFloat(uint(pc.a)), stdv = uintBitsToFloat(uint(pc.b));
         float v[4];
         for (int k = 0; k < 4; k += 2) {
@@ -68,6 +99,10 @@ void main() {
         double sn, cs;
         rs_sincos_d(6.28318530717958647692LF * u2 - 3.14159265358979323846LF, sn, cs);
         double v[2] = double[2](mean + stdv * (r * cs), mean + stdv * (r * sn));
+#elif DIST >= DIST_SAMPLE
+        // u in [0, 1): the float32 uniform rs_rng_uniform(0, 1) writes here
+        float v[4];
+        for (int k = 0; k < 4; ++k) v[k] = rs_u01(w[k]);
 #elif DIST == DIST_RANDOM32
         uint r32 = uint(pc.b);
         uint64_t v[4];
@@ -82,8 +117,43 @@ void main() {
         for (uint k = 0u; k < K; ++k) {
             uint64_t e = blk * uint64_t(K) + uint64_t(k);
             if (e >= pc.numel) break;
+#if NVIEWS == 1
             int64_t o = pc.ndim == 0u ? int64_t(e) : rs_offset1(pc.params, pc.ndim, e);
-#if DIST >= DIST_RANDOM32
+#else
+            int64_t os[5];
+            if (pc.ndim == 0u) os[0] = os[1] = os[2] = int64_t(e);
+            else rs_offsetn(pc.params, pc.ndim, NVIEWS, e, os);
+            int64_t o = os[0];
+#endif
+#if DIST == DIST_BERNOULLI
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_bernoulli(v[k], uintBitsToFloat(uint(pc.a))) ? 1.0 : 0.0);
+#elif DIST == DIST_BERNOULLI_TENSOR
+#if RS_IS_DBL(SRC_DT)
+            float p = rs_f_from_d(RS_GET(SRC_DT)(pc.src, os[1]));
+#else
+            float p = RS_GET(SRC_DT)(pc.src, os[1]);
+#endif
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_bernoulli(v[k], p) ? 1.0 : 0.0);
+#elif DIST == DIST_EXPONENTIAL
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_exponential(v[k], uintBitsToFloat(uint(pc.a))));
+#elif DIST == DIST_GEOMETRIC
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_geometric(v[k], uintBitsToFloat(uint(pc.a))));
+#elif DIST == DIST_CAUCHY
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_cauchy(v[k], uintBitsToFloat(uint(pc.a)), uintBitsToFloat(uint(pc.b))));
+#elif DIST == DIST_LOG_NORMAL
+            RS_SET_F(DST_DT)(pc.dst, o, rs_exp(v[k]));
+#elif DIST == DIST_DROPOUT
+            // native_dropout: the mask and (x * mask) * scale
+            bool keep = rs_mx_bernoulli(v[k], uintBitsToFloat(uint(pc.a)));
+            RS_SET_B(11)(pc.dst2, os[2], keep);
+#if FP64
+            precise double t = RS_LDO(DST_DT)(pc.src, os[1]) * (keep ? 1.0LF : 0.0LF);
+            precise double r = t * uint64BitsToDouble(pc.b);
+            RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(r));
+#else
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_dropout(RS_LDO(DST_DT)(pc.src, os[1]), keep, uintBitsToFloat(uint(pc.b))));
+#endif
+#elif DIST >= DIST_RANDOM32
             RS_SET_I(DST_DT)(pc.dst, o, v[k]);
 #elif FP64
             RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(v[k]));

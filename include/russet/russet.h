@@ -32,6 +32,7 @@
 #include "russet/pointwise.h"
 #include "russet/pool.h"
 #include "russet/reduce.h"
+#include "russet/rng.h"
 #include "russet/rnn.h"
 #include "russet/scan_sort.h"
 #include "russet/segment_reduce.h"

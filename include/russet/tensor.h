@@ -51,40 +51,6 @@ RS_API rs_status rs_fill(rs_stream *s, const rs_tensor *dst, const void *value);
 RS_API rs_status rs_triangle(rs_stream *s, const rs_tensor *src, int lower, int64_t diagonal, int hermitian,
                              const rs_tensor *dst);
 
-/* Philox4x32-10 random fills; (seed, offset) as in PyTorch's philox
- * generators. Each call consumes rs_rng_offset_increment(numel) offsets. */
-RS_API uint64_t rs_rng_offset_increment(int64_t numel);
-/* Floating dtypes: uniform in [from, to). */
-RS_API rs_status rs_rng_uniform(rs_stream *s, const rs_tensor *dst, double from, double to,
-                                uint64_t seed, uint64_t offset);
-/* Floating dtypes: normal(mean, std). */
-RS_API rs_status rs_rng_normal(rs_stream *s, const rs_tensor *dst, double mean, double std,
-                               uint64_t seed, uint64_t offset);
-
-/* torch.multinomial's checks of probs (rows, categories; float32, float16,
- * bfloat16, float64 as bits; any strides), on the device: error code 11
- * at the next sync, with CPU's message of highest rank over the whole
- * tensor (any entry < 0 or NaN, then any inf, then a row with no positive
- * entry; without replacement the first two are one message). Two
- * launches (every element's class into flags, then the verdict); nothing
- * waits. */
-RS_API rs_status rs_multinomial_check(rs_stream *s, const rs_tensor *probs, int replacement);
-/* torch.multinomial (src/engine/multinomial.c): n_sample category indices
- * for each row of probs (rows, categories; float32, float16, bfloat16, and
- * float64 where the device has fp64, else RS_ERR_UNSUPPORTED; any strides)
- * into out (int64, (rows, n_sample), any strides), after
- * rs_multinomial_check. Without replacement, or one sample: the indices of
- * the n_sample largest p / e, e ~ Exp(1) drawn in p's dtype (ATen's Gumbel
- * trick); with replacement: for each sample the first index whose float32
- * cumulative probability, normalized by the row's total, reaches u, u
- * uniform in (0, 1]. One draw: consumes rs_rng_offset_increment(1)
- * offsets. Nothing waits. */
-RS_API rs_status rs_multinomial(rs_stream *s, const rs_tensor *probs, int64_t n_sample, int replacement,
-                                uint64_t seed, uint64_t offset, const rs_tensor *out);
-/* Integers in [from, from + range); range == 0 means the full 64-bit range.
- * Any dtype (bool gets 0/1 when range is 2). */
-RS_API rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64_t range,
-                               uint64_t seed, uint64_t offset);
 /* Floating and integer dtypes: dst[i] = start + i * step, computed as PyTorch
  * computes arange (in the dtype's accumulate type). */
 RS_API rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double step);

@@ -1,5 +1,6 @@
 /* rng.c: Philox4x32-10 random fills (kernels/rng.comp; the stream layout
  * is described in kernels/common/philox.glsl). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,22 +42,34 @@ static int is_floating(rs_dtype dt) {
 }
 
 
-static rs_status rng_launch(rs_stream *s, const rs_tensor *view, int dist, int fp64,
-                            uint64_t seed, uint64_t offset, uint64_t a, uint64_t b, uint64_t c) {
+/* One launch of rng.comp over views[0] (dst) and, for the distributions
+ * that read or write more, views[1] (src) and views[2] (dst2). */
+static rs_status rng_launch_n(rs_stream *s, const rs_tensor *const *views, int nviews, int dist, int fp64,
+                              uint64_t seed, uint64_t offset, uint64_t a, uint64_t b, uint64_t c) {
+    static const char *const names[3] = {"dst", "src", "mask"};
     rs_layout l;
-    rs_status st = rs_layout_make(view, NULL, &l);
+    rs_status st = rs_layout_make_n(views, names, nviews, &l);
     if (st != RS_OK) return st;
     if (l.numel == 0) return RS_OK;
-    char defines[64];
-    snprintf(defines, sizeof defines, "DST_DT=%d;DIST=%d;FP64=%d", (int)view->dtype, dist, fp64);
+    const rs_tensor *src = nviews > 1 ? views[1] : views[0];
+    char defines[96];
+    snprintf(defines, sizeof defines, "DST_DT=%d;SRC_DT=%d;DIST=%d;FP64=%d", (int)views[0]->dtype,
+             (int)src->dtype, dist, fp64);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "rng.comp", defines, &k)) != RS_OK) return st;
-    rng_push pc = {view->address, 0, (uint64_t)l.numel, seed, offset, a, b, c, (uint32_t)l.ndim, 0};
-    if ((st = rs_layout_upload(s, &l, 1, &pc.params)) != RS_OK) return st;
+    rng_push pc = {views[0]->address, nviews > 1 ? views[1]->address : 0, nviews > 2 ? views[2]->address : 0, 0,
+                   (uint64_t)l.numel, seed, offset, a, b, c, (uint32_t)l.ndim, 0};
+    if ((st = rs_layout_upload(s, &l, nviews, &pc.params)) != RS_OK) return st;
     /* elements per thread: see the K of rng.comp */
-    uint64_t per = (dist == DIST_RANDOM32 || (dist <= DIST_NORMAL && !fp64)) ? 4 : 2;
-    rs_access acc = rs_tensor_access(view, 1);
-    return rs_launch(s, k, ((uint64_t)l.numel + per - 1) / per, &pc, sizeof pc, &acc, 1);
+    uint64_t per = (dist == DIST_RANDOM32 || dist >= DIST_SAMPLE || (dist <= DIST_NORMAL && !fp64)) ? 4 : 2;
+    rs_access acc[3];
+    for (int i = 0; i < nviews; ++i) acc[i] = rs_tensor_access(views[i], i != 1);
+    return rs_launch(s, k, ((uint64_t)l.numel + per - 1) / per, &pc, sizeof pc, acc, nviews);
+}
+
+static rs_status rng_launch(rs_stream *s, const rs_tensor *view, int dist, int fp64,
+                            uint64_t seed, uint64_t offset, uint64_t a, uint64_t b, uint64_t c) {
+    return rng_launch_n(s, &view, 1, dist, fp64, seed, offset, a, b, c);
 }
 
 /* uniform_ and normal_ on complex tensors draw their real view, as PyTorch. */
@@ -114,6 +127,70 @@ rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64
     /* as PyTorch: 64-bit draws once the range reaches 2^32 */
     int dist = (range == 0 || range >= (1ull << 32)) ? DIST_RANDOM64 : DIST_RANDOM32;
     return rng_launch(s, dst, dist, 0, seed, offset, (uint64_t)from, range, 0);
+}
+
+/* ---- distributions sampled in one launch (russet/rng.h) */
+
+static int is_complex(rs_dtype dt) { return dt == RS_COMPLEX32 || dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
+
+static rs_status needs_fp64(const char *op, rs_dtype dt) {
+    return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64, which this device (profile %s) lacks", op,
+                    rs_dtype_name(dt), rs_profile_name(rs_profile_current()));
+}
+
+rs_status rs_rng_sample(rs_stream *s, rs_rng_dist dist, const rs_tensor *dst, const rs_tensor *src, double a,
+                        double b, uint64_t seed, uint64_t offset) {
+    static const char op[] = "rs_rng_sample";
+    if (!s || !dst) return rs_error(RS_ERR_INVALID, "%s: missing arguments", op);
+    if ((int)dist < RS_RNG_BERNOULLI || dist > RS_RNG_LOG_NORMAL)
+        return rs_error(RS_ERR_INVALID, "%s: unknown distribution %d", op, (int)dist);
+    if (!rs_dtype_valid((int)dst->dtype)) return rs_error(RS_ERR_INVALID, "%s: invalid dtype %d", op, (int)dst->dtype);
+    const int tensor_p = dist == RS_RNG_BERNOULLI_TENSOR;
+    if (tensor_p != (src != NULL))
+        return rs_error(RS_ERR_INVALID, "%s: src is the probabilities of BERNOULLI_TENSOR, and only that", op);
+    /* continuous values need a floating dst; bernoulli and geometric give integers */
+    const int continuous = dist == RS_RNG_EXPONENTIAL || dist == RS_RNG_CAUCHY || dist == RS_RNG_LOG_NORMAL;
+    if (is_complex(dst->dtype) || (continuous && !is_floating(dst->dtype)) || dst->dtype == RS_FLOAT4_E2M1FN_X2)
+        return rs_error(RS_ERR_INVALID, "%s: distribution %d not implemented for dtype %s", op, (int)dist,
+                        rs_dtype_name(dst->dtype));
+    if (tensor_p && (!is_floating(src->dtype) || !rs_dtype_valid((int)src->dtype)))
+        return rs_error(RS_ERR_INVALID, "%s: probabilities of dtype %s", op, rs_dtype_name(src->dtype));
+    /* float64 values computed in float32 where the device has fp64 (as the
+     * pointwise transforms always did); without fp64 the adapter samples
+     * them on the host. 0/1 and whole numbers convert exactly, so bernoulli
+     * and geometric write float64 on every device. */
+    if (continuous && dst->dtype == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
+        return needs_fp64(op, dst->dtype);
+    float fa = 0.0f, fb = 0.0f;
+    switch (dist) {
+    case RS_RNG_BERNOULLI: fa = (float)a; break;
+    case RS_RNG_EXPONENTIAL: fa = (float)(-1.0 / a); break;
+    case RS_RNG_GEOMETRIC: fa = (float)log1p(-a); break;
+    case RS_RNG_CAUCHY: case RS_RNG_LOG_NORMAL: fa = (float)a, fb = (float)b; break;
+    default: break;
+    }
+    const rs_tensor *views[2] = {dst, src};
+    return rng_launch_n(s, views, tensor_p ? 2 : 1, DIST_SAMPLE + (int)dist, 0, seed, offset, rs_f32_bits(fa),
+                        rs_f32_bits(fb), 0);
+}
+
+rs_status rs_dropout(rs_stream *s, const rs_tensor *x, double p, uint64_t seed, uint64_t offset,
+                     const rs_tensor *out, const rs_tensor *mask) {
+    static const char op[] = "rs_dropout";
+    if (!s || !x || !out || !mask) return rs_error(RS_ERR_INVALID, "%s: missing arguments", op);
+    if (!rs_dtype_valid((int)x->dtype)) return rs_error(RS_ERR_INVALID, "%s: invalid dtype %d", op, (int)x->dtype);
+    if (out->dtype != x->dtype || mask->dtype != RS_BOOL)
+        return rs_error(RS_ERR_INVALID, "%s: out must have x's dtype (%s) and mask bool, got %s and %s", op,
+                        rs_dtype_name(x->dtype), rs_dtype_name(out->dtype), rs_dtype_name(mask->dtype));
+    if (!(p >= 0.0 && p <= 1.0)) return rs_error(RS_ERR_INVALID, "%s: p must be in [0, 1], got %g", op, p);
+    if (x->dtype != RS_FLOAT32 && x->dtype != RS_FLOAT16 && x->dtype != RS_BFLOAT16 && x->dtype != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: x of dtype %s", op, rs_dtype_name(x->dtype));
+    const int fp64 = x->dtype == RS_FLOAT64;
+    if (fp64 && !rs_stream_features(s)->has_fp64) return needs_fp64(op, x->dtype);
+    const double keep = 1.0 - p, scale = keep == 0.0 ? 0.0 : 1.0 / keep;
+    const rs_tensor *views[3] = {out, x, mask};
+    return rng_launch_n(s, views, 3, DIST_DROPOUT, fp64, seed, offset, rs_f32_bits((float)keep),
+                        fp64 ? rs_f64_bits(scale) : rs_f32_bits((float)scale), 0);
 }
 
 /* ---- torch.multinomial's checks of its probabilities */

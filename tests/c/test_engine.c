@@ -674,6 +674,186 @@ TEST(rng_random) {
     rs_free(g_dev, a);
 }
 
+/* the float32 uniform element i of (seed, off) draws, as rng.comp makes it */
+static float host_u01(uint64_t seed, uint64_t off, int64_t i) {
+    uint32_t w[4];
+    host_block(seed, off, (uint64_t)i / 4, w);
+    return (float)(w[i % 4] >> 8) * (1.0f / 16777216.0f);
+}
+
+static int close_rel(double got, double want, double tol) {
+    return fabs(got - want) <= tol * (1.0 + fabs(want));
+}
+
+/* rs_rng_sample: each element is its uniform's transform (bernoulli bit
+ * for bit, the others to float32 rounding of libm's), over strided and
+ * integer and float64 dsts, the probabilities as a strided tensor, and the
+ * argument errors */
+TEST(rng_sample_transforms_each_uniform) {
+    enum { N = 1003 };
+    uint64_t a = 0, b = 0;
+    CHECK_OK(rs_alloc(g_dev, N * 24, g_s, &a));
+    CHECK_OK(rs_alloc(g_dev, N * 16, g_s, &b));
+    const uint64_t seed = 0xfeedull, off = 12;
+    static float f[3 * N];
+    static int64_t iv[N];
+    static double dv[N];
+    /* bernoulli into a float32 view of stride 3, into int64, into float64 */
+    rs_tensor t3 = vec(a, RS_FLOAT32, N);
+    t3.strides[0] = 3;
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &t3, NULL, 0.3, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, f, a, sizeof f));
+    int ones = 0;
+    for (int i = 0; i < N; ++i) {
+        CHECK(f[3 * i] == (host_u01(seed, off, i) < 0.3f ? 1.0f : 0.0f));
+        ones += f[3 * i] == 1.0f;
+    }
+    CHECK(ones > N / 5 && ones < 2 * N / 5);
+    rs_tensor ti = vec(a, RS_INT64, N), td = vec(a, RS_FLOAT64, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &ti, NULL, 0.5, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, iv, a, sizeof iv));
+    for (int i = 0; i < N; ++i) CHECK(iv[i] == (host_u01(seed, off, i) < 0.5f));
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &td, NULL, 0.5, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, dv, a, sizeof dv));
+    for (int i = 0; i < N; ++i) CHECK(dv[i] == (host_u01(seed, off, i) < 0.5f ? 1.0 : 0.0));
+    /* probabilities from a tensor: a transposed-like float32 view (stride 2) */
+    static float p[2 * N];
+    for (int i = 0; i < 2 * N; ++i) p[i] = (float)(i % 11) / 10.0f;
+    CHECK_OK(rs_memcpy_htod(g_s, b, p, sizeof p));
+    rs_tensor tp = vec(b, RS_FLOAT32, N);
+    tp.strides[0] = 2;
+    rs_tensor tb = vec(a, RS_BOOL, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI_TENSOR, &tb, &tp, 0, 0, seed, off));
+    static uint8_t bv[N];
+    CHECK_OK(rs_memcpy_dtoh(g_s, bv, a, sizeof bv));
+    for (int i = 0; i < N; ++i) CHECK(bv[i] == (host_u01(seed, off, i) < p[2 * i]));
+    /* float64 probabilities: read as bits on every device */
+    static double pd[N];
+    for (int i = 0; i < N; ++i) pd[i] = (double)(i % 7) / 6.0;
+    CHECK_OK(rs_memcpy_htod(g_s, b, pd, sizeof pd));
+    rs_tensor tpd = vec(b, RS_FLOAT64, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI_TENSOR, &ti, &tpd, 0, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, iv, a, sizeof iv));
+    for (int i = 0; i < N; ++i) CHECK(iv[i] == (host_u01(seed, off, i) < (float)pd[i]));
+    /* the continuous transforms, against libm in double */
+    rs_tensor t = vec(a, RS_FLOAT32, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_EXPONENTIAL, &t, NULL, 2.5, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, f, a, N * 4));
+    for (int i = 0; i < N; ++i) CHECK(close_rel(f[i], -1.0 / 2.5 * log1p(-(double)host_u01(seed, off, i)), 1e-5));
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_CAUCHY, &t, NULL, 1.0, 0.5, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, f, a, N * 4));
+    for (int i = 0; i < N; ++i) {
+        double u = host_u01(seed, off, i), want = 1.0 + 0.5 * tan(M_PI * (u - 0.5));
+        CHECK(close_rel(f[i], want, fabs(u - 0.5) > 0.49 ? 1e-3 : 1e-5)); /* tan near its pole */
+    }
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_GEOMETRIC, &ti, NULL, 0.2, 0, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, iv, a, sizeof iv));
+    int near = 0;
+    for (int i = 0; i < N; ++i) {
+        double x = log(1.0 - (double)host_u01(seed, off, i)) / log1p(-0.2), want = fmax(ceil(x), 1.0);
+        near += fabs(x - round(x)) < 1e-4; /* on a boundary float32 may round either way */
+        CHECK(iv[i] == (int64_t)want || fabs(x - round(x)) < 1e-4);
+    }
+    CHECK(near < N / 20);
+    /* log-normal: exp of the float32 normals rs_rng_normal writes */
+    static float nv[N];
+    CHECK_OK(rs_rng_normal(g_s, &t, 0.5, 0.25, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, nv, a, N * 4));
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_LOG_NORMAL, &t, NULL, 0.5, 0.25, seed, off));
+    CHECK_OK(rs_memcpy_dtoh(g_s, f, a, N * 4));
+    for (int i = 0; i < N; ++i) CHECK(close_rel(f[i], exp((double)nv[i]), 1e-5));
+    /* bfloat16 dst: the float result rounded */
+    rs_tensor th = vec(a, RS_BFLOAT16, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_EXPONENTIAL, &th, NULL, 1.0, 0, seed, off));
+    static uint16_t hv[N];
+    CHECK_OK(rs_memcpy_dtoh(g_s, hv, a, sizeof hv));
+    for (int i = 0; i < N; ++i)
+        CHECK(close_rel(rs_bf16_to_f32(hv[i]), -log1p(-(double)host_u01(seed, off, i)), 1e-2));
+    /* float64 continuous values: fp64 devices only */
+    rs_status r = rs_rng_sample(g_s, RS_RNG_EXPONENTIAL, &td, NULL, 1.0, 0, seed, off);
+    CHECK(has_fp64() ? r == RS_OK : (r == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "float64")));
+    /* errors */
+    rs_tensor tc = vec(a, RS_COMPLEX64, 4);
+    CHECK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &tc, NULL, 0.5, 0, seed, off) == RS_ERR_INVALID);
+    CHECK(rs_rng_sample(g_s, RS_RNG_EXPONENTIAL, &ti, NULL, 1.0, 0, seed, off) == RS_ERR_INVALID);
+    CHECK(rs_rng_sample(g_s, RS_RNG_BERNOULLI_TENSOR, &t, NULL, 0, 0, seed, off) == RS_ERR_INVALID);
+    CHECK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &t, &tp, 0.5, 0, seed, off) == RS_ERR_INVALID);
+    CHECK(rs_rng_sample(g_s, (rs_rng_dist)9, &t, NULL, 0, 0, seed, off) == RS_ERR_INVALID);
+    rs_tensor tp_short = vec(b, RS_FLOAT32, N - 1);
+    CHECK(rs_rng_sample(g_s, RS_RNG_BERNOULLI_TENSOR, &t, &tp_short, 0, 0, seed, off) == RS_ERR_INVALID);
+    CHECK_OK(rs_stream_synchronize(g_s));
+    rs_free(g_dev, a);
+    rs_free(g_dev, b);
+}
+
+/* rs_dropout: the mask is the bernoulli of 1 - p on the same draws, out is
+ * (x * mask) * scale rounded once, over strided views; p = 1 drops
+ * everything; float64 needs fp64; the argument errors */
+TEST(dropout_mask_and_scaled_output) {
+    enum { N = 777 };
+    uint64_t ax = 0, ao = 0, am = 0;
+    CHECK_OK(rs_alloc(g_dev, N * 16, g_s, &ax));
+    CHECK_OK(rs_alloc(g_dev, N * 16, g_s, &ao));
+    CHECK_OK(rs_alloc(g_dev, N * 2, g_s, &am));
+    static float x[2 * N], o[2 * N];
+    static uint8_t m[N];
+    for (int i = 0; i < 2 * N; ++i) x[i] = (float)sin(i * 0.37) * 3.0f;
+    x[4] = NAN;
+    CHECK_OK(rs_memcpy_htod(g_s, ax, x, sizeof x));
+    const uint64_t seed = 99, off = 40;
+    rs_tensor tx = vec(ax, RS_FLOAT32, N), to = vec(ao, RS_FLOAT32, N), tm = vec(am, RS_BOOL, N);
+    tx.strides[0] = 2; /* x every other element; out and mask dense */
+    CHECK_OK(rs_dropout(g_s, &tx, 0.25, seed, off, &to, &tm));
+    CHECK_OK(rs_memcpy_dtoh(g_s, o, ao, N * 4));
+    CHECK_OK(rs_memcpy_dtoh(g_s, m, am, N));
+    const float keep = 0.75f, scale = (float)(1.0 / 0.75);
+    int kept = 0;
+    for (int i = 0; i < N; ++i) {
+        int want = host_u01(seed, off, i) < keep;
+        CHECK(m[i] == want);
+        kept += want;
+        volatile float t = x[2 * i] * (want ? 1.0f : 0.0f);
+        float e = t * scale;
+        CHECK(memcmp(&o[i], &e, 4) == 0 || (isnan(o[i]) && isnan(e)));
+    }
+    CHECK(kept > N / 2 && kept < 7 * N / 8);
+    /* the same draws as a bernoulli of 1 - p into a mask */
+    rs_tensor tb = vec(ao, RS_BOOL, N);
+    CHECK_OK(rs_rng_sample(g_s, RS_RNG_BERNOULLI, &tb, NULL, 0.75, 0, seed, off));
+    static uint8_t mb[N];
+    CHECK_OK(rs_memcpy_dtoh(g_s, mb, ao, N));
+    CHECK(memcmp(m, mb, N) == 0);
+    /* p = 1: nothing kept, zeros out (NaN stays NaN, as x * 0 * 0) */
+    to = vec(ao, RS_FLOAT32, N);
+    CHECK_OK(rs_dropout(g_s, &tx, 1.0, seed, off, &to, &tm));
+    CHECK_OK(rs_memcpy_dtoh(g_s, o, ao, N * 4));
+    CHECK_OK(rs_memcpy_dtoh(g_s, m, am, N));
+    for (int i = 0; i < N; ++i) CHECK(m[i] == 0 && (o[i] == 0.0f || (i == 2 && isnan(o[i]))));
+    /* float16 */
+    static uint16_t hx[N], ho[N];
+    for (int i = 0; i < N; ++i) hx[i] = c10_fp16((float)i / 64.0f);
+    CHECK_OK(rs_memcpy_htod(g_s, ax, hx, sizeof hx));
+    rs_tensor hxt = vec(ax, RS_FLOAT16, N), hot = vec(ao, RS_FLOAT16, N);
+    CHECK_OK(rs_dropout(g_s, &hxt, 0.5, seed, off, &hot, &tm));
+    CHECK_OK(rs_memcpy_dtoh(g_s, ho, ao, sizeof ho));
+    CHECK_OK(rs_memcpy_dtoh(g_s, m, am, N));
+    for (int i = 0; i < N; ++i) CHECK(ho[i] == c10_fp16(m[i] ? c10_fp16_to_f32(hx[i]) * 2.0f : 0.0f));
+    /* float64: fp64 devices only */
+    rs_tensor dx = vec(ax, RS_FLOAT64, N), dout = vec(ao, RS_FLOAT64, N);
+    rs_status r = rs_dropout(g_s, &dx, 0.5, seed, off, &dout, &tm);
+    CHECK(has_fp64() ? r == RS_OK : (r == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "float64")));
+    /* errors */
+    CHECK(rs_dropout(g_s, &tx, 1.5, seed, off, &to, &tm) == RS_ERR_INVALID);
+    CHECK(rs_dropout(g_s, &tx, 0.5, seed, off, &hot, &tm) == RS_ERR_INVALID);
+    CHECK(rs_dropout(g_s, &tx, 0.5, seed, off, &to, &to) == RS_ERR_INVALID);
+    rs_tensor ix = vec(ax, RS_INT32, N), io = vec(ao, RS_INT32, N);
+    CHECK(rs_dropout(g_s, &ix, 0.5, seed, off, &io, &tm) == RS_ERR_UNSUPPORTED);
+    CHECK_OK(rs_stream_synchronize(g_s));
+    rs_free(g_dev, ax);
+    rs_free(g_dev, ao);
+    rs_free(g_dev, am);
+}
+
 /* rs_multinomial: samples follow p (with replacement, into a transposed
  * out, from a transposed p), distinct categories without replacement and
  * never one of probability 0, the argmax path, the same samples for the
@@ -1002,6 +1182,8 @@ int main(void) {
     RUN(rng_uniform);
     RUN(rng_normal);
     RUN(rng_random);
+    RUN(rng_sample_transforms_each_uniform);
+    RUN(dropout_mask_and_scaled_output);
     RUN(multinomial_checks_on_the_device);
     RUN(multinomial_samples_follow_p);
     RUN(arange);

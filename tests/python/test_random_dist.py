@@ -121,6 +121,131 @@ def test_dropout(dtype):
     assert torch.equal(F.dropout(xd.detach(), 0.4, training=False).cpu(), x)
 
 
+# ---------------------------------------------------------------- one launch a sample (rs_rng_sample)
+# Each distribution maps, at every element, the float32 uniform (normal)
+# that uniform_ (normal_) draws there for the same seed: compared here
+# element by element with ATen's transformation on CPU, on a transposed view
+# (the logical order, not memory's, picks the draw).
+
+def _uniforms(shape, seed, normal=None):
+    torch.manual_seed(seed)
+    u = torch.empty(shape, device=D)
+    (u.normal_(*normal) if normal else u.uniform_()).cpu()
+    return u.cpu().double()
+
+
+def _transposed(dtype=torch.float32):
+    return torch.empty(48, 40, device=D, dtype=dtype).t()  # (40, 48), strides (1, 40)
+
+
+@pytest.mark.parametrize(
+    "name, fill, ref",
+    [
+        ("bernoulli", lambda t: t.bernoulli_(0.3), lambda u: (u < torch.tensor(0.3).float().double()).double()),
+        ("exponential", lambda t: t.exponential_(2.5), lambda u: -1 / 2.5 * torch.log1p(-u)),
+        ("geometric", lambda t: t.geometric_(0.2), lambda u: torch.clamp(torch.ceil(torch.log(1 - u) / math.log1p(-0.2)), min=1)),
+        ("cauchy", lambda t: t.cauchy_(1.0, 0.5), lambda u: 1.0 + 0.5 * torch.tan(math.pi * (u - 0.5))),
+    ],
+)
+def test_each_sample_is_its_uniforms_transform(name, fill, ref):
+    u = _uniforms((40, 48), 11)
+    torch.manual_seed(11)
+    x = _native(lambda: fill(_transposed())).cpu().double()
+    want = ref(u)
+    if name == "geometric":  # float32 may round a value on a boundary up or down
+        edge = (torch.log(1 - u) / math.log1p(-0.2) - torch.round(torch.log(1 - u) / math.log1p(-0.2))).abs() < 1e-4
+        assert torch.equal(x[~edge], want[~edge]) and edge.sum() < 20
+    elif name == "cauchy":  # tan near its pole
+        torch.testing.assert_close(x, want, rtol=1e-3, atol=1e-5)
+    elif name == "bernoulli":
+        assert torch.equal(x, want)
+    else:
+        torch.testing.assert_close(x, want, rtol=1e-5, atol=1e-6)
+
+
+def test_log_normal_is_exp_of_the_normal_draws():
+    n = _uniforms((40, 48), 12, normal=(0.5, 0.25))
+    torch.manual_seed(12)
+    x = _native(lambda: _transposed().log_normal_(0.5, 0.25)).cpu().double()
+    torch.testing.assert_close(x, n.exp(), rtol=1e-5, atol=0)
+
+
+def test_bernoulli_tensor_p_strided_and_float64():
+    p = torch.rand(40, 1, dtype=torch.float64)
+    u = _uniforms((40, 48), 13)
+    torch.manual_seed(13)
+    # p broadcast along dim 1, float64 (read as bits: native under every profile)
+    x = _native(lambda: torch.empty(40, 48, device=D, dtype=torch.int64).bernoulli_(p.to(D))).cpu()
+    assert torch.equal(x, (u < p.float().double()).long())
+
+
+def test_integer_valued_samples_into_float64_are_native():
+    # 0/1 and whole numbers convert exactly, so no host op under any profile
+    x = _native(lambda: torch.empty(N, device=D, dtype=torch.float64).bernoulli_(0.25)).cpu()
+    assert abs(x.mean().item() - 0.25) < 0.01
+    g = _native(lambda: torch.empty(N, device=D, dtype=torch.float64).geometric_(0.5)).cpu()
+    assert (g >= 1).all() and torch.equal(g, g.round()) and abs(g.mean().item() - 2.0) < 0.05
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str)
+def test_dropout_is_one_launch_on_the_bernoulli_draws(dtype):
+    x = torch.randn(48, 40, dtype=dtype).t()  # transposed: out keeps x's strides
+    x[0, 0] = float("nan")
+    u = _uniforms((40, 48), 14)
+    torch.manual_seed(14)
+    torch.russet.reset_host_op_counts()
+    out, mask = torch.native_dropout(x.to(D), 0.3, True)
+    hosted = torch.russet.host_op_counts()
+    if dtype == torch.float64 and not torch.russet.get_device_properties().has_fp64:
+        assert hosted and "aten::native_dropout" not in hosted  # the product only; the mask is native
+    else:
+        assert not hosted, hosted
+    keep = u < torch.tensor(0.7).float().double()
+    assert torch.equal(mask.cpu(), keep)
+    assert out.stride() == x.stride()
+    scale = torch.tensor(1 / 0.7, dtype=torch.float32 if dtype != torch.float64 else dtype)
+    want = ((x.to(scale.dtype) * keep) * scale).to(dtype)
+    torch.testing.assert_close(out.cpu(), want, rtol=0, atol=0, equal_nan=True)
+    # p = 1 drops everything, as CPU (NaN * 0 stays NaN)
+    out1, mask1 = torch.native_dropout(x.to(D), 1.0, True)
+    assert not mask1.cpu().any()
+    torch.testing.assert_close(out1.cpu(), torch.native_dropout(x, 1.0, True)[0], rtol=0, atol=0, equal_nan=True)
+
+
+def test_attention_dropout_mask_matches_the_bernoulli_draws():
+    m = torch.empty(2, 3, 5, 7, device=D)
+    torch.ops.aten._fill_mem_eff_dropout_mask_(m, 0.25, 21, 8)
+    g = torch.Generator(device=D)
+    g.manual_seed(21)
+    g.set_offset(8)
+    u = torch.empty(2, 3, 5, 7, device=D).uniform_(generator=g).cpu()
+    assert torch.equal(m.cpu(), (u < torch.tensor(0.75).float()).float())
+
+
+@pytest.mark.parametrize(
+    "dtype, fill",
+    [
+        (torch.complex64, lambda t: t.bernoulli_(0.5)),
+        (torch.complex64, lambda t: t.bernoulli_(torch.full(t.shape, 0.5, device=t.device))),
+        (torch.int64, lambda t: t.exponential_()),
+        (torch.bool, lambda t: t.exponential_()),
+        (torch.int32, lambda t: t.cauchy_()),
+        (torch.int32, lambda t: t.log_normal_()),
+        (torch.complex64, lambda t: t.log_normal_()),
+        (torch.bool, lambda t: t.geometric_(0.5)),
+        (torch.float32, lambda t: torch.native_dropout(t, 1.5, True)),
+        (torch.int64, lambda t: torch.native_dropout(t, 0.5, True)),
+        (torch.bool, lambda t: torch.native_dropout(t, 0.5, True)),
+    ],
+)
+def test_sampling_errors_match_cpu(dtype, fill):
+    with pytest.raises(Exception) as cpu:
+        fill(torch.ones(8, dtype=dtype))
+    with pytest.raises(type(cpu.value)) as ours:
+        fill(torch.ones(8, dtype=dtype, device=D))
+    assert str(ours.value).splitlines()[0] == str(cpu.value).splitlines()[0]
+
+
 # ---------------------------------------------------------------- normal with tensor mean / std
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

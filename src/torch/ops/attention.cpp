@@ -215,12 +215,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_backward(
 Tensor& fill_dropout_mask(Tensor& self, double dropout_p, int64_t seed, int64_t offset) {
   TORCH_CHECK(self.dim() == 4, "_fill_mem_eff_dropout_mask_: expected a (batch, heads, rows, keys) tensor, got ",
               self.sizes());
-  Tensor u = at::empty(self.sizes(), self.options().dtype(at::kFloat));
-  rs_tensor du = describe(u);
-  check(rs_rng_uniform(current_stream_for(u), &du, 0.0, 1.0, static_cast<uint64_t>(seed),
-                       static_cast<uint64_t>(offset)));
-  // kept where u < (float)(1 - p): the threshold as a double equal to that float
-  self.copy_(u.lt(static_cast<double>(static_cast<float>(1.0 - dropout_p))));
+  // kept where u < (float)(1 - p): rs_rng_sample's bernoulli on the same draws
+  rs_tensor d = describe(self);
+  check(rs_rng_sample(current_stream_for(self), RS_RNG_BERNOULLI, &d, nullptr, 1.0 - dropout_p, 0,
+                      static_cast<uint64_t>(seed), static_cast<uint64_t>(offset)));
   return self;
 }
 

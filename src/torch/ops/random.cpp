@@ -9,14 +9,13 @@
 #include <limits>
 
 #include "torch/adapter.h"
+#include "torch/ops/random.h"
 #include "torch/runtime/generator.h"
 
 namespace russet {
-namespace {
 
-template <typename Fill, typename HostFill>
-at::Tensor& run(at::Tensor& self, const std::optional<at::Generator>& gen, const char* op, Fill fill,
-                HostFill host_fill) {
+at::Tensor& random_fill(at::Tensor& self, const std::optional<at::Generator>& gen, const char* op,
+                        const DeviceFill& fill, const HostFill& host_fill) {
   if (self.numel() == 0) return self;
   c10::DeviceGuard guard(self.device());
   const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(self.numel()));
@@ -31,6 +30,8 @@ at::Tensor& run(at::Tensor& self, const std::optional<at::Generator>& gen, const
   self.copy_(host);
   return self;
 }
+
+namespace {
 
 // The largest integer random_ produces for a dtype: values in [0, 2^digits]
 // for floating types, the type's maximum for integers.
@@ -54,9 +55,9 @@ uint64_t dtype_max(at::ScalarType t) {
 }
 
 at::Tensor& random_range(at::Tensor& self, int64_t from, uint64_t range, const std::optional<at::Generator>& gen,
-                         const char* op, std::function<void(at::Tensor&, at::Generator&)> host) {
-  return run(self, gen, op,
-             [&](rs_stream* s, rs_tensor* d, uint64_t seed, uint64_t offset) {
+                         const char* op, const HostFill& host) {
+  return random_fill(self, gen, op,
+             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
                return rs_rng_random(s, d, from, range, seed, offset);
              },
              host);
@@ -92,8 +93,8 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
   TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
               "\"check_uniform_bounds\" not implemented for '", self.scalar_type(), "'");
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
-  return run(self, gen, "aten::uniform_",
-             [&](rs_stream* s, rs_tensor* d, uint64_t seed, uint64_t offset) {
+  return random_fill(self, gen, "aten::uniform_",
+             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
                return rs_rng_uniform(s, d, from, to, seed, offset);
              },
              [&](at::Tensor& h, at::Generator& g) { h.uniform_(from, to, g); });
@@ -103,8 +104,8 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
               "\"normal_kernel_cpu\" not implemented for '", self.scalar_type(), "'");
-  return run(self, gen, "aten::normal_",
-             [&](rs_stream* s, rs_tensor* d, uint64_t seed, uint64_t offset) {
+  return random_fill(self, gen, "aten::normal_",
+             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
                return rs_rng_normal(s, d, mean, std, seed, offset);
              },
              [&](at::Tensor& h, at::Generator& g) { h.normal_(mean, std, g); });

@@ -1,13 +1,13 @@
 // Random pointwise distributions: bernoulli (scalar and tensor p), the
-// dropout mask (native_dropout), exponential_, geometric_, cauchy_,
-// log_normal_, normal with tensor mean/std, and multinomial (the C core's
-// rs_multinomial). Each draws float32 uniforms (or normals) from the Philox
-// generator (uniform_/normal_, ops/random.cpp), so results are reproducible
-// under torch.manual_seed, then maps them with a pointwise expression
-// (kernels/common/ops_misc.glsl, the transformations of
-// ATen/core/TransformationHelper.h). Where the device cannot write the dtype
-// (float64 under the apple profile) the op runs on the host from a CPU
-// generator seeded by the same (seed, offset), as ops/random.cpp does.
+// dropout mask and output (native_dropout), exponential_, geometric_,
+// cauchy_, log_normal_, normal with tensor mean/std, and multinomial (the C
+// core's rs_multinomial). Each distribution is one launch of the C core's
+// rs_rng_sample (russet/rng.h): the float32 uniform (or normal) that
+// uniform_ (normal_) would draw at each element, mapped there by ATen's
+// transformation (core/TransformationHelper.h), so results are
+// reproducible under torch.manual_seed. Where the device cannot write the
+// dtype (float64 under the apple profile) the op runs on the host from a
+// CPU generator seeded by the same (seed, offset) (ops/random.h).
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/multinomial.h>
@@ -21,8 +21,8 @@
 #include <torch/library.h>
 
 #include <cmath>
-#include <functional>
 
+#include "torch/ops/random.h"
 #include "torch/runtime/generator.h"
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
@@ -33,69 +33,33 @@ namespace {
 using at::Scalar;
 using at::Tensor;
 
-// float32 uniforms in [0, 1) (or normals) shaped like `like`
-Tensor draw(const Tensor& like, const std::optional<at::Generator>& gen, bool normal = false, double a = 0.0,
-            double b = 1.0) {
-  Tensor u = at::empty(like.sizes(), like.options().dtype(at::kFloat));
-  if (normal) u.normal_(a, b, gen);
-  else u.uniform_(a, b, gen);
-  return u;
-}
-
-// out = EXPR(u, ...) with u float32, computed in float
-void transform(const Tensor& out, const Tensor& u, const char* name, rs_pw_op pw, Result result,
-               std::initializer_list<Scalar> scalars, const Tensor* extra = nullptr) {
-  at::TensorIteratorConfig config;
-  config.check_all_same_dtype(false).resize_outputs(false).add_output(out).add_const_input(u);
-  if (extra) config.add_const_input(*extra);
-  auto iter = config.build();
-  run_pointwise(iter, name, pw, result, scalars, at::kFloat, extra ? 0b11u : 0b1u);
-}
-
-// The host path: a CPU generator seeded from this generator's (seed, offset).
-Tensor& on_host(Tensor& self, const std::optional<at::Generator>& gen, const char* op,
-                const std::function<void(Tensor&, at::Generator&)>& fill) {
-  const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(self.numel()));
-  note_host_op(op);
-  at::Generator cpu = host_generator(draw);
-  Tensor host = at::empty(self.sizes(), self.options().device(at::kCPU));
-  fill(host, cpu);
-  self.copy_(host);
-  return self;
-}
-
-// Runs `native` (draws + transform); where it needs the host, `fill` on the host.
-template <class Native>
-Tensor& run(Tensor& self, const std::optional<at::Generator>& gen, const char* op, Native native,
-            const std::function<void(Tensor&, at::Generator&)>& fill) {
-  if (self.numel() == 0) return self;
-  c10::DeviceGuard guard(self.device());
-  try {
-    native();
-    return self;
-  } catch (const NeedsHost&) {
-    return on_host(self, gen, op, fill);
-  }
+// self = samples of `dist` (russet/rng.h), one launch; p: BERNOULLI_TENSOR's
+Tensor& sample(Tensor& self, const std::optional<at::Generator>& gen, const char* op, rs_rng_dist dist, double a,
+               double b, const HostFill& host_fill, const Tensor* p = nullptr) {
+  return random_fill(
+      self, gen, op,
+      [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
+        rs_tensor src;
+        if (p) src = describe(*p);
+        return rs_rng_sample(s, dist, d, p ? &src : nullptr, a, b, seed, offset);
+      },
+      host_fill);
 }
 
 Tensor& bernoulli_scalar_(Tensor& self, double p, std::optional<at::Generator> gen) {
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  return run(
-      self, gen, "aten::bernoulli_.float",
-      [&] { transform(self, draw(self, gen), "bernoulli", RS_PW_BERNOULLI, Result::Bool, {p}); },
-      [&](Tensor& h, at::Generator& g) { h.bernoulli_(p, g); });
+  refuse_unless(!self.is_complex(), "bernoulli_scalar_cpu_", self.scalar_type());
+  return sample(self, gen, "aten::bernoulli_.float", RS_RNG_BERNOULLI, p, 0,
+                [&](Tensor& h, at::Generator& g) { h.bernoulli_(p, g); });
 }
 
 Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p_, std::optional<at::Generator> gen) {
   TORCH_CHECK(at::isFloatingType(p_.scalar_type()), "expected probabilities tensor to have floating type, got ",
               p_.scalar_type());
-  return run(
-      self, gen, "aten::bernoulli_.Tensor",
-      [&] {
-        Tensor p = p_.device() == self.device() ? p_ : p_.to(self.device());
-        transform(self, draw(self, gen), "bernoulli_t", RS_PW_BERNOULLI_TENSOR, Result::Bool, {}, &p);
-      },
-      [&](Tensor& h, at::Generator& g) { h.bernoulli_(p_.to(at::kCPU), g); });
+  refuse_unless(!self.is_complex(), "bernoulli_tensor_cpu_self_", self.scalar_type());
+  Tensor p = (p_.device() == self.device() ? p_ : p_.to(self.device())).expand(self.sizes());
+  return sample(self, gen, "aten::bernoulli_.Tensor", RS_RNG_BERNOULLI_TENSOR, 0, 0,
+                [&](Tensor& h, at::Generator& g) { h.bernoulli_(p_.to(at::kCPU), g); }, &p);
 }
 
 Tensor& bernoulli_out(const Tensor& self, std::optional<at::Generator> gen, Tensor& out) {
@@ -106,49 +70,32 @@ Tensor& bernoulli_out(const Tensor& self, std::optional<at::Generator> gen, Tens
 Tensor& exponential_(Tensor& self, double lambd, std::optional<at::Generator> gen) {
   TORCH_CHECK(lambd > 0 && !std::isinf(lambd) && !std::isnan(lambd),
               "exponential_ expects lambda > 0.0, but found lambda=", lambd);
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "exponential_ not implemented for '", self.scalar_type(), "'");
-  return run(
-      self, gen, "aten::exponential_",
-      [&] {
-        transform(self, draw(self, gen), "exponential", RS_PW_EXPONENTIAL, Result::Compute,
-                  {-1.0 / lambd});
-      },
-      [&](Tensor& h, at::Generator& g) { h.exponential_(lambd, g); });
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "Exponential distribution is a continuous probability ",
+              "distribution. dtype must be a floating point but you specified ", self.scalar_type());
+  return sample(self, gen, "aten::exponential_", RS_RNG_EXPONENTIAL, lambd, 0,
+                [&](Tensor& h, at::Generator& g) { h.exponential_(lambd, g); });
 }
 
 Tensor& geometric_(Tensor& self, double p, std::optional<at::Generator> gen) {
   TORCH_CHECK(0 < p && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
   refuse_unless(self.scalar_type() != at::kBool && !self.is_complex(), "geometric_cpu", self.scalar_type());
-  return run(
-      self, gen, "aten::geometric_",
-      [&] {
-        transform(self, draw(self, gen), "geometric", RS_PW_GEOMETRIC, Result::Compute, {std::log1p(-p)});
-      },
-      [&](Tensor& h, at::Generator& g) { h.geometric_(p, g); });
+  return sample(self, gen, "aten::geometric_", RS_RNG_GEOMETRIC, p, 0,
+                [&](Tensor& h, at::Generator& g) { h.geometric_(p, g); });
 }
 
 Tensor& cauchy_(Tensor& self, double median, double sigma, std::optional<at::Generator> gen) {
   TORCH_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
   TORCH_CHECK(at::isFloatingType(self.scalar_type()), "Cauchy distribution is a continuous probability ",
               "distribution. dtype must be a floating point but you specified ", self.dtype());
-  return run(
-      self, gen, "aten::cauchy_",
-      [&] {
-        transform(self, draw(self, gen), "cauchy", RS_PW_CAUCHY, Result::Compute, {median, sigma});
-      },
-      [&](Tensor& h, at::Generator& g) { h.cauchy_(median, sigma, g); });
+  return sample(self, gen, "aten::cauchy_", RS_RNG_CAUCHY, median, sigma,
+                [&](Tensor& h, at::Generator& g) { h.cauchy_(median, sigma, g); });
 }
 
 Tensor& log_normal_(Tensor& self, double mean, double std, std::optional<at::Generator> gen) {
   TORCH_CHECK(std > 0.0, "log_normal_ expects std > 0.0, but found std=", std);
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "log_normal_ expects a floating point dtype, but got ",
-              self.dtype());
-  return run(
-      self, gen, "aten::log_normal_",
-      [&] {
-        transform(self, draw(self, gen, /*normal=*/true, mean, std), "log_normal", RS_PW_EXP_PLAIN, Result::Compute, {});
-      },
-      [&](Tensor& h, at::Generator& g) { h.log_normal_(mean, std, g); });
+  refuse_unless(at::isFloatingType(self.scalar_type()), "log_normal_cpu", self.scalar_type());
+  return sample(self, gen, "aten::log_normal_", RS_RNG_LOG_NORMAL, mean, std,
+                [&](Tensor& h, at::Generator& g) { h.log_normal_(mean, std, g); });
 }
 
 // ---------------------------------------------------------------- normal with tensor mean/std
@@ -236,38 +183,49 @@ Tensor multinomial(const Tensor& self, c10::SymInt n_sample, bool replacement, s
   return multinomial_out(self, std::move(n_sample), replacement, std::move(gen), result);
 }
 
-// native_dropout (ATen's CPU version, fused): mask = U < 1 - p,
-// out = (x * mask) * (1 / (1 - p))
+// native_dropout: mask = U < 1 - p, out = (x * mask) * (1 / (1 - p)), one
+// launch of the C core's rs_dropout. Where it cannot (float64 under the
+// apple profile, complex), the mask from rs_rng_sample's bernoulli on the
+// same draws and the product as ATen's CPU version computes it.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
   if (input.numel() == 0) return std::make_tuple(input, at::empty_like(input, input.options()));
   if (train.has_value() && !*train) {
     return std::make_tuple(input.clone(), at::ones_like(input, input.options().dtype(at::kBool)));
   }
   c10::DeviceGuard guard(input.device());
-  double p1m = 1. - p;
-  double scale = p1m == 0 ? 0. : 1. / p1m;
+  const double p1m = 1. - p;
+  TORCH_CHECK(0 <= p1m && p1m <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p1m);  // as CPU's
+  const double scale = p1m == 0 ? 0. : 1. / p1m;
   Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
-  transform(mask, draw(input, std::nullopt), "dropout_mask", RS_PW_BERNOULLI, Result::Bool, {p1m});
-  Tensor output;
+  Tensor out = at::empty_like(input);
+  const PhiloxDraw d = take_draw(std::nullopt, input.device().index(), rs_rng_offset_increment(input.numel()));
+  rs_tensor dx = describe(input), dout = describe(out), dmask = describe(mask);
+  rs_stream* s = current_stream_for(input);
+  rs_status st = rs_dropout(s, &dx, p, d.seed, d.offset, &dout, &dmask);
+  if (st == RS_OK) return std::make_tuple(out, mask);
+  if (st != RS_ERR_UNSUPPORTED) throw_status(st);
+  check(rs_rng_sample(s, RS_RNG_BERNOULLI, &dmask, nullptr, p1m, 0, d.seed, d.offset));
+  return std::make_tuple(input.mul(mask).mul_(scale), mask);
+}
+
+// (grad * mask) * scale in one pointwise launch, as the forward's product
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
+  // CPU takes any mask, and broadcasts
+  if (mask.scalar_type() != at::kBool || !mask.sizes().equals(grad.sizes())) return at::mul(at::mul(grad, mask), scale);
   try {
-    Tensor out = at::empty_like(input);
+    Tensor out = at::empty_like(grad);
     auto iter = at::TensorIteratorConfig()
                     .check_all_same_dtype(false)
                     .resize_outputs(false)
                     .add_output(out)
-                    .add_const_input(input)
+                    .add_const_input(grad)
                     .add_const_input(mask)
                     .build();
-    run_pointwise(iter, "dropout", RS_PW_DROPOUT, Result::Compute, {scale}, input.scalar_type(), 0b10);
-    output = out;
+    run_pointwise(iter, "dropout_backward", RS_PW_DROPOUT, Result::Compute, {scale}, grad.scalar_type(), 0b10);
+    return out;
   } catch (const NeedsHost&) {
-    output = input.mul(mask).mul_(scale);
+    return at::mul(at::mul(grad, mask), scale);
   }
-  return std::make_tuple(output, mask);
-}
-
-Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
-  return at::mul(at::mul(grad, mask), scale);
 }
 
 }  // namespace
