@@ -11,7 +11,8 @@ engine): batch norm in training (running statistics updated) forward and
 forward + backward, NCHW and channels_last; layer norm (tokens, 768)
 forward and forward + backward. Grid sampling (a bilinear warp) and the
 recurrent layers' fused cells (a 256-unit LSTM and GRU over 32 steps),
-forward and forward + backward. Each row prints the time per
+forward and forward + backward. Dropout (p 0.1) forward and forward +
+backward. Each row prints the time per
 call and the bandwidth (bytes read + written by the forward, or by forward
 and backward, over time), and russet's bandwidth over the peer's (target on
 the H200: >= 0.7x). Nothing fails on a slow result.
@@ -105,6 +106,15 @@ def cases(dev, batch):
     rw = randn(dev, 768)
     out[f"rms_norm ({tokens},768)"] = (lambda: F.rms_norm(t, (768,), rw), 3 * nt)
     out[f"rms_norm fwd+bwd ({tokens},768)"] = (fwd_bwd(lambda u: F.rms_norm(u, (768,), rw), tg), 3 * nt + 5 * nt)
+    # dropout (the random engine's rs_dropout: the mask and the output in one
+    # launch) at p = 0.1 on an MLP's activations (tokens, 3072); bytes: x
+    # read, the output and the bool mask written; the backward reads the
+    # gradient and the mask and writes the input's gradient
+    xd = randn(dev, tokens, 3072)
+    xdg = xd.detach().clone().requires_grad_()
+    nd = xd.numel()
+    out[f"dropout 0.1 ({tokens},3072)"] = (lambda: aten.native_dropout(xd, 0.1, True) + (xd,), 9 * nd)
+    out[f"dropout fwd+bwd ({tokens},3072)"] = (fwd_bwd(lambda u: F.dropout(u, 0.1, training=True), xdg), 18 * nd)
     # grid sampling (the grid-sampling engine): a bilinear warp of (B, 32,
     # 64, 64) by a (B, 64, 64, 2) grid; bytes: input, grid and output once
     # (the corners' re-reads hit the cache)
@@ -154,9 +164,22 @@ def run(dev, batch, reps):
     return res
 
 
+def canon(name, res):
+    """Random cases (dropout) as what determines them: the output against
+    (x * mask) / 0.9, and the kept fraction to one decimal (0.9)"""
+    if not name.startswith("dropout"):
+        return res
+    if isinstance(res, tuple):  # (output, mask, x)
+        y, mask, x = (t.detach().float().cpu() for t in res)
+        return [y - x * mask / 0.9, torch.tensor(round(mask.mean().item(), 1))]
+    g = res.detach().float().cpu()  # the input's gradient: 1 / 0.9 where kept
+    kept = g != 0
+    return [g - kept.float() / 0.9, torch.tensor(round(kept.float().mean().item(), 1))]
+
+
 def check(batch):
     """Every timed case, at its timed size, against CPU before any timing"""
-    check_cases(cases("russet", batch), cases("cpu", batch), half_tol)
+    check_cases(cases("russet", batch), cases("cpu", batch), half_tol, canon=canon)
 
 
 def main(argv=None):
