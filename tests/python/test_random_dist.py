@@ -236,6 +236,13 @@ def test_attention_dropout_mask_matches_the_bernoulli_draws():
         (torch.float32, lambda t: torch.native_dropout(t, 1.5, True)),
         (torch.int64, lambda t: torch.native_dropout(t, 0.5, True)),
         (torch.bool, lambda t: torch.native_dropout(t, 0.5, True)),
+        # an expanded self: one memory location for several elements
+        (torch.float32, lambda t: t[:1].expand(8).uniform_()),
+        (torch.float32, lambda t: t[:1].expand(8).normal_()),
+        (torch.int64, lambda t: t[:1].expand(8).random_()),
+        (torch.float32, lambda t: t[:1].expand(8).exponential_()),
+        (torch.float32, lambda t: t[:1].expand(8).bernoulli_(0.5)),
+        (torch.float32, lambda t: torch.bernoulli(t, out=t[:1].expand(8))),
     ],
 )
 def test_sampling_errors_match_cpu(dtype, fill):

@@ -2,6 +2,7 @@
 // Where the device cannot produce a dtype (float64 under the apple profile)
 // the fill runs on the host, from a CPU generator seeded by the same
 // (seed, offset), so results stay reproducible.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/ops/empty.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -16,6 +17,7 @@ namespace russet {
 
 at::Tensor& random_fill(at::Tensor& self, const std::optional<at::Generator>& gen, const char* op,
                         const DeviceFill& fill, const HostFill& host_fill) {
+  at::assert_no_internal_overlap(self);  // CPU's TensorIterator refuses an expanded self
   if (self.numel() == 0) return self;
   c10::DeviceGuard guard(self.device());
   const PhiloxDraw draw = take_draw(gen, self.device().index(), rs_rng_offset_increment(self.numel()));
