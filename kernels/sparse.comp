@@ -27,6 +27,10 @@
 //              offset (the counts' running sum), the dim's index replaced
 //              by the position (perm of the sorted index, in its order),
 //              and e itself as each copy's source.
+//   SP_MATCH   (a key k): its position among the sorted distinct keys in
+//              self_ (SP_N of them), by binary search, or -1, into out_
+//              (when given); and, when a values row has bytes, that row of
+//              values (zeros for -1) into row k of dense, byte by byte.
 //   SP_SDDMM   (an entry k of a CSR pattern): beta values[k] + alpha times
 //              the dot product of A's row and B's column at the entry
 //              (sparse_sampled_addmm); A in `dense`, B in `self_`.
@@ -109,6 +113,26 @@ void main() {
             else hi = mid;
         }
         RsI64(pc.out_ + 8UL * e).v = lo;
+    }
+#elif MODE == SP_MATCH
+    const int64_t m = sp(SP_NNZ), n = sp(SP_N), row_bytes = sp(SP_DIM);
+    RS_FOR_EACH(k, uint64_t(m)) {
+        const int64_t key = index_at(0L, int64_t(k));
+        int64_t lo = 0L, hi = n;  // the first sorted key >= key
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) >> 1;
+            if (RsI64(pc.self_ + 8UL * uint64_t(mid)).v < key) lo = mid + 1L;
+            else hi = mid;
+        }
+        const int64_t pos = lo < n && RsI64(pc.self_ + 8UL * uint64_t(lo)).v == key ? lo : -1L;
+        if (pc.out_ != 0UL) RsI64(pc.out_ + 8UL * k).v = pos;
+        const uint64_t dst = pc.dense + k * uint64_t(row_bytes);
+        if (pos >= 0L) {
+            const uint64_t src = pc.values + uint64_t(pos * row_bytes);
+            for (int64_t b = 0L; b < row_bytes; ++b) RsU8(dst + uint64_t(b)).v = RsU8(src + uint64_t(b)).v;
+        } else {
+            for (int64_t b = 0L; b < row_bytes; ++b) RsU8(dst + uint64_t(b)).v = uint8_t(0);
+        }
     }
 #elif MODE == SP_ROWS
     const int64_t nnz = sp(SP_NNZ), rows = sp(SP_M);

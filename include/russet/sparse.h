@@ -63,6 +63,16 @@ RS_API rs_status rs_sparse_add_dense(rs_stream *s, const rs_tensor *indices, con
 RS_API rs_status rs_sparse_rows_to_crow(rs_stream *s, const rs_tensor *rows, const rs_tensor *crow);
 RS_API rs_status rs_sparse_crow_to_rows(rs_stream *s, const rs_tensor *crow, const rs_tensor *rows);
 
+/* Lookup of keys among sorted keys (a coalesced tensor's rs_sparse_keys):
+ * for each keys[k] (int64, m, any stride), pos[k] (int64, m, contiguous)
+ * = its position among `sorted` (int64, n, contiguous, increasing and
+ * distinct), or -1 where none holds it; with values ((n, ...), any dtype,
+ * contiguous) and out ((m, ...), values' dtype and row shape, contiguous),
+ * out's row k = values' row pos[k], or zeros. pos may be NULL when out is
+ * given. One launch (a binary search a key). */
+RS_API rs_status rs_sparse_match(rs_stream *s, const rs_tensor *sorted, const rs_tensor *keys, const rs_tensor *pos,
+                                 const rs_tensor *values, const rs_tensor *out);
+
 /* out (M, N) = beta * t + alpha * S @ D for a 2-D S (M, K) and D (K, N):
  * COO (crow NULL; indices (2, nnz), coalesced: rows sorted) or CSR (crow
  * the row starts, int64 (M + 1) contiguous; indices the column indices,

@@ -22,6 +22,7 @@
 #define SP_SEGSUM 7      /* out[k] = the sum of values[perm[p]], p over run k of the sorted keys (coalesce) */
 #define SP_SEL_COUNT 8   /* index_select: out[e] = how many index positions hold entry e's index in dim */
 #define SP_SEL_WRITE 9   /* index_select: entry e's copies, one per such position, at its running offset */
+#define SP_MATCH 10      /* key k's position among the sorted keys (-1 none) into out_, and values' row there (zeros) into dense */
 
 #define SP_NNZ 0
 #define SP_DIMS 1        /* sparse_dim */
@@ -37,7 +38,7 @@
 #define SP_FLAGS 15      /* SP_F_ bits */
 #define SP_K 16          /* SDDMM: the inner size */
 #define SP_SKIP 17       /* KEYS: a sparse dim left out of the key (softmax's pools), -1 none */
-#define SP_DIM 18        /* SEL_*: the selected dim */
+#define SP_DIM 18        /* SEL_*: the selected dim; MATCH: bytes of a values row (0: no rows) */
 #define SP_SIZES 19      /* the sparse sizes, SP_DIMS of them */
 #define SP_SLOTS 44      /* SP_SIZES + RS_MAX_DIMS */
 

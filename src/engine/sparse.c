@@ -270,6 +270,47 @@ rs_status rs_sparse_rows_to_crow(rs_stream *s, const rs_tensor *rows, const rs_t
     return launch(s, SP_CROW, RS_INT64, (uint64_t)(M + 1), &pc, acc, 2);
 }
 
+rs_status rs_sparse_match(rs_stream *s, const rs_tensor *sorted, const rs_tensor *keys, const rs_tensor *pos,
+                          const rs_tensor *values, const rs_tensor *out) {
+    static const char *name = "sparse_match";
+    if (!s || !sorted || !keys || (!pos && !out) || (!values) != (!out))
+        return rs_error(RS_ERR_INVALID, "%s: sorted, keys, and pos or values with out", name);
+    if (!is_int64_vec(sorted) || !rs_tensor_is_contiguous(sorted) || !is_int64_vec(keys))
+        return rs_error(RS_ERR_INVALID, "%s: sorted (int64, n, contiguous) and keys (int64, m)", name);
+    const int64_t n = sorted->sizes[0], m = keys->sizes[0];
+    if (pos && (!is_int64_vec(pos) || !rs_tensor_is_contiguous(pos) || pos->sizes[0] != m))
+        return rs_error(RS_ERR_INVALID, "%s: pos must be int64 (%lld), contiguous", name, (long long)m);
+    int64_t row_bytes = 0;
+    if (values) {
+        int same = values->dtype == out->dtype && values->ndim == out->ndim && values->ndim >= 1 &&
+                   values->sizes[0] == n && out->sizes[0] == m && rs_tensor_is_contiguous(values) &&
+                   rs_tensor_is_contiguous(out);
+        row_bytes = (int64_t)rs_dtype_size(values->dtype);
+        for (int d = 1; same && d < values->ndim; ++d) {
+            same = values->sizes[d] == out->sizes[d];
+            row_bytes *= values->sizes[d];
+        }
+        if (!same)
+            return rs_error(RS_ERR_INVALID, "%s: values (n, ...) and out (m, ...) of one dtype and row shape, "
+                            "contiguous", name);
+    }
+    if (m == 0) return RS_OK;
+    int64_t *q;
+    uint64_t addr;
+    rs_status st = params_begin(s, NULL, m, &q, &addr);
+    if (st) return st;
+    q[SP_N] = n, q[SP_IS] = 0, q[SP_IS + 1] = keys->strides[0], q[SP_DIM] = row_bytes;
+    sparse_push pc = {.indices = keys->address, .self_ = sorted->address, .out_ = pos ? pos->address : 0,
+                      .values = values ? values->address : 0, .dense = out ? out->address : 0, .params = addr};
+    rs_access acc[5];
+    int na = 0;
+    acc[na++] = rs_tensor_access(sorted, 0);
+    acc[na++] = rs_tensor_access(keys, 0);
+    if (pos) acc[na++] = rs_tensor_access(pos, 1);
+    if (values) acc[na++] = rs_tensor_access(values, 0), acc[na++] = rs_tensor_access(out, 1);
+    return launch(s, SP_MATCH, RS_INT64, (uint64_t)m, &pc, acc, na);
+}
+
 rs_status rs_sparse_crow_to_rows(rs_stream *s, const rs_tensor *crow, const rs_tensor *rows) {
     static const char *name = "sparse_crow_to_rows";
     if (!s || !rows || !crow) return rs_error(RS_ERR_INVALID, "%s: NULL argument", name);

@@ -5,7 +5,7 @@
  * beta t + alpha S @ D with empty rows, strided D and beta 0 ignoring a
  * NaN in t, from COO and from CSR; row pointers to and from row indices;
  * the sampled product (SDDMM); the pooled softmax and log_softmax and their
- * gradients; index_select's copies. Bad arguments fail clearly; a coalesce released between its
+ * gradients; index_select's copies; keys matched among sorted keys. Bad arguments fail clearly; a coalesce released between its
  * two calls leaks nothing (the sanitizer build checks). */
 #include <math.h>
 #include <stdint.h>
@@ -338,6 +338,53 @@ TEST(index_select) {
     rs_free(dev, ia), rs_free(dev, xa), rs_free(dev, io), rs_free(dev, so);
 }
 
+TEST(match_keys_and_rows) {
+    /* sorted keys {2, 5, 9, 14}; keys looked up (stride 2): 9, 3, 2, 14, 15,
+     * -1: positions 2, -1, 0, 3, -1, -1; the values' (n, 3) float32 rows
+     * there, zeros where none */
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t sorted[4] = {2, 5, 9, 14}, keys[12] = {9, 0, 3, 0, 2, 0, 14, 0, 15, 0, -1, 0};
+    float vals[4][3];
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) vals[i][j] = (float)(10 * i + j) + 0.5f;
+    uint64_t sa = ctest_upload(dev, s, sorted, sizeof sorted), ka = ctest_upload(dev, s, keys, sizeof keys);
+    uint64_t va = ctest_upload(dev, s, vals, sizeof vals), pa = 0, oa = 0;
+    CHECK_OK(rs_alloc(dev, 8 * 6, s, &pa));
+    CHECK_OK(rs_alloc(dev, 4 * 18, s, &oa));
+    const int64_t n4[1] = {4}, m6[1] = {6}, vsz[2] = {4, 3}, osz[2] = {6, 3};
+    rs_tensor st = ctest_view(sa, RS_INT64, 1, n4), kt = ctest_view(ka, RS_INT64, 1, m6);
+    kt.strides[0] = 2;
+    const rs_tensor pt = ctest_view(pa, RS_INT64, 1, m6), vt = ctest_view(va, RS_FLOAT32, 2, vsz),
+                    ot = ctest_view(oa, RS_FLOAT32, 2, osz);
+    CHECK_OK(rs_sparse_match(s, &st, &kt, &pt, &vt, &ot));
+    int64_t pos[6];
+    float out[6][3];
+    CHECK_OK(rs_memcpy_dtoh(s, pos, pa, sizeof pos));
+    CHECK_OK(rs_memcpy_dtoh(s, out, oa, sizeof out));
+    const int64_t want[6] = {2, -1, 0, 3, -1, -1};
+    for (int k = 0; k < 6; ++k) {
+        CHECK(pos[k] == want[k]);
+        for (int j = 0; j < 3; ++j) CHECK(out[k][j] == (want[k] >= 0 ? vals[want[k]][j] : 0.0f));
+    }
+    /* positions only; rows only */
+    CHECK_OK(rs_sparse_match(s, &st, &kt, &pt, NULL, NULL));
+    CHECK_OK(rs_sparse_match(s, &st, &kt, NULL, &vt, &ot));
+    /* no sorted keys: nothing found */
+    const int64_t n0[1] = {0};
+    const rs_tensor empty = ctest_view(sa, RS_INT64, 1, n0);
+    CHECK_OK(rs_sparse_match(s, &empty, &kt, &pt, NULL, NULL));
+    CHECK_OK(rs_memcpy_dtoh(s, pos, pa, sizeof pos));
+    for (int k = 0; k < 6; ++k) CHECK(pos[k] == -1);
+    /* errors: a row shape that differs, nothing to write */
+    const int64_t bad[2] = {6, 2};
+    const rs_tensor obad = ctest_view(oa, RS_FLOAT32, 2, bad);
+    CHECK(rs_sparse_match(s, &st, &kt, &pt, &vt, &obad) == RS_ERR_INVALID);
+    CHECK(rs_sparse_match(s, &st, &kt, NULL, NULL, NULL) == RS_ERR_INVALID);
+    CHECK_OK(rs_stream_synchronize(s));
+    rs_free(dev, sa), rs_free(dev, ka), rs_free(dev, va), rs_free(dev, pa), rs_free(dev, oa);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -366,6 +413,7 @@ int main(void) {
     RUN(csr_pointers_spmm_and_sddmm);
     RUN(softmax_pools);
     RUN(index_select);
+    RUN(match_keys_and_rows);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

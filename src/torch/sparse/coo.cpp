@@ -26,11 +26,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/mul_ops.h>
-#include <ATen/ops/eq.h>
 #include <ATen/ops/index.h>
 #include <ATen/ops/result_type.h>
-#include <ATen/ops/searchsorted.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
@@ -167,8 +164,8 @@ void mul_sparse_sparse(const Tensor& a_, const Tensor& b_, const Tensor& out) {
     indices = at::empty({a.sparse_dim(), 0}, a._indices().options());
     values = at::mul(a._values().narrow(0, 0, 0), b._values().narrow(0, 0, 0));
   } else {
-    const auto [pos, found] = match_keys(keys_of(b), keys_of(a));
-    const Tensor hit = found.nonzero().squeeze(1);  // (waits: the result's size depends on the data)
+    const Tensor pos = match_keys(keys_of(b), keys_of(a));
+    const Tensor hit = pos.ge(0).nonzero().squeeze(1);  // (waits: the result's size depends on the data)
     indices = a._indices().index_select(1, hit);
     values = at::mul(a._values().index_select(0, hit), b._values().index_select(0, pos.index_select(0, hit)));
   }
@@ -394,19 +391,23 @@ Tensor index_keys(const Tensor& indices, at::IntArrayRef sizes) {
 
 Tensor keys_of(const Tensor& t) { return index_keys(t._indices(), t.sizes().slice(0, t.sparse_dim())); }
 
-std::pair<Tensor, Tensor> match_keys(const Tensor& sorted, const Tensor& keys) {
-  const Tensor pos = at::searchsorted(sorted, keys).clamp_max_(sorted.numel() - 1);
-  return {pos, at::eq(sorted.index_select(0, pos), keys)};
+Tensor match_keys(const Tensor& sorted_, const Tensor& keys) {
+  Tensor pos = at::empty({keys.numel()}, keys.options().dtype(at::kLong));
+  const Tensor sorted = sorted_.contiguous();
+  const rs_tensor ts = describe(sorted), tk = describe(keys), tp = describe(pos);
+  check(rs_sparse_match(current_stream_for(pos), &ts, &tk, &tp, nullptr, nullptr));
+  return pos;
 }
 
-Tensor values_matched(const Tensor& sorted, const Tensor& values, const Tensor& keys) {
-  std::vector<int64_t> vsizes = values.sizes().vec();
+Tensor values_matched(const Tensor& sorted_, const Tensor& values_, const Tensor& keys) {
+  std::vector<int64_t> vsizes = values_.sizes().vec();
   vsizes[0] = keys.numel();
-  if (sorted.numel() == 0 || keys.numel() == 0) return at::zeros(vsizes, values.options());
-  const auto [pos, found] = match_keys(sorted, keys);
-  std::vector<int64_t> hshape(vsizes.size(), 1);
-  hshape[0] = -1;
-  return at::where(found.view(hshape), values.index_select(0, pos), at::zeros({}, values.options()));
+  Tensor out = at::empty(vsizes, values_.options());
+  if (out.numel() == 0) return out;
+  const Tensor sorted = sorted_.contiguous(), values = values_.contiguous();
+  const rs_tensor ts = describe(sorted), tk = describe(keys), tv = describe(values), to = describe(out);
+  check(rs_sparse_match(current_stream_for(out), &ts, &tk, nullptr, &tv, &to));
+  return out;
 }
 
 Tensor values_at(const Tensor& x_, const Tensor& y) {

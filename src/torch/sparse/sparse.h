@@ -32,12 +32,12 @@ void set_sparse(const at::Tensor& out, at::IntArrayRef sizes, int64_t sparse_dim
 at::Tensor index_keys(const at::Tensor& indices, at::IntArrayRef sizes);
 at::Tensor keys_of(const at::Tensor& t);
 
-// for each of keys, its place among the sorted, distinct keys `sorted`
-// (clamped into range) and whether `sorted` holds it there; no wait
-std::pair<at::Tensor, at::Tensor> match_keys(const at::Tensor& sorted, const at::Tensor& keys);
+// for each of keys, its place among the sorted, distinct keys `sorted`, or
+// -1 where `sorted` lacks it: int64 (keys); one launch (rs_sparse_match), no wait
+at::Tensor match_keys(const at::Tensor& sorted, const at::Tensor& keys);
 
 // values' rows (one per sorted key) at keys, 0 where sorted lacks a key:
-// (keys, values' other dims); no wait
+// (keys, values' other dims); one launch (rs_sparse_match), no wait
 at::Tensor values_matched(const at::Tensor& sorted, const at::Tensor& values, const at::Tensor& keys);
 
 // x's values at y's entries (y's nnz, x's dense sizes), 0 where x has no
