@@ -50,7 +50,8 @@ def _device_signature():
     from .device import device_props
 
     p = device_props()
-    return f"{p.name}|{p.profile}|fp64={bool(p.has_fp64)}|wg={p.max_workgroup_invocations}"
+    return (f"{p.name}|{p.profile}|fp64={bool(p.has_fp64)}|wg={p.max_workgroup_invocations}"
+            f"|persistent={os.environ.get('RUSSET_INDUCTOR_PERSISTENT', '1')}")
 
 
 def _source_version():
