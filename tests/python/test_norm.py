@@ -420,3 +420,60 @@ def test_parameters_of_another_dtype_raise_like_cpu():
         got = f(x.to(D).bfloat16(), w.float().to(D), b.to(D))
         want = f(x.bfloat16(), w.float(), b)
         assert_close(got.cpu().float(), want.float(), rtol=2e-2, atol=2e-2)
+
+
+# ---------------------------------------------------------------- weight norm
+# _weight_norm_interface and its backward (weight_norm over the first or
+# the last dim): were host ops (found training HF's wav2vec2 from a config)
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shape, dim", [((8, 3, 5), 0), ((8, 3, 5), 2), ((6,), 0), ((4, 7), 1)])
+def test_weight_norm_interface_like_cpu(dtype, shape, dim):
+    v = torch.randn(shape, dtype=dtype)
+    gs = [1] * len(shape)
+    gs[dim] = shape[dim]
+    g = torch.randn(gs, dtype=dtype)
+    w, n = torch._weight_norm_interface(v, g, dim)
+    wr, nr = host_free(lambda: torch._weight_norm_interface(v.to(D), g.to(D), dim))
+    assert nr.dtype == n.dtype and nr.shape == n.shape and wr.dtype == w.dtype
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-2, atol=1e-2)
+    assert_close(wr.cpu(), w, **tol)
+    assert_close(nr.cpu(), n, **tol)
+    # the backward against float64's, at least as accurate as CPU's (a 1-d v
+    # normalizes each element by itself: its gradient is 0 up to rounding)
+    gw = torch.randn(shape, dtype=dtype)
+    bw = torch.ops.aten._weight_norm_interface_backward
+    gv, gg = bw(gw, v, g, n, dim)
+    gvr, ggr = host_free(lambda: bw(gw.to(D), v.to(D), g.to(D), nr, dim))
+    assert gvr.dtype == gv.dtype and ggr.dtype == gg.dtype
+    ref = bw(gw.double(), v.double(), g.double(), n.double(), dim)
+    scale = (gw.double().abs() * (g.double() / n.double()).abs()).max().item()
+    eps = torch.finfo(dtype).eps * scale
+    for got, cpu, want in zip((gvr.cpu(), ggr.cpu()), (gv, gg), ref):
+        err_cpu = (cpu.double() - want).abs().max().item()
+        err = (got.double() - want).abs().max().item()
+        assert err <= 2 * err_cpu + eps / 4, (err, err_cpu, eps)
+
+
+def test_weight_norm_conv_trains_like_cpu():
+    torch.manual_seed(0)
+    conv = torch.nn.utils.parametrizations.weight_norm(torch.nn.Conv1d(4, 6, 5, padding=2), dim=2)
+    conv_r = torch.nn.utils.parametrizations.weight_norm(torch.nn.Conv1d(4, 6, 5, padding=2), dim=2)
+    conv_r.load_state_dict(conv.state_dict())
+    conv_r.to(D)
+    x = torch.randn(2, 4, 16)
+    y = conv(x)
+    y.square().sum().backward()
+    yr = host_free(lambda: conv_r(x.to(D)))
+    host_free(lambda: yr.square().sum().backward())
+    assert_close(yr.cpu(), y, rtol=1e-5, atol=1e-5)
+    for p, pr in zip(conv.parameters(), conv_r.parameters()):
+        assert_close(pr.grad.cpu(), p.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_weight_norm_errors_like_cpu():
+    v = torch.randn(4, 3, 5)
+    with pytest.raises(RuntimeError, match="first or last dim"):
+        torch._weight_norm_interface(v.to(D), torch.randn(1, 3, 1, device=D), 1)
+    with pytest.raises(RuntimeError, match="same device"):
+        torch._weight_norm_interface(v.to(D), torch.randn(4, 1, 1), 0)

@@ -27,6 +27,7 @@
 #include <ATen/ops/renorm_meta.h>
 #include <ATen/ops/renorm_ops.h>
 #include <ATen/ops/sum.h>
+#include <ATen/ops/_weight_norm_differentiable_backward.h>
 #include <torch/library.h>
 
 #include <limits>
@@ -534,9 +535,47 @@ Tensor& renorm_out(const Tensor& self, const at::Scalar& p, int64_t dim, const a
       self, p, dim, maxnorm, out);
 }
 
+// ---------------------------------------------------------------- weight norm
+// _weight_norm_interface (nn.utils.weight_norm and parametrizations'
+// weight_norm: wav2vec2's positional convolution, HiFi-GAN): norms = ||v||
+// over every dim but `dim` (the first or the last), w = v * (g / norms), as
+// CPU's kernel, on the reduction and pointwise engines; bfloat16's norms in
+// float32, as CPU's. The backward is ATen's own formula over native ops
+// (_weight_norm_differentiable_backward). float64 without fp64 reaches the
+// host through the engines it calls.
+std::tuple<Tensor, Tensor> weight_norm_interface(const Tensor& v, const Tensor& g, int64_t dim) {
+  same_device(v, g);
+  TORCH_CHECK(v.dim() > 0 && (dim == 0 || dim == v.dim() - 1),
+              "fused kernels can only be applied for first or last dim");
+  const at::ScalarType norm_dt = g.scalar_type() == at::kBFloat16 ? at::kFloat : g.scalar_type();
+  std::vector<int64_t> over;
+  for (int64_t d = 0; d < v.dim(); ++d)
+    if (d != dim) over.push_back(d);
+  Tensor norms = over.empty() ? v.abs().to(norm_dt)
+                              : at::linalg_vector_norm(v, 2, over, /*keepdim=*/true, norm_dt);
+  Tensor w = at::mul(v, g.div(norms)).to(v.scalar_type());
+  return {w, norms};
+}
+
+std::tuple<Tensor, Tensor> weight_norm_interface_backward(const Tensor& grad_w, const Tensor& saved_v,
+                                                          const Tensor& saved_g, const Tensor& saved_norms,
+                                                          int64_t dim) {
+  same_device(grad_w, saved_v, saved_g, saved_norms);
+  TORCH_CHECK(saved_v.is_contiguous() && saved_g.is_contiguous() && saved_norms.is_contiguous(),
+              "_weight_norm_interface_backward: expected contiguous saved tensors");
+  TORCH_CHECK(dim == 0 || dim == saved_v.dim() - 1, "fused kernels can only be applied for first or last dim");
+  // in float32 for bfloat16, rounded once at the end, as CPU's kernel
+  const at::ScalarType dt = saved_norms.scalar_type();
+  auto [gv, gg] = at::_weight_norm_differentiable_backward(grad_w.contiguous().to(dt), saved_v.to(dt),
+                                                           saved_g.to(dt), saved_norms, dim);
+  return {gv.to(saved_v.scalar_type()), gg.to(saved_g.scalar_type())};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_weight_norm_interface", weight_norm_interface);
+  m.impl("_weight_norm_interface_backward", weight_norm_interface_backward);
   m.impl("renorm.out", renorm_out);
   m.impl("native_layer_norm", layer_norm);
   m.impl("_fused_rms_norm", rms_norm);
