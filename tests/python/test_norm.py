@@ -446,13 +446,18 @@ def test_weight_norm_interface_like_cpu(dtype, shape, dim):
     gv, gg = bw(gw, v, g, n, dim)
     gvr, ggr = host_free(lambda: bw(gw.to(D), v.to(D), g.to(D), nr, dim))
     assert gvr.dtype == gv.dtype and ggr.dtype == gg.dtype
+    # Bound: twice CPU's error plus 4 float32 roundings of the terms' scale
+    # (ATen's formula takes about six float32 steps; a GPU contracts and
+    # orders them its own way: the H200 measured 2.2 of them). bfloat16's
+    # own rounding is in CPU's error too; computing in bfloat16 throughout
+    # (the mistake this catches) costs far more.
     ref = bw(gw.double(), v.double(), g.double(), n.double(), dim)
     scale = (gw.double().abs() * (g.double() / n.double()).abs()).max().item()
-    eps = torch.finfo(dtype).eps * scale
+    eps = torch.finfo(torch.float32).eps * scale
     for got, cpu, want in zip((gvr.cpu(), ggr.cpu()), (gv, gg), ref):
         err_cpu = (cpu.double() - want).abs().max().item()
         err = (got.double() - want).abs().max().item()
-        assert err <= 2 * err_cpu + eps / 4, (err, err_cpu, eps)
+        assert err <= 2 * err_cpu + 4 * eps, (err, err_cpu, eps)
 
 
 def test_weight_norm_conv_trains_like_cpu():
