@@ -288,6 +288,15 @@ def quiet():
         yield
 
 
+# torch 2.11's CPU rounds x / scale to an integer before adding the zero
+# point, 2.13's after (0.35 at scale 0.1, zero point 3: 7 against 6);
+# russet rounds as 2.13 on every torch (docs/low-precision.md: a gap on
+# older torch, measured on the H200's torch 2.11)
+OLD_CPU_TIES = pytest.mark.xfail(tuple(int(v) for v in torch.__version__.split(".")[:2]) < (2, 13),
+                                 reason="this torch's CPU rounds quantization ties as 2.11 does", strict=True)
+
+
+@OLD_CPU_TIES
 @pytest.mark.parametrize("qdt", QDTYPES)
 def test_quantize_per_tensor_like_cpu(qdt, quiet):
     x = torch.cat([torch.tensor(SPECIAL), torch.randn(200) * 20])
@@ -350,7 +359,7 @@ def test_quantized_copy_from_floats(quiet):
     same_q(got, exp)
 
 
-@pytest.mark.parametrize("qdt", QDTYPES)
+@pytest.mark.parametrize("qdt", [pytest.param(q, marks=OLD_CPU_TIES) if q == torch.qint32 else q for q in QDTYPES])
 def test_quantize_rounds_as_cpu_where_one_rounding_matters(qdt, quiet):
     """Values where x * (1 / scale) + zero_point rounds to another integer
     when the product is rounded first: CPU's 8-bit quantizer (fbgemm) rounds
