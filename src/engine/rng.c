@@ -72,6 +72,11 @@ static rs_status rng_launch(rs_stream *s, const rs_tensor *view, int dist, int f
     return rng_launch_n(s, &view, 1, dist, fp64, seed, offset, a, b, c);
 }
 
+static rs_status needs_fp64(const char *op, rs_dtype dt) {
+    return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64, which this device (profile %s) lacks", op,
+                    rs_dtype_name(dt), rs_profile_name(rs_profile_current()));
+}
+
 /* uniform_ and normal_ on complex tensors draw their real view, as PyTorch. */
 static rs_status float_view(rs_stream *s, const rs_tensor *dst, const char *op, rs_tensor *view,
                             int *fp64) {
@@ -85,10 +90,7 @@ static rs_status float_view(rs_stream *s, const rs_tensor *dst, const char *op, 
         return rs_error(RS_ERR_INVALID, "%s: not implemented for dtype %s", op,
                         rs_dtype_name(dst->dtype));
     *fp64 = view->dtype == RS_FLOAT64;
-    if (*fp64 && !rs_stream_features(s)->has_fp64)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64, which this device "
-                        "(profile %s) lacks", op, rs_dtype_name(dst->dtype),
-                        rs_profile_name(rs_profile_current()));
+    if (*fp64 && !rs_stream_features(s)->has_fp64) return needs_fp64(op, dst->dtype);
     return RS_OK;
 }
 
@@ -121,7 +123,7 @@ rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64
     if (!dst) return rs_error(RS_ERR_INVALID, "rs_rng_random: dst is NULL");
     if (!rs_dtype_valid((int)dst->dtype))
         return rs_error(RS_ERR_INVALID, "rs_rng_random: invalid dtype %d", (int)dst->dtype);
-    if (dst->dtype == RS_COMPLEX32 || dst->dtype == RS_COMPLEX64 || dst->dtype == RS_COMPLEX128)
+    if (rs_dtype_is_complex(dst->dtype))
         return rs_error(RS_ERR_INVALID, "rs_rng_random: not implemented for dtype %s",
                         rs_dtype_name(dst->dtype));
     /* as PyTorch: 64-bit draws once the range reaches 2^32 */
@@ -130,13 +132,6 @@ rs_status rs_rng_random(rs_stream *s, const rs_tensor *dst, int64_t from, uint64
 }
 
 /* ---- distributions sampled in one launch (russet/rng.h) */
-
-static int is_complex(rs_dtype dt) { return dt == RS_COMPLEX32 || dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
-
-static rs_status needs_fp64(const char *op, rs_dtype dt) {
-    return rs_error(RS_ERR_UNSUPPORTED, "%s: %s needs shaderFloat64, which this device (profile %s) lacks", op,
-                    rs_dtype_name(dt), rs_profile_name(rs_profile_current()));
-}
 
 rs_status rs_rng_sample(rs_stream *s, rs_rng_dist dist, const rs_tensor *dst, const rs_tensor *src, double a,
                         double b, uint64_t seed, uint64_t offset) {
@@ -150,10 +145,10 @@ rs_status rs_rng_sample(rs_stream *s, rs_rng_dist dist, const rs_tensor *dst, co
         return rs_error(RS_ERR_INVALID, "%s: src is the probabilities of BERNOULLI_TENSOR, and only that", op);
     /* continuous values need a floating dst; bernoulli and geometric give integers */
     const int continuous = dist == RS_RNG_EXPONENTIAL || dist == RS_RNG_CAUCHY || dist == RS_RNG_LOG_NORMAL;
-    if (is_complex(dst->dtype) || (continuous && !is_floating(dst->dtype)) || dst->dtype == RS_FLOAT4_E2M1FN_X2)
+    if (rs_dtype_is_complex(dst->dtype) || (continuous && !is_floating(dst->dtype)) || dst->dtype == RS_FLOAT4_E2M1FN_X2)
         return rs_error(RS_ERR_INVALID, "%s: distribution %d not implemented for dtype %s", op, (int)dist,
                         rs_dtype_name(dst->dtype));
-    if (tensor_p && (!is_floating(src->dtype) || !rs_dtype_valid((int)src->dtype)))
+    if (tensor_p && !is_floating(src->dtype))
         return rs_error(RS_ERR_INVALID, "%s: probabilities of dtype %s", op, rs_dtype_name(src->dtype));
     /* float64 values computed in float32 where the device has fp64 (as the
      * pointwise transforms always did); without fp64 the adapter samples
