@@ -59,10 +59,10 @@ uint64_t dtype_max(at::ScalarType t) {
 at::Tensor& random_range(at::Tensor& self, int64_t from, uint64_t range, const std::optional<at::Generator>& gen,
                          const char* op, const HostFill& host) {
   return random_fill(self, gen, op,
-             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
-               return rs_rng_random(s, d, from, range, seed, offset);
-             },
-             host);
+      [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
+        return rs_rng_random(s, d, from, range, seed, offset);
+      },
+      host);
 }
 
 at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> gen) {
@@ -96,10 +96,10 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at:
               "\"check_uniform_bounds\" not implemented for '", self.scalar_type(), "'");
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   return random_fill(self, gen, "aten::uniform_",
-             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
-               return rs_rng_uniform(s, d, from, to, seed, offset);
-             },
-             [&](at::Tensor& h, at::Generator& g) { h.uniform_(from, to, g); });
+      [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
+        return rs_rng_uniform(s, d, from, to, seed, offset);
+      },
+      [&](at::Tensor& h, at::Generator& g) { h.uniform_(from, to, g); });
 }
 
 at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> gen) {
@@ -107,10 +107,10 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at:
   TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
               "\"normal_kernel_cpu\" not implemented for '", self.scalar_type(), "'");
   return random_fill(self, gen, "aten::normal_",
-             [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
-               return rs_rng_normal(s, d, mean, std, seed, offset);
-             },
-             [&](at::Tensor& h, at::Generator& g) { h.normal_(mean, std, g); });
+      [&](rs_stream* s, const rs_tensor* d, uint64_t seed, uint64_t offset) {
+        return rs_rng_normal(s, d, mean, std, seed, offset);
+      },
+      [&](at::Tensor& h, at::Generator& g) { h.normal_(mean, std, g); });
 }
 
 }  // namespace
