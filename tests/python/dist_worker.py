@@ -233,6 +233,10 @@ def main():
     if dev == "russet":
         assert type(dist.group.WORLD).__name__ == "RussetProcessGroup", type(dist.group.WORLD)
     if job == "die":
+        # both ranks past the group's setup first: a rank that exits while its
+        # peer is still connecting Gloo's mesh fails the peer's
+        # init_process_group instead of the collective this job is about
+        dist.barrier()
         if rank == 1:
             torch.save("exited", os.path.join(out, f"{job}-{dev}-{rank}.pt"))
             os._exit(0)
