@@ -45,6 +45,8 @@ def cases(dev, batch, n, big):
         if shape[-1] <= 128:  # russet's Jacobi limit
             out[f"svdvals {tag}"] = (lambda a=a: torch.linalg.svdvals(a), count)
             out[f"eigvalsh {tag}"] = (lambda s=s: torch.linalg.eigvalsh(s), count)
+            out[f"svd {tag}"] = (lambda a=a: torch.linalg.svd(a, full_matrices=False), count)
+            out[f"eigh {tag}"] = (lambda s=s: torch.linalg.eigh(s), count)
     return out
 
 
@@ -58,7 +60,15 @@ def run(dev, batch, n, big, reps):
 
 def canonical(name, res):
     """what determines a result: a QR's product Q R and |diag R| (the signs
-    of Q's columns are the algorithm's choice); the others as they are"""
+    of Q's columns are the algorithm's choice), an SVD's U S V^H and S, an
+    eigendecomposition's V diag(w) V^H and w (each vector's sign is the
+    algorithm's too); the others as they are"""
+    if name.startswith("svd "):
+        u, s, vh = res
+        return (u * s.unsqueeze(-2)) @ vh, s
+    if name.startswith("eigh"):
+        w, v = res
+        return (v * w.unsqueeze(-2)) @ v.mT, w
     if name.startswith("qr"):
         q, r = res
         return q @ r, r.diagonal(dim1=-2, dim2=-1).abs()

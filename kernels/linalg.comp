@@ -58,6 +58,12 @@
 // MODE 8 the rows p, q rotated likewise (q' = q phase), then the pair's
 //   2 x 2 block set to what the rotation makes exactly (Rutishauser:
 //   a - t|gamma|, b + t|gamma|, zero coupling).
+// With LA_F_VECS, MODE 6 and 7 turn the columns p, q of V (res, n x n) as
+//   they turn a's (V <- V J), so that V accumulates the rotations: the
+//   right singular vectors (6) or the eigenvectors (7).
+// MODE 10 column c < K of Q (res, m rows) times the phase r / |r| (1 for
+//   r = 0) of the diagonal entry (c, c) of a (R, as MODE 4 leaves it): the
+//   left singular vectors from the QR of the sorted orthogonal columns.
 //
 // Defines: DT (float32, complex64; float64 and complex128 where the device
 // has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 0, 1
@@ -178,20 +184,44 @@ REAL absv(ACC x) {
 // ring[0] = 0 and ring[i] = (i - 1 - r) mod (n - 1) + 1 after r turns
 int64_t ring(int64_t i, int64_t r, int64_t n) { return i == 0L ? 0L : (i - 1L - r % (n - 1L) + (n - 1L)) % (n - 1L) + 1L; }
 
-struct Rotation { REAL t, c, s; ACC ph; };
+struct Rotation { REAL t, c, s, tau; ACC ph; };
 Rotation rotation(REAL a, REAL b, ACC gamma, REAL g) {
     Rotation o;
     REAL thr = max(sqrt(abs(a)) * sqrt(abs(b)) * REAL(1.4901161193847656e-8), REAL(1e-30));
     if (!(g > thr)) {
-        o.t = REAL(0), o.c = REAL(1), o.s = REAL(0), o.ph = of_real(REAL(1));
+        o.t = REAL(0), o.c = REAL(1), o.s = REAL(0), o.tau = REAL(0), o.ph = of_real(REAL(1));
         return o;
     }
     REAL zeta = (b - a) / (g * REAL(2));
     o.t = (zeta >= REAL(0) ? REAL(1) : REAL(-1)) / (abs(zeta) + sqrt_cr(rnd(zeta * zeta) + REAL(1)));
     o.c = REAL(1) / sqrt_cr(rnd(o.t * o.t) + REAL(1));
     o.s = o.c * o.t;
+    o.tau = o.s / (REAL(1) + o.c);
     o.ph = dv(gamma, of_real(g));
     return o;
+}
+// (x, y) <- (c x - s y, s x + c y), written as x - s (y + tau x) and
+// y + s (x - tau y), tau = s / (1 + c) (Rutishauser's form): c rounds to 1
+// where t^2 is below float32's epsilon, and c x - s y then grows |x|^2 +
+// |y|^2 by t^2 a rotation; over the thousands of rotations of the sweeps
+// at n = 128 the columns' norms (the singular values, V's columns) drifted
+// by 2e-5 that way
+void rotate(inout ACC x, inout ACC y, Rotation o) {
+    const ACC nx = x - scale(y + scale(x, o.tau), o.s);
+    y = y + scale(x - scale(y, o.tau), o.s);
+    x = nx;
+}
+
+// V <- V J on columns i, j (LA_F_VECS): the rows of V shared out over the
+// workgroup, as the callers turn a's columns
+void rotate_v(int64_t p, int64_t i, int64_t j, Rotation o, uint lid) {
+    if (!flag(LA_F_VECS)) return;
+    for (int64_t row = int64_t(lid); row < cp(LA_N); row += NT) {
+        ACC x = ld(pc.res, o_off(p, row, i)), y = mul(ld(pc.res, o_off(p, row, j)), cj(o.ph));
+        rotate(x, y, o);
+        st(pc.res, o_off(p, row, i), x);
+        st(pc.res, o_off(p, row, j), y);
+    }
 }
 #endif
 
@@ -223,9 +253,11 @@ void main() {
         barrier();  // red_ is rewritten by the next pair
         for (int64_t row = int64_t(lid); row < m; row += NT) {
             ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
-            st(pc.a, a_off(p, row, i), scale(x, o.c) - scale(y, o.s));
-            st(pc.a, a_off(p, row, j), scale(x, o.s) + scale(y, o.c));
+            rotate(x, y, o);
+            st(pc.a, a_off(p, row, i), x);
+            st(pc.a, a_off(p, row, j), y);
         }
+        rotate_v(p, i, j, o, lid);
     }
 }
 
@@ -261,13 +293,16 @@ void main() {
         for (int64_t row = int64_t(lid); row < n; row += NT) {
             if (row == i || row == j) continue;
             ACC x = ld(pc.a, a_off(p, row, i)), y = mul(ld(pc.a, a_off(p, row, j)), cj(o.ph));
-            st(pc.a, a_off(p, row, i), scale(x, o.c) - scale(y, o.s));
-            st(pc.a, a_off(p, row, j), scale(x, o.s) + scale(y, o.c));
+            rotate(x, y, o);
+            st(pc.a, a_off(p, row, i), x);
+            st(pc.a, a_off(p, row, j), y);
         }
+        rotate_v(p, i, j, o, lid);
         barrier();
 #else
         Rotation o;
         o.t = ld_real(w, LA_ROT_T), o.c = ld_real(w, LA_ROT_C), o.s = ld_real(w, LA_ROT_S);
+        o.tau = o.s / (REAL(1) + o.c);
 #if RS_IS_COMPLEX(DT)
         o.ph = ACC(ld_real(w, LA_ROT_PH), ld_real(w, LA_ROT_PH + 1));
 #else
@@ -276,8 +311,9 @@ void main() {
         for (int64_t col = int64_t(lid); col < n; col += NT) {  // J^H (H J): row q turned by phase first
             if (col == i || col == j) continue;  // the block: below
             ACC x = ld(pc.a, a_off(p, i, col)), y = mul(ld(pc.a, a_off(p, j, col)), o.ph);
-            st(pc.a, a_off(p, i, col), scale(x, o.c) - scale(y, o.s));
-            st(pc.a, a_off(p, j, col), scale(x, o.s) + scale(y, o.c));
+            rotate(x, y, o);
+            st(pc.a, a_off(p, i, col), x);
+            st(pc.a, a_off(p, j, col), y);
         }
         if (lid == 0u) {  // the pair's block as the rotation makes it exactly
             const REAL tg = rnd(o.t * ld_real(w, LA_ROT_G));
@@ -425,7 +461,7 @@ void main() {
     }
 }
 
-#else  // MODE 2, 3, 5: a column of the result an invocation; MODE 9: a matrix
+#else  // MODE 2, 3, 5, 10: a column of the result an invocation; MODE 9: a matrix
 
 #if MODE == 9
 // log |det| into tau, of the real dtype
@@ -489,6 +525,11 @@ void main() {
         if (flag(LA_F_LOG) && singular) prod = of_real(REAL(0));
         st(pc.res, p * cp(LA_OUT_ST), prod);
         if (flag(LA_F_LOG)) st_logabs(p * cp(LA_TAU_ST), logabs);
+#elif MODE == 10
+        const ACC d = ld(pc.a, a_off(p, c, c));
+        const REAL md = absv(d);
+        const ACC ph = md == REAL(0) ? of_real(REAL(1)) : dv(d, of_real(md));
+        for (int64_t i = 0; i < m; ++i) st(pc.res, o_off(p, i, c), mul(ld(pc.res, o_off(p, i, c)), ph));
 #else  // MODE 5: column c of Q, from e_c, the reflectors from the last
         for (int64_t i = 0; i < m; ++i) st(pc.res, o_off(p, i, c), of_real(i == c ? REAL(1) : REAL(0)));
         for (int64_t r = cp(LA_R) - 1; r >= 0; --r) {

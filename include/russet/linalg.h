@@ -84,35 +84,53 @@ RS_API rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const 
  * n / 2 disjoint pairs (round robin) of every matrix at once; n must be
  * even (pad with a zero column, or a zero row and column). A coupling
  * below 2^-26 sqrt(|a| |b|), or 1e-30, is left alone; the count is fixed
- * (no data-dependent stop, so nothing waits).
+ * (no data-dependent stop, so nothing waits). v, where not NULL, is a
+ * (P, n, n) view of the same dtype whose columns every rotation turns as
+ * it turns the pair's (v <- v J): from the identity, it accumulates them.
  *
  * One-sided (Hestenes) on the columns of w (P, m, n) in place: they turn
- * orthogonal, and their norms are then the singular values (of high
+ * orthogonal (w V), and their norms are then the singular values (of high
  * relative accuracy: no w^H w is formed). */
-RS_API rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int sweeps);
+RS_API rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, const rs_tensor *v, int sweeps);
 /* Two-sided on Hermitian h (P, n, n), both triangles filled and a real
  * diagonal, in place: h <- J^H h J a round, each pair's 2 x 2 block set to
- * what its rotation makes exactly; the diagonal is then the eigenvalues. */
-RS_API rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps);
+ * what its rotation makes exactly; the diagonal is then the eigenvalues
+ * (and v's columns, from the identity, the eigenvectors). */
+RS_API rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, int sweeps);
 /* The sweeps the engine's callers run for n (even) columns: 6 +
  * ceil(log2 n), a fixed count (Jacobi converges quadratically). */
 RS_API int rs_jacobi_sweeps(int64_t n);
 
-/* The singular values of each matrix of a (P, m, n), descending, into
- * out (P, min(m, n)) of a's real dtype: one-sided Jacobi (above) on a
- * copy of a (of a^H where m < n) padded to an even column count, then
- * the columns' norms, sorted. a must be finite (LAPACK and CPU refuse
- * other input: the caller checks); min(m, n) at most 128
- * (RS_ERR_UNSUPPORTED past it: n - 1 rounds a sweep). float32 and
- * complex64 only (the sweeps' thresholds are float32's). */
+/* The singular value decomposition a = U diag(S) V^H of each matrix of a
+ * (P, m, n), k = min(m, n): sv (P, k) of a's real dtype, descending; u
+ * (P, m, full ? m : k) and vh (P, full ? n : k, n) of a's dtype, or both
+ * NULL (values only). One-sided Jacobi (above) on a copy of a (of a^H
+ * where m < n) padded to an even column count, V accumulated; the values
+ * are the columns' norms, sorted. U comes from the QR of the sorted
+ * columns (orthogonal, so R is diagonal): u_c = q_c r_cc / |r_cc|, which
+ * also completes U to an orthonormal basis where a is rank deficient and
+ * where full asks for more columns than k. Each pair of singular vectors'
+ * sign (phase) is Jacobi's, not LAPACK's: they are unique only up to it.
+ * a must be finite (LAPACK and CPU refuse other input: the caller
+ * checks); k at most 128 (RS_ERR_UNSUPPORTED past it: k - 1 rounds a
+ * sweep), and with vectors max(m, n) within rs_geqrf's shared memory.
+ * float32 and complex64 only (the sweeps' thresholds are float32's). */
+RS_API rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv, const rs_tensor *u,
+                        const rs_tensor *vh);
+/* rs_svd's values alone into out (P, min(m, n)) */
 RS_API rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out);
 
 /* The eigenvalues of the Hermitian matrices whose lower triangle (upper
  * with upper) a (P, n, n) holds, the diagonal's imaginary part ignored,
- * ascending into out (P, n) of a's real dtype: two-sided Jacobi (above) on
- * the whole matrix the triangle stands for (rs_triangle), padded to an
- * even n. n at most 128 (RS_ERR_UNSUPPORTED past it); float32 and
- * complex64 only. */
+ * ascending into out (P, n) of a's real dtype, and, where vectors is not
+ * NULL, the eigenvectors into its columns (P, n, n) of a's dtype, in the
+ * values' order: two-sided Jacobi (above) on the whole matrix the
+ * triangle stands for (rs_triangle), padded to an even n, V accumulated.
+ * Each vector's sign (phase) is Jacobi's, not LAPACK's: eigenvectors are
+ * unique only up to it. n at most 128 (RS_ERR_UNSUPPORTED past it);
+ * float32 and complex64 only. */
+RS_API rs_status rs_eigh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out, const rs_tensor *vectors);
+/* rs_eigh's values alone */
 RS_API rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out);
 
 /* The factors of lu (P, m, n) and piv (P, min(m, n)) as rs_lu_factor

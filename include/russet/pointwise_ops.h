@@ -127,12 +127,7 @@ extern "C" {
     X(LOGICAL_OR) \
     X(LOGICAL_XOR) \
     X(NAN_TO_NUM) \
-    X(BERNOULLI) \
-    X(BERNOULLI_TENSOR) \
     X(EXPONENTIAL) \
-    X(GEOMETRIC) \
-    X(CAUCHY) \
-    X(EXP_PLAIN) \
     X(DROPOUT) \
     X(HASH_F32) \
     X(HASH_F16) \

@@ -4,7 +4,7 @@
 
 #define RS_LINALG_PUSH \
     uint64_t a;       /* MODE 0 and 2: the matrices read; 1 and 4: factored in place; 5: the reflectors */ \
-    uint64_t res;     /* MODE 0: the factor; 2 and 3: the right-hand sides, in place; 5: Q; 9: det or sign */ \
+    uint64_t res;     /* MODE 0: the factor; 2 and 3: the right-hand sides, in place; 5: Q; 9: det or sign; 6, 7: V (LA_F_VECS); 10: Q */ \
     uint64_t piv;     /* int32 pivots, 1-based (MODE 1 writes, MODE 3 reads) */ \
     uint64_t info;    /* int32 (MODE 0 and 1) */ \
     uint64_t tau;     /* MODE 4 writes, MODE 5 reads; MODE 7 and 8: each pair's rotation (LA_ROT_SLOTS reals); 9: log |det| */ \
@@ -42,5 +42,6 @@
 #define LA_F_UNIT 4u    /* MODE 2: a's diagonal is taken as ones */
 #define LA_F_INVERSE 8u /* MODE 3: the interchanges in reverse order (P B, not P^T B) */
 #define LA_F_LOG 16u    /* MODE 9: sign and log |det| (slogdet), not det */
+#define LA_F_VECS 32u   /* MODE 6 and 7: the rotations also turn the columns of res (V, n x n) */
 
 #endif

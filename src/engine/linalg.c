@@ -4,21 +4,24 @@
  * solve, the row interchanges and the Householder product an invocation a
  * result column (MODE 2, 3, 5), each one dispatch over the whole batch; a
  * Jacobi round a workgroup a (matrix, pair), one dispatch (MODE 6) or two
- * (MODE 7 then 8); determinants an invocation a matrix (MODE 9). And what
- * the ops build from those: the solves, singular values, Hermitian
- * eigenvalues, the LU factors unpacked, determinants, QR. */
+ * (MODE 7 then 8), accumulating the rotations into V where vectors are
+ * asked for; determinants an invocation a matrix (MODE 9); the left
+ * singular vectors' phases (MODE 10). And what the ops build from those:
+ * the solves, the SVD, Hermitian eigenvalues and eigenvectors, the LU
+ * factors unpacked, determinants, QR. */
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "params/linalg.h"
+#include "russet/gather.h"
 #include "russet/linalg.h"
 
 typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
 enum {
     MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5,
-    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9
+    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10
 };
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
@@ -31,7 +34,7 @@ typedef struct la_call {
     rs_dtype dt;
     int64_t slots[LA_SLOTS];
     linalg_push pc;
-    rs_kernel *kernel[MODE_DET + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
+    rs_kernel *kernel[MODE_U_PHASE + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
 /* the dtypes linalg.comp computes */
@@ -227,8 +230,11 @@ rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tens
     return dispatch(s, &c, MODE_ORGQR, 0, acc, 3);
 }
 
-/* The checks of both Jacobi functions: x (P, m, n) of the engine's dtypes, n even */
-static rs_status jacobi_begin(rs_stream *s, la_call *c, const char *op, const rs_tensor *x, int square, int sweeps) {
+/* The checks of both Jacobi functions: x (P, m, n) of the engine's dtypes, n
+ * even; v NULL or (P, n, n) of x's dtype, the matrices the rotations also
+ * turn (LA_F_VECS) */
+static rs_status jacobi_begin(rs_stream *s, la_call *c, const char *op, const rs_tensor *x, const rs_tensor *v,
+                              int square, int sweeps) {
     begin(c, op);
     if (!s || !x) return rs_error(RS_ERR_INVALID, "%s: missing arguments", op);
     rs_status st = check_dtype(s, c, x);
@@ -240,26 +246,33 @@ static rs_status jacobi_begin(rs_stream *s, la_call *c, const char *op, const rs
     c->slots[LA_K] = x->sizes[2] / 2; /* pairs a round */
     put_strides(c->slots, LA_A_ST, x);
     c->pc.a = x->address;
+    if (v) {
+        if ((st = check_matrices(c, "v", v, x->sizes[0], x->sizes[2], x->sizes[2])) != RS_OK) return st;
+        put_strides(c->slots, LA_OUT_ST, v);
+        c->pc.res = v->address;
+        c->pc.flags |= LA_F_VECS;
+    }
     return RS_OK;
 }
 
-rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, int sweeps) {
+rs_status rs_jacobi_svd_columns(rs_stream *s, const rs_tensor *w, const rs_tensor *v, int sweeps) {
     la_call c;
-    rs_status st = jacobi_begin(s, &c, "linalg.svdvals", w, 0, sweeps);
+    rs_status st = jacobi_begin(s, &c, "linalg.svd", w, v, 0, sweeps);
     if (st != RS_OK) return st;
     const int64_t n = c.slots[LA_N];
-    rs_access acc[1] = {rs_tensor_access(w, 1)};
+    rs_access acc[2] = {rs_tensor_access(w, 1), {0}};
+    if (v) acc[1] = rs_tensor_access(v, 1);
     for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
         for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
             c.pc.round = (uint32_t)r;
-            st = dispatch(s, &c, MODE_JACOBI_SVD, 0, acc, 1);
+            st = dispatch(s, &c, MODE_JACOBI_SVD, 0, acc, v ? 2 : 1);
         }
     return st;
 }
 
-rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps) {
+rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, int sweeps) {
     la_call c;
-    rs_status st = jacobi_begin(s, &c, "linalg.eigvalsh", h, 1, sweeps);
+    rs_status st = jacobi_begin(s, &c, "linalg.eigh", h, v, 1, sweeps);
     if (st != RS_OK || c.slots[LA_P] == 0 || c.slots[LA_N] == 0 || sweeps == 0) return st;
     const int64_t n = c.slots[LA_N];
     rs_device *dev = rs_stream_device(s);
@@ -267,12 +280,13 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, int sweeps) {
     size_t real = rs_dtype_size(c.dt) / (c.dt == RS_COMPLEX64 || c.dt == RS_COMPLEX128 ? 2 : 1);
     uint64_t bytes = (uint64_t)(c.slots[LA_P] * c.slots[LA_K]) * LA_ROT_SLOTS * real;
     if ((st = rs_alloc(dev, bytes, s, &c.pc.tau)) != RS_OK) return st;
-    rs_access cols[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 1}};
+    rs_access cols[3] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 1}, {0}};
     rs_access rows[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 0}};
+    if (v) cols[2] = rs_tensor_access(v, 1);
     for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
         for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
             c.pc.round = (uint32_t)r;
-            st = dispatch(s, &c, MODE_JACOBI_COLS, 0, cols, 2);
+            st = dispatch(s, &c, MODE_JACOBI_COLS, 0, cols, v ? 3 : 2);
             if (st == RS_OK) st = dispatch(s, &c, MODE_JACOBI_ROWS, 0, rows, 2);
         }
     rs_free(dev, c.pc.tau); /* reused only after this stream's work */
@@ -342,16 +356,13 @@ static rs_status padded_batch(rs_scratch *sc, rs_dtype dt, int64_t p, int64_t ro
     return st;
 }
 
-/* ---- singular values (linalg.svdvals; matrix_norm 'nuc'/2/-2, cond and
- * matrix_rank through _linalg_svd without U and V) */
-
 int rs_jacobi_sweeps(int64_t np) {
     int sweeps = 6;
     for (int64_t w = 1; w < np; w *= 2) ++sweeps;
     return sweeps;
 }
 
-#define SVDVALS_MAX_N 128
+#define SVD_MAX_N 128
 
 /* The Jacobi drivers' (svdvals, eigvalsh) checks: a's dtype (the kernels'
  * thresholds are float32's) */
@@ -373,51 +384,6 @@ static rs_status jacobi_out(const char *op, const rs_tensor *out, int64_t p, int
     return RS_OK;
 }
 
-rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
-    static const char op[] = "linalg.svdvals";
-    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_svdvals: missing arguments");
-    rs_status st;
-    if ((st = jacobi_dtype(op, a)) != RS_OK) return st;
-    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", op);
-    /* a matrix with more columns than rows: its transpose (the values of
-     * a^T and a^H are the same) */
-    const rs_tensor w0 = a->sizes[1] < a->sizes[2] ? transposed(a) : *a;
-    const int64_t p = w0.sizes[0], m = w0.sizes[1], n = w0.sizes[2], np = n + n % 2;
-    if ((st = jacobi_out(op, out, p, n, "(P, min(m, n))", "columns", SVDVALS_MAX_N)) != RS_OK) return st;
-    if (p == 0 || n == 0) return RS_OK;
-    rs_scratch sc = {s, {0}, 0};
-    uint64_t na = 0, sa = 0;
-    /* W: a's columns, and a zero column for odd n */
-    rs_tensor w;
-    st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * np) * 4u, &na);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
-    rs_tensor wn = w;
-    wn.sizes[2] = n;
-    if (st == RS_OK) st = rs_copy(s, &wn, &w0);
-    if (st == RS_OK) st = rs_jacobi_svd_columns(s, &w, rs_jacobi_sweeps(np));
-    /* the columns' norms (P, 1, np), sorted descending; the padding's 0
-     * sorts last */
-    rs_tensor norms = w;
-    norms.address = na, norms.dtype = RS_FLOAT32;
-    norms.sizes[1] = 1, norms.strides[0] = np, norms.strides[1] = 0;
-    if (st == RS_OK) {
-        rs_reduce r;
-        memset(&r, 0, sizeof r);
-        r.name = op;
-        r.op = RS_REDUCE_NORM;
-        r.acc = a->dtype;
-        r.in = w;
-        r.out = norms;
-        r.p = 2;
-        st = rs_reduce_run(s, &r);
-    }
-    const rs_tensor rows = rs_tensor_rows(na, RS_FLOAT32, p, np), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
-    if (st == RS_OK) st = rs_sort(s, &rows, 1, n, &sorted, NULL);
-    if (st == RS_OK) st = rs_copy(s, out, &sorted);
-    rs_scratch_release(&sc);
-    return st;
-}
 
 /* ---- what linalg's ops assemble from the factorizations */
 
@@ -462,6 +428,172 @@ static rs_status fill_identity(rs_stream *s, const rs_tensor *t) {
     const rs_tensor d = diagonal_of(t);
     rs_status st = rs_fill(s, t, zero);
     return st != RS_OK ? st : rs_fill(s, &d, one);
+}
+
+/* ---- the SVD (linalg.svd, svdvals; matrix_norm 'nuc'/2/-2, cond,
+ * matrix_rank, pinv through _linalg_svd) by one-sided Jacobi */
+
+/* dst = src, conjugated where the dtype is complex (a conjugate transpose:
+ * src a transposed view) */
+static rs_status copy_conj(rs_stream *s, const char *name, const rs_tensor *dst, const rs_tensor *src) {
+    if (!rs_dtype_is_complex(src->dtype)) return rs_copy(s, dst, src);
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.op = RS_PW_CONJ;
+    p.common = p.compute = p.result = src->dtype;
+    p.ninputs = 1;
+    p.out = *dst;
+    p.in[0] = *src;
+    return rs_pointwise_run(s, &p);
+}
+
+/* out[p, r, c] = x[p, r, idx[p, c]]: x's columns in the order idx (P, k)
+ * gives, out (P, rows, k) (the rows share each matrix's index row) */
+static rs_status gather_columns(rs_stream *s, const rs_tensor *x, const rs_tensor *idx, const rs_tensor *out) {
+    rs_gather g;
+    memset(&g, 0, sizeof g);
+    g.mode = RS_GATHER;
+    g.dim = 2;
+    g.self = *x;
+    g.other = *out;
+    g.index = *out;
+    g.index.address = idx->address, g.index.dtype = RS_INT64;
+    g.index.strides[0] = idx->strides[0], g.index.strides[1] = 0, g.index.strides[2] = idx->strides[1];
+    return rs_gather_run(s, &g);
+}
+
+/* u_c = q_c r_cc / |r_cc| (1 for 0) for the first k columns of q (P, m, >= k),
+ * r as rs_geqrf leaves it (MODE 10) */
+static rs_status u_phases(rs_stream *s, const rs_tensor *r, const rs_tensor *q, int64_t k) {
+    la_call c;
+    begin(&c, "linalg.svd");
+    rs_status st = check_dtype(s, &c, r);
+    if (st != RS_OK) return st;
+    c.slots[LA_P] = q->sizes[0], c.slots[LA_M] = q->sizes[1], c.slots[LA_K] = k;
+    put_strides(c.slots, LA_A_ST, r), put_strides(c.slots, LA_OUT_ST, q);
+    c.pc.a = r->address, c.pc.res = q->address;
+    rs_access acc[2] = {rs_tensor_access(r, 0), rs_tensor_access(q, 1)};
+    return dispatch(s, &c, MODE_U_PHASE, 0, acc, 2);
+}
+
+/* out = the orthonormal basis of x's columns (P, m, n), n <= m, from their
+ * QR: q_c r_cc / |r_cc| for c < n (x's c-th column normalized, where x's
+ * columns are orthogonal already), Q's further columns past n where out
+ * (P, m, n..m) has them. x: a contiguous scratch copy, which geqrf
+ * overwrites. The Jacobi vectors go through it: a rotation's c^2 + s^2 is
+ * 1 only to float32's rounding, and V's column norms drift by that over
+ * the sweeps' thousands of rotations (1e-5 at n = 64), while Householder's
+ * Q is orthonormal to its rounding (4e-7, as LAPACK's vectors). */
+static rs_status orthonormal_basis(rs_scratch *sc, const rs_tensor *x, const rs_tensor *out) {
+    const int64_t p = x->sizes[0], n = x->sizes[2];
+    uint64_t ta = 0;
+    rs_status st = rs_scratch_take(sc, (uint64_t)(p * n) * rs_dtype_size(x->dtype), &ta);
+    const rs_tensor tau = rs_tensor_rows(ta, x->dtype, p, n);
+    if (st == RS_OK) st = rs_geqrf(sc->s, x, &tau);
+    if (st == RS_OK) st = rs_householder_product(sc->s, x, &tau, out);
+    if (st == RS_OK) st = u_phases(sc->s, x, out, n);
+    return st;
+}
+
+/* B = U S V^H's vectors from Jacobi's result: w (P, m, np) whose columns
+ * turned orthogonal (B V), v (P, np, np) the rotations, idx (P, n) the
+ * columns by descending norm: U the orthonormal basis of the sorted
+ * columns (u_c = w_c / s_c, which also completes U where B is rank
+ * deficient, a zero column, and past n), V the sorted rotations'. u_out
+ * (P, m, n or m: the full basis), v_out (P, n, n). */
+static rs_status svd_vectors(rs_scratch *sc, rs_dtype dt, const rs_tensor *w, const rs_tensor *v,
+                             const rs_tensor *idx, const rs_tensor *u_out, const rs_tensor *v_out) {
+    const int64_t p = w->sizes[0], m = w->sizes[1], n = idx->sizes[1];
+    rs_tensor ws, vs;
+    rs_status st = padded_batch(sc, dt, p, m, n, n, &ws);
+    if (st == RS_OK) st = padded_batch(sc, dt, p, n, n, n, &vs);
+    if (st == RS_OK) st = gather_columns(sc->s, w, idx, &ws);
+    if (st == RS_OK) st = gather_columns(sc->s, v, idx, &vs);
+    if (st == RS_OK) st = orthonormal_basis(sc, &ws, u_out);
+    if (st == RS_OK) st = orthonormal_basis(sc, &vs, v_out);
+    return st;
+}
+
+rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv, const rs_tensor *u,
+                 const rs_tensor *vh) {
+    static const char op[] = "linalg.svd";
+    if (!s || !a || !sv || !u != !vh) return rs_error(RS_ERR_INVALID, "rs_svd: missing arguments");
+    rs_status st;
+    if ((st = jacobi_dtype(op, a)) != RS_OK) return st;
+    if (a->ndim != 3) return rs_error(RS_ERR_INVALID, "%s: a must be a (P, m, n) view", op);
+    /* B = a, or a^H for a wide a (a = V_B S U_B^H then): m >= n */
+    const int wide = a->sizes[1] < a->sizes[2];
+    const rs_tensor b = wide ? transposed(a) : *a;
+    const int64_t p = b.sizes[0], m = b.sizes[1], n = b.sizes[2], np = n + n % 2;
+    if ((st = jacobi_out(op, sv, p, n, "(P, min(m, n))", "columns", SVD_MAX_N)) != RS_OK) return st;
+    const int vecs = u != NULL;
+    if (vecs) {
+        const int64_t rows = a->sizes[1], cols = a->sizes[2];
+        if (u->ndim != 3 || vh->ndim != 3 || u->dtype != a->dtype || vh->dtype != a->dtype || u->sizes[0] != p ||
+            vh->sizes[0] != p || u->sizes[1] != rows || u->sizes[2] != (full ? rows : n) ||
+            vh->sizes[1] != (full ? cols : n) || vh->sizes[2] != cols)
+            return rs_error(RS_ERR_INVALID, "%s: u must be (P, m, %s) and vh (P, %s, n) of a's dtype", op,
+                            full ? "m" : "min(m, n)", full ? "n" : "min(m, n)");
+    }
+    if (p == 0) return RS_OK;
+    if (n == 0) /* no values; the full bases of an empty matrix are identities */
+        return !vecs || !full ? RS_OK : (st = fill_identity(s, u)) != RS_OK ? st : fill_identity(s, vh);
+    rs_scratch sc = {s, {0}, 0};
+    uint64_t na = 0, sa = 0, ia = 0;
+    /* W: B's columns, and a zero column for odd n; V from the identity */
+    rs_tensor w, v = {0};
+    st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
+    if (st == RS_OK && vecs) st = padded_batch(&sc, a->dtype, p, np, np, np, &v);
+    if (st == RS_OK && vecs) st = fill_identity(s, &v);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * np) * 4u, &na);
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
+    if (st == RS_OK && vecs) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 8u, &ia);
+    const rs_tensor wn = top_left(&w, m, n);
+    if (st == RS_OK) st = wide ? copy_conj(s, op, &wn, &b) : rs_copy(s, &wn, &b);
+    if (st == RS_OK) st = rs_jacobi_svd_columns(s, &w, vecs ? &v : NULL, rs_jacobi_sweeps(np));
+    /* the columns' norms (P, 1, np), sorted descending (stable: the
+     * padding's 0 sorts after every column's) */
+    rs_tensor norms = w;
+    norms.address = na, norms.dtype = RS_FLOAT32;
+    norms.sizes[1] = 1, norms.strides[0] = np, norms.strides[1] = 0;
+    if (st == RS_OK) {
+        rs_reduce r;
+        memset(&r, 0, sizeof r);
+        r.name = op;
+        r.op = RS_REDUCE_NORM;
+        r.acc = a->dtype;
+        r.in = w;
+        r.out = norms;
+        r.p = 2;
+        st = rs_reduce_run(s, &r);
+    }
+    const rs_tensor rows = rs_tensor_rows(na, RS_FLOAT32, p, np), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n),
+                    idx = rs_tensor_rows(ia, RS_INT64, p, n);
+    if (st == RS_OK) st = rs_sort(s, &rows, 1, n, &sorted, vecs ? &idx : NULL);
+    if (st == RS_OK) st = rs_copy(s, sv, &sorted);
+    if (st == RS_OK && vecs) {
+        /* B = U_B S V_B^H. a tall: U = U_B, V^H = V_B^H; a wide: U = V_B,
+         * V^H = U_B^H (each formed in place where it is not transposed) */
+        rs_tensor ub, vb;
+        const int64_t qc = full ? m : n;
+        if (wide) {
+            vb = *u;
+            st = padded_batch(&sc, a->dtype, p, m, qc, qc, &ub);
+        } else {
+            ub = *u;
+            st = padded_batch(&sc, a->dtype, p, n, n, n, &vb);
+        }
+        if (st == RS_OK) st = svd_vectors(&sc, a->dtype, &w, &v, &idx, &ub, &vb);
+        const rs_tensor t = transposed(wide ? &ub : &vb);
+        if (st == RS_OK) st = copy_conj(s, op, vh, &t);
+    }
+    rs_scratch_release(&sc);
+    return st;
+}
+
+rs_status rs_svdvals(rs_stream *s, const rs_tensor *a, const rs_tensor *out) {
+    return rs_svd(s, a, 0, out, NULL, NULL);
 }
 
 rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, const rs_tensor *det, const rs_tensor *sign,
@@ -531,41 +663,59 @@ rs_status rs_lu_unpack(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, 
     return RS_OK;
 }
 
-#define EIGVALSH_MAX_N 128
+#define EIGH_MAX_N 128
 
-rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out) {
-    static const char op[] = "linalg.eigvalsh";
-    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_eigvalsh: missing arguments");
+rs_status rs_eigh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out, const rs_tensor *vectors) {
+    static const char op[] = "linalg.eigh";
+    if (!s || !a || !out) return rs_error(RS_ERR_INVALID, "rs_eigh: missing arguments");
     rs_status st;
     if ((st = jacobi_dtype(op, a)) != RS_OK) return st;
     if (a->ndim != 3 || a->sizes[1] != a->sizes[2])
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", op);
     const int64_t p = a->sizes[0], n = a->sizes[1], np = n + n % 2;
-    if ((st = jacobi_out(op, out, p, n, "(P, n)", "rows", EIGVALSH_MAX_N)) != RS_OK) return st;
+    if ((st = jacobi_out(op, out, p, n, "(P, n)", "rows", EIGH_MAX_N)) != RS_OK) return st;
+    if (vectors && (vectors->ndim != 3 || vectors->dtype != a->dtype || vectors->sizes[0] != p ||
+                    vectors->sizes[1] != n || vectors->sizes[2] != n))
+        return rs_error(RS_ERR_INVALID, "%s: vectors must be (P, n, n) of a's dtype", op);
     if (p == 0 || n == 0) return RS_OK;
     rs_scratch sc = {s, {0}, 0};
-    uint64_t da = 0, sa = 0;
+    uint64_t da = 0, sa = 0, ia = 0;
     /* H: the Hermitian matrix a's triangle stands for, and a zero row and
-     * column for odd n (they stay apart: their couplings are 0) */
-    rs_tensor h;
+     * column for odd n (they stay apart: their couplings are 0, so V's
+     * padding column stays e_n); V from the identity */
+    rs_tensor h, v = {0};
     st = padded_batch(&sc, a->dtype, p, np, np, n, &h);
+    if (st == RS_OK && vectors) st = padded_batch(&sc, a->dtype, p, np, np, np, &v);
+    if (st == RS_OK && vectors) st = fill_identity(s, &v);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
     if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
+    if (st == RS_OK && vectors) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 8u, &ia);
     const rs_tensor hn = top_left(&h, n, n);
     if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
-    if (st == RS_OK) st = rs_jacobi_eigh(s, &h, rs_jacobi_sweeps(np));
+    if (st == RS_OK) st = rs_jacobi_eigh(s, &h, vectors ? &v : NULL, rs_jacobi_sweeps(np));
     /* the diagonal's real parts (a complex view read as float32 pairs), ascending */
     rs_tensor diag = diagonal_of(&hn);
     if (a->dtype == RS_COMPLEX64) {
         diag.dtype = RS_FLOAT32;
         diag.strides[0] *= 2, diag.strides[1] *= 2;
     }
-    const rs_tensor rows = rs_tensor_rows(da, RS_FLOAT32, p, n), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
+    const rs_tensor rows = rs_tensor_rows(da, RS_FLOAT32, p, n), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n),
+                    idx = rs_tensor_rows(ia, RS_INT64, p, n);
     if (st == RS_OK) st = rs_copy(s, &rows, &diag);
-    if (st == RS_OK) st = rs_sort(s, &rows, 0, n, &sorted, NULL);
+    if (st == RS_OK) st = rs_sort(s, &rows, 0, n, &sorted, vectors ? &idx : NULL);
     if (st == RS_OK) st = rs_copy(s, out, &sorted);
+    /* the eigenvectors: V's columns in the values' order, made orthonormal
+     * to Householder's rounding (orthonormal_basis) */
+    rs_tensor vs = {0};
+    if (st == RS_OK && vectors) st = padded_batch(&sc, a->dtype, p, n, n, n, &vs);
+    if (st == RS_OK && vectors) st = gather_columns(s, &v, &idx, &vs);
+    if (st == RS_OK && vectors) st = orthonormal_basis(&sc, &vs, vectors);
     rs_scratch_release(&sc);
     return st;
+}
+
+rs_status rs_eigvalsh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *out) {
+    return rs_eigh(s, a, upper, out, NULL);
 }
 
 rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_tensor *r) {

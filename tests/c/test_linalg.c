@@ -367,7 +367,7 @@ static void jacobi_case(rs_dtype dt, int64_t n, int hermitian) {
     rs_tensor ta = ctest_view(da, dt, 3, sz);
     int sweeps = rs_jacobi_sweeps(n);
     CHECK(sweeps == 6 + (n == 6 ? 3 : 6)); /* 6 + ceil(log2 n) */
-    CHECK_OK(hermitian ? rs_jacobi_eigh(s, &ta, sweeps) : rs_jacobi_svd_columns(s, &ta, sweeps));
+    CHECK_OK(hermitian ? rs_jacobi_eigh(s, &ta, NULL, sweeps) : rs_jacobi_svd_columns(s, &ta, NULL, sweeps));
     CHECK_OK(download(s, dt, da, (size_t)(B * n * n), out));
     for (int p = 0; p < B; ++p) {
         double fro = 0, off = 0, scale = 0;
@@ -405,7 +405,7 @@ static void jacobi_case(rs_dtype dt, int64_t n, int hermitian) {
     /* an odd n or a non-square h: refused */
     int64_t odd[3] = {B, n, n - 1};
     rs_tensor bad = ctest_view(da, dt, 3, odd);
-    CHECK(rs_jacobi_svd_columns(s, &bad, 1) == RS_ERR_INVALID && rs_jacobi_eigh(s, &bad, 1) == RS_ERR_INVALID);
+    CHECK(rs_jacobi_svd_columns(s, &bad, NULL, 1) == RS_ERR_INVALID && rs_jacobi_eigh(s, &bad, NULL, 1) == RS_ERR_INVALID);
     free(q), free(v), free(a), free(out), free(want);
     rs_free(dev, da);
 }
@@ -660,6 +660,135 @@ static void eigvalsh_case(rs_dtype dt, int64_t n, int upper) {
     rs_free(dev, da), rs_free(dev, dout);
 }
 
+/* max |X^H X - I| over X's k columns (rows x cols row-major, matrix p) */
+static double orthonormality(const cplx *x, int p, int64_t rows, int64_t cols, int64_t k) {
+    double err = 0;
+    for (int64_t a = 0; a < k; ++a)
+        for (int64_t b = 0; b < k; ++b) {
+            cplx d = 0;
+            for (int64_t i = 0; i < rows; ++i) d += conj(AT(x, p, i, a, rows, cols)) * AT(x, p, i, b, rows, cols);
+            err = fmax(err, cabs(d - (a == b ? 1.0 : 0.0)));
+        }
+    return err;
+}
+
+/* rs_svd with vectors: A = Q diag(sigma) V^H of known sigma (the last
+ * `zeros` of them 0: rank deficient), reduced and full, tall, wide and
+ * odd: S as sigma, U S V^H = A, U's and V's columns orthonormal (all of
+ * them: the full basis, and where sigma is 0) */
+static void svd_case(rs_dtype dt, int64_t m, int64_t n, int full, int zeros) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t k = m < n ? m : n, uc = full ? m : k, vr = full ? n : k;
+    cplx *q = malloc(sizeof(cplx) * (size_t)(m * m)), *v = malloc(sizeof(cplx) * (size_t)(n * n));
+    cplx *a = malloc(sizeof(cplx) * (size_t)(B * m * n));
+    double sigma[B][64];
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, m, 151u + (unsigned)p, is_complex(dt));
+        orthonormal(v, n, 161u + (unsigned)p, is_complex(dt));
+        for (int64_t j = 0; j < k; ++j) sigma[p][j] = j >= k - zeros ? 0.0 : 3.0 - 2.5 * (double)j / (double)k + 0.25 * p;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < k; ++c) sum += q[i * m + c] * sigma[p][c] * conj(v[j * n + c]);
+                AT(a, p, i, j, m, n) = sum;
+            }
+    }
+    const size_t es = rs_dtype_size(dt);
+    int64_t as[3] = {B, m, n}, ss[2] = {B, k}, us[3] = {B, m, uc}, vs[3] = {B, vr, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dsv, du, dvh;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dsv));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * uc) * es + 4, s, &du));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * vr * n) * es + 4, s, &dvh));
+    rs_tensor ta = ctest_view(da, dt, 3, as), tsv = ctest_view(dsv, RS_FLOAT32, 2, ss);
+    rs_tensor tu = ctest_view(du, dt, 3, us), tvh = ctest_view(dvh, dt, 3, vs);
+    CHECK_OK(rs_svd(s, &ta, full, &tsv, &tu, &tvh));
+    float sv[B * 64];
+    cplx *u = malloc(sizeof(cplx) * (size_t)(B * m * uc) + 1), *vh = malloc(sizeof(cplx) * (size_t)(B * vr * n) + 1);
+    CHECK_OK(rs_memcpy_dtoh(s, sv, dsv, (size_t)(B * k) * 4));
+    CHECK_OK(download(s, dt, du, (size_t)(B * m * uc), u));
+    CHECK_OK(download(s, dt, dvh, (size_t)(B * vr * n), vh));
+    double e_s = 0, e_a = 0, e_u = 0, e_v = 0;
+    cplx *vt = malloc(sizeof(cplx) * (size_t)(B * n * vr) + 1); /* V = Vh^H, n x vr */
+    for (int p = 0; p < B; ++p) {
+        for (int64_t j = 0; j < k; ++j) e_s = fmax(e_s, fabs(sv[p * k + j] - sigma[p][j]));
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < k; ++c) sum += AT(u, p, i, c, m, uc) * sv[p * k + c] * AT(vh, p, c, j, vr, n);
+                e_a = fmax(e_a, cabs(sum - AT(a, p, i, j, m, n)));
+            }
+        for (int64_t i = 0; i < vr; ++i)
+            for (int64_t j = 0; j < n; ++j) AT(vt, p, j, i, n, vr) = conj(AT(vh, p, i, j, vr, n));
+        e_u = fmax(e_u, orthonormality(u, p, m, uc, uc));
+        e_v = fmax(e_v, orthonormality(vt, p, n, vr, vr));
+    }
+    const double tol = 1e-5 * 4 * (double)(m > n ? m : n);
+    if (e_s > 4e-5 || e_a > tol || e_u > tol || e_v > tol)
+        fprintf(stderr, "  svd %s %lldx%lld full %d zeros %d: S %g, U S V^H %g, U %g, V %g\n", rs_dtype_name(dt),
+                (long long)m, (long long)n, full, zeros, e_s, e_a, e_u, e_v);
+    CHECK(e_s <= 4e-5 && e_a <= tol && e_u <= tol && e_v <= tol);
+    /* refused: u without vh, a u of the wrong width */
+    CHECK(rs_svd(s, &ta, full, &tsv, &tu, NULL) == RS_ERR_INVALID);
+    rs_tensor bad = tu;
+    bad.sizes[2] = uc + 1;
+    CHECK(rs_svd(s, &ta, full, &tsv, &bad, &tvh) == RS_ERR_INVALID);
+    free(q), free(v), free(a), free(u), free(vh), free(vt);
+    rs_free(dev, da), rs_free(dev, dsv), rs_free(dev, du), rs_free(dev, dvh);
+}
+
+/* rs_eigh with vectors: A V = V diag(w), V^H V = I, w as the known
+ * spectrum, from one triangle (the other garbage) */
+static void eigh_case(rs_dtype dt, int64_t n, int upper) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    cplx *q = malloc(sizeof(cplx) * (size_t)(n * n)), *a = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    cplx *full_a = malloc(sizeof(cplx) * (size_t)(B * n * n)), *v = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    double *want = malloc(sizeof(double) * (size_t)(B * n));
+    unsigned seed = 9u;
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, n, 181u + (unsigned)p, is_complex(dt));
+        for (int64_t k = 0; k < n; ++k) want[p * n + k] = (double)(k - n / 2) * 0.5 + 0.05 * p;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t k = 0; k < n; ++k) sum += q[i * n + k] * want[p * n + k] * conj(q[j * n + k]);
+                AT(full_a, p, i, j, n, n) = sum;
+                AT(a, p, i, j, n, n) = (upper ? j >= i : j <= i) ? sum : 9.0 * noise(&seed);
+            }
+    }
+    int64_t sz[3] = {B, n, n}, os[2] = {B, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dw, dv;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n) * 4, s, &dw));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * n) * rs_dtype_size(dt), s, &dv));
+    rs_tensor ta = ctest_view(da, dt, 3, sz), tw = ctest_view(dw, RS_FLOAT32, 2, os), tv = ctest_view(dv, dt, 3, sz);
+    CHECK_OK(rs_eigh(s, &ta, upper, &tw, &tv));
+    float w[B * 64];
+    CHECK_OK(rs_memcpy_dtoh(s, w, dw, (size_t)(B * n) * 4));
+    CHECK_OK(download(s, dt, dv, (size_t)(B * n * n), v));
+    double e_w = 0, e_r = 0, e_o = 0;
+    for (int p = 0; p < B; ++p) {
+        for (int64_t k = 0; k < n; ++k) e_w = fmax(e_w, fabs(w[p * n + k] - want[p * n + k]));
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t k = 0; k < n; ++k) {
+                cplx sum = 0;
+                for (int64_t j = 0; j < n; ++j) sum += AT(full_a, p, i, j, n, n) * AT(v, p, j, k, n, n);
+                e_r = fmax(e_r, cabs(sum - AT(v, p, i, k, n, n) * w[p * n + k]));
+            }
+        e_o = fmax(e_o, orthonormality(v, p, n, n, n));
+    }
+    const double tol = 1e-5 * 4 * (double)n;
+    if (e_w > 1e-4 || e_r > tol || e_o > tol)
+        fprintf(stderr, "  eigh %s n %lld upper %d: w %g, A V - V w %g, V^H V - I %g\n", rs_dtype_name(dt), (long long)n,
+                upper, e_w, e_r, e_o);
+    CHECK(e_w <= 1e-4 && e_r <= tol && e_o <= tol);
+    rs_tensor bad = tv;
+    bad.sizes[2] = n + 1;
+    CHECK(rs_eigh(s, &ta, upper, &tw, &bad) == RS_ERR_INVALID);
+    free(q), free(a), free(full_a), free(v), free(want);
+    rs_free(dev, da), rs_free(dev, dw), rs_free(dev, dv);
+}
+
 /* rs_qr of a transposed (column-major) view: Q R = A, R upper, Q^H Q = I */
 static void qr_assembly_case(rs_dtype dt, int64_t m, int64_t n, int complete) {
     rs_device *dev = ctest_device();
@@ -753,6 +882,15 @@ static void all_cases(rs_dtype dt) {
         svdvals_case(dt, 4, 7);
         svdvals_case(dt, 9, 9);
         svdvals_case(dt, 30, 17);
+        eigh_case(dt, 5, 0);
+        eigh_case(dt, 6, 1);
+        eigh_case(dt, 33, 0);
+        svd_case(dt, 7, 4, 0, 0);
+        svd_case(dt, 7, 4, 1, 0);
+        svd_case(dt, 4, 7, 0, 0);
+        svd_case(dt, 4, 7, 1, 1);
+        svd_case(dt, 9, 9, 0, 2);
+        svd_case(dt, 30, 17, 1, 0);
     }
 }
 

@@ -1,6 +1,7 @@
 """The native linear algebra (the C core's linalg engine, src/engine/linalg.c,
 through src/torch/ops/linalg.cpp): Cholesky, the triangular solves, LU with
-partial pivoting and what is built on it (solve, inv, det, slogdet), QR,
+partial pivoting and what is built on it (solve, inv, det, slogdet), QR, the
+SVD and the Hermitian eigendecomposition (values and vectors),
 against CPU (LAPACK); float64 and complex128 where the device has fp64."""
 
 import pytest
@@ -292,15 +293,109 @@ def test_singular_value_norms_and_rank(dtype):
     assert_close(host_free(lambda: torch.linalg.cond(B.to(D))).cpu(), torch.linalg.cond(B), rtol=1e-4, atol=0)
 
 
-def test_svd_with_vectors_stays_on_the_host_and_non_finite_input_raises():
-    A = torch.randn(4, 3)
-    U, S, Vh = torch.linalg.svd(A.to(D), full_matrices=False)  # LAPACK's signs: host execution
-    assert_close((U * S.unsqueeze(-2)) @ Vh, A.to(D), rtol=1e-5, atol=1e-5)
+def test_svd_non_finite_input_raises():
     bad = torch.tensor([[float("nan"), 1.0], [1.0, 1.0]])
-    with pytest.raises(RuntimeError, match="non-finite"):
-        torch.linalg.svdvals(bad)
-    with pytest.raises(RuntimeError, match="non-finite"):
-        torch.linalg.svdvals(bad.to(D))
+    for fn in (torch.linalg.svdvals, torch.linalg.svd):
+        with pytest.raises(RuntimeError, match="non-finite"):
+            fn(bad)
+        with pytest.raises(RuntimeError, match="non-finite"):
+            fn(bad.to(D))
+
+
+def assert_same_columns_up_to_phase(got, want, k, atol):
+    """got's first k columns (..., rows, >= k) are want's up to a unit
+    factor each (sign or phase): |want^H got| has ones on its diagonal"""
+    if k == 0 or got.shape[-2] == 0:
+        return
+    d = (want[..., :k].mH @ got[..., :k]).diagonal(dim1=-2, dim2=-1).abs()
+    assert_close(d, torch.ones_like(d), atol=atol, rtol=0)
+
+
+def assert_orthonormal_columns(x, atol):
+    if x.shape[-1] == 0:
+        return
+    eye = torch.eye(x.shape[-1], dtype=x.dtype).expand(*x.shape[:-2], -1, -1)
+    assert_close(x.mH @ x, eye, atol=atol, rtol=0)
+
+
+# ---- the SVD with vectors (one-sided Jacobi, V accumulated, U from the QR
+# of the sorted columns): as CPU's up to each pair of vectors' sign/phase
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7), (9, 4), (2, 3, 6, 5), (1, 1), (4, 0), (0, 3), (2, 0, 0), (33, 20)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd_with_vectors_native(dtype, shape, full):
+    A = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(sum(shape) + full))
+    U, S, Vh = host_free(lambda: torch.linalg.svd(A.to(D), full_matrices=full))
+    Uc, Sc, Vhc = torch.linalg.svd(A, full_matrices=full)
+    U, S, Vh = U.cpu(), S.cpu(), Vh.cpu()
+    assert (U.shape, S.shape, Vh.shape) == (Uc.shape, Sc.shape, Vhc.shape)
+    assert U.dtype == dtype and S.dtype == torch.float32 and Vh.dtype == dtype
+    assert U.stride() == Uc.stride() and Vh.stride() == Vhc.stride()  # LAPACK's column-major outs
+    k = min(shape[-2], shape[-1])
+    scale = float(Sc.max()) if Sc.numel() else 1.0
+    assert_close(S, Sc, atol=4e-6 * scale + 1e-7, rtol=0)
+    assert_close((U[..., :k] * S.unsqueeze(-2).to(dtype)) @ Vh[..., :k, :], A, atol=2e-5 * scale, rtol=0)
+    assert_orthonormal_columns(U, 1e-5)  # every column: the full basis too
+    assert_orthonormal_columns(Vh.mH, 1e-5)
+    assert_same_columns_up_to_phase(U, Uc, k, 1e-4)
+    assert_same_columns_up_to_phase(Vh.mH, Vhc.mH, k, 1e-4)
+    if A.numel() == 0:  # the full bases of an empty matrix: identities, as CPU's
+        assert torch.equal(U, Uc) and torch.equal(Vh, Vhc)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_svd_rank_deficient_strided_and_out(dtype):
+    g = torch.Generator().manual_seed(3)
+    A = (torch.randn(7, 3, dtype=dtype, generator=g) @ torch.randn(3, 5, dtype=dtype, generator=g)).mT  # rank 3, strided
+    U, S, Vh = host_free(lambda: torch.linalg.svd(A.to(D)))
+    U, S, Vh = U.cpu(), S.cpu(), Vh.cpu()
+    Sc = torch.linalg.svdvals(A)
+    assert_close(S, Sc, atol=1e-5 * float(Sc.max()), rtol=0)
+    assert float(S[3:].max()) <= 1e-5 * float(Sc.max())
+    assert_orthonormal_columns(U, 1e-5)  # complete where the singular values are 0
+    assert_orthonormal_columns(Vh.mH, 1e-5)
+    assert_close((U[:, :5] * S.to(dtype)) @ Vh[:5], A, atol=1e-4 * float(Sc.max()), rtol=0)
+    # out= tensors that are not column-major: written through
+    Uo = torch.empty(5, 5, dtype=dtype, device=D)
+    So = torch.empty(5, device=D)
+    Vo = torch.empty(7, 7, dtype=dtype, device=D)
+    host_free(lambda: torch.linalg.svd(A.to(D), out=(Uo, So, Vo)))
+    assert_close(Uo.cpu(), U)
+    assert_close(So.cpu(), S)
+    assert_close(Vo.cpu(), Vh)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_svd_gradient_as_cpu(dtype):
+    """a loss that does not depend on the vectors' phases: its gradient
+    through the native SVD (U and V saved) equals CPU's"""
+    g = torch.Generator().manual_seed(11)
+    A = torch.randn(2, 6, 4, dtype=dtype, generator=g)
+    wu, wv = torch.rand(2, 6, 4, generator=g), torch.rand(2, 4, 4, generator=g)
+
+    def loss(a):
+        U, S, Vh = torch.linalg.svd(a, full_matrices=False)
+        return (U.abs() * wu.to(a.device)).sum() + S.sum() + (Vh.abs() * wv.to(a.device)).sum()
+
+    a = A.clone().requires_grad_()
+    loss(a).backward()
+    ad = A.to(D).requires_grad_()
+    host_free(lambda: loss(ad).backward())
+    assert_close(ad.grad.cpu(), a.grad, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_pinv_lowrank_and_norm_gradients_run_on_the_svd(dtype):
+    g = torch.Generator().manual_seed(5)
+    A = torch.randn(6, 4, dtype=dtype, generator=g)
+    assert_close(torch.linalg.pinv(A.to(D)).cpu(), torch.linalg.pinv(A), atol=1e-4, rtol=1e-4)
+    for fn in (torch.linalg.svdvals, lambda a: torch.linalg.matrix_norm(a, "nuc"), torch.linalg.cond):
+        a = A.clone().requires_grad_()
+        fn(a).sum().backward()
+        ad = A.to(D).requires_grad_()
+        host_free(lambda: fn(ad).sum().backward())
+        assert_close(ad.grad.cpu(), a.grad, atol=1e-4, rtol=1e-3)
 
 
 # ---- eigenvalues of Hermitian matrices (two-sided Jacobi, compute_v=False)
@@ -318,8 +413,41 @@ def test_eigvalsh_native(dtype, shape, uplo):
         assert (got - want).abs().max() <= 4e-6 * want.abs().max() + 1e-6
 
 
-def test_eigh_with_vectors_stays_on_the_host():
-    a = torch.randn(4, 4)
-    a = a + a.t()
-    w, v = torch.linalg.eigh(a.to(D))
-    assert_close((v * w.unsqueeze(-2)) @ v.mT, a.to(D), rtol=1e-5, atol=1e-5)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("shape", [(5, 5), (2, 3, 6, 6), (1, 1), (0, 0), (2, 0, 0), (33, 33)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_with_vectors_native(dtype, shape, uplo):
+    """values as CPU's, vectors as CPU's up to each one's sign/phase,
+    orthonormal, A V = V diag(w); only the UPLO triangle is read"""
+    A = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(sum(shape) + 1))
+    w, V = host_free(lambda: torch.linalg.eigh(A.to(D), UPLO=uplo))
+    wc, Vc = torch.linalg.eigh(A, UPLO=uplo)
+    w, V = w.cpu(), V.cpu()
+    assert w.shape == wc.shape and V.shape == Vc.shape and V.dtype == dtype and V.stride() == Vc.stride()
+    if not A.numel():
+        return
+    scale = float(wc.abs().max())
+    assert_close(w, wc, atol=4e-6 * scale + 1e-6, rtol=0)
+    H = A.tril() + A.tril(-1).mH if uplo == "L" else A.triu() + A.triu(1).mH
+    H = H - 1j * H.diagonal(dim1=-2, dim2=-1).imag.diag_embed() if dtype.is_complex else H
+    assert_close(H @ V, V * w.unsqueeze(-2).to(dtype), atol=2e-5 * scale, rtol=0)
+    assert_orthonormal_columns(V, 1e-5)
+    assert_same_columns_up_to_phase(V, Vc, shape[-1], 1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_eigh_gradient_as_cpu(dtype):
+    g = torch.Generator().manual_seed(13)
+    A = torch.randn(2, 5, 5, dtype=dtype, generator=g)
+    A = A + A.mH
+    wv, ww = torch.rand(2, 5, 5, generator=g), torch.rand(2, 5, generator=g)
+
+    def loss(a):
+        w, V = torch.linalg.eigh(a)
+        return (V.abs() * wv.to(a.device)).sum() + (w * ww.to(a.device)).sum()
+
+    a = A.clone().requires_grad_()
+    loss(a).backward()
+    ad = A.to(D).requires_grad_()
+    host_free(lambda: loss(ad).backward())
+    assert_close(ad.grad.cpu(), a.grad, atol=1e-4, rtol=1e-3)

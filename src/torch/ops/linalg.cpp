@@ -2,12 +2,13 @@
 // algebra engine (russet/linalg.h: Cholesky, LU, QR, triangular solves, row
 // interchanges, the Householder product, each one dispatch over a whole
 // batch, and what the ops assemble from them: the solves, lu_unpack,
-// determinants, QR's factors, the Jacobi drivers for singular values and
-// Hermitian eigenvalues without vectors). This file checks arguments as
-// ATen does, lays results out as CPU does and calls the engine. float32
-// and complex64 run natively, float64 and complex128 too where the device
-// has float64 arithmetic (not the apple profile: host execution there;
-// Jacobi stays float32/complex64); vectors and the rest of linalg are host
+// determinants, QR's factors, and by Jacobi's sweeps the SVD and the
+// Hermitian eigendecomposition, values and vectors). This
+// file checks arguments as ATen does, lays results out as CPU does and
+// calls the engine. float32 and complex64 run natively, float64 and
+// complex128 too where the device has float64 arithmetic (not the apple
+// profile: host execution there; Jacobi stays float32/complex64); the rest
+// of linalg (eig, lstsq's drivers, ldl, ormqr, matrix_exp) is host
 // execution.
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
@@ -610,15 +611,16 @@ bool single_precision(const Tensor& t) {
   return t.scalar_type() == at::kFloat || t.scalar_type() == at::kComplexFloat;
 }
 
-// ---- singular values (linalg.svdvals, matrix_norm 'nuc'/2/-2, cond,
-// matrix_rank: _linalg_svd with compute_uv=False) by one-sided Jacobi
-// (Hestenes, rs_jacobi_svd_columns): the columns of W = A (m >= n, else
-// A^H, a zero column added for odd n) are rotated pairwise until
-// orthogonal; the singular values are then the column norms, to high
-// relative accuracy. A fixed number of sweeps (no data-dependent stop, so
-// no sync). U and V are not formed: compute_uv=True (linalg.svd, and the
-// gradients) stays on the host, whose sign conventions (LAPACK's) a native
-// U, V would not share.
+// ---- the SVD (_linalg_svd: linalg.svd and svdvals, matrix_norm
+// 'nuc'/2/-2, cond, matrix_rank, pinv, lstsq's gelsd, and the gradients
+// that need U and V) by one-sided Jacobi (Hestenes, rs_svd): the columns
+// of W = A (m >= n, else A^H, a zero column added for odd n) are rotated
+// pairwise until orthogonal, the rotations accumulated into V; the
+// singular values are then the column norms, to high relative accuracy,
+// and U comes from the QR of the sorted columns. A fixed number of sweeps
+// (no data-dependent stop, so no sync). The singular vectors' signs
+// (phases) are Jacobi's, not LAPACK's: as on CUDA, they are unique only up
+// to them.
 constexpr int64_t kJacobiMaxN = 128;  // wider: host (n - 1 rounds a sweep)
 
 // the singular values (P, min(m, n)) of A's matrices, descending, shaped
@@ -635,22 +637,26 @@ Tensor singular_values(const Tensor& A) {
   return sv.reshape(shape);
 }
 
-// ---- eigenvalues of Hermitian matrices (linalg.eigvalsh: _linalg_eigh
-// with compute_v=False) by cyclic two-sided Jacobi (rs_eigvalsh: the
-// matrix the triangle stands for, rotated pair by pair until diagonal),
-// ascending as LAPACK's. Vectors (compute_v=True) stay on the host, whose
-// signs and phases native ones would not share.
+// ---- eigenvalues and eigenvectors of Hermitian matrices (_linalg_eigh:
+// linalg.eigh and eigvalsh) by cyclic two-sided Jacobi (rs_eigh: the
+// matrix the triangle stands for, rotated pair by pair until diagonal, the
+// rotations accumulated into the vectors), ascending as LAPACK's. The
+// vectors' signs (phases) are Jacobi's, not LAPACK's (unique only up to
+// them, as on CUDA).
 std::tuple<Tensor&, Tensor&> eigh_out(const Tensor& A, c10::string_view uplo, bool compute_v, Tensor& values,
                                       Tensor& vectors) {
   return native_or_host<at::_ops::_linalg_eigh_eigenvalues>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        if (!single_precision(A) || compute_v || A.size(-1) > kJacobiMaxN) throw NeedsHost();
+        if (!single_precision(A) || A.size(-1) > kJacobiMaxN) throw NeedsHost();
         OutOps<at::meta::structured__linalg_eigh> mt(values, vectors);
         mt.meta(A, uplo, compute_v);
         const Tensor a = batched(A);
         const rs_tensor ta = describe(a);
-        EngineOut v(values, 1);
-        if (v.get()) check_or_host(rs_eigvalsh(current_stream_for(A), &ta, uplo == "U" || uplo == "u", v.get()));
+        EngineOut w(values, 1), v(vectors, 2);
+        if (w.get())
+          check_or_host(rs_eigh(current_stream_for(A), &ta, uplo == "U" || uplo == "u", w.get(),
+                                compute_v ? v.get() : nullptr));
+        w.finish();
         v.finish();
         return {values, vectors};
       },
@@ -662,14 +668,29 @@ std::tuple<Tensor&, Tensor&, Tensor&> svd_out(const Tensor& A, bool full_matrice
                                               Tensor& Vh) {
   return native_or_host<at::_ops::_linalg_svd_U>(
       [&]() -> std::tuple<Tensor&, Tensor&, Tensor&> {
-        if (!single_precision(A) || compute_uv || std::min(A.size(-2), A.size(-1)) > kJacobiMaxN) throw NeedsHost();
+        if (!single_precision(A) || std::min(A.size(-2), A.size(-1)) > kJacobiMaxN) throw NeedsHost();
         OutOps<at::meta::structured__linalg_svd> mt(U, S, Vh);
         mt.meta(A, full_matrices, compute_uv, driver);
         // LAPACK refuses non-finite input, and so does CPU (one sync, as CUDA's info check)
         TORCH_CHECK(A.numel() == 0 || at::isfinite(A).all().item<bool>(),
                     "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite "
                     "values.");
-        S.copy_(singular_values(A));
+        if (!compute_uv) {
+          S.copy_(singular_values(A));
+          return {U, S, Vh};
+        }
+        if (A.numel() == 0) {  // no values; the full bases of an empty matrix are identities, as CPU's
+          for (Tensor* t : {&U, &Vh})
+            if (t->numel()) t->copy_(at::eye(t->size(-2), t->size(-1), t->options()).expand_as(*t));
+          return {U, S, Vh};
+        }
+        const Tensor a = batched(A);
+        const rs_tensor ta = describe(a);
+        EngineOut u(U, 2), sv(S, 1), vh(Vh, 2);
+        check_or_host(rs_svd(current_stream_for(A), &ta, full_matrices, sv.get(), u.get(), vh.get()));
+        u.finish();
+        sv.finish();
+        vh.finish();
         return {U, S, Vh};
       },
       A, full_matrices, compute_uv, driver, U, S, Vh);
