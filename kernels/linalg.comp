@@ -57,7 +57,8 @@
 //   rotation kept in tau for MODE 8.
 // MODE 8 the rows p, q rotated likewise (q' = q phase), then the pair's
 //   2 x 2 block set to what the rotation makes exactly (Rutishauser:
-//   a - t|gamma|, b + t|gamma|, zero coupling).
+//   a - t|gamma|, b + t|gamma|, zero coupling), each diagonal entry kept in
+//   info as its sweep's base and the corrections' sum since.
 // With LA_F_VECS, MODE 6 and 7 turn the columns p, q of V (res, n x n) as
 //   they turn a's (V <- V J), so that V accumulates the rotations: the
 //   right singular vectors (6) or the eigenvectors (7).
@@ -262,14 +263,20 @@ void main() {
 }
 
 #elif MODE == 7 || MODE == 8
-uint64_t rot_addr(int64_t pair, int slot) { return pc.tau + uint64_t(pair * LA_ROT_SLOTS + slot) * uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1)); }
+const uint64_t REAL_SIZE = uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1));
 #if RS_IS_DBL(DT) || RS_IS_CD(DT)
-void st_real(int64_t pair, int slot, REAL v) { RsU64(rot_addr(pair, slot)).v = doubleBitsToUint64(v); }
-REAL ld_real(int64_t pair, int slot) { return uint64BitsToDouble(RsU64(rot_addr(pair, slot)).v); }
+void st_real_at(uint64_t addr, REAL v) { RsU64(addr).v = doubleBitsToUint64(v); }
+REAL ld_real_at(uint64_t addr) { return uint64BitsToDouble(RsU64(addr).v); }
 #else
-void st_real(int64_t pair, int slot, REAL v) { RsU32(rot_addr(pair, slot)).v = floatBitsToUint(v); }
-REAL ld_real(int64_t pair, int slot) { return uintBitsToFloat(RsU32(rot_addr(pair, slot)).v); }
+void st_real_at(uint64_t addr, REAL v) { RsU32(addr).v = floatBitsToUint(v); }
+REAL ld_real_at(uint64_t addr) { return uintBitsToFloat(RsU32(addr).v); }
 #endif
+uint64_t rot_addr(int64_t pair, int slot) { return pc.tau + uint64_t(pair * LA_ROT_SLOTS + slot) * REAL_SIZE; }
+void st_real(int64_t pair, int slot, REAL v) { st_real_at(rot_addr(pair, slot), v); }
+REAL ld_real(int64_t pair, int slot) { return ld_real_at(rot_addr(pair, slot)); }
+// the diagonal entry (p, i) as a sweep's base and the sum of its corrections
+// since (pc.info: (P, n, 2) reals)
+uint64_t diag_addr(int64_t p, int64_t i, int slot) { return pc.info + uint64_t((p * cp(LA_N) + i) * 2 + slot) * REAL_SIZE; }
 
 void main() {
     const int64_t P = cp(LA_P), n = cp(LA_N), r = int64_t(pc.round), h = n / 2;
@@ -316,9 +323,19 @@ void main() {
             st(pc.a, a_off(p, j, col), y);
         }
         if (lid == 0u) {  // the pair's block as the rotation makes it exactly
+            // (Rutishauser: a - t|gamma|, b + t|gamma|, the corrections summed
+            // apart from the sweep's base and folded into it at its last round,
+            // so that the diagonal takes a rounding a sweep, not a round)
             const REAL tg = rnd(o.t * ld_real(w, LA_ROT_G));
-            st(pc.a, a_off(p, i, i), of_real(ld_real(w, LA_ROT_A) - tg));
-            st(pc.a, a_off(p, j, j), of_real(ld_real(w, LA_ROT_B) + tg));
+            REAL bi = ld_real_at(diag_addr(p, i, 0)), bj = ld_real_at(diag_addr(p, j, 0));
+            REAL zi = ld_real_at(diag_addr(p, i, 1)) - tg, zj = ld_real_at(diag_addr(p, j, 1)) + tg;
+            if (r == n - 2L) {
+                bi += zi, bj += zj, zi = REAL(0), zj = REAL(0);
+                st_real_at(diag_addr(p, i, 0), bi), st_real_at(diag_addr(p, j, 0), bj);
+            }
+            st_real_at(diag_addr(p, i, 1), zi), st_real_at(diag_addr(p, j, 1), zj);
+            st(pc.a, a_off(p, i, i), of_real(bi + zi));
+            st(pc.a, a_off(p, j, j), of_real(bj + zj));
             st(pc.a, a_off(p, i, j), ACC(0));
             st(pc.a, a_off(p, j, i), ACC(0));
         }

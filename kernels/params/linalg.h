@@ -6,7 +6,7 @@
     uint64_t a;       /* MODE 0 and 2: the matrices read; 1 and 4: factored in place; 5: the reflectors */ \
     uint64_t res;     /* MODE 0: the factor; 2 and 3: the right-hand sides, in place; 5: Q; 9: det or sign; 6, 7: V (LA_F_VECS); 10: Q */ \
     uint64_t piv;     /* int32 pivots, 1-based (MODE 1 writes, MODE 3 reads) */ \
-    uint64_t info;    /* int32 (MODE 0 and 1) */ \
+    uint64_t info;    /* int32 (MODE 0 and 1); MODE 8: the diagonal as (base, correction) reals */ \
     uint64_t tau;     /* MODE 4 writes, MODE 5 reads; MODE 7 and 8: each pair's rotation (LA_ROT_SLOTS reals); 9: log |det| */ \
     uint64_t params;  /* LA_ slots */ \
     uint64_t err; \

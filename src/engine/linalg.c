@@ -230,6 +230,38 @@ rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tens
     return dispatch(s, &c, MODE_ORGQR, 0, acc, 3);
 }
 
+/* a (P, n) view of the diagonals of a (P, n, n) */
+static rs_tensor diagonal_of(const rs_tensor *a) {
+    rs_tensor d = *a;
+    d.ndim = 2;
+    d.sizes[1] = a->sizes[1] < a->sizes[2] ? a->sizes[1] : a->sizes[2];
+    d.strides[1] = a->strides[1] + a->strides[2];
+    return d;
+}
+
+/* a's rows [0, rows) and columns [0, cols) */
+static rs_tensor top_left(const rs_tensor *a, int64_t rows, int64_t cols) {
+    rs_tensor t = *a;
+    t.sizes[1] = rows, t.sizes[2] = cols;
+    return t;
+}
+
+/* the real dtype of dt's values' magnitudes */
+static rs_dtype real_of(rs_dtype dt) {
+    return dt == RS_COMPLEX64 ? RS_FLOAT32 : dt == RS_COMPLEX128 ? RS_FLOAT64 : dt;
+}
+
+/* the real parts of the diagonals of a (P, n, n), a (P, n) view (a complex
+ * view read as real pairs) */
+static rs_tensor real_diagonal(const rs_tensor *a) {
+    rs_tensor d = diagonal_of(a);
+    if (rs_dtype_is_complex(a->dtype)) {
+        d.dtype = real_of(a->dtype);
+        d.strides[0] *= 2, d.strides[1] *= 2;
+    }
+    return d;
+}
+
 /* The checks of both Jacobi functions: x (P, m, n) of the engine's dtypes, n
  * even; v NULL or (P, n, n) of x's dtype, the matrices the rotations also
  * turn (LA_F_VECS) */
@@ -276,20 +308,36 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, i
     if (st != RS_OK || c.slots[LA_P] == 0 || c.slots[LA_N] == 0 || sweeps == 0) return st;
     const int64_t n = c.slots[LA_N];
     rs_device *dev = rs_stream_device(s);
-    /* each pair's rotation, from the column step to the row step */
-    size_t real = rs_dtype_size(c.dt) / (c.dt == RS_COMPLEX64 || c.dt == RS_COMPLEX128 ? 2 : 1);
-    uint64_t bytes = (uint64_t)(c.slots[LA_P] * c.slots[LA_K]) * LA_ROT_SLOTS * real;
+    /* each pair's rotation, from the column step to the row step; and the
+     * diagonal as (base, correction) pairs, from h's real diagonal and 0 */
+    const int64_t p = c.slots[LA_P];
+    const rs_dtype real_dt = real_of(c.dt);
+    const size_t real = rs_dtype_size(real_dt);
+    const uint64_t bytes = (uint64_t)(p * c.slots[LA_K]) * LA_ROT_SLOTS * real, dbytes = (uint64_t)(p * n) * 2 * real;
     if ((st = rs_alloc(dev, bytes, s, &c.pc.tau)) != RS_OK) return st;
+    if ((st = rs_alloc(dev, dbytes, s, &c.pc.info)) != RS_OK) {
+        rs_free(dev, c.pc.tau);
+        return st;
+    }
+    const rs_tensor diag = real_diagonal(h);
+    rs_tensor base = rs_tensor_rows(c.pc.info, real_dt, p, n), corr;
+    base.strides[0] = 2 * n, base.strides[1] = 2;
+    corr = base;
+    corr.address += real;
+    static const uint64_t zero[2] = {0, 0};
+    st = rs_copy(s, &base, &diag);
+    if (st == RS_OK) st = rs_fill(s, &corr, zero);
     rs_access cols[3] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 1}, {0}};
-    rs_access rows[2] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 0}};
+    rs_access rows[3] = {rs_tensor_access(h, 1), {c.pc.tau, bytes, 0}, {c.pc.info, dbytes, 1}};
     if (v) cols[2] = rs_tensor_access(v, 1);
     for (int sweep = 0; sweep < sweeps && st == RS_OK; ++sweep)
         for (int64_t r = 0; r + 1 < n && st == RS_OK; ++r) {
             c.pc.round = (uint32_t)r;
             st = dispatch(s, &c, MODE_JACOBI_COLS, 0, cols, v ? 3 : 2);
-            if (st == RS_OK) st = dispatch(s, &c, MODE_JACOBI_ROWS, 0, rows, 2);
+            if (st == RS_OK) st = dispatch(s, &c, MODE_JACOBI_ROWS, 0, rows, 3);
         }
     rs_free(dev, c.pc.tau); /* reused only after this stream's work */
+    rs_free(dev, c.pc.info);
     return st;
 }
 
@@ -387,26 +435,8 @@ static rs_status jacobi_out(const char *op, const rs_tensor *out, int64_t p, int
 
 /* ---- what linalg's ops assemble from the factorizations */
 
-/* a (P, n) view of the diagonals of a (P, n, n) */
-static rs_tensor diagonal_of(const rs_tensor *a) {
-    rs_tensor d = *a;
-    d.ndim = 2;
-    d.sizes[1] = a->sizes[1] < a->sizes[2] ? a->sizes[1] : a->sizes[2];
-    d.strides[1] = a->strides[1] + a->strides[2];
-    return d;
-}
 
-/* a's rows [0, rows) and columns [0, cols) */
-static rs_tensor top_left(const rs_tensor *a, int64_t rows, int64_t cols) {
-    rs_tensor t = *a;
-    t.sizes[1] = rows, t.sizes[2] = cols;
-    return t;
-}
 
-/* the real dtype of dt's values' magnitudes */
-static rs_dtype real_of(rs_dtype dt) {
-    return dt == RS_COMPLEX64 ? RS_FLOAT32 : dt == RS_COMPLEX128 ? RS_FLOAT64 : dt;
-}
 
 /* the bytes of 1 in dt (a float or complex dtype of the engine) */
 static void one_of(rs_dtype dt, uint64_t v[2]) {
@@ -515,6 +545,31 @@ static rs_status svd_vectors(rs_scratch *sc, rs_dtype dt, const rs_tensor *w, co
     return st;
 }
 
+/* The Jacobi drivers' scratch: x (P, rows, np) zero past its first n
+ * columns (the padding to an even count), V (P, np, np) the identity when
+ * vecs, the values' rows (P, nv) float32, their sorted first n and, when
+ * vecs, the sort's indices (P, n) */
+typedef struct jacobi_work {
+    rs_tensor x, v, vals, sorted, idx;
+} jacobi_work;
+
+static rs_status jacobi_work_take(rs_scratch *sc, rs_dtype dt, int64_t p, int64_t rows, int64_t n, int64_t nv,
+                                  int vecs, jacobi_work *j) {
+    const int64_t np = n + n % 2;
+    uint64_t va = 0, sa = 0, ia = 0;
+    memset(j, 0, sizeof *j);
+    rs_status st = padded_batch(sc, dt, p, rows, np, n, &j->x);
+    if (st == RS_OK && vecs) st = padded_batch(sc, dt, p, np, np, np, &j->v);
+    if (st == RS_OK && vecs) st = fill_identity(sc->s, &j->v);
+    if (st == RS_OK) st = rs_scratch_take(sc, (uint64_t)(p * nv) * 4u, &va);
+    if (st == RS_OK) st = rs_scratch_take(sc, (uint64_t)(p * n) * 4u, &sa);
+    if (st == RS_OK && vecs) st = rs_scratch_take(sc, (uint64_t)(p * n) * 8u, &ia);
+    j->vals = rs_tensor_rows(va, RS_FLOAT32, p, nv);
+    j->sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
+    j->idx = rs_tensor_rows(ia, RS_INT64, p, n);
+    return st;
+}
+
 rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv, const rs_tensor *u,
                  const rs_tensor *vh) {
     static const char op[] = "linalg.svd";
@@ -540,22 +595,16 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
     if (n == 0) /* no values; the full bases of an empty matrix are identities */
         return !vecs || !full ? RS_OK : (st = fill_identity(s, u)) != RS_OK ? st : fill_identity(s, vh);
     rs_scratch sc = {s, {0}, 0};
-    uint64_t na = 0, sa = 0, ia = 0;
     /* W: B's columns, and a zero column for odd n; V from the identity */
-    rs_tensor w, v = {0};
-    st = padded_batch(&sc, a->dtype, p, m, np, n, &w);
-    if (st == RS_OK && vecs) st = padded_batch(&sc, a->dtype, p, np, np, np, &v);
-    if (st == RS_OK && vecs) st = fill_identity(s, &v);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * np) * 4u, &na);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
-    if (st == RS_OK && vecs) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 8u, &ia);
-    const rs_tensor wn = top_left(&w, m, n);
+    jacobi_work j;
+    st = jacobi_work_take(&sc, a->dtype, p, m, n, np, vecs, &j);
+    const rs_tensor wn = top_left(&j.x, m, n);
     if (st == RS_OK) st = wide ? copy_conj(s, op, &wn, &b) : rs_copy(s, &wn, &b);
-    if (st == RS_OK) st = rs_jacobi_svd_columns(s, &w, vecs ? &v : NULL, rs_jacobi_sweeps(np));
+    if (st == RS_OK) st = rs_jacobi_svd_columns(s, &j.x, vecs ? &j.v : NULL, rs_jacobi_sweeps(np));
     /* the columns' norms (P, 1, np), sorted descending (stable: the
      * padding's 0 sorts after every column's) */
-    rs_tensor norms = w;
-    norms.address = na, norms.dtype = RS_FLOAT32;
+    rs_tensor norms = j.x;
+    norms.address = j.vals.address, norms.dtype = RS_FLOAT32;
     norms.sizes[1] = 1, norms.strides[0] = np, norms.strides[1] = 0;
     if (st == RS_OK) {
         rs_reduce r;
@@ -563,15 +612,13 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
         r.name = op;
         r.op = RS_REDUCE_NORM;
         r.acc = a->dtype;
-        r.in = w;
+        r.in = j.x;
         r.out = norms;
         r.p = 2;
         st = rs_reduce_run(s, &r);
     }
-    const rs_tensor rows = rs_tensor_rows(na, RS_FLOAT32, p, np), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n),
-                    idx = rs_tensor_rows(ia, RS_INT64, p, n);
-    if (st == RS_OK) st = rs_sort(s, &rows, 1, n, &sorted, vecs ? &idx : NULL);
-    if (st == RS_OK) st = rs_copy(s, sv, &sorted);
+    if (st == RS_OK) st = rs_sort(s, &j.vals, 1, n, &j.sorted, vecs ? &j.idx : NULL);
+    if (st == RS_OK) st = rs_copy(s, sv, &j.sorted);
     if (st == RS_OK && vecs) {
         /* B = U_B S V_B^H. a tall: U = U_B, V^H = V_B^H; a wide: U = V_B,
          * V^H = U_B^H (each formed in place where it is not transposed) */
@@ -584,7 +631,7 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
             ub = *u;
             st = padded_batch(&sc, a->dtype, p, n, n, n, &vb);
         }
-        if (st == RS_OK) st = svd_vectors(&sc, a->dtype, &w, &v, &idx, &ub, &vb);
+        if (st == RS_OK) st = svd_vectors(&sc, a->dtype, &j.x, &j.v, &j.idx, &ub, &vb);
         const rs_tensor t = transposed(wide ? &ub : &vb);
         if (st == RS_OK) st = copy_conj(s, op, vh, &t);
     }
@@ -679,36 +726,24 @@ rs_status rs_eigh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *
         return rs_error(RS_ERR_INVALID, "%s: vectors must be (P, n, n) of a's dtype", op);
     if (p == 0 || n == 0) return RS_OK;
     rs_scratch sc = {s, {0}, 0};
-    uint64_t da = 0, sa = 0, ia = 0;
     /* H: the Hermitian matrix a's triangle stands for, and a zero row and
      * column for odd n (they stay apart: their couplings are 0, so V's
      * padding column stays e_n); V from the identity */
-    rs_tensor h, v = {0};
-    st = padded_batch(&sc, a->dtype, p, np, np, n, &h);
-    if (st == RS_OK && vectors) st = padded_batch(&sc, a->dtype, p, np, np, np, &v);
-    if (st == RS_OK && vectors) st = fill_identity(s, &v);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &da);
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 4u, &sa);
-    if (st == RS_OK && vectors) st = rs_scratch_take(&sc, (uint64_t)(p * n) * 8u, &ia);
-    const rs_tensor hn = top_left(&h, n, n);
+    jacobi_work j;
+    st = jacobi_work_take(&sc, a->dtype, p, np, n, n, vectors != NULL, &j);
+    const rs_tensor hn = top_left(&j.x, n, n);
     if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
-    if (st == RS_OK) st = rs_jacobi_eigh(s, &h, vectors ? &v : NULL, rs_jacobi_sweeps(np));
-    /* the diagonal's real parts (a complex view read as float32 pairs), ascending */
-    rs_tensor diag = diagonal_of(&hn);
-    if (a->dtype == RS_COMPLEX64) {
-        diag.dtype = RS_FLOAT32;
-        diag.strides[0] *= 2, diag.strides[1] *= 2;
-    }
-    const rs_tensor rows = rs_tensor_rows(da, RS_FLOAT32, p, n), sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n),
-                    idx = rs_tensor_rows(ia, RS_INT64, p, n);
-    if (st == RS_OK) st = rs_copy(s, &rows, &diag);
-    if (st == RS_OK) st = rs_sort(s, &rows, 0, n, &sorted, vectors ? &idx : NULL);
-    if (st == RS_OK) st = rs_copy(s, out, &sorted);
+    if (st == RS_OK) st = rs_jacobi_eigh(s, &j.x, vectors ? &j.v : NULL, rs_jacobi_sweeps(np));
+    /* the diagonal's real parts, ascending */
+    const rs_tensor diag = real_diagonal(&hn);
+    if (st == RS_OK) st = rs_copy(s, &j.vals, &diag);
+    if (st == RS_OK) st = rs_sort(s, &j.vals, 0, n, &j.sorted, vectors ? &j.idx : NULL);
+    if (st == RS_OK) st = rs_copy(s, out, &j.sorted);
     /* the eigenvectors: V's columns in the values' order, made orthonormal
      * to Householder's rounding (orthonormal_basis) */
     rs_tensor vs = {0};
     if (st == RS_OK && vectors) st = padded_batch(&sc, a->dtype, p, n, n, n, &vs);
-    if (st == RS_OK && vectors) st = gather_columns(s, &v, &idx, &vs);
+    if (st == RS_OK && vectors) st = gather_columns(s, &j.v, &j.idx, &vs);
     if (st == RS_OK && vectors) st = orthonormal_basis(&sc, &vs, vectors);
     rs_scratch_release(&sc);
     return st;
