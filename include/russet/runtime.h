@@ -326,6 +326,23 @@ RS_API rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3
                              const void *push, uint32_t push_size,
                              const rs_access *accesses, int n_accesses);
 
+/* Records a dispatch of a kernel whose arguments are 64-bit words (the
+ * kernels torch.compile generates: python/russet/inductor/launch.py and
+ * kernel.py): the words go to the push constants when there are at most
+ * RS_PUSH_WORDS of them, else to the stream's argument arena, whose
+ * address is then the one pushed word. Words [first, first + n_tensors)
+ * are the device addresses of the tensors the kernel reads, the first
+ * n_out of them written: each is an access to the whole live allocation
+ * holding it (an address of 0, an empty tensor's, is none), except where
+ * bit i of `scalars` marks a word that is a value, not an address (a CPU
+ * scalar). `threads` invocations in workgroups of `wg`, over x and y
+ * (65535 workgroups a dimension). An address that is not a live
+ * allocation of s's device: RS_ERR_INVALID, naming the argument. At most
+ * 64 tensors. */
+#define RS_PUSH_WORDS 16
+RS_API rs_status rs_dispatch_words(rs_stream *s, rs_kernel *k, uint64_t threads, uint32_t wg, const uint64_t *words,
+                                   int n_words, int first, int n_tensors, int n_out, uint64_t scalars);
+
 /* Device-side error flag: kernels that check (index bounds and the like)
  * atomically store a site id into the word at rs_device_error_address().
  * Layout: uint32 site, uint32 code, int64 value. Sync points turn it into

@@ -75,6 +75,8 @@ rs_status rs_allocator_init(rs_device *dev);
 void rs_allocator_destroy(rs_device *dev);
 /* Finds the segment holding an address; NULL if none. Caller holds no lock. */
 rs_segment *rs_segment_find(rs_device *dev, uint64_t address);
+/* 1 and the range of the live allocation holding `address`, else 0. */
+int rs_live_block(rs_device *dev, uint64_t address, uint64_t *start, uint64_t *size);
 
 /* A raw host-visible buffer with a device address (arena chunks, staging,
  * the error flag). */

@@ -422,16 +422,35 @@ void rs_free(rs_device *dev, uint64_t address) {
     pthread_mutex_unlock(&a->lock);
 }
 
+/* The block holding `address` (live or not), or NULL; *seg its segment.
+ * Caller holds a->lock. */
+static rs_block *block_at(rs_allocator *a, uint64_t address, rs_segment **seg) {
+    *seg = segment_lookup(a, address);
+    rs_block *b = *seg ? (*seg)->first : NULL;
+    while (b && !(address >= (*seg)->address + b->offset && address < (*seg)->address + b->offset + b->size))
+        b = b->next;
+    return b;
+}
+
 void rs_record_stream(rs_device *dev, uint64_t address, rs_stream *stream) {
     if (!address || !stream) return;
     rs_allocator *a = &dev->alloc;
     pthread_mutex_lock(&a->lock);
-    rs_segment *seg = segment_lookup(a, address);
-    rs_block *b = seg ? seg->first : NULL;
-    while (b && !(address >= seg->address + b->offset && address < seg->address + b->offset + b->size))
-        b = b->next;
+    rs_segment *seg;
+    rs_block *b = block_at(a, address, &seg);
     if (b && b->allocated == BLOCK_LIVE && stream->id != seg->stream_id) b->used_by |= 1u << stream->id;
     pthread_mutex_unlock(&a->lock);
+}
+
+int rs_live_block(rs_device *dev, uint64_t address, uint64_t *start, uint64_t *size) {
+    rs_allocator *a = &dev->alloc;
+    pthread_mutex_lock(&a->lock);
+    rs_segment *seg;
+    rs_block *b = block_at(a, address, &seg);
+    const int live = b && b->allocated == BLOCK_LIVE;
+    if (live) *start = seg->address + b->offset, *size = b->size;
+    pthread_mutex_unlock(&a->lock);
+    return live;
 }
 
 rs_segment *rs_segment_find(rs_device *dev, uint64_t address) {

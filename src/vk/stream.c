@@ -673,6 +673,35 @@ rs_status rs_dispatch(rs_stream *s, rs_kernel *k, const uint32_t groups[3], cons
     return st;
 }
 
+rs_status rs_dispatch_words(rs_stream *s, rs_kernel *k, uint64_t threads, uint32_t wg, const uint64_t *words,
+                            int n_words, int first, int n_tensors, int n_out, uint64_t scalars) {
+    if (!s || !k || !words || !wg || n_words < 0 || first < 0 || n_tensors < 0 || n_tensors > 64 ||
+        first + n_tensors > n_words)
+        return rs_error(RS_ERR_INVALID, "rs_dispatch_words: bad arguments");
+    if (!threads) return RS_OK;
+    rs_access acc[64];
+    int n = 0;
+    for (int i = 0; i < n_tensors; i++) {
+        const uint64_t address = words[first + i];
+        if ((scalars >> i & 1u) || !address) continue;
+        if (!rs_live_block(s->dev, address, &acc[n].address, &acc[n].size))
+            return rs_error(RS_ERR_INVALID, "russet: the kernel %s got argument %d (address 0x%llx), which is not "
+                            "memory of this russet device", k->name, i, (unsigned long long)address);
+        acc[n++].write = i < n_out;
+    }
+    const uint64_t groups = (threads + wg - 1) / wg, gx = groups < 65535 ? groups : 65535, gy = (groups + gx - 1) / gx;
+    if (gy > 65535) return rs_error(RS_ERR_INVALID, "russet: the kernel %s: %llu invocations are too many", k->name,
+                                    (unsigned long long)threads);
+    const uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, 1};
+    if (n_words <= RS_PUSH_WORDS) return rs_dispatch(s, k, grid, words, (uint32_t)n_words * 8u, acc, n);
+    void *host = NULL;
+    uint64_t address = 0;
+    rs_status st = rs_stream_arena(s, (size_t)n_words * 8u, &host, &address);
+    if (st) return st;
+    memcpy(host, words, (size_t)n_words * 8u);
+    return rs_dispatch(s, k, grid, &address, 8u, acc, n);
+}
+
 rs_status rs_stream_drain_locked(rs_stream *s) {
     rs_status st = rs_stream_flush_locked(s);
     return st ? st : rs_stream_wait_value(s, s->submitted);

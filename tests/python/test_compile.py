@@ -332,6 +332,53 @@ def test_export_runs_on_russet():
     torch.testing.assert_close(ep.module()(x).cpu(), m(x).cpu())
 
 
+# a kernel as the codegen writes them: words ARG(0) error flag, ARG(1) site,
+# then the tensors (out, in), a CPU scalar's value, n, and ARG(NW - 1)
+_WORDS_KERNEL = """#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 64) in;
+layout(buffer_reference, std430) buffer F32 { float v[]; };
+#if NW > 16
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsArgs { uint64_t w[NW]; };
+layout(push_constant) uniform Push { uint64_t args; } pc;
+#define ARG(i) RsArgs(pc.args).w[i]
+#else
+layout(push_constant) uniform Push { uint64_t w[NW]; } pc;
+#define ARG(i) pc.w[i]
+#endif
+void main() {
+    uint64_t i = uint64_t(gl_GlobalInvocationID.y) * uint64_t(gl_NumWorkGroups.x * 64u) + gl_GlobalInvocationID.x;
+    if (i >= ARG(5)) return;
+    F32(ARG(2)).v[uint(i)] = F32(ARG(3)).v[uint(i)] * uintBitsToFloat(uint(ARG(4))) + float(int64_t(ARG(NW - 1)));
+}
+"""
+
+
+@pytest.mark.parametrize("words", [7, 20], ids=["push-constants", "arena"])
+def test_the_launcher_passes_words_and_orders_by_addresses(words):
+    """GlslKernel's one C call (rs_dispatch_words): tensors by address (a
+    view into its allocation), a CPU scalar by value, integers (a negative
+    one), past 16 words through the arena; a chain of launches ordered by
+    the allocations the C core finds from the addresses; a tensor on the
+    CPU refused, naming its argument"""
+    from russet.inductor.launch import GlslKernel
+
+    k = GlslKernel(f"words{words}", _WORDS_KERNEL.replace("NW", str(words)), n_tensors=3, n_out=1, wg=64)
+    base = torch.arange(1100.0, device=D)
+    x, y = base[100:], torch.zeros(1000, device=D)
+    three = torch.tensor(3.0)
+    extra = [0] * (words - 7)
+    k(y, x, three, 1000, *extra, -2, threads=1000)
+    k(x, y, three, 1000, *extra, -2, threads=1000)  # reads what the first wrote
+    want = (torch.arange(100.0, 1100.0) * 3 - 2) * 3 - 2
+    torch.testing.assert_close(x.cpu(), want)
+    assert torch.equal(base[:100].cpu(), torch.arange(100.0))  # the rest of the allocation untouched
+    k(y, x, three, 1000, *extra, -2, threads=0)  # nothing to do
+    with pytest.raises(RuntimeError, match="argument 1"):
+        k(y, torch.zeros(1000), three, 1000, *extra, -2, threads=1000)
+
+
 def test_graph_cache_key_names_the_profile():
     """Inductor's graph cache is one directory for every process of a
     machine: code generated under the native profile (doubles) must not be
