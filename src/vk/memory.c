@@ -445,8 +445,11 @@ void rs_record_stream(rs_device *dev, uint64_t address, rs_stream *stream) {
 int rs_live_block(rs_device *dev, uint64_t address, uint64_t *start, uint64_t *size) {
     rs_allocator *a = &dev->alloc;
     pthread_mutex_lock(&a->lock);
-    rs_segment *seg;
-    rs_block *b = block_at(a, address, &seg);
+    /* a tensor's address is mostly its allocation's first byte: the map of
+     * live blocks by address, before the walk through the segment */
+    rs_block *b = rs_map_get(&a->live, address);
+    rs_segment *seg = b ? b->seg : NULL;
+    if (!b) b = block_at(a, address, &seg);
     const int live = b && b->allocated == BLOCK_LIVE;
     if (live) *start = seg->address + b->offset, *size = b->size;
     pthread_mutex_unlock(&a->lock);
