@@ -62,6 +62,11 @@
 // With LA_F_VECS, MODE 6 and 7 turn the columns p, q of V (res, n x n) as
 //   they turn a's (V <- V J), so that V accumulates the rotations: the
 //   right singular vectors (6) or the eigenvectors (7).
+// MODE 11 a workgroup a matrix: a (m x n) multiplied in place by the power
+//   of two f that takes its largest |element| into [0.5, 1) (1 for a zero
+//   matrix), f into tau (a real a matrix): one-sided Jacobi's squared
+//   norms neither underflow nor overflow float32 (rs_svd divides the values
+//   by f).
 // MODE 10 column c < K of Q (res, m rows) times the phase r / |r| (1 for
 //   r = 0) of the diagonal entry (c, c) of a (R, as MODE 4 leaves it): the
 //   left singular vectors from the QR of the sorted orthogonal columns.
@@ -341,6 +346,40 @@ void main() {
         }
         barrier();
 #endif
+    }
+}
+
+#elif MODE == 11
+shared REAL red_m[NT];
+
+void main() {
+    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), mn = m * n;
+    const uint lid = gl_LocalInvocationID.x;
+    const uint64_t real_size = uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1));
+    for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
+        REAL mx = REAL(0);
+        for (int64_t e = int64_t(lid); e < mn; e += NT) mx = max(mx, absv(ld(pc.a, a_off(p, e / n, e % n))));
+        red_m[lid] = mx;
+        barrier();
+        for (uint hw = NT / 2u; hw > 0u; hw >>= 1) {
+            if (lid < hw) red_m[lid] = max(red_m[lid], red_m[lid + hw]);
+            barrier();
+        }
+        int ex;
+        frexp(red_m[0], ex);
+        const REAL f = red_m[0] > REAL(0) && !isinf(red_m[0]) ? ldexp(REAL(1), -ex) : REAL(1);
+        barrier();  // red_m is rewritten by the next matrix
+        for (int64_t e = int64_t(lid); e < mn; e += NT) {
+            const int64_t off = a_off(p, e / n, e % n);
+            st(pc.a, off, scale(ld(pc.a, off), f));
+        }
+        if (lid == 0u) {
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+            RsU64(pc.tau + uint64_t(p) * real_size).v = doubleBitsToUint64(f);
+#else
+            RsU32(pc.tau + uint64_t(p) * real_size).v = floatBitsToUint(f);
+#endif
+        }
     }
 }
 

@@ -21,7 +21,7 @@ typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
 enum {
     MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5,
-    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10
+    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10, MODE_SCALE = 11
 };
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
@@ -34,7 +34,7 @@ typedef struct la_call {
     rs_dtype dt;
     int64_t slots[LA_SLOTS];
     linalg_push pc;
-    rs_kernel *kernel[MODE_U_PHASE + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
+    rs_kernel *kernel[MODE_SCALE + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
 /* the dtypes linalg.comp computes */
@@ -88,6 +88,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
+    const int per_matrix = factor || mode == MODE_SCALE; /* a workgroup a matrix */
     /* the shared column: rows rounded up to a power of two from 64 (few kernel variants) */
     int64_t mmax = 64;
     while (factor && mmax < factor_rows) mmax *= 2;
@@ -99,7 +100,10 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     rs_kernel *kern = c->kernel[mode];
     if (!kern) {
         char defines[96];
-        unsigned nt = jacobi ? NT_FACTOR : !factor ? RS_KERNEL_WG : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE : NT_FACTOR;
+        unsigned nt = jacobi || mode == MODE_SCALE ? NT_FACTOR
+                      : !factor                    ? RS_KERNEL_WG
+                      : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE
+                                                   : NT_FACTOR;
         snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
                  (long long)(factor ? mmax : 1));
         if ((st = rs_kernel_get(dev, "linalg.comp", defines, &kern)) != RS_OK) return st;
@@ -112,7 +116,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     memcpy(host, c->slots, sizeof c->slots);
     c->pc.err = rs_device_error_address(dev);
     c->pc.site = rs_device_error_site(dev, c->op);
-    if (!factor && !jacobi) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
+    if (!per_matrix && !jacobi) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
     /* a workgroup a matrix (factorizations) or a (matrix, pair) (a Jacobi round: K pairs) */
     const uint64_t items = (uint64_t)(jacobi ? p * k : p);
     uint32_t groups[3] = {rs_groups_capped(s, items, items), 1, 1};
@@ -526,6 +530,32 @@ static rs_status orthonormal_basis(rs_scratch *sc, const rs_tensor *x, const rs_
     return st;
 }
 
+/* x (P, m, n) times a power of two a matrix, each largest |element| into
+ * [0.5, 1), the factors into f (P) float32 (MODE 11). The Jacobi drivers
+ * scale first: squared norms of a matrix near 1e-16 underflowed float32
+ * (singular values 33% off), near 1e19 overflowed, and couplings below
+ * the rotations' absolute floor (1e-30) were left alone */
+static rs_status scale_matrices(rs_stream *s, const char *op, const rs_tensor *x, uint64_t f) {
+    la_call c;
+    begin(&c, op);
+    rs_status st = check_dtype(s, &c, x);
+    if (st != RS_OK) return st;
+    c.slots[LA_P] = x->sizes[0], c.slots[LA_M] = x->sizes[1], c.slots[LA_N] = x->sizes[2], c.slots[LA_K] = 1;
+    put_strides(c.slots, LA_A_ST, x);
+    c.pc.a = x->address, c.pc.tau = f;
+    const uint64_t bytes = (uint64_t)x->sizes[0] * rs_dtype_size(real_of(c.dt));
+    rs_access acc[2] = {rs_tensor_access(x, 1), {f, bytes, 1}};
+    return dispatch(s, &c, MODE_SCALE, 0, acc, 2);
+}
+
+/* out (P, n) = values (P, n) / f[p], f as scale_matrices leaves it */
+static rs_status unscale_values(rs_stream *s, const char *op, const rs_tensor *values, uint64_t f,
+                                const rs_tensor *out) {
+    rs_tensor fv = rs_tensor_rows(f, RS_FLOAT32, values->sizes[0], 1);
+    fv.sizes[1] = values->sizes[1], fv.strides[1] = 0; /* a matrix's factor for each of its values */
+    return rs_table_op(s, RS_PW_DIV, op, RS_FLOAT32, out, 2, values, 0, &fv, 0, 0, 0);
+}
+
 /* B = U S V^H's vectors from Jacobi's result: w (P, m, np) whose columns
  * turned orthogonal (B V), v (P, np, np) the rotations, idx (P, n) the
  * columns by descending norm: U the orthonormal basis of the sorted
@@ -600,6 +630,11 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
     st = jacobi_work_take(&sc, a->dtype, p, m, n, np, vecs, &j);
     const rs_tensor wn = top_left(&j.x, m, n);
     if (st == RS_OK) st = wide ? copy_conj(s, op, &wn, &b) : rs_copy(s, &wn, &b);
+    /* each matrix scaled by a power of two (exact; scale_matrices), the
+     * values divided by it at the end */
+    uint64_t fa = 0;
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)p * 4u, &fa);
+    if (st == RS_OK) st = scale_matrices(s, op, &wn, fa);
     if (st == RS_OK) st = rs_jacobi_svd_columns(s, &j.x, vecs ? &j.v : NULL, rs_jacobi_sweeps(np));
     /* the columns' norms (P, 1, np), sorted descending (stable: the
      * padding's 0 sorts after every column's) */
@@ -618,7 +653,7 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
         st = rs_reduce_run(s, &r);
     }
     if (st == RS_OK) st = rs_sort(s, &j.vals, 1, n, &j.sorted, vecs ? &j.idx : NULL);
-    if (st == RS_OK) st = rs_copy(s, sv, &j.sorted);
+    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, fa, sv);
     if (st == RS_OK && vecs) {
         /* B = U_B S V_B^H. a tall: U = U_B, V^H = V_B^H; a wide: U = V_B,
          * V^H = U_B^H (each formed in place where it is not transposed) */
@@ -733,12 +768,15 @@ rs_status rs_eigh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *
     st = jacobi_work_take(&sc, a->dtype, p, np, n, n, vectors != NULL, &j);
     const rs_tensor hn = top_left(&j.x, n, n);
     if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
+    uint64_t fa = 0; /* scaled by a power of two (scale_matrices), the values divided by it */
+    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)p * 4u, &fa);
+    if (st == RS_OK) st = scale_matrices(s, op, &hn, fa);
     if (st == RS_OK) st = rs_jacobi_eigh(s, &j.x, vectors ? &j.v : NULL, rs_jacobi_sweeps(np));
     /* the diagonal's real parts, ascending */
     const rs_tensor diag = real_diagonal(&hn);
     if (st == RS_OK) st = rs_copy(s, &j.vals, &diag);
     if (st == RS_OK) st = rs_sort(s, &j.vals, 0, n, &j.sorted, vectors ? &j.idx : NULL);
-    if (st == RS_OK) st = rs_copy(s, out, &j.sorted);
+    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, fa, out);
     /* the eigenvectors: V's columns in the values' order, made orthonormal
      * to Householder's rounding (orthonormal_basis) */
     rs_tensor vs = {0};

@@ -345,6 +345,24 @@ def test_svd_with_vectors_native(dtype, shape, full):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+@pytest.mark.parametrize("scale", [1e-30, 1e-16, 1e19, 1e30])
+def test_svd_and_eigh_of_tiny_and_huge_matrices(dtype, scale):
+    """Jacobi's squared column norms underflowed for matrices near 1e-16
+    (singular values 33% off) and overflowed near 1e19 (inf): rs_svd scales
+    each matrix by a power of two first"""
+    A = torch.randn(2, 6, 5, dtype=dtype, generator=torch.Generator().manual_seed(4)) * scale
+    want = torch.linalg.svdvals(A)
+    got = host_free(lambda: torch.linalg.svdvals(A.to(D))).cpu()
+    assert_close(got, want, atol=0, rtol=4e-6)
+    U, S, Vh = host_free(lambda: torch.linalg.svd(A.to(D), full_matrices=False))
+    assert_close(((U * S.unsqueeze(-2).to(dtype)) @ Vh).cpu(), A, atol=2e-6 * scale * 10, rtol=0)
+    H = A[..., :5, :] + A[..., :5, :].mH
+    w, V = host_free(lambda: torch.linalg.eigh(H.to(D)))
+    wc = torch.linalg.eigvalsh(H)
+    assert_close(w.cpu(), wc, atol=4e-6 * float(wc.abs().max()), rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
 def test_svd_rank_deficient_strided_and_out(dtype):
     g = torch.Generator().manual_seed(3)
     A = (torch.randn(7, 3, dtype=dtype, generator=g) @ torch.randn(3, 5, dtype=dtype, generator=g)).mT  # rank 3, strided
