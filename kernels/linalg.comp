@@ -62,14 +62,14 @@
 // With LA_F_VECS, MODE 6 and 7 turn the columns p, q of V (res, n x n) as
 //   they turn a's (V <- V J), so that V accumulates the rotations: the
 //   right singular vectors (6) or the eigenvectors (7).
+// MODE 10 column c < K of Q (res, m rows) times the phase r / |r| (1 for
+//   r = 0) of the diagonal entry (c, c) of a (R, as MODE 4 leaves it): the
+//   left singular vectors from the QR of the sorted orthogonal columns.
 // MODE 11 a workgroup a matrix: a (m x n) multiplied in place by the power
 //   of two f that takes its largest |element| into [0.5, 1) (1 for a zero
 //   matrix), f into tau (a real a matrix): one-sided Jacobi's squared
 //   norms neither underflow nor overflow float32 (rs_svd divides the values
 //   by f).
-// MODE 10 column c < K of Q (res, m rows) times the phase r / |r| (1 for
-//   r = 0) of the diagonal entry (c, c) of a (R, as MODE 4 leaves it): the
-//   left singular vectors from the QR of the sorted orthogonal columns.
 //
 // Defines: DT (float32, complex64; float64 and complex128 where the device
 // has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 0, 1
@@ -185,6 +185,17 @@ REAL absv(ACC x) {
 #endif
 }
 
+// a real (REAL) at a byte address: the rotations (MODE 7, 8), the
+// diagonal's corrections (8), the scale factors (11), log |det| (9)
+const uint64_t REAL_SIZE = uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1));
+#if RS_IS_DBL(DT) || RS_IS_CD(DT)
+void st_real_at(uint64_t addr, REAL v) { RsU64(addr).v = doubleBitsToUint64(v); }
+REAL ld_real_at(uint64_t addr) { return uint64BitsToDouble(RsU64(addr).v); }
+#else
+void st_real_at(uint64_t addr, REAL v) { RsU32(addr).v = floatBitsToUint(v); }
+REAL ld_real_at(uint64_t addr) { return uintBitsToFloat(RsU32(addr).v); }
+#endif
+
 #if MODE == 6 || MODE == 7 || MODE == 8
 // the pair k of round r over n (even) indices: (ring[k], ring[n - 1 - k]),
 // ring[0] = 0 and ring[i] = (i - 1 - r) mod (n - 1) + 1 after r turns
@@ -268,14 +279,6 @@ void main() {
 }
 
 #elif MODE == 7 || MODE == 8
-const uint64_t REAL_SIZE = uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1));
-#if RS_IS_DBL(DT) || RS_IS_CD(DT)
-void st_real_at(uint64_t addr, REAL v) { RsU64(addr).v = doubleBitsToUint64(v); }
-REAL ld_real_at(uint64_t addr) { return uint64BitsToDouble(RsU64(addr).v); }
-#else
-void st_real_at(uint64_t addr, REAL v) { RsU32(addr).v = floatBitsToUint(v); }
-REAL ld_real_at(uint64_t addr) { return uintBitsToFloat(RsU32(addr).v); }
-#endif
 uint64_t rot_addr(int64_t pair, int slot) { return pc.tau + uint64_t(pair * LA_ROT_SLOTS + slot) * REAL_SIZE; }
 void st_real(int64_t pair, int slot, REAL v) { st_real_at(rot_addr(pair, slot), v); }
 REAL ld_real(int64_t pair, int slot) { return ld_real_at(rot_addr(pair, slot)); }
@@ -355,7 +358,6 @@ shared REAL red_m[NT];
 void main() {
     const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), mn = m * n;
     const uint lid = gl_LocalInvocationID.x;
-    const uint64_t real_size = uint64_t(RS_SIZE(DT) / (RS_IS_COMPLEX(DT) ? 2 : 1));
     for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
         REAL mx = REAL(0);
         for (int64_t e = int64_t(lid); e < mn; e += NT) mx = max(mx, absv(ld(pc.a, a_off(p, e / n, e % n))));
@@ -373,13 +375,7 @@ void main() {
             const int64_t off = a_off(p, e / n, e % n);
             st(pc.a, off, scale(ld(pc.a, off), f));
         }
-        if (lid == 0u) {
-#if RS_IS_DBL(DT) || RS_IS_CD(DT)
-            RsU64(pc.tau + uint64_t(p) * real_size).v = doubleBitsToUint64(f);
-#else
-            RsU32(pc.tau + uint64_t(p) * real_size).v = floatBitsToUint(f);
-#endif
-        }
+        if (lid == 0u) st_real_at(pc.tau + uint64_t(p) * REAL_SIZE, f);
     }
 }
 
@@ -519,17 +515,6 @@ void main() {
 
 #else  // MODE 2, 3, 5, 10: a column of the result an invocation; MODE 9: a matrix
 
-#if MODE == 9
-// log |det| into tau, of the real dtype
-void st_logabs(int64_t off, REAL v) {
-#if RS_IS_DBL(DT) || RS_IS_CD(DT)
-    RsU64(pc.tau + uint64_t(off) * 8UL).v = doubleBitsToUint64(v);
-#else
-    RsU32(pc.tau + uint64_t(off) * 4UL).v = floatBitsToUint(v);
-#endif
-}
-#endif
-
 void main() {
     const int64_t P = cp(LA_P), m = cp(LA_M), K = cp(LA_K);
     const int64_t items = P * K;
@@ -580,7 +565,7 @@ void main() {
         if ((swaps & 1L) != 0L) prod = -prod;
         if (flag(LA_F_LOG) && singular) prod = of_real(REAL(0));
         st(pc.res, p * cp(LA_OUT_ST), prod);
-        if (flag(LA_F_LOG)) st_logabs(p * cp(LA_TAU_ST), logabs);
+        if (flag(LA_F_LOG)) st_real_at(pc.tau + uint64_t(p * cp(LA_TAU_ST)) * REAL_SIZE, logabs);  // log |det|, of the real dtype
 #elif MODE == 10
         const ACC d = ld(pc.a, a_off(p, c, c));
         const REAL md = absv(d);

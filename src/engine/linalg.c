@@ -436,11 +436,7 @@ static rs_status jacobi_out(const char *op, const rs_tensor *out, int64_t p, int
     return RS_OK;
 }
 
-
 /* ---- what linalg's ops assemble from the factorizations */
-
-
-
 
 /* the bytes of 1 in dt (a float or complex dtype of the engine) */
 static void one_of(rs_dtype dt, uint64_t v[2]) {
@@ -556,31 +552,25 @@ static rs_status unscale_values(rs_stream *s, const char *op, const rs_tensor *v
     return rs_table_op(s, RS_PW_DIV, op, RS_FLOAT32, out, 2, values, 0, &fv, 0, 0, 0);
 }
 
-/* B = U S V^H's vectors from Jacobi's result: w (P, m, np) whose columns
- * turned orthogonal (B V), v (P, np, np) the rotations, idx (P, n) the
- * columns by descending norm: U the orthonormal basis of the sorted
- * columns (u_c = w_c / s_c, which also completes U where B is rank
- * deficient, a zero column, and past n), V the sorted rotations'. u_out
- * (P, m, n or m: the full basis), v_out (P, n, n). */
-static rs_status svd_vectors(rs_scratch *sc, rs_dtype dt, const rs_tensor *w, const rs_tensor *v,
-                             const rs_tensor *idx, const rs_tensor *u_out, const rs_tensor *v_out) {
-    const int64_t p = w->sizes[0], m = w->sizes[1], n = idx->sizes[1];
-    rs_tensor ws, vs;
-    rs_status st = padded_batch(sc, dt, p, m, n, n, &ws);
-    if (st == RS_OK) st = padded_batch(sc, dt, p, n, n, n, &vs);
-    if (st == RS_OK) st = gather_columns(sc->s, w, idx, &ws);
-    if (st == RS_OK) st = gather_columns(sc->s, v, idx, &vs);
-    if (st == RS_OK) st = orthonormal_basis(sc, &ws, u_out);
-    if (st == RS_OK) st = orthonormal_basis(sc, &vs, v_out);
+/* out = the orthonormal basis (orthonormal_basis) of x's columns in the
+ * order idx (P, n) gives: x (P, rows, >= n), out (P, rows, n or more) */
+static rs_status sorted_basis(rs_scratch *sc, const rs_tensor *x, const rs_tensor *idx, const rs_tensor *out) {
+    rs_tensor xs;
+    const int64_t n = idx->sizes[1];
+    rs_status st = padded_batch(sc, x->dtype, x->sizes[0], out->sizes[1], n, n, &xs);
+    if (st == RS_OK) st = gather_columns(sc->s, x, idx, &xs);
+    if (st == RS_OK) st = orthonormal_basis(sc, &xs, out);
     return st;
 }
 
 /* The Jacobi drivers' scratch: x (P, rows, np) zero past its first n
  * columns (the padding to an even count), V (P, np, np) the identity when
  * vecs, the values' rows (P, nv) float32, their sorted first n and, when
- * vecs, the sort's indices (P, n) */
+ * vecs, the sort's indices (P, n); f the matrices' scale factors (P
+ * float32, scale_matrices) */
 typedef struct jacobi_work {
     rs_tensor x, v, vals, sorted, idx;
+    uint64_t f;
 } jacobi_work;
 
 static rs_status jacobi_work_take(rs_scratch *sc, rs_dtype dt, int64_t p, int64_t rows, int64_t n, int64_t nv,
@@ -594,6 +584,7 @@ static rs_status jacobi_work_take(rs_scratch *sc, rs_dtype dt, int64_t p, int64_
     if (st == RS_OK) st = rs_scratch_take(sc, (uint64_t)(p * nv) * 4u, &va);
     if (st == RS_OK) st = rs_scratch_take(sc, (uint64_t)(p * n) * 4u, &sa);
     if (st == RS_OK && vecs) st = rs_scratch_take(sc, (uint64_t)(p * n) * 8u, &ia);
+    if (st == RS_OK) st = rs_scratch_take(sc, (uint64_t)p * 4u, &j->f);
     j->vals = rs_tensor_rows(va, RS_FLOAT32, p, nv);
     j->sorted = rs_tensor_rows(sa, RS_FLOAT32, p, n);
     j->idx = rs_tensor_rows(ia, RS_INT64, p, n);
@@ -632,9 +623,7 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
     if (st == RS_OK) st = wide ? copy_conj(s, op, &wn, &b) : rs_copy(s, &wn, &b);
     /* each matrix scaled by a power of two (exact; scale_matrices), the
      * values divided by it at the end */
-    uint64_t fa = 0;
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)p * 4u, &fa);
-    if (st == RS_OK) st = scale_matrices(s, op, &wn, fa);
+    if (st == RS_OK) st = scale_matrices(s, op, &wn, j.f);
     if (st == RS_OK) st = rs_jacobi_svd_columns(s, &j.x, vecs ? &j.v : NULL, rs_jacobi_sweeps(np));
     /* the columns' norms (P, 1, np), sorted descending (stable: the
      * padding's 0 sorts after every column's) */
@@ -653,10 +642,13 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
         st = rs_reduce_run(s, &r);
     }
     if (st == RS_OK) st = rs_sort(s, &j.vals, 1, n, &j.sorted, vecs ? &j.idx : NULL);
-    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, fa, sv);
+    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, j.f, sv);
     if (st == RS_OK && vecs) {
-        /* B = U_B S V_B^H. a tall: U = U_B, V^H = V_B^H; a wide: U = V_B,
-         * V^H = U_B^H (each formed in place where it is not transposed) */
+        /* B = U_B S V_B^H: U_B the orthonormal basis of W's sorted columns
+         * (u_c = w_c / s_c, which also completes U_B where B is rank
+         * deficient, a zero column, and past n), V_B V's sorted columns'.
+         * a tall: U = U_B, V^H = V_B^H; a wide: U = V_B, V^H = U_B^H (each
+         * formed in place where it is not transposed) */
         rs_tensor ub, vb;
         const int64_t qc = full ? m : n;
         if (wide) {
@@ -666,7 +658,8 @@ rs_status rs_svd(rs_stream *s, const rs_tensor *a, int full, const rs_tensor *sv
             ub = *u;
             st = padded_batch(&sc, a->dtype, p, n, n, n, &vb);
         }
-        if (st == RS_OK) st = svd_vectors(&sc, a->dtype, &j.x, &j.v, &j.idx, &ub, &vb);
+        if (st == RS_OK) st = sorted_basis(&sc, &j.x, &j.idx, &ub);
+        if (st == RS_OK) st = sorted_basis(&sc, &j.v, &j.idx, &vb);
         const rs_tensor t = transposed(wide ? &ub : &vb);
         if (st == RS_OK) st = copy_conj(s, op, vh, &t);
     }
@@ -768,21 +761,17 @@ rs_status rs_eigh(rs_stream *s, const rs_tensor *a, int upper, const rs_tensor *
     st = jacobi_work_take(&sc, a->dtype, p, np, n, n, vectors != NULL, &j);
     const rs_tensor hn = top_left(&j.x, n, n);
     if (st == RS_OK) st = rs_triangle(s, a, !upper, 0, 1, &hn);
-    uint64_t fa = 0; /* scaled by a power of two (scale_matrices), the values divided by it */
-    if (st == RS_OK) st = rs_scratch_take(&sc, (uint64_t)p * 4u, &fa);
-    if (st == RS_OK) st = scale_matrices(s, op, &hn, fa);
+    /* scaled by a power of two (scale_matrices), the values divided by it */
+    if (st == RS_OK) st = scale_matrices(s, op, &hn, j.f);
     if (st == RS_OK) st = rs_jacobi_eigh(s, &j.x, vectors ? &j.v : NULL, rs_jacobi_sweeps(np));
     /* the diagonal's real parts, ascending */
     const rs_tensor diag = real_diagonal(&hn);
     if (st == RS_OK) st = rs_copy(s, &j.vals, &diag);
     if (st == RS_OK) st = rs_sort(s, &j.vals, 0, n, &j.sorted, vectors ? &j.idx : NULL);
-    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, fa, out);
+    if (st == RS_OK) st = unscale_values(s, op, &j.sorted, j.f, out);
     /* the eigenvectors: V's columns in the values' order, made orthonormal
-     * to Householder's rounding (orthonormal_basis) */
-    rs_tensor vs = {0};
-    if (st == RS_OK && vectors) st = padded_batch(&sc, a->dtype, p, n, n, n, &vs);
-    if (st == RS_OK && vectors) st = gather_columns(s, &j.v, &j.idx, &vs);
-    if (st == RS_OK && vectors) st = orthonormal_basis(&sc, &vs, vectors);
+     * to Householder's rounding */
+    if (st == RS_OK && vectors) st = sorted_basis(&sc, &j.v, &j.idx, vectors);
     rs_scratch_release(&sc);
     return st;
 }
