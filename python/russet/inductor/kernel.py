@@ -36,6 +36,7 @@ from torch.utils._sympy.symbol import SymT, free_symbol_is_type, symbol_is_type
 
 from . import glsl
 from .device import device_props
+from .launch import PUSH_WORDS
 
 
 def _has_fp64():
@@ -612,7 +613,7 @@ class GlslKernel(SIMDKernel):
             code.writelines([f"#define T_DT {c}", "#include \"common/dtype_inst.glsl\"", "#undef T_DT"])
         code.writeline("#define RS_CT_BITS 64")
         code.writeline(f"layout(local_size_x = {self.wg}) in;")
-        if nwords > 16:
+        if nwords > PUSH_WORDS:  # the rest through the arena, as rs_dispatch_words passes them
             code.writeline(f"layout(buffer_reference, std430, buffer_reference_align = 8) buffer RsArgs {{ uint64_t w[{nwords}]; }};")
             code.writeline("layout(push_constant) uniform Push { uint64_t args; } pc;")
             code.writeline("#define ARG(i) RsArgs(pc.args).w[i]")

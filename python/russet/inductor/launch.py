@@ -26,7 +26,7 @@ import torch
 
 from .. import _lib
 
-PUSH_WORDS = 16  # RS_PUSH_WORDS: 128 bytes of push constants, the most every device offers
+PUSH_WORDS = 16  # RS_PUSH_WORDS (runtime.h): past it, kernel.py's kernels read their words from the arena
 _MASK = 0xFFFFFFFFFFFFFFFF
 
 
