@@ -30,8 +30,15 @@
 // MODE 2 the triangular solve A X = B (A lower, or upper with LA_F_UPPER;
 //   its diagonal ones with LA_F_UNIT; only its triangle is read, as trsm
 //   reads it), X over B in out, by substitution.
-// MODE 3 row interchanges of out by piv: rows j and piv[j] - 1 for j
-//   ascending (P^T B), or descending with LA_F_INVERSE (P B).
+// MODE 3 row interchanges of out by piv: rows j and piv[j] - 1 - LA_J0 for
+//   j ascending (P^T B), or descending with LA_F_INVERSE (P B); with
+//   LA_F_LATER_BLOCKS column c only from step (c / LA_BLOCK + 1) LA_BLOCK.
+// MODE 12 getf2 on a panel of at most LA_BLOCK columns and any rows, a
+//   workgroup a matrix, its rows (not columns) dealt to the invocations:
+//   the blocked LU's panels (src/engine/linalg.c, lu_blocked).
+// The blocked drivers factor a block at a time: MODE 0 and 12 then add
+// LA_J0 to the info (and pivots) they write, and with LA_F_INFO_KEEP leave
+// an earlier block's nonzero info.
 // MODE 5 Q = H_0 H_1 ... H_{R-1} applied to the first K columns of the
 //   identity (org2r), from the reflectors below a's diagonal and tau.
 //
@@ -172,6 +179,13 @@ int64_t o_off(int64_t p, int64_t i, int64_t j) {
     return p * cp(LA_OUT_ST) + i * cp(LA_OUT_ST + 1) + j * cp(LA_OUT_ST + 2);
 }
 void set_i32(uint64_t base, int64_t off, int64_t v) { RS_SET_I(3)(base, off, uint64_t(v)); }
+// matrix p's info: a block's first failed column (+ 1, 0 for none) offset
+// by the block's place; with LA_F_INFO_KEEP an earlier block's stays
+void put_info(int64_t p, int64_t local) {
+    const int64_t off = p * cp(LA_INFO_ST);
+    if (flag(LA_F_INFO_KEEP) && RS_LDO(3)(pc.info, off) != 0) return;
+    set_i32(pc.info, off, local == 0 ? 0 : local + cp(LA_J0));
+}
 
 // |x| as c10's abs (hypot for complex)
 REAL absv(ACC x) {
@@ -379,6 +393,77 @@ void main() {
     }
 }
 
+#elif MODE == 12
+// getf2 on a panel of at most LA_BLOCK columns, its rows dealt round-robin:
+// invocation t owns the rows i = t, t + NT, ... and is the only one that
+// reads or writes them in global memory (so any m, and no global-memory
+// coherence between invocations); the pivot search is a reduction and the
+// swapped rows go through shared memory. Pivots and info as MODE 1's,
+// offset by LA_J0.
+shared REAL red_v[NT];
+shared int64_t red_i[NT];
+shared ACC row_j[LA_BLOCK], row_r[LA_BLOCK];  // rows j and r (the pivot's) before the swap
+shared bool sh_flag;  // row j's magnitude is NaN
+
+void main() {
+    const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), k = cp(LA_K);
+    const uint lid = gl_LocalInvocationID.x;
+    const int64_t t = int64_t(lid);
+    for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
+        int64_t info = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            // isamax over rows j.. as a reduction: the first largest |re| +
+            // |im|; a NaN never wins, but row j's own NaN stays the pivot (the
+            // scan starts from it and nothing compares above a NaN)
+            REAL best = REAL(-2);
+            int64_t bi = m;
+            for (int64_t i = j + (t - j % NT + NT) % NT; i < m; i += NT) {
+                REAL v = mag1(ld(pc.a, a_off(p, i, j)));
+                if (i == j) sh_flag = isnan(v);
+                if (isnan(v)) v = REAL(-1);
+                if (v > best) best = v, bi = i;
+            }
+            red_v[lid] = best, red_i[lid] = bi;
+            barrier();
+            for (uint hw = NT / 2u; hw > 0u; hw >>= 1) {
+                if (lid < hw) {
+                    const REAL ov = red_v[lid + hw];
+                    const int64_t oi = red_i[lid + hw];
+                    if (ov > red_v[lid] || (ov == red_v[lid] && oi < red_i[lid])) red_v[lid] = ov, red_i[lid] = oi;
+                }
+                barrier();
+            }
+            const int64_t r = sh_flag ? j : red_i[0];
+            if (j % NT == t)
+                for (int64_t c = 0; c < n; ++c) row_j[int(c)] = ld(pc.a, a_off(p, j, c));
+            if (r % NT == t)
+                for (int64_t c = 0; c < n; ++c) row_r[int(c)] = ld(pc.a, a_off(p, r, c));
+            barrier();
+            if (r != j) {
+                if (j % NT == t)
+                    for (int64_t c = 0; c < n; ++c) st(pc.a, a_off(p, j, c), row_r[int(c)]);
+                if (r % NT == t)
+                    for (int64_t c = 0; c < n; ++c) st(pc.a, a_off(p, r, c), row_j[int(c)]);
+            }
+            if (t == 0) set_i32(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1), r + 1 + cp(LA_J0));
+            const ACC pivot = row_r[int(j)];
+            const bool zero = is_zero(pivot);
+            if (zero && info == 0) info = j + 1;
+            // the rows below j (row r now holds row j's values): scaled
+            // column j, then the rank-1 update of the panel's columns after j
+            for (int64_t i = j + 1 + (t - (j + 1) % NT + NT) % NT; i < m; i += NT) {
+                ACC l = ld(pc.a, a_off(p, i, j));
+                if (!zero) l = dv(l, pivot);
+                st(pc.a, a_off(p, i, j), l);
+                for (int64_t c = j + 1; c < n; ++c)
+                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(l, row_r[int(c)]));
+            }
+            barrier();  // red_ and row_ are rewritten by the next column
+        }
+        if (t == 0) put_info(p, info);
+    }
+}
+
 #elif MODE == 0 || MODE == 1 || MODE == 4
 shared ACC col[MMAX];  // the column step j hands on (rows j + 1 .. m - 1)
 shared ACC sh_scalar;  // MODE 4: conj(tau_j)
@@ -426,7 +511,7 @@ void main() {
             for (int64_t c = f + (t - f % NT + NT) % NT; c < n; c += NT)
                 for (int64_t i = c; i < n; ++i) st(pc.res, o_off(p, i, c), i == f ? of_real(sh_real) : a_at(p, i, c));
         }
-        if (t == 0) set_i32(pc.info, p * cp(LA_INFO_ST), f < n ? f + 1 : 0);
+        if (t == 0) put_info(p, f < n ? f + 1 : 0);
         barrier();  // sh_index is reset for the next matrix
 #elif MODE == 1
         int64_t info = 0;  // invocation 0's
@@ -475,7 +560,7 @@ void main() {
             }
             barrier();
         }
-        if (t == 0) set_i32(pc.info, p * cp(LA_INFO_ST), info);
+        if (t == 0) put_info(p, info);
 #else  // MODE 4
         for (int64_t j = 0; j < k; ++j) {
             if (j % NT == t) {  // the reflector of column j
@@ -531,10 +616,10 @@ void main() {
             st(pc.res, o_off(p, i, c), x);
         }
 #elif MODE == 3
-        const int64_t steps = cp(LA_N);
-        for (int64_t s = 0; s < steps; ++s) {
+        const int64_t steps = cp(LA_N), first = flag(LA_F_LATER_BLOCKS) ? (c / LA_BLOCK + 1) * LA_BLOCK : 0;
+        for (int64_t s = first; s < steps; ++s) {
             const int64_t j = flag(LA_F_INVERSE) ? steps - 1 - s : s;
-            const int64_t r = RS_LDO(3)(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1)) - 1;
+            const int64_t r = RS_LDO(3)(pc.piv, p * cp(LA_PIV_ST) + j * cp(LA_PIV_ST + 1)) - 1 - cp(LA_J0);
             if (rs_neg64(r) || r >= m) {
                 rs_raise(1u, r + 1);
                 continue;

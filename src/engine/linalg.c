@@ -21,8 +21,14 @@ typedef struct linalg_push { RS_LINALG_PUSH } linalg_push;
 
 enum {
     MODE_CHOLESKY = 0, MODE_LU = 1, MODE_TRSM = 2, MODE_PERMUTE = 3, MODE_GEQRF = 4, MODE_ORGQR = 5,
-    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10, MODE_SCALE = 11
+    MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10, MODE_SCALE = 11,
+    MODE_PANEL_LU = 12
 };
+/* Matrices past this many rows or columns take the blocked drivers (LA_BLOCK
+ * wide blocks, the trailing updates as GEMMs): the unblocked kernels run a
+ * matrix on one workgroup, and a 1024 x 1024 Cholesky took 467 ms on an H100
+ * that way (cuSOLVER: 0.43 ms) */
+enum { LA_UNBLOCKED_MAX = 128 };
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
 enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
@@ -34,7 +40,7 @@ typedef struct la_call {
     rs_dtype dt;
     int64_t slots[LA_SLOTS];
     linalg_push pc;
-    rs_kernel *kernel[MODE_SCALE + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
+    rs_kernel *kernel[MODE_PANEL_LU + 1]; /* each mode's, fetched once (a Jacobi call dispatches many rounds) */
 } la_call;
 
 /* the dtypes linalg.comp computes */
@@ -88,7 +94,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
-    const int per_matrix = factor || mode == MODE_SCALE; /* a workgroup a matrix */
+    const int per_matrix = factor || mode == MODE_SCALE || mode == MODE_PANEL_LU; /* a workgroup a matrix */
     /* the shared column: rows rounded up to a power of two from 64 (few kernel variants) */
     int64_t mmax = 64;
     while (factor && mmax < factor_rows) mmax *= 2;
@@ -101,6 +107,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     if (!kern) {
         char defines[96];
         unsigned nt = jacobi || mode == MODE_SCALE ? NT_FACTOR
+                      : mode == MODE_PANEL_LU      ? NT_FACTOR_WIDE /* its rows dealt out */
                       : !factor                    ? RS_KERNEL_WG
                       : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE
                                                    : NT_FACTOR;
@@ -128,6 +135,36 @@ static void begin(la_call *c, const char *op) {
     c->op = op;
 }
 
+/* the blocked drivers (below), for matrices past LA_UNBLOCKED_MAX */
+static rs_status cholesky_blocked(rs_stream *s, la_call *c, const rs_tensor *a, int conj_a, const rs_tensor *l,
+                                  const rs_tensor *info);
+static rs_status lu_blocked(rs_stream *s, la_call *c, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info);
+static rs_status trsm_blocked(rs_stream *s, const rs_tensor *a, int conj_a, int upper, int unit, const rs_tensor *x);
+
+/* a (P, n, n) matrix's transposed view (its last two dims swapped) */
+static rs_tensor transposed(const rs_tensor *a) {
+    rs_tensor t = *a;
+    t.sizes[1] = a->sizes[2], t.sizes[2] = a->sizes[1];
+    t.strides[1] = a->strides[2], t.strides[2] = a->strides[1];
+    return t;
+}
+
+/* dst = src, conjugated where the dtype is complex (a conjugate transpose:
+ * src a transposed view) */
+static rs_status copy_conj(rs_stream *s, const char *name, const rs_tensor *dst, const rs_tensor *src) {
+    if (!rs_dtype_is_complex(src->dtype)) return rs_copy(s, dst, src);
+    rs_pointwise p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.op = RS_PW_CONJ;
+    p.common = p.compute = p.result = src->dtype;
+    p.ninputs = 1;
+    p.out = *dst;
+    p.in[0] = *src;
+    return rs_pointwise_run(s, &p);
+}
+
+
 rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *l, const rs_tensor *info) {
     la_call c;
     begin(&c, "linalg.cholesky");
@@ -138,6 +175,7 @@ rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_ten
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
     const int64_t p = a->sizes[0], n = a->sizes[1];
     if ((st = check_matrices(&c, "l", l, p, n, n)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1))) return st;
+    if (n > LA_UNBLOCKED_MAX) return cholesky_blocked(s, &c, a, conj_a, l, info);
     c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = n;
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, l), put_strides(c.slots, LA_INFO_ST, info);
     c.pc.a = a->address, c.pc.res = l->address, c.pc.info = info->address;
@@ -156,6 +194,7 @@ rs_status rs_lu_factor(rs_stream *s, const rs_tensor *a, const rs_tensor *piv, c
     const int64_t p = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
     if ((st = check_vector(&c, "piv", piv, RS_INT32, p, k)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1)))
         return st;
+    if (m > LA_UNBLOCKED_MAX || n > LA_UNBLOCKED_MAX) return lu_blocked(s, &c, a, piv, info);
     c.slots[LA_P] = p, c.slots[LA_M] = m, c.slots[LA_N] = n, c.slots[LA_K] = k;
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_PIV_ST, piv), put_strides(c.slots, LA_INFO_ST, info);
     c.pc.a = a->address, c.pc.piv = piv->address, c.pc.info = info->address;
@@ -173,6 +212,7 @@ rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_a, int 
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
     const int64_t p = a->sizes[0], n = a->sizes[1];
     if ((st = check_matrices(&c, "x", x, p, n, -1)) != RS_OK) return st;
+    if (n > LA_UNBLOCKED_MAX) return trsm_blocked(s, a, conj_a, upper, unit, x);
     c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = x->sizes[2];
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, x);
     c.pc.a = a->address, c.pc.res = x->address;
@@ -181,7 +221,11 @@ rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_a, int 
     return dispatch(s, &c, MODE_TRSM, 0, acc, 2);
 }
 
-rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const rs_tensor *x) {
+/* rs_lu_permute of x by pivots counted from row j0 of the whole matrix
+ * (a block's); later_blocks: the blocked LU's deferred interchanges of L's
+ * columns (LA_F_LATER_BLOCKS) */
+static rs_status lu_permute(rs_stream *s, const rs_tensor *piv, int64_t j0, int later_blocks, int inverse,
+                            const rs_tensor *x) {
     la_call c;
     begin(&c, "linalg.lu_solve");
     if (!s || !piv || !x) return rs_error(RS_ERR_INVALID, "rs_lu_permute: missing arguments");
@@ -193,9 +237,14 @@ rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const r
     c.slots[LA_P] = p, c.slots[LA_M] = x->sizes[1], c.slots[LA_N] = piv->sizes[1], c.slots[LA_K] = x->sizes[2];
     put_strides(c.slots, LA_OUT_ST, x), put_strides(c.slots, LA_PIV_ST, piv);
     c.pc.res = x->address, c.pc.piv = piv->address;
-    c.pc.flags = inverse ? LA_F_INVERSE : 0u;
+    c.slots[LA_J0] = j0;
+    c.pc.flags = (inverse ? LA_F_INVERSE : 0u) | (later_blocks ? LA_F_LATER_BLOCKS : 0u);
     rs_access acc[2] = {rs_tensor_access(piv, 0), rs_tensor_access(x, 1)};
     return dispatch(s, &c, MODE_PERMUTE, 0, acc, 2);
+}
+
+rs_status rs_lu_permute(rs_stream *s, const rs_tensor *piv, int inverse, const rs_tensor *x) {
+    return lu_permute(s, piv, 0, 0, inverse, x);
 }
 
 rs_status rs_geqrf(rs_stream *s, const rs_tensor *a, const rs_tensor *tau) {
@@ -345,17 +394,142 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, i
     return st;
 }
 
+/* ---- the blocked drivers: LAPACK's right-looking potrf and getrf and a
+ * blocked trsm, LA_BLOCK columns a step, each step a factorization of the
+ * block (MODE 0, or MODE 12 for an LU panel), a triangular solve of the
+ * block row or column (MODE 2) and the trailing update as one GEMM (the
+ * GEMM engine's tiles). The batch runs together: each dispatch covers
+ * every matrix. Rounding differs from the unblocked kernels' as LAPACK's
+ * blocked potrf/getrf differ from potf2/getf2 (the GEMM's products are
+ * fused); CPU's LAPACK is blocked at these sizes too. */
+
+/* rows r0.. and columns c0.. of a (P, rows, cols) view */
+static rs_tensor block_of(const rs_tensor *t, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    rs_tensor b = *t;
+    b.address += (uint64_t)((r0 * t->strides[1] + c0 * t->strides[2]) * (int64_t)rs_dtype_size(t->dtype));
+    b.sizes[1] = rows, b.sizes[2] = cols;
+    return b;
+}
+
+/* entries i0.. of a (P, len) view */
+static rs_tensor entries_of(const rs_tensor *t, int64_t i0, int64_t len) {
+    rs_tensor b = *t;
+    b.address += (uint64_t)(i0 * t->strides[1] * (int64_t)rs_dtype_size(t->dtype));
+    b.sizes[1] = len;
+    return b;
+}
+
+static rs_gemm_operand gemm_operand(const rs_tensor *t) {
+    rs_gemm_operand o = {t->address, {t->strides[0], t->strides[1], t->strides[2]}};
+    return o;
+}
+
+/* c -= op(a) @ op(b) in place, op the conjugate where asked */
+static rs_status gemm_subtract(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *b, int conj_b,
+                               const rs_tensor *c) {
+    rs_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = c->dtype, d.batch = c->sizes[0], d.m = c->sizes[1], d.n = c->sizes[2], d.k = a->sizes[2];
+    d.a = gemm_operand(a), d.b = gemm_operand(b), d.c = d.cin = gemm_operand(c);
+    d.use_cin = 1, d.conj_a = conj_a, d.conj_b = conj_b;
+    switch (c->dtype) {
+    case RS_FLOAT32: d.alpha[0].f = -1.0f, d.beta[0].f = 1.0f; break;
+    case RS_COMPLEX64: d.alpha[0].cf.re = -1.0f, d.beta[0].cf.re = 1.0f; break;
+    default: d.alpha[0].d = -1.0, d.beta[0].d = 1.0; break; /* float64, complex128 (its [1] zero) */
+    }
+    return rs_gemm(s, &d);
+}
+
+/* one block's factorization by MODE 0 (Cholesky, in place on the diagonal
+ * block d) or MODE 12 (the LU panel d, its pivots into piv's view):
+ * info and pivots offset by j0, an earlier block's info kept */
+static rs_status factor_block(rs_stream *s, la_call *c, int mode, const rs_tensor *d, const rs_tensor *piv,
+                              const rs_tensor *info, int64_t j0) {
+    const int64_t m = d->sizes[1], n = d->sizes[2];
+    memset(c->slots, 0, sizeof c->slots);
+    memset(&c->pc, 0, sizeof c->pc);
+    c->slots[LA_P] = d->sizes[0], c->slots[LA_M] = m, c->slots[LA_N] = n, c->slots[LA_K] = m < n ? m : n;
+    c->slots[LA_J0] = j0;
+    put_strides(c->slots, LA_A_ST, d), put_strides(c->slots, LA_OUT_ST, d), put_strides(c->slots, LA_INFO_ST, info);
+    c->pc.a = c->pc.res = d->address, c->pc.info = info->address;
+    c->pc.flags = j0 > 0 ? LA_F_INFO_KEEP : 0u;
+    rs_access acc[3] = {rs_tensor_access(d, 1), rs_tensor_access(info, 1), {0, 0, 0}};
+    if (piv) {
+        put_strides(c->slots, LA_PIV_ST, piv);
+        c->pc.piv = piv->address;
+        acc[2] = rs_tensor_access(piv, 1);
+    }
+    return dispatch(s, c, mode, m, acc, piv ? 3 : 2);
+}
+
+static rs_status cholesky_blocked(rs_stream *s, la_call *c, const rs_tensor *a, int conj_a, const rs_tensor *l,
+                                  const rs_tensor *info) {
+    const int64_t n = a->sizes[1];
+    const int cj = rs_dtype_is_complex(a->dtype);
+    /* l = a (conjugated with conj_a), factored in place: for each block
+     * column, the diagonal block's factor, the block column below it
+     * solved against it (B L11^-H, as L11-bar Y = B^T on B's transposed
+     * view), and A22 -= B B^H; then zeros above the diagonal */
+    rs_status st = conj_a ? copy_conj(s, c->op, l, a) : rs_copy(s, l, a);
+    for (int64_t j0 = 0; j0 < n && st == RS_OK; j0 += LA_BLOCK) {
+        const int64_t jb = n - j0 < LA_BLOCK ? n - j0 : LA_BLOCK, r = n - j0 - jb;
+        const rs_tensor d = block_of(l, j0, jb, j0, jb);
+        st = factor_block(s, c, MODE_CHOLESKY, &d, NULL, info, j0);
+        if (st != RS_OK || r == 0) continue;
+        const rs_tensor b = block_of(l, j0 + jb, r, j0, jb), bt = transposed(&b),
+                        a22 = block_of(l, j0 + jb, r, j0 + jb, r);
+        st = rs_triangular_solve(s, &d, cj, 0, 0, &bt);
+        if (st == RS_OK) st = gemm_subtract(s, &b, 0, &bt, cj, &a22);
+    }
+    return st != RS_OK ? st : rs_triangle(s, l, 1, 0, 0, l);
+}
+
+static rs_status lu_blocked(rs_stream *s, la_call *c, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info) {
+    const int64_t m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
+    rs_status st = RS_OK;
+    /* for each panel (rows j0.., columns j0..j0 + jb): getf2 on it (MODE
+     * 12), its interchanges applied to the columns right of it, U12 =
+     * L11^-1 A12 (unit lower), A22 -= L21 U12; the interchanges of L's
+     * columns (left of each panel) at the end, in one dispatch */
+    for (int64_t j0 = 0; j0 < k && st == RS_OK; j0 += LA_BLOCK) {
+        const int64_t jb = k - j0 < LA_BLOCK ? k - j0 : LA_BLOCK, right = n - j0 - jb, below = m - j0 - jb;
+        const rs_tensor panel = block_of(a, j0, m - j0, j0, jb), pv = entries_of(piv, j0, jb);
+        st = factor_block(s, c, MODE_PANEL_LU, &panel, &pv, info, j0);
+        if (st != RS_OK || right == 0) continue;
+        const rs_tensor rows = block_of(a, j0, m - j0, j0 + jb, right), l11 = block_of(a, j0, jb, j0, jb),
+                        u12 = block_of(a, j0, jb, j0 + jb, right);
+        st = lu_permute(s, &pv, j0, 0, 0, &rows);
+        if (st == RS_OK) st = rs_triangular_solve(s, &l11, 0, 0, 1, &u12);
+        if (st == RS_OK && below > 0) {
+            const rs_tensor l21 = block_of(a, j0 + jb, below, j0, jb), a22 = block_of(a, j0 + jb, below, j0 + jb, right);
+            st = gemm_subtract(s, &l21, 0, &u12, 0, &a22);
+        }
+    }
+    if (st != RS_OK || k <= LA_BLOCK) return st;
+    const rs_tensor left = block_of(a, 0, m, 0, k);
+    return lu_permute(s, piv, 0, 1, 0, &left);
+}
+
+static rs_status trsm_blocked(rs_stream *s, const rs_tensor *a, int conj_a, int upper, int unit, const rs_tensor *x) {
+    const int64_t n = a->sizes[1], k = x->sizes[2], blocks = (n + LA_BLOCK - 1) / LA_BLOCK;
+    rs_status st = RS_OK;
+    /* block b of X from its diagonal block, then the rows not yet solved
+     * (below it for lower A, above for upper) less A's block column times it */
+    for (int64_t b = 0; b < blocks && st == RS_OK; ++b) {
+        const int64_t i0 = (upper ? blocks - 1 - b : b) * LA_BLOCK, ib = n - i0 < LA_BLOCK ? n - i0 : LA_BLOCK;
+        const rs_tensor d = block_of(a, i0, ib, i0, ib), xb = block_of(x, i0, ib, 0, k);
+        st = rs_triangular_solve(s, &d, conj_a, upper, unit, &xb);
+        const int64_t r0 = upper ? 0 : i0 + ib, rows = upper ? i0 : n - i0 - ib;
+        if (st != RS_OK || rows == 0) continue;
+        const rs_tensor ab = block_of(a, r0, rows, i0, ib), xr = block_of(x, r0, rows, 0, k);
+        st = gemm_subtract(s, &ab, conj_a, &xb, 0, &xr);
+    }
+    return st;
+}
+
 /* ---- solves from the factors (linalg.lu_solve and linalg.solve, inv,
  * cholesky_solve and cholesky_inverse): each a few of the dispatches
  * above on x in place */
-
-/* a (P, n, n) matrix's transposed view (its last two dims swapped) */
-static rs_tensor transposed(const rs_tensor *a) {
-    rs_tensor t = *a;
-    t.sizes[1] = a->sizes[2], t.sizes[2] = a->sizes[1];
-    t.strides[1] = a->strides[2], t.strides[2] = a->strides[1];
-    return t;
-}
 
 rs_status rs_lu_solve(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv, int adjoint, const rs_tensor *x) {
     if (!s || !lu || !piv || !x) return rs_error(RS_ERR_INVALID, "rs_lu_solve: missing arguments");
@@ -462,21 +636,6 @@ static rs_status fill_identity(rs_stream *s, const rs_tensor *t) {
 
 /* ---- the SVD (linalg.svd, svdvals; matrix_norm 'nuc'/2/-2, cond,
  * matrix_rank, pinv through _linalg_svd) by one-sided Jacobi */
-
-/* dst = src, conjugated where the dtype is complex (a conjugate transpose:
- * src a transposed view) */
-static rs_status copy_conj(rs_stream *s, const char *name, const rs_tensor *dst, const rs_tensor *src) {
-    if (!rs_dtype_is_complex(src->dtype)) return rs_copy(s, dst, src);
-    rs_pointwise p;
-    memset(&p, 0, sizeof p);
-    p.name = name;
-    p.op = RS_PW_CONJ;
-    p.common = p.compute = p.result = src->dtype;
-    p.ninputs = 1;
-    p.out = *dst;
-    p.in[0] = *src;
-    return rs_pointwise_run(s, &p);
-}
 
 /* out[p, r, c] = x[p, r, idx[p, c]]: x's columns in the order idx (P, k)
  * gives, out (P, rows, k) (the rows share each matrix's index row) */

@@ -113,6 +113,10 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
                 AT(a, p, i, j, n, n) = sum;
             }
     AT(a, 2, n - 1, n - 1, n, n) = -1e4;
+    /* past LA_UNBLOCKED_MAX (the blocked driver): matrix 1 fails in the
+     * first block, and the later blocks keep its info */
+    const int blocked = n > 128;
+    if (blocked) AT(a, 1, 5, 5, n, n) = -1e4;
     int64_t sz[3] = {B, n, n}, isz = B;
     uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dl, di;
     CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * n) * rs_dtype_size(dt), s, &dl));
@@ -127,8 +131,8 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
         int32_t info[B];
         CHECK_OK(download(s, dt, dl, (size_t)(B * n * n), l));
         CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
-        CHECK(info[0] == 0 && info[1] == 0 && info[2] == n);
-        for (int p = 0; p < 2; ++p) { /* L L^H = A (the lower triangle read) */
+        CHECK(info[0] == 0 && info[1] == (blocked ? 6 : 0) && info[2] == n);
+        for (int p = 0; p < (blocked ? 1 : 2); ++p) { /* L L^H = A (the lower triangle read) */
             double err = 0, scale = max_abs(a + p * n * n, (size_t)(n * n));
             for (int64_t i = 0; i < n; ++i)
                 for (int64_t j = 0; j < n; ++j) {
@@ -179,8 +183,12 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
     rs_stream *s = ctest_stream(dev);
     const int64_t k = m < n ? m : n;
     cplx *a = random_matrices(dt, m, n, 11u + (unsigned)(m * 31 + n));
-    /* matrix 2's column 0 is all zeros: a zero pivot at step 0 (info 1) */
+    /* matrix 2's column 0 is all zeros: a zero pivot at step 0 (info 1);
+     * past 100 columns matrix 1's column 100 too (info 101, found by a later
+     * block of the blocked driver) */
     for (int64_t i = 0; i < m; ++i) AT(a, 2, i, 0, m, n) = 0;
+    if (k > 100)
+        for (int64_t i = 0; i < m; ++i) AT(a, 1, i, 100, m, n) = 0;
     int64_t sz[3] = {B, m, n}, psz[2] = {B, k}, isz = B;
     uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dp, di;
     CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dp));
@@ -194,7 +202,7 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
     CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
     for (int p = 0; p < B; ++p) {
         cplx *ref = malloc(sizeof(cplx) * (size_t)(m * n));
-        int32_t rpiv[128], rinfo;
+        int32_t rpiv[256], rinfo;
         memcpy(ref, a + p * m * n, sizeof(cplx) * (size_t)(m * n));
         getf2(ref, m, n, rpiv, &rinfo);
         CHECK(info[p] == rinfo);
@@ -209,6 +217,7 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
         free(ref);
     }
     CHECK(info[2] == 1);
+    if (k > 100) CHECK(info[1] == 101);
 
     /* the interchanges of matrix 0..2 applied to the identity's columns (P^T I), then undone */
     if (m == n) {
@@ -221,7 +230,7 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
         CHECK_OK(rs_lu_permute(s, &tp, 0, &tx));
         CHECK_OK(download(s, dt, dx, (size_t)(B * m * 2), y));
         for (int p = 0; p < B; ++p) {
-            double want[128];
+            double want[256];
             for (int64_t i = 0; i < m; ++i) want[i] = (double)i;
             for (int64_t j = 0; j < k; ++j) {
                 double t = want[j];
@@ -592,7 +601,7 @@ static void unpack_det_case(rs_dtype dt, int64_t m, int64_t n) {
         CHECK_OK(download(s, rdt, dla, B, logabs));
         for (int p = 0; p < B; ++p) {
             cplx *ref = malloc(sizeof(cplx) * (size_t)(n * n));
-            int32_t rpiv[128], rinfo;
+            int32_t rpiv[256], rinfo;
             memcpy(ref, a + p * n * n, sizeof(cplx) * (size_t)(n * n));
             getf2(ref, n, n, rpiv, &rinfo);
             cplx want = 1;
@@ -858,6 +867,15 @@ static void all_cases(rs_dtype dt) {
     lu_case(dt, 70, 70);
     trsm_case(dt, 9, 3);
     trsm_case(dt, 33, 70);
+    /* past LA_UNBLOCKED_MAX: the blocked drivers (a last block narrower
+     * than LA_BLOCK; tall and wide LU) */
+    cholesky_case(dt, 150);
+    lu_case(dt, 150, 150);
+    lu_case(dt, 200, 110);
+    lu_case(dt, 110, 200);
+    lu_case(dt, 10000, 3); /* a column past the apple profile's 32 KiB of shared memory */
+    trsm_case(dt, 150, 5);
+    solve_case(dt, 150, 3);
     qr_case(dt, 6, 4);
     qr_case(dt, 4, 6);
     qr_case(dt, 70, 66);
@@ -942,10 +960,11 @@ TEST(bad_arguments_fail_clearly) {
     CHECK(rs_triangular_solve(s, &a, 0, 0, 0, &t) == RS_ERR_INVALID);
     CHECK(rs_householder_product(s, &a, &piv, &a) == RS_ERR_INVALID);
     CHECK(rs_lu_factor(NULL, &a, &piv, &info) == RS_ERR_INVALID);
-    /* a factorization whose column does not fit shared memory: UNSUPPORTED (the caller goes elsewhere) */
-    int64_t huge[3] = {1, 1 << 20, 2}, hp[2] = {1, 2}, hi = 1;
-    rs_tensor h = ctest_view(64, RS_FLOAT32, 3, huge), hpv = ctest_view(64, RS_INT32, 2, hp), hin = ctest_view(64, RS_INT32, 1, &hi);
-    CHECK(rs_lu_factor(s, &h, &hpv, &hin) == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "shared memory"));
+    /* a QR whose column does not fit shared memory: UNSUPPORTED (the caller
+     * goes elsewhere; LU's blocked panels take any rows: lu_case 10000 x 3) */
+    int64_t huge[3] = {1, 1 << 20, 2}, hp[2] = {1, 2};
+    rs_tensor h = ctest_view(64, RS_FLOAT32, 3, huge), htau = ctest_view(64, RS_FLOAT32, 2, hp);
+    CHECK(rs_geqrf(s, &h, &htau) == RS_ERR_UNSUPPORTED && strstr(rs_last_error(), "shared memory"));
 }
 
 int main(void) {

@@ -243,6 +243,88 @@ def test_solve_inv_det_forms(dtype):
     assert_close(ad.grad.cpu(), ac.grad, atol=1e-3, rtol=1e-3)
 
 
+def relative_residual(a, x, b):
+    """|A X - B| / (|A| |X|) in float64: a backward-stable solve's is a few
+    float32 roundings whatever A's condition"""
+    a, x, b = (t.cpu().to(torch.complex128 if t.is_complex() else torch.float64) for t in (a, x, b))
+    return ((a @ x - b).abs().max() / (a.abs().max() * x.abs().max() * a.shape[-1])).item()
+
+
+# Past 128 rows or columns the engine's blocked drivers run (64-wide blocks,
+# trailing updates as GEMMs; n = 200 leaves a last block of 8)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_blocked_cholesky_and_its_solves(dtype):
+    n = 200
+    a = spd(2, n, n, dtype=dtype, seed=6)
+    b = torch.randn(2, n, 3, dtype=dtype, generator=torch.Generator().manual_seed(6))
+    for upper in (False, True):
+        L, info = torch.linalg.cholesky_ex(a, upper=upper)
+        Ld, infod = host_free(lambda: torch.linalg.cholesky_ex(a.to(D), upper=upper))
+        assert torch.equal(infod.cpu(), info)
+        assert_close(Ld.cpu(), L, atol=2e-4, rtol=1e-4)
+        x = host_free(lambda: torch.cholesky_solve(b.to(D), Ld, upper=upper))
+        assert relative_residual(a, x, b) < 1e-6
+    # a failure in the third block: info and CPU's error message
+    bad = a.clone()
+    bad[1, 150, 150] = -1e4
+    _, info = torch.linalg.cholesky_ex(bad)
+    _, infod = host_free(lambda: torch.linalg.cholesky_ex(bad.to(D)))
+    assert torch.equal(infod.cpu(), info) and info.tolist() == [0, 151]
+    with pytest.raises(RuntimeError, match=r"\(Batch element 1\).*leading minor of order 151 is not positive-definite"):
+        torch.linalg.cholesky(bad.to(D))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_blocked_lu_solve_inv_det(dtype):
+    g = torch.Generator().manual_seed(7)
+    for shape in ((2, 200, 200), (300, 150), (150, 300), (10000, 3)):
+        a = torch.randn(*shape, generator=g, dtype=dtype)
+        LUd, pivd, infod = host_free(lambda: torch.linalg.lu_factor_ex(a.to(D)))
+        assert not infod.any()
+        P, L, U = torch.lu_unpack(LUd.cpu(), pivd.cpu())
+        assert_close(P @ L @ U, a, atol=1e-4, rtol=1e-4)
+        if dtype == torch.float32:  # partial pivoting: every multiplier at most 1
+            assert L.abs().max() <= 1
+        if shape[-1] == 3:  # few columns, no near ties: LAPACK's pivots exactly
+            assert torch.equal(pivd.cpu(), torch.linalg.lu_factor(a).pivots)
+    a = torch.randn(2, 200, 200, generator=g, dtype=dtype)
+    b = torch.randn(2, 200, 4, generator=g, dtype=dtype)
+    x = host_free(lambda: torch.linalg.solve(a.to(D), b.to(D)))
+    assert relative_residual(a, x, b) < 1e-6
+    x = host_free(lambda: torch.linalg.solve(a.to(D).mH, b.to(D)))
+    assert relative_residual(a.mH, x, b) < 1e-6
+    inv = host_free(lambda: torch.linalg.inv(a.to(D)))
+    assert relative_residual(a, inv, torch.eye(200, dtype=dtype).expand(2, 200, 200)) < 1e-6
+    sd, ld = host_free(lambda: torch.linalg.slogdet(a.to(D)))
+    sc, lc = torch.linalg.slogdet(a)
+    assert_close(ld.cpu(), lc, atol=1e-3, rtol=1e-5)
+    assert_close(sd.cpu(), sc, atol=1e-3, rtol=1e-3)
+    # a zero pivot in a later block: column 100 all zeros
+    z = a.clone()
+    z[1, :, 100] = 0
+    _, _, info = torch.linalg.lu_factor_ex(z)
+    _, _, infod = host_free(lambda: torch.linalg.lu_factor_ex(z.to(D)))
+    assert torch.equal(infod.cpu(), info) and info.tolist() == [0, 101]
+    sd, ld = host_free(lambda: torch.linalg.slogdet(z.to(D)))
+    assert sd[1].item() == 0 and ld[1].item() == float("-inf")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_blocked_triangular_solves(dtype):
+    g = torch.Generator().manual_seed(8)
+    n = 200
+    a = torch.randn(2, n, n, generator=g, dtype=dtype) / n + 4 * torch.eye(n, dtype=dtype)
+    b = torch.randn(2, n, 5, generator=g, dtype=dtype)
+    for upper in (False, True):
+        for unit in (False, True):
+            for left in (True, False):
+                bb = b if left else b.mT
+                want = torch.linalg.solve_triangular(a, bb, upper=upper, left=left, unitriangular=unit)
+                got = host_free(lambda: torch.linalg.solve_triangular(a.to(D), bb.to(D), upper=upper, left=left,
+                                                                      unitriangular=unit))
+                assert_close(got.cpu(), want, atol=1e-5, rtol=1e-5)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
 def test_qr_modes_and_orthogonal_init(dtype):
     g = torch.Generator().manual_seed(6)
