@@ -8,7 +8,7 @@
 // needed between invocations: what a step hands on (a pivot, a scaled
 // column, a reflector) goes through shared memory between barriers.
 //
-// MODE 0 Cholesky (right-looking potf2) of the lower triangle of a (read
+// MODE 0 (n <= LA_BLOCK) Cholesky (right-looking potf2) of the lower triangle of a (read
 //   conjugated with LA_F_CONJ) into out: the lower factor, zeros above.
 //   d_j = re(a_jj) - sum_k |l_jk|^2; a matrix whose d_j is not > 0 (or NaN)
 //   gets info = j + 1 and, as LAPACK's potf2 leaves it, d_j on the diagonal
@@ -27,7 +27,7 @@
 //
 // MODE 2, 3 and 5 take one column of the result an invocation (no
 // cooperation): items P K, grid-stride.
-// MODE 2 the triangular solve A X = B (A lower, or upper with LA_F_UPPER;
+// MODE 2 (m <= LA_BLOCK) the triangular solve A X = B (A lower, or upper with LA_F_UPPER;
 //   its diagonal ones with LA_F_UNIT; only its triangle is read, as trsm
 //   reads it), X over B in out, by substitution.
 // MODE 3 row interchanges of out by piv: rows j and piv[j] - 1 - LA_J0 for
@@ -451,12 +451,17 @@ void main() {
             if (zero && info == 0) info = j + 1;
             // the rows below j (row r now holds row j's values): scaled
             // column j, then the rank-1 update of the panel's columns after j
+            // (each row's columns j.. loaded together into registers first,
+            // a static index each, so no load waits on a store)
             for (int64_t i = j + 1 + (t - (j + 1) % NT + NT) % NT; i < m; i += NT) {
-                ACC l = ld(pc.a, a_off(p, i, j));
-                if (!zero) l = dv(l, pivot);
-                st(pc.a, a_off(p, i, j), l);
-                for (int64_t c = j + 1; c < n; ++c)
-                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(l, row_r[int(c)]));
+                ACC rv[LA_BLOCK];
+                [[unroll]] for (int c = 0; c < LA_BLOCK; ++c) rv[c] = c >= j && c < n ? ld(pc.a, a_off(p, i, c)) : ACC(0);
+                ACC l = ACC(0);
+                [[unroll]] for (int c = 0; c < LA_BLOCK; ++c) if (c == j) l = zero ? rv[c] : dv(rv[c], pivot);
+                [[unroll]] for (int c = 0; c < LA_BLOCK; ++c) {
+                    if (c == j) st(pc.a, a_off(p, i, c), l);
+                    if (c > j && c < n) st(pc.a, a_off(p, i, c), rv[c] - mul(l, row_r[c]));
+                }
             }
             barrier();  // red_ and row_ are rewritten by the next column
         }
@@ -476,40 +481,51 @@ void main() {
     const int64_t t = int64_t(gl_LocalInvocationID.x);
     for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
 #if MODE == 0
-        // out = the lower triangle of a, zeros above
-        for (int64_t c = t; c < n; c += NT)
-            for (int64_t i = 0; i < n; ++i) st(pc.res, o_off(p, i, c), i >= c ? a_at(p, i, c) : ACC(0));
+        // n <= LA_BLOCK (MMAX): invocation t < n holds column t in registers
+        // (a static index each: the loops over rows unroll) and writes it
+        // once at the end, so no load waits on a store of the same column
+        ACC cv[MMAX];
+        const bool owns = t < n;
+        [[unroll]] for (int i = 0; i < MMAX; ++i) cv[i] = owns && i < n && i >= t ? a_at(p, i, t) : ACC(0);
         if (t == 0) sh_index = n;
         barrier();
         for (int64_t j = 0; j < n; ++j) {
-            if (j % NT == t) {
-                REAL d = re(ld(pc.res, o_off(p, j, j)));
+            if (j == t) {
+                REAL d = REAL(0);
+                [[unroll]] for (int i = 0; i < MMAX; ++i) if (i == j) d = re(cv[i]);
                 if (!(d > REAL(0))) {
                     sh_index = j;
                     sh_real = d;
                 } else {
                     REAL ljj = sqrt_cr(d);
-                    st(pc.res, o_off(p, j, j), of_real(ljj));
-                    for (int64_t i = j + 1; i < n; ++i) {
-                        ACC v = dv(ld(pc.res, o_off(p, i, j)), of_real(ljj));
-                        st(pc.res, o_off(p, i, j), v);
-                        col[int(i)] = v;
+                    [[unroll]] for (int i = 0; i < MMAX; ++i) {
+                        if (i == j) cv[i] = of_real(ljj);
+                        if (i > j && i < n) {
+                            cv[i] = dv(cv[i], of_real(ljj));
+                            col[i] = cv[i];
+                        }
                     }
                 }
             }
             barrier();
             if (sh_index < n) break;
-            for (int64_t c = j + 1 + (t - (j + 1) % NT + NT) % NT; c < n; c += NT) {
-                ACC lc = cj(col[int(c)]);
-                for (int64_t i = c; i < n; ++i)
-                    st(pc.res, o_off(p, i, c), ld(pc.res, o_off(p, i, c)) - mul(col[int(i)], lc));
+            if (t > j && owns) {
+                const ACC lc = cj(col[int(t)]);
+                [[unroll]] for (int i = 0; i < MMAX; ++i)
+                    if (i >= t && i < n) cv[i] = cv[i] - mul(col[i], lc);
             }
             barrier();
         }
+        // the factor, zeros above it; at a failure potf2's state: a's values
+        // from column f on, d_f on its diagonal
         const int64_t f = sh_index;
-        if (f < n) {  // potf2's state at the failure: a's values from column f on, d_f on its diagonal
-            for (int64_t c = f + (t - f % NT + NT) % NT; c < n; c += NT)
-                for (int64_t i = c; i < n; ++i) st(pc.res, o_off(p, i, c), i == f ? of_real(sh_real) : a_at(p, i, c));
+        if (owns) {
+            const bool failed = f < n && t >= f;
+            [[unroll]] for (int i = 0; i < MMAX; ++i) {
+                if (i >= n) continue;
+                const ACC v = i < t ? ACC(0) : !failed ? cv[i] : i == f ? of_real(sh_real) : a_at(p, i, t);
+                st(pc.res, o_off(p, i, t), v);
+            }
         }
         if (t == 0) put_info(p, f < n ? f + 1 : 0);
         barrier();  // sh_index is reset for the next matrix
@@ -606,15 +622,27 @@ void main() {
     for (int64_t id = int64_t(gl_GlobalInvocationID.x); id < items; id += int64_t(gl_NumWorkGroups.x) * NT) {
         const int64_t p = id / K, c = id % K;
 #if MODE == 2
+        // m <= LA_BLOCK (the blocked driver's diagonal blocks): the column of
+        // X in registers, a static index each, stored once at the end
         const bool upper = flag(LA_F_UPPER), unit = flag(LA_F_UNIT);
-        for (int64_t s = 0; s < m; ++s) {
-            const int64_t i = upper ? m - 1 - s : s;
-            ACC x = ld(pc.res, o_off(p, i, c));
-            const int64_t lo = upper ? i + 1 : 0, hi = upper ? m : i;
-            for (int64_t q = lo; q < hi; ++q) x -= mul(a_at(p, i, q), ld(pc.res, o_off(p, q, c)));
-            if (!unit) x = dv(x, a_at(p, i, i));
-            st(pc.res, o_off(p, i, c), x);
+        ACC xv[LA_BLOCK];
+        [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) xv[i] = i < m ? ld(pc.res, o_off(p, i, c)) : ACC(0);
+        if (!upper) {
+            [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) {
+                if (i >= m) continue;
+                ACC x = xv[i];
+                [[unroll]] for (int q = 0; q < i; ++q) x -= mul(a_at(p, i, q), xv[q]);
+                xv[i] = unit ? x : dv(x, a_at(p, i, i));
+            }
+        } else {
+            [[unroll]] for (int i = LA_BLOCK - 1; i >= 0; --i) {
+                if (i >= m) continue;
+                ACC x = xv[i];
+                [[unroll]] for (int q = i + 1; q < LA_BLOCK; ++q) if (q < m) x -= mul(a_at(p, i, q), xv[q]);
+                xv[i] = unit ? x : dv(x, a_at(p, i, i));
+            }
         }
+        [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) if (i < m) st(pc.res, o_off(p, i, c), xv[i]);
 #elif MODE == 3
         const int64_t steps = cp(LA_N), first = flag(LA_F_LATER_BLOCKS) ? (c / LA_BLOCK + 1) * LA_BLOCK : 0;
         for (int64_t s = first; s < steps; ++s) {

@@ -24,11 +24,11 @@ enum {
     MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10, MODE_SCALE = 11,
     MODE_PANEL_LU = 12
 };
-/* Matrices past this many rows or columns take the blocked drivers (LA_BLOCK
+/* Matrices past LA_BLOCK rows or columns take the blocked drivers (LA_BLOCK
  * wide blocks, the trailing updates as GEMMs): the unblocked kernels run a
  * matrix on one workgroup, and a 1024 x 1024 Cholesky took 467 ms on an H100
- * that way (cuSOLVER: 0.43 ms) */
-enum { LA_UNBLOCKED_MAX = 128 };
+ * that way (cuSOLVER: 0.43 ms). MODE 0 and 2 hold a column in registers and
+ * take at most LA_BLOCK rows. */
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
 enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
@@ -135,7 +135,7 @@ static void begin(la_call *c, const char *op) {
     c->op = op;
 }
 
-/* the blocked drivers (below), for matrices past LA_UNBLOCKED_MAX */
+/* the blocked drivers (below), for matrices past LA_BLOCK */
 static rs_status cholesky_blocked(rs_stream *s, la_call *c, const rs_tensor *a, int conj_a, const rs_tensor *l,
                                   const rs_tensor *info);
 static rs_status lu_blocked(rs_stream *s, la_call *c, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info);
@@ -175,7 +175,7 @@ rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_ten
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
     const int64_t p = a->sizes[0], n = a->sizes[1];
     if ((st = check_matrices(&c, "l", l, p, n, n)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1))) return st;
-    if (n > LA_UNBLOCKED_MAX) return cholesky_blocked(s, &c, a, conj_a, l, info);
+    if (n > LA_BLOCK) return cholesky_blocked(s, &c, a, conj_a, l, info);
     c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = n;
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, l), put_strides(c.slots, LA_INFO_ST, info);
     c.pc.a = a->address, c.pc.res = l->address, c.pc.info = info->address;
@@ -194,7 +194,7 @@ rs_status rs_lu_factor(rs_stream *s, const rs_tensor *a, const rs_tensor *piv, c
     const int64_t p = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = m < n ? m : n;
     if ((st = check_vector(&c, "piv", piv, RS_INT32, p, k)) || (st = check_vector(&c, "info", info, RS_INT32, p, -1)))
         return st;
-    if (m > LA_UNBLOCKED_MAX || n > LA_UNBLOCKED_MAX) return lu_blocked(s, &c, a, piv, info);
+    if (m > LA_BLOCK || n > LA_BLOCK) return lu_blocked(s, &c, a, piv, info);
     c.slots[LA_P] = p, c.slots[LA_M] = m, c.slots[LA_N] = n, c.slots[LA_K] = k;
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_PIV_ST, piv), put_strides(c.slots, LA_INFO_ST, info);
     c.pc.a = a->address, c.pc.piv = piv->address, c.pc.info = info->address;
@@ -212,7 +212,7 @@ rs_status rs_triangular_solve(rs_stream *s, const rs_tensor *a, int conj_a, int 
         return rs_error(RS_ERR_INVALID, "%s: a must be a (P, n, n) view", c.op);
     const int64_t p = a->sizes[0], n = a->sizes[1];
     if ((st = check_matrices(&c, "x", x, p, n, -1)) != RS_OK) return st;
-    if (n > LA_UNBLOCKED_MAX) return trsm_blocked(s, a, conj_a, upper, unit, x);
+    if (n > LA_BLOCK) return trsm_blocked(s, a, conj_a, upper, unit, x);
     c.slots[LA_P] = p, c.slots[LA_M] = n, c.slots[LA_N] = n, c.slots[LA_K] = x->sizes[2];
     put_strides(c.slots, LA_A_ST, a), put_strides(c.slots, LA_OUT_ST, x);
     c.pc.a = a->address, c.pc.res = x->address;

@@ -113,9 +113,9 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
                 AT(a, p, i, j, n, n) = sum;
             }
     AT(a, 2, n - 1, n - 1, n, n) = -1e4;
-    /* past LA_UNBLOCKED_MAX (the blocked driver): matrix 1 fails in the
+    /* past LA_BLOCK (64: the blocked driver): matrix 1 fails in the
      * first block, and the later blocks keep its info */
-    const int blocked = n > 128;
+    const int blocked = n > 64;
     if (blocked) AT(a, 1, 5, 5, n, n) = -1e4;
     int64_t sz[3] = {B, n, n}, isz = B;
     uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dl, di;
@@ -867,7 +867,7 @@ static void all_cases(rs_dtype dt) {
     lu_case(dt, 70, 70);
     trsm_case(dt, 9, 3);
     trsm_case(dt, 33, 70);
-    /* past LA_UNBLOCKED_MAX: the blocked drivers (a last block narrower
+    /* past LA_BLOCK (64): the blocked drivers (a last block narrower
      * than LA_BLOCK; tall and wide LU) */
     cholesky_case(dt, 150);
     lu_case(dt, 150, 150);

@@ -250,7 +250,7 @@ def relative_residual(a, x, b):
     return ((a @ x - b).abs().max() / (a.abs().max() * x.abs().max() * a.shape[-1])).item()
 
 
-# Past 128 rows or columns the engine's blocked drivers run (64-wide blocks,
+# Past 64 rows or columns the engine's blocked drivers run (64-wide blocks,
 # trailing updates as GEMMs; n = 200 leaves a last block of 8)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
 def test_blocked_cholesky_and_its_solves(dtype):
