@@ -414,6 +414,7 @@ shared REAL red_v[NT];
 shared int64_t red_i[NT];
 shared ACC row_j[LA_BLOCK], row_r[LA_BLOCK];  // rows j and r (the pivot's) before the swap
 shared bool sh_flag;  // row j's magnitude is NaN
+const int LA_CHUNK = 8;  // the columns of a row loaded at once
 
 void main() {
     read_slots();
@@ -462,14 +463,23 @@ void main() {
             if (zero && info == 0) info = j + 1;
             // the rows below j (row r now holds row j's values): scaled
             // column j, then the rank-1 update of the panel's columns after j
-            // (a plain loop: holding the row's columns in a register array
-            // made the 1024 x 1024 LU 2.4x slower on an H100, 36 -> 86 ms)
+            // (LA_CHUNK columns loaded together, then updated and stored:
+            // the compiler keeps a load after a store that may alias it, so
+            // in a plain loop each column's load waited behind the last
+            // column's store, which waited for its load: a memory latency a
+            // column, about 2 ms a panel on an H100; a register array of
+            // the whole row was slower still, 36 -> 86 ms for the 1024 LU)
             for (int64_t i = j + 1 + (t - (j + 1) % NT + NT) % NT; i < m; i += NT) {
                 ACC l = ld(pc.a, a_off(p, i, j));
                 if (!zero) l = dv(l, pivot);
                 st(pc.a, a_off(p, i, j), l);
-                for (int64_t c = j + 1; c < n; ++c)
-                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(l, row_r[int(c)]));
+                for (int64_t c0 = j + 1; c0 < n; c0 += LA_CHUNK) {
+                    ACC v[LA_CHUNK];
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u)
+                        v[u] = c0 + u < n ? ld(pc.a, a_off(p, i, c0 + u)) : ACC(0);
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u)
+                        if (c0 + u < n) st(pc.a, a_off(p, i, c0 + u), v[u] - mul(l, row_r[int(c0) + u]));
+                }
             }
             barrier();  // red_ and row_ are rewritten by the next column
         }

@@ -14,8 +14,10 @@
  * The factorizations (Cholesky, LU, QR) run one workgroup a matrix, the
  * solves one invocation a column of the result: a whole batch in one
  * dispatch, where composing them from single ops took a few dispatches a
- * column. The factorizations keep one column in shared memory: rows past
- * what the device's shared memory holds give RS_ERR_UNSUPPORTED. */
+ * column. Past 64 rows or columns Cholesky, LU and the triangular solves
+ * run blocked (64 columns a step, the trailing updates on the GEMM
+ * engine), a few dispatches a block. QR keeps one column in shared memory:
+ * rows past what the device's shared memory holds give RS_ERR_UNSUPPORTED. */
 #ifndef RUSSET_LINALG_H
 #define RUSSET_LINALG_H
 
@@ -35,14 +37,17 @@ RS_API int rs_linalg_computes(rs_device *dev, rs_dtype dt);
  * l (P, n, n) gets the factor and zeros above it, info (P) 0, or j + 1 for
  * a matrix that is not positive definite at column j (d_j not > 0, or
  * NaN), whose l then holds potf2's state: d_j on the diagonal and a's
- * values in column j and the ones after it. */
+ * values in column j and the ones after it (for n <= 64; past that, the
+ * blocked driver's state: the failing block's potf2 state, the blocks
+ * before it factored, the later ones unspecified). */
 RS_API rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *l,
                              const rs_tensor *info);
 
-/* LU with partial pivoting (getf2) of a (P, m, n) in place: L below the
- * diagonal (unit diagonal implied), U on and above; piv (P, min(m, n)) the
- * row swapped with row j at step j, plus one; info (P) the first column
- * whose pivot is zero, plus one, or 0. */
+/* LU with partial pivoting (getf2; getrf, blocked, past 64 rows or
+ * columns) of a (P, m, n) in place: L below the diagonal (unit diagonal
+ * implied), U on and above; piv (P, min(m, n)) the row swapped with row j
+ * at step j, plus one; info (P) the first column whose pivot is zero, plus
+ * one, or 0. */
 RS_API rs_status rs_lu_factor(rs_stream *s, const rs_tensor *a, const rs_tensor *piv, const rs_tensor *info);
 
 /* A X = B for triangular A (P, n, n): x (P, n, k) holds B and gets X.
