@@ -9,7 +9,7 @@
 #     (cd .gpu/dev && apt-get download libvulkan-dev libshaderc1 libshaderc-dev glslc glslang-dev spirv-tools)
 # (glslang-dev and spirv-tools: Debian 12 links shaderc statically with them)
 # (.gpu/ is git-ignored.) Then run this script through the device tool with
-#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|gemm-tiled-probe|probe|train|reduce+train|sort|fft|big|pending|speed|test|focus|all]
+#     carry: [".gpu"]      command: bash bench/gpu.sh [runtime|pointwise|reduce|gemm|gemm-probe|gemm-tiled-probe|linalg-probe|probe|train|reduce+train|sort|fft|big|pending|speed|test|focus|all]
 #
 # It unpacks the Vulkan loader and the shader compiler there, builds
 # _russet.so against the image's python3 + torch 2.11 (a build made here would
@@ -73,7 +73,7 @@ PYEOF
 fi
 
 # ---- probes: the C core and one bench/*_probe.c only (no torch build)
-build_probe() {  # $1: gemm_probe, gemm_tiled_probe or bw_probe
+build_probe() {  # $1: gemm_probe, gemm_tiled_probe, linalg_probe or bw_probe
     rm -rf build/probe && mkdir -p build/probe
     python3 tools/embed_kernels.py kernels build/kernels_embedded.c
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c bench/$1.c | xargs -P "$(nproc)" -I{} sh -c \
@@ -113,6 +113,15 @@ if [ "${1:-}" = gemm-tiled-probe ]; then
     echo "== gemm-tiled-probe"
     build_probe gemm_tiled_probe
     ./build/gemm_tiled_probe ${PROBE_ARGS:-}  # small, quick (bench/gemm_tiled_probe.c)
+    exit $?
+fi
+# linalg-probe: the blocked Cholesky, LU and lu_solve, each dispatch's
+# device time by kernel and the first dispatches in order, both profiles
+# (bench/linalg_probe.c; PROBE_ARGS: the sizes, default 256 1024)
+if [ "${1:-}" = linalg-probe ]; then
+    echo "== linalg-probe"
+    build_probe linalg_probe
+    for prof in native apple; do echo "-- $prof"; RUSSET_PROFILE=$prof ./build/linalg_probe ${PROBE_ARGS:-}; done
     exit $?
 fi
 if [ "${1:-}" = coopmat-khr ]; then
