@@ -24,11 +24,6 @@ enum {
     MODE_JACOBI_SVD = 6, MODE_JACOBI_COLS = 7, MODE_JACOBI_ROWS = 8, MODE_DET = 9, MODE_U_PHASE = 10, MODE_SCALE = 11,
     MODE_PANEL_LU = 12
 };
-/* Matrices past LA_BLOCK rows or columns take the blocked drivers (LA_BLOCK
- * wide blocks, the trailing updates as GEMMs): the unblocked kernels run a
- * matrix on one workgroup, and a 1024 x 1024 Cholesky took 467 ms on an H100
- * that way (cuSOLVER: 0.43 ms). MODE 0 and 2 hold a column in registers and
- * take at most LA_BLOCK rows. */
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
 enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
@@ -164,7 +159,6 @@ static rs_status copy_conj(rs_stream *s, const char *name, const rs_tensor *dst,
     return rs_pointwise_run(s, &p);
 }
 
-
 rs_status rs_cholesky(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *l, const rs_tensor *info) {
     la_call c;
     begin(&c, "linalg.cholesky");
@@ -292,12 +286,24 @@ static rs_tensor diagonal_of(const rs_tensor *a) {
     return d;
 }
 
-/* a's rows [0, rows) and columns [0, cols) */
-static rs_tensor top_left(const rs_tensor *a, int64_t rows, int64_t cols) {
-    rs_tensor t = *a;
-    t.sizes[1] = rows, t.sizes[2] = cols;
-    return t;
+/* rows r0.. and columns c0.. of a (P, rows, cols) view */
+static rs_tensor block_of(const rs_tensor *t, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    rs_tensor b = *t;
+    b.address += (uint64_t)((r0 * t->strides[1] + c0 * t->strides[2]) * (int64_t)rs_dtype_size(t->dtype));
+    b.sizes[1] = rows, b.sizes[2] = cols;
+    return b;
 }
+
+/* entries i0.. of a (P, len) view */
+static rs_tensor entries_of(const rs_tensor *t, int64_t i0, int64_t len) {
+    rs_tensor b = *t;
+    b.address += (uint64_t)(i0 * t->strides[1] * (int64_t)rs_dtype_size(t->dtype));
+    b.sizes[1] = len;
+    return b;
+}
+
+/* a's rows [0, rows) and columns [0, cols) */
+static rs_tensor top_left(const rs_tensor *a, int64_t rows, int64_t cols) { return block_of(a, 0, rows, 0, cols); }
 
 /* the real dtype of dt's values' magnitudes */
 static rs_dtype real_of(rs_dtype dt) {
@@ -394,30 +400,18 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, i
     return st;
 }
 
-/* ---- the blocked drivers: LAPACK's right-looking potrf and getrf and a
- * blocked trsm, LA_BLOCK columns a step, each step a factorization of the
- * block (MODE 0, or MODE 12 for an LU panel), a triangular solve of the
- * block row or column (MODE 2) and the trailing update as one GEMM (the
- * GEMM engine's tiles). The batch runs together: each dispatch covers
- * every matrix. Rounding differs from the unblocked kernels' as LAPACK's
- * blocked potrf/getrf differ from potf2/getf2 (the GEMM's products are
- * fused); CPU's LAPACK is blocked at these sizes too. */
-
-/* rows r0.. and columns c0.. of a (P, rows, cols) view */
-static rs_tensor block_of(const rs_tensor *t, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
-    rs_tensor b = *t;
-    b.address += (uint64_t)((r0 * t->strides[1] + c0 * t->strides[2]) * (int64_t)rs_dtype_size(t->dtype));
-    b.sizes[1] = rows, b.sizes[2] = cols;
-    return b;
-}
-
-/* entries i0.. of a (P, len) view */
-static rs_tensor entries_of(const rs_tensor *t, int64_t i0, int64_t len) {
-    rs_tensor b = *t;
-    b.address += (uint64_t)(i0 * t->strides[1] * (int64_t)rs_dtype_size(t->dtype));
-    b.sizes[1] = len;
-    return b;
-}
+/* ---- the blocked drivers, for matrices past LA_BLOCK rows or columns (the
+ * unblocked kernels run a matrix on one workgroup: a 1024 x 1024 Cholesky
+ * took 467 ms on an H100 that way, cuSOLVER 0.43 ms; MODE 0 and 2 hold a
+ * column in registers and take at most LA_BLOCK rows): LAPACK's
+ * right-looking potrf and getrf and a blocked trsm, LA_BLOCK columns a
+ * step, each step a factorization of the block (MODE 0, or MODE 12 for an
+ * LU panel), a triangular solve of the block row or column (MODE 2) and the
+ * trailing update as one GEMM (the GEMM engine's tiles). The batch runs
+ * together: each dispatch covers every matrix. Rounding differs from the
+ * unblocked kernels' as LAPACK's blocked potrf/getrf differ from
+ * potf2/getf2 (the GEMM's products are fused); CPU's LAPACK is blocked at
+ * these sizes too. */
 
 static rs_gemm_operand gemm_operand(const rs_tensor *t) {
     rs_gemm_operand o = {t->address, {t->strides[0], t->strides[1], t->strides[2]}};
