@@ -487,68 +487,93 @@ void main() {
     }
 }
 
-#elif MODE == 0 || MODE == 1 || MODE == 4
+#elif MODE == 0
+// potf2 on n <= MMAX (16, 32 or 64) columns: the lower triangle's elements
+// dealt to the invocations and held in registers (element e = t + q NT of
+// the triangle packed column by column; a static index q each, so no
+// global memory inside the loop: holding a column an invocation, 64
+// invocations for a 64 x 64 block, took 0.63 ms a block on an H100). Step
+// j: the diagonal's owner takes its square root (or records the failure),
+// column j's owners divide by it and publish the column in shared memory,
+// every element right of column j takes the rank-1 update. The column is
+// double-buffered, so step j + 1 publishing never races step j's reads.
+const int QMAX = (MMAX * (MMAX + 1) / 2 + NT - 1) / NT;
+shared ACC col2[2][MMAX];
+shared REAL sh_ljj;       // l_jj
+shared int sh_fail;       // the failed column (n: none)
+shared REAL sh_real;      // d_j of the failed column
+
+void main() {
+    read_slots();
+    const int64_t P = cp(LA_P);
+    const int n = int(cp(LA_N)), t = int(gl_LocalInvocationID.x);
+    // element q's row and column (row -1: past the triangle); column c's
+    // elements start at c n - c (c - 1) / 2
+    int ri[QMAX], ci[QMAX];
+    [[unroll]] for (int q = 0; q < QMAX; ++q) {
+        const int e = t + q * NT;
+        int c = 0;
+        while (c < n && e >= (c + 1) * n - (c + 1) * c / 2) ++c;
+        ci[q] = c, ri[q] = c < n ? e - (c * n - c * (c - 1) / 2) + c : -1;
+    }
+    for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
+        ACC v[QMAX];
+        [[unroll]] for (int q = 0; q < QMAX; ++q) v[q] = ri[q] >= 0 ? a_at(p, ri[q], ci[q]) : ACC(0);
+        if (t == 0) sh_fail = n;
+        barrier();
+        for (int j = 0; j < n; ++j) {
+            [[unroll]] for (int q = 0; q < QMAX; ++q) {
+                if (ri[q] != j || ci[q] != j) continue;
+                const REAL d = re(v[q]);
+                if (!(d > REAL(0))) {
+                    sh_fail = j;
+                    sh_real = d;
+                } else {
+                    sh_ljj = sqrt_cr(d);
+                    v[q] = of_real(sh_ljj);
+                }
+            }
+            barrier();
+            if (sh_fail < n) break;
+            const int b = j & 1;
+            const ACC ljj = of_real(sh_ljj);
+            [[unroll]] for (int q = 0; q < QMAX; ++q) {
+                if (ci[q] != j || ri[q] <= j) continue;
+                v[q] = dv(v[q], ljj);
+                col2[b][ri[q]] = v[q];
+            }
+            barrier();
+            [[unroll]] for (int q = 0; q < QMAX; ++q)
+                if (ci[q] > j && ci[q] < n) v[q] = v[q] - mul(col2[b][ri[q]], cj(col2[b][ci[q]]));
+        }
+        // the factor, zeros above it; at a failure potf2's state: a's values
+        // from column f on, d_f on its diagonal
+        const int f = sh_fail;
+        [[unroll]] for (int q = 0; q < QMAX; ++q) {
+            const int i = ri[q], c = ci[q];
+            if (i < 0) continue;
+            const ACC o = f == n || c < f ? v[q] : i == f && c == f ? of_real(sh_real) : a_at(p, i, c);
+            st(pc.res, o_off(p, i, c), o);
+        }
+        for (int e = t; e < n * n; e += NT)
+            if (e / n < e % n) st(pc.res, o_off(p, e / n, e % n), ACC(0));
+        if (t == 0) put_info(p, f < n ? f + 1 : 0);
+        barrier();  // sh_fail is reset for the next matrix
+    }
+}
+
+#elif MODE == 1 || MODE == 4
 shared ACC col[MMAX];  // the column step j hands on (rows j + 1 .. m - 1)
 shared ACC sh_scalar;  // MODE 4: conj(tau_j)
-shared int64_t sh_index;  // MODE 0: the failed column (n: none); MODE 1: the pivot row
+shared int64_t sh_index;  // MODE 1: the pivot row
 shared bool sh_flag;      // MODE 1: the pivot is zero
-shared REAL sh_real;      // MODE 0: d_j of the failed column
 
 void main() {
     read_slots();
     const int64_t P = cp(LA_P), m = cp(LA_M), n = cp(LA_N), k = cp(LA_K);
     const int64_t t = int64_t(gl_LocalInvocationID.x);
     for (int64_t p = int64_t(gl_WorkGroupID.x); p < P; p += int64_t(gl_NumWorkGroups.x)) {
-#if MODE == 0
-        // n <= LA_BLOCK (MMAX): invocation t < n holds column t in registers
-        // (a static index each: the loops over rows unroll) and writes it
-        // once at the end, so no load waits on a store of the same column
-        ACC cv[MMAX];
-        const bool owns = t < n;
-        [[unroll]] for (int i = 0; i < MMAX; ++i) cv[i] = owns && i < n && i >= t ? a_at(p, i, t) : ACC(0);
-        if (t == 0) sh_index = n;
-        barrier();
-        for (int64_t j = 0; j < n; ++j) {
-            if (j == t) {
-                REAL d = REAL(0);
-                [[unroll]] for (int i = 0; i < MMAX; ++i) if (i == j) d = re(cv[i]);
-                if (!(d > REAL(0))) {
-                    sh_index = j;
-                    sh_real = d;
-                } else {
-                    REAL ljj = sqrt_cr(d);
-                    [[unroll]] for (int i = 0; i < MMAX; ++i) {
-                        if (i == j) cv[i] = of_real(ljj);
-                        if (i > j && i < n) {
-                            cv[i] = dv(cv[i], of_real(ljj));
-                            col[i] = cv[i];
-                        }
-                    }
-                }
-            }
-            barrier();
-            if (sh_index < n) break;
-            if (t > j && owns) {
-                const ACC lc = cj(col[int(t)]);
-                [[unroll]] for (int i = 0; i < MMAX; ++i)
-                    if (i >= t && i < n) cv[i] = cv[i] - mul(col[i], lc);
-            }
-            barrier();
-        }
-        // the factor, zeros above it; at a failure potf2's state: a's values
-        // from column f on, d_f on its diagonal
-        const int64_t f = sh_index;
-        if (owns) {
-            const bool failed = f < n && t >= f;
-            [[unroll]] for (int i = 0; i < MMAX; ++i) {
-                if (i >= n) continue;
-                const ACC v = i < t ? ACC(0) : !failed ? cv[i] : i == f ? of_real(sh_real) : a_at(p, i, t);
-                st(pc.res, o_off(p, i, t), v);
-            }
-        }
-        if (t == 0) put_info(p, f < n ? f + 1 : 0);
-        barrier();  // sh_index is reset for the next matrix
-#elif MODE == 1
+#if MODE == 1
         int64_t info = 0;  // invocation 0's
         for (int64_t j = 0; j < k; ++j) {
             if (j % NT == t) {  // isamax over rows j.. of column j

@@ -26,7 +26,7 @@ enum {
 };
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
-enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256 };
+enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256, NT_PANEL_TALL = 1024 };
 
 /* What one call dispatches: the sizes, the views' strides (LA_ slots) and
  * the push constants. */
@@ -90,8 +90,10 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
     const int per_matrix = factor || mode == MODE_SCALE || mode == MODE_PANEL_LU; /* a workgroup a matrix */
-    /* the shared column: rows rounded up to a power of two from 64 (few kernel variants) */
-    int64_t mmax = 64;
+    /* the shared column: rows rounded up to a power of two from 64 (few
+     * kernel variants); the Cholesky's triangle (n <= LA_BLOCK): 16, 32 or
+     * 64, with 64, 128 or 256 invocations (3, 5 or 9 elements each) */
+    int64_t mmax = mode == MODE_CHOLESKY ? 16 : 64;
     while (factor && mmax < factor_rows) mmax *= 2;
     if (factor && (uint64_t)mmax * rs_dtype_size(c->dt) + 64 > rs_stream_features(s)->max_shared_memory)
         return rs_error(RS_ERR_UNSUPPORTED, "%s: a matrix of %lld rows needs %lld bytes of shared memory, past the "
@@ -101,8 +103,11 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     rs_kernel *kern = c->kernel[mode];
     if (!kern) {
         char defines[96];
-        unsigned nt = jacobi || mode == MODE_SCALE ? NT_FACTOR
-                      : mode == MODE_PANEL_LU      ? NT_FACTOR_WIDE /* its rows dealt out */
+        /* an LU panel's rows are dealt out: 1024 invocations past 256 rows
+         * (fewer rows each, fewer memory round trips a step) */
+        unsigned nt = mode == MODE_CHOLESKY          ? (unsigned)(4 * mmax)
+                      : jacobi || mode == MODE_SCALE ? NT_FACTOR
+                      : mode == MODE_PANEL_LU        ? (factor_rows > NT_FACTOR_WIDE ? NT_PANEL_TALL : NT_FACTOR_WIDE)
                       : !factor                    ? RS_KERNEL_WG
                       : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE
                                                    : NT_FACTOR;

@@ -51,6 +51,14 @@ static void decode(rs_dtype dt, const void *in, size_t count, cplx *v) {
     }
 }
 
+/* v rounded to dt, as the device holds it */
+static cplx as_dtype(rs_dtype dt, cplx v) {
+    double bytes[2];
+    encode(dt, &v, 1, bytes);
+    decode(dt, bytes, 1, &v);
+    return v;
+}
+
 /* a device buffer holding v (count elements of dt) */
 static uint64_t upload(rs_device *dev, rs_stream *s, rs_dtype dt, const cplx *v, size_t count) {
     size_t bytes = count * rs_dtype_size(dt);
@@ -113,10 +121,10 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
                 AT(a, p, i, j, n, n) = sum;
             }
     AT(a, 2, n - 1, n - 1, n, n) = -1e4;
-    /* past LA_BLOCK (64: the blocked driver): matrix 1 fails in the
-     * first block, and the later blocks keep its info */
-    const int blocked = n > 64;
-    if (blocked) AT(a, 1, 5, 5, n, n) = -1e4;
+    /* matrix 1 fails at column 5 (past LA_BLOCK, 64: in the blocked
+     * driver's first block, and the later blocks keep its info) */
+    const int blocked = n > 64, fails_early = n > 8;
+    if (fails_early) AT(a, 1, 5, 5, n, n) = -1e4;
     int64_t sz[3] = {B, n, n}, isz = B;
     uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dl, di;
     CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * n) * rs_dtype_size(dt), s, &dl));
@@ -131,8 +139,8 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
         int32_t info[B];
         CHECK_OK(download(s, dt, dl, (size_t)(B * n * n), l));
         CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
-        CHECK(info[0] == 0 && info[1] == (blocked ? 6 : 0) && info[2] == n);
-        for (int p = 0; p < (blocked ? 1 : 2); ++p) { /* L L^H = A (the lower triangle read) */
+        CHECK(info[0] == 0 && info[1] == (fails_early ? 6 : 0) && info[2] == n);
+        for (int p = 0; p < (fails_early ? 1 : 2); ++p) { /* L L^H = A (the lower triangle read) */
             double err = 0, scale = max_abs(a + p * n * n, (size_t)(n * n));
             for (int64_t i = 0; i < n; ++i)
                 for (int64_t j = 0; j < n; ++j) {
@@ -146,6 +154,12 @@ static void cholesky_case(rs_dtype dt, int64_t n) {
         }
         /* matrix 2: potf2's state, d on the diagonal of the failed column, A's values in it */
         CHECK(creal(AT(l, 2, n - 1, n - 1, n, n)) < -1e3 && cimag(AT(l, 2, n - 1, n - 1, n, n)) == 0);
+        if (fails_early && !blocked) { /* matrix 1 likewise: d_5, then A's values from column 5 on */
+            CHECK(creal(AT(l, 1, 5, 5, n, n)) < -1e3 && cimag(AT(l, 1, 5, 5, n, n)) == 0);
+            for (int64_t j = 5; j < n; ++j)
+                for (int64_t i = j; i < n; ++i)
+                    if (i > 5) CHECK(AT(l, 1, i, j, n, n) == as_dtype(dt, AT(a, 1, i, j, n, n)));
+        }
     }
     free(g), free(a), free(l);
     rs_free(dev, da), rs_free(dev, dl), rs_free(dev, di);
@@ -860,6 +874,9 @@ static void all_cases(rs_dtype dt) {
     CHECK(skip >= 0);
     if (skip) return;
     cholesky_case(dt, 5);
+    cholesky_case(dt, 16); /* the triangle's kernels: 16, 32 and 64 rows (3, 5 and 9 elements an invocation) */
+    cholesky_case(dt, 27);
+    cholesky_case(dt, 64);
     cholesky_case(dt, 70);
     lu_case(dt, 6, 6);
     lu_case(dt, 7, 4);
