@@ -25,11 +25,12 @@
 //   the diagonal, v below it, H^H = I - conj(tau) v v^H applied to the
 //   columns on the right.
 //
-// MODE 2, 3 and 5 take one column of the result an invocation (no
-// cooperation): items P K, grid-stride.
 // MODE 2 (m <= LA_BLOCK) the triangular solve A X = B (A lower, or upper with LA_F_UPPER;
 //   its diagonal ones with LA_F_UNIT; only its triangle is read, as trsm
-//   reads it), X over B in out, by substitution.
+//   reads it), X over B in out, by substitution: a workgroup a block of
+//   X's columns, an element an invocation.
+// MODE 3 and 5 take one column of the result an invocation (no
+// cooperation): items P K, grid-stride.
 // MODE 3 row interchanges of out by piv: rows j and piv[j] - 1 - LA_J0 for
 //   j ascending (P^T B), or descending with LA_F_INVERSE (P B); with
 //   LA_F_LATER_BLOCKS column c only from step (c / LA_BLOCK + 1) LA_BLOCK.
@@ -658,7 +659,53 @@ void main() {
     }
 }
 
-#else  // MODE 2, 3, 5, 10: a column of the result an invocation; MODE 9: a matrix
+#elif MODE == 2
+// trsm on m <= LA_BLOCK rows, a workgroup a (matrix, block of X's
+// columns), an element of X an invocation: RP (m rounded up to a power of
+// two) rows by NT / RP columns, so a few right-hand sides still fill a
+// workgroup (a column an invocation left a 4-column lu_solve's diagonal
+// blocks 4 invocations: 85 us a block on an H100). Step s takes row i = s
+// (lower) or m - 1 - s (upper): its owners divide by a_ii (not with
+// LA_F_UNIT) and publish x_i in shared memory, the rows after it (before
+// it, upper) subtract a_ri x_i: LAPACK's trsm order. x_i is double-buffered
+// (one barrier a step) and a_ri loaded a step ahead.
+shared ACC xi2[2][NT];
+
+void main() {
+    read_slots();
+    const int64_t P = cp(LA_P), K = cp(LA_K);
+    const int m = int(cp(LA_M));
+    int rp = 1;
+    while (rp < m) rp *= 2;
+    const int t = int(gl_LocalInvocationID.x), cb = NT / rp, r = t % rp, cl = t / rp;
+    const bool upper = flag(LA_F_UPPER), unit = flag(LA_F_UNIT);
+    const int64_t blocks = (K + cb - 1) / cb, items = P * blocks;
+    for (int64_t id = int64_t(gl_WorkGroupID.x); id < items; id += int64_t(gl_NumWorkGroups.x)) {
+        const int64_t p = id / blocks, c = (id % blocks) * cb + cl;
+        const bool owns = r < m && c < K;
+        ACC x = owns ? ld(pc.res, o_off(p, r, c)) : ACC(0);
+        // a_ri for step s: row r takes part at and after its own step
+        ACC a_next = ACC(0);
+        const int i0 = upper ? m - 1 : 0;
+        if (owns && (upper ? r <= i0 : r >= i0) && !(unit && r == i0)) a_next = a_at(p, r, i0);
+        for (int s = 0; s < m; ++s) {
+            const int i = upper ? m - 1 - s : s, inext = upper ? i - 1 : i + 1;
+            const ACC a_ri = a_next;
+            if (owns && s + 1 < m && (upper ? r <= inext : r >= inext) && !(unit && r == inext))
+                a_next = a_at(p, r, inext);
+            if (owns && r == i) {
+                if (!unit) x = dv(x, a_ri);
+                xi2[s & 1][cl] = x;
+            }
+            barrier();
+            if (owns && (upper ? r < i : r > i)) x -= mul(a_ri, xi2[s & 1][cl]);
+        }
+        if (owns) st(pc.res, o_off(p, r, c), x);
+        barrier();  // the next item's first step rewrites xi2
+    }
+}
+
+#else  // MODE 3, 5, 10: a column of the result an invocation; MODE 9: a matrix
 
 void main() {
     read_slots();
@@ -666,29 +713,7 @@ void main() {
     const int64_t items = P * K;
     for (int64_t id = int64_t(gl_GlobalInvocationID.x); id < items; id += int64_t(gl_NumWorkGroups.x) * NT) {
         const int64_t p = id / K, c = id % K;
-#if MODE == 2
-        // m <= LA_BLOCK (the blocked driver's diagonal blocks): the column of
-        // X in registers, a static index each, stored once at the end
-        const bool upper = flag(LA_F_UPPER), unit = flag(LA_F_UNIT);
-        ACC xv[LA_BLOCK];
-        [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) xv[i] = i < m ? ld(pc.res, o_off(p, i, c)) : ACC(0);
-        if (!upper) {
-            [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) {
-                if (i >= m) continue;
-                ACC x = xv[i];
-                [[unroll]] for (int q = 0; q < i; ++q) x -= mul(a_at(p, i, q), xv[q]);
-                xv[i] = unit ? x : dv(x, a_at(p, i, i));
-            }
-        } else {
-            [[unroll]] for (int i = LA_BLOCK - 1; i >= 0; --i) {
-                if (i >= m) continue;
-                ACC x = xv[i];
-                [[unroll]] for (int q = i + 1; q < LA_BLOCK; ++q) if (q < m) x -= mul(a_at(p, i, q), xv[q]);
-                xv[i] = unit ? x : dv(x, a_at(p, i, i));
-            }
-        }
-        [[unroll]] for (int i = 0; i < LA_BLOCK; ++i) if (i < m) st(pc.res, o_off(p, i, c), xv[i]);
-#elif MODE == 3
+#if MODE == 3
         const int64_t steps = cp(LA_N), first = flag(LA_F_LATER_BLOCKS) ? (c / LA_BLOCK + 1) * LA_BLOCK : 0;
         for (int64_t s = first; s < steps; ++s) {
             const int64_t j = flag(LA_F_INVERSE) ? steps - 1 - s : s;

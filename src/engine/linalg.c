@@ -89,7 +89,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     if (p == 0 || (mode != MODE_CHOLESKY && mode != MODE_LU && mode != MODE_GEQRF && k == 0)) return RS_OK;
     rs_device *dev = rs_stream_device(s);
     int factor = mode == MODE_CHOLESKY || mode == MODE_LU || mode == MODE_GEQRF;
-    const int per_matrix = factor || mode == MODE_SCALE || mode == MODE_PANEL_LU; /* a workgroup a matrix */
+    const int per_matrix = factor || mode == MODE_SCALE || mode == MODE_PANEL_LU || mode == MODE_TRSM; /* workgroups cooperate */
     /* the shared column: rows rounded up to a power of two from 64 (few
      * kernel variants); the Cholesky's triangle (n <= LA_BLOCK): 16, 32 or
      * 64, with 64, 128 or 256 invocations (3, 5 or 9 elements each) */
@@ -108,6 +108,7 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
         unsigned nt = mode == MODE_CHOLESKY          ? (unsigned)(4 * mmax)
                       : jacobi || mode == MODE_SCALE ? NT_FACTOR
                       : mode == MODE_PANEL_LU        ? (factor_rows > NT_FACTOR_WIDE ? NT_PANEL_TALL : NT_FACTOR_WIDE)
+                      : mode == MODE_TRSM            ? NT_FACTOR_WIDE
                       : !factor                    ? RS_KERNEL_WG
                       : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE
                                                    : NT_FACTOR;
@@ -124,8 +125,12 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     c->pc.err = rs_device_error_address(dev);
     c->pc.site = rs_device_error_site(dev, c->op);
     if (!per_matrix && !jacobi) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
-    /* a workgroup a matrix (factorizations) or a (matrix, pair) (a Jacobi round: K pairs) */
-    const uint64_t items = (uint64_t)(jacobi ? p * k : p);
+    /* a workgroup a matrix (factorizations), a (matrix, pair) (a Jacobi
+     * round: K pairs) or a (matrix, block of columns) (the triangular solve:
+     * the kernel's NT / RP columns, RP the rows rounded up to a power of two) */
+    int64_t rp = 1;
+    while (rp < c->slots[LA_M]) rp *= 2;
+    const uint64_t items = (uint64_t)(jacobi ? p * k : mode == MODE_TRSM ? p * ((k + NT_FACTOR_WIDE / rp - 1) / (NT_FACTOR_WIDE / rp)) : p);
     uint32_t groups[3] = {rs_groups_capped(s, items, items), 1, 1};
     return rs_dispatch(s, kern, groups, &c->pc, sizeof c->pc, acc, n_acc);
 }
