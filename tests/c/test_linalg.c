@@ -192,7 +192,9 @@ static void getf2(cplx *a, int64_t m, int64_t n, int32_t *piv, int32_t *info) {
     }
 }
 
-static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
+/* col_major: a held column by column (strides (m n, 1, m), as LAPACK and
+ * torch's LU hold it) */
+static void lu_case_in(rs_dtype dt, int64_t m, int64_t n, int col_major) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
     const int64_t k = m < n ? m : n;
@@ -204,14 +206,25 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
     if (k > 100)
         for (int64_t i = 0; i < m; ++i) AT(a, 1, i, 100, m, n) = 0;
     int64_t sz[3] = {B, m, n}, psz[2] = {B, k}, isz = B;
-    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), dp, di;
+    cplx *lu = malloc(sizeof(cplx) * (size_t)(B * m * n)); /* a as uploaded, then the result */
+    for (int64_t e = 0; e < B * m * n; ++e) {
+        const int64_t p = e / (m * n), i = e % (m * n) / n, j = e % n;
+        lu[col_major ? p * m * n + j * m + i : e] = a[e];
+    }
+    uint64_t da = upload(dev, s, dt, lu, (size_t)(B * m * n)), dp, di;
     CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dp));
     CHECK_OK(rs_alloc(dev, B * 4, s, &di));
     rs_tensor ta = ctest_view(da, dt, 3, sz), tp = ctest_view(dp, RS_INT32, 2, psz), ti = ctest_view(di, RS_INT32, 1, &isz);
+    if (col_major) ta.strides[1] = 1, ta.strides[2] = m;
     CHECK_OK(rs_lu_factor(s, &ta, &tp, &ti));
-    cplx *lu = malloc(sizeof(cplx) * (size_t)(B * m * n));
     int32_t *piv = malloc(sizeof(int32_t) * (size_t)(B * k) + 4), info[B];
-    CHECK_OK(download(s, dt, da, (size_t)(B * m * n), lu));
+    cplx *got = malloc(sizeof(cplx) * (size_t)(B * m * n));
+    CHECK_OK(download(s, dt, da, (size_t)(B * m * n), got));
+    for (int64_t e = 0; e < B * m * n; ++e) {
+        const int64_t p = e / (m * n), i = e % (m * n) / n, j = e % n;
+        lu[e] = got[col_major ? p * m * n + j * m + i : e];
+    }
+    free(got);
     CHECK_OK(rs_memcpy_dtoh(s, piv, dp, (size_t)(B * k) * 4));
     CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
     for (int p = 0; p < B; ++p) {
@@ -266,6 +279,7 @@ static void lu_case(rs_dtype dt, int64_t m, int64_t n) {
     free(a), free(lu), free(piv);
     rs_free(dev, da), rs_free(dev, dp), rs_free(dev, di);
 }
+static void lu_case(rs_dtype dt, int64_t m, int64_t n) { lu_case_in(dt, m, n, 0); }
 
 /* ---- triangular solves: A X = B for every triangle and flag, A read through a transposed view */
 static void trsm_case(rs_dtype dt, int64_t n, int64_t k) {
@@ -889,6 +903,8 @@ static void all_cases(rs_dtype dt) {
     cholesky_case(dt, 150);
     lu_case(dt, 150, 150);
     lu_case(dt, 200, 110);
+    lu_case_in(dt, 150, 150, 1); /* panels factored where they lie (row-major ones go through a column-major copy) */
+    lu_case_in(dt, 200, 110, 1);
     lu_case(dt, 110, 200);
     lu_case(dt, 10000, 3); /* a column past the apple profile's 32 KiB of shared memory */
     trsm_case(dt, 150, 5);
