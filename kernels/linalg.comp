@@ -174,6 +174,10 @@ void read_slots() {
 }
 int64_t cp(int slot) { return slots[slot]; }
 bool flag(uint f) { return (pc.flags & f) != 0u; }
+// Elements loaded at once before any is stored back (MODE 4 and 12): the
+// compiler keeps a load after a store that may alias it, so a plain
+// load-update-store loop paid a memory latency an element
+const int LA_CHUNK = 8;
 
 // element (i, j) of matrix p of a (read conjugated with LA_F_CONJ) and of out
 ACC a_at(int64_t p, int64_t i, int64_t j) {
@@ -415,7 +419,6 @@ shared REAL red_v[NT];
 shared int64_t red_i[NT];
 shared ACC row_j[LA_BLOCK], row_r[LA_BLOCK];  // rows j and r (the pivot's) before the swap
 shared bool sh_flag;  // row j's magnitude is NaN
-const int LA_CHUNK = 8;  // the columns of a row loaded at once
 
 void main() {
     read_slots();
@@ -464,12 +467,10 @@ void main() {
             if (zero && info == 0) info = j + 1;
             // the rows below j (row r now holds row j's values): scaled
             // column j, then the rank-1 update of the panel's columns after j
-            // (LA_CHUNK columns loaded together, then updated and stored:
-            // the compiler keeps a load after a store that may alias it, so
-            // in a plain loop each column's load waited behind the last
-            // column's store, which waited for its load: a memory latency a
-            // column, about 2 ms a panel on an H100; a register array of
-            // the whole row was slower still, 36 -> 86 ms for the 1024 LU)
+            // (LA_CHUNK columns loaded together, then updated and stored: a
+            // memory latency a column was about 2 ms a panel on an H100; a
+            // register array of the whole row was slower still, 36 -> 86 ms
+            // for the 1024 LU)
             for (int64_t i = j + 1 + (t - (j + 1) % NT + NT) % NT; i < m; i += NT) {
                 ACC l = ld(pc.a, a_off(p, i, j));
                 if (!zero) l = dv(l, pivot);
@@ -634,10 +635,15 @@ void main() {
                 ACC beta = of_real(ar >= REAL(0) ? -norm : norm);
                 ACC tau = skip ? ACC(0) : dv(beta - alpha, beta);
                 ACC scale = skip ? of_real(REAL(1)) : dv(of_real(REAL(1)), alpha - beta);
-                for (int64_t i = j + 1; i < m; ++i) {
-                    ACC v = mul(ld(pc.a, a_off(p, i, j)), scale);
-                    st(pc.a, a_off(p, i, j), v);
-                    col[int(i)] = v;
+                for (int64_t i0 = j + 1; i0 < m; i0 += LA_CHUNK) {
+                    ACC v[LA_CHUNK];
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u) v[u] = i0 + u < m ? ld(pc.a, a_off(p, i0 + u, j)) : ACC(0);
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u) {
+                        if (i0 + u >= m) continue;
+                        v[u] = mul(v[u], scale);
+                        st(pc.a, a_off(p, i0 + u, j), v[u]);
+                        col[int(i0) + u] = v[u];
+                    }
                 }
                 if (!skip) st(pc.a, a_off(p, j, j), beta);
                 st(pc.tau, p * cp(LA_TAU_ST) + j * cp(LA_TAU_ST + 1), tau);
@@ -650,8 +656,12 @@ void main() {
                 for (int64_t i = j + 1; i < m; ++i) w += mul(cj(col[int(i)]), ld(pc.a, a_off(p, i, c)));
                 w = mul(tc, w);
                 st(pc.a, a_off(p, j, c), ld(pc.a, a_off(p, j, c)) - w);
-                for (int64_t i = j + 1; i < m; ++i)
-                    st(pc.a, a_off(p, i, c), ld(pc.a, a_off(p, i, c)) - mul(col[int(i)], w));
+                for (int64_t i0 = j + 1; i0 < m; i0 += LA_CHUNK) {
+                    ACC v[LA_CHUNK];
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u) v[u] = i0 + u < m ? ld(pc.a, a_off(p, i0 + u, c)) : ACC(0);
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u)
+                        if (i0 + u < m) st(pc.a, a_off(p, i0 + u, c), v[u] - mul(col[int(i0) + u], w));
+                }
             }
             barrier();
         }
