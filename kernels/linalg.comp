@@ -174,8 +174,7 @@ void read_slots() {
 }
 int64_t cp(int slot) { return slots[slot]; }
 bool flag(uint f) { return (pc.flags & f) != 0u; }
-// Elements loaded at once before any is stored back (MODE 4; 12 has its
-// own, wider PANEL_CHUNK): the
+// Elements loaded at once before any is stored back (MODE 4 and 12): the
 // compiler keeps a load after a store that may alias it, so a plain
 // load-update-store loop paid a memory latency an element
 const int LA_CHUNK = 8;
@@ -420,15 +419,6 @@ shared REAL red_v[NT];
 shared int64_t red_i[NT];
 shared ACC row_j[LA_BLOCK], row_r[LA_BLOCK];  // rows j and r (the pivot's) before the swap
 shared bool sh_flag;  // row j's magnitude is NaN
-// a row's columns loaded at once: 128 bytes of registers (32 float32
-// values, 8 complex128), fewer memory round trips than LA_CHUNK's 8
-#if RS_IS_CD(DT)
-const int PANEL_CHUNK = 8;
-#elif RS_IS_DBL(DT) || RS_IS_CF(DT)
-const int PANEL_CHUNK = 16;
-#else
-const int PANEL_CHUNK = 32;
-#endif
 
 void main() {
     read_slots();
@@ -477,22 +467,21 @@ void main() {
             if (zero && info == 0) info = j + 1;
             // the rows below j (row r now holds row j's values): scaled
             // column j, then the rank-1 update of the panel's columns after j
-            // (PANEL_CHUNK columns loaded together, then updated and stored,
-            // the scaled l_ij stored last: each store puts a memory latency
-            // before the loads after it. A latency a column was about 2 ms a
-            // panel on an H100; a register array of the whole row was slower
-            // still, 36 -> 86 ms for the 1024 LU)
+            // (LA_CHUNK columns loaded together, then updated and stored: a
+            // memory latency a column was about 2 ms a panel on an H100; a
+            // register array of the whole row was slower still, 36 -> 86 ms
+            // for the 1024 LU)
             for (int64_t i = j + 1 + (t - (j + 1) % NT + NT) % NT; i < m; i += NT) {
                 ACC l = ld(pc.a, a_off(p, i, j));
                 if (!zero) l = dv(l, pivot);
-                for (int64_t c0 = j + 1; c0 < n; c0 += PANEL_CHUNK) {
-                    ACC v[PANEL_CHUNK];
-                    [[unroll]] for (int u = 0; u < PANEL_CHUNK; ++u)
+                st(pc.a, a_off(p, i, j), l);
+                for (int64_t c0 = j + 1; c0 < n; c0 += LA_CHUNK) {
+                    ACC v[LA_CHUNK];
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u)
                         v[u] = c0 + u < n ? ld(pc.a, a_off(p, i, c0 + u)) : ACC(0);
-                    [[unroll]] for (int u = 0; u < PANEL_CHUNK; ++u)
+                    [[unroll]] for (int u = 0; u < LA_CHUNK; ++u)
                         if (c0 + u < n) st(pc.a, a_off(p, i, c0 + u), v[u] - mul(l, row_r[int(c0) + u]));
                 }
-                st(pc.a, a_off(p, i, j), l);
             }
             barrier();  // red_ and row_ are rewritten by the next column
         }
