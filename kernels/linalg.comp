@@ -46,8 +46,8 @@
 // MODE 9 a determinant an invocation, from the LU in a and piv: the
 //   product of U's diagonal, negated for an odd count of rows swapped (a
 //   pivot not its own row) into res; with LA_F_LOG the sign (the product
-//   of u_jj / |u_jj|, so negated; 0 for a singular matrix) into res and
-//   sum log |u_jj| into tau (the real dtype).
+//   of u_jj / |u_jj|, of sgn(u_jj) for a real dtype, so negated; 0 for a
+//   singular matrix) into res and sum log |u_jj| into tau (the real dtype).
 //
 // MODE 6, 7 and 8 are one round of a cyclic Jacobi sweep: the n / 2
 // disjoint pairs (p, q) of round pc.round (round robin over an even n:
@@ -750,7 +750,13 @@ void main() {
                 const REAL m = absv(u);
                 singular = singular || m == REAL(0);
                 logabs += rs_op_log(m);
+#if RS_IS_COMPLEX(DT)
                 prod = mul(prod, dv(u, of_real(m)));  // u / |u|: the phases' product
+#else
+                // torch's sgn of each pivot, as CPU's slogdet takes it: NaN
+                // gives 0 and an infinity +-1 (u / |u| made both NaN)
+                prod = mul(prod, of_real(u > REAL(0) ? REAL(1) : u < REAL(0) ? REAL(-1) : REAL(0)));
+#endif
             } else {
                 prod = mul(prod, u);
             }

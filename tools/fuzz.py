@@ -3,6 +3,7 @@ against CPU, in a worker process that may crash.
 
     python tools/fuzz.py --seconds 60 --seed 1 [--json out.json]
     python tools/fuzz.py --seed 1 --case 1234        # one case again, in this process
+    python tools/fuzz.py --ops 'linalg|cholesky' ...  # only the ops whose key matches
 
 Case k of seed s is drawn from random.Random(f"{s}:{k}") alone, so a finding
 is reproduced by its (seed, case): an OpInfo of op_db, one of the dtypes CPU
@@ -53,6 +54,7 @@ import json
 import threading
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -70,10 +72,14 @@ MAX_SAMPLE = 4  # a case picks one of an op's first samples
 UNDEFINED_AFTER_MUTATION = {"resize_", "resize_as_"}
 
 
+OPS_FILTER = None  # --ops: a regular expression the op keys must match
+
+
 def _ops():
     import conformance as cov
 
-    return sorted(cov.load_ops(), key=lambda kv: kv[0])
+    ops = sorted(cov.load_ops(), key=lambda kv: kv[0])
+    return [kv for kv in ops if re.search(OPS_FILTER, kv[0])] if OPS_FILTER else ops
 
 
 def _mutate(torch, parts, mutation, rng):
@@ -350,7 +356,8 @@ def _read_log(path):
 
 def _repro(seed, rec):
     what = " ".join(f"{k}={rec[k]}" for k in ("op", "dtype", "sample", "mutation") if k in rec)
-    return f"python tools/fuzz.py --seed {seed} --case {rec['case']}  # {what}: {rec.get('detail', '')[:200]}"
+    ops = f" --ops '{OPS_FILTER}'" if OPS_FILTER else ""
+    return f"python tools/fuzz.py --seed {seed}{ops} --case {rec['case']}  # {what}: {rec.get('detail', '')[:200]}"
 
 
 def main():
@@ -365,8 +372,14 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 on any finding, not only crash/hang")
     ap.add_argument("--threads", type=int, default=1, help="threads issuing the cases at once (crash/hang only)")
     ap.add_argument("--own-streams", action="store_true", help="with --threads: each thread on its own stream")
+    ap.add_argument("--ops", default=None,
+                    help="only the ops whose key matches this regular expression (a case's draw depends on it)")
     ap.add_argument("--worker", nargs=3, type=str, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    global OPS_FILTER
+    OPS_FILTER = a.ops
+    if a.ops is not None and not _ops():
+        ap.error(f"--ops {a.ops!r} matches no op")
     if a.worker:
         first, last, path = a.worker
         worker(a.seed, int(first), int(last), path, a.timeout, a.threads, a.own_streams)
@@ -388,6 +401,7 @@ def main():
         block = 200 if end is None else min(200, end - k)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--seed", str(a.seed), "--timeout",
                               str(a.timeout), "--threads", str(a.threads)] + (["--own-streams"] if a.own_streams else [])
+                             + (["--ops", a.ops] if a.ops else [])
                              + ["--worker", str(k), str(k + block), log],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         last_size, last_change, started = -1, time.time(), None

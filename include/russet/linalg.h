@@ -12,7 +12,9 @@
  * an empty batch records nothing.
  *
  * The factorizations (Cholesky, LU, QR) run one workgroup a matrix, the
- * solves one invocation a column of the result: a whole batch in one
+ * triangular solve a workgroup a block of the result's columns (an
+ * element an invocation), the other solves one invocation a column of
+ * the result: a whole batch in one
  * dispatch, where composing them from single ops took a few dispatches a
  * column. Past 64 rows or columns Cholesky, LU and the triangular solves
  * run blocked (64 columns a step, the trailing updates on the GEMM

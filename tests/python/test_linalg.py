@@ -213,6 +213,20 @@ def test_unpack_det_qr_eigvalsh_into_strided_outs(dtype):
     assert_close(w.cpu(), torch.linalg.eigvalsh(h), atol=1e-4, rtol=1e-4)
 
 
+def test_slogdet_and_logdet_of_nan_and_inf_pivots():
+    # CPU's sign is the product of sgn(u_jj): a NaN pivot gives 0, an
+    # infinite one +-1 (russet took u / |u|, NaN for both: tools/fuzz.py
+    # seed 44); logdet is NaN where that sign is -1
+    nan, inf = float("nan"), float("inf")
+    a = torch.tensor([[[1.0, 2.0], [nan, 4.0]], [[inf, 2.0], [3.0, 4.0]], [[-inf, 2.0], [3.0, 4.0]],
+                      [[2.0, 1.0], [1.0, -inf]], [[1.0, 2.0], [3.0, 4.0]]])
+    sc, lc = torch.linalg.slogdet(a)
+    sd, ld = host_free(lambda: torch.linalg.slogdet(a.to(D)))
+    assert_close(sd.cpu(), sc, equal_nan=True)
+    assert_close(ld.cpu(), lc, equal_nan=True)
+    assert_close(host_free(lambda: torch.logdet(a.to(D))).cpu(), torch.logdet(a), equal_nan=True)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
 def test_solve_inv_det_forms(dtype):
     g = torch.Generator().manual_seed(5)
