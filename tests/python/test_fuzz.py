@@ -49,3 +49,19 @@ def test_threaded_fuzz_run_has_no_crash_or_hang(tmp_path, own_streams):
     assert rep["threads"] == 3 and sum(rep["counts"].values()) == 150, rep["counts"]
     assert rep["counts"].get("ran", 0) > 100, rep["counts"]
     assert not rep["counts"].get("crash") and not rep["counts"].get("hang"), rep["counts"]
+
+
+def test_ops_filter_draws_only_matching_ops(tmp_path):
+    # --ops narrows the draw to the ops whose key matches (each case's op
+    # and its repro line name the filter); a filter matching nothing is an
+    # argument error, not an empty run
+    out = tmp_path / "fuzz.json"
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "fuzz.py"), "--ops", "^linalg\\.det$", "--cases",
+                        "6", "--seconds", "200", "--seed", "3", "--json", str(out)], cwd=REPO, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(out.read_text())
+    assert len(rep["records"]) == 6 and {x.get("op") for x in rep["records"]} == {"linalg.det"}, rep["records"]
+    bad = subprocess.run([sys.executable, os.path.join(REPO, "tools", "fuzz.py"), "--ops", "^no such op$"], cwd=REPO,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "matches no op" in bad.stderr
