@@ -3,10 +3,12 @@
 // russet/linalg.h). Every view is read and written through its strides.
 //
 // MODE 0, 1 and 4 factor a matrix a workgroup (looping over the batch).
-// Invocation t owns the columns c = t, t + NT, ... and is the only one that
-// reads or writes them in global memory, so no global-memory coherence is
-// needed between invocations: what a step hands on (a pivot, a scaled
-// column, a reflector) goes through shared memory between barriers.
+// Invocation t owns part of the matrix (MODE 1 and 4: the columns c = t,
+// t + NT, ...; MODE 0: elements of the triangle, in registers) and is the
+// only one that reads or writes it in global memory, so no global-memory
+// coherence is needed between invocations: what a step hands on (a pivot,
+// a scaled column, a reflector) goes through shared memory between
+// barriers. MODE 12 and 2 follow the same rule with rows and elements.
 //
 // MODE 0 (n <= LA_BLOCK) Cholesky (right-looking potf2) of the lower triangle of a (read
 //   conjugated with LA_F_CONJ) into out: the lower factor, zeros above.
@@ -80,8 +82,9 @@
 //   by f).
 //
 // Defines: DT (float32, complex64; float64 and complex128 where the device
-// has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 0, 1
-// and 4: the rows the shared column holds).
+// has fp64 arithmetic), MODE, NT (invocations a workgroup), MMAX (MODE 1
+// and 4: the rows the shared column holds; MODE 0: the triangle's rows,
+// 16, 32 or 64).
 #version 460
 #include "common/dtype.glsl"
 #include "params/linalg.h"

@@ -27,6 +27,9 @@ enum {
 /* a factorization's workgroup, its columns dealt round-robin: 64
  * invocations, 256 for matrices wider than that (more columns at once) */
 enum { NT_FACTOR = 64, NT_FACTOR_WIDE = 256, NT_PANEL_TALL = 1024 };
+/* the triangular solve's workgroup (MODE 2): an element of X an invocation,
+ * its rows rounded up to a power of two by NT_TRSM / that many columns */
+enum { NT_TRSM = 256 };
 
 /* What one call dispatches: the sizes, the views' strides (LA_ slots) and
  * the push constants. */
@@ -108,10 +111,10 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
         unsigned nt = mode == MODE_CHOLESKY          ? (unsigned)(4 * mmax)
                       : jacobi || mode == MODE_SCALE ? NT_FACTOR
                       : mode == MODE_PANEL_LU        ? (factor_rows > NT_FACTOR_WIDE ? NT_PANEL_TALL : NT_FACTOR_WIDE)
-                      : mode == MODE_TRSM            ? NT_FACTOR_WIDE
-                      : !factor                    ? RS_KERNEL_WG
-                      : c->slots[LA_N] > NT_FACTOR ? NT_FACTOR_WIDE
-                                                   : NT_FACTOR;
+                      : mode == MODE_TRSM            ? NT_TRSM
+                      : !factor                      ? RS_KERNEL_WG
+                      : c->slots[LA_N] > NT_FACTOR   ? NT_FACTOR_WIDE
+                                                     : NT_FACTOR;
         snprintf(defines, sizeof defines, "DT=%d;MODE=%d;NT=%u;MMAX=%lld", (int)c->dt, mode, nt,
                  (long long)(factor ? mmax : 1));
         if ((st = rs_kernel_get(dev, "linalg.comp", defines, &kern)) != RS_OK) return st;
@@ -127,10 +130,15 @@ static rs_status dispatch(rs_stream *s, la_call *c, int mode, int64_t factor_row
     if (!per_matrix && !jacobi) return rs_launch(s, kern, (uint64_t)(p * k), &c->pc, sizeof c->pc, acc, n_acc);
     /* a workgroup a matrix (factorizations), a (matrix, pair) (a Jacobi
      * round: K pairs) or a (matrix, block of columns) (the triangular solve:
-     * the kernel's NT / RP columns, RP the rows rounded up to a power of two) */
-    int64_t rp = 1;
-    while (rp < c->slots[LA_M]) rp *= 2;
-    const uint64_t items = (uint64_t)(jacobi ? p * k : mode == MODE_TRSM ? p * ((k + NT_FACTOR_WIDE / rp - 1) / (NT_FACTOR_WIDE / rp)) : p);
+     * NT_TRSM / RP columns, RP the rows rounded up to a power of two, as the
+     * kernel deals them) */
+    uint64_t items = (uint64_t)(jacobi ? p * k : p);
+    if (mode == MODE_TRSM) {
+        int64_t rp = 1;
+        while (rp < c->slots[LA_M]) rp *= 2;
+        const int64_t cols = NT_TRSM / rp;
+        items = (uint64_t)(p * ((k + cols - 1) / cols));
+    }
     uint32_t groups[3] = {rs_groups_capped(s, items, items), 1, 1};
     return rs_dispatch(s, kern, groups, &c->pc, sizeof c->pc, acc, n_acc);
 }
@@ -412,8 +420,8 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, i
 
 /* ---- the blocked drivers, for matrices past LA_BLOCK rows or columns (the
  * unblocked kernels run a matrix on one workgroup: a 1024 x 1024 Cholesky
- * took 467 ms on an H100 that way, cuSOLVER 0.43 ms; MODE 0 and 2 hold a
- * column in registers and take at most LA_BLOCK rows): LAPACK's
+ * took 467 ms on an H100 that way, cuSOLVER 0.43 ms; MODE 0 and 2 hold
+ * their block in registers and take at most LA_BLOCK rows): LAPACK's
  * right-looking potrf and getrf and a blocked trsm, LA_BLOCK columns a
  * step, each step a factorization of the block (MODE 0, or MODE 12 for an
  * LU panel), a triangular solve of the block row or column (MODE 2) and the
