@@ -14,15 +14,7 @@
 
 #include "engine/engine.h"
 #include "russet/russet.h"
-#include "vk/internal.h" /* the device's float16 decision (hw_f16) */
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-#define DIE(st) do { if ((st) != RS_OK) { fprintf(stderr, "line %d: %s\n", __LINE__, rs_last_error()); exit(1); } } while (0)
+#include "probe_common.h"
 
 typedef struct copy_push {
     uint64_t dst, src, params, numel;
@@ -164,10 +156,11 @@ static int fp64_check(void) {
 }
 
 int main(int argc, char **argv) {
-    DIE(rs_device_get(0, &dev));
-    DIE(rs_stream_get(dev, 0, &s));
+    rs_device_info info;
+    probe_open(&dev, &s, &info);
     if (argc > 1 && strcmp(argv[1], "fp64") == 0) return fp64_check();
-    printf("float16 conversions in kernels: %s\n", dev->hw_f16 ? "the device's (matched c10's)" : "c10's, in software");
+    printf("float16 conversions in kernels: %s\n",
+           info.float16_conversions > 0 ? "the device's (matched c10's)" : "c10's, in software");
     /* elements (a multiple of 4096 * 4096 / 4 for the softmax rows) */
     const uint64_t N = argc > 1 ? strtoull(argv[1], NULL, 0) : 64ull << 20;
     float *hx = malloc(N * 4), *hy = malloc(N * 4), *hr = malloc(N * 4);

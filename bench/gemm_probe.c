@@ -21,18 +21,11 @@
 
 #include "engine/engine.h"
 #include "russet/russet.h"
+#include "probe_common.h"
 #include "params/gemm.h"
 
 /* the GEMM parameter block, as src/engine/gemm.c writes it */
 typedef struct gemm_params { RS_GEMM_PARAMS } gemm_params;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-#define DIE(st) do { if ((st) != RS_OK) { fprintf(stderr, "line %d: %s\n", __LINE__, rs_last_error()); exit(1); } } while (0)
 
 static uint16_t *ha, *hb, *hc;
 static int64_t S = 8192;
@@ -259,8 +252,8 @@ int main(int argc, char **argv) {
     if (getenv("GEMM_PROBE_S")) S = atoll(getenv("GEMM_PROBE_S")); /* a multiple of 256 */
     rs_device *dev;
     rs_stream *s;
-    DIE(rs_device_get(0, &dev));
-    DIE(rs_stream_get(dev, 0, &s));
+    rs_device_info info;
+    probe_open(&dev, &s, &info);
     size_t bytes = (size_t)(S * S * 2);
     ha = malloc(bytes), hb = malloc(bytes), hc = malloc(bytes);
     uint64_t da, db, dc;
@@ -270,8 +263,6 @@ int main(int argc, char **argv) {
     fill_inputs(s, da, db);
     double flop = 2.0 * S * S * S;
 
-    rs_device_info info;
-    DIE(rs_device_info_get(0, &info));
     int khr = rs_device_coopmat_khr(dev);
     printf("device %s | %s | VK_KHR_cooperative_matrix 16x16x16 float16: %s, bfloat16: %s\n", info.name, info.driver,
            (khr & RS_COOPMAT_KHR_F16) ? "yes" : "no", (khr & RS_COOPMAT_KHR_BF16) ? "yes" : "no");

@@ -15,17 +15,10 @@
 
 #include "engine/engine.h"
 #include "russet/russet.h"
+#include "probe_common.h"
 #include "params/gemm.h"
 
 typedef struct gemm_params { RS_GEMM_PARAMS } gemm_params;
-
-#define DIE(st) do { if ((st) != RS_OK) { fprintf(stderr, "line %d: %s\n", __LINE__, rs_last_error()); exit(1); } } while (0)
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 enum { CALLS = 10 };
 static int failures;
@@ -183,10 +176,8 @@ int main(int argc, char **argv) {
     };
     rs_device *dev;
     rs_stream *s;
-    DIE(rs_device_get(0, &dev));
-    DIE(rs_stream_get(dev, 0, &s));
     rs_device_info info;
-    DIE(rs_device_info_get(0, &info));
+    probe_open(&dev, &s, &info);
     uint64_t shared = rs_stream_features(s)->max_shared_memory;
     printf("device %s | %s | shared memory %llu bytes\n", info.name, info.driver, (unsigned long long)shared);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {

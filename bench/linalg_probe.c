@@ -13,14 +13,7 @@
 
 #include "russet/profiler.h"
 #include "russet/russet.h"
-
-#define DIE(st) do { if ((st) != RS_OK) { fprintf(stderr, "line %d: %s\n", __LINE__, rs_last_error()); exit(1); } } while (0)
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "probe_common.h"
 
 static rs_tensor matrix(uint64_t address, rs_dtype dt, int64_t rows, int64_t cols) {
     rs_tensor t;
@@ -148,10 +141,8 @@ static void probe(rs_device *dev, rs_stream *s, int64_t n) {
 int main(int argc, char **argv) {
     rs_device *dev;
     rs_stream *s;
-    DIE(rs_device_get(0, &dev));
-    DIE(rs_stream_get(dev, 0, &s));
     rs_device_info info;
-    DIE(rs_device_info_get(0, &info));
+    probe_open(&dev, &s, &info);
     printf("%s (%s)\n", info.name, info.driver);
     if (argc < 2) {
         probe(dev, s, 256);
