@@ -378,7 +378,7 @@ def main():
     a = ap.parse_args()
     global OPS_FILTER
     OPS_FILTER = a.ops
-    if a.ops is not None and not _ops():
+    if a.ops is not None and not a.worker and not _ops():  # (a worker's parent checked it)
         ap.error(f"--ops {a.ops!r} matches no op")
     if a.worker:
         first, last, path = a.worker

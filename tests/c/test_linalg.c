@@ -192,6 +192,12 @@ static void getf2(cplx *a, int64_t m, int64_t n, int32_t *piv, int32_t *info) {
     }
 }
 
+/* where element e of row-major (B, m, n) matrices lies column by column */
+static int64_t col_major_at(int64_t e, int64_t m, int64_t n) {
+    const int64_t p = e / (m * n), i = e % (m * n) / n, j = e % n;
+    return p * m * n + j * m + i;
+}
+
 /* col_major: a held column by column (strides (m n, 1, m), as LAPACK and
  * torch's LU hold it) */
 static void lu_case_in(rs_dtype dt, int64_t m, int64_t n, int col_major) {
@@ -207,10 +213,7 @@ static void lu_case_in(rs_dtype dt, int64_t m, int64_t n, int col_major) {
         for (int64_t i = 0; i < m; ++i) AT(a, 1, i, 100, m, n) = 0;
     int64_t sz[3] = {B, m, n}, psz[2] = {B, k}, isz = B;
     cplx *lu = malloc(sizeof(cplx) * (size_t)(B * m * n)); /* a as uploaded, then the result */
-    for (int64_t e = 0; e < B * m * n; ++e) {
-        const int64_t p = e / (m * n), i = e % (m * n) / n, j = e % n;
-        lu[col_major ? p * m * n + j * m + i : e] = a[e];
-    }
+    for (int64_t e = 0; e < B * m * n; ++e) lu[col_major ? col_major_at(e, m, n) : e] = a[e];
     uint64_t da = upload(dev, s, dt, lu, (size_t)(B * m * n)), dp, di;
     CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4 + 4, s, &dp));
     CHECK_OK(rs_alloc(dev, B * 4, s, &di));
@@ -220,10 +223,7 @@ static void lu_case_in(rs_dtype dt, int64_t m, int64_t n, int col_major) {
     int32_t *piv = malloc(sizeof(int32_t) * (size_t)(B * k) + 4), info[B];
     cplx *got = malloc(sizeof(cplx) * (size_t)(B * m * n));
     CHECK_OK(download(s, dt, da, (size_t)(B * m * n), got));
-    for (int64_t e = 0; e < B * m * n; ++e) {
-        const int64_t p = e / (m * n), i = e % (m * n) / n, j = e % n;
-        lu[e] = got[col_major ? p * m * n + j * m + i : e];
-    }
+    for (int64_t e = 0; e < B * m * n; ++e) lu[e] = got[col_major ? col_major_at(e, m, n) : e];
     free(got);
     CHECK_OK(rs_memcpy_dtoh(s, piv, dp, (size_t)(B * k) * 4));
     CHECK_OK(rs_memcpy_dtoh(s, info, di, sizeof info));
