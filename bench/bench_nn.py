@@ -2,7 +2,9 @@
 in the same run: torch CUDA where a CUDA device exists (the lent H200), else
 torch CPU.
 
-    python bench/bench_nn.py [--batch N] [--reps R] [--json out.json]
+    python bench/bench_nn.py [--batch N] [--reps R] [--only REGEX] [--json out.json]
+
+(--only: the rows whose names match REGEX, e.g. "max_pool2d|norm").
 
 Pooling (the C core's pooling engine): ResNet's stem max pool (3x3 stride 2
 pad 1) forward and forward + backward, in NCHW and channels_last; average
@@ -20,6 +22,7 @@ the H200: >= 0.7x). Nothing fails on a slow result.
 
 import argparse
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,8 +58,9 @@ def randn(dev, *shape):
     return torch.randn(*shape).to(dev)
 
 
-def cases(dev, batch):
-    """name -> (callable, bytes moved); each callable returns what it computes"""
+def cases(dev, batch, only=None):
+    """name -> (callable, bytes moved); each callable returns what it computes
+    (only: a regular expression the names must match)"""
     torch.manual_seed(0)
     out = {}
     for fmt_name, fmt in (("", torch.contiguous_format), (" CL", torch.channels_last)):
@@ -153,12 +157,12 @@ def cases(dev, batch):
             lambda mode=mode: F.embedding_bag(idx, table, offs, mode=mode), ne)
     out[f"embedding_bag sum fwd+bwd ({n_idx} idx)"] = (
         fwd_bwd(lambda w: F.embedding_bag(idx, w, offs, mode="sum"), tableg), 2 * ne)
-    return out
+    return {k: v for k, v in out.items() if not only or re.search(only, k)}
 
 
-def run(dev, batch, reps):
+def run(dev, batch, reps, only):
     res = {}
-    for name, (fn, nbytes) in cases(dev, batch).items():
+    for name, (fn, nbytes) in cases(dev, batch, only).items():
         t = best_time(fn, dev, reps)
         res[name] = {"ms": t * 1e3, "gbs": nbytes / t / 1e9}
     return res
@@ -177,24 +181,27 @@ def canon(name, res):
     return [g - kept.float() / 0.9, torch.tensor(round(kept.float().mean().item(), 1))]
 
 
-def check(batch):
+def check(batch, only):
     """Every timed case, at its timed size, against CPU before any timing"""
-    check_cases(cases("russet", batch), cases("cpu", batch), half_tol, canon=canon)
+    check_cases(cases("russet", batch, only), cases("cpu", batch, only), half_tol, canon=canon)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch", type=int, default=None)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default="", help="time only the rows whose names match this regular expression")
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:  # one device per process (timing.py says why)
-        child_run(args.child, lambda dev: run(dev, args.batch, args.reps), lambda: check(args.batch))
+        child_run(args.child, lambda dev: run(dev, args.batch, args.reps, args.only),
+                  lambda: check(args.batch, args.only))
         return
     peer = "cuda" if torch.cuda.is_available() else "cpu"
     batch = args.batch or (DEFAULT_BATCH_CUDA if peer == "cuda" else DEFAULT_BATCH_CPU)
-    peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps)], "gbs", "GB/s", TARGET, args.json)
+    peer_table(__file__, ["--batch", str(batch), "--reps", str(args.reps), "--only", args.only], "gbs", "GB/s",
+               TARGET, args.json)
 
 if __name__ == "__main__":
     main()

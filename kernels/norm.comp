@@ -365,6 +365,10 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 #define TC 1
 #endif
 #define RL (RS_WG / TC)
+// elements a lane loads before it folds them (norm.c: norm_unroll)
+#ifndef UNROLL
+#define UNROLL 1
+#endif
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
     int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
@@ -401,28 +405,45 @@ void main() {
             continue;  // uniform: every lane of the workgroup takes it
         }
 #endif
-        for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RL)) {
+        // UNROLL elements of the lane's at a time: their loads first, then
+        // the folds in the same order as one at a time (the same bits), so
+        // that a lane has UNROLL loads in flight rather than one
+        for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RL * UNROLL)) {
+            ACC xs[UNROLL];
+#if MODE == 2
+            ACC gws[UNROLL], ss[UNROLL];
+#endif
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                const int64_t ku = k + int64_t(u * RL);
+                if (ku >= k1) break;
 #if FASTDIV
-            uint qi = rs_fastdiv(uint(k), mg_inner);
-            uint64_t q = uint64_t(qi), i = uint64_t(uint(k) - qi * uint(inner));
+                uint qi = rs_fastdiv(uint(ku), mg_inner);
+                uint64_t q = uint64_t(qi), i = uint64_t(uint(ku) - qi * uint(inner));
 #else
-            uint64_t q = uint64_t(k), i;
-            rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
+                uint64_t q = uint64_t(ku), i;
+                rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
 #endif
-            int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
-            ACC x = RS_LDO(DT)(pc.x, off);
+                int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
+                xs[u] = RS_LDO(DT)(pc.x, off);
+#if MODE == 2
+                gws[u] = RS_LDO(DT)(pc.g, off) * vec_at(pc.w, int64_t(i), ACC(1));
+                ACC sa = outer_stat ? vec_at(pc.a, int64_t(q), ACC(0)) : ra;
+                ACC sb = outer_stat ? vec_at(pc.b, int64_t(q), ACC(1)) : rb;
+                ss[u] = (xs[u] - sa) * sb;
+#endif
+            }
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RL) >= k1) break;
 #if MODE == 0
-            v0 += ACC(1);
-            ACC d = x - v1;
-            v1 += d / v0;
-            v2 += d * (x - v1);
+                v0 += ACC(1);
+                ACC d = xs[u] - v1;
+                v1 += d / v0;
+                v2 += d * (xs[u] - v1);
 #else
-            ACC gw = RS_LDO(DT)(pc.g, off) * vec_at(pc.w, int64_t(i), ACC(1));
-            ACC sa = outer_stat ? vec_at(pc.a, int64_t(q), ACC(0)) : ra;
-            ACC sb = outer_stat ? vec_at(pc.b, int64_t(q), ACC(1)) : rb;
-            v0 += gw;
-            v1 += gw * ((x - sa) * sb);
+                v0 += gws[u];
+                v1 += gws[u] * ss[u];
 #endif
+            }
         }
         // each row's lanes in a fixed tree (lane + h TC: the same row)
         sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;

@@ -14,6 +14,11 @@
 // coordinates and offsets are 32-bit arithmetic; 64-bit integer multiplies
 // and divisions cost several instructions on NVIDIA and are emulated on
 // Apple GPUs).
+// GK, GS, GP (max pooling, fixed windows without dilation: src/engine/pool.c
+// chooses): the kernel's sizes, strides and padding as constants "d,h,w",
+// so that divisions by the stride are shifts or multiplications, and the
+// window loops have constant trip counts (unrolled: their loads in flight
+// together); else they come from the parameter block.
 // Arithmetic in DT's opmath type: float for the float32 family, double for
 // float64, int64 for integers.
 //
@@ -56,13 +61,24 @@ void po_store(int64_t o, float v) { RS_SET_F(DT)(pc.dst, o, v); }
 
 // geometry and strides, read once per invocation (a load from the
 // parameter block inside the window loops would be repeated there)
-int in_[3], out_[3], ker[3], str[3], pad[3], dil[3];
+int in_[3], out_[3];
+#ifdef GK
+#define BAKED 1
+const int ker[3] = int[3](GK), str[3] = int[3](GS), pad[3] = int[3](GP), dil[3] = int[3](1, 1, 1);
+#else
+#define BAKED 0
+int ker[3], str[3], pad[3], dil[3];
+#endif
 OFF src_st[5], dst_st[5], idx_st[5];
 int64_t divisor_override, count_include_pad;
 uint64_t str_mg[3], sz_mg[5];  // rs_fastdiv magic pairs: the strides, the item space's sizes
 
 // t / stride along dim j (0 <= t < 2^31: positions and padding are below 2^30)
+#if BAKED
+int po_div_stride(int t, int j) { return int(uint(t) / uint(str[j])); }
+#else
 int po_div_stride(int t, int j) { return int(rs_fastdiv(uint(t), str_mg[j])); }
+#endif
 
 // The first position of output o's window along dim j: fixed windows, on
 // the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out).
@@ -135,12 +151,22 @@ bool po_first_of(int p[3], int o[3]) {
 bool po_in_window(int64_t ix, int64_t plane, int o[3]) {
     if (ix < 0L || ix >= plane) return false;
     int p[3];
+#if IDX32
+    // (the plane holds fewer than 2^31 positions: 32-bit divisions, which
+    // cost a fraction of 64-bit ones)
+    uint q = uint(ix);
+    p[2] = int(q % uint(in_[2]));
+    q /= uint(in_[2]);
+    p[1] = int(q % uint(in_[1]));
+    p[0] = int(q / uint(in_[1]));
+#else
     uint64_t q = uint64_t(ix), r;
     rs_divmod(q, uint64_t(in_[2]), r);
     p[2] = int(r);
     rs_divmod(q, uint64_t(in_[1]), r);
     p[1] = int(r);
     p[0] = int(q);
+#endif
     for (int j = 0; j < 3; ++j) {
         int lo, hi, step;
         po_window(j, o[j], lo, hi, step);
@@ -181,10 +207,12 @@ void main() {
     for (int j = 0; j < 3; ++j) {
         in_[j] = int(po_param(PP_IN + j));
         out_[j] = int(po_param(PP_OUT + j));
+#if !BAKED
         ker[j] = int(po_param(PP_KERNEL + j));
         str[j] = int(po_param(PP_STRIDE + j));
         pad[j] = int(po_param(PP_PAD + j));
         dil[j] = int(po_param(PP_DIL + j));
+#endif
     }
     for (int d = 0; d < 5; ++d) {
         // (IDX32: a size-1 dim's stride may not fit; its coordinate is 0)
@@ -192,7 +220,9 @@ void main() {
         dst_st[d] = OFF(po_param(PP_DST_ST + d));
         idx_st[d] = OFF(po_param(PP_IDX_ST + d));
     }
+#if !BAKED
     for (int j = 0; j < 3; ++j) str_mg[j] = uint64_t(po_param(PP_STR_MAGIC + j));
+#endif
     for (int d = 0; d < 5; ++d) sz_mg[d] = uint64_t(po_param(PP_SZ_MAGIC + d));
     divisor_override = po_param(PP_DIVISOR);
     count_include_pad = po_param(PP_INCL_PAD);
@@ -223,9 +253,23 @@ void main() {
         ACC m = uintBitsToFloat(0xFF800000u);
 #endif
         int64_t arg = (int64_t(lo[0]) * int64_t(in_[1]) + int64_t(lo[1])) * int64_t(in_[2]) + int64_t(lo[2]);
+#if BAKED
+        // constant trip counts (step 1: no dilation), positions past hi
+        // skipped; unrolled
+        [[unroll]] for (int kd = 0; kd < ker[0]; ++kd) {
+            const int d = lo[0] + kd;
+            if (d >= hi[0]) break;
+            [[unroll]] for (int kh = 0; kh < ker[1]; ++kh) {
+                const int h = lo[1] + kh;
+                if (h >= hi[1]) break;
+                [[unroll]] for (int kw = 0; kw < ker[2]; ++kw) {
+                    const int w = lo[2] + kw;
+                    if (w >= hi[2]) break;
+#else
         for (int d = lo[0]; d < hi[0]; d += step[0])
             for (int h = lo[1]; h < hi[1]; h += step[1])
                 for (int w = lo[2]; w < hi[2]; w += step[2]) {
+#endif
                     ACC v = RS_LDO(DT)(pc.src, int64_t(base + OFF(d) * sd + OFF(h) * sh + OFF(w) * sw));
 #if RS_IS_INT(DT)
                     bool take = v > m;
@@ -237,6 +281,10 @@ void main() {
                         arg = (int64_t(d) * int64_t(in_[1]) + int64_t(h)) * int64_t(in_[2]) + int64_t(w);
                     }
                 }
+#if BAKED
+            }
+        }
+#endif
         po_store(int64_t(dst_off), m);
         RsI64(pc.idx + 8UL * uint64_t(po_offset(idx_st, co))).v = arg;
 #else
@@ -289,7 +337,14 @@ void main() {
         OFF ibase = co[0] * idx_st[0] + co[1] * idx_st[1];
         int64_t self_ix = (int64_t(p[0]) * int64_t(in_[1]) + int64_t(p[1])) * int64_t(in_[2]) + int64_t(p[2]);
         ACC acc = ACC(0);
+#if BAKED
+        // at most ceil(kernel / stride) outputs along dim j: a constant trip
+        // count (unrolled), the outputs from ohi on skipped
+#define PO_LOOP(j, v) [[unroll]] for (int v##_n = 0, v = olo[j]; v##_n < (ker[j] + str[j] - 1) / str[j]; ++v##_n, ++v) \
+    if (v < ohi[j])
+#else
 #define PO_LOOP(j, v) for (int v = olo[j]; v != ohi[j]; v += inc[j])
+#endif
 #if ADAPTIVE
 #define PO_OUT(j, v) v
 #define PO_SKIP(j, o) false

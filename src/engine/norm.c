@@ -44,6 +44,20 @@ static rs_status norm_begin(rs_stream *s, int64_t **pp, norm_push *pc) {
  * with 4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
  * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
  * workgroup (256); short rows share a workgroup */
+/* elements a lane of the reductions' first pass loads before folding them
+ * (norm.comp's UNROLL, 1 to 8): one load in flight a lane left a
+ * channels_last batch norm's statistics far below the memory's bandwidth.
+ * RUSSET_NORM_UNROLL, a tuning knob read once, sets it. */
+static int norm_unroll(void) {
+    static int u;
+    if (!u) {
+        const char *e = getenv("RUSSET_NORM_UNROLL");
+        int v = e ? atoi(e) : 4;
+        u = v >= 1 && v <= 8 ? v : 4;
+    }
+    return u;
+}
+
 static int row_lanes(int64_t n) {
     static int per;
     if (!per) {
@@ -276,8 +290,8 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int fastdiv = kk <= INT32_MAX && p->inner <= INT32_MAX;
         if (fastdiv) pp[NP_MG_INNER] = (int64_t)rs_fastdiv_magic((uint32_t)p->inner);
         if (chunks == 1) {
-            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d", (int)p->op, (int)dt, tc,
-                     fastdiv);
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d", (int)p->op, (int)dt,
+                     tc, fastdiv, norm_unroll());
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
         }
@@ -289,7 +303,8 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int pn = 0;
         for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d", (int)p->op, (int)dt, tc, fastdiv);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d", (int)p->op, (int)dt, tc,
+                 fastdiv, norm_unroll());
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {

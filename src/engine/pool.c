@@ -5,6 +5,7 @@
  * leading spatial dims (size 1, window 1). The geometry and the views'
  * strides travel in a parameter block in the stream arena. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -13,6 +14,21 @@
 
 /* positions and sizes are computed in 32-bit arithmetic in the kernel */
 #define POOL_DIM_MAX (1LL << 30)
+
+/* The most workgroups a pooling launch takes; the kernel loops over the
+ * rest (grid-stride), so that each invocation reads the parameter block
+ * (about 45 values) once for several elements rather than once for one.
+ * RUSSET_POOL_GROUPS, a tuning knob read once, sets it (0: no cap). */
+#define POOL_GROUPS_DEFAULT 2048
+static uint64_t pool_group_cap(void) {
+    static long long cap = -1; /* a race writes the same value */
+    if (cap < 0) {
+        const char *e = getenv("RUSSET_POOL_GROUPS");
+        long long v = e ? atoll(e) : POOL_GROUPS_DEFAULT;
+        cap = v > 0 ? v : 0;
+    }
+    return cap > 0 ? (uint64_t)cap : RS_GROUPS_MAX;
+}
 
 static const char *pool_name(rs_pool_op op, int adaptive) {
     static const char *const fixed[4] = {"max_pool", "avg_pool", "max_pool_backward", "avg_pool_backward"};
@@ -30,6 +46,29 @@ static int dtype_supported(rs_pool_op op, rs_dtype dt) {
     case RS_POOL_AVG: return rs_dtype_is_nn_float(dt) || dt == RS_INT64;
     default: return rs_dtype_is_nn_float(dt);
     }
+}
+
+/* Whether max pooling's kernel gets the window's geometry as constants
+ * (pool.comp's GK, GS, GP: its window loops unrolled, the stride's
+ * divisions folded): fixed windows without dilation, of at most
+ * BAKE_VOLUME_MAX positions (the unrolled loads) and small strides; each
+ * geometry is a kernel of its own. RUSSET_POOL_BAKE=0, a tuning knob read
+ * once, turns it off (to compare). */
+#define BAKE_VOLUME_MAX 64
+#define BAKE_STRIDE_MAX 16
+static int bake_geometry(const rs_pool *p, const int64_t g[4][3]) {
+    static int enabled = -1; /* a race writes the same value */
+    if (enabled < 0) {
+        const char *e = getenv("RUSSET_POOL_BAKE");
+        enabled = !(e && strcmp(e, "0") == 0);
+    }
+    if (!enabled || p->adaptive) return 0;
+    int64_t volume = 1;
+    for (int j = 0; j < 3; ++j) {
+        if (g[3][j] != 1 || g[1][j] > BAKE_STRIDE_MAX) return 0;
+        volume *= g[0][j];
+    }
+    return volume <= BAKE_VOLUME_MAX;
 }
 
 static int same_sizes(const int64_t a[5], const int64_t b[5]) {
@@ -150,13 +189,19 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
 
     int idx32 = rs_tensor_fits_int32(src) && rs_tensor_fits_int32(dst) && /* dst's count: items */
                 (!is_max || rs_tensor_fits_int32(&p->indices));
-    char defines[64];
-    snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op, p->adaptive != 0, (int)dt,
-             idx32);
+    char defines[128];
+    int at = snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op, p->adaptive != 0,
+                      (int)dt, idx32);
+    if (is_max && bake_geometry(p, g))
+        snprintf(defines + at, sizeof defines - (size_t)at, ";GK=%d,%d,%d;GS=%d,%d,%d;GP=%d,%d,%d", (int)g[0][0],
+                 (int)g[0][1], (int)g[0][2], (int)g[1][0], (int)g[1][1], (int)g[1][2], (int)g[2][0], (int)g[2][1],
+                 (int)g[2][2]);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "pool.comp", defines, &k)) != RS_OK) return st;
     rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 0}};
     int n_acc = 2;
     if (is_max) acc[n_acc++] = rs_tensor_access(&p->indices, !backward);
-    return rs_launch(s, k, (uint64_t)items, &pc, sizeof pc, acc, n_acc);
+    uint32_t groups[3] = {rs_groups_capped(s, ((uint64_t)items + RS_KERNEL_WG - 1) / RS_KERNEL_WG, pool_group_cap()),
+                          1, 1};
+    return rs_dispatch(s, k, groups, &pc, sizeof pc, acc, n_acc);
 }

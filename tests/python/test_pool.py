@@ -46,6 +46,33 @@ def test_max_pool2d_values_indices_and_gradient(kw):
     grads_match(lambda t: F.max_pool2d(t, return_indices=True, **kw), x)
 
 
+# Max pooling's kernel takes windows without dilation, of at most 64
+# positions, as constants (src/engine/pool.c, bake_geometry; unrolled loops),
+# the others from its parameter block: both forms over strides below,
+# equal to and above the kernel, the most padding, ceil_mode's partial
+# windows, 1-d, 3-d and channels_last
+@pytest.mark.parametrize("dims,kw", [
+    (2, dict(kernel_size=2, stride=3)), (2, dict(kernel_size=(1, 4), stride=(1, 1), padding=(0, 2))),
+    (2, dict(kernel_size=5, stride=2, padding=2, ceil_mode=True)), (2, dict(kernel_size=9, stride=4, padding=4)),
+    (2, dict(kernel_size=3, stride=2, padding=1, dilation=(1, 2))), (1, dict(kernel_size=4, stride=1, padding=2)),
+    (3, dict(kernel_size=(2, 3, 3), stride=(1, 2, 2), padding=(1, 1, 0))),
+    (3, dict(kernel_size=(5, 4, 4), stride=2, padding=(2, 0, 1)))])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_max_pool_geometries_baked_or_not(dims, kw, channels_last):
+    torch.manual_seed(6)
+    shape = {1: (2, 3, 13), 2: (2, 3, 11, 10), 3: (1, 3, 7, 9, 8)}[dims]
+    if channels_last and dims == 1:
+        pytest.skip("no channels_last for 1-d")
+    x = torch.randn(shape)
+    if channels_last:
+        x = x.to(memory_format=torch.channels_last if dims == 2 else torch.channels_last_3d)
+    fn = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[dims - 1]
+    grads_match(lambda t: fn(t, return_indices=True, **kw), x)
+    if dims > 1:  # (CPU's max_pool1d has no integer kernel)
+        xi = (x * 10).to(torch.int32)
+        assert_close(host_free(lambda: fn(xi.to(D), **kw)).cpu(), fn(xi, **kw))
+
+
 def test_max_pool_ties_nan_and_infinities_like_cpu():
     x = torch.tensor([[[[1., 1., 2., 2.], [float("nan"), 0., 2., 5.], [-float("inf"), 3., 3., 3.],
                         [0., 0., float("inf"), 1.]]]])
