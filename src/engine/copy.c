@@ -65,7 +65,11 @@ static rs_status copy_bytes(rs_stream *s, uint64_t dst, uint64_t src, uint64_t b
 rs_status rs_copy(rs_stream *s, const rs_tensor *dst, const rs_tensor *src) {
     if (!s) return rs_error(RS_ERR_INVALID, "rs_copy: stream is NULL");
     rs_layout l;
-    rs_status st = rs_layout_make(dst, src, &l);
+    /* both views in dst's memory order: channels_last to channels_last is
+     * one run, a contiguous copy */
+    rs_tensor views[2] = {*dst, *src};
+    rs_views_by_stride(views, 2);
+    rs_status st = rs_layout_make(&views[0], &views[1], &l);
     if (st != RS_OK) return st;
     if (l.numel == 0) return RS_OK;
 

@@ -66,6 +66,13 @@ typedef struct rs_layout {
 rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *out);
 /* The same for `nt` views; names[k] names view k in errors. */
 rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names, int nt, rs_layout *out);
+/* Permutes the dims of the n views alike, by the first view's strides,
+ * largest first (stable; size-1 dims stay where they are), so that a view
+ * stored in another order than its dims (channels_last) merges into one
+ * run in rs_layout_make. Only for work that maps element to element and
+ * whose result does not depend on the order it walks them (fill, copy):
+ * not for kernels that read the flat index as a position. */
+void rs_views_by_stride(rs_tensor *ts, int n);
 /* Writes sizes and the strides of `ntensors` views into the stream arena;
  * *params = 0 when the layout is contiguous. */
 rs_status rs_layout_upload(rs_stream *s, const rs_layout *l, int ntensors, uint64_t *params);

@@ -29,7 +29,9 @@ rs_status rs_fill(rs_stream *s, const rs_tensor *dst, const void *value) {
     if (!s) return rs_error(RS_ERR_INVALID, "rs_fill: stream is NULL");
     if (!value) return rs_error(RS_ERR_INVALID, "rs_fill: value is NULL");
     rs_layout l;
-    rs_status st = rs_layout_make(dst, NULL, &l);
+    rs_tensor d = *dst; /* in its memory's order: a channels_last tensor is one run */
+    rs_views_by_stride(&d, 1);
+    rs_status st = rs_layout_make(&d, NULL, &l);
     if (st != RS_OK) return st;
     if (l.numel == 0) return RS_OK;
     size_t es = rs_dtype_size(dst->dtype);

@@ -65,6 +65,31 @@ rs_status rs_layout_make(const rs_tensor *t0, const rs_tensor *t1, rs_layout *ou
     return rs_layout_make_n(ts, names, t1 ? 2 : 1, out);
 }
 
+void rs_views_by_stride(rs_tensor *ts, int n) {
+    if (n < 1 || ts[0].ndim < 2 || ts[0].ndim > RS_MAX_DIMS) return;
+    const int nd = ts[0].ndim;
+    for (int k = 1; k < n; ++k)
+        if (ts[k].ndim != nd) return; /* rs_layout_make reports it */
+    /* the order of the dims that are not size 1, by stride (insertion sort,
+     * stable), written back into their own slots */
+    int slot[RS_MAX_DIMS], order[RS_MAX_DIMS], m = 0;
+    for (int d = 0; d < nd; ++d)
+        if (ts[0].sizes[d] != 1) slot[m++] = d;
+    for (int i = 0; i < m; ++i) {
+        int d = slot[i], j = i;
+        while (j > 0 && ts[0].strides[order[j - 1]] < ts[0].strides[d]) {
+            order[j] = order[j - 1];
+            --j;
+        }
+        order[j] = d;
+    }
+    for (int k = 0; k < n; ++k) {
+        int64_t sz[RS_MAX_DIMS], st[RS_MAX_DIMS];
+        for (int i = 0; i < m; ++i) sz[i] = ts[k].sizes[order[i]], st[i] = ts[k].strides[order[i]];
+        for (int i = 0; i < m; ++i) ts[k].sizes[slot[i]] = sz[i], ts[k].strides[slot[i]] = st[i];
+    }
+}
+
 rs_status rs_layout_make_n(const rs_tensor *const *ts, const char *const *names, int nt, rs_layout *out) {
     if (nt < 1 || nt > RS_LAYOUT_MAX) return rs_error(RS_ERR_INVALID, "layout of %d views (1..%d)", nt, RS_LAYOUT_MAX);
     const rs_tensor *t0 = ts[0];

@@ -210,6 +210,44 @@ def test_copy_with_cast_and_views():
     assert_same(x.cpu(), a.t().to(torch.float64).contiguous())
 
 
+# Device copies and fills walk their views in the destination's memory
+# order (src/engine/engine.h, rs_views_by_stride): a channels_last tensor is
+# one run. Views stored in other orders than their dims, size-1 dims with
+# odd strides, expanded sources, casts and sliced (not dense) views; each
+# against CPU bit for bit
+def test_copies_and_fills_in_memory_order():
+    x = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(2, 3, 4, 5)
+    cl, cl3 = torch.channels_last, torch.channels_last_3d
+    xd = x.to(D)
+    for fmt_from, fmt_to in ((cl, cl), (cl, torch.contiguous_format), (torch.contiguous_format, cl)):
+        got = xd.to(memory_format=fmt_from).clone(memory_format=fmt_to)
+        assert got.stride() == x.to(memory_format=fmt_from).clone(memory_format=fmt_to).stride()
+        assert_same(got.cpu(), x)
+    # casts between channels_last tensors, and a fill of each
+    assert_same(xd.to(memory_format=cl).to(torch.float16).cpu(), x.to(torch.float16))
+    for t in (xd.to(memory_format=cl).clone(), xd.permute(3, 1, 0, 2).contiguous().permute(2, 1, 3, 0)):
+        t.fill_(7.0)
+        assert_same(t.cpu(), torch.full_like(x, 7.0))
+    # 5-d, channels_last_3d, a size-1 dim whose stride is not the dense one
+    y = torch.arange(2 * 1 * 3 * 4 * 2, dtype=torch.int32).reshape(2, 1, 3, 4, 2)
+    yd = y.to(D).to(memory_format=cl3)
+    assert_same(yd.clone().cpu(), y)
+    odd = torch.empty_strided((2, 1, 3, 4, 2), (24, 999, 1, 6, 3), dtype=torch.int32, device=D)
+    odd.copy_(yd)
+    assert_same(odd.cpu(), y)
+    # an expanded source into a channels_last destination; a sliced one
+    dst = torch.zeros(2, 3, 4, 5, device=D).to(memory_format=cl)
+    dst.copy_(torch.arange(5.0, device=D).expand(2, 3, 4, 5))
+    assert_same(dst.cpu(), torch.arange(5.0).expand(2, 3, 4, 5).contiguous())
+    base = xd.to(memory_format=cl)
+    part = base[:, 1:, :, ::2]
+    assert_same(part.clone().cpu(), x[:, 1:, :, ::2].contiguous())
+    part.fill_(-1.0)
+    ref = x.clone()
+    ref[:, 1:, :, ::2] = -1.0
+    assert_same(base.cpu(), ref)
+
+
 def test_device_to_device_same_dtype_overlapping_storage():
     a = torch.arange(20, dtype=torch.float32)
     d = a.to(D)
