@@ -503,6 +503,10 @@ void main() {
 
 #else
 // ---------------------------------------------------------------- elementwise
+// elements an invocation loads before it stores (norm.c)
+#ifndef EW_UNROLL
+#define EW_UNROLL 4
+#endif
 void main() {
     uint64_t numel = uint64_t(np(NP_NUMEL)), rdiv = uint64_t(np(NP_ROW_DIV)), rows = uint64_t(np(NP_ROWS));
     uint64_t cdiv = uint64_t(np(NP_COL_DIV)), cols = uint64_t(np(NP_COLS));
@@ -513,33 +517,56 @@ void main() {
     uint64_t mg_rdiv = uint64_t(np(NP_MG_ROW_DIV)), mg_rows = uint64_t(np(NP_MG_ROWS));
     uint64_t mg_cdiv = uint64_t(np(NP_MG_COL_DIV)), mg_cols = uint64_t(np(NP_MG_COLS));
 #endif
-    RS_FOR_EACH(e, numel) {
+    // EW_UNROLL elements an invocation at a time, a grid's width apart (each
+    // load instruction reads neighbouring addresses across the lanes): their
+    // loads first, then the stores, so that the loads are in flight together
+    // (a store between them would hold the next load back: the compiler
+    // cannot tell that y does not alias x)
+    const uint64_t width = uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG);
+    for (uint64_t e0 = uint64_t(gl_GlobalInvocationID.x); e0 < numel; e0 += width * uint64_t(EW_UNROLL)) {
+        ACC xs[EW_UNROLL];
+        uint64_t rs[EW_UNROLL], cs[EW_UNROLL];
+#if MODE == 3
+        ACC gs[EW_UNROLL];
+#endif
+        [[unroll]] for (int u = 0; u < EW_UNROLL; ++u) {
+            const uint64_t e = e0 + uint64_t(u) * width;
+            if (e >= numel) break;
 #if FASTDIV
-        uint qr = rs_fastdiv(uint(e), mg_rdiv), qc = rs_fastdiv(uint(e), mg_cdiv);
-        uint64_t r = uint64_t(qr - rs_fastdiv(qr, mg_rows) * uint(rows));
-        uint64_t c = uint64_t(qc - rs_fastdiv(qc, mg_cols) * uint(cols));
+            uint qr = rs_fastdiv(uint(e), mg_rdiv), qc = rs_fastdiv(uint(e), mg_cdiv);
+            rs[u] = uint64_t(qr - rs_fastdiv(qr, mg_rows) * uint(rows));
+            cs[u] = uint64_t(qc - rs_fastdiv(qc, mg_cols) * uint(cols));
 #else
-        uint64_t q = e, r, c, unused;
-        rs_divmod(q, rdiv, unused);
-        rs_divmod(q, rows, r);
-        q = e;
-        rs_divmod(q, cdiv, unused);
-        rs_divmod(q, cols, c);
+            uint64_t q = e, unused;
+            rs_divmod(q, rdiv, unused);
+            rs_divmod(q, rows, rs[u]);
+            q = e;
+            rs_divmod(q, cdiv, unused);
+            rs_divmod(q, cols, cs[u]);
 #endif
-        ACC x = RS_LDO(DT)(pc.x, int64_t(e));
-        ACC xhat = (x - vec_at(pc.a, int64_t(r), ACC(0))) * vec_at(pc.b, int64_t(r), ACC(1));
+            xs[u] = RS_LDO(DT)(pc.x, int64_t(e));
+#if MODE == 3
+            gs[u] = RS_LDO(DT)(pc.g, int64_t(e));
+#endif
+        }
+        [[unroll]] for (int u = 0; u < EW_UNROLL; ++u) {
+            const uint64_t e = e0 + uint64_t(u) * width;
+            if (e >= numel) break;
+            const int64_t r = int64_t(rs[u]), c = int64_t(cs[u]);
+            ACC xhat = (xs[u] - vec_at(pc.a, r, ACC(0))) * vec_at(pc.b, r, ACC(1));
 #if MODE == 1
-        ACC y = xhat * vec_at(pc.w, int64_t(c), ACC(1)) + vec_at(pc.bias, int64_t(c), ACC(0));
+            ACC y = xhat * vec_at(pc.w, c, ACC(1)) + vec_at(pc.bias, c, ACC(0));
 #else
-        // precise: no fused multiply-add across the terms. g w fused into
-        // the subtraction of s1 k (which holds the rounded g w when a row
-        // has one element) would leave g w's rounding error where the
-        // gradient is exactly 0 (the H200's compiler fuses; lavapipe's not)
-        precise ACC gw = RS_LDO(DT)(pc.g, int64_t(e)) * vec_at(pc.w, int64_t(c), ACC(1));
-        precise ACC y = (gw - vec_at(pc.s1, int64_t(r), ACC(0)) * ik - xhat * (vec_at(pc.s2, int64_t(r), ACC(0)) * ik)) *
-                vec_at(pc.b, int64_t(r), ACC(1)) * vec_at(pc.bias, int64_t(c), ACC(1));
+            // precise: no fused multiply-add across the terms. g w fused into
+            // the subtraction of s1 k (which holds the rounded g w when a row
+            // has one element) would leave g w's rounding error where the
+            // gradient is exactly 0 (the H200's compiler fuses; lavapipe's not)
+            precise ACC gw = gs[u] * vec_at(pc.w, c, ACC(1));
+            precise ACC y = (gw - vec_at(pc.s1, r, ACC(0)) * ik - xhat * (vec_at(pc.s2, r, ACC(0)) * ik)) *
+                    vec_at(pc.b, r, ACC(1)) * vec_at(pc.bias, c, ACC(1));
 #endif
-        n_store(pc.y, int64_t(e), y);
+            n_store(pc.y, int64_t(e), y);
+        }
     }
 }
 #endif

@@ -14,6 +14,10 @@
 /* elements a chunk of a row should hold at least, and the workgroups a
  * reduction should have to fill a large GPU */
 #define CHUNK_MIN 2048
+/* APPLY and GRAD: elements an invocation loads before it stores (norm.comp's
+ * EW_UNROLL), and the most workgroups a launch takes (grid-stride) */
+#define EW_UNROLL 4
+#define EW_GROUPS 8192
 #define GROUPS_WANTED 1024
 
 static const char *norm_name(rs_norm_op op) {
@@ -352,7 +356,13 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     if (pc.bias) acc[n++] = (rs_access){pc.bias, vec_bytes(dt, p->cols), 0};
     if (p->op == RS_NORM_GRAD && p->s1) acc[n++] = (rs_access){p->s1, vec_bytes(dt, p->rows), 0};
     if (p->op == RS_NORM_GRAD && p->s2) acc[n++] = (rs_access){p->s2, vec_bytes(dt, p->rows), 0};
-    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;FASTDIV=%d", (int)p->op, (int)dt, fastdiv);
+    snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;FASTDIV=%d;EW_UNROLL=%d", (int)p->op, (int)dt, fastdiv,
+             EW_UNROLL);
     if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
-    return rs_launch(s, k, (uint64_t)p->numel, &pc, sizeof pc, acc, n);
+    /* EW_UNROLL elements an invocation at least; at most EW_GROUPS
+     * workgroups, which loop over the rest (the parameters read once for
+     * several elements) */
+    uint64_t ew_groups = ((uint64_t)p->numel + RS_KERNEL_WG * EW_UNROLL - 1) / (RS_KERNEL_WG * EW_UNROLL);
+    uint32_t g[3] = {rs_groups_capped(s, ew_groups, EW_GROUPS), 1, 1};
+    return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
 }

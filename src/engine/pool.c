@@ -19,7 +19,7 @@
  * rest (grid-stride), so that each invocation reads the parameter block
  * (about 45 values) once for several elements rather than once for one.
  * RUSSET_POOL_GROUPS, a tuning knob read once, sets it (0: no cap). */
-#define POOL_GROUPS_DEFAULT 2048
+#define POOL_GROUPS_DEFAULT 8192
 static uint64_t pool_group_cap(void) {
     static long long cap = -1; /* a race writes the same value */
     if (cap < 0) {
