@@ -114,10 +114,28 @@ void main() {
             v[k] = pc.a + (pc.b == 0UL ? r : r % pc.b);
         }
 #endif
+#if DIST == DIST_DROPOUT
+        // the block's x loaded before any store, so that its loads are in
+        // flight together (a store between them would hold the next load
+        // back: the compiler cannot tell that out does not alias x)
+        RS_OPMT(DST_DT) xs[K];
+        int64_t out_o[K], mask_o[K];
+        [[unroll]] for (uint k = 0u; k < K; ++k) {
+            uint64_t e = blk * uint64_t(K) + uint64_t(k);
+            if (e >= pc.numel) break;
+            int64_t os[5];
+            if (pc.ndim == 0u) os[0] = os[1] = os[2] = int64_t(e);
+            else rs_offsetn(pc.params, pc.ndim, NVIEWS, e, os);
+            out_o[k] = os[0], mask_o[k] = os[2];
+            xs[k] = RS_LDO(DST_DT)(pc.src, os[1]);
+        }
+#endif
         for (uint k = 0u; k < K; ++k) {
             uint64_t e = blk * uint64_t(K) + uint64_t(k);
             if (e >= pc.numel) break;
-#if NVIEWS == 1
+#if DIST == DIST_DROPOUT
+            int64_t o = out_o[k];
+#elif NVIEWS == 1
             int64_t o = pc.ndim == 0u ? int64_t(e) : rs_offset1(pc.params, pc.ndim, e);
 #else
             int64_t os[5];
@@ -145,13 +163,13 @@ void main() {
 #elif DIST == DIST_DROPOUT
             // native_dropout: the mask and (x * mask) * scale
             bool keep = rs_mx_bernoulli(v[k], uintBitsToFloat(uint(pc.a)));
-            RS_SET_B(11)(pc.dst2, os[2], keep);
+            RS_SET_B(11)(pc.dst2, mask_o[k], keep);
 #if FP64
-            precise double t = RS_LDO(DST_DT)(pc.src, os[1]) * (keep ? 1.0LF : 0.0LF);
+            precise double t = xs[k] * (keep ? 1.0LF : 0.0LF);
             precise double r = t * uint64BitsToDouble(pc.b);
             RS_SET_D(DST_DT)(pc.dst, o, doubleBitsToUint64(r));
 #else
-            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_dropout(RS_LDO(DST_DT)(pc.src, os[1]), keep, uintBitsToFloat(uint(pc.b))));
+            RS_SET_F(DST_DT)(pc.dst, o, rs_mx_dropout(xs[k], keep, uintBitsToFloat(uint(pc.b))));
 #endif
 #elif DIST >= DIST_RANDOM32
             RS_SET_I(DST_DT)(pc.dst, o, v[k]);
