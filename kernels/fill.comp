@@ -1,5 +1,6 @@
 // fill.comp: every element of a strided dst = the same ESIZE bytes.
-// Defines: ESIZE (1, 2, 4, 8 or 16).
+// Defines: ESIZE (1, 2, 4, 8 or 16); WIDE (ESIZE 16 only: contiguous,
+// 16-byte aligned words, each one 16-byte store).
 #version 460
 #include "common/dtype.glsl"
 #include "params/fill.h"
@@ -9,7 +10,16 @@ layout(local_size_x = RS_WG) in;
 
 layout(push_constant) uniform Push { RS_FILL_PUSH } pc;
 
+#if WIDE
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer FillV4 { uvec4 v; };
+#endif
+
 void main() {
+#if WIDE
+    const uvec4 word = uvec4(pc.value[0], pc.value[1], pc.value[2], pc.value[3]);
+    RS_FOR_EACH(i, pc.numel) FillV4(pc.dst + 16UL * i).v = word;
+    return;
+#endif
     RS_FOR_EACH(i, pc.numel) {
         int64_t o = pc.ndim == 0u ? int64_t(i) : rs_offset1(pc.params, pc.ndim, i);
         uint64_t p = rs_addr(pc.dst, o, uint(ESIZE));

@@ -248,6 +248,23 @@ def test_copies_and_fills_in_memory_order():
     assert_same(base.cpu(), ref)
 
 
+# Contiguous fills from 16-byte aligned addresses write 16-byte words of the
+# repeated value, then the tail element by element (src/engine/fill.c):
+# every element size, lengths around the word, offsets that misalign the
+# start, and the neighbours left alone
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int16, torch.float16, torch.float32, torch.int64,
+                                   torch.float64, torch.complex64, torch.complex128], ids=name)
+def test_contiguous_fills_by_words_leave_neighbours(dtype):
+    v = True if dtype == torch.bool else 3
+    for n in (1, 3, 15, 16, 17, 33, 1000, 4099):
+        for off in (0, 1, 3):
+            got = torch.zeros(n + off + 2, dtype=dtype, device=D)
+            got[off:off + n].fill_(v)
+            ref = torch.zeros(n + off + 2, dtype=dtype)
+            ref[off:off + n].fill_(v)
+            assert_same(got.cpu(), ref)
+
+
 def test_device_to_device_same_dtype_overlapping_storage():
     a = torch.arange(20, dtype=torch.float32)
     d = a.to(D)
