@@ -369,6 +369,12 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 #ifndef UNROLL
 #define UNROLL 1
 #endif
+// OFF32 (with FASTDIV): every element's offset is below 2^31, so offsets
+// are 32-bit products (64-bit multiplies are several instructions on NVIDIA
+// and emulated on Apple GPUs; fewer registers)
+#ifndef OFF32
+#define OFF32 0
+#endif
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
     int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
@@ -382,6 +388,9 @@ void main() {
         int64_t r = int64_t(wg / uint64_t(chunks)) * int64_t(TC) + int64_t(cl), c = int64_t(wg % uint64_t(chunks));
         const bool live = r < rows;
         int64_t k0 = c * chunk, k1 = live ? min(kk, k0 + chunk) : k0;
+#if OFF32
+        const uint roff32 = live ? uint(r * rstride) : 0u;
+#endif
         ACC v0 = ACC(0), v1 = ACC(0), v2 = ACC(0);
 #if MODE == 2
         bool outer_stat = np(NP_STAT_OUTER) != 0L;
@@ -423,7 +432,11 @@ void main() {
                 uint64_t q = uint64_t(ku), i;
                 rs_divmod(q, uint64_t(inner), i);  // q = k / inner, i = k % inner
 #endif
+#if OFF32
+                int64_t off = int64_t(qi * uint(ostride) + roff32 + uint(i));
+#else
                 int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
+#endif
                 xs[u] = RS_LDO(DT)(pc.x, off);
 #if MODE == 2
                 gws[u] = RS_LDO(DT)(pc.g, off) * vec_at(pc.w, int64_t(i), ACC(1));

@@ -293,9 +293,12 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         /* k / inner by a multiplication where k < 2^31 */
         int fastdiv = kk <= INT32_MAX && p->inner <= INT32_MAX;
         if (fastdiv) pp[NP_MG_INNER] = (int64_t)rs_fastdiv_magic((uint32_t)p->inner);
+        /* and every offset below 2^31 (the span, in elements): 32-bit
+         * offsets (norm.comp's OFF32) */
+        int off32 = fastdiv && span / esize <= INT32_MAX;
         if (chunks == 1) {
-            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d", (int)p->op, (int)dt,
-                     tc, fastdiv, norm_unroll());
+            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
+                     (int)dt, tc, fastdiv, norm_unroll(), off32);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
         }
@@ -307,8 +310,8 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int pn = 0;
         for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d", (int)p->op, (int)dt, tc,
-                 fastdiv, norm_unroll());
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
+                 (int)dt, tc, fastdiv, norm_unroll(), off32);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {
