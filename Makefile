@@ -36,6 +36,11 @@ TORCH_DIR = $(eval TORCH_DIR := $(shell TORCH_DEVICE_BACKEND_AUTOLOAD=0 $(PY) -c
 CXXFLAGS = -std=c++17 $(COMMON_FLAGS) -D_GLIBCXX_USE_CXX11_ABI=1 -isystem $(TORCH_DIR)/include
 # the profiler plugin includes Kineto's headers, which include each other by bare name
 $(BUILD)/src/torch/runtime/profiler.o: CXXFLAGS += -isystem $(TORCH_DIR)/include/kineto
+# torch 2.15's headers need C++20 (<=>, concepts, std::bit_width); older
+# torch builds as C++17, as before (gcc takes the last -std). Asked once,
+# as TORCH_DIR.
+TORCH_STD = $(eval TORCH_STD := $(shell TORCH_DEVICE_BACKEND_AUTOLOAD=0 $(PY) -c 'import torch;     v = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]); print("-std=c++20" if v >= (2, 15) else "")'))$(TORCH_STD)
+$(ADAPTER_OBJ): CXXFLAGS += $(TORCH_STD)
 
 # ---- C tests (ASan + UBSan build of the core)
 CTEST_SRC := $(wildcard tests/c/test_*.c)

@@ -36,6 +36,26 @@ def _env_summary():
     return {k: os.environ[k] for k in keys if k in os.environ}
 
 
+# The torch releases russet is built and tested against (README.md,
+# "Supported torch"): CI's on every stop, the GPU machine's image by hand
+TESTED_TORCH = {"2.13": "CI, every stop", "2.11": "the lent GPU's image, each GPU run"}
+
+
+def torch_version_note(version):
+    """A warning line when `version` (torch.__version__) is outside the
+    tested range, else None"""
+    try:
+        major_minor = tuple(int(x) for x in version.split("+")[0].split(".")[:2])
+    except ValueError:
+        return f"warning: torch {version}: not a release russet knows; tested: {', '.join(sorted(TESTED_TORCH))}"
+    tested = sorted(tuple(int(x) for x in v.split(".")) for v in TESTED_TORCH)
+    if tested[0] <= major_minor <= tested[-1]:
+        return None
+    lo, hi = (".".join(map(str, v)) for v in (tested[0], tested[-1]))
+    return (f"warning: torch {version} is outside the range russet is tested with ({lo} to {hi}); "
+            "ops may be missing or fail (README.md, Supported torch)")
+
+
 def print_device_report(torch, device=0, out=sys.stdout):
     from russet import _module
 
@@ -44,6 +64,9 @@ def print_device_report(torch, device=0, out=sys.stdout):
     import russet
 
     p(f"russet {russet.__version__}, torch {torch.__version__}, python {sys.version.split()[0]}\n")
+    note = torch_version_note(torch.__version__)
+    if note:
+        p(note + "\n")
     env = _env_summary()
     if env:
         p("environment: " + ", ".join(f"{k}={v}" for k, v in env.items()) + "\n")

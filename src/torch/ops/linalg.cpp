@@ -18,7 +18,10 @@
 #include <ATen/ops/_linalg_check_errors.h>
 #include <ATen/ops/_cholesky_solve_helper_ops.h>
 #include <ATen/ops/cholesky_inverse_ops.h>
+#if __has_include(<ATen/ops/cholesky_ops.h>)  // torch.cholesky: gone from torch 2.15
+#define RUSSET_HAS_CHOLESKY 1
 #include <ATen/ops/cholesky_ops.h>
+#endif
 #include <ATen/ops/_linalg_det_meta.h>
 #include <ATen/ops/_linalg_det_ops.h>
 #include <ATen/ops/_linalg_slogdet_meta.h>
@@ -183,6 +186,7 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
       self, upper, check_errors, L, info);
 }
 
+#if RUSSET_HAS_CHOLESKY
 // torch.cholesky (deprecated): the factor, errors checked (one sync, as CPU)
 Tensor cholesky_checked(const Tensor& self, bool upper) {
   return native_or_host<at::_ops::cholesky>(
@@ -206,6 +210,7 @@ Tensor& cholesky_out(const Tensor& self, bool upper, Tensor& out) {
       },
       self, upper, out);
 }
+#endif
 
 // A X = B for triangular A (..., n, n) read conjugated with conj (a
 // transposed view then reads A^H), B (..., n, k); batch dims broadcast.
@@ -717,8 +722,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linalg_cholesky_ex.L", cholesky_ex_out);
   m.impl("linalg_solve_triangular", solve_triangular);
   m.impl("linalg_solve_triangular.out", solve_triangular_out);
+#if RUSSET_HAS_CHOLESKY
   m.impl("cholesky", cholesky_checked);
   m.impl("cholesky.out", cholesky_out);
+#endif
   m.impl("_cholesky_solve_helper", cholesky_solve_helper);
   m.impl("cholesky_inverse", cholesky_inverse_of);
   m.impl("cholesky_inverse.out", cholesky_inverse_out);
