@@ -106,13 +106,24 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& sa, const Tenso
 }
 
 #ifdef RS_HAS_SCALED_MM_V2
+// the schema's type for the scale lists: at::TensorList before torch 2.15,
+// const at::ITensorListRef& from 2.15 (a kernel's signature must match)
+template <class F>
+struct third_param;
+template <class R, class A0, class A1, class A2, class... Rest>
+struct third_param<R(A0, A1, A2, Rest...)> {
+  using type = A2;
+};
+using ScaleList = third_param<at::_ops::_scaled_mm_v2::schema>::type;
+
 // one recipe and one scale per operand, of the kind asked for
-bool recipe_is(at::IntArrayRef recipe, at::TensorList scales, int64_t kind) {
-  return recipe.size() == 1 && recipe[0] == kind && scales.size() == 1 && scales[0].scalar_type() == at::kFloat;
+bool recipe_is(at::IntArrayRef recipe, ScaleList scales, int64_t kind) {
+  return recipe.size() == 1 && recipe[0] == kind && scales.size() == 1 &&
+         scales.front().scalar_type() == at::kFloat;
 }
 
-Tensor& scaled_mm_v2_out(const Tensor& a, const Tensor& b, at::TensorList sa, at::IntArrayRef recipe_a,
-                         at::IntArrayRef swizzle_a, at::TensorList sb, at::IntArrayRef recipe_b,
+Tensor& scaled_mm_v2_out(const Tensor& a, const Tensor& b, ScaleList sa, at::IntArrayRef recipe_a,
+                         at::IntArrayRef swizzle_a, ScaleList sb, at::IntArrayRef recipe_b,
                          at::IntArrayRef swizzle_b, const std::optional<Tensor>& bias,
                          std::optional<at::ScalarType> out_dtype, at::IntArrayRef contraction_dim,
                          bool use_fast_accum, Tensor& out) {
@@ -147,20 +158,21 @@ Tensor& scaled_mm_v2_out(const Tensor& a, const Tensor& b, at::TensorList sa, at
                     "mat_a and mat_b, got ", sa.size(), " and ", sb.size());
   const bool f8 = at::isFloat8Type(a.scalar_type()) && at::isFloat8Type(b.scalar_type());
   bool rowwise = false;
-  if (f8 && recipe_is(recipe_a, sa, kTensorWise) && recipe_is(recipe_b, sb, kTensorWise) && sa[0].numel() == 1 &&
-      sb[0].numel() == 1)
+  const Tensor &sa0 = sa.front(), &sb0 = sb.front();
+  if (f8 && recipe_is(recipe_a, sa, kTensorWise) && recipe_is(recipe_b, sb, kTensorWise) && sa0.numel() == 1 &&
+      sb0.numel() == 1)
     rowwise = false;
   else if (f8 && recipe_is(recipe_a, sa, kRowWise) && recipe_is(recipe_b, sb, kRowWise) &&
-           sa[0].numel() == a.size(0) && sb[0].numel() == b.size(1))
+           sa0.numel() == a.size(0) && sb0.numel() == b.size(1))
     rowwise = true;
   else
-    invalid_scaling(a, b, sa[0], sb[0]);
+    invalid_scaling(a, b, sa0, sb0);
   at::native::resize_output(out, {a.size(0), b.size(1)});
-  return emulated(a, b, sa[0], sb[0], bias, std::nullopt, out_dtype.value_or(at::kBFloat16), rowwise, out);
+  return emulated(a, b, sa0, sb0, bias, std::nullopt, out_dtype.value_or(at::kBFloat16), rowwise, out);
 }
 
-Tensor scaled_mm_v2(const Tensor& a, const Tensor& b, at::TensorList sa, at::IntArrayRef recipe_a,
-                    at::IntArrayRef swizzle_a, at::TensorList sb, at::IntArrayRef recipe_b, at::IntArrayRef swizzle_b,
+Tensor scaled_mm_v2(const Tensor& a, const Tensor& b, ScaleList sa, at::IntArrayRef recipe_a,
+                    at::IntArrayRef swizzle_a, ScaleList sb, at::IntArrayRef recipe_b, at::IntArrayRef swizzle_b,
                     const std::optional<Tensor>& bias, std::optional<at::ScalarType> out_dtype,
                     at::IntArrayRef contraction_dim, bool use_fast_accum) {
   Tensor out = at::empty({0}, a.options().dtype(out_dtype.value_or(a.scalar_type())));
