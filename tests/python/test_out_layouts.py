@@ -32,7 +32,9 @@ def test_nonzero_result_is_transposed_like_cpus_and_an_out_keeps_its_layout():
         assert out.stride() == (2, 1) and torch.equal(out.cpu(), torch.nonzero(x))
 
 
-@pytest.mark.parametrize("op", ["cholesky", "cholesky_inverse", "cholesky_solve", "geqrf", "householder_product"])
+# (torch.cholesky is gone from torch 2.15: issue 22)
+@pytest.mark.parametrize("op", ["cholesky"] * hasattr(torch.ops.aten, "cholesky") +
+                         ["cholesky_inverse", "cholesky_solve", "geqrf", "householder_product"])
 def test_lapack_style_results_are_column_major(op):
     torch.manual_seed(0)
     g = torch.randn(2, 5, 5)
