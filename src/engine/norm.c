@@ -43,11 +43,6 @@ static rs_status norm_begin(rs_stream *s, int64_t **pp, norm_push *pc) {
     return RS_OK;
 }
 
-/* lanes per row for the whole-row kernels: about `per` elements a lane
- * (8: the H200 ran layer_norm (4096, 768) forward in 0.027 ms against 0.033
- * with 4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
- * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
- * workgroup (256); short rows share a workgroup */
 /* elements a lane of the reductions' first pass loads before folding them
  * (norm.comp's UNROLL, 1 to 8): one load in flight a lane left a
  * channels_last batch norm's statistics far below the memory's bandwidth.
@@ -62,6 +57,11 @@ static int norm_unroll(void) {
     return u;
 }
 
+/* lanes per row for the whole-row kernels: about `per` elements a lane
+ * (8: the H200 ran layer_norm (4096, 768) forward in 0.027 ms against 0.033
+ * with 4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
+ * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
+ * workgroup (256); short rows share a workgroup */
 static int row_lanes(int64_t n) {
     static int per;
     if (!per) {
@@ -296,9 +296,11 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         /* and every offset below 2^31 (the span, in elements): 32-bit
          * offsets (norm.comp's OFF32) */
         int off32 = fastdiv && span / esize <= INT32_MAX;
+        /* pass 1's kernel: the results themselves with one chunk, else the
+         * chunks' partials */
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
+                 (int)dt, tc, fastdiv, norm_unroll(), off32);
         if (chunks == 1) {
-            snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
-                     (int)dt, tc, fastdiv, norm_unroll(), off32);
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);
         }
@@ -310,8 +312,6 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int pn = 0;
         for (int i = 0; i < first_res; ++i) pacc[pn++] = acc[i];
         pacc[pn++] = (rs_access){pc.part, part_bytes, 1};
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
-                 (int)dt, tc, fastdiv, norm_unroll(), off32);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) == RS_OK)
             st = rs_dispatch(s, k, g, &pc, sizeof pc, pacc, pn);
         if (st == RS_OK) {
