@@ -104,6 +104,12 @@ void main() {
 #define RPW (RS_WG / LANES)
 // elements of a row a lane keeps in registers
 #define CACHE 8
+// VEC4 (ROW_FWD, float32): 16-byte words, CACHE4 of them kept a lane
+#ifndef VEC4
+#define VEC4 0
+#endif
+#define CACHE4 4
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer NW4 { vec4 v; };
 shared ACC shr0[RS_WG], shr1[RS_WG];
 
 // the sums of a and b over this row's LANES lanes, in a fixed tree, seen by
@@ -123,6 +129,16 @@ void row_sum2(inout ACC a, inout ACC b) {
     barrier();  // the next call writes shr again
 }
 
+#if VEC4
+// y's word k of the row whose first word is base4: ((x - mean) rstd) w + bias
+void row_store4(int64_t base4, int64_t k, vec4 x4, float mean, float rstd) {
+    vec4 y = (x4 - mean) * rstd;
+    if (pc.w != 0UL) y *= NW4(pc.w + uint64_t(k) * 16UL).v;
+    if (pc.bias != 0UL) y += NW4(pc.bias + uint64_t(k) * 16UL).v;
+    NW4(pc.y + uint64_t(base4 + k) * 16UL).v = y;
+}
+#endif
+
 void main() {
     const int64_t rows = np(NP_ROWS), n = np(NP_INNER);
     const bool centred = np(NP_CENTRED) != 0L;
@@ -135,7 +151,61 @@ void main() {
         const int64_t r = gi * int64_t(RPW) + int64_t(lid / uint(LANES));
         const bool live = r < rows;
         const int64_t base = live ? r * n : 0L, end = live ? n : 0L;
-#if MODE == 4
+#if MODE == 4 && VEC4
+        // forward on 16-byte words (float32 rows of a multiple of 4
+        // elements, every vector 16-byte aligned: norm.c): a lane's words
+        // are l, l + LANES, ...; a row of at most LANES * CACHE4 words is
+        // read once into registers, a longer one three times. Each lane sums
+        // a word's elements pairwise, then its words in order.
+        const int64_t n4 = n / 4L, end4 = live ? n4 : 0L, base4 = live ? r * n4 : 0L;
+        const bool cached4 = n4 <= int64_t(LANES * CACHE4);
+        ACC s = ACC(0), unused = ACC(0);
+        vec4 xw[CACHE4];
+        if (cached4) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE4); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                xw[c] = k < end4 ? NW4(pc.x + uint64_t(base4 + k) * 16UL).v : vec4(0.0);
+                s += (xw[c].x + xw[c].y) + (xw[c].z + xw[c].w);
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end4; k += int64_t(LANES)) {
+                const vec4 v = NW4(pc.x + uint64_t(base4 + k) * 16UL).v;
+                s += (v.x + v.y) + (v.z + v.w);
+            }
+        }
+        ACC mean = ACC(0);
+        if (centred) {
+            row_sum2(s, unused);
+            mean = s / ACC(n);
+        }
+        ACC q = ACC(0);
+        if (cached4) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE4); ++c) {
+                const vec4 d = xw[c] - mean;
+                if (int64_t(l + c * uint(LANES)) < end4) q += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end4; k += int64_t(LANES)) {
+                const vec4 d = NW4(pc.x + uint64_t(base4 + k) * 16UL).v - mean;
+                q += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+            }
+        }
+        row_sum2(q, unused);
+        const ACC rstd = ACC(1) / sqrt(q / ACC(n) + eps);
+        if (live && l == 0u) {
+            if (centred) vec_set(pc.s1, r, mean);
+            vec_set(pc.s2, r, rstd);
+        }
+        if (cached4) {
+            [[unroll]] for (uint c = 0u; c < uint(CACHE4); ++c) {
+                const int64_t k = int64_t(l + c * uint(LANES));
+                if (k < end4) row_store4(base4, k, xw[c], mean, rstd);
+            }
+        } else {
+            for (int64_t k = int64_t(l); k < end4; k += int64_t(LANES))
+                row_store4(base4, k, NW4(pc.x + uint64_t(base4 + k) * 16UL).v, mean, rstd);
+        }
+#elif MODE == 4
         // forward: the mean (centred), then the centred squares, then y;
         // a row of at most LANES * CACHE elements is read once into
         // registers (xv), a longer one three times (the later reads hit the
@@ -375,6 +445,7 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 #ifndef OFF32
 #define OFF32 0
 #endif
+
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
     int64_t rstride = np(NP_ROW_STRIDE), ostride = np(NP_OUTER_STRIDE);
@@ -415,8 +486,8 @@ void main() {
         }
 #endif
         // UNROLL elements of the lane's at a time: their loads first, then
-        // the folds in the same order as one at a time (the same bits), so
-        // that a lane has UNROLL loads in flight rather than one
+        // their folds, so that a lane has UNROLL loads in flight rather
+        // than one (SUMS: in the same order as one at a time, the same bits)
         for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RL * UNROLL)) {
             ACC xs[UNROLL];
 #if MODE == 2
@@ -445,18 +516,32 @@ void main() {
                 ss[u] = (xs[u] - sa) * sb;
 #endif
             }
+#if MODE == 0
+            // the loaded elements as a batch: their count, mean and centred
+            // squares (two passes over registers), merged into the lane's
+            // state by Chan's formula: 3 divisions a batch, not one an
+            // element (a Welford step an element held the H100's pass at
+            // 0.75 TB/s; batches of 8: 1.25)
+            ACC bn = ACC(0), bs = ACC(0), bq = ACC(0);
             [[unroll]] for (int u = 0; u < UNROLL; ++u) {
                 if (k + int64_t(u * RL) >= k1) break;
-#if MODE == 0
-                v0 += ACC(1);
-                ACC d = xs[u] - v1;
-                v1 += d / v0;
-                v2 += d * (xs[u] - v1);
+                bn += ACC(1);
+                bs += xs[u];
+            }
+            const ACC bm = bs / bn;
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RL) >= k1) break;
+                const ACC d = xs[u] - bm;
+                bq += d * d;
+            }
+            merge(v0, v1, v2, bn, bm, bq);
 #else
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RL) >= k1) break;
                 v0 += gws[u];
                 v1 += gws[u] * ss[u];
-#endif
             }
+#endif
         }
         // each row's lanes in a fixed tree (lane + h TC: the same row)
         sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;

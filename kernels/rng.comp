@@ -5,7 +5,8 @@
 // distributions of rs_rng_sample and rs_dropout (float32 uniforms mapped
 // by kernels/common/ops_misc.glsl's transforms, the pointwise engine's);
 // SRC_DT: src's dtype (BERNOULLI_TENSOR, DROPOUT); FP64: 1 to compute in
-// double (float64 dst on a device with shaderFloat64), else 0.
+// double (float64 dst on a device with shaderFloat64), else 0; WORDS
+// (DROPOUT): whole blocks as 16-byte words (below).
 #version 460
 #include "common/dtype.glsl"
 #include "params/rng.h"
@@ -48,6 +49,11 @@ void rs_no_raise() {}
 
 #if DIST == DIST_DROPOUT
 #define NVIEWS 3  // dst (out), src (x), dst2 (the mask)
+#ifndef WORDS
+#define WORDS 0
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RngW4 { vec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer RngU32 { uint v; };
 #elif DIST == DIST_BERNOULLI_TENSOR
 #define NVIEWS 2  // dst, src (p)
 #else
@@ -112,6 +118,26 @@ void main() {
         for (int k = 0; k < 2; ++k) {
             uint64_t r = pack64(uvec2(w[2 * k], w[2 * k + 1]));
             v[k] = pc.a + (pc.b == 0UL ? r : r % pc.b);
+        }
+#endif
+#if DIST == DIST_DROPOUT && WORDS
+        // contiguous float32 views, out and x 16-byte aligned, the mask 4
+        // (rng.c): a whole block's 4 elements as one 16-byte load and
+        // store, its 4 mask bytes as one 32-bit store (element-wise, the
+        // lanes' accesses lay 16 bytes apart: a quarter of each used)
+        if ((blk + 1UL) * uint64_t(K) <= pc.numel) {
+            const vec4 x4 = RngW4(pc.src + blk * 16UL).v;
+            const float keep_p = uintBitsToFloat(uint(pc.a)), scale = uintBitsToFloat(uint(pc.b));
+            vec4 y4;
+            uint m4 = 0u;
+            [[unroll]] for (int k = 0; k < 4; ++k) {
+                const bool kept = rs_mx_bernoulli(v[k], keep_p);
+                m4 |= (kept ? 1u : 0u) << (8 * k);
+                y4[k] = rs_mx_dropout(x4[k], kept, scale);
+            }
+            RngW4(pc.dst + blk * 16UL).v = y4;
+            RngU32(pc.dst2 + blk * 4UL).v = m4;
+            continue;
         }
 #endif
 #if DIST == DIST_DROPOUT

@@ -44,15 +44,16 @@ static rs_status norm_begin(rs_stream *s, int64_t **pp, norm_push *pc) {
 }
 
 /* elements a lane of the reductions' first pass loads before folding them
- * (norm.comp's UNROLL, 1 to 8): one load in flight a lane left a
- * channels_last batch norm's statistics far below the memory's bandwidth.
+ * (norm.comp's UNROLL, 1 to 16): one load in flight a lane left a
+ * channels_last batch norm's statistics far below the memory's bandwidth
+ * (H100, the statistics of (64, 64, 64, 64): 4 -> 8 took 76 -> 54 us).
  * RUSSET_NORM_UNROLL, a tuning knob read once, sets it. */
 static int norm_unroll(void) {
     static int u;
     if (!u) {
         const char *e = getenv("RUSSET_NORM_UNROLL");
-        int v = e ? atoi(e) : 4;
-        u = v >= 1 && v <= 8 ? v : 4;
+        int v = e ? atoi(e) : 8;
+        u = v >= 1 && v <= 16 ? v : 8;
     }
     return u;
 }
@@ -62,13 +63,15 @@ static int norm_unroll(void) {
  * with 4; RUSSET_NORM_ROW_ELEMS, a tuning knob, sets it from 1 to 8, the
  * registers a lane keeps: norm.comp's CACHE), a power of two from 1 to the
  * workgroup (256); short rows share a workgroup */
-static int row_lanes(int64_t n) {
-    static int per;
-    if (!per) {
+static int row_lanes(int64_t n, int vec4) {
+    static int elems;
+    if (!elems) {
         const char *e = getenv("RUSSET_NORM_ROW_ELEMS");
         int v = e ? atoi(e) : 8;
-        per = v >= 1 && v <= 8 ? v : 8;
+        elems = v >= 1 && v <= 8 ? v : 8;
     }
+    /* 16-byte words: CACHE4 (4) words a lane */
+    int per = vec4 ? 16 : elems;
     int lanes = 1;
     while (lanes < 256 && (int64_t)lanes * per < n) lanes *= 2;
     return lanes;
@@ -115,9 +118,19 @@ static rs_status run_rows(rs_stream *s, const rs_norm *p, const char *name) {
     char defines[64];
     rs_kernel *kern = NULL;
     if (!cols) {
-        int lanes = row_lanes(n);
+        /* the forward on 16-byte words: float32 rows of a multiple of 4
+         * elements, every vector 16-byte aligned (RUSSET_NORM_VEC4=0, a
+         * tuning knob read once, turns it off) */
+        static int vec4_on = -1;
+        if (vec4_on < 0) {
+            const char *e = getenv("RUSSET_NORM_VEC4");
+            vec4_on = e ? atoi(e) != 0 : 1;
+        }
+        int vec4 = vec4_on && p->op == RS_NORM_ROW_FWD && dt == RS_FLOAT32 && n % 4 == 0 &&
+                   ((p->x | p->y | p->w | p->bias) & 15u) == 0;
+        int lanes = row_lanes(n, vec4);
         int64_t groups = (m + 256 / lanes - 1) / (256 / lanes);
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;LANES=%d", (int)p->op, (int)dt, lanes);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;LANES=%d;VEC4=%d", (int)p->op, (int)dt, lanes, vec4);
         if ((st = rs_kernel_get(dev, "norm.comp", defines, &kern)) != RS_OK) return st;
         uint32_t g[3] = {rs_groups_capped(s, (uint64_t)groups, RS_GROUPS_MAX), 1, 1};
         return rs_dispatch(s, kern, g, &pc, sizeof pc, acc, k);
@@ -218,7 +231,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
     pp[NP_ROWS] = p->rows;
     rs_access acc[16];
     int n = 0;
-    char defines[64];
+    char defines[96];
     rs_kernel *k = NULL;
 
     if (reduce) {
@@ -237,7 +250,9 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         const int64_t tiles = (p->rows + tc - 1) / tc;
         /* chunks: enough workgroups to fill the GPU, each a few thousand
          * elements; one chunk (no partials) where rows alone suffice */
-        int64_t chunks = (GROUPS_WANTED + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
+        static int64_t gw;  /* TEMPORARY knob (A/B on the H100) */
+        if (!gw) gw = getenv("RUSSET_NORM_GROUPS") ? atoll(getenv("RUSSET_NORM_GROUPS")) : GROUPS_WANTED;
+        int64_t chunks = (gw + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
         if (chunks > most) chunks = most;
         if (chunks < 1) chunks = 1;
         int64_t chunk = (kk + chunks - 1) / chunks;

@@ -2,6 +2,7 @@
  * is described in kernels/common/philox.glsl). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -52,9 +53,16 @@ static rs_status rng_launch_n(rs_stream *s, const rs_tensor *const *views, int n
     if (st != RS_OK) return st;
     if (l.numel == 0) return RS_OK;
     const rs_tensor *src = nviews > 1 ? views[1] : views[0];
+    /* dropout on contiguous float32 views with out and x 16-byte aligned
+     * and the mask 4: whole blocks as words (rng.comp's WORDS;
+     * RUSSET_DROPOUT_WORDS=0, a tuning knob read once, turns it off) */
+    static int words_on = -1;
+    if (words_on < 0) words_on = getenv("RUSSET_DROPOUT_WORDS") ? atoi(getenv("RUSSET_DROPOUT_WORDS")) != 0 : 1;
+    int words = words_on && dist == DIST_DROPOUT && l.ndim == 0 && views[0]->dtype == RS_FLOAT32 &&
+                ((views[0]->address | views[1]->address) & 15u) == 0 && (views[2]->address & 3u) == 0;
     char defines[96];
-    snprintf(defines, sizeof defines, "DST_DT=%d;SRC_DT=%d;DIST=%d;FP64=%d", (int)views[0]->dtype,
-             (int)src->dtype, dist, fp64);
+    snprintf(defines, sizeof defines, "DST_DT=%d;SRC_DT=%d;DIST=%d;FP64=%d;WORDS=%d", (int)views[0]->dtype,
+             (int)src->dtype, dist, fp64, words);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "rng.comp", defines, &k)) != RS_OK) return st;
     rng_push pc = {views[0]->address, nviews > 1 ? views[1]->address : 0, nviews > 2 ? views[2]->address : 0, 0,

@@ -369,7 +369,10 @@ TEST(whole_row_kernels_for_layer_norm_and_rms_norm) {
     for (int centred = 0; centred < 2; ++centred) {
         check_rows(dev, s, 300, 3, centred);  /* 1 lane a row, 256 rows a workgroup; column sums in chunks */
         check_rows(dev, s, 5, 300, centred);  /* 128 lanes a row, the workgroup's second row empty at the end */
-        check_rows(dev, s, 3, 5000, centred); /* 256 lanes, 20 elements a lane */
+        check_rows(dev, s, 3, 5000, centred); /* 256 lanes, 20 elements a lane (float32: 16-byte words, the
+                                                 row read three times) */
+        check_rows(dev, s, 7, 768, centred);  /* 16-byte words kept in registers, the second workgroup's last
+                                                 row empty */
     }
 }
 

@@ -274,6 +274,26 @@ def test_layer_norm_transformer_sized():
     grads_match(lambda x, w, b: F.layer_norm(x, [768], w, b), x, w, b, tol=dict(rtol=1e-4, atol=1e-3))
 
 
+@pytest.mark.parametrize("offset", [0, 1, 4])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_and_rms_norm_rows_as_words_and_not(offset, affine):
+    # float32 rows of a multiple of 4 run the forward on 16-byte words
+    # where every vector is 16-byte aligned; a storage offset of 1 element
+    # leaves the input 4 bytes off (the element path), 4 elements 16 off
+    torch.manual_seed(6)
+    for n in (768, 12, 5000):
+        base = torch.randn(offset + 9 * n)
+        x = base[offset:].view(9, n)
+        w, b = (torch.randn(n), torch.randn(n)) if affine else (None, None)
+        xd = base.to(D)[offset:].view(9, n)
+        assert xd.storage_offset() == offset
+        wd, bd = (w.to(D), b.to(D)) if affine else (None, None)
+        got = host_free(lambda: F.layer_norm(xd, [n], wd, bd))
+        assert_close(got.cpu(), F.layer_norm(x, [n], w, b), rtol=1e-5, atol=1e-5)
+        got = host_free(lambda: F.rms_norm(xd, [n], wd))
+        assert_close(got.cpu(), F.rms_norm(x, [n], w), rtol=1e-5, atol=1e-5)
+
+
 def test_layer_norm_bfloat16_gradients_sum_in_float32():
     # bfloat16: russet sums the weight and bias gradients over the rows in
     # float32 and rounds once; CPU's kernel sums in bfloat16 (off by 3.6 on

@@ -187,14 +187,26 @@ def test_integer_valued_samples_into_float64_are_native():
     assert (g >= 1).all() and torch.equal(g, g.round()) and abs(g.mean().item() - 2.0) < 0.05
 
 
+# transposed (out keeps x's strides); contiguous (float32: whole blocks of 4
+# as 16-byte words); contiguous with a last partial block; 1 element into
+# its storage (the words' alignment fails: element by element)
+LAYOUTS = ["transposed", "contiguous", "partial_block", "offset"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str)
-def test_dropout_is_one_launch_on_the_bernoulli_draws(dtype):
-    x = torch.randn(48, 40, dtype=dtype).t()  # transposed: out keeps x's strides
-    x[0, 0] = float("nan")
-    u = _uniforms((40, 48), 14)
+def test_dropout_is_one_launch_on_the_bernoulli_draws(dtype, layout):
+    base = torch.randn(1 + 48 * 40, dtype=dtype)
+    base[1] = float("nan")
+    x = {"transposed": lambda: base[1:].view(48, 40).t(), "contiguous": lambda: base[1:].view(40, 48),
+         "partial_block": lambda: base[1:].view(40, 48)[:39, :47].contiguous(), "offset": lambda: base[1:]}[layout]()
+    shape = tuple(x.shape)
+    xd = base.to(D)[1:] if layout == "offset" else x.to(D)
+    assert (xd.storage_offset() == 1) == (layout == "offset")
+    u = _uniforms(shape, 14)
     torch.manual_seed(14)
     torch.russet.reset_host_op_counts()
-    out, mask = torch.native_dropout(x.to(D), 0.3, True)
+    out, mask = torch.native_dropout(xd, 0.3, True)
     hosted = torch.russet.host_op_counts()
     if dtype == torch.float64 and not torch.russet.get_device_properties().has_fp64:
         assert hosted and "aten::native_dropout" not in hosted  # the product only; the mask is native
@@ -203,6 +215,7 @@ def test_dropout_is_one_launch_on_the_bernoulli_draws(dtype):
     keep = u < torch.tensor(0.7).float().double()
     assert torch.equal(mask.cpu(), keep)
     assert out.stride() == x.stride()
+    assert out.shape == shape
     scale = torch.tensor(1 / 0.7, dtype=torch.float32 if dtype != torch.float64 else dtype)
     want = ((x.to(scale.dtype) * keep) * scale).to(dtype)
     torch.testing.assert_close(out.cpu(), want, rtol=0, atol=0, equal_nan=True)
