@@ -71,6 +71,8 @@ void n_store(uint64_t addr, int64_t o, ACC v) { RS_SET_D(DT)(addr, o, doubleBits
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer NVec { float v; };
 void n_store(uint64_t addr, int64_t o, ACC v) { RS_SET_F(DT)(addr, o, v); }
 #endif
+// float32's 16-byte words (ROW_FWD's VEC4, STATS' VW 4)
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer NW4 { vec4 v; };
 ACC vec_at(uint64_t addr, int64_t i, ACC absent) {
     return addr == 0UL ? absent : NVec(addr + uint64_t(i) * uint64_t(RS_IS_DBL(DT) ? 8 : 4)).v;
 }
@@ -109,7 +111,6 @@ void main() {
 #define VEC4 0
 #endif
 #define CACHE4 4
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NW4 { vec4 v; };
 shared ACC shr0[RS_WG], shr1[RS_WG];
 
 // the sums of a and b over this row's LANES lanes, in a fixed tree, seen by
@@ -445,6 +446,10 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 #ifndef OFF32
 #define OFF32 0
 #endif
+// VW (STATS, float32, TC 1): elements a load reads, 1 or 4 (16-byte words)
+#ifndef VW
+#define VW 1
+#endif
 
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
@@ -485,6 +490,40 @@ void main() {
             continue;  // uniform: every lane of the workgroup takes it
         }
 #endif
+#if MODE == 0 && VW == 4
+        // float32 on 16-byte words (norm.c: the row's elements come in
+        // aligned runs of 4 within an outer index, chunks of a multiple of
+        // 4): UNROLL words a lane loaded, then folded as one batch as below
+        for (int64_t k = k0 + int64_t(rl) * 4L; k < k1; k += int64_t(RL * UNROLL) * 4L) {
+            vec4 xw[UNROLL];
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                const int64_t ku = k + int64_t(u * RL) * 4L;
+                if (ku >= k1) break;
+#if OFF32
+                const uint qi = rs_fastdiv(uint(ku), mg_inner);
+                const uint off = qi * uint(ostride) + roff32 + (uint(ku) - qi * uint(inner));
+#else
+                uint64_t q = uint64_t(ku), i;
+                rs_divmod(q, uint64_t(inner), i);
+                const int64_t off = int64_t(q) * ostride + r * rstride + int64_t(i);
+#endif
+                xw[u] = NW4(pc.x + uint64_t(off) * 4UL).v;
+            }
+            ACC bn = ACC(0), bs = ACC(0), bq = ACC(0);
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RL) * 4L >= k1) break;
+                bn += ACC(4);
+                bs += (xw[u].x + xw[u].y) + (xw[u].z + xw[u].w);
+            }
+            const ACC bm = bs / bn;
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RL) * 4L >= k1) break;
+                const vec4 d = xw[u] - bm;
+                bq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+            }
+            merge(v0, v1, v2, bn, bm, bq);
+        }
+#else
         // UNROLL elements of the lane's at a time: their loads first, then
         // their folds, so that a lane has UNROLL loads in flight rather
         // than one (SUMS: in the same order as one at a time, the same bits)
@@ -543,6 +582,7 @@ void main() {
             }
 #endif
         }
+#endif
         // each row's lanes in a fixed tree (lane + h TC: the same row)
         sh0[lane] = v0, sh1[lane] = v1, sh2[lane] = v2;
         fold_tree(lane, rl, uint(TC), uint(RL));

@@ -255,7 +255,18 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int64_t chunks = (gw + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
         if (chunks > most) chunks = most;
         if (chunks < 1) chunks = 1;
+        /* float32 statistics of one row a workgroup whose elements come in
+         * aligned runs of 4 (inner, both strides and chunks multiples of
+         * 4, x 16-byte aligned): loads of 16-byte words (norm.comp's VW;
+         * RUSSET_NORM_WORDS=0, a tuning knob read once, turns it off) */
+        static int words_on = -1;
+        if (words_on < 0) words_on = getenv("RUSSET_NORM_WORDS") ? atoi(getenv("RUSSET_NORM_WORDS")) != 0 : 1;
+        int vw = words_on && p->op == RS_NORM_STATS && dt == RS_FLOAT32 && tc == 1 &&
+                         p->inner % 4 == 0 && p->row_stride % 4 == 0 && p->outer_stride % 4 == 0 && (p->x & 15u) == 0
+                     ? 4
+                     : 1;
         int64_t chunk = (kk + chunks - 1) / chunks;
+        chunk = (chunk + vw - 1) / vw * vw;
         chunks = (kk + chunk - 1) / chunk;
         pp[NP_OUTER] = p->outer;
         pp[NP_INNER] = p->inner;
@@ -313,8 +324,8 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         int off32 = fastdiv && span / esize <= INT32_MAX;
         /* pass 1's kernel: the results themselves with one chunk, else the
          * chunks' partials */
-        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d", (int)p->op,
-                 (int)dt, tc, fastdiv, norm_unroll(), off32);
+        snprintf(defines, sizeof defines, "MODE=%d;PASS=1;DT=%d;TC=%d;FASTDIV=%d;UNROLL=%d;OFF32=%d;VW=%d",
+                 (int)p->op, (int)dt, tc, fastdiv, norm_unroll(), off32, vw);
         if (chunks == 1) {
             if ((st = rs_kernel_get(dev, "norm.comp", defines, &k)) != RS_OK) return st;
             return rs_dispatch(s, k, g, &pc, sizeof pc, acc, n);

@@ -266,6 +266,29 @@ def test_batch_norm_channels_last_and_chunked_rows(memory_format, training, c):
     assert_close(md.running_var.cpu(), m.running_var)
 
 
+@pytest.mark.parametrize("shape,offset", [((3, 5, 36, 37), 0), ((3, 5, 36, 37), 1), ((3, 5, 36, 36), 4),
+                                          ((2, 3, 7, 9), 0), ((4, 2, 100, 101), 0)])
+def test_batch_norm_statistics_as_words_and_not(shape, offset):
+    # float32 statistics load 16-byte words where a channel's elements come
+    # in aligned runs of 4 (36 x 37 = 1332 a plane; chunks rounded to a
+    # multiple of 4); a storage offset of 1 element, or planes of 63
+    # elements, take the element path
+    torch.manual_seed(7)
+    n = torch.Size(shape).numel()
+    base = torch.randn(offset + n) * 3 + 2
+    x = base[offset:].view(shape)
+    xd = base.to(D)[offset:].view(shape)
+    assert xd.storage_offset() == offset
+    rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
+    rmd, rvd = rm.to(D), rv.to(D)
+    got = host_free(lambda: F.batch_norm(xd, rmd, rvd, training=True, momentum=0.1))
+    rm64, rv64 = rm.double(), rv.double()
+    want = F.batch_norm(x.double(), rm64, rv64, training=True, momentum=0.1)
+    assert_close(got.cpu().double(), want, rtol=1e-5, atol=1e-5)
+    assert_close(rmd.cpu().double(), rm64, rtol=1e-5, atol=1e-6)
+    assert_close(rvd.cpu().double(), rv64, rtol=1e-5, atol=1e-6)
+
+
 def test_layer_norm_transformer_sized():
     # a GPT block's layer norm: (8, 128, 768), weight and bias
     torch.manual_seed(4)
