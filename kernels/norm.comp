@@ -9,7 +9,7 @@
 // which PASS 2 (a workgroup per row: its lanes over the chunks, then a
 // fixed tree) merges.
 //   STATS: Welford's count, mean and M2 (Chan's merge); out1 = mean,
-//          out2 = the biased variance. Rows of at most SEQ_MAX elements
+//          out2 = the biased variance. Rows of at most RS_NORM_SEQ_MAX elements
 //          are summed by one lane in order, in two passes (CPU's batch norm
 //          statistics, bit for bit in float32 arithmetic). With NP_BN,
 //          batch norm's training forward per channel as well (stats_out):
@@ -417,8 +417,6 @@ void stats_out(int64_t r, ACC mean, ACC var) {
 }
 #endif
 
-// rows of at most SEQ_MAX elements: one lane, in order
-#define SEQ_MAX 64
 
 int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t ostride) {
     uint64_t q = uint64_t(k), i;
@@ -446,10 +444,106 @@ int64_t n_offset(int64_t r, int64_t k, int64_t inner, int64_t rstride, int64_t o
 #ifndef OFF32
 #define OFF32 0
 #endif
-// VW (STATS, float32, TC 1): elements a load reads, 1 or 4 (16-byte words)
+// VW (STATS, float32): elements a load reads, 1 or 4 (16-byte words): with
+// TC 1, 4 neighbouring elements of the row; with TC > 1, the same element
+// of 4 neighbouring rows (below)
 #ifndef VW
 #define VW 1
 #endif
+
+#if VW == 4 && TC > 1
+// ---- channels_last statistics on words: a lane's word holds 4
+// neighbouring rows' element k, so a lane carries 4 rows' Welford states,
+// whose counts are equal (one mean and M2 a row, a count for all); TW lanes
+// cover a tile's TC rows side by side, RLW lanes walk each row's k. norm.c
+// picks it for inner 1, row stride 1, rows and the outer stride multiples
+// of 4, x 16-byte aligned, rows longer than RS_NORM_SEQ_MAX.
+#define TW (TC / 4)
+#define RLW (RS_WG / TW)
+shared vec4 shm4[RS_WG], shq4[RS_WG];
+
+void merge4(inout float n, inout vec4 mean, inout vec4 m2, float nb, vec4 meanb, vec4 m2b) {
+    if (nb == 0.0) return;
+    if (n == 0.0) {
+        n = nb, mean = meanb, m2 = m2b;
+        return;
+    }
+    const float t = n + nb;
+    const vec4 d = meanb - mean;
+    mean += d * (nb / t);
+    m2 += m2b + d * d * (n * nb / t);
+    n = t;
+}
+
+void main() {
+    const int64_t rows = np(NP_ROWS), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
+    const int64_t ostride = np(NP_OUTER_STRIDE), kk = np(NP_OUTER), tiles = (rows + int64_t(TC) - 1L) / int64_t(TC);
+    const uint lane = gl_LocalInvocationID.x, cw = lane % uint(TW), rl = lane / uint(TW);
+    for (uint64_t wg = uint64_t(gl_WorkGroupID.x); wg < uint64_t(tiles * chunks); wg += uint64_t(gl_NumWorkGroups.x)) {
+        const int64_t r = int64_t(wg / uint64_t(chunks)) * int64_t(TC) + 4L * int64_t(cw);
+        const int64_t c = int64_t(wg % uint64_t(chunks));
+        const bool live = r < rows;  // rows % 4 == 0: the word's 4 rows are all live or none
+        const int64_t k0 = c * chunk, k1 = live ? min(kk, k0 + chunk) : k0;
+        float n = 0.0;
+        vec4 mean = vec4(0.0), m2 = vec4(0.0);
+        for (int64_t k = k0 + int64_t(rl); k < k1; k += int64_t(RLW * UNROLL)) {
+            vec4 xw[UNROLL];
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                const int64_t ku = k + int64_t(u * RLW);
+                if (ku >= k1) break;
+#if OFF32
+                const uint off = uint(ku) * uint(ostride) + uint(r);
+#else
+                const int64_t off = ku * ostride + r;
+#endif
+                xw[u] = NW4(pc.x + uint64_t(off) * 4UL).v;
+            }
+            float bn = 0.0;
+            vec4 bs = vec4(0.0), bq = vec4(0.0);
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RLW) >= k1) break;
+                bn += 1.0;
+                bs += xw[u];
+            }
+            const vec4 bm = bs / bn;
+            [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+                if (k + int64_t(u * RLW) >= k1) break;
+                const vec4 d = xw[u] - bm;
+                bq += d * d;
+            }
+            merge4(n, mean, m2, bn, bm, bq);
+        }
+        // each word's lanes (lane + h TW: the same 4 rows) in a fixed tree
+        sh0[lane] = n, shm4[lane] = mean, shq4[lane] = m2;
+        for (uint h = uint(RLW) / 2u; h > 0u; h >>= 1) {
+            barrier();
+            if (rl < h) {
+                const uint o = lane + h * uint(TW);
+                float tn = sh0[lane];
+                vec4 tm = shm4[lane], tq = shq4[lane];
+                merge4(tn, tm, tq, sh0[o], shm4[o], shq4[o]);
+                sh0[lane] = tn, shm4[lane] = tm, shq4[lane] = tq;
+            }
+        }
+        barrier();
+        if (rl == 0u && live) {  // lane == cw: the word's tree root
+            const float tn = sh0[cw];
+            [[unroll]] for (int j = 0; j < 4; ++j) {
+                const int64_t rj = r + int64_t(j);
+                if (chunks == 1L) {
+                    stats_out(rj, shm4[cw][j], tn > 0.0 ? shq4[cw][j] / tn : 0.0);
+                } else {
+                    const int64_t p = 3L * (rj * chunks + c);
+                    vec_set(pc.part, p, tn);
+                    vec_set(pc.part, p + 1L, shm4[cw][j]);
+                    vec_set(pc.part, p + 2L, shq4[cw][j]);
+                }
+            }
+        }
+        barrier();  // sh is written again by the next workgroup item
+    }
+}
+#else
 
 void main() {
     int64_t rows = np(NP_ROWS), inner = np(NP_INNER), chunks = np(NP_CHUNKS), chunk = np(NP_CHUNK);
@@ -473,7 +567,7 @@ void main() {
         ACC ra = live ? vec_at(pc.a, r, ACC(0)) : ACC(0), rb = live ? vec_at(pc.b, r, ACC(1)) : ACC(1);
 #endif
 #if MODE == 0
-        if (chunks == 1L && kk <= int64_t(SEQ_MAX)) {
+        if (chunks == 1L && kk <= int64_t(RS_NORM_SEQ_MAX)) {
             // a short row: one lane, in order, two passes (the mean from the
             // sum, then the centred squares), as CPU's batch norm computes
             // its statistics: the same bits where CPU works in float32
@@ -604,6 +698,7 @@ void main() {
         barrier();  // sh is written again by the next workgroup item
     }
 }
+#endif  // VW == 4 && TC > 1
 #else
 // PASS 2: a workgroup per row merges its chunks' partials: each lane the
 // chunks lane, lane + RS_WG, ... in order, then the lanes in a fixed tree

@@ -46,4 +46,8 @@
 #define NP_MG_INNER 26   /* STATS, SUMS with FASTDIV: inner's magic pair */
 #define NP_SLOTS 27
 
+/* STATS: rows of at most this many elements, in one chunk, are summed by
+ * one lane in order (CPU's bits) */
+#define RS_NORM_SEQ_MAX 64
+
 #endif

@@ -250,23 +250,27 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
         const int64_t tiles = (p->rows + tc - 1) / tc;
         /* chunks: enough workgroups to fill the GPU, each a few thousand
          * elements; one chunk (no partials) where rows alone suffice */
-        static int64_t gw;  /* TEMPORARY knob (A/B on the H100) */
-        if (!gw) gw = getenv("RUSSET_NORM_GROUPS") ? atoll(getenv("RUSSET_NORM_GROUPS")) : GROUPS_WANTED;
-        int64_t chunks = (gw + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
+        int64_t chunks = (GROUPS_WANTED + tiles - 1) / tiles, most = (kk * tc + CHUNK_MIN - 1) / CHUNK_MIN;
         if (chunks > most) chunks = most;
         if (chunks < 1) chunks = 1;
-        /* float32 statistics of one row a workgroup whose elements come in
-         * aligned runs of 4 (inner, both strides and chunks multiples of
-         * 4, x 16-byte aligned): loads of 16-byte words (norm.comp's VW;
-         * RUSSET_NORM_WORDS=0, a tuning knob read once, turns it off) */
+        /* float32 statistics on 16-byte words (norm.comp's VW; H100, the
+         * pass over (64, 64, 64, 64): 54 -> 40 us NCHW), x 16-byte aligned:
+         * - one row a workgroup whose elements come in aligned runs of 4
+         *   (inner, both strides and the chunks multiples of 4);
+         * - rows side by side (channels_last) whose element k is a run of 4
+         *   rows (row stride 1; rows, tile and outer stride multiples of 4)
+         *   longer than RS_NORM_SEQ_MAX.
+         * RUSSET_NORM_WORDS=0, a tuning knob read once, turns it off. */
         static int words_on = -1;
         if (words_on < 0) words_on = getenv("RUSSET_NORM_WORDS") ? atoi(getenv("RUSSET_NORM_WORDS")) != 0 : 1;
-        int vw = words_on && p->op == RS_NORM_STATS && dt == RS_FLOAT32 && tc == 1 &&
-                         p->inner % 4 == 0 && p->row_stride % 4 == 0 && p->outer_stride % 4 == 0 && (p->x & 15u) == 0
+        int words = words_on && p->op == RS_NORM_STATS && dt == RS_FLOAT32 && (p->x & 15u) == 0 &&
+                    p->outer_stride % 4 == 0;
+        int vw = words && (tc == 1 ? p->inner % 4 == 0 && p->row_stride % 4 == 0
+                                   : tc % 4 == 0 && p->rows % 4 == 0 && kk > RS_NORM_SEQ_MAX)
                      ? 4
                      : 1;
         int64_t chunk = (kk + chunks - 1) / chunks;
-        chunk = (chunk + vw - 1) / vw * vw;
+        if (tc == 1) chunk = (chunk + vw - 1) / vw * vw;
         chunks = (kk + chunk - 1) / chunk;
         pp[NP_OUTER] = p->outer;
         pp[NP_INNER] = p->inner;

@@ -20,13 +20,16 @@ static float value(int64_t i) { return (float)(sin((double)i * 0.61) * 3.0 + 5.0
 
 /* batch-norm statistics of (N, C, HW) in NCHW and channels_last; rows of
  * 2 * 6000 elements are split into chunks (partials merged in pass 2) */
-TEST(stats_of_strided_rows_in_chunks) {
-    rs_device *dev = ctest_device();
-    rs_stream *s = ctest_stream(dev);
-    enum { N = 2, C = 3, HW = 6000, E = N * C * HW };
-    static float x[E];
+/* the statistics of (N, C, HW) rows, NCHW and channels_last: 3 channels
+ * (element by element) and 8 (float32 words: 4 neighbouring elements of a
+ * plane, or in channels_last the same element of 4 channels) */
+static void check_strided_stats(rs_device *dev, rs_stream *s, int C) {
+    enum { N = 2, HW = 6000 };
+    const int E = N * C * HW;
+    float *x = malloc((size_t)E * 4), m[8], v[8];
+    CHECK(x && C <= 8);
     for (int i = 0; i < E; ++i) x[i] = value(i);
-    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dm = 0, dv = 0;
+    uint64_t dx = ctest_upload(dev, s, x, (size_t)E * 4), dm = 0, dv = 0;
     CHECK_OK(rs_alloc(dev, C * 4, s, &dm));
     CHECK_OK(rs_alloc(dev, C * 4, s, &dv));
     for (int cl = 0; cl < 2; ++cl) {
@@ -44,9 +47,8 @@ TEST(stats_of_strided_rows_in_chunks) {
         p.out1 = dm;
         p.out2 = dv;
         CHECK_OK(rs_norm_run(s, &p));
-        float m[C], v[C];
-        CHECK_OK(rs_memcpy_dtoh(s, m, dm, sizeof m));
-        CHECK_OK(rs_memcpy_dtoh(s, v, dv, sizeof v));
+        CHECK_OK(rs_memcpy_dtoh(s, m, dm, C * 4));
+        CHECK_OK(rs_memcpy_dtoh(s, v, dv, C * 4));
         CHECK_OK(rs_stream_synchronize(s));
         for (int c = 0; c < C; ++c) {
             double sum = 0, sq = 0;
@@ -65,6 +67,14 @@ TEST(stats_of_strided_rows_in_chunks) {
     rs_free(dev, dx);
     rs_free(dev, dm);
     rs_free(dev, dv);
+    free(x);
+}
+
+TEST(stats_of_strided_rows_in_chunks) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    check_strided_stats(dev, s, 3);
+    check_strided_stats(dev, s, 8);
 }
 
 /* STATS with bn_train: invstd, the running statistics and alpha, beta per

@@ -267,17 +267,28 @@ def test_batch_norm_channels_last_and_chunked_rows(memory_format, training, c):
 
 
 @pytest.mark.parametrize("shape,offset", [((3, 5, 36, 37), 0), ((3, 5, 36, 37), 1), ((3, 5, 36, 36), 4),
-                                          ((2, 3, 7, 9), 0), ((4, 2, 100, 101), 0)])
-def test_batch_norm_statistics_as_words_and_not(shape, offset):
+                                          ((2, 3, 7, 9), 0), ((4, 2, 100, 101), 0), ((3, 8, 36, 37), 0),
+                                          ((3, 40, 6, 7), 0), ((3, 8, 36, 37), 1), ((3, 12, 2, 3), 0)])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_batch_norm_statistics_as_words_and_not(shape, offset, channels_last):
     # float32 statistics load 16-byte words where a channel's elements come
     # in aligned runs of 4 (36 x 37 = 1332 a plane; chunks rounded to a
-    # multiple of 4); a storage offset of 1 element, or planes of 63
-    # elements, take the element path
+    # multiple of 4), and in channels_last where the channels are a multiple
+    # of 4 (a word: 4 channels' element; 40 channels: a full tile of 32 and
+    # a partial one); a storage offset of 1 element, planes of 63 elements,
+    # 5 channels, or 18 elements a channel (one lane in order) take the
+    # element path
     torch.manual_seed(7)
     n = torch.Size(shape).numel()
     base = torch.randn(offset + n) * 3 + 2
-    x = base[offset:].view(shape)
-    xd = base.to(D)[offset:].view(shape)
+    if channels_last:
+        nb, c, h, w = shape
+        x = base[offset:].view(nb, h, w, c).permute(0, 3, 1, 2)
+        xd = base.to(D)[offset:].view(nb, h, w, c).permute(0, 3, 1, 2)
+        assert xd.is_contiguous(memory_format=torch.channels_last)
+    else:
+        x = base[offset:].view(shape)
+        xd = base.to(D)[offset:].view(shape)
     assert xd.storage_offset() == offset
     rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
     rmd, rvd = rm.to(D), rv.to(D)
