@@ -37,9 +37,9 @@ CXXFLAGS = -std=c++17 $(COMMON_FLAGS) -D_GLIBCXX_USE_CXX11_ABI=1 -isystem $(TORC
 # the profiler plugin includes Kineto's headers, which include each other by bare name
 $(BUILD)/src/torch/runtime/profiler.o: CXXFLAGS += -isystem $(TORCH_DIR)/include/kineto
 # torch 2.15's headers need C++20 (<=>, concepts, std::bit_width); older
-# torch builds as C++17, as before (gcc takes the last -std). Asked once,
-# as TORCH_DIR.
-TORCH_STD = $(eval TORCH_STD := $(shell TORCH_DEVICE_BACKEND_AUTOLOAD=0 $(PY) -c 'import torch;     v = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]); print("-std=c++20" if v >= (2, 15) else "")'))$(TORCH_STD)
+# torch builds as C++17, as before (gcc takes the last -std). Read once
+# from torch's version.py (no second import of torch).
+TORCH_STD = $(eval TORCH_STD := $(shell $(PY) -c 'import re, sys; v = re.search(r"__version__ = .(\d+)\.(\d+)", open(sys.argv[1]).read()); print("-std=c++20" if (int(v[1]), int(v[2])) >= (2, 15) else "")' $(TORCH_DIR)/version.py))$(TORCH_STD)
 $(ADAPTER_OBJ): CXXFLAGS += $(TORCH_STD)
 
 # ---- C tests (ASan + UBSan build of the core)

@@ -34,6 +34,8 @@ def test_hfft2_as_accurate_as_cpu():
         cpu = op(s.input, *s.args, **s.kwargs)
         got = host_free(lambda: op(s.input.to(D), *s.args, **s.kwargs)).cpu()
         assert got.shape == cpu.shape and got.dtype == cpu.dtype
+        if ref.numel() == 0:  # (torch 2.15's samples include empty outputs; max() refuses them)
+            continue
         e_cpu = (cpu.double() - ref).abs().max().item()
         e_got = (got.double() - ref).abs().max().item()
         assert e_got <= 2 * e_cpu + 1e-7 * ref.abs().max().item(), (s.kwargs, e_got, e_cpu)
