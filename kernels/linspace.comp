@@ -5,7 +5,8 @@
 // (float32 with fused multiply-adds, as CPU's build contracts them)
 // and, for logspace, dst[i] = base ** v[i].
 // Defines: DST_DT; MODE: 0 float (each operation rounded to the dtype, as
-// c10's Half/BFloat16 arithmetic does; complex64 as float), 2 double
+// c10's Half/BFloat16 arithmetic does; complex64 as float), 1 float
+// rounded to the dtype once (torch 2.15's float16/bfloat16), 2 double
 // (native fp64), 4 int64 (integer dtypes whose step is an integer: exact);
 // LOG: 0 linspace, 1 logspace.
 #version 460
@@ -101,7 +102,7 @@ void main() {
     RS_FOR_EACH(i, pc.numel) {
         int64_t o = pc.ndim == 0u ? int64_t(i) : rs_offset1(pc.params, pc.ndim, i);
         int64_t ii = int64_t(i);
-#if MODE == LS_FLOAT
+#if MODE == LS_FLOAT || MODE == LS_FLOAT_ONCE
         float s = uintBitsToFloat(uint(pc.a)), e = uintBitsToFloat(uint(pc.b));
         float st = uintBitsToFloat(uint(pc.c));
 #if DST_DT == 6 && !LOG

@@ -36,6 +36,7 @@
 
 /* linspace's MODE */
 #define LS_FLOAT 0   /* each operation rounded to the dtype (complex64 as float) */
+#define LS_FLOAT_ONCE 1  /* float16/bfloat16 linspace in float, rounded once (torch 2.15's CPU) */
 #define LS_DOUBLE 2  /* native fp64 */
 #define LS_INT 4     /* int64: integer dtypes whose step is an integer (exact) */
 

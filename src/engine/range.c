@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "russet/linspace.h"
 #include "params/range.h"
 
 static int is_int(rs_dtype dt) {
@@ -115,8 +116,12 @@ rs_status rs_arange(rs_stream *s, const rs_tensor *dst, double start, double ste
 
 typedef struct linspace_push { RS_LINSPACE_PUSH } linspace_push;
 
-rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double end,
-                      double log_base) {
+rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double end, double log_base) {
+    return rs_linspace_rounding(s, dst, start, end, log_base, 0);
+}
+
+rs_status rs_linspace_rounding(rs_stream *s, const rs_tensor *dst, double start, double end, double log_base,
+                               int half_in_float) {
     static const char *op = "rs_linspace";
     if (!s) return rs_error(RS_ERR_INVALID, "%s: stream is NULL", op);
     rs_layout l;
@@ -186,9 +191,13 @@ rs_status rs_linspace(rs_stream *s, const rs_tensor *dst, double start, double e
             b = round_to(r, (float)end);
         }
         if (steps == 1) b = a;
-        float step = steps > 1 ? round_to(r, round_to(r, b - a) / round_to(r, (float)(steps - 1)))
-                               : 0.0f;
-        mode = LS_FLOAT;
+        /* torch 2.15's float16/bfloat16 linspace: start and end rounded to
+         * the dtype, then float arithmetic, one rounding at the end */
+        int once = half_in_float && !is_log && (dt == RS_FLOAT16 || dt == RS_BFLOAT16);
+        float step = steps <= 1 ? 0.0f
+                     : once     ? (b - a) / (float)(steps - 1)
+                                : round_to(r, round_to(r, b - a) / round_to(r, (float)(steps - 1)));
+        mode = once ? LS_FLOAT_ONCE : LS_FLOAT;
         pc.a = rs_f32_bits(a);
         pc.b = rs_f32_bits(b);
         pc.c = rs_f32_bits(step);

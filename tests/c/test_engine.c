@@ -7,6 +7,7 @@
 
 #include "ctest.h"
 #include "engine/engine.h"
+#include "russet/linspace.h"
 
 static const rs_dtype kAll[21] = {
     RS_BOOL, RS_UINT8, RS_INT8, RS_INT16, RS_INT32, RS_INT64, RS_UINT16, RS_UINT32,
@@ -1072,6 +1073,24 @@ TEST(linspace) {
     uint16_t hv[9];
     CHECK_OK(rs_memcpy_dtoh(g_s, hv, a, sizeof hv));
     for (int i = 0; i < 9; ++i) CHECK(rs_f16_to_f32(hv[i]) == 0.125f * (float)i);
+    /* float16 in float, rounded once (torch 2.15's CPU): (-5, 7.3, 8)
+     * gives -5, -3.2421875, ... where each operation rounded gives
+     * -3.2441406 at 1 */
+    rs_tensor h8 = vec(a, RS_FLOAT16, 8);
+    uint16_t h8v[8];
+    for (int once = 0; once < 2; ++once) {
+        CHECK_OK(rs_linspace_rounding(g_s, &h8, -5.0, 7.3, 0, once));
+        CHECK_OK(rs_memcpy_dtoh(g_s, h8v, a, sizeof h8v));
+        CHECK_OK(rs_stream_synchronize(g_s));
+        float hs = rs_f16_to_f32(rs_f16_from_f32(-5.0f)), he = rs_f16_to_f32(rs_f16_from_f32(7.3f));
+        float hst = (he - hs) / 7.0f;
+        int same = 0;
+        for (int i = 0; i < 8; ++i) {
+            float v = i < 4 ? hs + hst * (float)i : he - hst * (float)(7 - i);
+            same += rs_f16_to_f32(h8v[i]) == rs_f16_to_f32(rs_f16_from_f32(v));
+        }
+        CHECK(once ? same == 8 : same < 8);
+    }
     /* logspace */
     rs_tensor lt = vec(a, RS_FLOAT32, 7);
     CHECK_OK(rs_linspace(g_s, &lt, -2.0, 4.0, 10.0));

@@ -3,6 +3,8 @@
 // _efficientzerotensor (the zero gradients autograd makes) is a filled
 // zero tensor: no ZeroTensor dispatch key, whose null storage no russet
 // kernel could read.
+#include "russet/linspace.h"
+
 #include <ATen/native/Resize.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
@@ -12,6 +14,9 @@
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
+#if __has_include(<torch/headeronly/version.h>)
+#include <torch/headeronly/version.h>  // TORCH_VERSION_MINOR
+#endif
 
 #include <cmath>
 #include <limits>
@@ -66,6 +71,15 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   return out;
 }
 
+// torch 2.15's CPU computes float16/bfloat16 linspace in float and rounds
+// once; 2.13's rounded each operation to the dtype (the same inputs give
+// other bits at some elements): russet follows the torch it is built for
+#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 15)
+constexpr int kHalfLinspaceInFloat = 1;
+#else
+constexpr int kHalfLinspaceInFloat = 0;
+#endif
+
 at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
                           at::Tensor& out) {
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
@@ -81,7 +95,9 @@ at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_
   }
   native_or_host(
       out, base > 0 ? "aten::logspace.out" : "aten::linspace.out",
-      [&](rs_stream* s, rs_tensor* d) { return rs_linspace(s, d, start.to<double>(), end.to<double>(), base); },
+      [&](rs_stream* s, rs_tensor* d) {
+        return rs_linspace_rounding(s, d, start.to<double>(), end.to<double>(), base, kHalfLinspaceInFloat);
+      },
       [&](at::Tensor& cpu) {
         if (base > 0) at::logspace_out(cpu, start, end, steps, base);
         else at::linspace_out(cpu, start, end, steps);
