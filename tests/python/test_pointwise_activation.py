@@ -170,3 +170,17 @@ def test_softshrink_nan_and_signed_zero(dtype):
     got = F.softshrink(x.to("russet"), 0.5).cpu()
     assert_close(got, want, equal_nan=True, atol=0, rtol=0)
     assert torch.equal(got.signbit(), want.signbit())
+
+
+@pytest.mark.parametrize("limits", [(-1, 1), (-5, 3), (2, 9), (0, 0)])
+def test_hardtanh_unsigned_limits_like_this_torchs_cpu(limits):
+    # torch 2.13's CPU refuses a negative limit on uint8; 2.15's takes a
+    # lower limit below 0 as 0: russet does what the torch it runs with does
+    x = torch.tensor([0, 1, 5, 200], dtype=torch.uint8)
+    try:
+        want = F.hardtanh(x, *limits)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e)):
+            F.hardtanh(x.to(D), *limits)
+        return
+    assert torch.equal(F.hardtanh(x.to(D), *limits).cpu(), want)

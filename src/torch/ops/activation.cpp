@@ -34,6 +34,7 @@
 #include <ATen/ops/hardswish_ops.h>
 #include <ATen/ops/hardtanh_backward_ops.h>
 #include <ATen/ops/hardtanh_ops.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/leaky_relu.h>
 #include <ATen/ops/leaky_relu_backward_meta.h>
 #include <ATen/ops/leaky_relu_backward_ops.h>
@@ -284,14 +285,35 @@ Tensor& relu_(Tensor& self) {
   return at::clamp_min_(self, 0);
 }
 
+// Whether this torch's CPU refuses hardtanh on uint8 with a negative limit
+// (torch 2.13 raises; 2.15 clamps): asked of CPU once, so that russet
+// raises or computes as the torch it runs with does
+bool cpu_refuses_unsigned_negative_hardtanh() {
+  static const bool refuses = [] {
+    try {
+      at::_ops::hardtanh::call(at::zeros({1}, at::TensorOptions().dtype(at::kByte)), -1, 1);
+      return false;
+    } catch (const c10::Error&) {
+      return true;
+    }
+  }();
+  return refuses;
+}
+
 // hardtanh = clamp, with integer limits for integer inputs (ATen)
 Tensor& hardtanh_out(const Tensor& self, const Scalar& min, const Scalar& max, Tensor& result) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
   Scalar min_ = min, max_ = max;
   if (at::isIntegralType(self.scalar_type(), /*includeBool=*/false)) {
     int64_t minval = min.toLong(), maxval = max.toLong();
-    TORCH_CHECK(self.dtype() != at::kByte || (minval >= 0 && maxval >= 0),
-                "cannot do hardtanh on an unsigned type with negative limits");
+    if (self.dtype() == at::kByte && (minval < 0 || maxval < 0)) {
+      TORCH_CHECK(!cpu_refuses_unsigned_negative_hardtanh(),
+                  "cannot do hardtanh on an unsigned type with negative limits");
+      // torch 2.15: a limit below the dtype's range is taken as its lowest
+      // value (0); a negative upper limit is an error
+      TORCH_CHECK(maxval >= 0, "Clamp max value ", maxval, " is outside the representable range of Byte");
+      minval = 0;
+    }
     min_ = minval;
     max_ = maxval;
   }
