@@ -134,3 +134,17 @@ def test_clamp_nan_bounds_and_int():
     lo = torch.tensor([0.0, 2.0, float("nan")])
     assert_close(torch.clamp(x.to(D), lo.to(D), 1.5).cpu() if False else
                  torch.clamp(x.to(D), min=lo.to(D)).cpu(), torch.clamp(x, min=lo), equal_nan=True)
+
+
+@pytest.mark.parametrize("args", [(), (0.5, 3.0, -4.0)])
+def test_nan_to_num_out_complex_is_native(args):
+    # torch 2.15's nan_to_num sends complex input to nan_to_num.out: the
+    # real and imaginary parts are replaced as real elements, natively
+    x = torch.tensor([complex(float("nan"), 1), complex(float("inf"), float("-inf")), complex(2, float("nan")),
+                      complex(-1.5, 0.25)], dtype=torch.complex64)
+    out = torch.empty(0, dtype=torch.complex64, device=D)
+    torch.russet.reset_host_op_counts()
+    torch.ops.aten.nan_to_num.out(x.to(D), *args, out=out)
+    assert not torch.russet.host_op_counts()
+    assert torch.equal(out.cpu(), torch.nan_to_num(x, *args))
+    assert torch.equal(torch.nan_to_num(x.to(D), *args).cpu(), torch.nan_to_num(x, *args))

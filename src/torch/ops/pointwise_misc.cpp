@@ -41,6 +41,7 @@
 #include <ATen/ops/lshift_ops.h>
 #include <ATen/ops/masked_fill_ops.h>
 #include <ATen/ops/nan_to_num_ops.h>
+#include <ATen/ops/view_as_real.h>
 #include <ATen/ops/nextafter_meta.h>
 #include <ATen/ops/nextafter_ops.h>
 #include <ATen/ops/pow.h>
@@ -492,6 +493,14 @@ Tensor& nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optio
         if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true)) {
           at::native::resize_output(out, self.sizes());
           out.copy_(self);
+          return out;
+        }
+        if (self.is_complex()) {
+          // the real and imaginary parts as real elements (as CPU's kernel;
+          // torch 2.15's nan_to_num sends complex here)
+          at::native::resize_output(out, self.sizes());
+          Tensor ro = at::view_as_real(out);
+          nan_to_num_out(at::view_as_real(self.resolve_conj()), nan, posinf, neginf, ro);
           return out;
         }
         auto iter = at::TensorIterator::unary_op(out, self);
