@@ -24,11 +24,13 @@ def _run(code):
                PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), HERE, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-c", CPU_WARMUP + code], env=env, capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
-    # the result is the last line that is a JSON object (torch 2.15's CUDA
-    # wheel can print a warning of the CUDA runtime after it)
-    last = [ln for ln in r.stdout.strip().splitlines() if ln.startswith("{")]
-    assert last, r.stdout[-3000:] + r.stderr[-6000:]
-    return json.loads(last[-1])
+    # the result is the last line of JSON (a warning may follow it)
+    for line in reversed(r.stdout.strip().splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    raise AssertionError("no JSON result: " + r.stdout[-3000:] + r.stderr[-6000:])
 
 
 # (OpInfo name, variant): float64 and complex128 (where CPU has them) native

@@ -44,6 +44,9 @@
 #include <ATen/ops/max_pool3d_with_indices_ops.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
+#if __has_include(<torch/headeronly/version.h>)
+#include <torch/headeronly/version.h>  // TORCH_VERSION_MINOR
+#endif
 
 
 namespace russet {
@@ -468,16 +471,28 @@ Tensor max_unpool(const Tensor& self, const Tensor& indices, at::IntArrayRef out
   return out.view(shape);
 }
 
+// the name ATen's messages give the op: its CPU kernel's before torch 2.15
+#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 15)
+constexpr const char* kUnpool2dName = "max_unpooling2d";
+constexpr const char* kUnpool3dName = "max_unpooling3d";
+#else
+constexpr const char* kUnpool2dName = "max_unpooling2d_forward_out";
+constexpr const char* kUnpool3dName = "max_unpooling3d_forward_out";
+#endif
+
 Tensor max_unpool2d(const Tensor& self, const Tensor& indices, at::IntArrayRef output_size) {
   return native_or_host<at::_ops::max_unpool2d>(
-      [&] { return max_unpool(self, indices, output_size, 2, "max_unpooling2d_forward_out"); }, self, indices,
-      output_size);
+      [&] { return max_unpool(self, indices, output_size, 2, kUnpool2dName); }, self, indices, output_size);
 }
 Tensor max_unpool3d(const Tensor& self, const Tensor& indices, at::IntArrayRef output_size, at::IntArrayRef stride,
                     at::IntArrayRef padding) {
   return native_or_host<at::_ops::max_unpool3d>(
-      [&] { return max_unpool(self, indices, output_size, 3, "max_unpooling3d_forward_out"); }, self, indices,
-      output_size, stride, padding);
+      [&] {
+        TORCH_CHECK(stride.size() != 3 || (stride[0] > 0 && stride[1] > 0 && stride[2] > 0),
+                    "strides should be greater than zero, but got stride: ", stride);
+        return max_unpool(self, indices, output_size, 3, kUnpool3dName);
+      },
+      self, indices, output_size, stride, padding);
 }
 
 }  // namespace
