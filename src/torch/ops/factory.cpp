@@ -4,6 +4,7 @@
 // zero tensor: no ZeroTensor dispatch key, whose null storage no russet
 // kernel could read.
 #include "russet/linspace.h"
+#include "torch/torch_version.h"
 
 #include <ATen/native/Resize.h>
 #include <ATen/ops/arange.h>
@@ -14,9 +15,6 @@
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
-#if __has_include(<torch/headeronly/version.h>)
-#include <torch/headeronly/version.h>  // TORCH_VERSION_MINOR
-#endif
 
 #include <cmath>
 #include <limits>
@@ -74,11 +72,7 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
 // torch 2.15's CPU computes float16/bfloat16 linspace in float and rounds
 // once; 2.13's rounded each operation to the dtype (the same inputs give
 // other bits at some elements): russet follows the torch it is built for
-#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 15)
-constexpr int kHalfLinspaceInFloat = 1;
-#else
-constexpr int kHalfLinspaceInFloat = 0;
-#endif
+constexpr int kHalfLinspaceInFloat = RUSSET_TORCH_2_15;
 
 at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
                           at::Tensor& out) {

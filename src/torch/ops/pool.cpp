@@ -6,6 +6,7 @@
 // What the engine has no kernel for (float64 under the apple profile, avg
 // pooling of int32) runs on the host through the usual counted fallback,
 // which gives CPU's result or CPU's error.
+#include "torch/torch_version.h"
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
@@ -44,9 +45,7 @@
 #include <ATen/ops/max_pool3d_with_indices_ops.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
-#if __has_include(<torch/headeronly/version.h>)
-#include <torch/headeronly/version.h>  // TORCH_VERSION_MINOR
-#endif
+
 
 
 namespace russet {
@@ -472,7 +471,7 @@ Tensor max_unpool(const Tensor& self, const Tensor& indices, at::IntArrayRef out
 }
 
 // the name ATen's messages give the op: its CPU kernel's before torch 2.15
-#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 15)
+#if RUSSET_TORCH_2_15
 constexpr const char* kUnpool2dName = "max_unpooling2d";
 constexpr const char* kUnpool3dName = "max_unpooling3d";
 #else

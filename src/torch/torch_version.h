@@ -1,0 +1,12 @@
+// The torch the adapter is compiled against, where CPU's behaviour changed
+// between versions (docs/torch-versions.md): RUSSET_TORCH_2_15 is 1 for
+// torch 2.15 and later, else 0.
+#pragma once
+#if __has_include(<torch/headeronly/version.h>)
+#include <torch/headeronly/version.h>  // TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR
+#endif
+#if defined(TORCH_VERSION_MAJOR) && (TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 15)
+#define RUSSET_TORCH_2_15 1
+#else
+#define RUSSET_TORCH_2_15 0
+#endif
