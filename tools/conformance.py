@@ -1772,7 +1772,7 @@ def check_against_known(records, known):
     stable part of its detail (failure_signature) where the entry records
     one. A known wrong result that turns into an error, an error with
     another message, or an unsupported case is a new failure. An entry
-    marked `flaky` (CPU's own result differs between runs) may also pass."""
+    marked `flaky` (CPU's own result differs between runs or machines) may also pass."""
     new, fixed = [], []
     for r in records:
         for v, x in r["variants"].items():
