@@ -3,7 +3,9 @@
 // helpers are kernels/common/ops_misc.glsl's). The step count, grad_scale
 // and found_inf are float32 scalars read here, so the host never reads them.
 // Defines: DT (the dtype of param, grad and state_sum), MAXIMIZE, WD
-// (weight decay != 0), SCALE (grad_scale given), FOUND (found_inf given).
+// (weight decay != 0), SCALE (grad_scale given), FOUND (found_inf given),
+// ROUND_LR (the rate rounded to float16/bfloat16 as torch 2.13; 2.15 keeps
+// it in float).
 #version 460
 #include "common/dtype.glsl"
 #include "params/optim.h"
@@ -33,9 +35,9 @@ void main() {
 #endif
     const float step = scalar_at(pc.step);
     float clr = pc.lr / (1.0 + (step - 1.0) * pc.lr_decay);
-#if DT == 5
-    clr = rs_f16_dec(rs_f16_enc(clr));     // ATen's vector loop: scalar_t(clr)
-#elif DT == 15
+#if ROUND_LR && DT == 5
+    clr = rs_f16_dec(rs_f16_enc(clr));     // torch 2.13's vector loop: scalar_t(clr)
+#elif ROUND_LR && DT == 15
     clr = rs_bf16_dec(rs_bf16_enc(clr));
 #endif
 #if SCALE

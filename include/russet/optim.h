@@ -38,7 +38,8 @@ RS_API rs_status rs_adam_step_run(rs_stream *s, const rs_adam_step *p);
  * (state_sum for the moments); the learning rate lr / (1 + (step - 1) *
  * lr_decay) is computed on the device in float32 (ATen: double, then
  * rounded), and for float16/bfloat16 weight_decay, eps and that rate are
- * rounded to the dtype, as ATen's vector loop does. */
+ * rounded to the dtype, as torch 2.13's vector loop does; float_scalars
+ * keeps them in float, as torch 2.15's kernel does (docs/torch-versions.md). */
 typedef struct rs_adagrad_step {
     rs_dtype dtype;
     int64_t numel;
@@ -46,6 +47,7 @@ typedef struct rs_adagrad_step {
     uint64_t step, grad_scale, found_inf;
     double lr, lr_decay, weight_decay, eps;
     int maximize;
+    int float_scalars;  /* 0: scalars rounded to float16/bfloat16 (torch < 2.15), 1: kept in float */
 } rs_adagrad_step;
 
 RS_API rs_status rs_adagrad_step_run(rs_stream *s, const rs_adagrad_step *p);

@@ -77,9 +77,10 @@ rs_status rs_adam_step_run(rs_stream *s, const rs_adam_step *p) {
 typedef struct adagrad_push { RS_ADAGRAD_PUSH } adagrad_push;
 
 /* x as ATen's vector loop uses a scalar: rounded to the dtype (float16,
- * bfloat16), through float */
-static float round_to(rs_dtype dt, double x) {
+ * bfloat16), through float; torch 2.15 and later keep it in float */
+static float round_to(rs_dtype dt, double x, int float_scalars) {
     float f = (float)x;
+    if (float_scalars) return f;
     if (dt == RS_FLOAT16) return rs_f16_to_f32(rs_f16_from_f32(f));
     if (dt == RS_BFLOAT16) return rs_bf16_to_f32(rs_bf16_from_f32(f));
     return f;
@@ -91,9 +92,10 @@ rs_status rs_adagrad_step_run(rs_stream *s, const rs_adagrad_step *p) {
     rs_status st = check_common("rs_adagrad_step", p->dtype, p->numel,
                                 p->param && p->grad && p->state_sum && p->step, &skip);
     if (st != RS_OK || skip) return st;
-    char defines[96];
-    snprintf(defines, sizeof defines, "DT=%d;MAXIMIZE=%d;WD=%d;SCALE=%d;FOUND=%d", (int)p->dtype,
-             p->maximize != 0, p->weight_decay != 0.0, p->grad_scale != 0, p->found_inf != 0);
+    char defines[112];
+    snprintf(defines, sizeof defines, "DT=%d;MAXIMIZE=%d;WD=%d;SCALE=%d;FOUND=%d;ROUND_LR=%d", (int)p->dtype,
+             p->maximize != 0, p->weight_decay != 0.0, p->grad_scale != 0, p->found_inf != 0,
+             p->float_scalars == 0);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "fused_adagrad.comp", defines, &k)) != RS_OK) return st;
     adagrad_push pc;
@@ -105,8 +107,8 @@ rs_status rs_adagrad_step_run(rs_stream *s, const rs_adagrad_step *p) {
     pc.site = rs_device_error_site(rs_stream_device(s), "fused_adagrad");
     pc.lr = (float)p->lr;
     pc.lr_decay = (float)p->lr_decay;
-    pc.wd = round_to(p->dtype, p->weight_decay);
-    pc.eps = round_to(p->dtype, p->eps);
+    pc.wd = round_to(p->dtype, p->weight_decay, p->float_scalars);
+    pc.eps = round_to(p->dtype, p->eps, p->float_scalars);
     uint64_t bytes = (uint64_t)p->numel * rs_dtype_size(p->dtype);
     rs_access acc[6] = {{p->param, bytes, 1}, {p->grad, bytes, p->grad_scale != 0}, {p->state_sum, bytes, 1},
                         {p->step, 4, 0}, {p->grad_scale, 4, 0}, {p->found_inf, 4, 0}};

@@ -2,8 +2,12 @@
  * rs_adagrad_step_run), against the same steps computed here in double in
  * ATen's order: plain Adam, AdamW with amsgrad, grad_scale and maximize,
  * Adagrad with lr_decay and weight decay; found_inf == 1 leaves every
- * tensor untouched; the steps run without a host wait. */
+ * tensor untouched; the steps run without a host wait. Adagrad in
+ * float16/bfloat16 under both scalar rules (rounded to the dtype as torch
+ * 2.13, kept in float as 2.15). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -173,6 +177,75 @@ TEST(adagrad_step_matches_the_host) {
     run_adagrad(0, 1, 1.0f, 2.0f); /* found_inf: untouched */
 }
 
+/* Adagrad on a 16-bit dtype against the float arithmetic of ATen's kernel
+ * (the scalars rounded to the dtype or not: float_scalars), rounded once.
+ * The GPU's sqrt and division may be a few float steps off, so a handful of
+ * elements may round the other way; the other rule's reference must differ
+ * on many more (the rounded rate moves about one element in ten). */
+static float to_f(rs_dtype dt, uint16_t h) { return dt == RS_FLOAT16 ? rs_f16_to_f32(h) : rs_bf16_to_f32(h); }
+static uint16_t from_f(rs_dtype dt, float f) { return dt == RS_FLOAT16 ? rs_f16_from_f32(f) : rs_bf16_from_f32(f); }
+
+static void run_adagrad_16(rs_dtype dt, int float_scalars) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    static uint16_t hp[N], hg[N], hs[N], gp[N], gs[N];
+    for (int i = 0; i < N; i++) {
+        hp[i] = from_f(dt, (float)sin(i * 0.37));
+        hg[i] = from_f(dt, (float)cos(i * 0.11) * 3.0f);
+        hs[i] = from_f(dt, (float)(0.5 + 0.4 * cos(i * 0.2)));
+    }
+    uint64_t d[3], dstep;
+    const uint16_t *src[3] = {hp, hg, hs};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(rs_alloc(dev, N * 2, s, &d[i]));
+        CHECK_OK(rs_memcpy_htod(s, d[i], src[i], N * 2));
+    }
+    const float step_count = 3.0f;
+    CHECK_OK(rs_alloc(dev, 4, s, &dstep));
+    CHECK_OK(rs_memcpy_htod(s, dstep, &step_count, 4));
+    rs_adagrad_step a;
+    memset(&a, 0, sizeof a);
+    a.dtype = dt;
+    a.numel = N;
+    a.param = d[0], a.grad = d[1], a.state_sum = d[2], a.step = dstep;
+    a.lr = 0.1, a.lr_decay = 0.01, a.weight_decay = 0.1, a.eps = 1e-3, a.float_scalars = float_scalars;
+    CHECK_OK(rs_adagrad_step_run(s, &a));
+    CHECK_OK(rs_memcpy_dtoh(s, gp, d[0], N * 2));
+    CHECK_OK(rs_memcpy_dtoh(s, gs, d[2], N * 2));
+    int own = 0, other = 0, far = 0;
+    for (int rule = 0; rule < 2; rule++) {
+        /* rule 1: the scalars in float; rule 0: rounded to the dtype */
+        float clr = (float)(a.lr / (1 + (step_count - 1) * a.lr_decay)), wd = (float)a.weight_decay,
+              eps = (float)a.eps;
+        if (!rule) clr = to_f(dt, from_f(dt, clr)), wd = to_f(dt, from_f(dt, wd)), eps = to_f(dt, from_f(dt, eps));
+        for (int i = 0; i < N; i++) {
+            float p = to_f(dt, hp[i]), g = to_f(dt, hg[i]) + wd * to_f(dt, hp[i]);
+            float sum = to_f(dt, hs[i]) + g * g;
+            uint16_t want = from_f(dt, p - clr * g / (sqrtf(sum) + eps));
+            int differs = gp[i] != want || gs[i] != from_f(dt, sum);
+            if (rule == float_scalars) {
+                own += differs;
+                far += abs((int)(int16_t)gp[i] - (int)(int16_t)want) > 1;  /* more than one step of the dtype */
+            } else {
+                other += differs;
+            }
+        }
+    }
+    if (own > N / 100 || other < N / 20 || far)
+        printf("  adagrad dtype %d float_scalars %d: %d differ from its rule, %d from the other, %d by more than a step\n",
+               (int)dt, float_scalars, own, other, far);
+    CHECK(own <= N / 100 && other >= N / 20 && far == 0);
+    for (int i = 0; i < 3; i++) rs_free(dev, d[i]);
+    rs_free(dev, dstep);
+}
+
+TEST(adagrad_16_bit_scalar_rules) {
+    run_adagrad_16(RS_FLOAT16, 0);
+    run_adagrad_16(RS_FLOAT16, 1);
+    run_adagrad_16(RS_BFLOAT16, 0);
+    run_adagrad_16(RS_BFLOAT16, 1);
+}
+
 TEST(adam_step_rejects_bad_arguments) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -190,6 +263,7 @@ int main(void) {
     RUN(adam_step_matches_the_host);
     RUN(adam_step_skipped_on_found_inf);
     RUN(adagrad_step_matches_the_host);
+    RUN(adagrad_16_bit_scalar_rules);
     RUN(adam_step_rejects_bad_arguments);
     CTEST_END();
 }

@@ -23,6 +23,7 @@
 // gradients are divided by it on the device.
 #include "torch/pointwise.h"
 #include "torch/pointwise_batch.h"
+#include "torch/torch_version.h"
 
 #include "russet/optim.h"
 
@@ -286,10 +287,12 @@ void fused_sgd(TensorList params, TensorList grads, TensorList momentum_buffer_l
   if (batch) batch->flush();
 }
 
-// a scalar as FusedAdagradKernel's vector loop uses it: rounded to the
-// parameter's dtype for float16/bfloat16 (its float tail does not round;
-// the vector loop covers all but size % 16 elements)
+// a scalar as FusedAdagradKernel's vector loop uses it: torch 2.13 rounds
+// it to the parameter's dtype for float16/bfloat16 (its float tail does not
+// round; the vector loop covers all but size % 16 elements), 2.15 keeps it
+// in float
 float adagrad_scalar(double x, at::ScalarType t) {
+  if (RUSSET_TORCH_2_15) return static_cast<float>(x);
   if (t == at::kHalf) return static_cast<float>(c10::Half(static_cast<float>(x)));
   if (t == at::kBFloat16) return static_cast<float>(c10::BFloat16(static_cast<float>(x)));
   return static_cast<float>(x);
@@ -306,6 +309,7 @@ void fused_adagrad(TensorList params, TensorList grads, TensorList state_sums, T
     rs_adagrad_step a;
     std::memset(&a, 0, sizeof a);
     a.lr = lr, a.lr_decay = lr_decay, a.weight_decay = weight_decay, a.eps = eps, a.maximize = maximize;
+    a.float_scalars = RUSSET_TORCH_2_15;
     a.grad_scale = present_address(grad_scale);
     a.found_inf = present_address(found_inf);
     for (size_t i = 0; i < n; i++) {
