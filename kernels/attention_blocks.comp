@@ -65,6 +65,16 @@ int64_t ab(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer AccEl { ACC v; };
 AccEl acc_at(uint64_t base, int64_t e) { return AccEl(base + uint64_t(e) * uint64_t(ACCB)); }
 
+// an element of `low`: DT for float16/bfloat16, ACC for float32/float64
+// (DROP), so float64's is written whole
+void low_set(int64_t e, ACC v) {
+#if RS_IS_DBL(DT)
+    acc_at(pc.low, e).v = v;
+#else
+    RS_SET_F(DT)(pc.low, e, v);
+#endif
+}
+
 #if RS_IS_DBL(DT)
 #define NEG_INF (-1.0LF / 0.0LF)
 ACC acc_bits(int64_t b) { return uint64BitsToDouble(uint64_t(b)); }
@@ -163,9 +173,9 @@ void main() {
                 const int64_t at_ = flat0 + j;
                 const bool kept = p != ACC(0) && rs_attn_kept_in(wds[(tid / RL) * WPR + uint((at_ >> 2) - blk0)], at_,
                                                                  drop_keep);
-                RS_SET_F(DT)(pc.low, base + j, kept ? p * drop_scale : ACC(0));
+                low_set(base + j, kept ? p * drop_scale : ACC(0));
 #elif LOW
-                RS_SET_F(DT)(pc.low, base + j, p);
+                low_set(base + j, p);
 #endif
             }
 #if DROP
@@ -197,7 +207,7 @@ void main() {
         for (int64_t j = int64_t(lane); live && j < nk; j += int64_t(RL)) {
             const ACC p = acc_at(pc.sc, base + j).v;
 #if LOW
-            RS_SET_F(DT)(pc.low, base + j, p * (acc_at(pc.dp, base + j).v - d));
+            low_set(base + j, p * (acc_at(pc.dp, base + j).v - d));
 #else
             acc_at(pc.dp, base + j).v = p * (acc_at(pc.dp, base + j).v - d);
 #endif

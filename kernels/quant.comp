@@ -21,8 +21,9 @@
 //              quantizer: round-to-even of x * (1 / scale) + zero_point in
 //              float32 (rounded once for the 8-bit types, as fbgemm's fused
 //              multiply-add; twice for int32), clamped to QT's range (NaN
-//              to the top of an 8-bit range, the bottom of int32's);
-//              per tensor, or per channel (float64 scales, int64 zero
+//              to the top of an 8-bit range, the bottom of int32's), as
+//              torch 2.13; ZP_AFTER: round-to-even of x * (1 / scale) in
+//              float32, then + zero_point, as torch 2.15; per tensor, or per channel (float64 scales, int64 zero
 //              points along QM_AXIS).
 //   QM_DEQUANTIZE (an element): (q - zero_point) * scale, the difference
 //              in 32-bit integers (wrapping, as CPU's); per tensor in
@@ -30,7 +31,7 @@
 //              with the float64 scale, as CPU's double arithmetic.
 // Defines: MODE, BITS (8 or 4), DT (x's dtype: float32, float16 or
 // bfloat16), VEC (GEMV: 16-byte reads of W); QUANTIZE / DEQUANTIZE: QT
-// (the integers' dtype: uint8, int8 or int32), PER_CHANNEL.
+// (the integers' dtype: uint8, int8 or int32), PER_CHANNEL, ZP_AFTER.
 #version 460
 #include "common/dtype.glsl"
 #include "params/quant.h"
@@ -236,9 +237,17 @@ void main() {
         const float scale = inv;
 #endif
 #endif
-#if MODE == QM_QUANTIZE
-        // CPU: fbgemm's fused multiply-add for the 8-bit types, ATen's
-        // product then sum for int32
+#if MODE == QM_QUANTIZE && ZP_AFTER
+        // torch 2.15's CPU: the product rounded to an integer, then the
+        // zero point added in integers (saturating past int32's range)
+        const float t = roundEven(RS_GET(DT)(pc.x, xo) * inv);
+        int64_t q;
+        if (isnan(t)) q = QT == 3 ? qmin : qmax;
+        else q = t >= 4294967296.0 ? qmax : (t <= -4294967296.0 ? qmin : clamp(int64_t(t) + zp, qmin, qmax));
+        RS_SET_I(QT)(pc.w, wo, uint64_t(q));
+#elif MODE == QM_QUANTIZE
+        // torch 2.13's CPU: fbgemm's fused multiply-add for the 8-bit
+        // types, ATen's product then sum for int32
 #if QT == 3
         precise float t = RS_GET(DT)(pc.x, xo) * inv;
         t = t + float(zp);

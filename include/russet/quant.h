@@ -39,8 +39,11 @@ RS_API rs_status rs_weight_qmm_run(rs_stream *s, const rs_weight_qmm *q);
  *   rs_quantize:   q = clamp(round_half_even(x * (1 / scale) + zero_point))
  *                  in float32 (rounded once for uint8/int8, as fbgemm's
  *                  fused multiply-add; twice for int32), to q's integer
- *                  range; NaN gives the top of an 8-bit range and the
- *                  bottom of int32's, as CPU;
+ *                  range, as torch 2.13's CPU; with zero_point_after_round,
+ *                  q = clamp(round_half_even(x * (1 / scale)) + zero_point)
+ *                  (x * (1 / scale) rounded to float32), as torch 2.15's.
+ *                  NaN gives the top of an 8-bit range and the bottom of
+ *                  int32's, as CPU;
  *   rs_dequantize: x = (q - zero_point) * scale, the difference in 32-bit
  *                  integers (wrapping for int32, as CPU's); per tensor in
  *                  float32, per channel the product with the float64 scale
@@ -55,6 +58,7 @@ typedef struct rs_affine_quant {
     int64_t zero_point;
     const rs_tensor *scales, *zero_points;
     int axis;
+    int zero_point_after_round; /* rs_quantize: torch 2.15's rule (above), else 2.13's */
 } rs_affine_quant;
 RS_API rs_status rs_quantize(rs_stream *s, const rs_affine_quant *a);
 RS_API rs_status rs_dequantize(rs_stream *s, const rs_affine_quant *a);

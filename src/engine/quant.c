@@ -203,9 +203,9 @@ static rs_status affine(rs_stream *s, const rs_affine_quant *a, int mode, const 
         acc[2] = rs_tensor_access(a->scales, 0), acc[3] = rs_tensor_access(a->zero_points, 0);
         n_acc = 4;
     }
-    char defines[80];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=8;DT=%d;VEC=0;QT=%d;PER_CHANNEL=%d", mode, (int)x->dtype,
-             (int)q->dtype, per_channel);
+    char defines[96];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=8;DT=%d;VEC=0;QT=%d;PER_CHANNEL=%d;ZP_AFTER=%d", mode,
+             (int)x->dtype, (int)q->dtype, per_channel, mode == QM_QUANTIZE && a->zero_point_after_round);
     return launch(s, defines, (uint64_t)rs_tensor_numel(x), &pc, acc, n_acc);
 }
 

@@ -184,6 +184,57 @@ TEST(affine_quantize_and_dequantize) {
     rs_free(dev, xa), rs_free(dev, qa), rs_free(dev, ya), rs_free(dev, sa), rs_free(dev, za);
 }
 
+/* torch 2.15's rule (zero_point_after_round): q = clamp(rne(x * (1/scale))
+ * + zp); on ties x * (1/scale) = n + 0.5 with an odd zp it differs from
+ * 2.13's rne(x * (1/scale) + zp) (1.25 / 0.5 + 3: 5, where 2.13 gives 6).
+ * uint8 and int32 per tensor, int8 per channel; NaN and out-of-range x. */
+static void quantize_after_round(rs_dtype qt, int per_channel) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    enum { N = 12 };
+    const float xs[N] = {1.25f, 1.75f, -1.25f, -0.25f, 0.25f, 2.5f, 3e9f, -3e9f, NAN, 60.75f, -70.25f, 0.7f};
+    const int64_t zp = 3, sz[1] = {N}, csz[1] = {1};
+    const double scale = 0.5, scales[1] = {0.5};
+    const int64_t zps[1] = {zp};
+    const int width = qt == RS_INT32 ? 4 : 1;
+    uint64_t xa = ctest_upload(dev, s, xs, sizeof xs), qa = 0;
+    uint64_t sa = ctest_upload(dev, s, scales, sizeof scales), za = ctest_upload(dev, s, zps, sizeof zps);
+    CHECK_OK(rs_alloc(dev, (uint64_t)(width * N), s, &qa));
+    const rs_tensor st = ctest_view(sa, RS_FLOAT64, 1, csz), zt = ctest_view(za, RS_INT64, 1, csz);
+    rs_affine_quant a;
+    memset(&a, 0, sizeof a);
+    a.x = ctest_view(xa, RS_FLOAT32, 1, sz);
+    a.q = ctest_view(qa, qt, 1, sz);
+    a.scale = scale, a.zero_point = zp, a.zero_point_after_round = 1;
+    if (per_channel) {
+        /* one channel along dim 0 of a (1, N) view */
+        const int64_t sz2[2] = {1, N};
+        a.x = ctest_view(xa, RS_FLOAT32, 2, sz2), a.q = ctest_view(qa, qt, 2, sz2);
+        a.scales = &st, a.zero_points = &zt, a.axis = 0;
+    }
+    CHECK_OK(rs_quantize(s, &a));
+    int32_t q32[N];
+    uint8_t q8[N];
+    CHECK_OK(rs_memcpy_dtoh(s, width == 4 ? (void *)q32 : (void *)q8, qa, (uint64_t)(width * N)));
+    const double lo = qt == RS_UINT8 ? 0 : qt == RS_INT8 ? -128 : -2147483648.0;
+    const double hi = qt == RS_UINT8 ? 255 : qt == RS_INT8 ? 127 : 2147483647.0;
+    for (int i = 0; i < N; ++i) {
+        const float inv = 1.0f / (float)scale;
+        const double t = nearbyint((double)(xs[i] * inv)) + (double)zp;
+        const double want = isnan(xs[i]) ? (qt == RS_INT32 ? lo : hi) : t < lo ? lo : t > hi ? hi : t;
+        const double got = qt == RS_INT32 ? q32[i] : qt == RS_INT8 ? (int8_t)q8[i] : q8[i];
+        if (got != want) fprintf(stderr, "  quantize %g to dtype %d: %g, expected %g\n", xs[i], (int)qt, got, want);
+        CHECK(got == want);
+    }
+    rs_free(dev, xa), rs_free(dev, qa), rs_free(dev, sa), rs_free(dev, za);
+}
+
+TEST(quantize_zero_point_after_round) {
+    quantize_after_round(RS_UINT8, 0);
+    quantize_after_round(RS_INT32, 0);
+    quantize_after_round(RS_INT8, 1);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -213,6 +264,7 @@ int main(void) {
     RUN(int4_gemv);
     RUN(int4_gemm);
     RUN(affine_quantize_and_dequantize);
+    RUN(quantize_zero_point_after_round);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

@@ -275,20 +275,30 @@ def test_bad_inputs_raise_like_cpu():
                                        is_causal=True)
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "math"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_dropout_backward_uses_the_forwards_mask(dtype):
+def test_dropout_backward_uses_the_forwards_mask(dtype, fused):
     """With dropout the values depend on the draw, so the conformance sweep
     checks only metadata there; here the gradients are checked against the
     mask the forward drew: with V the identity the output is the dropped-out
-    probabilities themselves, from which dV and dQ follow exactly. Twice
-    backward (create_graph) as well."""
+    probabilities themselves, from which dV and dQ follow exactly. On the
+    fused engine and on ATen's math composition (sdpa_kernel(MATH)). Twice
+    backward (create_graph) through the math path; the fused backward, like
+    CUDA's flash and efficient kernels, has no derivative of its own, and
+    says so (torch 2.15 sends 3-d inputs there too)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if fused and dtype == torch.float64 and torch.russet.get_device_properties().profile == "apple":
+        pytest.skip("no float64 arithmetic under the apple profile: float64 takes the math path")
     torch.manual_seed(0)
     n = 6
-    q = torch.randn(2, 3, n, dtype=dtype)
-    k = torch.randn(2, n, n, dtype=dtype)
-    v = torch.eye(n, dtype=dtype).expand(2, n, n).contiguous()
+    q = torch.randn(2, 1, 3, n, dtype=dtype)
+    k = torch.randn(2, 1, n, n, dtype=dtype)
+    v = torch.eye(n, dtype=dtype).expand(2, 1, n, n).contiguous()
     q, k, v = (t.to(D).requires_grad_() for t in (q, k, v))
-    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    backends = [SDPBackend.OVERRIDEABLE] if fused else [SDPBackend.MATH]
+    with sdpa_kernel(backends):
+        out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert ("Overrideable" in out.grad_fn.name()) == fused, out.grad_fn.name()
     g = torch.randn(out.shape, dtype=dtype).to(D)
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), g, create_graph=True)
     pd = out.detach().cpu()  # P * mask / (1 - p)
@@ -300,6 +310,10 @@ def test_dropout_backward_uses_the_forwards_mask(dtype):
     dp = gc * (pd != 0).to(dtype) / 0.5  # g @ V^T = g, through the mask
     ds = p * (dp - (dp * p).sum(-1, keepdim=True))
     torch.testing.assert_close(dq.detach().cpu(), ds @ kc / n ** 0.5)
+    if fused:
+        with pytest.raises(RuntimeError, match="derivative for .*_backward is not implemented"):
+            torch.autograd.grad(dq.sum(), (q,))
+        return
     # the second derivative exists and is finite (its values depend on the
     # same mask: sum(dq) is differentiable in q through P)
     (gg,) = torch.autograd.grad(dq.sum(), (q,))

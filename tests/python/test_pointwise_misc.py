@@ -136,6 +136,40 @@ def test_clamp_nan_bounds_and_int():
                  torch.clamp(x.to(D), min=lo.to(D)).cpu(), torch.clamp(x, min=lo), equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16])
+@pytest.mark.parametrize("fn", ["clamp", "clamp_", "clamp_min", "clamp_max"])
+@pytest.mark.parametrize("limits", [(-1, 1), (-1, None), (None, 300), (2, 300), (-300, -200), (300, 400),
+                                    (-40000, 40000), (None, -1), (200, None)])
+def test_clamp_integer_limits_outside_the_dtype_like_this_torchs_cpu(dtype, fn, limits):
+    # torch 2.13 converts an out-of-range limit to the dtype (-1 wraps to 255
+    # for uint8, 300 raises); 2.15 ignores a limit past its own side of the
+    # range and raises for one past the other (docs/torch-versions.md)
+    lo, hi = limits
+    if fn == "clamp_min":
+        if lo is None:
+            return
+        call = lambda t: torch.clamp_min(t, lo)  # noqa: E731
+    elif fn == "clamp_max":
+        if hi is None:
+            return
+        call = lambda t: torch.clamp_max(t, hi)  # noqa: E731
+    elif fn == "clamp_":
+        call = lambda t: t.clone().clamp_(lo, hi)  # noqa: E731
+    else:
+        call = lambda t: torch.clamp(t, lo, hi)  # noqa: E731
+    x = torch.tensor([-128, -5, 0, 1, 2, 5, 100, 127], dtype=torch.int16).to(dtype)
+    try:
+        want = call(x)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            call(x.to(D))
+        assert str(got.value).split("\n")[0] == str(e).split("\n")[0]
+        return
+    got = call(x.to(D))
+    assert got.dtype == want.dtype
+    assert torch.equal(got.cpu(), want)
+
+
 @pytest.mark.parametrize("args", [(), (0.5, 3.0, -4.0)])
 def test_nan_to_num_out_complex_is_native(args):
     # torch 2.15's nan_to_num sends complex input to nan_to_num.out: the

@@ -8,6 +8,7 @@
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 #include "torch/same_device.h"
+#include "torch/torch_version.h"
 
 #include <ATen/native/GridSamplerUtils.h>
 #include <ATen/ops/empty.h>
@@ -31,7 +32,13 @@ void check_args(const Tensor& input, const Tensor& grid, int64_t interp, int64_t
   if (k == 2)
     at::native::check_grid_sampler_2d(input, grid);
   else
-    at::native::check_grid_sampler_3d(input, grid, interp);
+#if RUSSET_TORCH_2_15
+    // 2.15's CPU samples bicubic in 3-d too (the host takes it here); its
+    // check with the mode refuses bicubic for every device but CPU's
+    at::native::check_grid_sampler_3d(input, grid);
+#else
+    at::native::check_grid_sampler_3d(input, grid, interp);  // 2.13: bicubic is 4-d only
+#endif
   TORCH_CHECK(input.scalar_type() == grid.scalar_type(), "grid_sampler(): expected input and grid to have same ",
               "dtype, but input has ", input.scalar_type(), " and grid has ", grid.scalar_type());
   if (interp != RS_GRID_BILINEAR && interp != RS_GRID_NEAREST) throw NeedsHost{};

@@ -6,6 +6,7 @@
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/structured_ops.h"
+#include "torch/torch_version.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
@@ -74,14 +75,51 @@ bool is_nan(const Scalar& s) {
 
 // ---------------------------------------------------------------- clamp
 
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+// torch 2.15's CPU on an integer tensor with integer limits outside its
+// dtype's range: a limit beyond the range on its own side bounds nothing
+// (clamp(uint8, -1, 1) leaves 0 as 0), one beyond the other side raises;
+// torch 2.13 converts the limit to the dtype (-1 wraps to 255, 300 raises).
+// Applied where russet is built against 2.15 (docs/torch-versions.md).
+bool outside_range(at::ScalarType t, const Scalar& v, bool below) {
+  double lo = 0, hi = 0;
+  switch (t) {
+#define RANGE(T, C)                                                                              \
+  case at::k##T:                                                                                 \
+    lo = static_cast<double>(std::numeric_limits<C>::lowest()), hi = static_cast<double>(std::numeric_limits<C>::max()); \
+    break;
+    RANGE(Byte, uint8_t) RANGE(Char, int8_t) RANGE(Short, int16_t) RANGE(Int, int32_t) RANGE(Long, int64_t)
+    RANGE(UInt16, uint16_t) RANGE(UInt32, uint32_t) RANGE(UInt64, uint64_t)
+#undef RANGE
+    default:
+      return false;
+  }
+  const double d = v.toDouble();
+  return below ? d < lo : d > hi;
+}
+
+void saturating_limits(const Tensor& self, std::optional<Scalar>& min, std::optional<Scalar>& max) {
+  const at::ScalarType t = self.scalar_type();
+  if (!c10::isIntegralType(t, false) || (min && !min->isIntegral(false)) || (max && !max->isIntegral(false))) return;
+  TORCH_CHECK(!(min && outside_range(t, *min, false)), "Clamp min value ", *min,
+              " is outside the representable range of ", t);
+  TORCH_CHECK(!(max && outside_range(t, *max, true)), "Clamp max value ", *max,
+              " is outside the representable range of ", t);
+  if (min && outside_range(t, *min, true)) min.reset();
+  if (max && outside_range(t, *max, false)) max.reset();
+}
+
+Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min_, const std::optional<Scalar>& max_,
                   Tensor& out) {
+  std::optional<Scalar> min = min_, max = max_;
+  if (RUSSET_TORCH_2_15) saturating_limits(self, min, max);
   return native_or_host<at::_ops::clamp_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_clamp> m(out);
-        m.meta(self, min ? at::OptionalScalarRef(&*min) : at::OptionalScalarRef(),
-               max ? at::OptionalScalarRef(&*max) : at::OptionalScalarRef());
-        if (min && max) {
+        m.meta(self, min_ ? at::OptionalScalarRef(&*min_) : at::OptionalScalarRef(),
+               max_ ? at::OptionalScalarRef(&*max_) : at::OptionalScalarRef());
+        if (!min && !max) {
+          out.copy_(self);  // (2.15: both limits past the range)
+        } else if (min && max) {
           if (is_nan(*min) || is_nan(*max)) {
             out.fill_(std::numeric_limits<double>::quiet_NaN());
           } else {
@@ -96,7 +134,7 @@ Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const st
         }
         return out;
       },
-      self, min, max, out);
+      self, min_, max_, out);
 }
 
 Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
@@ -117,22 +155,28 @@ Tensor& clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, c
 }
 
 Tensor& clamp_min_out(const Tensor& self, const Scalar& min, Tensor& out) {
+  std::optional<Scalar> lo = min, none;
+  if (RUSSET_TORCH_2_15) saturating_limits(self, lo, none);
   return native_or_host<at::_ops::clamp_min_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_clamp_min> m(out);
         m.meta(self, min);
-        if (is_nan(min)) out.fill_(min);
+        if (!lo) out.copy_(self);
+        else if (is_nan(min)) out.fill_(min);
         else run_pointwise(m, "clamp_min", RS_PW_CLAMP_MIN, Result::Compute, {min});
         return out;
       },
       self, min, out);
 }
 Tensor& clamp_max_out(const Tensor& self, const Scalar& max, Tensor& out) {
+  std::optional<Scalar> none, hi = max;
+  if (RUSSET_TORCH_2_15) saturating_limits(self, none, hi);
   return native_or_host<at::_ops::clamp_max_out>(
       [&]() -> Tensor& {
         OutOp<at::meta::structured_clamp_max> m(out);
         m.meta(self, max);
-        if (is_nan(max)) out.fill_(max);
+        if (!hi) out.copy_(self);
+        else if (is_nan(max)) out.fill_(max);
         else run_pointwise(m, "clamp_max", RS_PW_CLAMP_MAX, Result::Compute, {max});
         return out;
       },
