@@ -110,7 +110,9 @@ def _register():
     # The package itself offers the same API as torch.russet.
     globals().update({n: getattr(_module, n) for n in _module.__all__})
     globals()["__all__"] = list(_module.__all__)
-    from . import distributed as _distributed
+    from . import _multiprocessing, distributed as _distributed
+
+    _multiprocessing.register()  # russet tensors refused by torch.multiprocessing, clearly
 
     _distributed.register()  # the "russet" c10d backend (torch.distributed)
     _registered = True

@@ -259,3 +259,55 @@ def test_forked_child_gets_a_clear_error_not_a_hang():
     )
     r = run_python(code, timeout=120)
     assert "CHILD 0 BAD False PARENT 6.0 LOADED 32" in r.stdout, r.stdout + r.stderr
+
+
+def test_russet_tensors_sent_to_another_process_are_refused_clearly(tmp_path):
+    # torch.multiprocessing shares CPU tensors through file descriptors and
+    # CUDA's through IPC handles; russet has neither, so pickling a russet
+    # tensor, parameter, view or storage for another process raises
+    # russet's error (not torch's "_share_fd_: only available on CPU"),
+    # and the CPU tensor's way (spawn, then .to('russet') in the child) works
+    from multiprocessing.reduction import ForkingPickler
+    t = torch.arange(4.0, device="russet")
+    for obj in (t, t[1:], torch.nn.Parameter(t.clone()), t.untyped_storage()):
+        with pytest.raises(RuntimeError, match="cannot be sent to another process"):
+            ForkingPickler.dumps(obj)
+    assert len(ForkingPickler.dumps(torch.arange(3.0))) > 0  # CPU tensors as before
+    # (the child's function in a module of its own: spawn imports it by name)
+    (tmp_path / "mp_child.py").write_text("import torch, russet\n"
+                                          "def work(q, t):\n"
+                                          "    q.put((t.to('russet') * 2).sum().item())\n")
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import torch, russet, torch.multiprocessing as mp\n"
+        "from mp_child import work\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = mp.get_context('spawn')\n"
+        "    q = ctx.Queue()\n"
+        "    x = torch.arange(4.0, device='russet')\n"
+        "    try:\n"
+        "        ctx.Process(target=work, args=(q, x)).start()\n"
+        "        print('SENT')\n"
+        "    except RuntimeError as e:\n"
+        "        print('REFUSED', 'tensor.cpu()' in str(e))\n"
+        "    p = ctx.Process(target=work, args=(q, x.cpu()))\n"
+        "    p.start()\n"
+        "    print('CHILD', q.get(timeout=120))\n"
+        "    p.join()\n"
+    )
+    r = run_python(code, timeout=180)
+    assert "REFUSED True" in r.stdout and "CHILD 12.0" in r.stdout, r.stdout + r.stderr
+
+
+def test_dataloader_pins_for_russet():
+    # DataLoader(pin_memory=True) with and without workers: pinned batches
+    # that move to russet without blocking, the values intact
+    from torch.utils.data import DataLoader, TensorDataset
+    data = torch.arange(40.0).view(20, 2)
+    for workers in (0, 2):
+        dl = DataLoader(TensorDataset(data), batch_size=8, pin_memory=True, num_workers=workers)
+        got = []
+        for (b,) in dl:
+            assert b.is_pinned()
+            got.append(b.to("russet", non_blocking=True))
+        assert torch.equal(torch.cat(got).cpu(), data)
