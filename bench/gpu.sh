@@ -198,12 +198,14 @@ objcache_save() {
 build_without_make() {
     local torch_dir; torch_dir=$($PY -c 'import os, torch; print(os.path.dirname(torch.__file__))')
     local common="-O2 -g0 -fPIC -fvisibility=hidden -Iinclude -Isrc"
+    # torch 2.15's headers need C++20 (the Makefile's TORCH_STD)
+    local std; std=$($PY -c 'import torch; v = tuple(int(x) for x in torch.__version__.split(".")[:2]); print("c++20" if v >= (2, 15) else "c++17")')
     mkdir -p build/obj
     $PY tools/embed_kernels.py kernels build/kernels_embedded.c
     ls src/vk/*.c src/engine/*.c build/kernels_embedded.c | xargs -P "$(nproc)" -I{} sh -c \
         'gcc -std=c11 -D_GNU_SOURCE '"$common"' -Ikernels -DRS_SHADERC_VERSION="\"unknown\"" -c {} -o build/obj/$(echo {} | tr / _).o'
     adapter_sources | xargs -P "$(nproc)" -I{} sh -c \
-        'g++ -std=c++17 '"$common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -isystem '"$torch_dir"'/include/kineto -c {} -o build/obj/$(echo {} | tr / _).o'
+        'g++ -std='"$std $common"' -D_GLIBCXX_USE_CXX11_ABI=1 -isystem '"$torch_dir"'/include -isystem '"$torch_dir"'/include/kineto -c {} -o build/obj/$(echo {} | tr / _).o'
     g++ -shared -o python/russet/_russet.so build/obj/*.o -L"$torch_dir/lib" -Wl,-rpath,"$torch_dir/lib" \
         -ltorch_cpu -lc10 -lvulkan $(CC=gcc bash tools/shaderc_libs.sh) -lpthread -lm
 }
