@@ -141,10 +141,7 @@ static int64_t split_count(const rs_conv *c, const conv_plan *p, int64_t groups)
     /* RUSSET_CONV_SPLIT=0: only the weight gradient splits (to compare;
      * read once) */
     static int forward_splits = -1; /* a race writes the same value */
-    if (forward_splits < 0) {
-        const char *e = getenv("RUSSET_CONV_SPLIT");
-        forward_splits = !(e && strcmp(e, "0") == 0);
-    }
+    if (forward_splits < 0) forward_splits = rs_env_flag("RUSSET_CONV_SPLIT", 1);
     int64_t tiles = p->tiles_m * p->tiles_n * groups * p->classes;
     if (p->classes > 1 || p->k <= 0 || tiles <= 0 || (c->op != RS_CONV_GRAD_WEIGHT && !forward_splits)) return 1;
     int64_t want = (256 + tiles - 1) / tiles, most = (p->k + 16 * p->bk - 1) / (16 * p->bk);

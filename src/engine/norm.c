@@ -50,11 +50,7 @@ static rs_status norm_begin(rs_stream *s, int64_t **pp, norm_push *pc) {
  * RUSSET_NORM_UNROLL, a tuning knob read once, sets it. */
 static int norm_unroll(void) {
     static int u;
-    if (!u) {
-        const char *e = getenv("RUSSET_NORM_UNROLL");
-        int v = e ? atoi(e) : 8;
-        u = v >= 1 && v <= 16 ? v : 8;
-    }
+    if (!u) u = (int)rs_env_int("RUSSET_NORM_UNROLL", 8, 1, 16);
     return u;
 }
 
@@ -65,11 +61,7 @@ static int norm_unroll(void) {
  * workgroup (256); short rows share a workgroup */
 static int row_lanes(int64_t n, int vec4) {
     static int elems;
-    if (!elems) {
-        const char *e = getenv("RUSSET_NORM_ROW_ELEMS");
-        int v = e ? atoi(e) : 8;
-        elems = v >= 1 && v <= 8 ? v : 8;
-    }
+    if (!elems) elems = (int)rs_env_int("RUSSET_NORM_ROW_ELEMS", 8, 1, 8);
     /* 16-byte words: CACHE4 (4) words a lane */
     int per = vec4 ? 16 : elems;
     int lanes = 1;
@@ -122,10 +114,7 @@ static rs_status run_rows(rs_stream *s, const rs_norm *p, const char *name) {
          * elements, every vector 16-byte aligned (RUSSET_NORM_VEC4=0, a
          * tuning knob read once, turns it off) */
         static int vec4_on = -1;
-        if (vec4_on < 0) {
-            const char *e = getenv("RUSSET_NORM_VEC4");
-            vec4_on = e ? atoi(e) != 0 : 1;
-        }
+        if (vec4_on < 0) vec4_on = rs_env_flag("RUSSET_NORM_VEC4", 1);
         int vec4 = vec4_on && p->op == RS_NORM_ROW_FWD && dt == RS_FLOAT32 && n % 4 == 0 &&
                    ((p->x | p->y | p->w | p->bias) & 15u) == 0;
         int lanes = row_lanes(n, vec4);
@@ -262,7 +251,7 @@ rs_status rs_norm_run(rs_stream *s, const rs_norm *p) {
          *   longer than RS_NORM_SEQ_MAX.
          * RUSSET_NORM_WORDS=0, a tuning knob read once, turns it off. */
         static int words_on = -1;
-        if (words_on < 0) words_on = getenv("RUSSET_NORM_WORDS") ? atoi(getenv("RUSSET_NORM_WORDS")) != 0 : 1;
+        if (words_on < 0) words_on = rs_env_flag("RUSSET_NORM_WORDS", 1);
         int words = words_on && p->op == RS_NORM_STATS && dt == RS_FLOAT32 && (p->x & 15u) == 0 &&
                     p->outer_stride % 4 == 0;
         int vw = words && (tc == 1 ? p->inner % 4 == 0 && p->row_stride % 4 == 0

@@ -22,11 +22,7 @@
 #define POOL_GROUPS_DEFAULT 8192
 static uint64_t pool_group_cap(void) {
     static long long cap = -1; /* a race writes the same value */
-    if (cap < 0) {
-        const char *e = getenv("RUSSET_POOL_GROUPS");
-        long long v = e ? atoll(e) : POOL_GROUPS_DEFAULT;
-        cap = v > 0 ? v : 0;
-    }
+    if (cap < 0) cap = rs_env_int("RUSSET_POOL_GROUPS", POOL_GROUPS_DEFAULT, 0, INT64_MAX); /* 0: no cap */
     return cap > 0 ? (uint64_t)cap : RS_GROUPS_MAX;
 }
 
@@ -58,10 +54,7 @@ static int dtype_supported(rs_pool_op op, rs_dtype dt) {
 #define BAKE_STRIDE_MAX 16
 static int bake_geometry(const rs_pool *p, const int64_t g[4][3]) {
     static int enabled = -1; /* a race writes the same value */
-    if (enabled < 0) {
-        const char *e = getenv("RUSSET_POOL_BAKE");
-        enabled = !(e && strcmp(e, "0") == 0);
-    }
+    if (enabled < 0) enabled = rs_env_flag("RUSSET_POOL_BAKE", 1);
     if (!enabled || p->adaptive) return 0;
     int64_t volume = 1;
     for (int j = 0; j < 3; ++j) {

@@ -57,7 +57,7 @@ static rs_status rng_launch_n(rs_stream *s, const rs_tensor *const *views, int n
      * and the mask 4: whole blocks as words (rng.comp's WORDS;
      * RUSSET_DROPOUT_WORDS=0, a tuning knob read once, turns it off) */
     static int words_on = -1;
-    if (words_on < 0) words_on = getenv("RUSSET_DROPOUT_WORDS") ? atoi(getenv("RUSSET_DROPOUT_WORDS")) != 0 : 1;
+    if (words_on < 0) words_on = rs_env_flag("RUSSET_DROPOUT_WORDS", 1);
     int words = words_on && dist == DIST_DROPOUT && l.ndim == 0 && views[0]->dtype == RS_FLOAT32 &&
                 ((views[0]->address | views[1]->address) & 15u) == 0 && (views[2]->address & 3u) == 0;
     char defines[96];

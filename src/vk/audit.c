@@ -25,14 +25,9 @@
 
 #include "vk/internal.h"
 
-static int env_on(const char *name) {
-    const char *e = getenv(name);
-    return e && *e && strcmp(e, "0") != 0;
-}
-
 void rs_audit_configure(rs_stream *s) {
-    s->audit = env_on("RUSSET_AUDIT");
-    s->serialize = s->audit || env_on("RUSSET_SERIALIZE");
+    s->audit = rs_env_flag("RUSSET_AUDIT", 0);
+    s->serialize = s->audit || rs_env_flag("RUSSET_SERIALIZE", 0);
 }
 
 void rs_audit_free(rs_stream *s) {

@@ -580,8 +580,7 @@ static rs_status create_device(int index, rs_device **out) {
         kbf.pNext = f2.pNext;
         f2.pNext = &kbf;
     }
-    const char *em = getenv("RUSSET_EXACT_MATH");
-    dev->exact_math = !(em && strcmp(em, "0") == 0);
+    dev->exact_math = rs_env_flag("RUSSET_EXACT_MATH", 1);
     /* RUSSET_CONTRACTION=opaque: every float32 scalar product through its
      * bits, for a device that contracts in spite of NoContraction (the H200
      * does in some kernels: docs/gpu-testing.md, seventeenth session). Off
@@ -591,10 +590,9 @@ static rs_status create_device(int index, rs_device **out) {
     /* RUSSET_PIPELINE_STATS=1: the driver's statistics of every pipeline
      * (registers, spills, ...), for bench/gemm_probe.c; off by default, since
      * capturing them may bypass the pipeline cache */
-    const char *ps = getenv("RUSSET_PIPELINE_STATS");
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pef = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-    int want_stats = ps && *ps && strcmp(ps, "0") != 0 &&
+    int want_stats = rs_env_flag("RUSSET_PIPELINE_STATS", 0) &&
                      has_extension(ext, next, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     if (want_stats) {
         VkPhysicalDeviceFeatures2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &pef};

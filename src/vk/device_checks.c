@@ -64,9 +64,9 @@ static rs_status run_check(rs_device *dev, const char *name, uint32_t groups, co
 }
 
 void rs_f16_check(rs_device *dev) {
-    const char *e = getenv("RUSSET_HW_F16");
-    if (e && *e) {
-        dev->info.float16_conversions = atoi(e) != 0;
+    const int forced = rs_env_flag("RUSSET_HW_F16", -1);
+    if (forced >= 0) {
+        dev->info.float16_conversions = forced;
         return;
     }
     uint32_t result[2] = {0, 0}; /* mismatches: decode, encode */

@@ -34,4 +34,12 @@ int rs_device_hw_f16(rs_device *dev);
  * cached like rs_kernel_get's (kernel.c). */
 rs_status rs_kernel_spirv(rs_device *dev, const char *module, rs_kernel **out);
 
+/* Switches and tuning knobs from the environment (util.c). rs_env_flag:
+ * `fallback` where `name` is unset or empty, 0 where it is "0", else 1.
+ * rs_env_int: the value of `name` where it is an integer in [lo, hi],
+ * else `fallback`. Callers that read one on a hot path keep it in a static
+ * (read once; a race writes the same value). */
+int rs_env_flag(const char *name, int fallback);
+long long rs_env_int(const char *name, long long fallback, long long lo, long long hi);
+
 #endif

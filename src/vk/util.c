@@ -1,8 +1,26 @@
-/* Hashing and a small open-addressing map (uint64 -> pointer). */
+/* Hashing, a small open-addressing map (uint64 -> pointer), and reading
+ * switches and knobs from the environment. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vk/internal.h"
+
+int rs_env_flag(const char *name, int fallback) {
+    const char *e = getenv(name);
+    if (!e || !*e) return fallback;
+    return strcmp(e, "0") != 0;
+}
+
+long long rs_env_int(const char *name, long long fallback, long long lo, long long hi) {
+    const char *e = getenv(name);
+    if (!e || !*e) return fallback;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(e, &end, 0);
+    if (errno || end == e || *end || v < lo || v > hi) return fallback;
+    return v;
+}
 
 uint64_t rs_fnv1a(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;

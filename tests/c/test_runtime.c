@@ -1056,6 +1056,28 @@ TEST(host_waits_are_counted) {
 
 /* A child of fork() after the parent started russet gets a clear error
  * (it used to hang on the parent's driver state); the parent goes on. */
+/* rs_env_flag / rs_env_int: the fallback where unset, empty, not an
+ * integer or outside the range */
+TEST(env_switches_and_knobs) {
+    const char *n = "RUSSET_TEST_KNOB";
+    unsetenv(n);
+    CHECK(rs_env_flag(n, 1) == 1 && rs_env_flag(n, 0) == 0 && rs_env_flag(n, -1) == -1);
+    CHECK(rs_env_int(n, 8, 1, 16) == 8);
+    setenv(n, "", 1);
+    CHECK(rs_env_flag(n, 1) == 1 && rs_env_int(n, 8, 1, 16) == 8);
+    setenv(n, "0", 1);
+    CHECK(rs_env_flag(n, 1) == 0 && rs_env_int(n, 8, 1, 16) == 8 && rs_env_int(n, 8, 0, 16) == 0);
+    setenv(n, "12", 1);
+    CHECK(rs_env_flag(n, 0) == 1 && rs_env_int(n, 8, 1, 16) == 12 && rs_env_int(n, 8, 1, 10) == 8);
+    setenv(n, "4x", 1);
+    CHECK(rs_env_int(n, 8, 1, 16) == 8);
+    setenv(n, "0x10", 1);
+    CHECK(rs_env_int(n, 8, 1, 16) == 16);
+    setenv(n, "99999999999999999999", 1);
+    CHECK(rs_env_int(n, 8, 1, 16) == 8);
+    unsetenv(n);
+}
+
 TEST(forked_child_refuses_the_device) {
     rs_device *dev = ctest_device();
     CHECK(dev != NULL);
@@ -1325,6 +1347,7 @@ int main(void) {
     RUN(shared_memory_limit);
     RUN(workgroup_size_limit);
     RUN(disk_caches_survive_restart);
+    RUN(env_switches_and_knobs);
     RUN(forked_child_refuses_the_device);
     CTEST_END();
 }
