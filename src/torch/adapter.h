@@ -9,7 +9,8 @@
 #include <map>
 #include <string>
 
-#include "russet/russet.h"
+#include "russet/runtime.h"  // (each op file includes its engines' headers)
+#include "russet/tensor.h"
 
 namespace russet {
 

@@ -1,6 +1,7 @@
 // TensorIterator -> rs_pointwise (see pointwise.h).
 #include "torch/pointwise.h"
 #include "torch/pointwise_batch.h"
+#include "russet/pointwise.h"
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/scalar_tensor.h>

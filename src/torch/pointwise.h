@@ -16,6 +16,7 @@
 #include <initializer_list>
 
 #include "torch/adapter.h"
+#include "russet/pointwise.h"
 
 namespace russet {
 

@@ -1,5 +1,6 @@
 // Helpers of the reductions (reduce.h).
 #include "torch/reduce.h"
+#include "russet/reduce.h"
 
 #include <ATen/WrapDimUtils.h>
 

@@ -10,6 +10,7 @@
 
 #include "torch/adapter.h"
 #include "torch/pointwise.h"
+#include "russet/reduce.h"
 
 namespace russet {
 

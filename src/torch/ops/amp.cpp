@@ -10,6 +10,7 @@
 //   steps without one (a grown scale that is not finite is not taken), the
 //   scale times a factor rounded as CPU's float-times-double; one launch.
 #include "torch/pointwise.h"
+#include "russet/amp.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale_ops.h>
 #include <ATen/ops/_amp_update_scale_ops.h>

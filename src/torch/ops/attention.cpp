@@ -35,6 +35,8 @@
 #include "torch/pointwise.h"
 #include "torch/reduce.h"
 #include "torch/runtime/generator.h"
+#include "russet/attention.h"
+#include "russet/rng.h"
 
 namespace russet {
 namespace {

@@ -38,6 +38,8 @@
 
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
+#include "russet/gemm.h"
+#include "russet/pointwise.h"
 
 namespace russet {
 namespace {

@@ -4,6 +4,7 @@
 // the table ops RS_PW_* are kernels/common/ops_math.glsl functions.
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
+#include "russet/pointwise_ops.h"
 
 #include <ATen/ops/abs_ops.h>
 #include <ATen/ops/angle_ops.h>

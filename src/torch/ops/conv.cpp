@@ -34,6 +34,7 @@
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 #include "torch/same_device.h"
+#include "russet/conv.h"
 
 namespace russet {
 namespace {

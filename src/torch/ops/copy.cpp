@@ -18,6 +18,7 @@
 
 #include "torch/pointwise.h"
 #include "torch/take_layout.h"
+#include "russet/pointwise.h"
 
 namespace russet {
 

@@ -6,6 +6,7 @@
 // float32 and float64 (float64 on the host without fp64); other dtypes,
 // and targets past the engine's length, run on the host as CPU would.
 #include "torch/pointwise.h"
+#include "russet/loss.h"
 
 #include <ATen/ops/_ctc_loss_backward_ops.h>
 #include <ATen/ops/_ctc_loss_ops.h>

@@ -8,6 +8,7 @@
 // Host execution: float64 weights without fp64 (the apple profile).
 // sparse=True gives ATen's sparse COO gradient (docs/sparse.md).
 #include "torch/pointwise.h"
+#include "russet/embedding_bag.h"
 
 #include <ATen/TensorUtils.h>
 #include <ATen/ops/_embedding_bag_backward_ops.h>

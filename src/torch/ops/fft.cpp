@@ -7,6 +7,7 @@
 // profile (by design); what CPU refuses (complex32) refuses here too.
 // Results are contiguous.
 #include "torch/pointwise.h"
+#include "russet/fft.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/_fft_c2c_ops.h>

@@ -7,6 +7,7 @@
 // the tensors are contiguous and alike. So the results are the per-tensor
 // ops' own, bit for bit, and what the batch cannot take runs one by one.
 #include "torch/pointwise_batch.h"
+#include "russet/pointwise.h"
 
 #include <ATen/ops/_foreach_add_native.h>
 #include <ATen/ops/_foreach_addcdiv_native.h>

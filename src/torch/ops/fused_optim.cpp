@@ -24,6 +24,7 @@
 #include "torch/pointwise.h"
 #include "torch/pointwise_batch.h"
 #include "torch/torch_version.h"
+#include "russet/pointwise_ops.h"
 
 #include "russet/optim.h"
 

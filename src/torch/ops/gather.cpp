@@ -4,6 +4,7 @@
 // index_select (and so nn.Embedding's forward) is a gather.
 #include "torch/reduce.h"
 #include "torch/same_device.h"
+#include "russet/gather.h"
 
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>

@@ -23,6 +23,7 @@
 // - density: divided by the total, then by each dimension's bin lengths.
 // float64 runs on the host under the apple profile.
 #include "torch/pointwise.h"
+#include "russet/histogram.h"
 
 #include <ATen/ops/_histogramdd_bin_edges_ops.h>
 #include <ATen/ops/_histogramdd_from_bin_cts_ops.h>

@@ -12,6 +12,10 @@
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
 #include "torch/scalar_slot.h"
+#include "russet/embedding_bag.h"
+#include "russet/gather.h"
+#include "russet/index_reduce.h"
+#include "russet/scan_sort.h"
 
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>

@@ -4,6 +4,7 @@
 // / _backward, russet/margin_loss.h: CPU's loops, bit for bit). A target
 // outside the classes raises at the next sync, with CPU's message.
 #include "torch/pointwise.h"
+#include "russet/margin_loss.h"
 
 #include <ATen/core/Reduction.h>
 #include <ATen/native/LossMulti.h>

@@ -4,6 +4,7 @@
 // is checked here as ATen's CPU kernel checks it.
 #include "torch/same_device.h"
 #include "torch/reduce.h"
+#include "russet/loss.h"
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/nll_loss2d_backward_ops.h>

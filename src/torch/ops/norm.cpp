@@ -7,6 +7,8 @@
 // without fp64, float64 inputs run the whole op through host execution.
 #include "torch/reduce.h"
 #include "torch/same_device.h"
+#include "russet/norm.h"
+#include "russet/norm_layers.h"
 
 #include <ATen/AccumulateType.h>
 #include <ATen/ops/empty.h>

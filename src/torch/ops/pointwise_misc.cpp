@@ -7,6 +7,7 @@
 #include "torch/dtype_refusal.h"
 #include "torch/structured_ops.h"
 #include "torch/torch_version.h"
+#include "russet/pointwise_ops.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>

@@ -10,6 +10,7 @@
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
+#include "russet/pool.h"
 
 #include <ATen/native/Pool.h>
 #include <ATen/ops/_adaptive_avg_pool2d_backward_ops.h>

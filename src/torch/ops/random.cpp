@@ -12,6 +12,7 @@
 #include "torch/adapter.h"
 #include "torch/ops/random.h"
 #include "torch/runtime/generator.h"
+#include "russet/rng.h"
 
 namespace russet {
 

@@ -26,6 +26,7 @@
 #include "torch/runtime/generator.h"
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
+#include "russet/rng.h"
 
 namespace russet {
 namespace {

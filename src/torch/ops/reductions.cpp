@@ -5,6 +5,8 @@
 // kernels do. The kernels are the C core's (rs_reduce_run).
 // (first: the meta headers below need ATen's core types declared)
 #include "torch/reduce.h"
+#include "russet/pointwise_ops.h"
+#include "russet/reduce.h"
 
 #include <ATen/ops/all_meta.h>
 #include <ATen/ops/all_ops.h>

@@ -7,6 +7,7 @@
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/reduce.h"
+#include "russet/loss.h"
 
 #include <ATen/core/Reduction.h>
 #include <ATen/ExpandUtils.h>

@@ -14,6 +14,7 @@
 
 #include "torch/rows.h"
 #include "torch/dtype_refusal.h"
+#include "russet/scan_sort.h"
 
 namespace russet {
 namespace {

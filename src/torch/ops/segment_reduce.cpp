@@ -7,6 +7,7 @@
 // lengths with unsafe=False, which CPU checks (and syncs for) before the
 // kernel. float64 runs on the host under the apple profile.
 #include "torch/pointwise.h"
+#include "russet/segment_reduce.h"
 
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ReductionType.h>

@@ -36,6 +36,8 @@
 
 #include "torch/rows.h"
 #include "torch/dtype_refusal.h"
+#include "russet/index_reduce.h"
+#include "russet/scan_sort.h"
 
 namespace russet {
 namespace {

@@ -2,6 +2,7 @@
 // meta functions size the results and check the dtypes), through the C
 // core's rs_softmax_run over contiguous (outer, n, inner) views.
 #include "torch/reduce.h"
+#include "russet/softmax.h"
 
 #include <ATen/ops/_log_softmax_backward_data_meta.h>
 #include <ATen/ops/_log_softmax_backward_data_ops.h>

@@ -8,6 +8,7 @@
 #include "torch/pointwise.h"
 #include "torch/dtype_refusal.h"
 #include "torch/structured_ops.h"
+#include "russet/pointwise_ops.h"
 
 #include <ATen/ops/abs_ops.h>
 #include <ATen/ops/acos_meta.h>

@@ -35,6 +35,7 @@
 #include "torch/adapter.h"
 #include "torch/scalar_slot.h"
 #include "torch/sparse/sparse.h"
+#include "russet/index_reduce.h"
 
 namespace russet {
 namespace {

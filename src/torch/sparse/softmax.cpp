@@ -21,6 +21,7 @@
 
 #include "torch/adapter.h"
 #include "torch/sparse/sparse.h"
+#include "russet/sparse.h"
 
 namespace russet {
 namespace {
