@@ -7,7 +7,9 @@ Gloo) beside CPU tensors through Gloo itself, measured in the same run.
 
 Each figure is the median of --reps calls after two warm-up calls; the
 ratio is russet's time over Gloo's on CPU tensors (the staging's cost).
-Nothing fails on a slow result.
+RUSSET_DISTRIBUTED_COPY=1 stages through host copies where russet's memory
+is mapped, for comparison with the views it uses there. Nothing fails on a
+slow result.
 """
 import argparse
 import json

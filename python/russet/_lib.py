@@ -31,6 +31,7 @@ _SIGNATURES = {
     "russet_current_device": (_c_int, []),
     "russet_set_device": (_c_int, [_c_int]),
     "russet_synchronize": (_c_int, [_c_int]),
+    "russet_host_address": (_c_u64, [_c_int, _c_u64]),
     "russet_host_waits": (_c_u64, [_c_int]),
     "russet_profiler_plugin": (_c_int, []),
     "russet_memory_stats_json": (_c_int, [_c_int, ctypes.c_char_p, _c_size]),

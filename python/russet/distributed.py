@@ -9,10 +9,17 @@ devices, so that on a machine where russet is the accelerator
 
 give a process group whose collectives take russet tensors (and CPU ones).
 It runs every collective over Gloo, PyTorch's own CPU engine, with the
-russet tensors staged through host memory: a host copy of each input
-(which waits for the work that produces it on russet's stream), Gloo's
-collective on the copies, then the results copied back into the russet
-tensors on the current stream. The Work a collective returns is finished
+russet tensors staged through host memory. Where russet's memory is
+mapped on the host (unified memory: Apple Silicon, lavapipe), Gloo works
+on the russet tensor's own memory through a CPU view of it, with no copy,
+once the current stream's work on it has finished: all_reduce and
+broadcast in place, the inputs that the other collectives only read.
+Elsewhere (a discrete GPU), and where Gloo would write into memory the
+collective must leave alone (reduce and reduce_scatter, whose inputs it
+uses as scratch, and the point-to-point calls, posted and not waited for),
+a host copy of each input (which waits for the work that produces it on
+russet's stream), Gloo's collective on the copies, then the results copied
+back into the russet tensors on the current stream. The Work a collective returns is finished
 when it returns (its future holds the outputs, as DDP's hooks expect), so
 `wait()` never blocks.
 
@@ -23,10 +30,12 @@ all_to_all with lists (all_to_all_single on the concatenation).
 
 A Python process group (c10d's PyProcessGroup: a Backend cannot be made
 from Python), so DDP's reducer and `_broadcast_coalesced` reach it through
-its allreduce, broadcast and allgather. Not yet: zero-copy staging where
-russet's memory is host-visible (Apple, lavapipe), overlap of the
+its allreduce, broadcast and allgather. Not yet: overlap of the
 collectives with the backward (each runs when DDP hands over a bucket).
 """
+import ctypes
+import os
+
 import torch
 import torch.distributed as dist
 from torch._C._distributed_c10d import (
@@ -38,6 +47,9 @@ from torch._C._distributed_c10d import (
 )
 
 BACKEND = "russet"
+# RUSSET_DISTRIBUTED_COPY=1: stage through host copies even where russet's
+# memory is mapped (to compare; bench/bench_distributed.py)
+_COPY = os.environ.get("RUSSET_DISTRIBUTED_COPY") == "1"
 
 
 def _work(result):
@@ -53,9 +65,52 @@ def _host(t):
     return t if t.device.type == "cpu" else t.detach().to("cpu").contiguous()
 
 
+def _host_view(t):
+    """A CPU tensor over t's own memory where russet maps it on the host,
+    after the current stream's work has finished; None where it does not
+    (a discrete GPU), and for what Gloo cannot take in place (not
+    contiguous, empty, a lazy conjugate or negation). Nothing keeps t alive:
+    the caller holds it for as long as the view is used. The view remembers
+    t, so _back does not copy it onto itself."""
+    if not t.is_contiguous() or t.numel() == 0 or t.is_conj() or t.is_neg() or _COPY:
+        return None
+    from . import _lib
+
+    st = t.untyped_storage()
+    address = _lib.lib().russet_host_address(t.device.index, st.data_ptr())
+    if not address:
+        return None
+    torch.russet.current_stream(t.device).synchronize()
+    buf = (ctypes.c_ubyte * st.nbytes()).from_address(address)
+    view = torch.frombuffer(buf, dtype=torch.uint8).view(t.dtype).as_strided(t.shape, t.stride(),
+                                                                               t.storage_offset())
+    view._russet_view_of = t
+    return view
+
+
+def _staged(t):
+    """t as Gloo takes it for a collective that may write into t itself
+    (all_reduce, broadcast) or only reads it: itself on the CPU, a view of
+    its memory where russet's is mapped (unified memory), else a host copy"""
+    if t.device.type == "cpu":
+        return t
+    view = _host_view(t)
+    return view if view is not None else _host(t)
+
+
+def _out(t):
+    """where Gloo writes a collective's result for t: t on the CPU, a view of
+    t's memory where russet's is mapped, else a new host tensor"""
+    if t.device.type == "cpu" and t.is_contiguous():
+        return t
+    view = _host_view(t) if t.device.type != "cpu" else None
+    return view if view is not None else torch.empty(t.shape, dtype=t.dtype)
+
+
 def _back(dst, src):
-    """a collective's host result into dst where dst is not that host tensor"""
-    if dst is not src:
+    """a collective's host result into dst where dst is not that host tensor
+    (nor a view of dst's own memory)"""
+    if dst is not src and getattr(src, "_russet_view_of", None) is not dst:
         with torch.no_grad():
             dst.copy_(src)
 
@@ -162,14 +217,14 @@ class RussetProcessGroup(dist.ProcessGroup):
     # ---- reductions
     def allreduce(self, tensors, opts=None):
         opts = opts if opts is not None else AllreduceOptions()
-        hosts = [_host(t) for t in tensors]
+        hosts = [_staged(t) for t in tensors]
         self._allreduce_hosts(hosts, opts)
         for t, h in zip(tensors, hosts):
             _back(t, h)
         return _work(tensors)
 
     def allreduce_coalesced(self, tensors, opts=None):
-        hosts = [_host(t) for t in tensors]
+        hosts = [_staged(t) for t in tensors]
         o = _allreduce_opts(opts.reduceOp, opts.timeout) if opts is not None else AllreduceOptions()
         for h in hosts:  # one at a time: Gloo's coalesced form wants one dtype and device
             self._allreduce_hosts([h], o)
@@ -215,7 +270,7 @@ class RussetProcessGroup(dist.ProcessGroup):
 
     # ---- copies
     def broadcast(self, tensors, opts):
-        hosts = [_host(t) for t in tensors]
+        hosts = [_staged(t) for t in tensors]
         self._gloo.broadcast(hosts, opts).wait()
         if self.rank() != opts.rootRank:
             for t, h in zip(tensors, hosts):
@@ -223,8 +278,8 @@ class RussetProcessGroup(dist.ProcessGroup):
         return _work(tensors)
 
     def allgather(self, output_lists, inputs, opts=None):
-        hosts_in = [_host(t) for t in inputs]
-        hosts_out = [[torch.empty(o.shape, dtype=o.dtype) for o in outs] for outs in output_lists]
+        hosts_in = [_staged(t) for t in inputs]
+        hosts_out = [[_out(o) for o in outs] for outs in output_lists]
         self._gloo.allgather(hosts_out, hosts_in).wait()
         for outs, hs in zip(output_lists, hosts_out):
             for o, h in zip(outs, hs):
@@ -232,8 +287,8 @@ class RussetProcessGroup(dist.ProcessGroup):
         return _work(output_lists)
 
     def all_gather_single(self, output, input, opts=None):
-        h_out = torch.empty(output.shape, dtype=output.dtype)
-        self._gloo.allgather([list(h_out.view(self.size(), -1).unbind(0))], [_host(input).reshape(-1)]).wait()
+        h_out = _out(output)
+        self._gloo.allgather([list(h_out.view(self.size(), -1).unbind(0))], [_staged(input).reshape(-1)]).wait()
         _back(output, h_out)
         return _work([output])
 
@@ -248,7 +303,7 @@ class RussetProcessGroup(dist.ProcessGroup):
         return _work(output_lists)
 
     def gather(self, output_lists, inputs, opts):
-        hosts_in = [_host(t) for t in inputs]
+        hosts_in = [_staged(t) for t in inputs]
         root = self.rank() == opts.rootRank
         hosts_out = [[torch.empty(o.shape, dtype=o.dtype) for o in outs] for outs in output_lists] if root else []
         self._gloo.gather(hosts_out, hosts_in, opts).wait()
@@ -259,15 +314,15 @@ class RussetProcessGroup(dist.ProcessGroup):
 
     def scatter(self, outputs, input_lists, opts):
         hosts_out = [torch.empty(o.shape, dtype=o.dtype) for o in outputs]
-        hosts_in = [[_host(t) for t in ins] for ins in input_lists] if self.rank() == opts.rootRank else []
+        hosts_in = [[_staged(t) for t in ins] for ins in input_lists] if self.rank() == opts.rootRank else []
         self._gloo.scatter(hosts_out, hosts_in, opts).wait()
         for o, h in zip(outputs, hosts_out):
             _back(o, h)
         return _work(outputs)
 
     def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
-        h_out = torch.empty(output.shape, dtype=output.dtype)
-        self._gloo.alltoall_base(h_out, _host(input), output_split_sizes, input_split_sizes).wait()
+        h_out = _out(output)
+        self._gloo.alltoall_base(h_out, _staged(input), output_split_sizes, input_split_sizes).wait()
         _back(output, h_out)
         return _work([output])
 

@@ -53,12 +53,21 @@ def collectives(dev, rank, world):
         t = on(values(dt, rank))
         dist.reduce(t, dst=0, op=dist.ReduceOp.SUM)
         r[f"reduce {name}"] = t.cpu() if rank == 0 else None  # (Gloo leaves the others' undefined)
+        # (the inputs the collectives only read are kept too: where russet's
+        # memory is mapped, Gloo reads them in place)
         outs = [on(torch.zeros(6, dtype=dt)) for _ in range(world)]
-        dist.all_gather(outs, on(values(dt, rank)))
+        inp = on(values(dt, rank))
+        dist.all_gather(outs, inp)
         r[f"all_gather {name}"] = torch.stack([o.cpu() for o in outs])
+        r[f"all_gather input {name}"] = inp.cpu()
         out = on(torch.zeros(6 * world, dtype=dt))
-        dist.all_gather_into_tensor(out, on(values(dt, rank)))
+        dist.all_gather_into_tensor(out, inp)
         r[f"all_gather_into_tensor {name}"] = out.cpu()
+        # in place, as FSDP2 gathers: the input is this rank's chunk of the output
+        out = on(torch.zeros(6 * world, dtype=dt))
+        out[6 * rank:6 * (rank + 1)].copy_(inp)
+        dist.all_gather_into_tensor(out, out[6 * rank:6 * (rank + 1)])
+        r[f"all_gather_into_tensor in place {name}"] = out.cpu()
         out = on(torch.zeros(6, dtype=dt))
         ins = [on(values(dt, rank, salt=i + 1)) for i in range(world)]
         dist.reduce_scatter(out, ins)
@@ -67,8 +76,10 @@ def collectives(dev, rank, world):
         dist.reduce_scatter_tensor(out, on(values(dt, rank, n=3 * world)))
         r[f"reduce_scatter_tensor {name}"] = out.cpu()
         out = on(torch.zeros(2 * world, dtype=dt))
-        dist.all_to_all_single(out, on(values(dt, rank, n=2 * world)))
+        inp = on(values(dt, rank, n=2 * world))
+        dist.all_to_all_single(out, inp)
         r[f"all_to_all_single {name}"] = out.cpu()
+        r[f"all_to_all_single input {name}"] = inp.cpu()
         outs = [on(torch.zeros(2, dtype=dt)) for i in range(world)]  # (Gloo's: equal sizes)
         if dev == "cpu" and not gloo_all_to_all:
             # Gloo before torch 2.13 has no alltoall: the reference is what
@@ -78,11 +89,15 @@ def collectives(dev, rank, world):
             dist.all_to_all(outs, [on(values(dt, rank, n=2, salt=i)) for i in range(world)])
         r[f"all_to_all {name}"] = [o.cpu() for o in outs]
         g = [on(torch.zeros(4, dtype=dt)) for _ in range(world)] if rank == 0 else None
-        dist.gather(on(values(dt, rank, n=4)), g, dst=0)
+        inp = on(values(dt, rank, n=4))
+        dist.gather(inp, g, dst=0)
         r[f"gather {name}"] = [x.cpu() for x in g] if g else None
+        r[f"gather input {name}"] = inp.cpu()
         s = on(torch.zeros(4, dtype=dt))
-        dist.scatter(s, [on(values(dt, i, n=4, salt=9)) for i in range(world)] if rank == 0 else None, src=0)
+        ins = [on(values(dt, i, n=4, salt=9)) for i in range(world)] if rank == 0 else None
+        dist.scatter(s, ins, src=0)
         r[f"scatter {name}"] = s.cpu()
+        r[f"scatter inputs {name}"] = [x.cpu() for x in ins] if ins else None
         # point to point: a ring
         t = on(values(dt, rank, n=5))
         got = on(torch.zeros(5, dtype=dt))
@@ -222,6 +237,32 @@ def errors(dev, rank, world):
     return r
 
 
+def staging(dev, rank, world):
+    """which collectives copied through host memory (russet.distributed's
+    _host) rather than working on a view of russet's own memory, and their
+    results"""
+    import russet.distributed as rd
+    copied, host = [], rd._host
+
+    def counting(t):
+        copied.append(tuple(t.shape))
+        return host(t)
+    rd._host = counting
+    r = {"mapped": rd._host_view(torch.ones(2, device=dev)) is not None}
+    t = torch.full((1 << 16,), float(rank + 1), device=dev)
+    t.mul_(2)  # (queued work on the tensor, which the view must wait for)
+    dist.all_reduce(t)
+    r["all_reduce"] = t.cpu()
+    dist.broadcast(t, src=world - 1)
+    r["broadcast"] = t.cpu()
+    out = torch.zeros(4 * world, device=dev)
+    dist.all_gather_into_tensor(out, torch.full((4,), float(rank), device=dev))
+    r["all_gather_into_tensor"] = out.cpu()
+    r["copied"] = copied
+    rd._host = host
+    return r
+
+
 def main():
     job, rank, world, store, out, dev = sys.argv[1:7]
     rank, world = int(rank), int(world)
@@ -250,7 +291,7 @@ def main():
     if job == "fsdp":
         res = fsdp(dev, rank, world, out)
     else:
-        jobs = {"collectives": collectives, "ddp": ddp, "errors": errors,
+        jobs = {"collectives": collectives, "ddp": ddp, "errors": errors, "staging": staging,
                 "ddp-view": lambda d, r, w: ddp(d, r, w, "view"), "ddp-no_sync": lambda d, r, w: ddp(d, r, w, "no_sync")}
         res = jobs[job](dev, rank, world)
     torch.save(res, os.path.join(out, f"{job}-{dev}-{rank}.pt"))

@@ -111,6 +111,22 @@ def test_fsdp2_trains_as_one_process_and_checkpoints(tmp_path):
             assert torch.equal(got[r]["loaded"][k], got[r]["params"][k]), (r, k)
 
 
+def test_mapped_memory_is_staged_without_copies(tmp_path):
+    """where russet's memory is mapped on the host (unified memory: Apple,
+    lavapipe), all_reduce, broadcast and all_gather_into_tensor hand Gloo
+    views of the russet tensors' own memory (after the stream's queued work
+    on them): no host copies, the results right"""
+    got = launch("staging", 2, "russet", tmp_path)
+    mapped = torch.russet.get_device_properties().unified_memory
+    for r in range(2):
+        assert got[r]["mapped"] == mapped
+        assert torch.equal(got[r]["all_reduce"], torch.full((1 << 16,), 6.0))
+        assert torch.equal(got[r]["broadcast"], torch.full((1 << 16,), 6.0))
+        assert torch.equal(got[r]["all_gather_into_tensor"], torch.tensor([0.0] * 4 + [1.0] * 4))
+        if mapped:
+            assert got[r]["copied"] == [], got[r]["copied"]
+
+
 def test_bad_calls_are_clear_errors_on_every_rank(tmp_path):
     got = launch("errors", 2, "russet", tmp_path)
     for rank, r in enumerate(got):

@@ -143,6 +143,19 @@ __attribute__((visibility("default"))) int russet_info_json(int index, char* buf
 
 __attribute__((visibility("default"))) int russet_current_device(void) { return current_device(); }
 
+// The host address of device memory where the device maps it (unified
+// memory: Apple, lavapipe), else 0 (a discrete GPU's, an unknown address):
+// torch.distributed's staging (python/russet/distributed.py) hands Gloo a
+// CPU view of russet memory there instead of a copy.
+__attribute__((visibility("default"))) uint64_t russet_host_address(int index, uint64_t address) {
+  uint64_t out = 0;
+  guarded([&] {
+    out = reinterpret_cast<uint64_t>(rs_host_ptr(device(index), address));
+    return 0;
+  });
+  return out;
+}
+
 __attribute__((visibility("default"))) int russet_set_device(int index) {
   return guarded([&] {
     set_current_device(static_cast<c10::DeviceIndex>(index));
