@@ -84,9 +84,10 @@ bool is_nan(const Scalar& s) {
 bool outside_range(at::ScalarType t, const Scalar& v, bool below) {
   double lo = 0, hi = 0;
   switch (t) {
-#define RANGE(T, C)                                                                              \
-  case at::k##T:                                                                                 \
-    lo = static_cast<double>(std::numeric_limits<C>::lowest()), hi = static_cast<double>(std::numeric_limits<C>::max()); \
+#define RANGE(T, C)                                         \
+  case at::k##T:                                            \
+    lo = static_cast<double>(std::numeric_limits<C>::lowest()); \
+    hi = static_cast<double>(std::numeric_limits<C>::max());    \
     break;
     RANGE(Byte, uint8_t) RANGE(Char, int8_t) RANGE(Short, int16_t) RANGE(Int, int32_t) RANGE(Long, int64_t)
     RANGE(UInt16, uint16_t) RANGE(UInt32, uint32_t) RANGE(UInt64, uint64_t)
