@@ -38,7 +38,8 @@ def _env_summary():
 
 # The torch releases russet is built and tested against (README.md,
 # "Supported torch"): CI's on every stop, the GPU machine's image by hand
-TESTED_TORCH = {"2.13": "CI, every stop", "2.11": "the lent GPU's image, each GPU run"}
+TESTED_TORCH = {"2.13": "CI, every stop", "2.11": "the lent GPU's image, each GPU run",
+                "2.15": "by hand: the Python suite and the conformance sweep (docs/torch-versions.md)"}
 
 
 def torch_version_note(version):

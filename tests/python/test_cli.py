@@ -28,11 +28,12 @@ def test_info_warns_outside_the_tested_torch_range():
     range russet is tested with (issue 22)"""
     from russet.__main__ import TESTED_TORCH, torch_version_note
 
-    assert "2.13" in TESTED_TORCH
+    assert "2.13" in TESTED_TORCH and "2.15" in TESTED_TORCH
     assert torch_version_note("2.13.0") is None and torch_version_note("2.11.0+cu130") is None
+    assert torch_version_note("2.15.0+cu132") is None
     for v in ("2.9.1", "2.16.0.dev20261201", "3.0.0"):
         note = torch_version_note(v)
-        assert note and "outside the range" in note and "2.11 to 2.13" in note, note
+        assert note and "outside the range" in note and "2.11 to 2.15" in note, note
     assert "not a release" in torch_version_note("main")
     assert "torch 2." in run_cli("info").stdout
 
