@@ -1023,9 +1023,13 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
                 _assert_close_or_processed(res_r, res_c, tol, "output" if variant not in AD_VARIANTS else variant,
                                            process if variant == "out" else None)
             except CaseFailure:
-                if variant not in ("grad", "gradgrad") or dtype not in WIDER:
+                if variant == "channels-last" and _cpu_wrong_on_channels_last(torch, fn, sample, process, res_r,
+                                                                              res_c, tol):
+                    pass
+                elif variant not in ("grad", "gradgrad") or dtype not in WIDER:
                     raise
-                _as_accurate_as_cpu(torch, variant, fn, parts_cpu, process, res_r, res_c, dtype)
+                else:
+                    _as_accurate_as_cpu(torch, variant, fn, parts_cpu, process, res_r, res_c, dtype)
         if variant in ("op", "channels-last") and not randomish and \
                 (op_key(op), variant) not in STRIDES_BACKEND_CHOICE:
             _check_strides(res_r, res_c, "output")
@@ -1083,6 +1087,25 @@ def _call_out(torch, fn, parts, outs):
         except Exception as e:  # noqa: BLE001
             ret = e
     return ret, any("resized" in str(w.message) for w in ws)
+
+
+def _cpu_wrong_on_channels_last(torch, fn, sample, process, res_r, res_c, tol):
+    """The channels-last variant where russet differs from CPU: True when
+    CPU's own channels-last values differ from its values on the sample as
+    given and russet's match those (CPU's kernel assumed a layout: the
+    flash attention for CPU reads a dense last dimension without checking
+    and returns uninitialized values); False when CPU agrees with itself
+    (the difference is russet's). Raises CaseFailure when russet matches
+    neither."""
+    torch.manual_seed(1234)
+    dense = process(_call(fn, _sample_parts(sample)))
+    try:
+        _assert_close(res_c, dense, tol, "cpu")
+        return False
+    except CaseFailure:
+        pass
+    _assert_close(res_r, dense, tol, "output (against CPU on the dense sample; CPU's channels-last values differ)")
+    return True
 
 
 def _assert_close_or_processed(got, want, tol, what, process, wrap=None):

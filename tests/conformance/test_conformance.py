@@ -236,6 +236,29 @@ def test_harness_out_layouts_and_strides_can_fail():
     assert cls == "wrong" and "strides" in detail, detail
 
 
+def test_harness_channels_last_where_cpu_assumes_a_layout():
+    """CPU's kernel may be wrong on channels-last strides (the flash
+    attention for CPU assumes a dense last dimension): then CPU on the dense
+    sample is the reference, and russet must match it; a russet that matches
+    neither, or differs where CPU agrees with itself, is wrong"""
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    def cpu_assumes_layout(x, russet_bias=0.0):
+        if x.device.type == "cpu" and not x.is_contiguous():
+            return torch.relu(x) + 7  # CPU's garbage on these strides
+        return torch.relu(x) + (russet_bias if _is_russet(x) else 0)
+
+    s = SampleInput(torch.randn(2, 3, 4, 5))
+    ok = cov.run_variant(torch, _FakeOp(cpu_assumes_layout), "fake", "channels-last", "float32", s, None)
+    assert ok[0] in ("pass-native", "pass-host"), ok
+    off = lambda x: cpu_assumes_layout(x, 1e-3)  # noqa: E731
+    cls, detail, _ = cov.run_variant(torch, _FakeOp(off), "fake", "channels-last", "float32", s, None)
+    assert cls == "wrong" and "dense sample" in detail, detail
+    plain_off = lambda x: torch.relu(x) + (1e-3 if _is_russet(x) else 0)  # noqa: E731
+    cls, detail, _ = cov.run_variant(torch, _FakeOp(plain_off), "fake", "channels-last", "float32", s, None)
+    assert cls == "wrong" and "dense sample" not in detail, detail
+
+
 def test_harness_catches_wrong_dtype_shape_and_device():
     assert _run(lambda x, y: (x + y).double() if _is_russet(x) else x + y)[0] == "wrong"
     assert _run(lambda x, y: (x + y)[:2] if _is_russet(x) else x + y)[0] == "wrong"

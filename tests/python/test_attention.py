@@ -592,3 +592,100 @@ def test_dropout_bad_probability_is_a_clear_error():
         torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q, q, q, None, -0.5)
     with pytest.raises(RuntimeError, match=r"dropout_p must be in \[0, 1\)"):
         torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q, q, q, None, 1.0)
+
+
+# _scaled_dot_product_flash_attention_for_cpu (and its backward) called by
+# name, as OpInfo (torch 2.15) and programs traced on CPU do: the engine
+# computes it with CPU's output layouts. CPU's own kernel assumes a dense last
+# dimension without checking (a channels-last query gives uninitialized
+# values there), so the reference is CPU's on the same values, laid out densely.
+FLASH_CPU = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+FLASH_CPU_BW = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward
+
+
+def flash_cpu_case(dtype, layout="contiguous", hq=4, hk=4, mask=None, is_causal=False, scale=None):
+    torch.manual_seed(5)
+    q = torch.randn(2, hq, 5, 8, dtype=dtype)
+    k, v = torch.randn(2, hk, 7, 8, dtype=dtype), torch.randn(2, hk, 7, 8, dtype=dtype)
+    m = None if mask is None else torch.randn(*mask, dtype=dtype)
+    kw = dict(is_causal=is_causal, attn_mask=m, scale=scale)
+    out, lse = FLASH_CPU(q, k, v, **kw)
+    g = torch.randn_like(out)
+    grads = FLASH_CPU_BW(g, q, k, v, out, lse, 0.0, is_causal, attn_mask=m, scale=scale)
+    lay = {"contiguous": lambda t: t, "transposed": lambda t: t.transpose(1, 2).contiguous().transpose(1, 2),
+           "channels-last": lambda t: t.contiguous(memory_format=torch.channels_last)}[layout]
+    qd, kd, vd = (lay(t).to(D) for t in (q, k, v))
+    md = None if m is None else m.to(D)
+    run = lambda: (FLASH_CPU(qd, kd, vd, is_causal=is_causal, attn_mask=md, scale=scale),)  # noqa: E731
+    native = dtype != torch.float64 or torch.russet.get_device_properties().profile != "apple"
+    ((od, lsed),) = host_free(run) if native else run()
+    gd = FLASH_CPU_BW(g.to(D), qd, kd, vd, od, lsed, 0.0, is_causal, attn_mask=md, scale=scale)
+    tol = {torch.float32: dict(rtol=2e-5, atol=2e-5), torch.float64: dict(rtol=1e-10, atol=1e-10),
+           torch.float16: dict(rtol=2e-3, atol=2e-3), torch.bfloat16: dict(rtol=2e-2, atol=2e-2)}[dtype]
+    assert_close(od.cpu(), out, **tol)
+    assert_close(lsed.cpu(), lse, **tol)
+    for name, a, b in zip("qkv", gd, grads):
+        assert_close(a.cpu(), b, **tol, msg=lambda msg: f"grad {name}: {msg}")
+    # CPU's layouts: the output like the query, logsumexp (B, L, H)-ordered,
+    # the gradients (B, L, H, E)-ordered
+    assert od.stride() == torch.empty_like(lay(q)).stride()
+    assert lsed.stride() == lse.stride() == (20, 1, 4)
+    assert [t.stride() for t in gd] == [t.stride() for t in grads]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "channels-last"])
+def test_flash_attention_for_cpu_by_name_matches_cpu(dtype, layout):
+    flash_cpu_case(dtype, layout)
+
+
+@pytest.mark.parametrize("case", [dict(is_causal=True), dict(mask=(5, 7)), dict(mask=(2, 1, 5, 7), is_causal=True),
+                                  dict(hk=2), dict(scale=0.3)])
+def test_flash_attention_for_cpu_masks_causal_gqa_scale(case):
+    flash_cpu_case(torch.float32, **case)
+
+
+def test_flash_attention_for_cpu_without_rows_or_keys():
+    # CPU's kernel divides by zero there (SIGFPE); russet answers as math:
+    # no keys gives zeros and a logsumexp of -inf
+    for dtype in (torch.float32, torch.float64):
+        for rows, keys in ((0, 7), (5, 0)):
+            q = torch.randn(2, 4, rows, 8, dtype=dtype, device=D)
+            k = torch.randn(2, 4, keys, 8, dtype=dtype, device=D)
+            out, lse = host_free(lambda: FLASH_CPU(q, k, k))
+            assert out.shape == q.shape and lse.shape == (2, 4, rows)
+            assert out.cpu().eq(0).all() and lse.cpu().eq(float("-inf")).all()
+            grads = host_free(lambda: FLASH_CPU_BW(torch.ones_like(out), q, k, k, out, lse, 0.0, False))
+            assert [t.shape for t in grads] == [q.shape, k.shape, k.shape]
+            assert all(t.cpu().eq(0).all() for t in grads)
+
+
+def test_flash_attention_for_cpu_refuses_what_cpu_refuses():
+    q = torch.randn(1, 2, 3, 8)
+    for kw, args in ((dict(dropout_p=0.5), (q, q, q)), (dict(), (q[0], q[0], q[0])),
+                     (dict(attn_mask=torch.ones(3, 3, dtype=torch.bool)), (q, q, q))):
+        with pytest.raises(RuntimeError) as cpu:
+            FLASH_CPU(*args, **kw)
+        dev_kw = {n: (a.to(D) if isinstance(a, torch.Tensor) else a) for n, a in kw.items()}
+        with pytest.raises(RuntimeError) as dev:
+            FLASH_CPU(*(t.to(D) for t in args), **dev_kw)
+        assert str(cpu.value).splitlines()[0] in str(dev.value)
+
+
+@pytest.mark.parametrize("transform", ["vmap", "vmap-grad", "jvp"])
+def test_torch_func_transforms_of_four_dimensional_attention(transform):
+    # the fused op has no batching rule and no forward derivative: under a
+    # torch.func transform the math backend runs
+    torch.manual_seed(6)
+    q, k, v = torch.randn(3, 2, 4, 5, 8), torch.randn(3, 2, 4, 6, 8), torch.randn(3, 2, 4, 6, 8)
+
+    def f(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    fn = {"vmap": torch.vmap(f),
+          "vmap-grad": torch.vmap(torch.func.grad(lambda q, k, v: f(q, k, v).sum(), argnums=(0, 1, 2))),
+          "jvp": lambda q, k, v: torch.func.jvp(f, (q, k, v), (q.cos(), k.sin(), v))}[transform]
+    want = fn(q, k, v)
+    got = fn(q.to(D), k.to(D), v.to(D))
+    for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert_close(a.cpu(), b, rtol=2e-5, atol=2e-5)
