@@ -1557,8 +1557,11 @@ def worker_main(task_file, out_file, mode):
                 res = {"op": [["error", f"timeout: more than {lim['task_timeout']} s for this "
                                         "(op, dtype)", []]]}
             except Exception as e:  # noqa: BLE001  (a harness bug must not stop the sweep)
-                res = {"op": [["error", "harness: " + _first_line(e) + " | " +
-                               traceback.format_exc().strip().splitlines()[-2][:200], []]]}
+                if _is_unsupported(e):  # the sample's dtype itself (torch 2.15's bcomplex32): declared
+                    res = {"op": [["unsupported", _first_line(e), []]]}
+                else:
+                    res = {"op": [["error", "harness: " + _first_line(e) + " | " +
+                                   traceback.format_exc().strip().splitlines()[-2][:200], []]]}
             finally:
                 signal.alarm(0)
             out.write(json.dumps({"done": i, "key": key, "dtype": dt, "s": round(time.time() - t0, 3),
