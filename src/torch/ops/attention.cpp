@@ -289,8 +289,13 @@ bool flash_for_cpu_or_host(const Tensor& q, const Tensor& k, const Tensor& v, do
   return false;
 }
 
+// A mask argument as the engine takes it: autograd's backward passes an
+// optional that holds an undefined tensor for "no mask"
+OptTensor given(const OptTensor& mask) { return mask.has_value() && mask->defined() ? mask : std::nullopt; }
+
 std::tuple<Tensor, Tensor> flash_for_cpu(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p,
-                                         bool is_causal, const OptTensor& attn_mask, std::optional<double> scale) {
+                                         bool is_causal, const OptTensor& mask_arg, std::optional<double> scale) {
+  const OptTensor attn_mask = given(mask_arg);
   auto r = native_or_host<at::_ops::_scaled_dot_product_flash_attention_for_cpu>(
       [&]() -> std::tuple<Tensor, Tensor> {
         const bool empty = flash_for_cpu_or_host(query, key, value, dropout_p, attn_mask);
@@ -327,7 +332,8 @@ Tensor blhe_like(const Tensor& t) {
 std::tuple<Tensor, Tensor, Tensor> flash_for_cpu_backward(const Tensor& grad_out, const Tensor& query,
                                                           const Tensor& key, const Tensor& value, const Tensor& out,
                                                           const Tensor& logsumexp, double dropout_p, bool is_causal,
-                                                          const OptTensor& attn_mask, std::optional<double> scale) {
+                                                          const OptTensor& mask_arg, std::optional<double> scale) {
+  const OptTensor attn_mask = given(mask_arg);
   return native_or_host<at::_ops::_scaled_dot_product_flash_attention_for_cpu_backward>(
       [&]() -> std::tuple<Tensor, Tensor, Tensor> {
         const bool empty = flash_for_cpu_or_host(query, key, value, dropout_p, attn_mask);
