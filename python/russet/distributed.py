@@ -19,9 +19,11 @@ collective must leave alone (reduce and reduce_scatter, whose inputs it
 uses as scratch, and the point-to-point calls, posted and not waited for),
 a host copy of each input (which waits for the work that produces it on
 russet's stream), Gloo's collective on the copies, then the results copied
-back into the russet tensors on the current stream. The Work a collective returns is finished
-when it returns (its future holds the outputs, as DDP's hooks expect), so
-`wait()` never blocks.
+back into the russet tensors on the current stream. An all_reduce on memory Gloo works on in
+place (CPU tensors, mapped russet memory) returns while Gloo still runs it,
+so that DDP's backward overlaps with the exchange of each bucket; every
+other collective's Work is finished when it returns (its future holds the
+outputs, as DDP's hooks expect), so its `wait()` never blocks.
 
 What Gloo lacks is built from what it has: ReduceOp.AVG (a sum, then a
 division on the host), the tensor forms of all_gather and reduce_scatter
@@ -30,8 +32,9 @@ all_to_all with lists (all_to_all_single on the concatenation).
 
 A Python process group (c10d's PyProcessGroup: a Backend cannot be made
 from Python), so DDP's reducer and `_broadcast_coalesced` reach it through
-its allreduce, broadcast and allgather. Not yet: overlap of the
-collectives with the backward (each runs when DDP hands over a bucket).
+its allreduce, broadcast and allgather. Not yet: overlap where russet's
+memory is not mapped (a discrete GPU: staged through copies, each bucket's
+all_reduce finishes before the call returns).
 """
 import ctypes
 import os
@@ -141,6 +144,24 @@ class _Then(dist.Work):
         return fut
 
 
+class _Pending(dist.Work):
+    """A collective still running (on Gloo's threads): done when `future` is"""
+
+    def __init__(self, future):
+        super().__init__()
+        self._future = future
+
+    def wait(self, timeout=None):
+        self._future.wait()  # raises the collective's error
+        return True
+
+    def is_completed(self):
+        return self._future.done()
+
+    def get_future(self):
+        return self._future
+
+
 def _allreduce_opts(reduce_op, timeout):
     """Gloo's all_reduce options for an op and a timeout"""
     o = AllreduceOptions()
@@ -218,10 +239,31 @@ class RussetProcessGroup(dist.ProcessGroup):
     def allreduce(self, tensors, opts=None):
         opts = opts if opts is not None else AllreduceOptions()
         hosts = [_staged(t) for t in tensors]
+        if all(h is t or getattr(h, "_russet_view_of", None) is t for t, h in zip(tensors, hosts)):
+            return self._allreduce_in_place(tensors, hosts, opts)
         self._allreduce_hosts(hosts, opts)
         for t, h in zip(tensors, hosts):
             _back(t, h)
         return _work(tensors)
+
+    def _allreduce_in_place(self, tensors, hosts, opts):
+        """all_reduce where Gloo works on the tensors' own memory (CPU
+        tensors, views of mapped russet memory): returned before it is done,
+        so that DDP's backward goes on while Gloo exchanges a bucket (as
+        NCCL's stream lets it); the Work's future completes on Gloo's thread,
+        after AVG's division there (a host op on the views). The callback
+        holds the tensors until then, so Gloo never writes freed memory."""
+        _check_op(opts.reduceOp, hosts)
+        n, avg = self.size(), _is_avg(opts.reduceOp)
+
+        def done(fut):
+            fut.value()  # Gloo's error, raised to whoever waits
+            if avg:
+                for h in hosts:
+                    _divide(h, n)
+            return tensors
+
+        return _Pending(self._gloo.allreduce(hosts, self._sum_opts(opts)).get_future().then(done))
 
     def allreduce_coalesced(self, tensors, opts=None):
         hosts = [_staged(t) for t in tensors]

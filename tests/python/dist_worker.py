@@ -263,6 +263,33 @@ def staging(dev, rank, world):
     return r
 
 
+def overlap(dev, rank, world):
+    """an async all_reduce on memory Gloo reduces in place (CPU tensors,
+    mapped russet memory) returns before its peer has even joined: rank 0
+    starts it, checks that it is not done, and only then lets rank 1 call
+    (with an all_reduce that finished inside the call, rank 0 would wait
+    for rank 1 forever). AVG's division runs when Gloo is done."""
+    import russet.distributed as rd
+    store = dist.distributed_c10d._get_default_store()
+    mapped = dev == "cpu" or rd._host_view(torch.ones(2, device=dev)) is not None
+    r = {"mapped": mapped}
+    if not mapped:
+        return r
+    t = torch.full((1 << 12,), float(rank + 1), device=dev)
+    if rank == 0:
+        w = dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=True)
+        r["pending after the call"] = not w.is_completed()
+        store.set("go", "1")
+    else:
+        store.wait(["go"])
+        w = dist.all_reduce(t, op=dist.ReduceOp.AVG, async_op=True)
+    w.wait()
+    r["done after wait"] = w.is_completed()
+    r["avg"] = t.cpu()
+    r["future value"] = [x.cpu() for x in w.get_future().value()]
+    return r
+
+
 def main():
     job, rank, world, store, out, dev = sys.argv[1:7]
     rank, world = int(rank), int(world)
@@ -292,6 +319,7 @@ def main():
         res = fsdp(dev, rank, world, out)
     else:
         jobs = {"collectives": collectives, "ddp": ddp, "errors": errors, "staging": staging,
+                "overlap": overlap,
                 "ddp-view": lambda d, r, w: ddp(d, r, w, "view"), "ddp-no_sync": lambda d, r, w: ddp(d, r, w, "no_sync")}
         res = jobs[job](dev, rank, world)
     torch.save(res, os.path.join(out, f"{job}-{dev}-{rank}.pt"))

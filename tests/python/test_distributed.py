@@ -127,6 +127,22 @@ def test_mapped_memory_is_staged_without_copies(tmp_path):
             assert got[r]["copied"] == [], got[r]["copied"]
 
 
+@pytest.mark.parametrize("dev", ["russet", "cpu"])
+def test_all_reduce_on_mapped_memory_runs_while_the_caller_goes_on(dev, tmp_path):
+    """DDP's overlap: where Gloo reduces the tensors' own memory, all_reduce
+    returns before the collective is done (rank 0's returns before rank 1
+    has called; a blocking one would hang here), and wait() gives the
+    average. The CPU run checks the job itself against Gloo's own async."""
+    got = launch("overlap", 2, dev, tmp_path, timeout=120)
+    if not got[0]["mapped"]:
+        pytest.skip("russet's memory is not mapped on the host here: all_reduce stages through copies")
+    assert got[0]["pending after the call"]
+    for r in range(2):
+        assert got[r]["done after wait"]
+        assert torch.equal(got[r]["avg"], torch.full((1 << 12,), 1.5))
+        assert torch.equal(got[r]["future value"][0], got[r]["avg"])
+
+
 def test_bad_calls_are_clear_errors_on_every_rank(tmp_path):
     got = launch("errors", 2, "russet", tmp_path)
     for rank, r in enumerate(got):
