@@ -269,6 +269,11 @@ RS_API int rs_stream_query(rs_stream *s);
 /* Dispatches recorded in the open batch, and batches submitted so far. */
 RS_API uint64_t rs_stream_pending_dispatches(rs_stream *s);
 RS_API uint64_t rs_stream_submit_count(rs_stream *s);
+/* Dispatches submitted and not yet finished. A submission that takes them
+ * past RUSSET_MAX_QUEUED (default 4096, read when the stream is made; 0: no
+ * bound) waits for the oldest to finish first, as CUDA's launch queue makes
+ * the host wait: the host stays at most that far ahead of the device. */
+RS_API uint64_t rs_stream_queued_dispatches(rs_stream *s);
 
 /* A memory range that a dispatch reads or writes: streams insert the
  * barriers these hazards need (read-after-write, write-after-read/write). */

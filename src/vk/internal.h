@@ -162,6 +162,8 @@ struct rs_stream {
     int nhazards;
     uint64_t total_dispatches, submits, barriers;
     uint64_t batch_bytes, batch_ahead; /* early submission (stream.c) */
+    uint64_t inflight_dispatches;      /* in the batches submitted and not yet recycled */
+    uint64_t max_queued;               /* their bound (RUSSET_MAX_QUEUED; 0: none) */
     double batch_hold;
     /* checking modes (audit.c), read when the stream is made:
      * RUSSET_SERIALIZE=1 puts a full barrier before every dispatch and copy;

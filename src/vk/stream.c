@@ -33,6 +33,9 @@
  * against 0.91x of CUDA, the float16 cast 0.92x against 0.91x, one run
  * each; docs/performance.md) */
 #define RS_BATCH_HOLD 2.0
+/* the dispatches a stream may have submitted and unfinished before the host
+ * waits for the oldest (RUSSET_MAX_QUEUED; throttle_locked) */
+#define RS_MAX_QUEUED 4096
 #define RS_ARENA_CHUNK (64 * 1024)
 /* arena chunks larger than this are freed after use, not kept */
 #define RS_ARENA_KEEP (4 * 1024 * 1024)
@@ -76,6 +79,7 @@ rs_status rs_stream_create(rs_device *dev, int id, rs_stream **out) {
     s->batch_ahead = e && *e ? strtoull(e, NULL, 0) : RS_BATCH_AHEAD;
     e = getenv("RUSSET_BATCH_HOLD"); /* hold up to this many times the queued work */
     s->batch_hold = e && *e ? strtod(e, NULL) : RS_BATCH_HOLD;
+    s->max_queued = (uint64_t)rs_env_int("RUSSET_MAX_QUEUED", RS_MAX_QUEUED, 0, 1ll << 40);
     rs_audit_configure(s);
     *out = s;
     return RS_OK;
@@ -173,6 +177,7 @@ static void recycle(rs_stream *s) {
         rs_batch *b = s->inflight_head;
         s->inflight_head = b->next;
         if (!s->inflight_head) s->inflight_tail = NULL;
+        s->inflight_dispatches -= b->dispatches;
         if (b->nq) rs_profile_collect_locked(s, b);
         b->nwaits = 0;
         b->next = s->spare;
@@ -239,6 +244,21 @@ rs_status rs_stream_open_locked(rs_stream *s, rs_batch **out) {
     return RS_OK;
 }
 
+/* The host's lead over the device is bounded, as CUDA's launch queue bounds
+ * it: past max_queued dispatches submitted and unfinished on this stream,
+ * the host waits for the oldest submissions. Without a bound, a loop that
+ * never syncs queues minutes of work on a slow device (500 steps of
+ * tools/soak.py's transformer on lavapipe: 200 s), which then trips the
+ * sync timeout, and keeps the arena memory of all of it. */
+static rs_status throttle_locked(rs_stream *s) {
+    while (s->max_queued && s->inflight_head && s->inflight_dispatches > s->max_queued) {
+        rs_status st = rs_stream_wait_value(s, s->inflight_head->value);
+        if (st) return st;
+        recycle(s);
+    }
+    return RS_OK;
+}
+
 rs_status rs_stream_flush_locked(rs_stream *s) {
     rs_batch *b = s->open;
     if (!b) return RS_OK;
@@ -281,7 +301,8 @@ rs_status rs_stream_flush_locked(rs_stream *s) {
     if (s->inflight_tail) s->inflight_tail->next = b;
     else s->inflight_head = b;
     s->inflight_tail = b;
-    return RS_OK;
+    s->inflight_dispatches += b->dispatches;
+    return throttle_locked(s);
 }
 
 /* How long a host wait for the GPU may last: RUSSET_SYNC_TIMEOUT seconds
@@ -417,6 +438,14 @@ int rs_stream_query(rs_stream *s) {
 uint64_t rs_stream_pending_dispatches(rs_stream *s) {
     pthread_mutex_lock(&s->lock);
     uint64_t n = s->open ? s->open->dispatches : 0;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+uint64_t rs_stream_queued_dispatches(rs_stream *s) {
+    pthread_mutex_lock(&s->lock);
+    recycle(s);
+    uint64_t n = s->inflight_dispatches;
     pthread_mutex_unlock(&s->lock);
     return n;
 }

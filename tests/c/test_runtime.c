@@ -978,6 +978,52 @@ TEST(large_work_submits_early) {
     }
 }
 
+/* The host's lead is bounded: with RUSSET_MAX_QUEUED=4 and every dispatch
+ * its own submission, a chain of 48 dispatches of 1M elements (slower on
+ * the device than the host records them) never has more than 4 submitted
+ * and unfinished, and its result is right; with no bound (0) the same chain
+ * runs ahead (the check that the bound is what holds the host back). */
+TEST(host_waits_when_too_much_is_queued) {
+    rs_device *dev = ctest_device();
+    rs_kernel *k;
+    CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
+    const uint32_t n = 1u << 20;
+    const char *bound[2] = {"4", "0"};
+    for (int v = 0; v < 2; v++) {
+        setenv("RUSSET_MAX_QUEUED", bound[v], 1);
+        rs_stream *s;
+        rs_status st = small_batch_stream(dev, 9 + v, "0", &s);
+        unsetenv("RUSSET_MAX_QUEUED");
+        CHECK_OK(st);
+        uint64_t a, b;
+        CHECK_OK(upload_iota(dev, s, n, 0, &a));
+        CHECK_OK(rs_alloc(dev, n * 4ull, s, &b));
+        uint64_t most = 0;
+        const int chain = 48; /* a -> b -> a ...: x -> 2x + i each step */
+        for (int r = 0; r < chain; r++) {
+            CHECK_OK(run_scale(s, k, r % 2 ? b : a, r % 2 ? a : b, n));
+            uint64_t q = rs_stream_queued_dispatches(s);
+            most = q > most ? q : most;
+        }
+        if (v == 0) CHECK(most <= 4);
+        else CHECK(most > 4);
+        uint32_t *host = malloc(n * 4ull);
+        CHECK(host != NULL);
+        CHECK_OK(rs_memcpy_dtoh(s, host, a, n * 4ull));
+        int ok = 1;
+        for (uint32_t i = 0; i < n; i += 4099) {
+            uint32_t x = i;
+            for (int r = 0; r < chain; r++) x = x * 2 + i;
+            ok &= host[i] == x;
+        }
+        CHECK(ok);
+        CHECK(rs_stream_queued_dispatches(s) == 0);
+        free(host);
+        rs_free(dev, a);
+        rs_free(dev, b);
+    }
+}
+
 /* A stream that submits on its own (full, or past RUSSET_BATCH_BYTES)
  * first submits the other streams' open batches, so that work recorded
  * earlier on another stream runs first (program order on the one queue):
@@ -1338,6 +1384,7 @@ int main(void) {
     RUN(opaque_products);
     RUN(streams_events_timing);
     RUN(batches_submit_when_full);
+    RUN(host_waits_when_too_much_is_queued);
     RUN(large_work_submits_early);
     RUN(early_submission_keeps_program_order);
     RUN(device_error_flag);
