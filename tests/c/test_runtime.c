@@ -982,13 +982,16 @@ TEST(large_work_submits_early) {
  * its own submission, a chain of 48 dispatches of 1M elements (slower on
  * the device than the host records them) never has more than 4 submitted
  * and unfinished, and its result is right; with no bound (0) the same chain
- * runs ahead (the check that the bound is what holds the host back). */
+ * runs ahead on lavapipe (the check that the bound is what holds the host
+ * back; a GPU may finish each dispatch before the host records the next). */
 TEST(host_waits_when_too_much_is_queued) {
     rs_device *dev = ctest_device();
     rs_kernel *k;
     CHECK_OK(rs_kernel_from_source(dev, "test_scale", kScale, "FACTOR=2", &k));
     const uint32_t n = 1u << 20;
     const char *bound[2] = {"4", "0"};
+    rs_device_info info;
+    CHECK_OK(rs_device_info_get(0, &info));
     for (int v = 0; v < 2; v++) {
         setenv("RUSSET_MAX_QUEUED", bound[v], 1);
         rs_stream *s;
@@ -1006,7 +1009,7 @@ TEST(host_waits_when_too_much_is_queued) {
             most = q > most ? q : most;
         }
         if (v == 0) CHECK(most <= 4);
-        else CHECK(most > 4);
+        else if (info.is_cpu) CHECK(most > 4); /* a GPU may keep up with the host */
         uint32_t *host = malloc(n * 4ull);
         CHECK(host != NULL);
         CHECK_OK(rs_memcpy_dtoh(s, host, a, n * 4ull));
