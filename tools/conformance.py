@@ -1026,14 +1026,13 @@ def run_variant(torch, op, op_name, variant, dtype, sample, tol):
                 failure, want, parts_want = first, res_c, parts_cpu
                 dense = _cpu_dense_where_channels_last_wrong(torch, fn, sample, process, res_c, tol) \
                     if variant == "channels-last" else None
-                if dense is not None:  # CPU's channels-last values are its kernel's fault: the dense ones count
+                if dense is not None:  # CPU's channels-last values differ from its dense ones
                     want, parts_want = dense, _sample_parts(sample)
-                    try:
-                        _assert_close(res_r, want, tol, "output (against CPU on the dense sample; CPU's "
-                                                        "channels-last values differ)")
+                    try:  # russet right on the dense ones: CPU's kernel was wrong on the layout
+                        _assert_close(res_r, want, tol, "output")
                         failure = None
-                    except CaseFailure as e:
-                        failure = e
+                    except CaseFailure:
+                        pass  # russet's own difference (CPU's rounding may differ by layout too)
                 accurate = dtype in WIDER and (variant in ("grad", "gradgrad") or (
                     op_name in FUSED_ATTENTION_OPS and variant in ("op", "channels-last", "vmap")))
                 if failure is not None:
