@@ -110,10 +110,15 @@ def _out(t):
     return view if view is not None else torch.empty(t.shape, dtype=t.dtype)
 
 
+def _own(t, h):
+    """True where Gloo's host tensor h is t itself or a view of t's own memory"""
+    return h is t or getattr(h, "_russet_view_of", None) is t
+
+
 def _back(dst, src):
     """a collective's host result into dst where dst is not that host tensor
     (nor a view of dst's own memory)"""
-    if dst is not src and getattr(src, "_russet_view_of", None) is not dst:
+    if not _own(dst, src):
         with torch.no_grad():
             dst.copy_(src)
 
@@ -239,7 +244,7 @@ class RussetProcessGroup(dist.ProcessGroup):
     def allreduce(self, tensors, opts=None):
         opts = opts if opts is not None else AllreduceOptions()
         hosts = [_staged(t) for t in tensors]
-        if all(h is t or getattr(h, "_russet_view_of", None) is t for t, h in zip(tensors, hosts)):
+        if all(_own(t, h) for t, h in zip(tensors, hosts)):
             return self._allreduce_in_place(tensors, hosts, opts)
         self._allreduce_hosts(hosts, opts)
         for t, h in zip(tensors, hosts):

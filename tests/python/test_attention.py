@@ -678,6 +678,10 @@ def test_flash_attention_for_cpu_without_rows_or_keys():
             grads = host_free(lambda: FLASH_CPU_BW(torch.ones_like(out), q, k, k, out, lse, 0.0, False))
             assert [t.shape for t in grads] == [q.shape, k.shape, k.shape]
             assert all(t.cpu().eq(0).all() for t in grads)
+    # no heads: CPU's kernel divides by zero there too
+    e = torch.randn(2, 0, 3, 8, device=D)
+    out, lse = host_free(lambda: FLASH_CPU(e, e, e))
+    assert out.shape == e.shape and lse.shape == (2, 0, 3)
 
 
 def test_flash_attention_for_cpu_refuses_what_cpu_refuses():

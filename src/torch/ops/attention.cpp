@@ -80,6 +80,16 @@ bool transformed(const Tensor& t) {
   return keys.has(c10::DispatchKey::FuncTorchBatched) || keys.has(c10::DispatchKey::FuncTorchGradWrapper);
 }
 
+// q (B, H, L, E), k (B, Hk, S, E), v (B, Hk, S, Ev) as the engine takes
+// them: head dims up to kMaxHeadDim, H == Hk or (gqa) a multiple of it
+bool engine_shapes(const Tensor& q, const Tensor& k, const Tensor& v, bool gqa) {
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
+  if (q.size(0) != k.size(0) || k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||
+      q.size(3) != k.size(3) || q.size(3) > kMaxHeadDim || v.size(3) > kMaxHeadDim)
+    return false;
+  return q.size(1) == k.size(1) || (gqa && k.size(1) > 0 && q.size(1) % k.size(1) == 0);
+}
+
 int64_t choose_backend(const Tensor& q, const Tensor& k, const Tensor& v, const OptTensor& mask, double dropout_p,
                        bool is_causal, std::optional<double> scale, bool enable_gqa) {
   auto math = static_cast<int64_t>(at::SDPBackend::math);
@@ -92,10 +102,7 @@ int64_t choose_backend(const Tensor& q, const Tensor& k, const Tensor& v, const 
     return math;
   if (!(dropout_p < 1) || !engine_dtype(q) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type())
     return math;
-  if (q.size(0) != k.size(0) || k.size(0) != v.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||
-      q.size(3) != k.size(3) || q.size(3) > kMaxHeadDim || v.size(3) > kMaxHeadDim)
-    return math;
-  if (q.size(1) != k.size(1) && !(enable_gqa && k.size(1) > 0 && q.size(1) % k.size(1) == 0)) return math;
+  if (!engine_shapes(q, k, v, enable_gqa)) return math;
   if (mask.has_value() && mask->defined()) {
     const Tensor& m = *mask;
     if (is_causal || m.requires_grad() || (m.scalar_type() != at::kBool && m.scalar_type() != q.scalar_type()) ||
@@ -269,10 +276,8 @@ OptTensor last_dim_dense(const OptTensor& t) {
 // SIGFPE, torch 2.13 and 2.15), which russet answers without the host.
 bool flash_for_cpu_or_host(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p,
                            const OptTensor& mask) {
-  const bool shapes = q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && q.size(0) == k.size(0) &&
-                      k.size(0) == v.size(0) && k.size(1) == v.size(1) && k.size(2) == v.size(2) &&
-                      q.size(3) == k.size(3) && k.size(3) == v.size(3) && q.size(3) <= kMaxHeadDim &&
-                      k.size(1) > 0 && q.size(1) % k.size(1) == 0;
+  // (CPU's kernel takes grouped heads, and refuses unequal head dims itself)
+  const bool shapes = engine_shapes(q, k, v, /*gqa=*/true) && k.size(3) == v.size(3);
   const bool devices = k.device() == q.device() && v.device() == q.device() &&
                        (!mask.has_value() || mask->device() == q.device());
   if (!shapes || !devices || dropout_p != 0 || k.scalar_type() != q.scalar_type() ||
