@@ -9,8 +9,13 @@
 //              an output adds the lanes' sums in lane order (no atomics)
 //              and applies the int8 scale. With VEC, an invocation reads
 //              16 bytes of W a step (the row 16-byte aligned, K a multiple
-//              of 16 or 32); else a byte. Few rows of x (decoding): W is
-//              read once per QM_MT rows.
+//              of 16 or 32); else a byte. With XVEC too (x's rows
+//              contiguous and 16-byte aligned), x's elements come 8 at a
+//              time as 16-byte words (two for float32) and a word's weights
+//              are dequantized once for all rows: a weight's x read was
+//              the inner loop's cost (a 64-bit offset and a 2-byte load
+//              each). Few rows of x (decoding): W is read once per QM_MT
+//              rows.
 //   QM_DEQUANT (a byte of W): its weights in x's dtype into (N, K)
 //              contiguous (bits 8: the integers, exact; bits 4: scaled and
 //              shifted, rounded once), for the GEMM engine when x has
@@ -30,7 +35,8 @@
 //              float32, per channel rounded once from the exact product
 //              with the float64 scale, as CPU's double arithmetic.
 // Defines: MODE, BITS (8 or 4), DT (x's dtype: float32, float16 or
-// bfloat16), VEC (GEMV: 16-byte reads of W); QUANTIZE / DEQUANTIZE: QT
+// bfloat16), VEC (GEMV: 16-byte reads of W), XVEC (GEMV, with VEC:
+// 16-byte reads of x); QUANTIZE / DEQUANTIZE: QT
 // (the integers' dtype: uint8, int8 or int32), PER_CHANNEL, ZP_AFTER.
 #version 460
 #include "common/dtype.glsl"
@@ -41,6 +47,9 @@
 #undef T_DT
 
 layout(local_size_x = RS_WG) in;
+#ifndef XVEC
+#define XVEC 0
+#endif
 
 layout(push_constant) uniform Push { RS_QUANT_PUSH } pc;
 
@@ -60,6 +69,25 @@ vec2 scale_zero(int64_t n, int64_t g, int64_t ss0, int64_t ss1, int64_t ss2) {
 
 #if MODE == QM_GEMV
 shared float red[QM_MT * RS_WG];
+
+#if XVEC
+// x's 8 elements from byte address a (16-byte aligned), as floats
+void x8(uint64_t a, out float v[8]) {
+#if DT == 6
+    const uvec4 lo = RsQ4(a).v, hi = RsQ4(a + 16UL).v;
+    [[unroll]] for (int i = 0; i < 4; ++i) v[i] = uintBitsToFloat(lo[i]), v[4 + i] = uintBitsToFloat(hi[i]);
+#else
+    const uvec4 q = RsQ4(a).v;
+    [[unroll]] for (int i = 0; i < 4; ++i) {
+#if DT == 15
+        v[2 * i] = uintBitsToFloat(q[i] << 16), v[2 * i + 1] = uintBitsToFloat(q[i] & 0xFFFF0000u);
+#else
+        v[2 * i] = rs_f16_dec(q[i] & 0xFFFFu), v[2 * i + 1] = rs_f16_dec(q[i] >> 16);
+#endif
+    }
+#endif
+}
+#endif
 
 void main() {
     const int64_t M = qp(QM_M), N = qp(QM_N), K = qp(QM_K);
@@ -97,6 +125,30 @@ void main() {
 #else
                 const int64_t k0 = kb;
 #endif
+#if XVEC
+                // the word's weights once, then each row's x in 8s; each
+                // sum still takes its terms in k's order
+#if BITS == 4
+                float wv[32];
+                [[unroll]] for (int j = 0; j < 16; ++j) {
+                    const int b = byte_of(q[j / 4], j % 4);
+                    wv[2 * j] = (float(b >> 4) - 8.0) * sz.x + sz.y;
+                    wv[2 * j + 1] = (float(b & 15) - 8.0) * sz.x + sz.y;
+                }
+#else
+                float wv[16];
+                [[unroll]] for (int j = 0; j < 16; ++j) wv[j] = int8_of(byte_of(q[j / 4], j % 4));
+#endif
+                [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                    if (r >= rows) break;
+                    const uint64_t xa = pc.x + uint64_t(((m0 + int64_t(r)) * xs0 + k0) * int64_t(RS_SIZE(DT)));
+                    [[unroll]] for (int c = 0; c < wv.length() / 8; ++c) {
+                        float xv[8];
+                        x8(xa + uint64_t(c * 8 * RS_SIZE(DT)), xv);
+                        [[unroll]] for (int i = 0; i < 8; ++i) acc[r] += xv[i] * wv[c * 8 + i];
+                    }
+                }
+#else
                 [[unroll]] for (int j = 0; j < int(step); ++j) {
                     const int b = byte_of(q[j / 4], j % 4);
 #if BITS == 4
@@ -118,6 +170,7 @@ void main() {
                     }
 #endif
                 }
+#endif
             }
         }
         [[unroll]] for (int r = 0; r < QM_MT; ++r) red[r * RS_WG + int(lid)] = acc[r];

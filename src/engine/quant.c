@@ -77,11 +77,12 @@ static rs_status launch(rs_stream *s, const char *defines, uint64_t items, const
     return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
 }
 
-/* a launch of a product's mode */
+/* a launch of a product's mode; vec: 0, 1 (16-byte reads of W) or 2 (of x too) */
 static rs_status qmm_launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, uint64_t items,
                             const quant_push *pc, const rs_access *acc, int n_acc) {
     char defines[64];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d", mode, q->bits, (int)q->x.dtype, vec);
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d", mode, q->bits, (int)q->x.dtype,
+             vec > 0, vec > 1);
     return launch(s, defines, items, pc, acc, n_acc);
 }
 
@@ -93,6 +94,15 @@ static int gemv_vec(const rs_weight_qmm *q) {
            (q->bits == 8 || q->group % 32 == 0);
 }
 
+/* with gemv_vec, 16-byte reads of x: its rows contiguous and 16-byte
+ * aligned (a word of W covers 16 or 32 elements of a row, from a multiple
+ * of them) */
+static int gemv_xvec(const rs_weight_qmm *q) {
+    const uint64_t es = rs_dtype_size(q->x.dtype);
+    return gemv_vec(q) && q->x.strides[1] == 1 && q->x.address % 16 == 0 &&
+           (q->x.sizes[0] == 1 || ((uint64_t)q->x.strides[0] * es) % 16 == 0);
+}
+
 static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
     const int64_t M = q->x.sizes[0], N = q->w.sizes[0];
     const int64_t tiles = ((N + QM_NC - 1) / QM_NC) * ((M + QM_MT - 1) / QM_MT);
@@ -100,7 +110,7 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                         rs_tensor_access(&q->out, 1)};
-    return qmm_launch(s, q, QM_GEMV, gemv_vec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+    return qmm_launch(s, q, QM_GEMV, gemv_vec(q) + gemv_xvec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 
 /* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch

@@ -25,9 +25,9 @@ rs_affine_quant affine(const Tensor& r, const Tensor& q) {
   TORCH_CHECK(r.dim() <= RS_MAX_DIMS, "russet: quantized tensors of more than ", RS_MAX_DIMS, " dims");
   rs_affine_quant a{};
   a.x = describe(r), a.q = describe(q);  // q's integers (describe maps the quantized dtypes)
-  // torch 2.15's CPU rounds x / scale, then adds the zero point; 2.13's
-  // rounds the sum (docs/torch-versions.md)
-  a.zero_point_after_round = RUSSET_TORCH_2_15;
+  // torch 2.15's CPU (and 2.11's) rounds x / scale, then adds the zero
+  // point; 2.13's rounds the sum (docs/torch-versions.md)
+  a.zero_point_after_round = RUSSET_TORCH_2_15 || RUSSET_TORCH_BEFORE_2_13;
   return a;
 }
 
