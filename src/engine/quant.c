@@ -5,6 +5,7 @@
  * dequantize W once into a scratch in x's dtype, multiply with rs_gemm
  * (float32 sums kept unrounded) and scale and round in one pass. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -110,7 +111,12 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                         rs_tensor_access(&q->out, 1)};
-    return qmm_launch(s, q, QM_GEMV, gemv_vec(q) + gemv_xvec(q), (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+    /* RUSSET_QUANT_VEC=0 reads W and x an element at a time, =1 only W as
+     * words (for tests and measurement); by default both where they allow */
+    const char *cap = getenv("RUSSET_QUANT_VEC");
+    int vec = gemv_vec(q) + gemv_xvec(q);
+    if (cap && *cap >= '0' && *cap < '0' + vec) vec = *cap - '0';
+    return qmm_launch(s, q, QM_GEMV, vec, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 
 /* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch

@@ -110,6 +110,25 @@ def test_int4_x_views(dt, view):
     assert_close(got.cpu(), exp, **tolerance(dt, x, deq))
 
 
+@pytest.mark.parametrize("vec", ["0", "1"])
+def test_gemv_narrower_reads_give_the_same_products(vec, monkeypatch):
+    """RUSSET_QUANT_VEC=0 / 1 (an element at a time; W's words only) against
+    the default's 16-byte reads of W and x: the same sums in the same order"""
+    x = torch.randn(3, 256).to(torch.bfloat16)
+    q, sz = group_quantize(torch.randn(24, 256), 64)
+    sz = sz.to(torch.bfloat16)
+    packed = torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2)
+    w8 = torch.randint(-128, 128, (24, 256), dtype=torch.int8, device=D)
+    s8 = torch.rand(24, device=D).to(torch.bfloat16)
+    want = [torch._weight_int4pack_mm(x.to(D), packed, 64, sz.to(D)).cpu(),
+            torch._weight_int8pack_mm(x.to(D), w8, s8).cpu()]
+    monkeypatch.setenv("RUSSET_QUANT_VEC", vec)
+    got = [torch._weight_int4pack_mm(x.to(D), packed, 64, sz.to(D)).cpu(),
+           torch._weight_int8pack_mm(x.to(D), w8, s8).cpu()]
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+
+
 @pytest.mark.parametrize("inner", [2, 4, 8])
 def test_int4_pack_shape_and_bytes(inner):
     q = torch.randint(0, 16, (16, 256), dtype=torch.int32)
