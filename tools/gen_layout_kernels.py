@@ -41,6 +41,11 @@ KEYS = [  # (russet key, CPU key, CUDA key, output file)
 # CPU's and CUDA's are one function
 DENSE = {"src/torch/sparse/generic.cpp": ["_to_sparse", "_to_sparse.sparse_dim", "_to_sparse_csr", "_to_sparse_csc",
                                           "_to_sparse_bsr", "_to_sparse_bsc"],
+         # nested tensors over a dense buffer (the math SDPA of jagged
+         # tensors views its result through _nested_view_from_buffer)
+         "src/torch/nested/generic.cpp": ["_nested_view_from_buffer", "_nested_tensor_from_mask",
+                                          "_nested_tensor_from_mask_left_aligned",
+                                          "_nested_compute_contiguous_strides_offsets"],
          "src/torch/quantized/generic.cpp": ["quantize_per_tensor", "quantize_per_tensor.tensor_qparams",
                                              "quantize_per_tensor_dynamic", "quantize_per_channel",
                                              "dequantize.self"]}
@@ -191,16 +196,15 @@ def main():
                 m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
                 assert m.get("CPU") == m.get("CUDA"), name
                 dense.append(impl_line(name, m["CPU"], f["func"]))
+        if out == "src/torch/nested/generic.cpp":  # and CPU's device-generic ones
+            for f in entries:
+                name = f["func"].split("(")[0]
+                for extra, fn in EXTRA["PrivateUse1"]:
+                    if name == extra:
+                        m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
+                        assert m.get("CPU") == fn, (name, m.get("CPU"))
+                        dense.append(impl_line(name, fn, f["func"]))
         files[out].append(("PrivateUse1", dense))
-    nested_dense = []
-    for f in entries:
-        name = f["func"].split("(")[0]
-        for extra, fn in EXTRA["PrivateUse1"]:
-            if name == extra:
-                m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
-                assert m.get("CPU") == fn, (name, m.get("CPU"))
-                nested_dense.append(impl_line(name, fn, f["func"]))
-    files["src/torch/nested/generic.cpp"].append(("PrivateUse1", nested_dense))
     for out, blocks in files.items():
         bases = sorted({b for _, lines in blocks for b, _ in lines})
         text = HEADER[out].format(version=VERSION)
