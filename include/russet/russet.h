@@ -23,6 +23,7 @@
 #include "russet/histogram.h"
 #include "russet/index_reduce.h"
 #include "russet/interp.h"
+#include "russet/jagged.h"
 #include "russet/linalg.h"
 #include "russet/loss.h"
 #include "russet/margin_loss.h"

@@ -16,7 +16,9 @@
 // multilabel target outside [-1, C) or an is_target outside [0, 1]
 // (multilabel_margin_loss; value: the argument's position, 2, 3 or 5), 11
 // invalid multinomial probabilities (value: which of CPU's messages,
-// params/multinomial_check.h).
+// params/multinomial_check.h), 12 a jagged item longer than the padded
+// length (value: its length), 13 a jagged tensor's final offset other than
+// its rows (value: the offset).
 #ifndef RS_ERROR_GLSL
 #define RS_ERROR_GLSL
 

@@ -756,6 +756,12 @@ rs_status rs_device_check_error(rs_device *dev) {
             "invalid multinomial distribution (sum of probabilities <= 0)"};
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: %s", name, value >= 0 && value < 4 ? multinomial[value] : "?");
     }
+    if (code == 12)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s(): found batch item of length %lld when max length specified "
+                        "by padded input is smaller", name, (long long)value);
+    if (code == 13)
+        return rs_error(RS_ERR_DEVICE_ASSERT, "%s(): final offset should match total_L value (the final "
+                        "offset is %lld)", name, (long long)value);
     if (code == 5)
         return rs_error(RS_ERR_DEVICE_ASSERT, "%s: Expected segment_length >= 0 to be true, but got false "
                         "(a segment of length %lld)", name, (long long)value);

@@ -143,3 +143,55 @@ def test_sdpa_causal_jagged_is_refused_as_on_cpu():
         nt = torch.nested.as_nested_tensor([p.to(dev) for p in parts], layout=torch.jagged).transpose(1, 2)
         with pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product_attention"):
             torch.nn.functional.scaled_dot_product_attention(nt, nt, nt, is_causal=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64])
+def test_jagged_padding_kernels_like_cpu(dtype):
+    # the two dense kernels jagged tensors pad and pack with (the C core's
+    # jagged engine): an empty item, an item cut at max_length, trailing dims
+    values = (torch.randn(9, 2, 3) * 4).to(dtype)
+    offsets = torch.tensor([0, 3, 3, 8, 9])
+    def to_padded_on_cpu(v, max_len, pad):
+        if not v.is_complex():
+            return torch.ops.aten._jagged_to_padded_dense_forward(v, [offsets], [max_len], pad)
+        # CPU's kernel refuses complex values (russet's moves any dtype's
+        # bits): the parts padded apart, the imaginary part with 0
+        return torch.complex(to_padded_on_cpu(v.real, max_len, pad), to_padded_on_cpu(v.imag, max_len, 0.0))
+
+    for max_len, pad in ((5, 0.0), (4, -2.0), (0, 1.0)):
+        exp = to_padded_on_cpu(values, max_len, pad)
+        got = host_free(lambda: torch.ops.aten._jagged_to_padded_dense_forward(
+            values.to(D), [offsets.to(D)], [max_len], pad))
+        assert got.device.type == D and torch.equal(got.cpu(), exp)
+    padded = (torch.randn(4, 5, 2, 3) * 4).to(dtype)
+    for total in (None, 9):
+        exp = torch.ops.aten._padded_dense_to_jagged_forward(padded, [offsets], total)
+        got = host_free(lambda: torch.ops.aten._padded_dense_to_jagged_forward(padded.to(D), [offsets.to(D)], total))
+        assert got.device.type == D and torch.equal(got.cpu(), exp)
+    # strided values and int32 offsets
+    t = values.transpose(1, 2).contiguous().transpose(1, 2)
+    exp = to_padded_on_cpu(t, 5, 0.0)
+    got = torch.ops.aten._jagged_to_padded_dense_forward(t.to(D), [offsets.int().to(D)], [5], 0.0)
+    assert torch.equal(got.cpu(), exp)
+
+
+def test_jagged_padding_kernels_refuse_as_cpu():
+    values, offsets = torch.randn(9, 3, device=D), torch.tensor([0, 3, 3, 8, 9], device=D)
+    with pytest.raises(RuntimeError, match="expected 1D offsets"):
+        torch.ops.aten._jagged_to_padded_dense_forward(values, [offsets[None]], [5], 0.0)
+    with pytest.raises(RuntimeError, match="only a single jagged dim"):
+        torch.ops.aten._jagged_to_padded_dense_forward(values, [offsets, offsets], [5, 5], 0.0)
+    padded = torch.randn(4, 4, 3, device=D)
+    # an item (5 rows) longer than the padded length (4): CPU checks on the
+    # host, russet's kernel at the next sync
+    with pytest.raises(RuntimeError, match="found batch item of length 5"):
+        torch.ops.aten._padded_dense_to_jagged_forward(padded, [offsets], None)
+        torch.russet.synchronize()
+    with pytest.raises(RuntimeError, match="final offset should match total_L"):
+        torch.ops.aten._padded_dense_to_jagged_forward(torch.randn(4, 5, 3, device=D), [offsets], 10)
+        torch.russet.synchronize()
+    with pytest.raises(RuntimeError, match="expected padded dim >= 2"):
+        torch.ops.aten._padded_dense_to_jagged_forward(torch.randn(4, device=D), [offsets], None)
+    # the device is usable after the errors
+    assert torch.equal(torch.ops.aten._padded_dense_to_jagged_forward(torch.ones(4, 5, 3, device=D), [offsets],
+                                                                      9).cpu(), torch.ones(9, 3))
