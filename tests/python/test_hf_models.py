@@ -1,7 +1,9 @@
 """Hugging Face models as users train them: each built from a small config
 (no download), put on russet with `.to("russet")`, trained two AdamW steps
 beside the same model on CPU (eval mode: no dropout), with the same losses
-and no host op. Runs where transformers is installed (`pip install
+and no host op; and four decoders generating greedily (KV cache, a
+left-padded batch) in float32 and bfloat16, token for token as on CPU. Runs
+where transformers is installed (`pip install
 transformers`; not in CI's environment, where it skips). The forty-first
 session's sweep found weight norm (wav2vec2) running on the host."""
 
@@ -74,3 +76,26 @@ def test_trains_like_cpu_without_host_ops(name):
             assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
     for a, b in zip(losses["cpu"], losses["russet"]):
         assert abs(a - b) <= 1e-4 * max(1.0, abs(a)), losses
+
+
+@pytest.mark.parametrize("name", ["llama", "gpt2", "qwen2", "mistral"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_generates_like_cpu(name, dtype):
+    # greedy decoding with the KV cache, a left-padded batch: the same tokens
+    # as the same weights on CPU, and no host op
+    torch.manual_seed(0)
+    model, _ = _model(name)
+    model.eval()
+    ours = type(model)(model.config)
+    ours.load_state_dict(model.state_dict())
+    model, ours = model.to(dtype), ours.to(dtype).eval().to("russet")
+    g = torch.Generator().manual_seed(2)
+    ids = torch.randint(3, 500, (2, 7), generator=g)
+    mask = torch.ones_like(ids)
+    mask[1, :3] = 0
+    kw = dict(max_new_tokens=12, do_sample=False, pad_token_id=0)
+    exp = model.generate(ids, attention_mask=mask, **kw)
+    torch.russet.reset_host_op_counts()
+    got = ours.generate(ids.to("russet"), attention_mask=mask.to("russet"), **kw)
+    assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+    assert torch.equal(got.cpu(), exp)
