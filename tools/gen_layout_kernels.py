@@ -170,16 +170,18 @@ def impl_line(name, fn, func):
     return base, f'  m.impl("{name}", TORCH_FN(static_cast<{sig}>(&at::native::{fn})));'
 
 
+def dispatch_of(f):
+    """an entry's dispatch table, one row per key ("CPU, CUDA: fn" split)"""
+    return {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
+
+
 def main():
     entries = yaml.safe_load(open(YAML))
     files = {}
     for key, cpu, cuda, out in KEYS:
         lines = []
         for f in entries:
-            m = {}
-            for k, v in f.get("dispatch", {}).items():
-                for kk in k.split(","):
-                    m[kk.strip()] = v
+            m = dispatch_of(f)
             name = f["func"].split("(")[0]
             if cuda in m and m.get(cpu) == m[cuda]:
                 lines.append(impl_line(name, m[cuda], f["func"]))
@@ -189,21 +191,18 @@ def main():
                     lines.append(impl_line(name, fn, f["func"]))
         files.setdefault(out, []).append((key, lines))
     for out, names in DENSE.items():
+        # CPU's and CUDA's one function; for nested tensors also CPU's
+        # device-generic ones (EXTRA["PrivateUse1"])
+        extras = dict(EXTRA["PrivateUse1"]) if out == "src/torch/nested/generic.cpp" else {}
         dense = []
         for f in entries:
-            name = f["func"].split("(")[0]
+            name, m = f["func"].split("(")[0], dispatch_of(f)
             if name in names:
-                m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
                 assert m.get("CPU") == m.get("CUDA"), name
                 dense.append(impl_line(name, m["CPU"], f["func"]))
-        if out == "src/torch/nested/generic.cpp":  # and CPU's device-generic ones
-            for f in entries:
-                name = f["func"].split("(")[0]
-                for extra, fn in EXTRA["PrivateUse1"]:
-                    if name == extra:
-                        m = {kk.strip(): v for k, v in f.get("dispatch", {}).items() for kk in k.split(",")}
-                        assert m.get("CPU") == fn, (name, m.get("CPU"))
-                        dense.append(impl_line(name, fn, f["func"]))
+            elif name in extras:
+                assert m.get("CPU") == extras[name], (name, m.get("CPU"))
+                dense.append(impl_line(name, extras[name], f["func"]))
         files[out].append(("PrivateUse1", dense))
     for out, blocks in files.items():
         bases = sorted({b for _, lines in blocks for b, _ in lines})

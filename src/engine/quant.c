@@ -95,12 +95,12 @@ static int gemv_vec(const rs_weight_qmm *q) {
            (q->bits == 8 || q->group % 32 == 0);
 }
 
-/* with gemv_vec, 16-byte reads of x: its rows contiguous and 16-byte
+/* beside gemv_vec, 16-byte reads of x: its rows contiguous and 16-byte
  * aligned (a word of W covers 16 or 32 elements of a row, from a multiple
  * of them) */
 static int gemv_xvec(const rs_weight_qmm *q) {
     const uint64_t es = rs_dtype_size(q->x.dtype);
-    return gemv_vec(q) && q->x.strides[1] == 1 && q->x.address % 16 == 0 &&
+    return q->x.strides[1] == 1 && q->x.address % 16 == 0 &&
            (q->x.sizes[0] == 1 || ((uint64_t)q->x.strides[0] * es) % 16 == 0);
 }
 
@@ -114,7 +114,7 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
     /* RUSSET_QUANT_VEC=0 reads W and x an element at a time, =1 only W as
      * words (for tests and measurement); by default both where they allow */
     const char *cap = getenv("RUSSET_QUANT_VEC");
-    int vec = gemv_vec(q) + gemv_xvec(q);
+    int vec = gemv_vec(q) ? 1 + gemv_xvec(q) : 0;
     if (cap && *cap >= '0' && *cap < '0' + vec) vec = *cap - '0';
     return qmm_launch(s, q, QM_GEMV, vec, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }

@@ -33,6 +33,12 @@ def group_quantize(w, group):
     return q, sz
 
 
+def dequantized(q, sz, group):
+    """the float weights (N, K) that q and its (scale, zero) pairs stand for"""
+    per_k = lambda t: t.float().repeat_interleave(group, 0).T  # (K / group, N) -> (N, K)
+    return (q.float() - 8) * per_k(sz[..., 0]) + per_k(sz[..., 1])
+
+
 def pack_bytes(q):
     """(N, K) int32 0..15 -> (N, K/2) uint8, the even k in the high nibble
     (the layout non-CPU devices take)"""
@@ -86,7 +92,7 @@ def test_int4_matches_cpu(dt, m, n, k, group):
     packed = host_free(lambda: torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2))
     got = host_free(lambda: torch._weight_int4pack_mm(x.to(D), packed, group, sz.to(D)))
     assert got.dtype == dt and got.shape == (m, n)
-    deq = (q.float() - 8) * sz[..., 0].float().repeat_interleave(group, 0).T + sz[..., 1].float().repeat_interleave(group, 0).T
+    deq = dequantized(q, sz, group)
     assert_close(got.cpu(), exp, **tolerance(dt, x, deq))
 
 
@@ -106,7 +112,7 @@ def test_int4_x_views(dt, view):
     xd = {"offset": lambda b: b[:m, 1:k + 1], "odd_rows": lambda b: b[:m, :k]}[view](base.to(D))
     packed = host_free(lambda: torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2))
     got = host_free(lambda: torch._weight_int4pack_mm(xd, packed, group, sz.to(D)))
-    deq = (q.float() - 8) * sz[..., 0].float().repeat_interleave(group, 0).T + sz[..., 1].float().repeat_interleave(group, 0).T
+    deq = dequantized(q, sz, group)
     assert_close(got.cpu(), exp, **tolerance(dt, x, deq))
 
 

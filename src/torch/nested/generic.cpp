@@ -188,9 +188,9 @@ TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_nested_tensor_from_mask", TORCH_FN(at::native::NestedTensor_nested_tensor_from_mask));
   m.impl("_nested_tensor_from_mask_left_aligned", TORCH_FN(at::native::NestedTensor_nested_tensor_from_mask_left_aligned));
+  m.impl("_nested_from_padded", TORCH_FN(at::native::nested_from_padded_generic));
   m.impl("_nested_view_from_buffer", TORCH_FN(at::native::_nested_view_from_buffer));
   m.impl("_nested_compute_contiguous_strides_offsets", TORCH_FN(at::native::_nested_compute_contiguous_strides_offsets));
-  m.impl("_nested_from_padded", TORCH_FN(at::native::nested_from_padded_generic));
 }
 
 }  // namespace russet
