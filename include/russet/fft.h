@@ -56,6 +56,13 @@ typedef struct rs_fft_nd_desc {
 } rs_fft_nd_desc;
 RS_API rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d);
 
+/* rs_fft_nd_layout: the strides (elements) that CPU's MKL path and cuFFT
+ * give the result of the transform `d` describes (from d's kind, dims,
+ * in's sizes and strides, out's sizes; out's strides unread): the dims not
+ * transformed outermost, by in's strides, then the transformed ones, dense.
+ * torch.fft's results on russet take them, so their strides match CPU's. */
+RS_API void rs_fft_nd_layout(const rs_fft_nd_desc *d, int64_t *strides);
+
 #ifdef __cplusplus
 }
 #endif

@@ -317,6 +317,77 @@ static rs_status hermitian_extend(rs_scratch *c, rs_tensor *cur, int d, int64_t 
     return RS_OK;
 }
 
+/* ---- the result's layout: as CPU's MKL path and cuFFT's lay it out
+ * (ATen's _exec_fft), so strides match theirs: the batch dims (those not
+ * transformed) outermost, ordered by the input's strides, largest first,
+ * then the transformed dims in the order given, the whole dense. The
+ * orders are those of libstdc++ on at most 16 dims: std::partition's
+ * swaps from both ends, then a stable sort (insertion sort). */
+
+/* d[0..n) ordered by strides st, largest first, ties kept in order */
+static void sort_by_stride_desc(int *d, int n, const int64_t *st) {
+    for (int i = 1; i < n; ++i) {
+        const int v = d[i];
+        int j = i;
+        for (; j > 0 && st[d[j - 1]] < st[v]; --j) d[j] = d[j - 1];
+        d[j] = v;
+    }
+}
+
+/* one _exec_fft's layout: `order` (n dims) transformed, in that order */
+static void exec_layout(int nd, const int64_t *in_strides, const int64_t *out_sizes, const int *order, int n,
+                        int64_t *strides) {
+    int transformed[RS_MAX_DIMS] = {0}, perm[RS_MAX_DIMS];
+    for (int i = 0; i < n; ++i) transformed[order[i]] = 1;
+    for (int i = 0; i < nd; ++i) perm[i] = i;
+    int first = 0, last = nd; /* std::partition: batch dims to the front */
+    for (;;) {
+        while (first != last && !transformed[perm[first]]) ++first;
+        if (first == last) break;
+        --last;
+        while (first != last && transformed[perm[last]]) --last;
+        if (first == last) break;
+        const int t = perm[first];
+        perm[first] = perm[last], perm[last] = t;
+        ++first;
+    }
+    const int batch = first;
+    sort_by_stride_desc(perm, batch, in_strides);
+    int64_t inner = 1; /* the dense (batch, signal...) block's strides */
+    for (int i = n - 1; i >= 0; --i) {
+        strides[order[i]] = inner;
+        inner *= out_sizes[order[i]] > 1 ? out_sizes[order[i]] : 1;
+    }
+    int64_t batch_numel = 1;
+    for (int i = batch - 1; i >= 0; --i) {
+        strides[perm[i]] = batch_numel * inner;
+        batch_numel *= out_sizes[perm[i]];
+    }
+}
+
+void rs_fft_nd_layout(const rs_fft_nd_desc *d, int64_t *strides) {
+    const int nd = d->in.ndim;
+    int order[RS_MAX_DIMS];
+    int n = d->ndims;
+    memcpy(order, d->dims, sizeof(int) * (size_t)n);
+    if (d->kind == RS_FFT_C2R) {
+        /* CPU: the dims but the last by a c2c first, whose result's
+         * layout orders the batch of the last dim's transform */
+        int64_t mid[RS_MAX_DIMS];
+        const int64_t *batch_strides = d->in.strides;
+        if (n > 1) {
+            sort_by_stride_desc(order, n - 1, d->in.strides);
+            exec_layout(nd, d->in.strides, d->in.sizes, order, n - 1, mid);
+            batch_strides = mid;
+        }
+        exec_layout(nd, batch_strides, d->out.sizes, d->dims + n - 1, 1, strides);
+        return;
+    }
+    /* c2c sorts every dim by the input's strides; r2c all but the last */
+    sort_by_stride_desc(order, d->kind == RS_FFT_R2C ? n - 1 : n, d->in.strides);
+    exec_layout(nd, d->in.strides, d->out.sizes, order, n, strides);
+}
+
 rs_status rs_fft_nd(rs_stream *s, const rs_fft_nd_desc *d) {
     if (!s || !d) return rs_error(RS_ERR_INVALID, "rs_fft_nd: missing arguments");
     int64_t last_len = 0;

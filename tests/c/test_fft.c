@@ -316,11 +316,46 @@ TEST(fft_nd_errors) {
     rs_free(dev, a);
 }
 
+/* the result strides CPU's MKL path gives (read from torch 2.13's CPU) */
+static int layout_is(rs_fft_kind kind, int nd, const int64_t *in_sizes, const int64_t *in_strides,
+                     const int64_t *out_sizes, int ndims, const int *dims, const int64_t *want) {
+    rs_fft_nd_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind;
+    d.in.ndim = d.out.ndim = nd;
+    memcpy(d.in.sizes, in_sizes, sizeof(int64_t) * (size_t)nd);
+    memcpy(d.in.strides, in_strides, sizeof(int64_t) * (size_t)nd);
+    memcpy(d.out.sizes, out_sizes, sizeof(int64_t) * (size_t)nd);
+    d.ndims = ndims;
+    memcpy(d.dims, dims, sizeof(int) * (size_t)ndims);
+    int64_t got[RS_MAX_DIMS];
+    rs_fft_nd_layout(&d, got);
+    return memcmp(got, want, sizeof(int64_t) * (size_t)nd) == 0;
+}
+
+TEST(fft_nd_layout) {
+    const int64_t s3[3] = {5, 10, 7}, c3[3] = {70, 7, 1};
+    const int d1[1] = {1}, d20[2] = {2, 0}, d02[2] = {0, 2}, d2[1] = {2};
+    CHECK(layout_is(RS_FFT_C2C, 3, s3, c3, s3, 1, d1, (const int64_t[]){70, 1, 10}));
+    /* c2c orders the dims by the input's strides */
+    CHECK(layout_is(RS_FFT_C2C, 3, s3, c3, s3, 2, d20, (const int64_t[]){7, 35, 1}));
+    /* r2c keeps the last dim given last */
+    const int64_t r_in[3] = {4, 6, 8}, r_st[3] = {48, 8, 1}, r_out[3] = {3, 6, 8};
+    CHECK(layout_is(RS_FFT_R2C, 3, r_in, r_st, r_out, 2, d20, (const int64_t[]){1, 24, 3}));
+    /* c2r: the other dims' c2c first, whose layout orders the batch */
+    const int64_t c_in[3] = {4, 6, 5}, c_st[3] = {30, 5, 1}, c_out[3] = {4, 6, 8};
+    CHECK(layout_is(RS_FFT_C2R, 3, c_in, c_st, c_out, 2, d02, (const int64_t[]){8, 32, 1}));
+    /* a broadcast dim (stride 0) goes inside the others */
+    const int64_t e_sz[3] = {3, 2, 4}, e_st[3] = {4, 0, 1};
+    CHECK(layout_is(RS_FFT_C2C, 3, e_sz, e_st, e_sz, 1, d2, (const int64_t[]){8, 4, 1}));
+}
+
 int main(void) {
     RUN(fft_power_of_two_lengths);
     RUN(fft_errors);
     RUN(fft_nd_transforms);
     RUN(fft_nd_errors);
+    RUN(fft_nd_layout);
     RUN(device_tables);
     RUN(fft_nd_transforms); /* again, past the table limit: tables of its own */
     CTEST_END();

@@ -133,3 +133,48 @@ def test_empty_and_host_dtypes():
     assert torch.equal(torch.fft.rfft(x.to(D)).cpu(), torch.fft.rfft(x))
     with pytest.raises(RuntimeError):
         torch.fft.fft(torch.randn(4, device=D), n=0)
+
+
+def sized_strides(t):
+    return tuple(st for n, st in zip(t.shape, t.stride()) if n > 1)
+
+
+def test_result_strides_match_cpu():
+    # CPU's MKL path and cuFFT lay a result out with the untransformed dims
+    # outermost (by the input's strides) and the transformed ones dense
+    # inside (rs_fft_nd_layout): russet's results take the same strides.
+    # Random shapes, permuted and expanded inputs, dims in any order.
+    import random
+    rnd = random.Random(5)
+    g = torch.Generator().manual_seed(5)
+    for _ in range(120):
+        nd = rnd.randint(1, 4)
+        sizes = [rnd.choice([1, 2, 3, 4, 5]) for _ in range(nd)]
+        p = list(range(nd))
+        rnd.shuffle(p)
+        base = torch.randn(*[sizes[i] for i in p], dtype=torch.complex64, generator=g)
+        ones = [i for i in range(nd) if sizes[i] == 1]
+        expand = [3 if ones and i == ones[0] and rnd.random() < 0.4 else -1 for i in range(nd)]
+
+        def view(t):  # the same strides on both devices: a broadcast (stride 0) dim at times
+            return t.permute([p.index(i) for i in range(nd)]).expand(*expand)
+        x = view(base)
+        dims = rnd.sample(range(nd), rnd.randint(1, nd))
+        kind = rnd.choice(["c2c", "r2c", "r2c_full", "c2r"])
+        if kind == "c2c":
+            fn = lambda t: torch._fft_c2c(t, dims, 0, True)  # noqa: E731
+        elif kind.startswith("r2c"):
+            x = x.real
+            fn = lambda t: torch._fft_r2c(t, dims, 1, kind == "r2c")  # noqa: E731
+        else:
+            n = x.shape[dims[-1]]
+            L = max(1, 2 * (n - 1) + rnd.randint(0, 1))
+            fn = lambda t: torch._fft_c2r(t, dims, 2, L)  # noqa: E731
+        want = fn(x)
+        xd = view(base.to(D))
+        xd = xd.real if kind.startswith("r2c") else xd
+        assert xd.stride() == x.stride()
+        got = host_free(lambda: fn(xd))
+        what = (kind, tuple(x.shape), x.stride(), dims)
+        assert got.shape == want.shape and sized_strides(got) == sized_strides(want), (what, got.stride(), want.stride())
+        assert_close(got.cpu(), want, atol=2e-5, rtol=2e-5, msg=str(what))

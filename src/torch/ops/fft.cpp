@@ -5,7 +5,7 @@
 // transform, then the normalization; docs/fft.md). complex64/float32
 // natively; complex128/float64 through host execution under the apple
 // profile (by design); what CPU refuses (complex32) refuses here too.
-// Results are contiguous.
+// Results have CPU's and CUDA's strides (rs_fft_nd_layout).
 #include "torch/pointwise.h"
 #include "russet/fft.h"
 
@@ -13,9 +13,10 @@
 #include <ATen/ops/_fft_c2c_ops.h>
 #include <ATen/ops/_fft_c2r_ops.h>
 #include <ATen/ops/_fft_r2c_ops.h>
-#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace russet {
@@ -27,13 +28,17 @@ using at::Tensor;
 Tensor run_fft(rs_fft_kind kind, const Tensor& self, at::IntArrayRef dim, int64_t normalization,
                at::IntArrayRef out_sizes, at::ScalarType out_dt, bool inverse, bool onesided) {
   TORCH_CHECK(normalization >= 0 && normalization <= 2, "Invalid normalization mode: ", normalization);
-  Tensor out = at::empty(out_sizes, self.options().dtype(out_dt));
   rs_fft_nd_desc d{};
   d.kind = kind;
   d.in = describe(self);
-  d.out = describe(out);
   d.ndims = static_cast<int>(dim.size());
   for (size_t i = 0; i < dim.size(); ++i) d.dims[i] = static_cast<int>(at::maybe_wrap_dim(dim[i], self.dim()));
+  d.out.ndim = static_cast<int>(out_sizes.size());
+  std::copy(out_sizes.begin(), out_sizes.end(), d.out.sizes);
+  int64_t strides[RS_MAX_DIMS];
+  rs_fft_nd_layout(&d, strides);  // CPU's and CUDA's strides
+  Tensor out = at::empty_strided(out_sizes, at::IntArrayRef(strides, out_sizes.size()), self.options().dtype(out_dt));
+  d.out = describe(out);
   d.inverse = inverse;
   d.normalization = static_cast<int>(normalization);
   d.onesided = onesided;
