@@ -114,6 +114,19 @@ typedef struct rs_unique {
 RS_API rs_status rs_unique_count(rs_stream *s, const rs_tensor *src, int sort, rs_unique *u);
 RS_API rs_status rs_unique_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
                                  const rs_tensor *counts);
+/* The same over the rows of src ([n, m], contiguous, m >= 1; bool, integers,
+ * float16, bfloat16, float32, and float64 where the device compares it): CPU's
+ * unique_dim (src: the dim moved first and the rest flattened) and
+ * unique_dim_consecutive. With `sort` the rows are ordered
+ * lexicographically, by a stable sort per column, the last first (NaN
+ * above everything, as rs_sort); two rows are equal where every element
+ * compares equal (NaN never, -0 == +0). rs_unique_rows_write writes each
+ * run's first row (values: [count, m], src's dtype, any strides), each
+ * row's run (inverse: int64 [n]) and each run's length (counts: int64
+ * [count]), as rs_unique_write. */
+RS_API rs_status rs_unique_rows_count(rs_stream *s, const rs_tensor *src, int sort, rs_unique *u);
+RS_API rs_status rs_unique_rows_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
+                                      const rs_tensor *counts);
 
 /* Minimum and maximum of a contiguous, non-empty tensor (bool, integers,
  * float16/bfloat16/float32), read back to the host (waits): .i (.u for

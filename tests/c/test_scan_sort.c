@@ -411,6 +411,75 @@ TEST(unique_sorted_and_consecutive) {
     rs_free(g_dev, dx); rs_free(g_dev, dv); rs_free(g_dev, di); rs_free(g_dev, dc); rs_free(g_dev, df);
 }
 
+/* rows of 3 int32 values, compared lexicographically */
+enum { UM = 3 };
+static int cmp_row3(const void *a, const void *b) {
+    const int32_t *x = a, *y = b;
+    for (int j = 0; j < UM; ++j)
+        if (x[j] != y[j]) return (x[j] > y[j]) - (x[j] < y[j]);
+    return 0;
+}
+
+TEST(unique_rows) {
+    enum { N = 700 };
+    int32_t *x = malloc(sizeof(int32_t) * N * UM), *sx = malloc(sizeof(int32_t) * N * UM);
+    int32_t *vals = malloc(sizeof(int32_t) * N * UM);
+    int64_t *inv = malloc(8 * N), *cnt = malloc(8 * N);
+    uint32_t seed = 11;
+    for (int i = 0; i < N * UM; ++i) x[i] = (int32_t)((lcg(&seed) >> 16) % 4) - 2; /* many equal rows */
+    memcpy(sx, x, sizeof(int32_t) * N * UM);
+    qsort(sx, N, sizeof(int32_t) * UM, cmp_row3);
+    int64_t k_ref = 0;
+    for (int i = 0; i < N; ++i) k_ref += i == 0 || cmp_row3(sx + i * UM, sx + (i - 1) * UM) != 0;
+    uint64_t dx = ctest_upload(g_dev, g_s, x, sizeof(int32_t) * N * UM), dv = 0, di = 0, dc = 0;
+    rs_tensor src = rs_tensor_rows(dx, RS_INT32, N, UM);
+    rs_unique u;
+    CHECK_OK(rs_unique_rows_count(g_s, &src, 1, &u));
+    CHECK(u.count == k_ref);
+    const int64_t k = u.count;
+    CHECK_OK(rs_alloc(g_dev, sizeof(int32_t) * UM * (uint64_t)k, g_s, &dv));
+    CHECK_OK(rs_alloc(g_dev, 8u * N, g_s, &di));
+    CHECK_OK(rs_alloc(g_dev, 8u * (uint64_t)k, g_s, &dc));
+    rs_tensor tv = rs_tensor_rows(dv, RS_INT32, k, UM), ti = rs_tensor_vec(di, RS_INT64, N),
+              tc = rs_tensor_vec(dc, RS_INT64, k);
+    CHECK_OK(rs_unique_rows_write(g_s, &u, &tv, &ti, &tc));
+    CHECK_OK(rs_memcpy_dtoh(g_s, vals, dv, sizeof(int32_t) * UM * (uint64_t)k));
+    CHECK_OK(rs_memcpy_dtoh(g_s, inv, di, 8u * N));
+    CHECK_OK(rs_memcpy_dtoh(g_s, cnt, dc, 8u * (uint64_t)k));
+    int bad = 0;
+    int64_t total = 0;
+    for (int64_t j = 0; j < k; ++j) bad += j > 0 && cmp_row3(vals + j * UM, vals + (j - 1) * UM) <= 0, total += cnt[j];
+    for (int i = 0; i < N; ++i) bad += inv[i] < 0 || inv[i] >= k || cmp_row3(vals + inv[i] * UM, x + i * UM) != 0;
+    for (int64_t j = 0, i = 0; j < k; i += cnt[j], ++j) bad += cnt[j] < 1 || cmp_row3(sx + i * UM, vals + j * UM) != 0;
+    CHECK(bad == 0 && total == N);
+
+    /* consecutive runs of rows of 2 float32: NaN never equal, -0 == +0 */
+    const float nan = 0.0f / 0.0f;
+    const float f[12] = {1, 2, 1, 2, -0.0f, 5, 0.0f, 5, nan, 1, nan, 1};
+    const int64_t want_c[4] = {2, 2, 1, 1}, want_i[6] = {0, 0, 1, 1, 2, 3};
+    uint64_t df = ctest_upload(g_dev, g_s, f, sizeof f);
+    rs_tensor fs = rs_tensor_rows(df, RS_FLOAT32, 6, 2);
+    CHECK_OK(rs_unique_rows_count(g_s, &fs, 0, &u));
+    CHECK(u.count == 4);
+    rs_tensor fv = rs_tensor_rows(dv, RS_FLOAT32, 4, 2);
+    ti = rs_tensor_vec(di, RS_INT64, 6), tc = rs_tensor_vec(dc, RS_INT64, 4);
+    CHECK_OK(rs_unique_rows_write(g_s, &u, &fv, &ti, &tc));
+    float gv[8];
+    CHECK_OK(rs_memcpy_dtoh(g_s, gv, dv, sizeof gv));
+    CHECK_OK(rs_memcpy_dtoh(g_s, inv, di, 8u * 6));
+    CHECK_OK(rs_memcpy_dtoh(g_s, cnt, dc, 8u * 4));
+    CHECK(memcmp(inv, want_i, sizeof want_i) == 0 && memcmp(cnt, want_c, sizeof want_c) == 0);
+    CHECK(gv[0] == 1 && gv[1] == 2 && gv[2] == 0 && gv[3] == 5 && gv[4] != gv[4] && gv[7] == 1);
+
+    /* not a matrix; a dtype without a sort key */
+    rs_tensor flat = rs_tensor_vec(dx, RS_INT32, 8);
+    CHECK(rs_unique_rows_count(g_s, &flat, 1, &u) == RS_ERR_INVALID);
+    rs_tensor cx = rs_tensor_rows(dx, RS_COMPLEX64, 2, 2);
+    CHECK(rs_unique_rows_count(g_s, &cx, 1, &u) == RS_ERR_UNSUPPORTED);
+    rs_free(g_dev, dv), rs_free(g_dev, di), rs_free(g_dev, dc), rs_free(g_dev, dx), rs_free(g_dev, df);
+    free(x), free(sx), free(vals), free(inv), free(cnt);
+}
+
 int main(void) {
     g_dev = ctest_device();
     if (rs_stream_get(g_dev, 0, &g_s) != RS_OK) {
@@ -430,5 +499,6 @@ int main(void) {
     RUN(sort_int64_and_median);
     RUN(masked_scatter_strided_broadcast);
     RUN(unique_sorted_and_consecutive);
+    RUN(unique_rows);
     CTEST_END();
 }

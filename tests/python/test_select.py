@@ -124,8 +124,8 @@ def _unique_check(name):
             assert len(exp) == len(got)
             for e, g in zip(exp, got):
                 assert_close(g.cpu(), e, equal_nan=True)
-            flat = s.kwargs.get("dim") is None or (name == "unique_consecutive" and s.input.dim() == 1)
-            if flat and dtype not in HOST_DTYPES:
+            # with a dim too: unique_dim and unique_dim_consecutive are native
+            if dtype not in HOST_DTYPES:
                 assert not host, f"{name} {dtype} {s}: ran on the host: {host}"
             checked += 1
     assert checked
@@ -171,6 +171,55 @@ def test_unique_forms(dtype):
     for a, b in zip(torch.unique(e.to(D), return_inverse=True, return_counts=True),
                     torch.unique(e, return_inverse=True, return_counts=True)):
         assert a.shape == b.shape
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int16, torch.int64, torch.float16, torch.bfloat16,
+                                   torch.float32])
+def test_unique_dim(dtype):
+    # rows (slices along dim) sorted lexicographically as CPU's unique_dim,
+    # or consecutive runs; values laid out as CPU's (dim moved back over
+    # the moved rows), inverse and counts equal to CPU's
+    g = torch.Generator().manual_seed(4)
+    for shape, dim in [((40, 3), 0), ((3, 40), 1), ((5, 6, 4), 1), ((2, 3, 30), -1), ((1, 5), 0), ((7, 1), 0)]:
+        x = torch.randint(0, 3, shape, generator=g).to(dtype)
+        for sort in (True, False):
+            if sort:
+                exp = torch.unique(x, dim=dim, return_inverse=True, return_counts=True)
+                got = native(lambda: torch.unique(x.to(D), dim=dim, return_inverse=True, return_counts=True))
+            else:
+                exp = torch.unique_consecutive(x, dim=dim, return_inverse=True, return_counts=True)
+                got = native(lambda: torch.unique_consecutive(x.to(D), dim=dim, return_inverse=True,
+                                                              return_counts=True))
+            for e, gg in zip(exp, got):
+                assert gg.shape == e.shape and gg.dtype == e.dtype and gg.stride() == e.stride(), (shape, dim)
+                assert torch.equal(gg.cpu(), e), (shape, dim, sort)
+    # -0 equals +0; NaN rows are never equal (CPU: the same values)
+    x = torch.tensor([[0.0, 1.0], [-0.0, 1.0], [float("nan"), 1.0], [float("nan"), 1.0], [2.0, 0.0]])
+    if dtype.is_floating_point:
+        x = x.to(dtype)
+        exp = torch.unique(x, dim=0, return_counts=True)
+        got = native(lambda: torch.unique(x.to(D), dim=0, return_counts=True))
+        assert_close(got[0].cpu(), exp[0], equal_nan=True)
+        assert torch.equal(got[1].cpu(), exp[1])
+
+
+def test_unique_dim_edges_and_errors():
+    # empty slices along dim, as CPU; CPU's errors for other zero-size dims
+    for t, dim in [(torch.empty(0, 3), 0), (torch.empty(3, 0), 1)]:
+        got = native(lambda: torch.ops.aten.unique_dim(t.to(D), dim, True, True, True))
+        exp = torch.ops.aten.unique_dim(t, dim, True, True, True)
+        assert [a.shape for a in got] == [b.shape for b in exp]
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        torch.unique(torch.empty(3, 0, device=D), dim=0)
+    with pytest.raises(RuntimeError, match="Number of zero sized dimensions is more than one"):
+        torch.unique(torch.empty(0, 0, device=D), dim=1)
+    with pytest.raises(IndexError):
+        torch.unique(torch.ones(3, device=D), dim=2)
+    with pytest.raises(NotImplementedError, match="unique_dim"):
+        torch.ops.aten.unique_dim(torch.ones(2, 2, dtype=torch.complex64, device=D), 0)
+    # float64 runs on the host under the apple profile (counted), as CPU
+    x = torch.randint(0, 3, (20, 2)).double()
+    assert torch.equal(torch.unique(x.to(D), dim=0).cpu(), torch.unique(x, dim=0))
 
 
 def test_opinfo_counting():

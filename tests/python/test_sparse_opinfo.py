@@ -23,10 +23,6 @@ LAYOUTS = {"coo": torch.sparse_coo, "csr": torch.sparse_csr, "csc": torch.sparse
 # where part of the work has no russet kernel (docs/sparse.md): why
 HOST = {
     ("coo", "mul"): "a sparse * sparse sample with broadcast dense dims",
-    ("coo", "masked.sum"): "the mask's conversion uses unique_dim (a dense op on the host)",
-    ("coo", "masked.prod"): "unique_dim",
-    ("coo", "masked.amax"): "unique_dim",
-    ("coo", "masked.amin"): "unique_dim",
     ("csr", "sum"): "_sparse_csr_sum (CPU's and CUDA's own kernels)",
     ("csr", "masked.sum"): "_sparse_csr_sum",
     ("csr", "masked.prod"): "_sparse_csr_prod",

@@ -1,6 +1,6 @@
 // Searching and selection (src/engine/select.c): searchsorted, bucketize,
 // nonzero (argwhere and where(cond) are ATen composites of it),
-// masked_select, unique/unique_consecutive (a sort, run starts, and
+// masked_select, unique/unique_consecutive, with a dim too (a sort, run starts, and
 // their count), bincount and histc (atomic counts), and isin (a sort and a
 // searchsorted). nonzero, masked_select,
 // unique and bincount sync once, to learn their size (histc too when it
@@ -27,11 +27,14 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/unique_consecutive_ops.h>
+#include <ATen/ops/unique_dim_consecutive_ops.h>
+#include <ATen/ops/unique_dim_ops.h>
 #include <ATen/ops/masked_select_ops.h>
 #include <ATen/ops/nonzero_ops.h>
 #include <ATen/ops/searchsorted_ops.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "torch/rows.h"
@@ -316,13 +319,58 @@ std::tuple<Tensor, Tensor> unique_(const Tensor& self, bool sorted, bool return_
       self, sorted, return_inverse);
 }
 
+// unique with a dim: the slices along `dim` are the rows of the tensor with
+// dim moved first and the rest flattened (rs_unique_rows: sorted
+// lexicographically as CPU's unique_dim, or consecutive runs). The values
+// come back as CPU's: rows in the moved layout, viewed with dim moved back.
+// inverse and counts are always computed, as CPU's are. One sync.
+std::tuple<Tensor, Tensor, Tensor> unique_rows(const Tensor& self, int64_t dim, bool sort) {
+  c10::DeviceGuard guard(self.device());
+  if (self.dim() == 0 || self.is_complex()) throw NeedsHost();  // CPU's IndexError / NotImplementedError
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  host_if_no_fp64(self);
+  auto lopt = self.options().dtype(at::kLong);
+  const auto zeros = std::count(self.sizes().begin(), self.sizes().end(), 0);
+  if (self.size(dim) == 0) {
+    TORCH_CHECK(zeros == 1, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    return {at::empty(self.sizes(), self.options()), at::empty({0}, lopt), at::empty({0}, lopt)};
+  }
+  TORCH_CHECK(zeros == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  rs_stream* s = current_stream_for(self);
+  const Tensor moved = self.movedim(dim, 0);
+  const int64_t n = moved.size(0);
+  const Tensor rows = moved.contiguous().view({n, -1});
+  const rs_tensor dr = describe(rows);
+  rs_unique u{};
+  check_or_host(rs_unique_rows_count(s, &dr, sort, &u));
+  std::vector<int64_t> sizes(moved.sizes().begin(), moved.sizes().end());
+  sizes[0] = u.count;
+  Tensor values = at::empty(sizes, self.options()), inverse = at::empty({n}, lopt), counts = at::empty({u.count}, lopt);
+  const rs_tensor dv = describe(values.view({u.count, rows.size(1)})), di = describe(inverse), dc = describe(counts);
+  check(rs_unique_rows_write(s, &u, &dv, &di, &dc));
+  return {values.movedim(0, dim), inverse, counts};
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_kernel(const Tensor& self, int64_t dim, bool sorted, bool return_inverse,
+                                              bool return_counts) {
+  return native_or_host<at::_ops::unique_dim>([&]() { return unique_rows(self, dim, /*sort=*/true); }, self, dim,
+                                              sorted, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_consecutive_kernel(const Tensor& self, int64_t dim, bool return_inverse,
+                                                          bool return_counts) {
+  return native_or_host<at::_ops::unique_dim_consecutive>(
+      [&]() { return unique_rows(self, dim, /*sort=*/false); }, self, dim, return_inverse, return_counts);
+}
+
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
                                                       std::optional<int64_t> dim) {
   return native_or_host<at::_ops::unique_consecutive>(
       [&]() {
-        // with a dim (or a 1-d tensor's dim 0, the same thing) CPU goes
-        // through unique_dim_consecutive; only the flat form is native
-        if (dim.has_value() && !(self.dim() == 1 && at::maybe_wrap_dim(*dim, 1) == 0)) throw NeedsHost();
+        // with a dim (but a 1-d tensor's dim 0, the flat form) CPU goes
+        // through unique_dim_consecutive, and so does russet
+        if (dim.has_value() && !(self.dim() == 1 && at::maybe_wrap_dim(*dim, 1) == 0))
+          return unique_dim_consecutive_kernel(self, *dim, return_inverse, return_counts);
         refuse_unless(!self.is_complex(), "unique", self.scalar_type());
         return unique_flat(self, /*sort=*/false, return_inverse, return_counts);
       },
@@ -462,6 +510,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("histc.out", TORCH_FN(histc_out));
   m.impl("_unique", TORCH_FN(unique_));
   m.impl("unique_consecutive", TORCH_FN(unique_consecutive));
+  m.impl("unique_dim", TORCH_FN(unique_dim_kernel));
+  m.impl("unique_dim_consecutive", TORCH_FN(unique_dim_consecutive_kernel));
 }
 
 }  // namespace russet
