@@ -162,6 +162,21 @@ RS_API rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv,
  * product of its reflectors. */
 RS_API rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_tensor *r);
 
+/* Least squares (torch.linalg.lstsq; src/engine/lstsq.c): for each matrix
+ * a (P, m, n) and right-hand sides b (P, m, k), x (P, n, k) = the minimum-
+ * norm x minimizing |a x - b|, from the SVD a = U S V^H (rs_svd):
+ * x = V S+ U^H b, S+ the reciprocals of the singular values above
+ * rcond * the largest, 0 for the others. float32 and complex64; min(m, n)
+ * from 1 to rs_svd's limit (RS_ERR_UNSUPPORTED past it); a and b any
+ * strides, x any strides not overlapping them. Optional outputs (NULL: not
+ * computed): rank (P) int64, the count of singular values kept; sv (P,
+ * min(m, n)) of a's real dtype, the singular values, descending; resid
+ * (P, k) real, the squared norm of each column of a x - b; info (P) int32,
+ * 0, or where a has a zero singular value (LAPACK's gels asks for full
+ * rank) the number of nonzero ones plus 1. Nothing waits. */
+RS_API rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double rcond, const rs_tensor *x,
+                          const rs_tensor *rank, const rs_tensor *sv, const rs_tensor *resid, const rs_tensor *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -874,6 +874,103 @@ static void qr_assembly_case(rs_dtype dt, int64_t m, int64_t n, int complete) {
 }
 
 /* every case for one dtype; float64 kinds only where the device computes them */
+/* rs_lstsq: a = Q diag(sigma) V^H with `zeros` zero values; the
+ * minimum-norm x = V diag(1 / sigma) Q^H b (zeros cut), its rank, the
+ * values, |a x - b|^2 per column and gels's full-rank flag, against the
+ * same computed here in double */
+static void lstsq_case(rs_dtype dt, int64_t m, int64_t n, int64_t k, int zeros) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t kk = m < n ? m : n;
+    cplx *q = malloc(sizeof(cplx) * (size_t)(m * m)), *v = malloc(sizeof(cplx) * (size_t)(n * n));
+    cplx *a = malloc(sizeof(cplx) * (size_t)(B * m * n)), *want = calloc((size_t)(B * n * k), sizeof(cplx));
+    cplx *b = random_matrices(dt, m, k, 97u);
+    double sigma[B][64], want_res[B][8];
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, m, 171u + (unsigned)p, is_complex(dt));
+        orthonormal(v, n, 181u + (unsigned)p, is_complex(dt));
+        for (int64_t j = 0; j < kk; ++j) sigma[p][j] = j >= kk - zeros ? 0.0 : 4.0 - 3.0 * (double)j / (double)kk;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t c = 0; c < kk; ++c) sum += q[i * m + c] * sigma[p][c] * conj(v[j * n + c]);
+                AT(a, p, i, j, m, n) = as_dtype(dt, sum);
+            }
+        for (int64_t c = 0; c < kk - zeros; ++c) /* x += v_c (q_c^H b) / sigma_c */
+            for (int64_t r = 0; r < k; ++r) {
+                cplx t = 0;
+                for (int64_t i = 0; i < m; ++i) t += conj(q[i * m + c]) * AT(b, p, i, r, m, k);
+                for (int64_t j = 0; j < n; ++j) AT(want, p, j, r, n, k) += v[j * n + c] * t / sigma[p][c];
+            }
+        for (int64_t r = 0; r < k; ++r) {
+            double sq = 0;
+            for (int64_t i = 0; i < m; ++i) {
+                cplx e = -AT(b, p, i, r, m, k);
+                for (int64_t j = 0; j < n; ++j) e += AT(a, p, i, j, m, n) * AT(want, p, j, r, n, k);
+                sq += creal(e * conj(e));
+            }
+            want_res[p][r] = sq;
+        }
+    }
+    const size_t es = rs_dtype_size(dt);
+    int64_t as[3] = {B, m, n}, bs[3] = {B, m, k}, xs[3] = {B, n, k}, ps[1] = {B}, ss[2] = {B, kk}, rs[2] = {B, k};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * m * n)), db = upload(dev, s, dt, b, (size_t)(B * m * k));
+    uint64_t dx, drank, dsv, dres, dinfo;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * k) * es, s, &dx));
+    CHECK_OK(rs_alloc(dev, B * 8u, s, &drank));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * kk) * 4u, s, &dsv));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * k) * 4u, s, &dres));
+    CHECK_OK(rs_alloc(dev, B * 4u, s, &dinfo));
+    rs_tensor ta = ctest_view(da, dt, 3, as), tb = ctest_view(db, dt, 3, bs), tx = ctest_view(dx, dt, 3, xs);
+    rs_tensor trank = ctest_view(drank, RS_INT64, 1, ps), tsv = ctest_view(dsv, RS_FLOAT32, 2, ss);
+    rs_tensor tres = ctest_view(dres, RS_FLOAT32, 2, rs), tinfo = ctest_view(dinfo, RS_INT32, 1, ps);
+    CHECK_OK(rs_lstsq(s, &ta, &tb, 1e-5, &tx, &trank, &tsv, m > n ? &tres : NULL, &tinfo));
+    cplx *x = malloc(sizeof(cplx) * (size_t)(B * n * k));
+    int64_t rank[B];
+    int32_t info[B];
+    float sv[B * 64], res[B * 8];
+    CHECK_OK(download(s, dt, dx, (size_t)(B * n * k), x));
+    CHECK_OK(rs_memcpy_dtoh(s, rank, drank, sizeof rank));
+    CHECK_OK(rs_memcpy_dtoh(s, info, dinfo, sizeof info));
+    CHECK_OK(rs_memcpy_dtoh(s, sv, dsv, (size_t)(B * kk) * 4u));
+    CHECK_OK(rs_memcpy_dtoh(s, res, dres, (size_t)(B * k) * 4u));
+    double e_x = 0, e_s = 0, e_r = 0;
+    int bad = 0;
+    for (int p = 0; p < B; ++p) {
+        for (int64_t i = 0; i < n * k; ++i) e_x = fmax(e_x, cabs(x[p * n * k + i] - want[p * n * k + i]));
+        for (int64_t j = 0; j < kk; ++j) e_s = fmax(e_s, fabs(sv[p * kk + j] - sigma[p][j]));
+        for (int64_t r = 0; m > n && r < k; ++r) e_r = fmax(e_r, fabs(res[p * k + r] - want_res[p][r]) / (1 + want_res[p][r]));
+        /* values of about 1e-7 where sigma is 0 (a rounded to the dtype):
+         * below rcond's cut, but not exactly zero, so gels's flag stays 0 */
+        bad += rank[p] != kk - zeros || info[p] != 0;
+    }
+    if (e_x > 1e-4 || e_s > 4e-5 || e_r > 1e-4 || bad)
+        fprintf(stderr, "  lstsq %s %lldx%lld k %lld zeros %d: x %g, S %g, residuals %g, rank/info wrong %d\n",
+                rs_dtype_name(dt), (long long)m, (long long)n, (long long)k, zeros, e_x, e_s, e_r, bad);
+    CHECK(e_x <= 1e-4 && e_s <= 4e-5 && e_r <= 1e-4 && !bad);
+    /* an exactly zero column of a tall a: an exactly zero value, which gels
+     * flags (1-based: kk) */
+    for (int p = 0; p < B && m >= n; ++p)
+        for (int64_t i = 0; i < m; ++i) AT(a, p, i, 0, m, n) = 0;
+    uint64_t dz = upload(dev, s, dt, a, (size_t)(B * m * n));
+    rs_tensor tz = ctest_view(dz, dt, 3, as);
+    CHECK_OK(rs_lstsq(s, &tz, &tb, 0.0, &tx, NULL, NULL, NULL, &tinfo));
+    CHECK_OK(rs_memcpy_dtoh(s, info, dinfo, sizeof info));
+    rs_free(dev, dz);
+    const int32_t flag = m >= n ? (int32_t)kk : 0;
+    CHECK(info[0] == flag && info[1] == flag && info[2] == flag);
+    /* refused: x of the wrong shape; float64 (Jacobi's thresholds are float32's) */
+    rs_tensor bad_x = tx;
+    bad_x.sizes[1] = n + 1;
+    CHECK(rs_lstsq(s, &ta, &tb, 1e-5, &bad_x, NULL, NULL, NULL, NULL) == RS_ERR_INVALID);
+    rs_tensor da64 = ta, db64 = tb, dx64 = tx;
+    da64.dtype = db64.dtype = dx64.dtype = RS_FLOAT64;
+    CHECK(rs_lstsq(s, &da64, &db64, 1e-5, &dx64, NULL, NULL, NULL, NULL) == RS_ERR_UNSUPPORTED);
+    free(q), free(v), free(a), free(want), free(b), free(x);
+    rs_free(dev, da), rs_free(dev, db), rs_free(dev, dx), rs_free(dev, drank), rs_free(dev, dsv), rs_free(dev, dres),
+        rs_free(dev, dinfo);
+}
+
 static int skip_dtype(rs_dtype dt) {
     if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
     int64_t sz[3] = {1, 2, 2}, isz = 1;
@@ -942,6 +1039,9 @@ static void all_cases(rs_dtype dt) {
         svd_case(dt, 4, 7, 1, 1);
         svd_case(dt, 9, 9, 0, 2);
         svd_case(dt, 30, 17, 1, 0);
+        lstsq_case(dt, 7, 4, 3, 0); /* tall: residuals */
+        lstsq_case(dt, 4, 7, 2, 0); /* wide: the minimum-norm solution */
+        lstsq_case(dt, 9, 6, 2, 2); /* rank deficient: values cut, gels's flag */
     }
 }
 

@@ -581,3 +581,72 @@ def test_eigh_gradient_as_cpu(dtype):
     ad = A.to(D).requires_grad_()
     host_free(lambda: loss(ad).backward())
     assert_close(ad.grad.cpu(), a.grad, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_lstsq_every_driver_native(dtype):
+    # the solution (a column-major view of LAPACK's work array, as CPU's),
+    # the residuals, rank and singular values of each driver, against CPU;
+    # tall, wide, batched, vector right-hand sides
+    g = torch.Generator().manual_seed(6)
+    for sa, sb in [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 6, 4), (2, 6, 3)), ((2, 4, 6), (2, 4, 1)),
+                   ((2, 5, 3), (2, 5)), ((4, 4), (4,)), ((7, 3), (7,))]:
+        A = torch.randn(*sa, dtype=dtype, generator=g)
+        B = torch.randn(*sb, dtype=dtype, generator=g)
+        for driver in (None, "gels", "gelsy", "gelsd", "gelss"):
+            want = torch.linalg.lstsq(A, B, driver=driver)
+            got = host_free(lambda: torch.linalg.lstsq(A.to(D), B.to(D), driver=driver))
+            for name, w, r in zip(("solution", "residuals", "rank", "singular_values"), want, got):
+                what = (name, driver, sa, sb)
+                assert r.shape == w.shape and r.dtype == w.dtype, what
+                assert r.numel() <= 1 or r.stride() == w.stride(), (what, r.stride(), w.stride())
+                assert_close(r.cpu(), w, atol=1e-4, rtol=1e-4, msg=str(what))
+
+
+def test_lstsq_rank_deficient_out_and_errors():
+    g = torch.Generator().manual_seed(7)
+    A = torch.randn(6, 3, generator=g)
+    A[:, 1] = 0
+    B = torch.randn(6, 2, generator=g)
+    # the minimum-norm solution and the rank, as CPU's gelsd/gelss; CPU's
+    # gelsy (MKL) is compared with gelsd: on this matrix (an exactly zero
+    # column) it gave rank 1 or 2 from one call to the next (measured on
+    # torch 2.13's CPU), the true rank is 2
+    for driver in (None, "gelsd", "gelss"):
+        want = torch.linalg.lstsq(A, B, driver="gelsd" if driver is None else driver)
+        got = host_free(lambda: torch.linalg.lstsq(A.to(D), B.to(D), driver=driver))
+        assert got.rank.item() == want.rank.item() == 2
+        assert_close(got.solution.cpu(), want.solution, atol=1e-5, rtol=1e-5)
+        assert got.residuals.numel() == 0  # rank < n: none, as CPU
+    # gels asks for full rank: CPU's error
+    with pytest.raises(torch.linalg.LinAlgError, match="does not have full rank"):
+        torch.linalg.lstsq(A.to(D), B.to(D), driver="gels")
+    # out=: empty outs become the results (CPU's layout); given outs are filled
+    A, B = torch.randn(5, 3, generator=g), torch.randn(5, 2, generator=g)
+    want = torch.linalg.lstsq(A, B, driver="gelsd")
+    outs = (torch.empty(0, device=D), torch.empty(0, device=D), torch.empty(0, dtype=torch.long, device=D),
+            torch.empty(0, device=D))
+    host_free(lambda: torch.linalg.lstsq(A.to(D), B.to(D), driver="gelsd", out=outs))
+    assert outs[0].shape == (3, 2) and outs[0].stride() == want.solution.stride()
+    outs = (torch.empty(2, 3, device=D).t(), torch.empty(2, device=D), torch.empty((), dtype=torch.long, device=D),
+            torch.empty(3, device=D))
+    host_free(lambda: torch.linalg.lstsq(A.to(D), B.to(D), driver="gelsd", out=outs))
+    for o, w in zip(outs, want):
+        assert_close(o.cpu(), w, atol=1e-5, rtol=1e-5)
+    # CPU's errors
+    with pytest.raises(RuntimeError, match="input must have at least 2 dimensions"):
+        torch.linalg.lstsq(torch.randn(3, device=D), torch.randn(3, device=D))
+    with pytest.raises(RuntimeError, match="should match other.size"):
+        torch.linalg.lstsq(torch.randn(3, 2, device=D), torch.randn(4, device=D))
+    with pytest.raises(RuntimeError, match="to have the same dtype"):
+        torch.linalg.lstsq(torch.randn(3, 2, device=D), torch.randn(3, 1, dtype=torch.complex64, device=D))
+    with pytest.raises(RuntimeError, match="parameter `driver` should be one of"):
+        torch.linalg.lstsq(torch.randn(3, 2, device=D), torch.randn(3, 1, device=D), driver="qr")
+    # through host execution, as CPU: float64 (apple), broadcast batches, empty matrices
+    for a, b in [(torch.randn(5, 3, dtype=torch.float64), torch.randn(5, 2, dtype=torch.float64)),
+                 (torch.randn(1, 5, 3), torch.randn(4, 5, 2)), (torch.randn(0, 3), torch.randn(0, 2))]:
+        want = torch.linalg.lstsq(a, b)
+        got = torch.linalg.lstsq(a.to(D), b.to(D))
+        for w, r in zip(want, got):
+            assert r.shape == w.shape
+        assert_close(got.solution.cpu(), want.solution, atol=1e-5, rtol=1e-5)
