@@ -91,6 +91,9 @@ double rd_absv(double x) { return abs(x); }
 double rd_absv(dvec2 x) {
     double a = abs(x.x), b = abs(x.y), m = max(a, b), n = min(a, b);
     if (isinf(a) || isinf(b)) return rd_highest(0.0LF);
+    // (GLSL's max and min may drop a NaN: |NaN + 0i| came out 0, so
+    // complex128 norms of order 1, 3 and inf skipped NaN elements)
+    if (isnan(a) || isnan(b)) return uint64BitsToDouble(0x7FF8000000000000UL);
     if (m == 0.0LF) return 0.0LF;
     double r = n / m;
     return m * sqrt(1.0LF + r * r);

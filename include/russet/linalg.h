@@ -162,6 +162,21 @@ RS_API rs_status rs_det(rs_stream *s, const rs_tensor *lu, const rs_tensor *piv,
  * product of its reflectors. */
 RS_API rs_status rs_qr(rs_stream *s, const rs_tensor *a, const rs_tensor *q, const rs_tensor *r);
 
+/* The matrix exponential (torch.linalg.matrix_exp; src/engine/matrix_exp.c)
+ * of each matrix of a (P, n, n) into out (P, n, n), any strides, not
+ * overlapping a: scaling and squaring, exp(a) = T(2^-s a)^(2^s), s the
+ * least with |2^-s a|_1 <= 4 (the largest 1-norm of the batch), T the
+ * Taylor polynomial of degree 21 (float32, float16, bfloat16, complex64:
+ * remainder below 4^22 / 22! = 1.6e-8 of |T| there) or 34 (float64,
+ * complex128: 1.1e-19; RS_ERR_UNSUPPORTED without fp64) by Horner's rule,
+ * one GEMM a degree, then s squarings. (Norms up to 4 before squaring: each
+ * squaring doubles the rounding error, and with a bound of 1/2, three more
+ * of them left russet 3x further from the float64 result than CPU's
+ * degree-18 scheme, which squares from 3.01; at 4 it is as close or
+ * closer on the OpInfo samples and tests.) One wait: the norm, for s. A
+ * batch with a NaN or infinite element gives NaN everywhere (as CPU's). */
+RS_API rs_status rs_matrix_exp(rs_stream *s, const rs_tensor *a, const rs_tensor *out);
+
 /* Least squares (torch.linalg.lstsq; src/engine/lstsq.c): for each matrix
  * a (P, m, n) and right-hand sides b (P, m, k), x (P, n, k) = the minimum-
  * norm x minimizing |a x - b|, from the SVD a = U S V^H (rs_svd):

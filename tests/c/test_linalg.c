@@ -971,6 +971,59 @@ static void lstsq_case(rs_dtype dt, int64_t m, int64_t n, int64_t k, int zeros) 
         rs_free(dev, dinfo);
 }
 
+/* rs_matrix_exp: a = Q diag(lambda) Q^H, exp(a) = Q diag(e^lambda) Q^H,
+ * for norms that take no squaring, a few and many; and NaN in */
+static void matrix_exp_case(rs_dtype dt, int64_t n, double spread) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    cplx *q = malloc(sizeof(cplx) * (size_t)(n * n));
+    cplx *a = malloc(sizeof(cplx) * (size_t)(B * n * n)), *want = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    double big = 0;
+    for (int p = 0; p < B; ++p) {
+        orthonormal(q, n, 191u + (unsigned)p, is_complex(dt));
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sa = 0, se = 0;
+                for (int64_t c = 0; c < n; ++c) {
+                    const double lambda = spread * (2.0 * (double)c / (double)n - 0.6) + 0.1 * p;
+                    sa += q[i * n + c] * lambda * conj(q[j * n + c]);
+                    se += q[i * n + c] * exp(lambda) * conj(q[j * n + c]);
+                }
+                AT(a, p, i, j, n, n) = as_dtype(dt, sa);
+                AT(want, p, i, j, n, n) = se;
+                big = fmax(big, cabs(se));
+            }
+    }
+    const size_t es = rs_dtype_size(dt);
+    int64_t as[3] = {B, n, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * n * n)), dout;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * n * n) * es, s, &dout));
+    rs_tensor ta = ctest_view(da, dt, 3, as), tout = ctest_view(dout, dt, 3, as);
+    CHECK_OK(rs_matrix_exp(s, &ta, &tout));
+    cplx *got = malloc(sizeof(cplx) * (size_t)(B * n * n));
+    CHECK_OK(download(s, dt, dout, (size_t)(B * n * n), got));
+    double e = 0;
+    for (int64_t i = 0; i < B * n * n; ++i) e = fmax(e, cabs(got[i] - want[i]));
+    /* a's rounding to the dtype moves exp(a) by about |a| eps |exp(a)| */
+    const double tol = (is_double(dt) ? 1e-12 : 4e-6) * (1 + spread) * big;
+    if (e > tol) fprintf(stderr, "  matrix_exp %s n %lld spread %g: error %g (largest %g)\n", rs_dtype_name(dt), (long long)n,
+                         spread, e, big);
+    CHECK(e <= tol);
+    /* NaN anywhere: NaN everywhere, as CPU */
+    a[1] = NAN;
+    uint64_t dn = upload(dev, s, dt, a, (size_t)(B * n * n));
+    rs_tensor tn = ctest_view(dn, dt, 3, as);
+    CHECK_OK(rs_matrix_exp(s, &tn, &tout));
+    CHECK_OK(download(s, dt, dout, (size_t)(B * n * n), got));
+    CHECK(isnan(creal(got[0])) && isnan(creal(got[B * n * n - 1])));
+    /* refused: not square */
+    rs_tensor wide = ta;
+    wide.sizes[2] = n - 1;
+    CHECK(rs_matrix_exp(s, &wide, &tout) == RS_ERR_INVALID);
+    free(q), free(a), free(want), free(got);
+    rs_free(dev, da), rs_free(dev, dn), rs_free(dev, dout);
+}
+
 static int skip_dtype(rs_dtype dt) {
     if (!is_double(dt) || rs_device_features(ctest_device())->has_fp64) return 0;
     int64_t sz[3] = {1, 2, 2}, isz = 1;
@@ -1022,6 +1075,9 @@ static void all_cases(rs_dtype dt) {
     qr_assembly_case(dt, 7, 4, 0);
     qr_assembly_case(dt, 7, 4, 1);
     qr_assembly_case(dt, 4, 7, 1);
+    matrix_exp_case(dt, 5, 0.5); /* no squaring */
+    matrix_exp_case(dt, 6, 4.0);
+    matrix_exp_case(dt, 8, 12.0);
     if (dt == RS_FLOAT32 || dt == RS_COMPLEX64) {
         eigvalsh_case(dt, 5, 0);
         eigvalsh_case(dt, 6, 1);

@@ -650,3 +650,67 @@ def test_lstsq_rank_deficient_out_and_errors():
         for w, r in zip(want, got):
             assert r.shape == w.shape
         assert_close(got.solution.cpu(), want.solution, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_matrix_exp_native(dtype):
+    # scaling and squaring of a Taylor polynomial (rs_matrix_exp): as close
+    # to the float64 result as CPU's degree-18 scheme (within 2x CPU's
+    # error, or 2 ulp of the largest element), batched, with gradients
+    g = torch.Generator().manual_seed(8)
+    for shape, scale in [((5, 5), 1.0), ((3, 4, 4), 0.3), ((6, 6), 5.0), ((2, 8, 8), 20.0), ((2, 2), 1e-3),
+                         ((5, 5), 0.0), ((1, 1), 2.0), ((0, 0), 1.0)]:
+        a = torch.randn(*shape, dtype=dtype, generator=g) * scale
+        got = host_free(lambda: torch.linalg.matrix_exp(a.to(D))).cpu()
+        cpu = torch.linalg.matrix_exp(a)
+        ref = torch.linalg.matrix_exp(a.to(torch.complex128 if dtype.is_complex else torch.float64))
+        assert got.shape == cpu.shape and got.dtype == dtype and got.stride() == cpu.stride()
+        if ref.numel() == 0:
+            continue
+        e_got = (got.to(ref.dtype) - ref).abs().max().item()
+        e_cpu = (cpu.to(ref.dtype) - ref).abs().max().item()
+        assert e_got <= 2 * e_cpu + 2 * 1.2e-7 * ref.abs().max().item(), (shape, scale, e_got, e_cpu)
+    # the gradient (ATen's: a matrix_exp of a block matrix, native too)
+    a = torch.randn(2, 4, 4, dtype=dtype, generator=g)
+    ac = a.clone().requires_grad_(True)
+    ad = a.to(D).requires_grad_(True)
+    torch.linalg.matrix_exp(ac).abs().sum().backward()
+    host_free(lambda: torch.linalg.matrix_exp(ad).abs().sum().backward())
+    assert_close(ad.grad.cpu(), ac.grad, atol=1e-4, rtol=1e-4)
+
+
+def test_matrix_exp_edges_and_host_dtypes():
+    # NaN anywhere gives NaN, as CPU; float16/bfloat16 (CPU computes in the
+    # dtype) and float64 under apple run on the host; CPU's errors
+    a = torch.randn(3, 3)
+    a[1, 2] = float("nan")
+    assert torch.isnan(torch.linalg.matrix_exp(a.to(D)).cpu()).all()
+    for dt in (torch.float16, torch.bfloat16, torch.float64):
+        x = torch.randn(4, 4).to(dt)
+        assert_close(torch.linalg.matrix_exp(x.to(D)).cpu(), torch.linalg.matrix_exp(x), equal_nan=True)
+    with pytest.raises(RuntimeError, match="square"):
+        torch.linalg.matrix_exp(torch.randn(3, 4, device=D))
+    with pytest.raises(RuntimeError):
+        torch.linalg.matrix_exp(torch.ones(3, 3, dtype=torch.int64, device=D))
+
+
+def test_orthogonal_parametrization_trains_host_free():
+    # torch.nn.utils.parametrizations.orthogonal maps a square weight
+    # through matrix_exp: a user's model, host-free, as CPU
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(6, 6)
+    torch.nn.utils.parametrizations.orthogonal(lin)
+    lin_d = torch.nn.Linear(6, 6)
+    torch.nn.utils.parametrizations.orthogonal(lin_d)
+    lin_d.load_state_dict(lin.state_dict())
+    lin_d.to(D)
+    x = torch.randn(5, 6)
+    for m, inp in ((lin, x), (lin_d, x.to(D))):
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            m(inp).pow(2).sum().backward()
+            opt.step()
+    w, wd = lin.weight, lin_d.weight.cpu()
+    assert_close(wd, w, atol=1e-5, rtol=1e-5)
+    assert_close(wd @ wd.T, torch.eye(6), atol=1e-5, rtol=1e-5)

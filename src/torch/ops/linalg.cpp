@@ -56,6 +56,8 @@
 #include <ATen/ops/_linalg_svd_ops.h>
 #include <ATen/ops/isinf.h>
 #include <ATen/ops/isnan.h>
+#include <ATen/ops/linalg_matrix_exp_ops.h>
+#include <ATen/ops/exp.h>
 #include <torch/library.h>
 #include <algorithm>
 
@@ -716,6 +718,31 @@ std::tuple<Tensor&, Tensor&, Tensor&> svd_out(const Tensor& A, bool full_matrice
       A, full_matrices, compute_uv, driver, U, S, Vh);
 }
 
+// ---- linalg.matrix_exp (rs_matrix_exp: scaling and squaring of a Taylor
+// polynomial, one sync for the scaling). Inputs CPU refuses (not square,
+// not floating) run on the host for CPU's errors; 0 x 0 and 1 x 1 as CPU
+// (a copy, exp). float16/bfloat16 on the host too: CPU computes them in
+// the dtype, whose overflow (past 65504 for float16) gives its NaNs, and
+// float32 arithmetic would give other values there.
+Tensor matrix_exp(const Tensor& a) {
+  return native_or_host<at::_ops::linalg_matrix_exp>(
+      [&]() -> Tensor {
+        if (a.dim() < 2 || a.size(-1) != a.size(-2) || !(at::isFloatingType(a.scalar_type()) || a.is_complex()) ||
+            a.scalar_type() == at::kHalf || a.scalar_type() == at::kBFloat16)
+          throw NeedsHost();
+        const int64_t n = a.size(-1);
+        if (n == 0) return a.clone();
+        if (n == 1) return a.exp();
+        host_if_no_fp64(a);
+        Tensor out = at::empty(a.sizes(), a.options());
+        const int64_t p = a.numel() / (n * n);
+        const rs_tensor da = describe(a.reshape({p, n, n})), dout = describe(out.view({p, n, n}));
+        check_or_host(rs_matrix_exp(current_stream_for(a), &da, &dout));
+        return out;
+      },
+      a);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -745,6 +772,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linalg_qr.out", qr_out);
   m.impl("_linalg_svd.U", svd_out);
   m.impl("_linalg_eigh.eigenvalues", eigh_out);
+  m.impl("linalg_matrix_exp", matrix_exp);
 }
 
 }  // namespace russet
