@@ -111,6 +111,11 @@ void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]);
  * at::add/mul/div on such tensors: a or b NULL is the number a_value or
  * b_value (a CPU scalar's reading); nin 1 takes a alone; nscalars (0 or 1)
  * of the op's scalar s0 (add's alpha) (src/engine/pointwise.c) */
+/* out (keepdim form, as rs_reduce's) = op over in's dims where out has
+ * size 1, accumulating in acc: rs_reduce_run with one output and no p or
+ * correction (src/engine/reduce.c) */
+rs_status rs_reduce_into(rs_stream *s, const char *name, rs_reduce_op op, rs_dtype acc, const rs_tensor *in,
+                         const rs_tensor *out);
 rs_status rs_table_op(rs_stream *s, rs_pw_op op, const char *name, rs_dtype common, const rs_tensor *out, int nin,
                       const rs_tensor *a, double a_value, const rs_tensor *b, double b_value, int nscalars,
                       double s0);

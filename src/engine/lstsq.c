@@ -62,18 +62,6 @@ static rs_status apply(rs_stream *s, const char *name, const char *expr, rs_dtyp
     return rs_pointwise_run(s, &q);
 }
 
-/* out (keepdim form) = op over in's dims where out has size 1 */
-static rs_status reduce(rs_stream *s, rs_reduce_op op, rs_dtype acc, const rs_tensor *in, const rs_tensor *out) {
-    rs_reduce r;
-    memset(&r, 0, sizeof r);
-    r.name = op_name;
-    r.op = op;
-    r.acc = acc;
-    r.in = *in;
-    r.out = *out;
-    return rs_reduce_run(s, &r);
-}
-
 static int is_3d(const rs_tensor *t, int64_t p, int64_t rows, int64_t cols) {
     return t->ndim == 3 && t->sizes[0] == p && t->sizes[1] == rows && t->sizes[2] == cols;
 }
@@ -118,7 +106,7 @@ rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double 
         goto done;
     if (rank) {
         const rs_tensor r = rs_tensor_rows(rank->address, RS_INT64, p, 1);
-        if ((st = reduce(s, RS_REDUCE_COUNT_NONZERO, RS_FLOAT32, &inv, &r)) != RS_OK) goto done;
+        if ((st = rs_reduce_into(s, op_name, RS_REDUCE_COUNT_NONZERO, RS_FLOAT32, &inv, &r)) != RS_OK) goto done;
     }
     if (sv) {
         const rs_tensor to = rs_tensor_rows(sv->address, RS_FLOAT32, p, kk);
@@ -128,7 +116,7 @@ rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double 
         uint64_t an;
         if ((st = rs_scratch_take(&c, (uint64_t)p * 8u, &an)) != RS_OK) goto done;
         const rs_tensor count = rs_tensor_rows(an, RS_INT64, p, 1), flag = rs_tensor_rows(info->address, RS_INT32, p, 1);
-        if ((st = reduce(s, RS_REDUCE_COUNT_NONZERO, RS_FLOAT32, &sval, &count)) != RS_OK) goto done;
+        if ((st = rs_reduce_into(s, op_name, RS_REDUCE_COUNT_NONZERO, RS_FLOAT32, &sval, &count)) != RS_OK) goto done;
         if ((st = apply(s, "lstsq_full_rank", "(a < s0 ? a + int64_t(1) : int64_t(0))", RS_INT64, &flag, &count,
                         NULL, (double)kk)))
             goto done;
@@ -158,7 +146,7 @@ rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double 
         rs_tensor to = *resid;
         to.ndim = 3, to.sizes[0] = p, to.sizes[1] = 1, to.sizes[2] = k;
         to.strides[0] = k, to.strides[1] = k, to.strides[2] = 1;
-        if ((st = reduce(s, RS_REDUCE_SUM, RS_FLOAT32, &q, &to)) != RS_OK) goto done;
+        if ((st = rs_reduce_into(s, op_name, RS_REDUCE_SUM, RS_FLOAT32, &q, &to)) != RS_OK) goto done;
         if ((st = rs_copy(s, x, &xs)) != RS_OK) goto done;
     }
 done:

@@ -70,13 +70,7 @@ static rs_status largest_norm(rs_stream *s, rs_scratch *c, const rs_tensor *a, d
     if ((st = rs_reduce_run(s, &r)) != RS_OK) return st;
     rs_tensor one = sums; /* (1, 1, 1) */
     one.address = top, one.sizes[0] = one.sizes[2] = 1;
-    memset(&r, 0, sizeof r);
-    r.name = op_name;
-    r.op = RS_REDUCE_MAX;
-    r.acc = real;
-    r.in = sums;
-    r.out = one;
-    if ((st = rs_reduce_run(s, &r)) != RS_OK) return st;
+    if ((st = rs_reduce_into(s, op_name, RS_REDUCE_MAX, real, &sums, &one)) != RS_OK) return st;
     if (real == RS_FLOAT64) return rs_memcpy_dtoh(s, norm, top, 8u);
     float f;
     st = rs_memcpy_dtoh(s, &f, top, 4u);

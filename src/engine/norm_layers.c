@@ -575,14 +575,7 @@ done:
 /* out (keepdim view of `rows` sums of `len` elements each) = the sums of
  * in's rows, in acc */
 static rs_status row_sums(rs_stream *s, const char *name, rs_dtype acc, rs_tensor in, rs_tensor out) {
-    rs_reduce r;
-    memset(&r, 0, sizeof r);
-    r.name = name;
-    r.op = RS_REDUCE_SUM;
-    r.acc = acc;
-    r.in = in;
-    r.out = out;
-    return rs_reduce_run(s, &r);
+    return rs_reduce_into(s, name, RS_REDUCE_SUM, acc, &in, &out);
 }
 
 rs_status rs_group_norm_backward(rs_stream *s, const rs_group_norm *p) {

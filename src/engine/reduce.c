@@ -226,3 +226,15 @@ rs_status rs_reduce_run(rs_stream *s, const rs_reduce *r) {
 const char *rs_reduce_op_name(rs_reduce_op op) {
     return (int)op >= 0 && op < RS_REDUCE_OP_COUNT ? op_names[op] : "?";
 }
+
+rs_status rs_reduce_into(rs_stream *s, const char *name, rs_reduce_op op, rs_dtype acc, const rs_tensor *in,
+                         const rs_tensor *out) {
+    rs_reduce r;
+    memset(&r, 0, sizeof r);
+    r.name = name;
+    r.op = op;
+    r.acc = acc;
+    r.in = *in;
+    r.out = *out;
+    return rs_reduce_run(s, &r);
+}

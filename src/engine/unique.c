@@ -209,14 +209,9 @@ static rs_status row_starts(rs_stream *s, const rs_tensor *seq, uint64_t starts)
     p.in[0] = p.in[1] = rs_tensor_rows(seq->address, dt, n - 1, m);
     p.in[0].address += (uint64_t)m * rs_dtype_size(dt);
     if ((st = rs_pointwise_run(s, &p)) != RS_OK) goto done;
-    rs_reduce r; /* starts[1:] = any over the row */
-    memset(&r, 0, sizeof r);
-    r.name = "unique_dim";
-    r.op = RS_REDUCE_ANY;
-    r.acc = RS_INT64; /* bool counts as int64 */
-    r.in = p.out;
-    r.out = rs_tensor_rows(starts + 1u, RS_BOOL, n - 1, 1);
-    st = rs_reduce_run(s, &r);
+    /* starts[1:] = any over the row (bool counts as int64) */
+    const rs_tensor any = rs_tensor_rows(starts + 1u, RS_BOOL, n - 1, 1);
+    st = rs_reduce_into(s, "unique_dim", RS_REDUCE_ANY, RS_INT64, &p.out, &any);
 done:
     rs_scratch_release(&c);
     return st;
