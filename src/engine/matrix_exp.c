@@ -15,13 +15,11 @@
 static const char op_name[] = "linalg.matrix_exp";
 
 static int is_wide(rs_dtype dt) { return dt == RS_FLOAT64 || dt == RS_COMPLEX128; }
-static int is_cplx(rs_dtype dt) { return dt == RS_COMPLEX64 || dt == RS_COMPLEX128; }
 
 /* v as a GEMM scalar of dtype dt's accumulation type (russet/gemm.h) */
 static void gemm_scalar(rs_dtype dt, double v, rs_scalar out[2]) {
     memset(out, 0, 2 * sizeof(rs_scalar));
-    if (dt == RS_COMPLEX128) out[0].d = v;
-    else if (is_wide(dt)) out[0].d = v;
+    if (is_wide(dt)) out[0].d = v; /* complex128: the real part's slot */
     else if (dt == RS_COMPLEX64) out[0].cf.re = (float)v;
     else out[0].f = (float)v;
 }
@@ -63,7 +61,7 @@ static rs_status largest_norm(rs_stream *s, rs_scratch *c, const rs_tensor *a, d
     memset(&r, 0, sizeof r);
     r.name = op_name;
     r.op = RS_REDUCE_NORM;
-    r.acc = is_wide(a->dtype) ? a->dtype : (is_cplx(a->dtype) ? RS_COMPLEX64 : RS_FLOAT32);
+    r.acc = is_wide(a->dtype) ? a->dtype : (rs_dtype_is_complex(a->dtype) ? RS_COMPLEX64 : RS_FLOAT32);
     r.p = 1.0;
     r.in = *a;
     r.out = sums;
@@ -112,7 +110,7 @@ rs_status rs_matrix_exp(rs_stream *s, const rs_tensor *a, const rs_tensor *out) 
         const rs_dtype part = dt == RS_COMPLEX128 ? RS_FLOAT64 : dt == RS_COMPLEX64 ? RS_FLOAT32 : dt;
         const size_t half = rs_dtype_size(part);
         rs_convert_host(nan, part, &qnan, RS_FLOAT64); /* real part, and the imaginary one of a complex */
-        if (is_cplx(dt)) rs_convert_host((char *)nan + half, part, &qnan, RS_FLOAT64);
+        if (rs_dtype_is_complex(dt)) rs_convert_host((char *)nan + half, part, &qnan, RS_FLOAT64);
         st = rs_fill(s, out, nan);
         goto done;
     }
