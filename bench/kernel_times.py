@@ -44,7 +44,19 @@ def cases():
     xcl = x.to(memory_format=torch.channels_last)
     bn = torch.nn.BatchNorm2d(64).to(D)
     xd = torch.randn(4096, 3072, device=D)
+    # a decoding step's weight-only products (bench_quant's shapes; the
+    # weights' values do not matter to the time)
+    q4 = {}
+    for n in (4096, 11008):
+        packed = torch._convert_weight_to_int4pack(torch.randint(0, 256, (n, 2048), dtype=torch.uint8, device=D), 2)
+        q4[n] = (packed, torch.rand(32, n, 2, device=D).bfloat16(),
+                 torch.randint(-128, 128, (n, 4096), dtype=torch.int8, device=D), torch.rand(n, device=D).bfloat16())
+    x1 = torch.randn(1, 4096, device=D).bfloat16()
     return {
+        "int4 4096x4096 decode": lambda: torch._weight_int4pack_mm(x1, q4[4096][0], 128, q4[4096][1]),
+        "int4 11008x4096 decode": lambda: torch._weight_int4pack_mm(x1, q4[11008][0], 128, q4[11008][1]),
+        "int8 4096x4096 decode": lambda: torch._weight_int8pack_mm(x1, q4[4096][2], q4[4096][3]),
+        "int8 11008x4096 decode": lambda: torch._weight_int8pack_mm(x1, q4[11008][2], q4[11008][3]),
         "layer_norm (4096,768)": lambda: ln(t),
         "rms_norm (4096,768)": lambda: F.rms_norm(t, (768,), w),
         "batch_norm train (64,64,64,64)": lambda: bn(x),

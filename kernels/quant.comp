@@ -68,7 +68,18 @@ vec2 scale_zero(int64_t n, int64_t g, int64_t ss0, int64_t ss1, int64_t ss2) {
 }
 
 #if MODE == QM_GEMV
-shared float red[QM_MT * RS_WG];
+// the tile's shape (quant.c's choice; params/quant.h)
+#ifndef LANES
+#define LANES QM_LANES
+#endif
+#ifndef NR
+#define NR QM_NR
+#endif
+#ifndef MT
+#define MT QM_MT
+#endif
+#define GROUPS (RS_WG / LANES)
+shared float red[MT * NR * RS_WG];
 
 #if XVEC
 // x's 8 elements from byte address a (16-byte aligned), as floats
@@ -93,8 +104,9 @@ void main() {
     const int64_t M = qp(QM_M), N = qp(QM_N), K = qp(QM_K);
     const int64_t xs0 = qp(QM_XS), xs1 = qp(QM_XS + 1), ws0 = qp(QM_WS), ws1 = qp(QM_WS + 1);
     const uint lid = gl_LocalInvocationID.x;
-    const int col = int(lid) / QM_LANES, lane = int(lid) % QM_LANES;
-    const int64_t nb = (N + QM_NC - 1) / QM_NC, tiles = nb * ((M + QM_MT - 1) / QM_MT);
+    const int grp = int(lid) / LANES, lane = int(lid) % LANES;
+    const int64_t cols = int64_t(GROUPS * NR);  // output columns a tile
+    const int64_t nb = (N + cols - 1) / cols, tiles = nb * ((M + MT - 1) / MT);
 #if BITS == 4
     const int64_t G = qp(QM_G), ss0 = qp(QM_SS), ss1 = qp(QM_SS + 1), ss2 = qp(QM_SS + 2);
     const int64_t KB = K / 2;  // bytes a row
@@ -108,79 +120,111 @@ void main() {
 #endif
     // grid-stride over tiles: uniform in the workgroup, so the barriers are too
     for (int64_t t = int64_t(gl_WorkGroupID.x); t < tiles; t += int64_t(gl_NumWorkGroups.x)) {
-        const int64_t n = (t % nb) * QM_NC + col, m0 = (t / nb) * QM_MT;
-        const int rows = int(min(int64_t(QM_MT), M - m0));
-        float acc[QM_MT];
-        [[unroll]] for (int r = 0; r < QM_MT; ++r) acc[r] = 0.0;
-        if (n < N) {
-            for (int64_t kb = int64_t(lane) * step; kb < KB; kb += step * QM_LANES) {
+        const int64_t n0 = (t % nb) * cols + int64_t(grp * NR), m0 = (t / nb) * MT;
+        const int rows = int(min(int64_t(MT), M - m0));
+        float acc[MT * NR];  // acc[r * NR + j]: x's row m0 + r, W's row n0 + j
+        [[unroll]] for (int i = 0; i < MT * NR; ++i) acc[i] = 0.0;
+        for (int64_t kb = int64_t(lane) * step; kb < KB; kb += step * LANES) {
+#if BITS == 4
+            const int64_t k0 = 2L * kb;
+#else
+            const int64_t k0 = kb;
+#endif
+#if XVEC && MT == 1
+            // one row of x: its word's elements read once for the NR rows of
+            // W (each sum still takes its terms in k's order)
+            float xv[BITS == 4 ? 32 : 16];
+            const uint64_t xa = pc.x + uint64_t((m0 * xs0 + k0) * int64_t(RS_SIZE(DT)));
+            [[unroll]] for (int c = 0; c < xv.length() / 8; ++c) {
+                float v8[8];
+                x8(xa + uint64_t(c * 8 * RS_SIZE(DT)), v8);
+                [[unroll]] for (int i = 0; i < 8; ++i) xv[c * 8 + i] = v8[i];
+            }
+            [[unroll]] for (int j = 0; j < NR; ++j) {
+                const int64_t n = n0 + int64_t(j);
+                if (n >= N) break;
+                const uvec4 q = RsQ4(pc.w + uint64_t(n * ws0 + kb)).v;
+#if BITS == 4
+                const vec2 sz = scale_zero(n, k0 / G, ss0, ss1, ss2);
+                [[unroll]] for (int i = 0; i < 16; ++i) {
+                    const int b = byte_of(q[i / 4], i % 4);
+                    acc[j] += xv[2 * i] * ((float(b >> 4) - 8.0) * sz.x + sz.y);
+                    acc[j] += xv[2 * i + 1] * ((float(b & 15) - 8.0) * sz.x + sz.y);
+                }
+#else
+                [[unroll]] for (int i = 0; i < 16; ++i) acc[j] += xv[i] * int8_of(byte_of(q[i / 4], i % 4));
+#endif
+            }
+#else
+            [[unroll]] for (int j = 0; j < NR; ++j) {
+                const int64_t n = n0 + int64_t(j);
+                if (n >= N) break;
 #if VEC
                 const uvec4 q = RsQ4(pc.w + uint64_t(n * ws0 + kb)).v;
 #else
                 const uvec4 q = uvec4(uint(RsU8(pc.w + uint64_t(n * ws0 + kb * ws1)).v), 0u, 0u, 0u);
 #endif
 #if BITS == 4
-                const int64_t k0 = 2L * kb;
                 const vec2 sz = scale_zero(n, k0 / G, ss0, ss1, ss2);
-#else
-                const int64_t k0 = kb;
 #endif
 #if XVEC
                 // the word's weights once, then each row's x in 8s; each
                 // sum still takes its terms in k's order
 #if BITS == 4
                 float wv[32];
-                [[unroll]] for (int j = 0; j < 16; ++j) {
-                    const int b = byte_of(q[j / 4], j % 4);
-                    wv[2 * j] = (float(b >> 4) - 8.0) * sz.x + sz.y;
-                    wv[2 * j + 1] = (float(b & 15) - 8.0) * sz.x + sz.y;
+                [[unroll]] for (int i = 0; i < 16; ++i) {
+                    const int b = byte_of(q[i / 4], i % 4);
+                    wv[2 * i] = (float(b >> 4) - 8.0) * sz.x + sz.y;
+                    wv[2 * i + 1] = (float(b & 15) - 8.0) * sz.x + sz.y;
                 }
 #else
                 float wv[16];
-                [[unroll]] for (int j = 0; j < 16; ++j) wv[j] = int8_of(byte_of(q[j / 4], j % 4));
+                [[unroll]] for (int i = 0; i < 16; ++i) wv[i] = int8_of(byte_of(q[i / 4], i % 4));
 #endif
-                [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                [[unroll]] for (int r = 0; r < MT; ++r) {
                     if (r >= rows) break;
                     const uint64_t xa = pc.x + uint64_t(((m0 + int64_t(r)) * xs0 + k0) * int64_t(RS_SIZE(DT)));
                     [[unroll]] for (int c = 0; c < wv.length() / 8; ++c) {
                         float xv[8];
                         x8(xa + uint64_t(c * 8 * RS_SIZE(DT)), xv);
-                        [[unroll]] for (int i = 0; i < 8; ++i) acc[r] += xv[i] * wv[c * 8 + i];
+                        [[unroll]] for (int i = 0; i < 8; ++i) acc[r * NR + j] += xv[i] * wv[c * 8 + i];
                     }
                 }
 #else
-                [[unroll]] for (int j = 0; j < int(step); ++j) {
-                    const int b = byte_of(q[j / 4], j % 4);
+                [[unroll]] for (int i = 0; i < int(step); ++i) {
+                    const int b = byte_of(q[i / 4], i % 4);
 #if BITS == 4
                     const float w0 = (float(b >> 4) - 8.0) * sz.x + sz.y;
                     const float w1 = (float(b & 15) - 8.0) * sz.x + sz.y;
-                    const int64_t k = k0 + 2L * int64_t(j);
-                    [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                    const int64_t k = k0 + 2L * int64_t(i);
+                    [[unroll]] for (int r = 0; r < MT; ++r) {
                         if (r >= rows) break;
                         const int64_t xo = (m0 + int64_t(r)) * xs0 + k * xs1;
-                        acc[r] += RS_GET(DT)(pc.x, xo) * w0;
-                        acc[r] += RS_GET(DT)(pc.x, xo + xs1) * w1;
+                        acc[r * NR + j] += RS_GET(DT)(pc.x, xo) * w0;
+                        acc[r * NR + j] += RS_GET(DT)(pc.x, xo + xs1) * w1;
                     }
 #else
                     const float w0 = int8_of(b);
-                    const int64_t k = k0 + int64_t(j);
-                    [[unroll]] for (int r = 0; r < QM_MT; ++r) {
+                    const int64_t k = k0 + int64_t(i);
+                    [[unroll]] for (int r = 0; r < MT; ++r) {
                         if (r >= rows) break;
-                        acc[r] += RS_GET(DT)(pc.x, (m0 + int64_t(r)) * xs0 + k * xs1) * w0;
+                        acc[r * NR + j] += RS_GET(DT)(pc.x, (m0 + int64_t(r)) * xs0 + k * xs1) * w0;
                     }
 #endif
                 }
 #endif
             }
+#endif
         }
-        [[unroll]] for (int r = 0; r < QM_MT; ++r) red[r * RS_WG + int(lid)] = acc[r];
+        [[unroll]] for (int i = 0; i < MT * NR; ++i) red[i * RS_WG + int(lid)] = acc[i];
         barrier();
-        if (lid < uint(QM_NC * QM_MT)) {
-            const int c = int(lid) / QM_MT, r = int(lid) % QM_MT;
-            const int64_t on = (t % nb) * QM_NC + c, om = m0 + int64_t(r);
+        // an invocation an output: the group's lanes' sums in lane order
+        for (int o = int(lid); o < GROUPS * NR * MT; o += RS_WG) {
+            const int g = o / (NR * MT), j = (o / MT) % NR, r = o % MT;
+            const int64_t on = (t % nb) * cols + int64_t(g * NR + j), om = m0 + int64_t(r);
             if (on < N && r < rows) {
                 float s = 0.0;
-                for (int l = 0; l < QM_LANES; ++l) s += red[r * RS_WG + c * QM_LANES + l];
+                for (int l = 0; l < LANES; ++l) s += red[(r * NR + j) * RS_WG + g * LANES + l];
 #if BITS == 8
                 s *= RS_GET(DT)(pc.scales, on * qp(QM_SS));
 #endif

@@ -164,11 +164,20 @@ def _as_accurate_as_cpu(torch, op, parts):
     return None
 
 
+REPLAY = None  # --replay: (op key, dtype, sample, mutation) instead of the drawn ones
+
+
 def describe_case(seed, k, ops):
     """(op key, dtype name, sample index, mutation) of case k."""
     import conformance as cov
 
     rng = random.Random(f"{seed}:{k}")
+    if REPLAY:  # a finding from another torch, whose op_db draws other ops
+        key, dt, si, mutation = REPLAY
+        op = dict(ops).get(key)
+        if op is None:
+            raise SystemExit(f"--replay: no op {key!r} in this torch's op_db")
+        return key, op, dt, si, mutation, rng
     for _ in range(50):
         key, op = ops[rng.randrange(len(ops))]
         dts = cov.cpu_dtypes(op)
@@ -374,9 +383,13 @@ def main():
     ap.add_argument("--own-streams", action="store_true", help="with --threads: each thread on its own stream")
     ap.add_argument("--ops", default=None,
                     help="only the ops whose key matches this regular expression (a case's draw depends on it)")
+    ap.add_argument("--replay", default=None, metavar="OP,DTYPE,SAMPLE,MUTATION",
+                    help="with --case: run this op, dtype, sample and mutation (a finding made on another "
+                         "torch, whose op_db draws other ops for the case; the mutation's random values "
+                         "still come from the seed and case)")
     ap.add_argument("--worker", nargs=3, type=str, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
-    global OPS_FILTER
+    global OPS_FILTER, REPLAY
     OPS_FILTER = a.ops
     if a.ops is not None and not a.worker and not _ops():  # (a worker's parent checked it)
         ap.error(f"--ops {a.ops!r} matches no op")
@@ -384,6 +397,11 @@ def main():
         first, last, path = a.worker
         worker(a.seed, int(first), int(last), path, a.timeout, a.threads, a.own_streams)
         return 0
+    if a.replay:
+        key, dt, si, mutation = a.replay.split(",")
+        if a.case is None or mutation not in MUTATIONS:
+            ap.error(f"--replay needs --case and a mutation of {MUTATIONS}")
+        REPLAY = (key, dt, int(si), mutation)
     if a.case is not None:
         import torch
 

@@ -11,15 +11,18 @@
     uint64_t params;     /* QM_ slots of int64 */
 
 /* modes */
-#define QM_GEMV 0        /* out = x @ dequant(w).T, a workgroup a tile of QM_MT rows and QM_NC columns */
+#define QM_GEMV 0        /* out = x @ dequant(w).T, a workgroup a tile of MT rows and (RS_WG / LANES) * NR columns */
 #define QM_DEQUANT 1     /* out (N, K) = dequant(w) in x's dtype (bits 8: the integers, unscaled) */
 #define QM_SCALE 2       /* out = round(c * scales[n]) (bits 8) or round(c) (bits 4) */
 #define QM_QUANTIZE 3    /* out_ (integers) = quantized x, per tensor or per channel */
 #define QM_DEQUANTIZE 4  /* out_ (floats) = dequantized w */
 
-/* the GEMV tile: QM_NC columns of QM_LANES invocations, QM_MT rows */
-#define QM_NC 8
+/* the GEMV tile's default shape (quant.c passes the chosen one to the
+ * kernel as the defines LANES, NR and MT): a workgroup's RS_WG invocations
+ * in groups of LANES along K, each group NR rows of W (output columns), the
+ * tile MT rows of x */
 #define QM_LANES 32
+#define QM_NR 1
 #define QM_MT 4
 
 #define QM_M 0

@@ -1,7 +1,7 @@
 /* quant.c: weight-only quantized matrix products (contract in
  * russet/quant.h) on kernels/quant.comp and the GEMM engine. Few rows of x
  * (a decoding step) take the GEMV kernel, which reads the quantized
- * weights once per QM_MT rows and dequantizes them in registers; more rows
+ * weights once per tile of x's rows and dequantizes them in registers; more rows
  * dequantize W once into a scratch in x's dtype, multiply with rs_gemm
  * (float32 sums kept unrounded) and scale and round in one pass. */
 #include <stdio.h>
@@ -16,7 +16,7 @@
 typedef struct quant_push { RS_QUANT_PUSH } quant_push;
 
 /* rows of x from which the dequantize-and-GEMM path is taken: below it the
- * GEMV kernel reads W at most QM_GEMM_ROWS / QM_MT times */
+ * GEMV kernel reads W at most QM_GEMM_ROWS / MT times */
 #define QM_GEMM_ROWS 16
 
 static int is_float(rs_dtype dt) { return dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16; }
@@ -104,9 +104,27 @@ static int gemv_xvec(const rs_weight_qmm *q) {
            (q->x.sizes[0] == 1 || ((uint64_t)q->x.strides[0] * es) % 16 == 0);
 }
 
+/* the GEMV tile's shape: invocations along K a group (lanes), rows of W a
+ * group (nr), rows of x a tile (mt); RUSSET_QUANT_GEMV=lanes,nr,mt
+ * overrides it (for measurement) */
+typedef struct gemv_shape { int lanes, nr, mt; } gemv_shape;
+
+static gemv_shape gemv_choose(const rs_weight_qmm *q) {
+    gemv_shape g = {QM_LANES, QM_NR, QM_MT};
+    (void)q;
+    const char *env = getenv("RUSSET_QUANT_GEMV");
+    gemv_shape e;
+    if (env && sscanf(env, "%d,%d,%d", &e.lanes, &e.nr, &e.mt) == 3 && e.lanes > 0 &&
+        RS_KERNEL_WG % (unsigned)e.lanes == 0 && e.nr > 0 && e.mt > 0 && e.nr * e.mt <= 8)
+        g = e;
+    return g;
+}
+
 static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
     const int64_t M = q->x.sizes[0], N = q->w.sizes[0];
-    const int64_t tiles = ((N + QM_NC - 1) / QM_NC) * ((M + QM_MT - 1) / QM_MT);
+    const gemv_shape g = gemv_choose(q);
+    const int64_t cols = (int64_t)(RS_KERNEL_WG / (unsigned)g.lanes) * g.nr;
+    const int64_t tiles = ((N + cols - 1) / cols) * ((M + g.mt - 1) / g.mt);
     quant_push pc = {.x = q->x.address, .w = q->w.address, .scales = q->scales.address, .out_ = q->out.address,
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
@@ -116,7 +134,10 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
     const char *cap = getenv("RUSSET_QUANT_VEC");
     int vec = gemv_vec(q) ? 1 + gemv_xvec(q) : 0;
     if (cap && *cap >= '0' && *cap < '0' + vec) vec = *cap - '0';
-    return qmm_launch(s, q, QM_GEMV, vec, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+    char defines[96];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d;LANES=%d;NR=%d;MT=%d", QM_GEMV, q->bits,
+             (int)q->x.dtype, vec > 0, vec > 1, g.lanes, g.nr, g.mt);
+    return launch(s, defines, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 
 /* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch

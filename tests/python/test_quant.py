@@ -135,6 +135,27 @@ def test_gemv_narrower_reads_give_the_same_products(vec, monkeypatch):
         assert torch.equal(g, w)
 
 
+@pytest.mark.parametrize("shape", ["32,4,1", "16,2,4", "64,1,1", "8,8,1", "256,1,2"])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_gemv_tile_shapes_give_the_same_products(shape, rows, monkeypatch):
+    """RUSSET_QUANT_GEMV=lanes,nr,mt (the GEMV tile's shape) against the
+    default: each output's lanes sum the same terms in the same order, and a
+    partial tile of W's rows (40 of them) and of x's rows is cut right"""
+    x = torch.randn(rows, 512).to(torch.bfloat16)
+    q, sz = group_quantize(torch.randn(40, 512), 128)
+    packed = torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2)
+    sz = sz.to(torch.bfloat16).to(D)
+    w8 = torch.randint(-128, 128, (40, 512), dtype=torch.int8, device=D)
+    s8 = torch.rand(40, device=D).to(torch.bfloat16)
+    want = [torch._weight_int4pack_mm(x.to(D), packed, 128, sz).cpu(),
+            torch._weight_int8pack_mm(x.to(D), w8, s8).cpu()]
+    monkeypatch.setenv("RUSSET_QUANT_GEMV", shape)
+    got = [torch._weight_int4pack_mm(x.to(D), packed, 128, sz).cpu(),
+           torch._weight_int8pack_mm(x.to(D), w8, s8).cpu()]
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+
+
 @pytest.mark.parametrize("inner", [2, 4, 8])
 def test_int4_pack_shape_and_bytes(inner):
     q = torch.randint(0, 16, (16, 256), dtype=torch.int32)
