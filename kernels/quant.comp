@@ -78,6 +78,9 @@ vec2 scale_zero(int64_t n, int64_t g, int64_t ss0, int64_t ss1, int64_t ss2) {
 #ifndef MT
 #define MT QM_MT
 #endif
+#ifndef PF
+#define PF 0
+#endif
 #define GROUPS (RS_WG / LANES)
 shared float red[MT * NR * RS_WG];
 
@@ -98,6 +101,21 @@ void x8(uint64_t a, out float v[8]) {
     }
 #endif
 }
+
+// the 16-byte words of W's rows n0 .. n0 + NR - 1 (those below N) at byte kb
+// of each row, with their (scale, zero) pairs (bits 4)
+void w_words(int64_t n0, int64_t N, int64_t kb, int64_t ws0, int64_t G, int64_t ss0, int64_t ss1, int64_t ss2,
+             out uvec4 q[NR], out vec2 sz[NR]) {
+    [[unroll]] for (int j = 0; j < NR; ++j) {
+        const int64_t n = min(n0 + int64_t(j), N - 1);  // (a row past N: read, never summed)
+        q[j] = RsQ4(pc.w + uint64_t(n * ws0 + kb)).v;
+#if BITS == 4
+        sz[j] = scale_zero(n, 2L * kb / G, ss0, ss1, ss2);
+#else
+        sz[j] = vec2(0.0);
+#endif
+    }
+}
 #endif
 
 void main() {
@@ -111,6 +129,7 @@ void main() {
     const int64_t G = qp(QM_G), ss0 = qp(QM_SS), ss1 = qp(QM_SS + 1), ss2 = qp(QM_SS + 2);
     const int64_t KB = K / 2;  // bytes a row
 #else
+    const int64_t G = 1L, ss0 = 0L, ss1 = 0L, ss2 = 0L;  // (w_words' arguments, unused)
     const int64_t KB = K;
 #endif
 #if VEC
@@ -124,6 +143,12 @@ void main() {
         const int rows = int(min(int64_t(MT), M - m0));
         float acc[MT * NR];  // acc[r * NR + j]: x's row m0 + r, W's row n0 + j
         [[unroll]] for (int i = 0; i < MT * NR; ++i) acc[i] = 0.0;
+#if XVEC && MT == 1 && PF
+        // PF: a step's words of W are loaded during the step before it
+        uvec4 qn[NR];
+        vec2 szn[NR];
+        if (int64_t(lane) * step < KB) w_words(n0, N, int64_t(lane) * step, ws0, G, ss0, ss1, ss2, qn, szn);
+#endif
         for (int64_t kb = int64_t(lane) * step; kb < KB; kb += step * LANES) {
 #if BITS == 4
             const int64_t k0 = 2L * kb;
@@ -133,6 +158,15 @@ void main() {
 #if XVEC && MT == 1
             // one row of x: its word's elements read once for the NR rows of
             // W (each sum still takes its terms in k's order)
+            uvec4 q[NR];
+            vec2 sz[NR];
+#if PF
+            q = qn;
+            sz = szn;
+            if (kb + step * LANES < KB) w_words(n0, N, kb + step * LANES, ws0, G, ss0, ss1, ss2, qn, szn);
+#else
+            w_words(n0, N, kb, ws0, G, ss0, ss1, ss2, q, sz);
+#endif
             float xv[BITS == 4 ? 32 : 16];
             const uint64_t xa = pc.x + uint64_t((m0 * xs0 + k0) * int64_t(RS_SIZE(DT)));
             [[unroll]] for (int c = 0; c < xv.length() / 8; ++c) {
@@ -141,18 +175,15 @@ void main() {
                 [[unroll]] for (int i = 0; i < 8; ++i) xv[c * 8 + i] = v8[i];
             }
             [[unroll]] for (int j = 0; j < NR; ++j) {
-                const int64_t n = n0 + int64_t(j);
-                if (n >= N) break;
-                const uvec4 q = RsQ4(pc.w + uint64_t(n * ws0 + kb)).v;
+                if (n0 + int64_t(j) >= N) break;
 #if BITS == 4
-                const vec2 sz = scale_zero(n, k0 / G, ss0, ss1, ss2);
                 [[unroll]] for (int i = 0; i < 16; ++i) {
-                    const int b = byte_of(q[i / 4], i % 4);
-                    acc[j] += xv[2 * i] * ((float(b >> 4) - 8.0) * sz.x + sz.y);
-                    acc[j] += xv[2 * i + 1] * ((float(b & 15) - 8.0) * sz.x + sz.y);
+                    const int b = byte_of(q[j][i / 4], i % 4);
+                    acc[j] += xv[2 * i] * ((float(b >> 4) - 8.0) * sz[j].x + sz[j].y);
+                    acc[j] += xv[2 * i + 1] * ((float(b & 15) - 8.0) * sz[j].x + sz[j].y);
                 }
 #else
-                [[unroll]] for (int i = 0; i < 16; ++i) acc[j] += xv[i] * int8_of(byte_of(q[i / 4], i % 4));
+                [[unroll]] for (int i = 0; i < 16; ++i) acc[j] += xv[i] * int8_of(byte_of(q[j][i / 4], i % 4));
 #endif
             }
 #else

@@ -105,16 +105,20 @@ static int gemv_xvec(const rs_weight_qmm *q) {
 }
 
 /* the GEMV tile's shape: invocations along K a group (lanes), rows of W a
- * group (nr), rows of x a tile (mt); RUSSET_QUANT_GEMV=lanes,nr,mt
- * overrides it (for measurement) */
-typedef struct gemv_shape { int lanes, nr, mt; } gemv_shape;
+ * group (nr), rows of x a tile (mt), and whether W's words for the next
+ * step along K are loaded during this one (pf; one row of x, 16-byte reads).
+ * A decoding step (one row of x) reads its row of x once for nr rows of W;
+ * nr 4 where W has rows enough for 4 x 8 a workgroup to fill a large GPU
+ * (measured on an H100, docs/low-precision.md), else 2. RUSSET_QUANT_GEMV=
+ * lanes,nr,mt[,pf] overrides it (for measurement) */
+typedef struct gemv_shape { int lanes, nr, mt, pf; } gemv_shape;
 
-static gemv_shape gemv_choose(const rs_weight_qmm *q) {
-    gemv_shape g = {QM_LANES, QM_NR, QM_MT};
-    (void)q;
+static gemv_shape gemv_choose(const rs_weight_qmm *q, int xvec) {
+    gemv_shape g = {QM_LANES, QM_NR, QM_MT, 0};
+    if (q->x.sizes[0] == 1 && xvec) g = (gemv_shape){32, q->bits == 4 && q->w.sizes[0] >= 8192 ? 4 : 2, 1, 1};
     const char *env = getenv("RUSSET_QUANT_GEMV");
-    gemv_shape e;
-    if (env && sscanf(env, "%d,%d,%d", &e.lanes, &e.nr, &e.mt) == 3 && e.lanes > 0 &&
+    gemv_shape e = {0, 0, 0, g.pf};
+    if (env && sscanf(env, "%d,%d,%d,%d", &e.lanes, &e.nr, &e.mt, &e.pf) >= 3 && e.lanes > 0 &&
         RS_KERNEL_WG % (unsigned)e.lanes == 0 && e.nr > 0 && e.mt > 0 && e.nr * e.mt <= 8)
         g = e;
     return g;
@@ -122,21 +126,21 @@ static gemv_shape gemv_choose(const rs_weight_qmm *q) {
 
 static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
     const int64_t M = q->x.sizes[0], N = q->w.sizes[0];
-    const gemv_shape g = gemv_choose(q);
+    /* RUSSET_QUANT_VEC=0 reads W and x an element at a time, =1 only W as
+     * words (for tests and measurement); by default both where they allow */
+    const char *cap = getenv("RUSSET_QUANT_VEC");
+    int vec = gemv_vec(q) ? 1 + gemv_xvec(q) : 0;
+    if (cap && *cap >= '0' && *cap < '0' + vec) vec = *cap - '0';
+    const gemv_shape g = gemv_choose(q, vec > 1);
     const int64_t cols = (int64_t)(RS_KERNEL_WG / (unsigned)g.lanes) * g.nr;
     const int64_t tiles = ((N + cols - 1) / cols) * ((M + g.mt - 1) / g.mt);
     quant_push pc = {.x = q->x.address, .w = q->w.address, .scales = q->scales.address, .out_ = q->out.address,
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                         rs_tensor_access(&q->out, 1)};
-    /* RUSSET_QUANT_VEC=0 reads W and x an element at a time, =1 only W as
-     * words (for tests and measurement); by default both where they allow */
-    const char *cap = getenv("RUSSET_QUANT_VEC");
-    int vec = gemv_vec(q) ? 1 + gemv_xvec(q) : 0;
-    if (cap && *cap >= '0' && *cap < '0' + vec) vec = *cap - '0';
-    char defines[96];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d;LANES=%d;NR=%d;MT=%d", QM_GEMV, q->bits,
-             (int)q->x.dtype, vec > 0, vec > 1, g.lanes, g.nr, g.mt);
+    char defines[112];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d;LANES=%d;NR=%d;MT=%d;PF=%d", QM_GEMV,
+             q->bits, (int)q->x.dtype, vec > 0, vec > 1, g.lanes, g.nr, g.mt, g.pf != 0);
     return launch(s, defines, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 

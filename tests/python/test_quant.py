@@ -135,12 +135,14 @@ def test_gemv_narrower_reads_give_the_same_products(vec, monkeypatch):
         assert torch.equal(g, w)
 
 
-@pytest.mark.parametrize("shape", ["32,4,1", "16,2,4", "64,1,1", "8,8,1", "256,1,2"])
+@pytest.mark.parametrize("shape", ["32,4,1,0", "32,4,1,1", "32,2,1,0", "16,2,1,1", "16,2,4", "64,1,1", "8,8,1",
+                                   "256,1,2"])
 @pytest.mark.parametrize("rows", [1, 3])
 def test_gemv_tile_shapes_give_the_same_products(shape, rows, monkeypatch):
-    """RUSSET_QUANT_GEMV=lanes,nr,mt (the GEMV tile's shape) against the
-    default: each output's lanes sum the same terms in the same order, and a
-    partial tile of W's rows (40 of them) and of x's rows is cut right"""
+    """RUSSET_QUANT_GEMV=lanes,nr,mt[,pf] (the GEMV tile's shape, and W's
+    words loaded a step ahead) against the default: each output's lanes sum
+    the same terms in the same order, and a partial tile of W's rows (40 of
+    them) and of x's rows is cut right"""
     x = torch.randn(rows, 512).to(torch.bfloat16)
     q, sz = group_quantize(torch.randn(40, 512), 128)
     packed = torch._convert_weight_to_int4pack(pack_bytes(q).to(D), 2)
