@@ -78,6 +78,20 @@ def test_upper_complex_cholesky_is_no_conjugate_view():
         assert_close(torch.view_as_real(got).cpu(), torch.view_as_real(want), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.skipif(not HAS_CHOLESKY, reason="torch.cholesky was removed from this torch")
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("shape", [(0, 5), (3, 0, 5), (0,)])
+def test_deprecated_cholesky_returns_an_empty_input_as_aten_does(shape):
+    # ATen (CPU and CUDA) returns before its checks when A has no elements,
+    # even for a matrix that is not square (the fuzzer found it)
+    x = torch.zeros(shape)
+    got = torch.cholesky(x.to(D))
+    assert got.shape == torch.cholesky(x).shape and got.device.type == "russet"
+    out = torch.empty(7, device=D)
+    torch.cholesky(x.to(D), out=out)
+    assert out.shape == x.shape
+
+
 def test_cholesky_not_positive_definite():
     # info and the partial factor as LAPACK leaves them (the failing column's
     # d on the diagonal, the original values from there on)

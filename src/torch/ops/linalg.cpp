@@ -191,6 +191,8 @@ std::tuple<Tensor&, Tensor&> cholesky_ex_out(const Tensor& self, bool upper, boo
 #if RUSSET_HAS_CHOLESKY
 // torch.cholesky (deprecated): the factor, errors checked (one sync, as CPU)
 Tensor cholesky_checked(const Tensor& self, bool upper) {
+  // ATen's cholesky (CPU and CUDA) returns an empty input's shape before any check
+  if (self.numel() == 0) return at::empty_like(self, at::MemoryFormat::Contiguous);
   return native_or_host<at::_ops::cholesky>(
       [&]() -> Tensor {
         host_unless(rs_linalg_computes, self);
