@@ -107,15 +107,17 @@ static int gemv_xvec(const rs_weight_qmm *q) {
 /* the GEMV tile's shape: invocations along K a group (lanes), rows of W a
  * group (nr), rows of x a tile (mt), and whether W's words for the next
  * step along K are loaded during this one (pf; one row of x, 16-byte reads).
- * A decoding step (one row of x) reads its row of x once for nr rows of W;
- * nr 4 where W has rows enough for 4 x 8 a workgroup to fill a large GPU
- * (measured on an H100, docs/low-precision.md), else 2. RUSSET_QUANT_GEMV=
+ * A decoding step (one row of x) reads its row of x once for nr rows of W:
+ * int4 nr 4 where W has rows enough for 4 x 8 a workgroup to fill a large
+ * GPU, else 2, without pf (pf took int4 11008 x 4096 from 25 to 29 us);
+ * int8 nr 2 with pf (measured on an H100, docs/low-precision.md). RUSSET_QUANT_GEMV=
  * lanes,nr,mt[,pf] overrides it (for measurement) */
 typedef struct gemv_shape { int lanes, nr, mt, pf; } gemv_shape;
 
 static gemv_shape gemv_choose(const rs_weight_qmm *q, int xvec) {
     gemv_shape g = {QM_LANES, QM_NR, QM_MT, 0};
-    if (q->x.sizes[0] == 1 && xvec) g = (gemv_shape){32, q->bits == 4 && q->w.sizes[0] >= 8192 ? 4 : 2, 1, 1};
+    if (q->x.sizes[0] == 1 && xvec)
+        g = q->bits == 4 ? (gemv_shape){32, q->w.sizes[0] >= 8192 ? 4 : 2, 1, 0} : (gemv_shape){32, 2, 1, 1};
     const char *env = getenv("RUSSET_QUANT_GEMV");
     gemv_shape e = {0, 0, 0, g.pf};
     if (env && sscanf(env, "%d,%d,%d,%d", &e.lanes, &e.nr, &e.mt, &e.pf) >= 3 && e.lanes > 0 &&
