@@ -3,19 +3,21 @@
 // row of W) or 4-bit integers two a byte, the even k in the high nibble
 // (bits 4, a (scale, zero) pair per group of G weights along K:
 // w = (q - 8) * scale + zero). Arithmetic in float32.
-//   QM_GEMV    a workgroup a tile of QM_MT rows of x and QM_NC rows of W
-//              (output columns); each column's QM_LANES invocations stride
-//              along K, each keeps QM_MT partial sums, and one invocation
-//              an output adds the lanes' sums in lane order (no atomics)
-//              and applies the int8 scale. With VEC, an invocation reads
-//              16 bytes of W a step (the row 16-byte aligned, K a multiple
-//              of 16 or 32); else a byte. With XVEC too (x's rows
-//              contiguous and 16-byte aligned), x's elements come 8 at a
-//              time as 16-byte words (two for float32) and a word's weights
-//              are dequantized once for all rows: a weight's x read was
-//              the inner loop's cost (a 64-bit offset and a 2-byte load
-//              each). Few rows of x (decoding): W is read once per QM_MT
-//              rows.
+//   QM_GEMV    a workgroup a tile of MT rows of x and (RS_WG / LANES) *
+//              NR rows of W (output columns; quant.c chooses the shape):
+//              each group of LANES invocations strides along K for its NR
+//              rows of W, each invocation keeps MT * NR partial sums, and
+//              one invocation an output adds the lanes' sums in lane order
+//              (no atomics) and applies the int8 scale. With VEC, an
+//              invocation reads 16 bytes of W a step (the row 16-byte
+//              aligned, K a multiple of 16 or 32); else a byte. With XVEC
+//              too (x's rows contiguous and 16-byte aligned), x's elements
+//              come 8 at a time as 16-byte words (two for float32); with
+//              one row of x (MT 1, a decoding step) they are read once for
+//              the NR rows of W, else a word of W is dequantized once for
+//              all of the tile's rows. PF (MT 1): the next step's words of
+//              W are loaded during this one. Few rows of x: W is read once
+//              per MT rows.
 //   QM_DEQUANT (a byte of W): its weights in x's dtype into (N, K)
 //              contiguous (bits 8: the integers, exact; bits 4: scaled and
 //              shifted, rounded once), for the GEMM engine when x has
@@ -36,7 +38,7 @@
 //              with the float64 scale, as CPU's double arithmetic.
 // Defines: MODE, BITS (8 or 4), DT (x's dtype: float32, float16 or
 // bfloat16), VEC (GEMV: 16-byte reads of W), XVEC (GEMV, with VEC:
-// 16-byte reads of x); QUANTIZE / DEQUANTIZE: QT
+// 16-byte reads of x), LANES, NR, MT, PF (GEMV: the tile); QUANTIZE / DEQUANTIZE: QT
 // (the integers' dtype: uint8, int8 or int32), PER_CHANNEL, ZP_AFTER.
 #version 460
 #include "common/dtype.glsl"

@@ -4,6 +4,9 @@ against CPU, in a worker process that may crash.
     python tools/fuzz.py --seconds 60 --seed 1 [--json out.json]
     python tools/fuzz.py --seed 1 --case 1234        # one case again, in this process
     python tools/fuzz.py --ops 'linalg|cholesky' ...  # only the ops whose key matches
+    python tools/fuzz.py --seed 1 --case 1234 --replay OP,DTYPE,SAMPLE,MUTATION
+        # a finding made on another torch (whose op_db draws other ops for
+        # the case), by the description its repro line prints
 
 Case k of seed s is drawn from random.Random(f"{s}:{k}") alone, so a finding
 is reproduced by its (seed, case): an OpInfo of op_db, one of the dtypes CPU
