@@ -128,7 +128,14 @@ namespace {
 void run_pointwise_impl(at::TensorIteratorBase& iter, const char* name, rs_pw_op op,
                         std::initializer_list<int> flags, Result result, std::initializer_list<at::Scalar> scalars,
                         std::optional<at::ScalarType> compute, unsigned keep_dtype, bool scalars_in_opmath) {
-  if (iter.numel() == 0) return;
+  if (iter.numel() == 0) {
+    // nothing to compute, but an op with no kernel for these dtypes goes to
+    // the host even so, which raises where CPU has none (ATen's kernels
+    // check the dtype before they look at the size: elu of an empty int64)
+    if (op != RS_PW_NONE && !rs_pw_op_supports(op, opmath(compute.value_or(iter.common_dtype()))))
+      throw NeedsHost{std::string(name) + ": no kernel for these dtypes"};
+    return;
+  }
   TORCH_CHECK(iter.noutputs() == 1, "russet: ", name, ": one output expected");
   const int nin = iter.ntensors() - iter.noutputs();
   TORCH_CHECK(nin <= RS_PW_MAX_INPUTS, "russet: ", name, ": too many inputs");

@@ -200,6 +200,24 @@ REFUSALS = [
 ]
 
 
+@pytest.mark.parametrize("fn", [F.elu, F.silu, F.mish, F.softplus, F.hardsigmoid, F.selu],
+                         ids=lambda f: f.__name__)
+def test_empty_tensors_of_a_dtype_cpu_refuses_are_refused(fn):
+    """ATen's kernels check the dtype before the size: an activation of an
+    empty int64 tensor raises as on CPU (the fuzzer's "empty" mutation found
+    russet returning the empty result), while an empty float32 one stays
+    native and empty"""
+    x = torch.zeros(1, 0, 3, dtype=torch.int64)
+    with pytest.raises(NotImplementedError) as cpu:
+        fn(x)
+    with pytest.raises(NotImplementedError, match=str(cpu.value)[:40].replace("'", ".")):
+        fn(x.to(D))
+    torch.russet.reset_host_op_counts()
+    got = fn(x.float().to(D))
+    assert got.shape == (1, 0, 3) and got.device.type == "russet"
+    assert sum(torch.russet.host_op_counts().values()) == 0
+
+
 @pytest.mark.parametrize("case", REFUSALS, ids=[c[0] for c in REFUSALS])
 def test_dtypes_cpu_refuses_are_refused(case):
     """An op CPU has no kernel for at a dtype raises NotImplementedError with
