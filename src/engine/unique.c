@@ -107,28 +107,29 @@ static rs_status write_runs(rs_stream *s, rs_unique *u, int64_t n, int64_t k, ui
     return RS_OK;
 }
 
-rs_status rs_unique_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
-                          const rs_tensor *counts) {
-    if (!s || !u) return rs_error(RS_ERR_INVALID, "rs_unique_write: NULL argument");
-    rs_status st = RS_OK;
+static rs_status gather_rows(rs_stream *s, const rs_tensor *src, uint64_t idx, int64_t n, const rs_tensor *rows);
+
+/* the writes' common part, after their checks (st: theirs): each run's
+ * first position (its element, or row, of the sequence) by nonzero_write,
+ * which gathers a flat unique's values in the same pass; a unique of rows
+ * gathers its rows after; then inverse and counts. Frees u's buffers
+ * whatever happens. */
+static rs_status write_tail(rs_stream *s, rs_unique *u, rs_status st, int64_t n, int rows, const rs_tensor *values,
+                            const rs_tensor *inverse, const rs_tensor *counts) {
     rs_device *dev = rs_stream_device(s);
-    const int64_t n = rs_tensor_numel(&u->src), k = u->count;
+    const int64_t k = u->count;
     uint64_t first = 0, runs = 0; /* int64 [k]: each run's first position; [n]: each element's run */
-    if (n == 0) goto done;
-    if (!values || values->dtype != u->src.dtype || rs_tensor_numel(values) != k || !rs_tensor_is_contiguous(values) ||
-        (inverse && !flat_int64(inverse, n)) || (counts && !flat_int64(counts, k))) {
-        st = rs_error(RS_ERR_INVALID, "rs_unique_write: values (src's dtype, [count]), inverse (int64, src's numel) "
-                      "and counts (int64, [count]) must be contiguous");
-        goto done;
-    }
-    rs_tensor seq = u->src, mask = rs_tensor_vec(u->starts, RS_BOOL, n);
+    if (st != RS_OK || n == 0) goto done;
+    rs_tensor seq = u->src;
     if (u->sort) seq.address = u->sorted;
-    rs_tensor starts = rs_tensor_rows(0, RS_INT64, k, 1); /* nonzero's coordinates: [k, 1] */
-    if (counts && (st = rs_alloc(dev, (uint64_t)k * 8u, s, &first)) != RS_OK) goto done;
-    starts.address = first;
-    st = rs_nonzero_write(s, &mask, u->offsets, counts ? &starts : NULL, &seq, values);
+    const rs_tensor mask = rs_tensor_vec(u->starts, RS_BOOL, n);
+    rs_tensor at = rs_tensor_rows(0, RS_INT64, k, 1); /* nonzero's coordinates: [k, 1] */
+    if ((rows || counts) && (st = rs_alloc(dev, (uint64_t)k * 8u, s, &first)) != RS_OK) goto done;
+    at.address = first;
+    st = rs_nonzero_write(s, &mask, u->offsets, first ? &at : NULL, rows ? NULL : &seq, rows ? NULL : values);
     u->offsets = 0; /* consumed */
     if (st != RS_OK) goto done;
+    if (rows && (st = gather_rows(s, &seq, first, k, values)) != RS_OK) goto done;
     st = write_runs(s, u, n, k, first, &runs, inverse, counts);
 done:
     if (u->offsets) rs_free(dev, u->offsets), u->offsets = 0; /* an early error: nonzero_write did not run */
@@ -136,6 +137,19 @@ done:
     if (runs) rs_free(dev, runs);
     unique_release(s, u);
     return st;
+}
+
+rs_status rs_unique_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
+                          const rs_tensor *counts) {
+    if (!s || !u) return rs_error(RS_ERR_INVALID, "rs_unique_write: NULL argument");
+    const int64_t n = rs_tensor_numel(&u->src), k = u->count;
+    rs_status st = RS_OK;
+    if (n > 0 && (!values || values->dtype != u->src.dtype || rs_tensor_numel(values) != k ||
+                  !rs_tensor_is_contiguous(values) || (inverse && !flat_int64(inverse, n)) ||
+                  (counts && !flat_int64(counts, k))))
+        st = rs_error(RS_ERR_INVALID, "rs_unique_write: values (src's dtype, [count]), inverse (int64, src's numel) "
+                      "and counts (int64, [count]) must be contiguous");
+    return write_tail(s, u, st, n, 0, values, inverse, counts);
 }
 
 /* ---- unique rows (unique with a dim) */
@@ -251,33 +265,11 @@ fail:
 rs_status rs_unique_rows_write(rs_stream *s, rs_unique *u, const rs_tensor *values, const rs_tensor *inverse,
                                const rs_tensor *counts) {
     if (!s || !u) return rs_error(RS_ERR_INVALID, "rs_unique_rows_write: NULL argument");
-    rs_status st = RS_OK;
-    rs_device *dev = rs_stream_device(s);
     const int64_t n = u->src.sizes[0], m = u->src.sizes[1], k = u->count;
-    uint64_t first = 0, runs = 0; /* int64 [k]: each run's first row; [n]: each row's run */
-    if (n == 0) goto done;
-    if (!values || values->dtype != u->src.dtype || values->ndim != 2 || values->sizes[0] != k ||
-        values->sizes[1] != m || (inverse && !flat_int64(inverse, n)) || (counts && !flat_int64(counts, k))) {
+    rs_status st = RS_OK;
+    if (n > 0 && (!values || values->dtype != u->src.dtype || values->ndim != 2 || values->sizes[0] != k ||
+                  values->sizes[1] != m || (inverse && !flat_int64(inverse, n)) || (counts && !flat_int64(counts, k))))
         st = rs_error(RS_ERR_INVALID, "rs_unique_rows_write: values (src's dtype, [count, m]), inverse (int64, [n]) "
                       "and counts (int64, [count], contiguous)");
-        goto done;
-    }
-    const rs_tensor mask = rs_tensor_vec(u->starts, RS_BOOL, n);
-    const rs_tensor starts = rs_tensor_rows(0, RS_INT64, k, 1); /* nonzero's coordinates: [k, 1] */
-    if ((st = rs_alloc(dev, (uint64_t)k * 8u, s, &first)) != RS_OK) goto done;
-    rs_tensor at = starts;
-    at.address = first;
-    st = rs_nonzero_write(s, &mask, u->offsets, &at, NULL, NULL);
-    u->offsets = 0; /* consumed */
-    if (st != RS_OK) goto done;
-    rs_tensor seq = u->src;
-    if (u->sort) seq.address = u->sorted;
-    if ((st = gather_rows(s, &seq, first, k, values)) != RS_OK) goto done;
-    st = write_runs(s, u, n, k, first, &runs, inverse, counts);
-done:
-    if (u->offsets) rs_free(dev, u->offsets), u->offsets = 0;
-    if (first) rs_free(dev, first);
-    if (runs) rs_free(dev, runs);
-    unique_release(s, u);
-    return st;
+    return write_tail(s, u, st, n, 1, values, inverse, counts);
 }
