@@ -87,6 +87,15 @@ RS_API rs_status rs_geqrf(rs_stream *s, const rs_tensor *a, const rs_tensor *tau
 RS_API rs_status rs_householder_product(rs_stream *s, const rs_tensor *v, const rs_tensor *tau,
                                         const rs_tensor *q);
 
+/* ormqr (src/engine/ormqr.c): out = op(Q) c (left) or c op(Q) (right), Q =
+ * H_0 H_1 ... H_{r-1} the mq x mq product of v's reflectors (as
+ * rs_householder_product reads them), op the conjugate transpose where
+ * `transpose` is set, else Q. v (P, mq, >= r), tau (P, r), c and out (P, m,
+ * n), mq = m (left) or n (right); out must not overlap c. float32 and
+ * complex64, float64 and complex128 with fp64 (RS_ERR_UNSUPPORTED else). */
+RS_API rs_status rs_ormqr(rs_stream *s, const rs_tensor *v, const rs_tensor *tau, const rs_tensor *c, int left,
+                          int transpose, const rs_tensor *out);
+
 /* Cyclic Jacobi sweeps, `sweeps` of n - 1 rounds each, a round rotating
  * n / 2 disjoint pairs (round robin) of every matrix at once; n must be
  * even (pad with a zero column, or a zero row and column). A coupling

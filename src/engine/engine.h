@@ -106,6 +106,14 @@ uint64_t rs_fastdiv_magic(uint32_t d);
 /* v in a pointwise scalar slot of opmath type `compute`: float64's double,
  * else rounded to float32 (the adapter's reading of a Python number). */
 void rs_opmath_scalar(rs_dtype compute, double v, rs_scalar out[2]);
+/* A (batch, rows, cols) tensor as an rs_gemm operand (russet/gemm.h), or
+ * its transpose (the rows' and columns' strides swapped; a conjugate is the
+ * descriptor's conj_a / conj_b) */
+rs_gemm_operand rs_gemm_operand_of(const rs_tensor *t, int transpose);
+/* v as an rs_gemm scalar of dt's accumulation type: .f for the float32
+ * family, .cf for complex64, .d for float64 and complex128's real part, .i
+ * for integers and bool */
+void rs_gemm_scalar(rs_dtype dt, double v, rs_scalar out[2]);
 /* out = a (op) b for a table op (russet/pointwise_ops.h) in the opmath
  * type of `common` (float32, or float64 for float64), as the adapter runs
  * at::add/mul/div on such tensors: a or b NULL is the number a_value or

@@ -353,6 +353,20 @@ static rs_status run_split(rs_stream *s, const rs_gemm_desc *d, const gemm_cfg *
     return st;
 }
 
+rs_gemm_operand rs_gemm_operand_of(const rs_tensor *t, int transpose) {
+    rs_gemm_operand o = {t->address, {t->strides[0], t->strides[1], t->strides[2]}};
+    if (transpose) o.stride[1] = t->strides[2], o.stride[2] = t->strides[1];
+    return o;
+}
+
+void rs_gemm_scalar(rs_dtype dt, double v, rs_scalar out[2]) {
+    memset(out, 0, 2 * sizeof(rs_scalar));
+    if (dt == RS_FLOAT64 || dt == RS_COMPLEX128) out[0].d = v;
+    else if (dt == RS_COMPLEX64) out[0].cf.re = (float)v;
+    else if (dt == RS_FLOAT32 || dt == RS_FLOAT16 || dt == RS_BFLOAT16) out[0].f = (float)v;
+    else out[0].i = (int64_t)v;
+}
+
 rs_status rs_gemm(rs_stream *s, const rs_gemm_desc *d) {
     rs_status st = validate(s, d);
     if (st != RS_OK) return st;

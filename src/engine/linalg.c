@@ -431,24 +431,16 @@ rs_status rs_jacobi_eigh(rs_stream *s, const rs_tensor *h, const rs_tensor *v, i
  * potf2/getf2 (the GEMM's products are fused); CPU's LAPACK is blocked at
  * these sizes too. */
 
-static rs_gemm_operand gemm_operand(const rs_tensor *t) {
-    rs_gemm_operand o = {t->address, {t->strides[0], t->strides[1], t->strides[2]}};
-    return o;
-}
-
 /* c -= op(a) @ op(b) in place, op the conjugate where asked */
 static rs_status gemm_subtract(rs_stream *s, const rs_tensor *a, int conj_a, const rs_tensor *b, int conj_b,
                                const rs_tensor *c) {
     rs_gemm_desc d;
     memset(&d, 0, sizeof d);
     d.dtype = c->dtype, d.batch = c->sizes[0], d.m = c->sizes[1], d.n = c->sizes[2], d.k = a->sizes[2];
-    d.a = gemm_operand(a), d.b = gemm_operand(b), d.c = d.cin = gemm_operand(c);
+    d.a = rs_gemm_operand_of(a, 0), d.b = rs_gemm_operand_of(b, 0), d.c = d.cin = rs_gemm_operand_of(c, 0);
     d.use_cin = 1, d.conj_a = conj_a, d.conj_b = conj_b;
-    switch (c->dtype) {
-    case RS_FLOAT32: d.alpha[0].f = -1.0f, d.beta[0].f = 1.0f; break;
-    case RS_COMPLEX64: d.alpha[0].cf.re = -1.0f, d.beta[0].cf.re = 1.0f; break;
-    default: d.alpha[0].d = -1.0, d.beta[0].d = 1.0; break; /* float64, complex128 (its [1] zero) */
-    }
+    rs_gemm_scalar(c->dtype, -1.0, d.alpha);
+    rs_gemm_scalar(c->dtype, 1.0, d.beta);
     return rs_gemm(s, &d);
 }
 

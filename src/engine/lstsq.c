@@ -12,16 +12,6 @@
 
 static const char op_name[] = "linalg.lstsq";
 
-/* a (P, rows, cols) operand of rs_gemm: t's strides, or t^H's (conj) */
-static rs_gemm_operand operand(const rs_tensor *t, int adjoint) {
-    rs_gemm_operand o;
-    o.address = t->address;
-    o.stride[0] = t->strides[0];
-    o.stride[1] = adjoint ? t->strides[2] : t->strides[1];
-    o.stride[2] = adjoint ? t->strides[1] : t->strides[2];
-    return o;
-}
-
 /* c = alpha op(a) op(b) (+ beta cin): (P, rows, inner) by (P, inner, cols) */
 static rs_status product(rs_stream *s, rs_dtype dt, int64_t p, int64_t rows, int64_t cols, int64_t inner,
                          rs_gemm_operand a, int conj_a, rs_gemm_operand b, const rs_tensor *c, const rs_tensor *cin) {
@@ -31,15 +21,12 @@ static rs_status product(rs_stream *s, rs_dtype dt, int64_t p, int64_t rows, int
     d.batch = p, d.m = rows, d.n = cols, d.k = inner;
     d.a = a, d.b = b;
     d.conj_a = conj_a;
-    d.c.address = c->address;
-    for (int i = 0; i < 3; ++i) d.c.stride[i] = c->strides[i];
-    if (dt == RS_COMPLEX64) d.alpha[0].cf.re = 1.0f;
-    else d.alpha[0].f = 1.0f;
+    d.c = rs_gemm_operand_of(c, 0);
+    rs_gemm_scalar(dt, 1.0, d.alpha);
     if (cin) { /* c = a b - cin */
         d.use_cin = 1;
-        d.cin = operand(cin, 0);
-        if (dt == RS_COMPLEX64) d.beta[0].cf.re = -1.0f;
-        else d.beta[0].f = -1.0f;
+        d.cin = rs_gemm_operand_of(cin, 0);
+        rs_gemm_scalar(dt, -1.0, d.beta);
     }
     return rs_gemm(s, &d);
 }
@@ -123,14 +110,16 @@ rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double 
     }
     /* c = S+ (U^H b), then x = (V^H)^H c */
     const rs_tensor cm = rs_tensor_dense_like(&(rs_tensor){.ndim = 3, .sizes = {p, kk, k}}, ac, dt);
-    if ((st = product(s, dt, p, kk, k, m, operand(&u, 1), dt == RS_COMPLEX64, operand(b, 0), &cm, NULL)))
+    if ((st = product(s, dt, p, kk, k, m, rs_gemm_operand_of(&u, 1), dt == RS_COMPLEX64, rs_gemm_operand_of(b, 0),
+                      &cm, NULL)))
         goto done;
     rs_tensor scale = rs_tensor_dense_like(&cm, ai, RS_FLOAT32); /* inv (P, kk) along each row */
     scale.strides[0] = kk, scale.strides[1] = 1, scale.strides[2] = 0;
     if ((st = apply(s, "lstsq_scale", "(a * b)", dt, &cm, &cm, &scale, 0.0)) != RS_OK) goto done;
     rs_tensor xs = *x;
     if (resid) xs = rs_tensor_dense_like(x, ax, dt);
-    if ((st = product(s, dt, p, n, k, kk, operand(&vh, 1), dt == RS_COMPLEX64, operand(&cm, 0), &xs, NULL)))
+    if ((st = product(s, dt, p, n, k, kk, rs_gemm_operand_of(&vh, 1), dt == RS_COMPLEX64, rs_gemm_operand_of(&cm, 0),
+                      &xs, NULL)))
         goto done;
     if (resid) { /* |a x - b|^2 over each column; then x */
         uint64_t ar, aq;
@@ -139,7 +128,8 @@ rs_status rs_lstsq(rs_stream *s, const rs_tensor *a, const rs_tensor *b, double 
             goto done;
         const rs_tensor r = rs_tensor_dense_like(&(rs_tensor){.ndim = 3, .sizes = {p, m, k}}, ar, dt);
         const rs_tensor q = rs_tensor_dense_like(&r, aq, RS_FLOAT32);
-        if ((st = product(s, dt, p, m, k, n, operand(a, 0), 0, operand(&xs, 0), &r, b)) != RS_OK) goto done;
+        if ((st = product(s, dt, p, m, k, n, rs_gemm_operand_of(a, 0), 0, rs_gemm_operand_of(&xs, 0), &r, b)) != RS_OK)
+            goto done;
         if ((st = apply(s, "lstsq_square", dt == RS_COMPLEX64 ? "dot(a, a)" : "(a * a)", RS_FLOAT32, &q, &r, NULL,
                         0.0)))
             goto done;

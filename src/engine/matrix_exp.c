@@ -16,21 +16,6 @@ static const char op_name[] = "linalg.matrix_exp";
 
 static int is_wide(rs_dtype dt) { return dt == RS_FLOAT64 || dt == RS_COMPLEX128; }
 
-/* v as a GEMM scalar of dtype dt's accumulation type (russet/gemm.h) */
-static void gemm_scalar(rs_dtype dt, double v, rs_scalar out[2]) {
-    memset(out, 0, 2 * sizeof(rs_scalar));
-    if (is_wide(dt)) out[0].d = v; /* complex128: the real part's slot */
-    else if (dt == RS_COMPLEX64) out[0].cf.re = (float)v;
-    else out[0].f = (float)v;
-}
-
-static rs_gemm_operand operand_of(const rs_tensor *t) {
-    rs_gemm_operand o;
-    o.address = t->address;
-    for (int i = 0; i < 3; ++i) o.stride[i] = t->strides[i];
-    return o;
-}
-
 /* c = alpha a b (+ cin) over the batch */
 static rs_status product(rs_stream *s, const rs_tensor *a, const rs_tensor *b, const rs_tensor *c, double alpha,
                          const rs_tensor *cin) {
@@ -38,12 +23,12 @@ static rs_status product(rs_stream *s, const rs_tensor *a, const rs_tensor *b, c
     memset(&d, 0, sizeof d);
     d.dtype = c->dtype;
     d.batch = c->sizes[0], d.m = d.n = d.k = c->sizes[1];
-    d.a = operand_of(a), d.b = operand_of(b), d.c = operand_of(c);
-    gemm_scalar(c->dtype, alpha, d.alpha);
+    d.a = rs_gemm_operand_of(a, 0), d.b = rs_gemm_operand_of(b, 0), d.c = rs_gemm_operand_of(c, 0);
+    rs_gemm_scalar(c->dtype, alpha, d.alpha);
     if (cin) {
         d.use_cin = 1;
-        d.cin = operand_of(cin);
-        gemm_scalar(c->dtype, 1.0, d.beta);
+        d.cin = rs_gemm_operand_of(cin, 0);
+        rs_gemm_scalar(c->dtype, 1.0, d.beta);
     }
     return rs_gemm(s, &d);
 }

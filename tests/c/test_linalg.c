@@ -4,7 +4,8 @@
  * positive definite), LU with partial pivoting (square, tall, wide, a zero
  * pivot; pivots as a double-precision getf2 picks them), the triangular
  * solves (both triangles, unit diagonal, conjugated), the row interchanges,
- * QR and the Householder product (Q R = A, Q^H Q = I), the Jacobi sweeps
+ * QR and the Householder product (Q R = A, Q^H Q = I), ormqr (op(Q) C and
+ * C op(Q) against the full Q), the Jacobi sweeps
  * (a known spectrum, orthogonal columns or a diagonal left, the Frobenius
  * norm kept), and what the ops assemble from them: lu_unpack (P L U = A),
  * det and slogdet (a singular matrix: 0, sign 0, -inf), eigvalsh reading
@@ -358,6 +359,54 @@ static void qr_case(rs_dtype dt, int64_t m, int64_t n) {
     }
     free(a), free(r), free(q);
     rs_free(dev, da), rs_free(dev, dt_), rs_free(dev, dq);
+}
+
+/* rs_ormqr against op(Q) C or C op(Q) formed on the host from the full Q
+ * (rs_householder_product with mq columns) of geqrf's reflectors of a
+ * (B, mq, k) matrix; `other` is C's other dim */
+static void ormqr_case(rs_dtype dt, int64_t mq, int64_t k, int64_t other, int left, int transpose) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    const int64_t r = mq < k ? mq : k, m = left ? mq : other, n = left ? other : mq;
+    const size_t es = rs_dtype_size(dt);
+    cplx *a = random_matrices(dt, mq, k, 5u + (unsigned)mq), *c = random_matrices(dt, m, n, 9u + (unsigned)n);
+    int64_t sa[3] = {B, mq, k}, st[2] = {B, r}, sq[3] = {B, mq, mq}, sc[3] = {B, m, n};
+    uint64_t da = upload(dev, s, dt, a, (size_t)(B * mq * k)), dc = upload(dev, s, dt, c, (size_t)(B * m * n));
+    uint64_t dtau, dq, dout;
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * (r ? r : 1)) * es, s, &dtau));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * mq * mq) * es, s, &dq));
+    CHECK_OK(rs_alloc(dev, (uint64_t)(B * m * n) * es, s, &dout));
+    rs_tensor ta = ctest_view(da, dt, 3, sa), tt = ctest_view(dtau, dt, 2, st), tq = ctest_view(dq, dt, 3, sq);
+    rs_tensor tc = ctest_view(dc, dt, 3, sc), to = ctest_view(dout, dt, 3, sc);
+    CHECK_OK(rs_geqrf(s, &ta, &tt));
+    CHECK_OK(rs_householder_product(s, &ta, &tt, &tq));
+    CHECK_OK(rs_ormqr(s, &ta, &tt, &tc, left, transpose, &to));
+    cplx *q = malloc(sizeof(cplx) * (size_t)(B * mq * mq)), *got = malloc(sizeof(cplx) * (size_t)(B * m * n));
+    CHECK_OK(download(s, dt, dq, (size_t)(B * mq * mq), q));
+    CHECK_OK(download(s, dt, dout, (size_t)(B * m * n), got));
+    double err = 0;
+    for (int p = 0; p < B; ++p)
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                cplx sum = 0;
+                for (int64_t l = 0; l < mq; ++l) {
+                    /* op(Q)[x][y]: Q[x][y], or conj(Q[y][x]) transposed */
+                    const int64_t x = left ? i : l, y = left ? l : j;
+                    const cplx qv = transpose ? conj(AT(q, p, y, x, mq, mq)) : AT(q, p, x, y, mq, mq);
+                    sum += left ? qv * AT(c, p, l, j, m, n) : AT(c, p, i, l, m, n) * qv;
+                }
+                err = fmax(err, cabs(sum - AT(got, p, i, j, m, n)));
+            }
+    if (err > tol_of(dt) * 10)
+        fprintf(stderr, "  ormqr %s mq %lld k %lld left %d transpose %d: |err| %g\n", rs_dtype_name(dt),
+                (long long)mq, (long long)k, left, transpose, err);
+    CHECK(err <= tol_of(dt) * 10);
+    /* out must have c's shape; v's rows must be c's rows (left) or columns */
+    int64_t bad[3] = {B, m + 1, n};
+    rs_tensor tb = ctest_view(dout, dt, 3, bad);
+    CHECK(rs_ormqr(s, &ta, &tt, &tc, left, transpose, &tb) == RS_ERR_INVALID);
+    free(a), free(c), free(q), free(got);
+    rs_free(dev, da), rs_free(dev, dc), rs_free(dev, dtau), rs_free(dev, dq), rs_free(dev, dout);
 }
 
 /* ---- Jacobi: matrices of known spectrum, Q diag(lambda) V^H with Q, V
@@ -1062,6 +1111,12 @@ static void all_cases(rs_dtype dt) {
     qr_case(dt, 6, 4);
     qr_case(dt, 4, 6);
     qr_case(dt, 70, 66);
+    for (int left = 0; left < 2; ++left)
+        for (int transpose = 0; transpose < 2; ++transpose) {
+            ormqr_case(dt, 6, 4, 3, left, transpose); /* 4 reflectors in a 6 x 6 Q */
+            ormqr_case(dt, 5, 7, 2, left, transpose); /* more columns than rows: 5 reflectors */
+        }
+    ormqr_case(dt, 70, 66, 9, 1, 1);
     jacobi_case(dt, 6, 0);
     jacobi_case(dt, 6, 1);
     jacobi_case(dt, 40, 0);

@@ -1,8 +1,10 @@
 """The native linear algebra (the C core's linalg engine, src/engine/linalg.c,
 through src/torch/ops/linalg.cpp): Cholesky, the triangular solves, LU with
-partial pivoting and what is built on it (solve, inv, det, slogdet), QR, the
-SVD and the Hermitian eigendecomposition (values and vectors),
+partial pivoting and what is built on it (solve, inv, det, slogdet), QR and
+ormqr, the SVD and the Hermitian eigendecomposition (values and vectors),
 against CPU (LAPACK); float64 and complex128 where the device has fp64."""
+
+import warnings
 
 import pytest
 import torch
@@ -17,7 +19,7 @@ OPS = ["linalg.cholesky", "linalg.cholesky_ex", "cholesky", "linalg.solve_triang
        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve", "lu_unpack", "lu_solve", "lu",
        "linalg.solve", "linalg.solve_ex", "linalg.inv", "linalg.inv_ex", "linalg.det", "linalg.slogdet",
        "logdet", "linalg.tensorsolve", "linalg.tensorinv", "linalg.matrix_power",
-       "linalg.qr", "qr", "geqrf", "linalg.householder_product", "linalg.svdvals", "linalg.eigvalsh"]
+       "linalg.qr", "qr", "geqrf", "linalg.householder_product", "ormqr", "linalg.svdvals", "linalg.eigvalsh"]
 # torch 2.15 removed torch.cholesky (aten::cholesky) and the OpInfos of
 # cholesky and qr: those run where torch has them (issue 22)
 HAS_CHOLESKY = hasattr(torch.ops.aten, "cholesky")
@@ -279,6 +281,56 @@ def test_solve_inv_det_forms(dtype):
     (torch.linalg.det(ad).abs().sum() + torch.linalg.solve(ad, a.mH.to(D)).abs().sum()).backward()
     assert torch.russet.host_op_counts() == {}
     assert_close(ad.grad.cpu(), ac.grad, atol=1e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_ormqr_every_side_and_transpose_with_cpus_layout(dtype):
+    """rs_ormqr: Q (or Q^H) of geqrf's reflectors from the left and the
+    right, batched, tall and wide reflector matrices, a conjugate view as
+    input; the result column-major as CPU's, an out= of the right shape
+    kept as it is; a gradient through it host-free; bad shapes raise as on
+    CPU"""
+    g = torch.Generator().manual_seed(11)
+    for mq, k in ((6, 4), (5, 7), (70, 66)):
+        a = torch.randn(2, mq, k, dtype=dtype, generator=g)
+        q, tau = torch.geqrf(a)
+        for left in (True, False):
+            other = torch.randn(2, mq, 3, dtype=dtype, generator=g) if left else torch.randn(2, 3, mq, dtype=dtype,
+                                                                                             generator=g)
+            for transpose in (False, True):
+                want = torch.ormqr(q, tau, other, left, transpose)
+                got = host_free(lambda: torch.ormqr(q.to(D), tau.to(D), other.to(D), left, transpose))
+                assert got.stride() == want.stride()
+                assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
+    # out=, as CPU lays it out: of the right shape, kept; empty, resized
+    # column-major; of other sizes, resized row-major
+    for out in (torch.empty(2, 70, 3, dtype=dtype), torch.empty(0, dtype=dtype), torch.empty(3, dtype=dtype)):
+        od = out.to(D)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (resize_output's, on both)
+            torch.ormqr(q, tau, torch.ones(2, 70, 3, dtype=dtype), out=out)
+            torch.ormqr(q.to(D), tau.to(D), torch.ones(2, 70, 3, dtype=dtype, device=D), out=od)
+        assert od.stride() == out.stride()
+        assert_close(od.cpu(), out, atol=1e-4, rtol=1e-4)
+    if dtype.is_complex:  # a conjugate view reads its values
+        other = torch.randn(6, 2, dtype=dtype, generator=g)
+        q, tau = torch.geqrf(torch.randn(6, 4, dtype=dtype, generator=g))
+        assert_close(torch.ormqr(q.to(D), tau.to(D), other.to(D).conj()).cpu(), torch.ormqr(q, tau, other.conj()),
+                     atol=1e-5, rtol=1e-5)
+    # the gradient (ATen's formula: householder products and ormqr) runs natively
+    q, tau = torch.geqrf(torch.randn(5, 3, dtype=dtype, generator=g))
+    other = torch.randn(5, 2, dtype=dtype, generator=g)
+    qc, oc = q.clone().requires_grad_(), other.clone().requires_grad_()
+    torch.ormqr(qc, tau, oc).abs().sum().backward()
+    qd, od = q.to(D).requires_grad_(), other.to(D).requires_grad_()
+    torch.russet.reset_host_op_counts()
+    torch.ormqr(qd, tau.to(D), od).abs().sum().backward()
+    assert torch.russet.host_op_counts() == {}
+    assert_close(qd.grad.cpu(), qc.grad, atol=1e-4, rtol=1e-4)
+    assert_close(od.grad.cpu(), oc.grad, atol=1e-4, rtol=1e-4)
+    # what ATen refuses raises its error (the host's kernel checks)
+    with pytest.raises(RuntimeError, match="ormqr"):
+        torch.ormqr(q.to(D), tau.to(D), torch.randn(4, 2, dtype=dtype, device=D))
 
 
 def relative_residual(a, x, b):

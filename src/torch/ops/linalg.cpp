@@ -7,9 +7,9 @@
 // file checks arguments as ATen does, lays results out as CPU does and
 // calls the engine. float32 and complex64 run natively, float64 and
 // complex128 too where the device has float64 arithmetic (not the apple
-// profile: host execution there; Jacobi stays float32/complex64); the rest
-// of linalg (eig, lstsq's drivers, ldl, ormqr, matrix_exp) is host
-// execution.
+// profile: host execution there; Jacobi stays float32/complex64). ormqr
+// is here too (rs_ormqr); lstsq and matrix_exp have files of their own;
+// eig and ldl are host execution.
 #include "torch/pointwise.h"
 #include "torch/same_device.h"
 
@@ -33,6 +33,7 @@
 #include <ATen/ops/eye.h>
 #include <ATen/ops/geqrf_ops.h>
 #include <ATen/ops/linalg_householder_product_ops.h>
+#include <ATen/ops/ormqr_ops.h>
 #include <ATen/ops/linalg_qr_meta.h>
 #include <ATen/ops/linalg_qr_ops.h>
 #include <ATen/ops/linalg_cholesky_ex_meta.h>
@@ -598,6 +599,46 @@ Tensor householder_product_fn(const Tensor& input, const Tensor& tau) {
   return lapack_layout(householder_product_out(input, tau, out));
 }
 
+// ormqr (rs_ormqr): the Q of geqrf's reflectors, or its conjugate
+// transpose, applied to other from the left or the right, the result laid
+// out as CPU's (column-major matrices; out= below). Arguments ATen would refuse
+// (shapes, batches, dtypes) go to the host, whose kernel raises its errors.
+Tensor& ormqr_out(const Tensor& input, const Tensor& tau, const Tensor& other, bool left, bool transpose,
+                  Tensor& out) {
+  return native_or_host<at::_ops::ormqr_out>(
+      [&]() -> Tensor& {
+        host_unless(rs_linalg_computes, other);
+        same_device(input, tau, other, out);
+        const int64_t d = input.dim();
+        const bool usual = d >= 2 && other.dim() == d && tau.dim() == d - 1 &&
+                           input.scalar_type() == other.scalar_type() && tau.scalar_type() == other.scalar_type() &&
+                           out.scalar_type() == other.scalar_type() &&
+                           input.sizes().slice(0, d - 2) == other.sizes().slice(0, d - 2) &&
+                           tau.sizes().slice(0, d - 2) == input.sizes().slice(0, d - 2) &&
+                           other.size(left ? -2 : -1) == input.size(-2) && tau.size(-1) <= input.size(-1) &&
+                           tau.size(-1) <= input.size(-2);
+        if (!usual) throw NeedsHost{"ormqr: arguments that ATen checks"};
+        Tensor r = at::empty_strided(other.sizes(), column_major_strides(other.sizes()), other.options());
+        if (r.numel() > 0) {
+          const int64_t P = batch_count(other.sizes());
+          Tensor v = batched(input), c = batched(other);
+          Tensor t = tau.resolve_conj().resolve_neg().reshape({P, tau.size(-1)});
+          Tensor r3 = r.view({P, other.size(-2), other.size(-1)});
+          rs_tensor tv = describe(v), tt = describe(t), tc = describe(c), tr = describe(r3);
+          check_or_host(rs_ormqr(current_stream_for(other), &tv, &tt, &tc, left, transpose, &tr));
+        }
+        // CPU's: an empty out becomes column-major, one resized from
+        // other sizes row-major, one of the right shape keeps its strides
+        return out.numel() == 0 ? write_lapack_out(out, r) : write_out(out, r);
+      },
+      input, tau, other, left, transpose, out);
+}
+
+Tensor ormqr_fn(const Tensor& input, const Tensor& tau, const Tensor& other, bool left, bool transpose) {
+  Tensor out = at::empty({0}, input.options());
+  return ormqr_out(input, tau, other, left, transpose, out);
+}
+
 // linalg.qr (rs_qr): R (k or m rows) and, unless mode 'r', Q (k or m columns)
 std::tuple<Tensor&, Tensor&> qr_out(const Tensor& A, c10::string_view mode, Tensor& Q, Tensor& R) {
   return native_or_host<at::_ops::linalg_qr_out>(
@@ -771,6 +812,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("geqrf", geqrf_fn);
   m.impl("linalg_householder_product.out", householder_product_out);
   m.impl("linalg_householder_product", householder_product_fn);
+  m.impl("ormqr.out", ormqr_out);
+  m.impl("ormqr", ormqr_fn);
   m.impl("linalg_qr.out", qr_out);
   m.impl("_linalg_svd.U", svd_out);
   m.impl("_linalg_eigh.eigenvalues", eigh_out);
