@@ -4,6 +4,7 @@ partial pivoting and what is built on it (solve, inv, det, slogdet), QR and
 ormqr, the SVD and the Hermitian eigendecomposition (values and vectors),
 against CPU (LAPACK); float64 and complex128 where the device has fp64."""
 
+import re
 import warnings
 
 import pytest
@@ -328,9 +329,14 @@ def test_ormqr_every_side_and_transpose_with_cpus_layout(dtype):
     assert torch.russet.host_op_counts() == {}
     assert_close(qd.grad.cpu(), qc.grad, atol=1e-4, rtol=1e-4)
     assert_close(od.grad.cpu(), oc.grad, atol=1e-4, rtol=1e-4)
-    # what ATen refuses raises its error (the host's kernel checks)
-    with pytest.raises(RuntimeError, match="ormqr"):
-        torch.ormqr(q.to(D), tau.to(D), torch.randn(4, 2, dtype=dtype, device=D))
+    # what ATen refuses raises its error (the host's kernel checks): other's
+    # rows, fewer scalars than min(rows, reflectors), batches, dimensions
+    for qq, tt, oo in ((q, tau, torch.randn(4, 2, dtype=dtype)), (q, tau[:2], other),
+                       (q.expand(2, 5, 3), tau.expand(1, 3), other.expand(2, 5, 2)), (q, tau[None], other)):
+        with pytest.raises(RuntimeError) as cpu:
+            torch.ormqr(qq, tt, oo)
+        with pytest.raises(RuntimeError, match=re.escape(str(cpu.value).splitlines()[0][:60])):
+            torch.ormqr(qq.to(D), tt.to(D), oo.to(D))
 
 
 def relative_residual(a, x, b):

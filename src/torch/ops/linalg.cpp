@@ -615,8 +615,8 @@ Tensor& ormqr_out(const Tensor& input, const Tensor& tau, const Tensor& other, b
                            out.scalar_type() == other.scalar_type() &&
                            input.sizes().slice(0, d - 2) == other.sizes().slice(0, d - 2) &&
                            tau.sizes().slice(0, d - 2) == input.sizes().slice(0, d - 2) &&
-                           other.size(left ? -2 : -1) == input.size(-2) && tau.size(-1) <= input.size(-1) &&
-                           tau.size(-1) <= input.size(-2);
+                           other.size(left ? -2 : -1) == input.size(-2) &&
+                           tau.size(-1) == std::min(other.size(left ? -2 : -1), input.size(-1));
         if (!usual) throw NeedsHost{"ormqr: arguments that ATen checks"};
         Tensor r = at::empty_strided(other.sizes(), column_major_strides(other.sizes()), other.options());
         if (r.numel() > 0) {
