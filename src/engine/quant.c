@@ -78,12 +78,13 @@ static rs_status launch(rs_stream *s, const char *defines, uint64_t items, const
     return st ? st : rs_launch(s, k, items, pc, sizeof *pc, acc, n_acc);
 }
 
-/* a launch of a product's mode; vec: 0, 1 (16-byte reads of W) or 2 (of x too) */
-static rs_status qmm_launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, uint64_t items,
+/* a launch of a product's mode; vec: 0, 1 (16-byte reads of W) or 2 (of x
+ * too); tile: the GEMV's shape as more defines, else "" */
+static rs_status qmm_launch(rs_stream *s, const rs_weight_qmm *q, int mode, int vec, const char *tile, uint64_t items,
                             const quant_push *pc, const rs_access *acc, int n_acc) {
-    char defines[64];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d", mode, q->bits, (int)q->x.dtype,
-             vec > 0, vec > 1);
+    char defines[112];
+    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d%s", mode, q->bits, (int)q->x.dtype,
+             vec > 0, vec > 1, tile);
     return launch(s, defines, items, pc, acc, n_acc);
 }
 
@@ -140,10 +141,9 @@ static rs_status gemv(rs_stream *s, const rs_weight_qmm *q, uint64_t par) {
                      .params = par};
     rs_access acc[4] = {rs_tensor_access(&q->x, 0), rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                         rs_tensor_access(&q->out, 1)};
-    char defines[112];
-    snprintf(defines, sizeof defines, "MODE=%d;BITS=%d;DT=%d;VEC=%d;XVEC=%d;LANES=%d;NR=%d;MT=%d;PF=%d", QM_GEMV,
-             q->bits, (int)q->x.dtype, vec > 0, vec > 1, g.lanes, g.nr, g.mt, g.pf != 0);
-    return launch(s, defines, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
+    char tile[48];
+    snprintf(tile, sizeof tile, ";LANES=%d;NR=%d;MT=%d;PF=%d", g.lanes, g.nr, g.mt, g.pf != 0);
+    return qmm_launch(s, q, QM_GEMV, vec, tile, (uint64_t)tiles * RS_KERNEL_WG, &pc, acc, 4);
 }
 
 /* W dequantized into a scratch (N, K), x @ W^T into a float32 scratch
@@ -159,7 +159,7 @@ static rs_status dequant_gemm(rs_stream *s, const rs_weight_qmm *q, uint64_t par
         quant_push pc = {.w = q->w.address, .scales = q->scales.address, .out_ = wd, .params = par};
         rs_access acc[3] = {rs_tensor_access(&q->w, 0), rs_tensor_access(&q->scales, 0),
                             rs_tensor_access(&wdense, 1)};
-        st = qmm_launch(s, q, QM_DEQUANT, 0, (uint64_t)(N * q->w.sizes[1]), &pc, acc, 3);
+        st = qmm_launch(s, q, QM_DEQUANT, 0, "", (uint64_t)(N * q->w.sizes[1]), &pc, acc, 3);
     }
     if (!st) {
         rs_gemm_desc g;
@@ -176,7 +176,7 @@ static rs_status dequant_gemm(rs_stream *s, const rs_weight_qmm *q, uint64_t par
     if (!st) {
         quant_push pc = {.scales = q->scales.address, .out_ = q->out.address, .c = c, .params = par};
         rs_access acc[3] = {rs_tensor_access(&cf, 0), rs_tensor_access(&q->scales, 0), rs_tensor_access(&q->out, 1)};
-        st = qmm_launch(s, q, QM_SCALE, 0, (uint64_t)(M * N), &pc, acc, 3);
+        st = qmm_launch(s, q, QM_SCALE, 0, "", (uint64_t)(M * N), &pc, acc, 3);
     }
     rs_scratch_release(&sc);
     return st;

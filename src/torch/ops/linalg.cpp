@@ -614,10 +614,10 @@ Tensor& ormqr_out(const Tensor& input, const Tensor& tau, const Tensor& other, b
                            input.scalar_type() == other.scalar_type() && tau.scalar_type() == other.scalar_type() &&
                            out.scalar_type() == other.scalar_type() &&
                            input.sizes().slice(0, d - 2) == other.sizes().slice(0, d - 2) &&
-                           tau.sizes().slice(0, d - 2) == input.sizes().slice(0, d - 2) &&
-                           other.size(left ? -2 : -1) == input.size(-2) &&
-                           tau.size(-1) == std::min(other.size(left ? -2 : -1), input.size(-1));
-        if (!usual) throw NeedsHost{"ormqr: arguments that ATen checks"};
+                           tau.sizes().slice(0, d - 2) == input.sizes().slice(0, d - 2);
+        const int64_t mq = usual ? other.size(left ? -2 : -1) : 0;  // Q's order: other's rows (left) or columns
+        if (!usual || mq != input.size(-2) || tau.size(-1) != std::min(mq, input.size(-1)))
+          throw NeedsHost{"ormqr: arguments that ATen checks"};
         Tensor r = at::empty_strided(other.sizes(), column_major_strides(other.sizes()), other.options());
         if (r.numel() > 0) {
           const int64_t P = batch_count(other.sizes());
