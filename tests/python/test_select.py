@@ -223,11 +223,36 @@ def test_unique_dim_edges_and_errors():
 
 
 def test_opinfo_counting():
-    # float32 histc is native; float16/bfloat16/float64 histc and bincount
-    # with non-float32 weights (a float64 result) run on the host
+    # float32 histc is native; float16/bfloat16/float64 histc run on the
+    # host under apple. bincount's integer weights (a float64 result, summed
+    # as int64 where they fit a double exactly) are native
     check_opinfo("histc", dtypes=[torch.float32, torch.float16, torch.bfloat16])
     check_opinfo("histc", dtypes=[torch.float64], native=False)
-    check_opinfo("bincount", native=False)
+    check_opinfo("bincount")
+
+
+def test_bincount_weights_of_other_dtypes():
+    # CPU sums any weights but float32 as doubles: integer weights are exact
+    # on both; float64 (and float16/bfloat16) sums need the device's fp64,
+    # else host execution (counted)
+    g = torch.Generator().manual_seed(7)
+    x = torch.randint(0, 40, (2000,), generator=g)
+    fp64 = torch.russet.get_device_properties().has_fp64
+    for w in (torch.randint(-1000, 1000, (2000,), generator=g), torch.randint(0, 255, (2000,), generator=g).to(torch.uint8),
+              torch.randint(0, 2, (2000,), generator=g).bool(), torch.randint(-5, 5, (2000,), generator=g).to(torch.int8)):
+        exp = torch.bincount(x, weights=w, minlength=50)
+        got = native(lambda: torch.bincount(x.to(D), weights=w.to(D), minlength=50)).cpu()
+        assert got.dtype == exp.dtype == torch.float64 and torch.equal(got, exp), w.dtype
+    # weights past 2^53 / n: int64 sums would not be CPU's double sums
+    big = torch.full((2000,), 2 ** 50, dtype=torch.int64)
+    exp = torch.bincount(x, weights=big)
+    torch.russet.reset_host_op_counts()
+    assert torch.equal(torch.bincount(x.to(D), weights=big.to(D)).cpu(), exp)
+    if not fp64:
+        assert torch.russet.host_op_counts().get("aten::bincount") == 1
+    wd = torch.randn(2000, generator=g, dtype=torch.float64)
+    got = torch.bincount(x.to(D), weights=wd.to(D)).cpu()
+    assert torch.equal(got, torch.bincount(x, weights=wd))
 
 
 def test_bincount_histc_forms():

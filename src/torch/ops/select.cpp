@@ -35,6 +35,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "torch/rows.h"
@@ -401,29 +402,45 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights_opt, in
         bool has_weights = weights.defined();
         TORCH_CHECK(!has_weights || (weights.dim() == 1 && weights.size(0) == self.size(0)),
                     "weights should be 1-d and have the same length as input");
-        if (has_weights && weights.scalar_type() != at::kFloat) throw NeedsHost();  // a float64 result
         c10::DeviceGuard guard(self.device());
         rs_stream* s = current_stream_for(self);
+        // CPU sums float32 weights as floats and any other weights as
+        // doubles (a float64 result). The sum dtype here: float32, float64
+        // where the device computes it, else int64 for integral weights
+        // whose every partial sum is an exact double (|w| n < 2^53: the
+        // int64 sums, then converted, equal CPU's double sums), else host.
+        at::ScalarType sum_t = at::kFloat;
+        if (has_weights && weights.scalar_type() != at::kFloat) {
+          sum_t = at::kDouble;
+          if (!rs_index_reduce_computes(device(self.device().index()), RS_FLOAT64, RS_IR_SUM)) {
+            if (!at::isIntegralType(weights.scalar_type(), /*includeBool=*/true)) throw NeedsHost();
+            auto [wmn, wmx] = weights.scalar_type() == at::kBool ? std::pair<double, double>{0, 1} : minmax_of(weights, s);
+            if (std::max(std::fabs(wmn), std::fabs(wmx)) * double(weights.numel()) >= 9007199254740992.0)
+              throw NeedsHost();
+            sum_t = at::kLong;
+          }
+        }
         Tensor x = self.contiguous();
         auto [mn, mx] = minmax_of(x, s);
         TORCH_CHECK(mn >= 0, "bincount only supports 1-d non-negative integral inputs.");
         int64_t nbins = std::max(static_cast<int64_t>(mx) + 1, minlength);
         if (has_weights) {
-          // float32 weights: summed in input order into zeros, by the index
-          // reductions' sorted segments (deterministic, CPU's order: bit-equal)
-          Tensor out = at::zeros({nbins}, self.options().dtype(at::kFloat));
+          // summed in input order into zeros, by the index reductions'
+          // sorted segments (deterministic, CPU's order: bit-equal)
+          Tensor out = at::zeros({nbins}, self.options().dtype(sum_t));
+          Tensor w = weights.to(sum_t);
           rs_index_reduce p{};
           p.name = "bincount";
           p.op = RS_IR_SUM;
           p.shared_index = 1;
           p.include_self = 1;
           p.self = describe(out);
-          p.src = describe(weights);
+          p.src = describe(w);
           bool i32_64 = x.scalar_type() == at::kInt || x.scalar_type() == at::kLong;
           Tensor xi = i32_64 ? x : x.to(at::kLong);
           p.index = describe(xi);
-          check(rs_index_reduce_run(s, &p));
-          return out;
+          check_or_host(rs_index_reduce_run(s, &p));
+          return sum_t == at::kLong ? out.to(at::kDouble) : out;
         }
         Tensor out = at::empty({nbins}, self.options().dtype(at::kLong));
         rs_tensor dx = describe(x), dout = describe(out);
