@@ -10,7 +10,9 @@
 // Defines: IN_DT, OUT_DT (dtypes of src and dst), W_DT (6: float32
 // weights and arithmetic; 7: float64), COPY (1: nearest's forward, a copy
 // of the one entry's bits in IN_DT == OUT_DT, any 1, 2, 4 or 8-byte dtype),
-// ESZ (COPY: the element's bytes).
+// ESZ (COPY: the element's bytes), U8 (1: uint8 in fixed point, CPU's
+// algorithm: int32 weights with IP_PREC fractional bits, each element
+// (2^(prec - 1) + sum of w x) >> prec clamped to 0..255).
 #version 460
 #include "common/dtype.glsl"
 #include "params/interp.h"
@@ -20,7 +22,11 @@ layout(local_size_x = RS_WG) in;
 
 layout(push_constant) uniform Push { RS_INTERP_PUSH } pc;
 
-#if !COPY
+#ifndef U8
+#define U8 0
+#endif
+
+#if !COPY && !U8
 #define T_DT IN_DT
 #include "common/dtype_inst.glsl"
 #undef T_DT
@@ -35,7 +41,9 @@ int64_t ip(int slot) { return RsI64(pc.params + 8UL * uint64_t(slot)).v; }
 int row_at(int64_t d) { return int(RsU32(pc.rows + 4UL * uint64_t(d)).v); }
 int col_at(int e) { return int(RsU32(pc.cols + 4UL * uint64_t(e)).v); }
 
-#if !COPY
+#if U8
+int w_at(int e) { return int(RsU32(pc.wts + 4UL * uint64_t(e)).v); }
+#elif !COPY
 #if W_DT == 7
 #define ACC double
 ACC w_at(int e) { return uint64BitsToDouble(RsU64(pc.wts + 8UL * uint64_t(e)).v); }
@@ -69,6 +77,9 @@ void main() {
         dst[k] = ip(IP_DST_ST + k);
     }
     const int P = int(ip(IP_DIM));
+#if U8
+    const int prec = int(ip(IP_PREC));
+#endif
     for (uint64_t e = uint64_t(gl_GlobalInvocationID.x); e < pc.items;
          e += uint64_t(gl_NumWorkGroups.x) * uint64_t(RS_WG)) {
         // the destination coordinates, W fastest
@@ -83,6 +94,11 @@ void main() {
         const int r0 = row_at(dpos), r1 = row_at(dpos + 1);
 #if COPY
         copy_bits(so + int64_t(col_at(r0)) * sst[P], dof);
+#elif U8
+        int acc = prec > 0 ? 1 << (prec - 1) : 0;
+        for (int r = r0; r < r1; ++r)
+            acc += int(uint(RsU8(pc.src + uint64_t(so + int64_t(col_at(r)) * sst[P])).v)) * w_at(r);
+        RsU8(pc.dst + uint64_t(dof)).v = uint8_t(clamp(acc >> prec, 0, 255));
 #else
         ACC acc = ACC(0);
         for (int r = r0; r < r1; ++r) {

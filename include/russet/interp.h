@@ -41,7 +41,10 @@ typedef struct rs_interp {
      * written. Backward: output holds grad_output (read), input receives
      * grad_input (written). Nearest runs forward for every dtype of 1, 2,
      * 4 or 8 bytes (a copy); the weighted modes and every backward take
-     * float32, float16, bfloat16 and float64 (where the device has fp64). */
+     * float32, float16, bfloat16 and float64 (where the device has fp64);
+     * uint8 takes the 2-d weighted modes forward, in CPU's fixed point
+     * (int16 weights, a uint8 result after each dim's pass: the same bits
+     * as CPU's uint8 kernels). */
     rs_tensor input, output;
 } rs_interp;
 

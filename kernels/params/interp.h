@@ -15,6 +15,7 @@
 #define IP_SRC_ST 5   /* src strides (5) */
 #define IP_DST_ST 10  /* dst strides (5) */
 #define IP_DIM 15     /* the dim interpolated (2..4) */
-#define IP_SLOTS 16
+#define IP_PREC 16    /* U8: the weights' fractional bits */
+#define IP_SLOTS 17
 
 #endif

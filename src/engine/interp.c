@@ -152,6 +152,97 @@ INTERP_WEIGHTS(float, f)
 INTERP_WEIGHTS(double, d)
 #undef INTERP_WEIGHTS
 
+/* ---------------------------------------------------------------- uint8: CPU's fixed point */
+
+/* CPU's uint8 bilinear and bicubic, antialiased or not, are one integer
+ * algorithm on every CPU path (UpSampleKernel.cpp: the weights of
+ * _compute_indices_min_size_weights(_aa) in double, then
+ * compute_index_ranges_int16_weights): per dim, int16 weights with `prec`
+ * fractional bits chosen from the largest weight (partial sums included),
+ * rounded half away from zero; each pass sums 2^(prec - 1) + w x in int32,
+ * shifts and clamps to 0..255 (the buffer between the passes is uint8).
+ * The cubic's A is -0.5 antialiased (PIL's), -0.75 otherwise. */
+static double u8_filter(double x, int cubic, double a) {
+    x = fabs(x);
+    if (!cubic) return x < 1.0 ? 1.0 - x : 0.0;
+    if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+    if (x < 2.0) return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a;
+    return 0.0;
+}
+
+static rs_status u8_table(rs_interp_mode mode, int64_t in, int64_t out, int ac, double us, table *t, int *prec) {
+    int aa = mode == RS_INTERP_LINEAR_AA || mode == RS_INTERP_CUBIC_AA;
+    int cubic = mode == RS_INTERP_CUBIC || mode == RS_INTERP_CUBIC_AA;
+    double a = aa ? -0.5 : -0.75, n = cubic ? 4.0 : 2.0;
+    double scale = ac ? (out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0)
+                      : us > 0 ? 1.0 / us : (double)in / (double)out;
+    double support = aa && scale >= 1.0 ? n * 0.5 * scale : n * 0.5;
+    int64_t taps = aa ? (int64_t)ceil(support) * 2 + 1 : (int64_t)n;
+    rs_status st = table_alloc(t, out, out * taps);
+    if (st != RS_OK) return st;
+    double wmax = 0.0;
+    int64_t e = 0;
+    for (int64_t o = 0; o < out; ++o) {
+        double *w = t->w + e;
+        int64_t xmin, xs;
+        if (aa) {
+            double center = scale * ((double)o + 0.5), inv = scale >= 1.0 ? 1.0 / scale : 1.0;
+            xmin = (int64_t)(center - support + 0.5); /* C truncation, as CPU */
+            if (xmin < 0) xmin = 0;
+            int64_t xmax = (int64_t)(center + support + 0.5);
+            xs = (xmax < in ? xmax : in) - xmin;
+            xs = xs < 0 ? 0 : xs > taps ? taps : xs;
+            double total = 0.0;
+            for (int64_t j = 0; j < xs; ++j) {
+                w[j] = u8_filter(((double)(j + xmin) - center + 0.5) * inv, cubic, a);
+                total += w[j];
+            }
+            if (total != 0.0)
+                for (int64_t j = 0; j < xs; ++j) {
+                    w[j] /= total;
+                    if (w[j] > wmax) wmax = w[j];
+                }
+        } else {
+            /* taps past an edge fold onto the edge pixel */
+            int64_t half = taps / 2;
+            double r = ac ? scale * (double)o : scale * ((double)o + 0.5) - 0.5;
+            if (!cubic && !ac && r < 0) r = 0.0;
+            int64_t i0 = (int64_t)floorf((float)r);
+            if (i0 > in - 1) i0 = in - 1;
+            double lam = r - (double)i0;
+            lam = lam < 0.0 ? 0.0 : lam > 1.0 ? 1.0 : lam;
+            int64_t umin = i0 - half + 1, umax = i0 + half + 1;
+            xmin = umin > 0 ? umin : 0;
+            xs = (umax < in ? umax : in) - xmin;
+            xs = xs < 0 ? 0 : xs > taps ? taps : xs;
+            double acc[4] = {0, 0, 0, 0};
+            int64_t wi = 0;
+            for (int64_t j = 0; j < taps; ++j) {
+                double v = u8_filter((double)(j + 1 - half) - lam, cubic, a);
+                if (umin + j <= 0) wi = 0;
+                else if (umin + j >= in - 1) wi = xs - 1;
+                acc[wi] += v;
+                if (acc[wi] > wmax) wmax = acc[wi];
+                wi++;
+            }
+            for (int64_t j = 0; j < xs; ++j) w[j] = acc[j];
+        }
+        for (int64_t j = 0; j < xs; ++j) t->col[e + j] = (int32_t)(xmin + j);
+        e += xs;
+        t->row_ptr[o + 1] = (int32_t)e;
+    }
+    t->nnz = e;
+    int p = 0;
+    for (; p < 22; ++p)
+        if ((int)(0.5 + wmax * (double)(1 << (p + 1))) >= (1 << 15)) break;
+    for (int64_t k = 0; k < e; ++k) {
+        double v = t->w[k] * (double)(1 << p);
+        t->w[k] = (double)(v < 0 ? (int)(-0.5 + v) : (int)(0.5 + v));
+    }
+    *prec = p;
+    return RS_OK;
+}
+
 /* The forward table of one dim: out positions, their (input position,
  * weight) entries. f64: the weights in float64 arithmetic. */
 static rs_status forward_table(rs_interp_mode mode, int64_t in, int64_t out, int ac, double us, int f64, table *t) {
@@ -219,12 +310,13 @@ static rs_status transpose(const table *f, int64_t in, table *t) {
 /* one pass: dst (5-d view) from src along dim p (2..4) with table t */
 static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *src, const int64_t src_st[5],
                           const rs_tensor *dst, const int64_t dst_sz[5], const int64_t dst_st[5], rs_dtype in_dt,
-                          rs_dtype out_dt, rs_dtype wdt, int copy) {
-    /* copy: nearest's forward moves the element's bits, whatever its dtype */
+                          rs_dtype out_dt, rs_dtype wdt, int copy, int prec) {
+    /* copy: nearest's forward moves the element's bits, whatever its dtype;
+     * prec >= 0: uint8's fixed point (int32 weights with prec fractional bits) */
     int64_t items = 1;
     for (int d = 0; d < 5; ++d) items *= dst_sz[d];
     if (items == 0) return RS_OK;
-    size_t wsz = wdt == RS_FLOAT64 ? 8 : 4;
+    size_t wsz = wdt == RS_FLOAT64 && prec < 0 ? 8 : 4;
     size_t bytes = IP_SLOTS * 8 + (size_t)(t->n_dest + 1) * 4 + (size_t)t->nnz * 4 + 8 + (size_t)t->nnz * wsz + 8;
     uint64_t addr;
     void *host = NULL;
@@ -235,13 +327,17 @@ static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *
     memcpy(ip + IP_SRC_ST, src_st, 5 * sizeof(int64_t));
     memcpy(ip + IP_DST_ST, dst_st, 5 * sizeof(int64_t));
     ip[IP_DIM] = p;
+    ip[IP_PREC] = prec;
     uint8_t *b = (uint8_t *)host;
     size_t o_rows = IP_SLOTS * 8, o_cols = o_rows + (size_t)(t->n_dest + 1) * 4;
     size_t o_w = (o_cols + (size_t)t->nnz * 4 + 7) / 8 * 8;
     memcpy(b + o_rows, t->row_ptr, (size_t)(t->n_dest + 1) * 4);
     memcpy(b + o_cols, t->col, (size_t)t->nnz * 4);
     for (int64_t e = 0; e < t->nnz; ++e) {
-        if (wsz == 8) memcpy(b + o_w + 8 * e, &t->w[e], 8);
+        if (prec >= 0) {
+            int32_t q = (int32_t)t->w[e]; /* an int16 value */
+            memcpy(b + o_w + 4 * e, &q, 4);
+        } else if (wsz == 8) memcpy(b + o_w + 8 * e, &t->w[e], 8);
         else {
             float f = (float)t->w[e]; /* exact: the weight was computed in float */
             memcpy(b + o_w + 4 * e, &f, 4);
@@ -249,8 +345,8 @@ static rs_status run_pass(rs_stream *s, const table *t, int p, const rs_tensor *
     }
     struct { RS_INTERP_PUSH } pc = {src->address, dst->address, addr, addr + o_rows, addr + o_cols, addr + o_w, (uint64_t)items};
     char defines[96];
-    snprintf(defines, sizeof defines, "IN_DT=%d;OUT_DT=%d;W_DT=%d;COPY=%d;ESZ=%d", (int)in_dt, (int)out_dt, (int)wdt,
-             copy, copy ? (int)rs_dtype_size(in_dt) : 0);
+    snprintf(defines, sizeof defines, "IN_DT=%d;OUT_DT=%d;W_DT=%d;COPY=%d;ESZ=%d;U8=%d", (int)in_dt, (int)out_dt,
+             (int)wdt, copy, copy ? (int)rs_dtype_size(in_dt) : 0, prec >= 0);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(rs_stream_device(s), "interp.comp", defines, &k)) != RS_OK) return st;
     rs_access acc[2] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1)};
@@ -268,9 +364,11 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
     int flt = rs_dtype_is_nn_float(dt);
     size_t esz = rs_dtype_size(dt);
     int copy = !p->backward && !weighted(p->mode);
-    if (copy ? !(esz == 1 || esz == 2 || esz == 4 || esz == 8) : !flt)
+    /* uint8: CPU's 2-d (bi)linear and bicubic forward in fixed point (u8_table) */
+    int u8 = dt == RS_UINT8 && !copy && !p->backward && p->dims == 2;
+    if (copy ? !(esz == 1 || esz == 2 || esz == 4 || esz == 8) : !flt && !u8)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_interp: no kernel for %s%s", rs_dtype_name(dt),
-                        copy ? "" : " (the weighted modes and the backward take floating types)");
+                        copy ? "" : " (the weighted modes and the backward take floating types, and uint8's 2-d forward)");
     if (!copy && dt == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
         return rs_error(RS_ERR_UNSUPPORTED, "rs_interp: float64 needs float64 arithmetic, which this device lacks");
     rs_status st;
@@ -298,11 +396,11 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
      * antialiased modes skip a dim whose size does not change (as CPU),
      * nearest skips it too (its table is the identity there) */
     rs_dtype wdt = dt == RS_FLOAT64 ? RS_FLOAT64 : RS_FLOAT32;
-    rs_dtype mid_dt = copy ? dt : wdt;
+    rs_dtype mid_dt = copy || u8 ? dt : wdt;
     int pass_dims[3], npass = 0;
     for (int q = 0; q < p->dims; ++q) {
         int j = p->backward ? q : p->dims - 1 - q, d = 5 - p->dims + j;
-        int skip = in[d] == out[d] && (!weighted(p->mode) || p->mode == RS_INTERP_LINEAR_AA ||
+        int skip = in[d] == out[d] && (u8 || !weighted(p->mode) || p->mode == RS_INTERP_LINEAR_AA ||
                                        p->mode == RS_INTERP_CUBIC_AA);
         if (!skip) pass_dims[npass++] = d;
     }
@@ -320,7 +418,9 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
         int d = pass_dims[q], j = d - (5 - p->dims), last = q == npass - 1;
         int64_t n_in = in[d], n_out = out[d];
         table f = {0}, t = {0};
-        st = forward_table(p->mode, n_in, n_out, p->align_corners, p->scales[j], dt == RS_FLOAT64, &f);
+        int prec = -1;
+        st = u8 ? u8_table(p->mode, n_in, n_out, p->align_corners, p->scales[j], &f, &prec)
+                : forward_table(p->mode, n_in, n_out, p->align_corners, p->scales[j], dt == RS_FLOAT64, &f);
         if (st == RS_OK && p->backward) {
             st = transpose(&f, n_in, &t);
             table_free(&f);
@@ -353,7 +453,7 @@ rs_status rs_interp_run(rs_stream *s, const rs_interp *p) {
             memcpy(next.sizes, nsz, sizeof nsz);
             memcpy(next.strides, nst, sizeof nst);
         }
-        st = run_pass(s, &t, d, &cur, cur_st, &next, nsz, nst, cur_dt, next_dt, wdt, copy);
+        st = run_pass(s, &t, d, &cur, cur_st, &next, nsz, nst, cur_dt, next_dt, wdt, copy, prec);
         table_free(&t);
         cur = next;
         cur_dt = next_dt;

@@ -156,6 +156,53 @@ TEST(uint8_nearest_is_a_copy) {
     rs_free(dev, dx), rs_free(dev, dy);
 }
 
+/* uint8 bilinear/bicubic: CPU's fixed point (int16 weights, a uint8 result
+ * after each dim); the wanted bytes are torch 2.13 CPU's for this input */
+TEST(uint8_weighted_modes_are_cpus_bytes) {
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    uint8_t x[6] = {0, 100, 255, 50, 200, 7}, y[15];
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dy = ctest_upload(dev, s, y, sizeof y);
+    static const struct {
+        rs_interp_mode mode;
+        int64_t out[2];
+        uint8_t want[15];
+    } cases[] = {
+        {RS_INTERP_LINEAR, {3, 5}, {0, 40, 100, 193, 255, 25, 75, 150, 139, 131, 50, 110, 200, 84, 7}},
+        {RS_INTERP_CUBIC_AA, {1, 2}, {70, 143}},
+        {RS_INTERP_CUBIC, {4, 2}, {9, 241, 34, 185, 74, 94, 99, 38}},
+    };
+    int64_t in[2] = {2, 3};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        rs_interp p;
+        memset(&p, 0, sizeof p);
+        p.mode = cases[k].mode;
+        p.dims = 2;
+        p.input = view(dx, RS_UINT8, 1, 1, in, 2, 0);
+        p.output = view(dy, RS_UINT8, 1, 1, cases[k].out, 2, 0);
+        CHECK_OK(rs_interp_run(s, &p));
+        size_t n = (size_t)(cases[k].out[0] * cases[k].out[1]);
+        CHECK_OK(rs_memcpy_dtoh(s, y, dy, n));
+        CHECK_OK(rs_stream_synchronize(s));
+        CHECK(memcmp(y, cases[k].want, n) == 0);
+    }
+    /* no uint8 kernel on CPU for 1-d linear, none for a backward */
+    int64_t in1[1] = {3}, out1[1] = {5};
+    rs_interp p;
+    memset(&p, 0, sizeof p);
+    p.mode = RS_INTERP_LINEAR;
+    p.dims = 1;
+    p.input = view(dx, RS_UINT8, 1, 2, in1, 1, 0);
+    p.output = view(dy, RS_UINT8, 1, 2, out1, 1, 0);
+    CHECK(rs_interp_run(s, &p) == RS_ERR_UNSUPPORTED);
+    p.dims = 2;
+    p.backward = 1;
+    p.input = view(dx, RS_UINT8, 1, 1, in, 2, 0);
+    p.output = view(dy, RS_UINT8, 1, 1, cases[0].out, 2, 0);
+    CHECK(rs_interp_run(s, &p) == RS_ERR_UNSUPPORTED);
+    rs_free(dev, dx), rs_free(dev, dy);
+}
+
 TEST(bad_arguments_fail_clearly) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -187,6 +234,7 @@ int main(void) {
     RUN(bilinear_matches_a_direct_reference);
     RUN(backward_is_the_adjoint_of_forward);
     RUN(uint8_nearest_is_a_copy);
+    RUN(uint8_weighted_modes_are_cpus_bytes);
     RUN(bad_arguments_fail_clearly);
     CTEST_END();
 }

@@ -2,8 +2,8 @@
 bicubic) and
 its backward natively (src/torch/ops/upsample.cpp) against CPU: OpInfo
 samples for every dtype CPU supports (float16/bfloat16: the float32
-computation rounded once; uint8 bilinear/bicubic and float64 under apple:
-host),
+computation rounded once; uint8 bilinear/bicubic, antialiased or not: CPU's
+fixed-point algorithm, bit for bit; float64 under apple: host),
 scale factors, align_corners, gradients."""
 
 import pytest
@@ -19,11 +19,7 @@ MODES = ["nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic
 
 @pytest.mark.parametrize("mode", MODES)
 def test_opinfo_samples_match_cpu(mode):
-    op_dtypes = None
-    if mode in ("bilinear", "bicubic"):
-        # uint8 bilinear/bicubic: CPU's fixed-point kernels, served on the host
-        op_dtypes = [torch.float16, torch.bfloat16, torch.float32]
-    check_opinfo("nn.functional.interpolate", mode, dtypes=op_dtypes)
+    check_opinfo("nn.functional.interpolate", mode)
 
 
 @pytest.mark.parametrize("mode,shape", [("nearest", (2, 3, 5, 4)), ("nearest-exact", (1, 2, 4, 5)),
@@ -49,12 +45,40 @@ def test_values_and_gradients(mode, shape, how):
     assert_close(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-5)
 
 
-def test_uint8_bilinear_goes_through_the_counted_host_path():
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("antialias", [False, True])
+def test_uint8_is_cpus_fixed_point_bit_for_bit(mode, antialias):
+    # torchvision's Resize on uint8 images: CPU's int16 weights with their
+    # precision, a uint8 result after each dim (any channel count and
+    # layout: every CPU path gives these bits)
+    g = torch.Generator().manual_seed(1)
+    shapes = [((8, 8), (12, 12)), ((16, 12), (7, 5)), ((5, 9), (5, 20)), ((32, 32), (3, 3)), ((3, 3), (40, 33)),
+              ((10, 10), (10, 10)), ((1, 7), (4, 3)), ((100, 64), (17, 29))]
+    for (h, w), size in shapes:
+        for c, cl in ((3, False), (3, True), (1, False), (6, False), (4, True)):
+            for ac in (False, True):
+                x = torch.randint(0, 256, (2, c, h, w), dtype=torch.uint8, generator=g)
+                if cl:
+                    x = x.contiguous(memory_format=torch.channels_last)
+                kw = dict(size=size, mode=mode, antialias=antialias, align_corners=ac)
+                want = F.interpolate(x, **kw)
+                got = host_free(lambda: F.interpolate(x.to(D), **kw))
+                assert torch.equal(got.cpu(), want) and got.stride() == want.stride(), (kw, c, cl, (h, w))
+    x = torch.randint(0, 256, (1, 3, 23, 34), dtype=torch.uint8, generator=g)[..., ::2]  # strided
+    for sf in (0.37, 1.7, 2.0, 0.5, 3.3):
+        kw = dict(scale_factor=sf, mode=mode, antialias=antialias, recompute_scale_factor=False)
+        assert torch.equal(host_free(lambda: F.interpolate(x.to(D), **kw)).cpu(), F.interpolate(x, **kw)), sf
+
+
+def test_uint8_without_a_cpu_kernel_raises_as_cpu():
+    # uint8 linear (1-d) and trilinear: CPU has no kernel; russet gives its error
+    for shape, mode in (((1, 2, 6), "linear"), ((1, 2, 3, 4, 5), "trilinear")):
+        x = torch.randint(0, 255, shape, dtype=torch.uint8)
+        with pytest.raises(RuntimeError, match="not implemented for 'Byte'"):
+            F.interpolate(x, scale_factor=2, mode=mode)
+        with pytest.raises(RuntimeError, match="not implemented for 'Byte'"):
+            F.interpolate(x.to(D), scale_factor=2, mode=mode)
     x = torch.randint(0, 255, (1, 2, 5, 5), dtype=torch.uint8)
-    torch.russet.reset_host_op_counts()
-    got = F.interpolate(x.to(D), scale_factor=2, mode="bilinear")
-    assert torch.russet.host_op_counts()
-    assert torch.equal(got.cpu(), F.interpolate(x, scale_factor=2, mode="bilinear"))
     assert torch.equal(host_free(lambda: F.interpolate(x.to(D), scale_factor=2, mode="nearest")).cpu(),
                        F.interpolate(x, scale_factor=2, mode="nearest"))
 
@@ -85,11 +109,8 @@ def test_antialiased_matches_cpu(mode, size, kw):
     assert_close(xd.grad.cpu(), xc.grad, atol=2e-5, rtol=1e-5)
 
 
-def test_antialiased_host_dtypes():
-    # uint8 (CPU's fixed-point kernel) and float64 under the apple profile: host, exactly CPU
-    x = torch.randint(0, 255, (1, 3, 10, 12), dtype=torch.uint8)
-    assert torch.equal(F.interpolate(x.to(D), size=(4, 5), mode="bilinear", antialias=True).cpu(),
-                       F.interpolate(x, size=(4, 5), mode="bilinear", antialias=True))
+def test_antialiased_float64():
+    # float64 under the apple profile: host, exactly CPU
     xd = torch.randn(1, 2, 8, 8, dtype=torch.float64)
     for mode in ("bicubic", "bilinear"):
         got = F.interpolate(xd.to(D), size=(3, 3), mode=mode, antialias=True).cpu()

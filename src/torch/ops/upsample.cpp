@@ -4,10 +4,10 @@
 // (rs_interp_run, russet/interp.h): CPU's indices and weights made on the
 // host, a pass per spatial dim, the backward as the transposed weights
 // gathered in a fixed order. Here only the registrations and the dtypes the
-// engine leaves to the host: CPU's uint8 (bi)linear and bicubic and the
-// uint8 antialiased kernels work in fixed point with their own rounding
-// (not reproduced), and the antialiased kernels take only float32 and
-// float64 besides. float16/bfloat16 interpolate in float32 and round once
+// engine leaves to the host: uint8 1-d and 3-d linear (CPU has no kernel:
+// its error), and the antialiased kernels' float16/bfloat16. uint8 bilinear
+// and bicubic, antialiased or not, run CPU's fixed-point algorithm in the
+// engine, bit for bit. float16/bfloat16 interpolate in float32 and round once
 // (CPU's reduced-precision linear kernels round their weights: russet
 // matches the float32 result rounded).
 #include "russet/interp.h"
@@ -79,8 +79,11 @@ bool antialiased(rs_interp_mode m) { return m == RS_INTERP_LINEAR_AA || m == RS_
 void run_interp(rs_interp_mode mode, const Tensor& src, const Tensor& dst, int64_t k, const Scales& scales,
                 bool align_corners, bool backward) {
   const bool weighted = mode != RS_INTERP_NEAREST && mode != RS_INTERP_NEAREST_EXACT;
-  if ((weighted || backward) && !c10::isFloatingType(src.scalar_type())) throw NeedsHost{};
-  if (antialiased(mode) && src.scalar_type() != at::kFloat && src.scalar_type() != at::kDouble) throw NeedsHost{};
+  // uint8: the 2-d forward in CPU's fixed point (the engine's u8 path)
+  const bool u8 = src.scalar_type() == at::kByte && weighted && !backward && k == 2;
+  if ((weighted || backward) && !c10::isFloatingType(src.scalar_type()) && !u8) throw NeedsHost{};
+  if (antialiased(mode) && !u8 && src.scalar_type() != at::kFloat && src.scalar_type() != at::kDouble)
+    throw NeedsHost{};
   if (dst.numel() == 0) return;
   Tensor in = resolved(src);  // (neg-bit) copies live until the dispatch is recorded
   rs_interp r{};
