@@ -9,7 +9,9 @@
 // which CPU's kernels add into grad_input.
 //
 // Defines: MODE (0 max, 1 avg, 2 max backward, 3 avg backward), ADAPTIVE
-// (0 fixed windows, 1 adaptive), DT (the dtype of every pooled tensor),
+// (0 fixed windows, 1 adaptive, 2 fractional: MODE 0's windows of kernel
+// positions starting where CPU's generate_intervals puts them, from each
+// plane's random samples), DT (the dtype of every pooled tensor),
 // IDX32 (1: every view's element offsets and count fit in an int32, so
 // coordinates and offsets are 32-bit arithmetic; 64-bit integer multiplies
 // and divisions cost several instructions on NVIDIA and are emulated on
@@ -80,10 +82,40 @@ int po_div_stride(int t, int j) { return int(uint(t) / uint(str[j])); }
 int po_div_stride(int t, int j) { return int(rs_fastdiv(uint(t), str_mg[j])); }
 #endif
 
+#if ADAPTIVE == 2
+// fractional windows: this plane's sample and the step alpha = (in - kernel)
+// / (out - 1) per dim, in DT's arithmetic (src/engine/pool.c rounds alpha)
+ACC frac_u[3], frac_alpha[3];
+#if RS_IS_DBL(DT)
+#define FR_ROUND(x) (x)
+#else
+#define FR_ROUND(x) RS_ROUND(DT)(x)
+#endif
+void po_frac_plane(int64_t n, int64_t c) {
+    for (int j = 0; j < 3; ++j) {
+        const int64_t k = po_param(PP_FR_MAP + j);  // this dim's sample (-1: a unit dim)
+        frac_u[j] = k < 0L ? ACC(0) : RS_LDO(DT)(uint64_t(po_param(PP_FR_SAMPLES)),
+                                                 n * po_param(PP_FR_ST) + c * po_param(PP_FR_ST + 1) +
+                                                     k * po_param(PP_FR_ST + 2));
+#if RS_IS_DBL(DT)
+        frac_alpha[j] = uint64BitsToDouble(uint64_t(po_param(PP_FR_ALPHA + j)));
+#else
+        frac_alpha[j] = uintBitsToFloat(uint(po_param(PP_FR_ALPHA + j)));
+#endif
+    }
+}
+#endif
+
 // The first position of output o's window along dim j: fixed windows, on
-// the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out).
+// the dilation grid and >= 0 (CPU's clipping); adaptive, floor(o in / out);
+// fractional, CPU's int((o + u) alpha) - int(u alpha), the last window at
+// in - kernel (each operation rounded to DT, as CPU's scalar_t arithmetic).
 int po_lo(int j, int o) {
-#if ADAPTIVE
+#if ADAPTIVE == 2
+    if (o >= out_[j] - 1) return in_[j] - ker[j];
+    const ACC u = frac_u[j], a = frac_alpha[j];
+    return int(FR_ROUND(FR_ROUND(FR_ROUND(ACC(o)) + u) * a)) - int(FR_ROUND(u * a));
+#elif ADAPTIVE
     return int((int64_t(o) * int64_t(in_[j])) / int64_t(out_[j]));
 #else
     int start = o * str[j] - pad[j];
@@ -96,7 +128,10 @@ int po_lo(int j, int o) {
 // windows: dilation; only positions inside the input). CPU's clipping.
 void po_window(int j, int o, out int lo, out int hi, out int step) {
     lo = po_lo(j, o);
-#if ADAPTIVE
+#if ADAPTIVE == 2
+    hi = lo + ker[j];
+    step = 1;
+#elif ADAPTIVE
     hi = int((int64_t(o + 1) * int64_t(in_[j]) + int64_t(out_[j]) - 1L) / int64_t(out_[j]));
     step = 1;
 #else
@@ -239,6 +274,9 @@ void main() {
 #if MODE < 2
         // ---- forward: reduce output (od, oh, ow)'s window
         int lo[3], hi[3], step[3];
+#if ADAPTIVE == 2
+        po_frac_plane(int64_t(co[0]), int64_t(co[1]));
+#endif
         for (int j = 0; j < 3; ++j) po_window(j, int(co[2 + j]), lo[j], hi[j], step[j]);
         OFF base = co[0] * src_st[0] + co[1] * src_st[1];
         OFF sd = src_st[2], sh = src_st[3], sw = src_st[4];

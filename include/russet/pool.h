@@ -41,10 +41,23 @@ typedef enum rs_pool_op {
     RS_POOL_AVG_BACKWARD = 3
 } rs_pool_op;
 
+/* rs_pool.adaptive: fractional max pooling (F.fractional_max_pool2d/3d):
+ * along each dim, `kernel` positions from CPU's generate_intervals(u, in,
+ * out, kernel): int((o + u) alpha) - int(u alpha) with alpha = (in -
+ * kernel) / (out - 1), the last window at in - kernel, in the dtype's
+ * arithmetic (float16/bfloat16: each operation rounded, as CPU's scalar_t).
+ * u is the plane's sample: `samples` (N or more, C, dims) of the input's dtype,
+ * 2-d samples[.., 0] for W and [.., 1] for H (CPU's order), 3-d [.., 0..2]
+ * for T, H, W. RS_POOL_MAX only (its backward names no samples: the
+ * caller scatters grad_output by the indices), 2 or 3 dims; kernel only
+ * (stride, pad, dil unused); out + kernel - 1 <= in. */
+#define RS_POOL_FRACTIONAL 2
+
 typedef struct rs_pool {
     rs_pool_op op;
     int dims;                       /* spatial dims: 1, 2 or 3 */
-    int adaptive;                   /* adaptive windows; kernel..dil unused */
+    int adaptive;                   /* 1: adaptive windows (kernel..dil unused); RS_POOL_FRACTIONAL */
+    rs_tensor samples;              /* RS_POOL_FRACTIONAL: (N or more, C, dims), the input's dtype */
     rs_tensor input;                /* forward: (N, C, spatial...) */
     rs_tensor output;               /* forward: the result; backward: grad_output */
     rs_tensor indices;              /* max: int64, the output's sizes */

@@ -27,6 +27,11 @@
 #define PP_IDX_ST 32
 #define PP_STR_MAGIC 37 /* 3 slots: the strides' rs_fastdiv magic pairs */
 #define PP_SZ_MAGIC 40  /* 5 slots: the magic pairs of the item space's sizes (n, c, d, h, w) */
-#define PP_SLOTS 45
+/* fractional windows (ADAPTIVE 2) */
+#define PP_FR_SAMPLES 45 /* the samples' address: (N, C, dims) of DT */
+#define PP_FR_ST 46      /* 3 slots: their strides (n, c, k) */
+#define PP_FR_MAP 49     /* 3 slots: spatial dim d, h, w -> its sample k, -1 for none */
+#define PP_FR_ALPHA 52   /* 3 slots: alpha per dim, DT's value as float (double for float64) bits */
+#define PP_SLOTS 55
 
 #endif

@@ -27,10 +27,29 @@ static uint64_t pool_group_cap(void) {
 }
 
 static const char *pool_name(rs_pool_op op, int adaptive) {
+    if (adaptive == RS_POOL_FRACTIONAL) return "fractional_max_pool";
     static const char *const fixed[4] = {"max_pool", "avg_pool", "max_pool_backward", "avg_pool_backward"};
     static const char *const adapt[4] = {"adaptive_max_pool", "adaptive_avg_pool", "adaptive_max_pool_backward",
                                          "adaptive_avg_pool_backward"};
     return (adaptive ? adapt : fixed)[op];
+}
+
+/* fractional windows' alpha = (in - kernel) / (out - 1) as CPU's
+ * generate_intervals computes it in scalar_t: float16/bfloat16 round the
+ * operands and the quotient; the bits of the value as a float (as a double
+ * for float64) */
+static int64_t frac_alpha_bits(rs_dtype dt, int64_t in, int64_t out, int64_t kernel) {
+    if (dt == RS_FLOAT64) return (int64_t)rs_f64_bits(out > 1 ? (double)(in - kernel) / (double)(out - 1) : 0.0);
+    float a = 0.0f;
+    if (out > 1) {
+        float num = (float)(in - kernel), den = (float)(out - 1);
+        if (dt == RS_FLOAT16) num = rs_f16_to_f32(rs_f16_from_f32(num)), den = rs_f16_to_f32(rs_f16_from_f32(den));
+        if (dt == RS_BFLOAT16) num = rs_bf16_to_f32(rs_bf16_from_f32(num)), den = rs_bf16_to_f32(rs_bf16_from_f32(den));
+        a = num / den;
+        if (dt == RS_FLOAT16) a = rs_f16_to_f32(rs_f16_from_f32(a));
+        if (dt == RS_BFLOAT16) a = rs_bf16_to_f32(rs_bf16_from_f32(a));
+    }
+    return (int64_t)rs_f32_bits(a);
 }
 
 /* the dtypes each op computes (CPU's, but bool, which CPU refuses too) */
@@ -76,6 +95,12 @@ static rs_status check_windows(const char *name, const rs_pool *p, const int64_t
                                const int64_t g[4][3]) {
     for (int j = 0; j < 3; ++j) {
         int64_t i = in[2 + j], o = out[2 + j], k = g[0][j], st = g[1][j], pd = g[2][j], dl = g[3][j];
+        if (p->adaptive == RS_POOL_FRACTIONAL) {
+            if (k < 1 || k >= POOL_DIM_MAX || o + k - 1 > i)
+                return rs_error(RS_ERR_INVALID, "%s: %lld outputs of windows of %lld need %lld positions, the input "
+                                "has %lld", name, (long long)o, (long long)k, (long long)(o + k - 1), (long long)i);
+            continue;
+        }
         if (p->adaptive) {
             if (i <= 0 || o <= 0) return rs_error(RS_ERR_INVALID, "%s: empty input or output size", name);
             continue;
@@ -94,9 +119,12 @@ static rs_status check_windows(const char *name, const rs_pool *p, const int64_t
 rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_pool: missing arguments");
     if ((int)p->op < 0 || p->op > RS_POOL_AVG_BACKWARD) return rs_error(RS_ERR_INVALID, "rs_pool: bad op");
-    const char *name = pool_name(p->op, p->adaptive != 0);
+    const char *name = pool_name(p->op, p->adaptive);
     int backward = p->op >= RS_POOL_MAX_BACKWARD, is_max = p->op == RS_POOL_MAX || p->op == RS_POOL_MAX_BACKWARD;
     if (p->dims < 1 || p->dims > 3) return rs_error(RS_ERR_INVALID, "%s: %d spatial dims (1 to 3)", name, p->dims);
+    int frac = p->adaptive == RS_POOL_FRACTIONAL;
+    if (p->adaptive < 0 || p->adaptive > RS_POOL_FRACTIONAL || (frac && (p->op != RS_POOL_MAX || p->dims < 2)))
+        return rs_error(RS_ERR_INVALID, "%s: fractional windows are max pooling's forward, over 2 or 3 dims", name);
     const rs_tensor *in_t = backward ? &p->grad_input : &p->input;
     rs_dtype dt = in_t->dtype;
     if (!dtype_supported(p->op, dt))
@@ -120,6 +148,9 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
                         name, (long long)in[0], (long long)in[1], (long long)out[0], (long long)out[1]);
     if (is_max && !same_sizes(idx, out))
         return rs_error(RS_ERR_INVALID, "%s: indices must have the output's sizes", name);
+    if (frac && (p->samples.ndim != 3 || p->samples.dtype != dt || p->samples.sizes[0] < in[0] ||
+                 p->samples.sizes[1] != in[1] || p->samples.sizes[2] != p->dims))
+        return rs_error(RS_ERR_INVALID, "%s: samples must be (at least N, C, %d) of the input's dtype", name, p->dims);
     int64_t items = backward ? rs_tensor_numel(in_t) : rs_tensor_numel(&p->output);
     if (items == 0) return RS_OK;
     if (backward && rs_tensor_numel(&p->output) == 0) {
@@ -138,6 +169,7 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
         g[1][k] = p->stride[j];
         g[2][k] = p->pad[j];
         g[3][k] = is_max ? p->dil[j] : 1;
+        if (frac) g[1][k] = 1, g[2][k] = 0, g[3][k] = 1; /* windows of kernel positions, placed by the samples */
     }
     if ((st = check_windows(name, p, in, out, g)) != RS_OK) return st;
 
@@ -151,6 +183,15 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
         pp[PP_IN + j] = in[2 + j];
         pp[PP_OUT + j] = out[2 + j];
         for (int q = 0; q < 4; ++q) pp[PP_KERNEL + 3 * q + j] = g[q][j]; /* kernel, stride, pad, dilation */
+    }
+    if (frac) { /* the samples, and alpha per dim in the dtype's arithmetic */
+        pp[PP_FR_SAMPLES] = (int64_t)p->samples.address;
+        for (int q = 0; q < 3; ++q) pp[PP_FR_ST + q] = p->samples.strides[q];
+        for (int j = 0; j < 3; ++j) {
+            int d = j - (3 - p->dims); /* the caller's spatial dim, or < 0 for a unit dim */
+            pp[PP_FR_MAP + j] = d < 0 ? -1 : p->dims == 2 ? 1 - d : d;
+            pp[PP_FR_ALPHA + j] = frac_alpha_bits(dt, in[2 + j], out[2 + j], g[0][j]);
+        }
     }
     pp[PP_DIVISOR] = p->adaptive ? 0 : p->divisor_override;
     pp[PP_INCL_PAD] = p->count_include_pad != 0;
@@ -183,17 +224,18 @@ rs_status rs_pool_run(rs_stream *s, const rs_pool *p) {
     int idx32 = rs_tensor_fits_int32(src) && rs_tensor_fits_int32(dst) && /* dst's count: items */
                 (!is_max || rs_tensor_fits_int32(&p->indices));
     char defines[128];
-    int at = snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op, p->adaptive != 0,
-                      (int)dt, idx32);
+    int at = snprintf(defines, sizeof defines, "MODE=%d;ADAPTIVE=%d;DT=%d;IDX32=%d", (int)p->op,
+                      frac ? 2 : p->adaptive != 0, (int)dt, idx32);
     if (is_max && bake_geometry(p, g))
         snprintf(defines + at, sizeof defines - (size_t)at, ";GK=%d,%d,%d;GS=%d,%d,%d;GP=%d,%d,%d", (int)g[0][0],
                  (int)g[0][1], (int)g[0][2], (int)g[1][0], (int)g[1][1], (int)g[1][2], (int)g[2][0], (int)g[2][1],
                  (int)g[2][2]);
     rs_kernel *k = NULL;
     if ((st = rs_kernel_get(dev, "pool.comp", defines, &k)) != RS_OK) return st;
-    rs_access acc[3] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 0}};
+    rs_access acc[4] = {rs_tensor_access(src, 0), rs_tensor_access(dst, 1), {0, 0, 0}, {0, 0, 0}};
     int n_acc = 2;
     if (is_max) acc[n_acc++] = rs_tensor_access(&p->indices, !backward);
+    if (frac) acc[n_acc++] = rs_tensor_access(&p->samples, 0);
     uint32_t groups[3] = {rs_groups_capped(s, ((uint64_t)items + RS_KERNEL_WG - 1) / RS_KERNEL_WG, pool_group_cap()),
                           1, 1};
     return rs_dispatch(s, k, groups, &pc, sizeof pc, acc, n_acc);

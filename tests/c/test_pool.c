@@ -263,6 +263,71 @@ TEST(adaptive_pool_windows_and_backward) {
     CHECK(run_case(&b, 3, 0, 0));
 }
 
+/* CPU's generate_intervals in float: window starts along one dim */
+static int frac_start(float u, int in, int out, int k, int o) {
+    if (o == out - 1) return in - k;
+    float alpha = (float)(in - k) / (float)(out - 1);
+    return (int)(((float)o + u) * alpha) - (int)(u * alpha);
+}
+
+TEST(fractional_max_pool_windows_from_the_samples) {
+    /* (1, 2, 9, 10) float32, windows 3 x 2, 4 x 5 outputs; samples
+     * (1, 2, 2): [.., 0] places W's windows, [.., 1] H's (CPU's order) */
+    enum { C = 2, H = 9, W = 10, KH = 3, KW = 2, OH = 4, OW = 5 };
+    float x[C * H * W], u[C * 2] = {0.21f, 0.83f, 0.67f, 0.05f}, y[C * OH * OW], yr[C * OH * OW];
+    int64_t ix[C * OH * OW], ixr[C * OH * OW];
+    for (int i = 0; i < C * H * W; ++i) x[i] = (float)((i * 37) % 23) * 0.5f - 3.0f; /* ties */
+    x[17] = NAN;
+    for (int c = 0; c < C; ++c)
+        for (int oh = 0; oh < OH; ++oh)
+            for (int ow = 0; ow < OW; ++ow) {
+                int h0 = frac_start(u[c * 2 + 1], H, OH, KH, oh), w0 = frac_start(u[c * 2], W, OW, KW, ow);
+                float m = -INFINITY;
+                int64_t arg = (int64_t)h0 * W + w0;
+                for (int h = h0; h < h0 + KH; ++h)
+                    for (int w = w0; w < w0 + KW; ++w) {
+                        float v = x[(c * H + h) * W + w];
+                        if (v > m || isnan(v)) m = v, arg = (int64_t)h * W + w;
+                    }
+                yr[(c * OH + oh) * OW + ow] = m;
+                ixr[(c * OH + oh) * OW + ow] = arg;
+            }
+    rs_device *dev = ctest_device();
+    rs_stream *s = ctest_stream(dev);
+    uint64_t dx = ctest_upload(dev, s, x, sizeof x), dy = ctest_upload(dev, s, y, sizeof y);
+    uint64_t di = ctest_upload(dev, s, ix, sizeof ix), du = ctest_upload(dev, s, u, sizeof u);
+    int64_t xs[4] = {1, C, H, W}, ys[4] = {1, C, OH, OW}, us[3] = {1, C, 2};
+    rs_pool p;
+    memset(&p, 0, sizeof p);
+    p.op = RS_POOL_MAX;
+    p.dims = 2;
+    p.adaptive = RS_POOL_FRACTIONAL;
+    p.input = ctest_view(dx, RS_FLOAT32, 4, xs);
+    p.output = ctest_view(dy, RS_FLOAT32, 4, ys);
+    p.indices = ctest_view(di, RS_INT64, 4, ys);
+    p.samples = ctest_view(du, RS_FLOAT32, 3, us);
+    p.kernel[0] = KH, p.kernel[1] = KW;
+    CHECK_OK(rs_pool_run(s, &p));
+    CHECK_OK(rs_memcpy_dtoh(s, y, dy, sizeof y));
+    CHECK_OK(rs_memcpy_dtoh(s, ix, di, sizeof ix));
+    CHECK_OK(rs_stream_synchronize(s));
+    for (int i = 0; i < C * OH * OW; ++i) {
+        CHECK((isnan(y[i]) && isnan(yr[i])) || y[i] == yr[i]);
+        CHECK(ix[i] == ixr[i]);
+    }
+    /* windows past the input, samples of another shape, a fractional backward */
+    p.kernel[0] = 7;
+    CHECK(rs_pool_run(s, &p) == RS_ERR_INVALID);
+    p.kernel[0] = KH;
+    int64_t bad[3] = {1, C, 3};
+    p.samples = ctest_view(du, RS_FLOAT32, 3, bad);
+    CHECK(rs_pool_run(s, &p) == RS_ERR_INVALID);
+    p.samples = ctest_view(du, RS_FLOAT32, 3, us);
+    p.op = RS_POOL_MAX_BACKWARD;
+    CHECK(rs_pool_run(s, &p) == RS_ERR_INVALID);
+    rs_free(dev, dx), rs_free(dev, dy), rs_free(dev, di), rs_free(dev, du);
+}
+
 TEST(bad_indices_raise_and_bad_arguments_fail) {
     rs_device *dev = ctest_device();
     rs_stream *s = ctest_stream(dev);
@@ -317,12 +382,21 @@ TEST(every_kernel_variant_compiles) {
                     CHECK_OK(rs_kernel_get(dev, "pool.comp", defines, &kern));
                 }
             }
+    /* fractional windows (max forward): float16 and bfloat16 round alpha's steps */
+    const int frac_dts[3] = {RS_FLOAT32, RS_FLOAT16, RS_BFLOAT16};
+    for (int k = 0; k < 3; ++k)
+        for (int idx32 = 0; idx32 < 2; ++idx32) {
+            rs_kernel *kern = NULL;
+            snprintf(defines, sizeof defines, "MODE=0;ADAPTIVE=2;DT=%d;IDX32=%d", frac_dts[k], idx32);
+            CHECK_OK(rs_kernel_get(dev, "pool.comp", defines, &kern));
+        }
 }
 
 int main(void) {
     RUN(max_pool_windows_indices_nan_and_backward);
     RUN(avg_pool_divisors_and_backward);
     RUN(adaptive_pool_windows_and_backward);
+    RUN(fractional_max_pool_windows_from_the_samples);
     RUN(bad_indices_raise_and_bad_arguments_fail);
     RUN(every_kernel_variant_compiles);
     CTEST_END();

@@ -225,3 +225,92 @@ def test_backward_with_indices_outside_their_windows_raises():
     # the device is usable afterwards
     gi = torch.ops.aten.max_pool2d_with_indices_backward(g, x.to(D), [2, 2], [2, 2], [0, 0], [1, 1], False, i.to(D))
     assert gi.sum().item() == 4
+
+
+@pytest.mark.parametrize("name", ["nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d"])
+def test_fractional_max_opinfo_samples_with_the_same_draw(name):
+    # the windows are random: each OpInfo sample with samples drawn once on
+    # the CPU and given to both (the conformance sweep compares the free
+    # draws by shape and dtype)
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    op = next(o for o in op_db if o.name == name)
+    k = 2 if name.endswith("2d") else 3
+    g = torch.Generator().manual_seed(5)
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        for smp in op.sample_inputs("cpu", dt):
+            x = smp.input
+            n = 1 if x.dim() == k + 1 else x.shape[0]
+            kw = dict(smp.kwargs, _random_samples=torch.rand(n, x.shape[-k - 1], k, generator=g).to(dt))
+            want = op.op(x, *smp.args, **kw)
+            got = host_free(lambda: op.op(x.to(D), *smp.args, **dict(kw, _random_samples=kw["_random_samples"].to(D))))
+            want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+            for a, b in zip(got, want):
+                assert torch.equal(a.cpu(), b), (dt, smp.args, smp.kwargs)
+
+
+FRACTIONAL_2D = [((2, 3, 9, 9), (3, 3), (4, 4)), ((1, 3, 9, 9), (4, 4), (2, 3)), ((2, 2, 17, 13), (2, 3), (8, 5)),
+                 ((1, 1, 40, 40), (3, 3), (19, 20)), ((3, 7, 7), (2, 2), (5, 6)), ((1, 2, 700, 9), (5, 2), (600, 4))]
+FRACTIONAL_3D = [((2, 3, 5, 5, 5), (2, 2, 2), (2, 3, 2)), ((1, 2, 6, 5, 4), (2, 2, 2), (3, 3, 2)),
+                 ((2, 9, 8, 7), (3, 2, 2), (4, 5, 5))]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_fractional_max_windows_are_cpus(dtype):
+    # with the same samples, CPU's windows (generate_intervals in the dtype's
+    # arithmetic: float16/bfloat16 round each step), maxima and indices
+    g = torch.Generator().manual_seed(3)
+    for k, cases in ((2, FRACTIONAL_2D), (3, FRACTIONAL_3D)):
+        op = torch.ops.aten.fractional_max_pool2d if k == 2 else torch.ops.aten.fractional_max_pool3d
+        for shape, kernel, out in cases:
+            x = torch.randn(shape, generator=g).to(dtype)
+            n = 1 if len(shape) == k + 1 else shape[0]
+            for extra in (0, 2):  # samples may cover more batches than the input has
+                s = torch.rand(n + extra, shape[-k - 1], k, generator=g).to(dtype)
+                want = op(x, kernel, out, s)
+                got = host_free(lambda: op(x.to(D), kernel, out, s.to(D)))
+                assert torch.equal(got[0].cpu(), want[0]) and torch.equal(got[1].cpu(), want[1]), (shape, extra)
+
+
+def test_fractional_max_layouts_nan_and_gradients():
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(2, 3, 11, 10, generator=g)
+    x[0, 1, 3, 4] = float("nan")
+    s = torch.rand(2, 3, 2, generator=g)
+    for xin in (x, x.contiguous(memory_format=torch.channels_last), x.transpose(2, 3)):
+        want = torch.ops.aten.fractional_max_pool2d(xin, (3, 2), (5, 6), s)
+        got = host_free(lambda: torch.ops.aten.fractional_max_pool2d(xin.to(D), (3, 2), (5, 6), s.to(D)))
+        assert torch.equal(got[1].cpu(), want[1]) and torch.allclose(got[0].cpu(), want[0], equal_nan=True)
+        assert got[0].stride() == want[0].stride()
+    # the backward scatters by the indices, overlapping windows adding in the
+    # outputs' order (CPU's); through F with the samples given
+    for k, shape, kernel, out in ((2, (2, 3, 9, 9), 3, 5), (3, (2, 3, 6, 6, 6), 2, 4)):
+        fn = F.fractional_max_pool2d if k == 2 else F.fractional_max_pool3d
+        x = torch.randn(shape, generator=g)
+        s = torch.rand(shape[0], shape[1], k, generator=g)
+        xc, xd = x.clone().requires_grad_(), x.to(D).requires_grad_()
+        yc = fn(xc, kernel, output_size=out, _random_samples=s)
+        yd = host_free(lambda: fn(xd, kernel, output_size=out, _random_samples=s.to(D)))
+        gout = torch.randn(yc.shape, generator=g)
+        yc.backward(gout)
+        host_free(lambda: yd.backward(gout.to(D)))
+        assert torch.equal(yd.detach().cpu(), yc.detach()) and torch.equal(xd.grad.cpu(), xc.grad)
+
+
+def test_fractional_max_errors_like_cpu():
+    x = torch.randn(2, 3, 9, 9)
+    for s, match in ((torch.rand(2, 3, 2, dtype=torch.float64), "same dtype"), (torch.rand(1, 3, 2), "batch size"),
+                     (torch.rand(2, 3, 3), "equals to 2"), (torch.rand(2, 3), "3 dimensions")):
+        with pytest.raises(RuntimeError, match=match):
+            torch.ops.aten.fractional_max_pool2d(x, [3, 3], [4, 4], s)
+        with pytest.raises(RuntimeError, match=match):
+            torch.ops.aten.fractional_max_pool2d(x.to(D), [3, 3], [4, 4], s.to(D))
+    with pytest.raises(RuntimeError, match="too large relative to input height"):
+        torch.ops.aten.fractional_max_pool2d(x.to(D), [3, 3], [8, 8], torch.rand(2, 3, 2, device=D))
+    # an index that no forward made: the device's index error, as a scatter's
+    y, idx = torch.ops.aten.fractional_max_pool2d(x.to(D), [3, 3], [4, 4], torch.rand(2, 3, 2, device=D))
+    bad = idx.clone()
+    bad[0, 0, 0, 0] = 10 ** 6
+    with pytest.raises(RuntimeError, match="out of bounds|index"):
+        torch.ops.aten.fractional_max_pool2d_backward(torch.ones_like(y), x.to(D), [3, 3], [4, 4], bad)
+        torch.russet.synchronize()

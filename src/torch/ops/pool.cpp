@@ -1,5 +1,5 @@
-// Max and average pooling, fixed and adaptive windows, 1-d (through ATen's
-// composites) to 3-d, and their backward kernels: shapes, checks and errors
+// Max and average pooling, fixed, adaptive and fractional windows, 1-d
+// (through ATen's composites) to 3-d, and their backward kernels: shapes, checks and errors
 // from ATen's structured meta functions (2-d, adaptive) and Pool.h's checks
 // (3-d); the work in the C core's pooling engine (rs_pool_run,
 // src/engine/pool.c: one kernel per op, any layout, channels_last kept).
@@ -36,6 +36,13 @@
 #include <ATen/ops/avg_pool3d_meta.h>
 #include <ATen/ops/avg_pool3d_ops.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/fractional_max_pool2d_backward_meta.h>
+#include <ATen/ops/fractional_max_pool2d_backward_ops.h>
+#include <ATen/ops/fractional_max_pool2d_meta.h>
+#include <ATen/ops/fractional_max_pool2d_ops.h>
+#include <ATen/ops/fractional_max_pool3d_backward_ops.h>
+#include <ATen/ops/fractional_max_pool3d_meta.h>
+#include <ATen/ops/fractional_max_pool3d_ops.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_unpool2d_ops.h>
 #include <ATen/ops/max_unpool3d_ops.h>
@@ -44,7 +51,9 @@
 #include <ATen/ops/max_pool2d_with_indices_ops.h>
 #include <ATen/ops/max_pool3d_with_indices_backward_ops.h>
 #include <ATen/ops/max_pool3d_with_indices_ops.h>
+#include <ATen/ops/scatter_add_ops.h>
 #include <ATen/ops/zeros.h>
+#include <c10/util/accumulate.h>
 #include <torch/library.h>
 
 
@@ -90,9 +99,11 @@ Tensor nc_view(const Tensor& t, int64_t k) { return t.dim() == k + 1 ? t.unsquee
 // into `output` (and `indices` for max); backward: grad_output (`output`)
 // and, for max, `indices` into `grad_input`. Throws NeedsHost where the
 // engine has no kernel for the dtype.
-void run_pool(rs_pool_op op, const Pool& p, bool adaptive, const Tensor& input, const Tensor& output,
+// adaptive: 1 adaptive windows, RS_POOL_FRACTIONAL fractional ones (with
+// their `samples`).
+void run_pool(rs_pool_op op, const Pool& p, int adaptive, const Tensor& input, const Tensor& output,
               const Tensor& indices, const Tensor& grad_input, bool count_include_pad = false,
-              std::optional<int64_t> divisor_override = std::nullopt) {
+              std::optional<int64_t> divisor_override = std::nullopt, const Tensor& samples = Tensor()) {
   const Tensor& target = grad_input.defined() ? grad_input : output;
   if (target.numel() == 0) return;
   // resolved (neg-bit) copies live until the dispatch is recorded
@@ -105,11 +116,12 @@ void run_pool(rs_pool_op op, const Pool& p, bool adaptive, const Tensor& input, 
   if (in.defined()) r.input = describe(nc_view(in, p.k));
   r.output = describe(nc_view(src, p.k));
   if (indices.defined()) r.indices = describe(nc_view(indices, p.k));
+  if (samples.defined()) r.samples = describe(samples);
   if (grad_input.defined()) {
     if (output.scalar_type() != grad_input.scalar_type()) throw NeedsHost{};
     r.grad_input = describe(nc_view(grad_input, p.k));
   }
-  for (int64_t d = 0; d < p.k && !adaptive; ++d) {
+  for (int64_t d = 0; d < p.k && adaptive != 1; ++d) {
     r.kernel[d] = p.kernel[d];
     r.stride[d] = p.stride[d];
     r.pad[d] = p.pad[d];
@@ -388,6 +400,105 @@ Tensor adaptive_avg3d_backward(const Tensor& grad, const Tensor& self) {
       [&] { return adaptive_avg_backward(grad, self, 3); }, grad, self);
 }
 
+// ---------------------------------------------------------------- fractional max
+
+// windows of `kernel` positions that the samples place (rs_pool.h,
+// RS_POOL_FRACTIONAL); the samples' dtype and shape ATen's checks ensure
+// (the 3-d backward's, as its CPU kernel)
+Pool fractional_geometry(const Tensor& self, at::IntArrayRef kernel, at::IntArrayRef output_size, int64_t k) {
+  Pool p;
+  p.k = k;
+  for (int64_t d = 0; d < k; ++d) {
+    p.in.push_back(self.size(self.dim() - k + d));
+    p.out.push_back(output_size[d]);
+  }
+  p.kernel = Dims(kernel.begin(), kernel.end());
+  p.stride = Dims(k, 1);
+  p.pad = Dims(k, 0);
+  p.dil = Dims(k, 1);
+  return p;
+}
+
+template <class Meta, class Op>
+std::tuple<Tensor&, Tensor&> fractional_max_out(int64_t k, const Tensor& self, at::IntArrayRef kernel,
+                                                at::IntArrayRef output_size, const Tensor& samples, Tensor& out,
+                                                Tensor& indices) {
+  return native_or_host<Op>(
+      [&]() -> std::tuple<Tensor&, Tensor&> {
+        OutOps<Meta> m(out, indices);
+        m.meta(self, kernel, output_size, samples);
+        // samples CPU's kernel refuses: its errors
+        const int64_t n = self.dim() == k + 2 ? self.size(0) : 1;
+        if (samples.dim() != 3 || samples.scalar_type() != self.scalar_type() || samples.size(0) < n ||
+            samples.size(1) != self.size(-k - 1) || samples.size(2) != k)
+          throw NeedsHost{};
+        run_pool(RS_POOL_MAX, fractional_geometry(self, kernel, output_size, k), RS_POOL_FRACTIONAL, self, out,
+                 indices, Tensor(), false, std::nullopt, resolved(samples));
+        return {out, indices};
+      },
+      self, kernel, output_size, samples, out, indices);
+}
+
+std::tuple<Tensor&, Tensor&> fractional_max2d_out(const Tensor& self, at::IntArrayRef kernel,
+                                                  at::IntArrayRef output_size, const Tensor& samples, Tensor& out,
+                                                  Tensor& indices) {
+  return fractional_max_out<at::meta::structured_fractional_max_pool2d, at::_ops::fractional_max_pool2d_output>(
+      2, self, kernel, output_size, samples, out, indices);
+}
+std::tuple<Tensor&, Tensor&> fractional_max3d_out(const Tensor& self, at::IntArrayRef kernel,
+                                                  at::IntArrayRef output_size, const Tensor& samples, Tensor& out,
+                                                  Tensor& indices) {
+  return fractional_max_out<at::meta::structured_fractional_max_pool3d, at::_ops::fractional_max_pool3d_output>(
+      3, self, kernel, output_size, samples, out, indices);
+}
+
+// grad_input = grad scattered by the indices, added in the outputs' order
+// (as CPU's loop; the index reductions' sorted segments keep it); an index
+// outside the plane raises the device's index error
+void fractional_max_backward(int64_t k, const Tensor& grad, const Tensor& self, const Tensor& indices,
+                             const Tensor& gi) {
+  const int64_t plane = c10::multiply_integers(self.sizes().slice(self.dim() - k));
+  const int64_t rows = self.numel() / std::max<int64_t>(plane, 1);
+  Tensor acc = at::zeros({rows, plane}, grad.options());
+  acc.scatter_add_(1, indices.reshape({rows, -1}), grad.reshape({rows, -1}));
+  gi.copy_(acc.view(self.sizes()));
+}
+
+Tensor& fractional_max2d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                      at::IntArrayRef output_size, const Tensor& indices, Tensor& gi) {
+  return native_or_host<at::_ops::fractional_max_pool2d_backward_grad_input>(
+      [&]() -> Tensor& {
+        OutOps<at::meta::structured_fractional_max_pool2d_backward> m(gi);
+        m.meta(grad, self, kernel, output_size, indices);
+        fractional_max_backward(2, grad, self, indices, gi);
+        return gi;
+      },
+      grad, self, kernel, output_size, indices, gi);
+}
+
+// 3-d: not structured in ATen; the checks of its CPU kernel
+Tensor& fractional_max3d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                      at::IntArrayRef output_size, const Tensor& indices, Tensor& gi) {
+  return native_or_host<at::_ops::fractional_max_pool3d_backward_grad_input>(
+      [&]() -> Tensor& {
+        const int64_t d = self.dim();
+        TORCH_CHECK(d == 4 || d == 5, "fractional_max_pool3d_backward(): expected 4D or 5D input");
+        TORCH_CHECK(output_size.size() == 3 && grad.dim() == d && grad.size(d - 3) == output_size[0] &&
+                        grad.size(d - 2) == output_size[1] && grad.size(d - 1) == output_size[2] &&
+                        indices.sizes() == grad.sizes(),
+                    "fractional_max_pool3d_backward_out_cpu_template(): gradOutput sizes unexpected");
+        at::native::resize_output(gi, self.sizes());
+        fractional_max_backward(3, grad, self, indices, gi);
+        return gi;
+      },
+      grad, self, kernel, output_size, indices, gi);
+}
+Tensor fractional_max3d_backward(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
+                                 at::IntArrayRef output_size, const Tensor& indices) {
+  Tensor gi = at::empty({0}, self.options());
+  return fractional_max3d_backward_out(grad, self, kernel, output_size, indices, gi);
+}
+
 // ---------------------------------------------------------------- adaptive max
 
 template <class Meta, class Op>
@@ -499,6 +610,11 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, at::IntArrayRef o
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices.out", max_pool2d_out);
+  m.impl("fractional_max_pool2d.output", fractional_max2d_out);
+  m.impl("fractional_max_pool3d.output", fractional_max3d_out);
+  m.impl("fractional_max_pool2d_backward.grad_input", fractional_max2d_backward_out);
+  m.impl("fractional_max_pool3d_backward.grad_input", fractional_max3d_backward_out);
+  m.impl("fractional_max_pool3d_backward", fractional_max3d_backward);
   m.impl("max_pool2d_with_indices_backward.grad_input", max_pool2d_backward_out);
   m.impl("max_pool3d_with_indices", max_pool3d);
   m.impl("max_pool3d_with_indices.out", max_pool3d_out);
