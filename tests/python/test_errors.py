@@ -218,6 +218,20 @@ def test_empty_tensors_of_a_dtype_cpu_refuses_are_refused(fn):
     assert sum(torch.russet.host_op_counts().values()) == 0
 
 
+def test_empty_adaptive_pooling_follows_cpus_dtype_order():
+    """CPU's 2-d adaptive average returns an empty result before its dtype
+    dispatch (the GPU fuzz's "dtype" mutation of an empty batch found
+    russet refusing it); 3-d average and max pooling refuse first"""
+    x = torch.zeros(0, 3, 8, 8, dtype=torch.int64)
+    assert F.adaptive_avg_pool2d(x.to(D), 4).shape == F.adaptive_avg_pool2d(x, 4).shape == (0, 3, 4, 4)
+    assert F.adaptive_avg_pool1d(x[:, 0].to(D), 5).shape == (0, 8, 5)
+    for fn, t in ((F.adaptive_max_pool2d, x), (F.adaptive_avg_pool3d, x.unsqueeze(2))):
+        with pytest.raises(NotImplementedError) as cpu:
+            fn(t, 2)
+        with pytest.raises(NotImplementedError, match=str(cpu.value)[:30].replace("'", ".")):
+            fn(t.to(D), 2)
+
+
 @pytest.mark.parametrize("case", REFUSALS, ids=[c[0] for c in REFUSALS])
 def test_dtypes_cpu_refuses_are_refused(case):
     """An op CPU has no kernel for at a dtype raises NotImplementedError with

@@ -348,10 +348,12 @@ Pool adaptive_geometry(const Tensor& self, at::IntArrayRef output_size, int64_t 
 
 Tensor adaptive_avg(const Tensor& self, at::IntArrayRef output_size, int64_t k, const char* name) {
   check_adaptive(self, output_size, k, name);
-  refuse_unless(is_nn_float(self.scalar_type()), k == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d_cpu",
-                self.scalar_type());
   Dims shape(self.sizes().begin(), self.sizes().end() - k);
   shape.insert(shape.end(), output_size.begin(), output_size.end());
+  // CPU's 2-d kernel returns an empty result before its dtype dispatch (3-d's refuses first)
+  if (k != 2 || c10::multiply_integers(shape) > 0)
+    refuse_unless(is_nn_float(self.scalar_type()), k == 2 ? "adaptive_avg_pool2d" : "adaptive_avg_pool3d_cpu",
+                  self.scalar_type());
   // (CPU's and CUDA's 3-d adaptive average is contiguous whatever the input)
   Tensor out = at::empty(shape, self.options().memory_format(k == 2 ? pool_format(self, k) : at::MemoryFormat::Contiguous));
   run_pool(RS_POOL_AVG, adaptive_geometry(self, output_size, k), true, self, out, Tensor(), Tensor());
