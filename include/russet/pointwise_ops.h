@@ -212,6 +212,7 @@ extern "C" {
     X(LOGIT) \
     X(FREXP_EXPONENT) \
     X(FREXP_MANTISSA) \
+    X(LDEXP) \
     X(POLYGAMMA) \
     X(MVLGAMMA) \
     X(ROUND_DECIMALS) \

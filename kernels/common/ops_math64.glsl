@@ -815,5 +815,14 @@ dvec2 rs_act_silu_backward(dvec2 dy, dvec2 x) {
     return rs_cmul(rs_cmul(dy, sigmoid), one + rs_cmul(x, one - sigmoid));
 }
 
+// ldexp (common/ops_misc.glsl's rule): 2^-969 = 2^-1022 2^53 keeps x normal
+double rs_mx_pow2d(int k) { return uint64BitsToDouble(uint64_t(k + 1023) << 52); }  // k in [-1022, 1023]
+double rs_mx_ldexp(double x, int64_t e64) {
+    int e = int(e64);
+    for (int i = 0; i < 2 && e > 1023; ++i) x *= rs_mx_pow2d(1023), e -= 1023;
+    for (int i = 0; i < 2 && e < -1022; ++i) x *= rs_mx_pow2d(-969), e += 969;
+    return x * rs_mx_pow2d(clamp(e, -1022, 1023));
+}
+
 #endif
 #endif

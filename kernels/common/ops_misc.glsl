@@ -421,6 +421,20 @@ float rs_mx_frexp_exponent(float x) {
     return e;
 }
 
+// ---------------------------------------------------------------- ldexp
+// x 2^e exactly, rounded once (C's ldexp, CPU's kernel for an integer
+// exponent, which it narrows to int first: int(e) wraps as CPU's cast).
+// Exponents past the normal range are taken in steps of normal powers of
+// two; an underflow's steps (2^-102) keep x normal until the last multiply,
+// so a subnormal result is rounded once.
+float rs_mx_pow2(int k) { return uintBitsToFloat(uint(k + 127) << 23); }  // k in [-126, 127]
+float rs_mx_ldexp(float x, int64_t e64) {
+    int e = int(e64);
+    for (int i = 0; i < 2 && e > 127; ++i) x *= rs_mx_pow2(127), e -= 127;
+    for (int i = 0; i < 2 && e < -126; ++i) x *= rs_mx_pow2(-102), e += 102;
+    return x * rs_mx_pow2(clamp(e, -126, 127));
+}
+
 // ---------------------------------------------------------------- hash_tensor
 // The 64 bits of a float32 value (bits u) widened to double, exactly as a
 // CPU's float -> double conversion: subnormals normalized, NaN keeps its

@@ -224,6 +224,7 @@ static const pw_entry kOps[RS_PW_COUNT] = {
     [RS_PW_LOGIT] = {"rs_op_logit(a, s0)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_FREXP_EXPONENT] = {"rs_mx_frexp_exponent(a)", RS_PWK_FLOAT},
     [RS_PW_FREXP_MANTISSA] = {"rs_mx_frexp_mantissa(a)", RS_PWK_FLOAT},
+    [RS_PW_LDEXP] = {"rs_mx_ldexp(a, b)", RS_PWK_FLOAT | RS_PWK_DOUBLE, 2, RS_INT64}, /* b: the integer exponent */
     [RS_PW_POLYGAMMA] = {"rs_op_polygamma(a, int(s0))", RS_PWK_FLOAT},
     [RS_PW_MVLGAMMA] = {"rs_op_mvlgamma(a, int(s0), s1)", RS_PWK_FLOAT},
     [RS_PW_ROUND_DECIMALS] = {"rs_op_round_dec(a, s0, s1 != 0.0)", RS_PWK_FLOAT | RS_PWK_DOUBLE},

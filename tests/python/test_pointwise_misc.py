@@ -48,6 +48,40 @@ def test_ldexp_matches_cpu():
     check_opinfo("ldexp")
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_ldexp_integer_exponents_are_exact_as_cpu(dtype):
+    # CPU's kernel for an integer exponent: x 2^e rounded once, the exponent
+    # narrowed to int (wrapping); the product self * 2^e overflowed where the
+    # result does not (0.5 2^128) and gave NaN for 0 2^30 in float16
+    x = torch.tensor([1.0, 1.0, 1.0, -0.0, float("nan"), float("inf"), 3.0, 1e-45, 1.5, 0.5, 65504.0, 1e-30, 7.0])
+    e = torch.tensor([2 ** 32 + 1, -(2 ** 40), 2 ** 31, 5, 3, -2, -200, 160, -124, 128, 1, 30, -1074])
+    for et in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+        want = torch.ldexp(x.to(dtype), e.to(et))
+        got = torch.ldexp(x.to(dtype).to(D), e.to(et).to(D)).cpu()
+        assert got.dtype == want.dtype and torch.equal(got.isnan(), want.isnan()), et
+        assert torch.equal(got.nan_to_num(), want.nan_to_num()), (et, got, want)
+        y = x.to(dtype).to(D)
+        y.ldexp_(e.to(et).to(D))
+        assert torch.equal(y.cpu().nan_to_num(), want.nan_to_num())
+    # broadcasting, out=, the product's path (float and complex exponents or
+    # selves, integer selves), CPU's refusals
+    xb = torch.randn(3, 1).to(dtype)
+    eb = torch.tensor([[-3, 0, 7, 40]])
+    out = torch.empty(0, dtype=dtype, device=D)
+    torch.ldexp(xb.to(D), eb.to(D), out=out)
+    assert torch.equal(out.cpu(), torch.ldexp(xb, eb))
+    for a, b in ((x.to(dtype), e.float()), (torch.tensor([1, 2]), torch.tensor([3, 4])),
+                 (torch.tensor([1 + 1j, 2j]), torch.tensor([3, 1]))):
+        want = torch.ldexp(a, b)
+        got = torch.ldexp(a.to(D), b.to(D)).cpu()
+        assert got.dtype == want.dtype and torch.allclose(got, want, equal_nan=True), (a.dtype, b.dtype)
+    for bad in (torch.ones(13, dtype=torch.bool), torch.ones(13, dtype=torch.uint16)):
+        with pytest.raises(NotImplementedError) as cpu:
+            torch.ldexp(x.to(dtype), bad)
+        with pytest.raises(NotImplementedError, match=str(cpu.value)[:20].replace("'", ".")):
+            torch.ldexp(x.to(dtype).to(D), bad.to(D))
+
+
 def test_complex_pow_special_values():
     inf, nan = float("inf"), float("nan")
     v = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.5, -0.5, inf, -inf, nan, 1e-20, 30.0])

@@ -1,6 +1,6 @@
 // Ternary and miscellaneous pointwise ops (kernels/common/ops_misc.glsl):
 // clamp, pow, lerp, addcmul/addcdiv, hypot, copysign, nextafter, xlogy,
-// logaddexp, heaviside, where, masked_fill, floor_divide, rsub, shifts,
+// logaddexp, heaviside, ldexp, where, masked_fill, floor_divide, rsub, shifts,
 // logical ops, nan_to_num. Structured ops register .out (pointwise.h);
 // the others build their TensorIterator as ATen's CPU implementation does.
 #include "torch/pointwise.h"
@@ -25,6 +25,9 @@
 #include <ATen/ops/copysign_meta.h>
 #include <ATen/ops/copysign_ops.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/ldexp_ops.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/fill.h>
 #include <ATen/ops/floor_divide_ops.h>
 #include <ATen/ops/heaviside_meta.h>
@@ -431,6 +434,56 @@ Tensor& masked_fill_tensor_(Tensor& self, const Tensor& mask, const Tensor& valu
       self, mask, value);
 }
 
+// ---------------------------------------------------------------- ldexp
+
+// CPU takes an exact x 2^e (its ldexp kernel, the exponent narrowed to
+// int, rounded once) for a floating self and an integer exponent, else
+// self * 2^other (ATen's composite: a 2 of self's dtype, float32 for an
+// integer or bool self). torch 2.11's composite called the exact kernel's
+// stub on any device ("DispatchStub: missing kernel for russet"), and
+// russet took the composite's product, which overflows where the exact
+// value does not (0.5 2^128 in float32): registered here, on every torch.
+bool ldexp_exact(const Tensor& self, const Tensor& other) {
+  return at::isFloatingType(self.scalar_type()) && at::isIntegralType(other.scalar_type(), /*includeBool=*/true);
+}
+
+// 2^other, the composite's factor
+Tensor ldexp_factor(const Tensor& self, const Tensor& other) {
+  const auto t = self.scalar_type();
+  const bool keep = at::isFloatingType(t) || at::isComplexType(t);
+  return at::pow(at::scalar_tensor(2.0, self.options().dtype(keep ? t : at::kFloat)), other);
+}
+
+Tensor& ldexp_into(const Tensor& self, const Tensor& other, Tensor& out) {
+  return native_or_host<at::_ops::ldexp_out>(
+      [&]() -> Tensor& {
+        if (!ldexp_exact(self, other)) return at::mul_out(out, self, ldexp_factor(self, other));
+        const auto e = other.scalar_type();
+        refuse_unless(e == at::kByte || e == at::kChar || e == at::kShort || e == at::kInt || e == at::kLong,
+                      "ldexp_cpu_exp", e);
+        if (out.scalar_type() != self.scalar_type()) throw NeedsHost{};  // CPU's answer
+        auto iter = at::TensorIteratorConfig()
+                        .add_output(out)
+                        .add_const_input(self)
+                        .add_const_input(other)
+                        .check_all_same_dtype(false)
+                        .build();
+        run_pointwise(iter, "ldexp", RS_PW_LDEXP, Result::Compute, {}, self.scalar_type(), 0b10);
+        return out;
+      },
+      self, other, out);
+}
+Tensor ldexp_tensor(const Tensor& self, const Tensor& other) {
+  return native_or_host<at::_ops::ldexp_Tensor>(
+      [&]() -> Tensor {
+        if (!ldexp_exact(self, other)) return at::mul(self, ldexp_factor(self, other));
+        Tensor out = at::empty({0}, self.options());
+        return ldexp_into(self, other, out);
+      },
+      self, other);
+}
+Tensor& ldexp_inplace(Tensor& self, const Tensor& other) { return ldexp_into(self, other, self); }
+
 // ---------------------------------------------------------------- floor_divide, rsub, shifts
 
 Tensor& fdiv_out(const Tensor& self, const Tensor& other, Tensor& out) {
@@ -587,6 +640,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", where_self);
   m.impl("masked_fill_.Scalar", masked_fill_scalar_);
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
+  m.impl("ldexp.Tensor", ldexp_tensor);
+  m.impl("ldexp.out", ldexp_into);
+  m.impl("ldexp_", ldexp_inplace);
   m.impl("floor_divide", fdiv);
   m.impl("floor_divide.out", fdiv_out);
   m.impl("floor_divide_.Tensor", fdiv_);
