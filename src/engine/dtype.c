@@ -378,3 +378,11 @@ void rs_convert_host(void *dst, rs_dtype ddt, const void *src, rs_dtype sdt) {
     }
     }
 }
+
+float rs_round_float(rs_dtype dt, float f) {
+    uint8_t buf[4];
+    float r;
+    rs_convert_host(buf, dt, &f, RS_FLOAT32);
+    rs_convert_host(&r, RS_FLOAT32, buf, dt);
+    return r;
+}

@@ -47,6 +47,9 @@ float rs_e8m0fnu_to_f32(uint8_t x);
  * CPU casts on x86-64, including the values C leaves undefined: float ->
  * integer out of range gives the "integer indefinite" of cvttss2si). */
 void rs_convert_host(void *dst, rs_dtype dst_dt, const void *src, rs_dtype src_dt);
+/* float -> the nearest value of a float32-family dtype, as float (the
+ * rounding CPU's scalar_t arithmetic applies after each step) */
+float rs_round_float(rs_dtype dt, float f);
 
 /* Philox4x32-10, as kernels/common/philox.glsl. */
 void rs_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

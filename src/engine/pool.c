@@ -40,15 +40,9 @@ static const char *pool_name(rs_pool_op op, int adaptive) {
  * for float64) */
 static int64_t frac_alpha_bits(rs_dtype dt, int64_t in, int64_t out, int64_t kernel) {
     if (dt == RS_FLOAT64) return (int64_t)rs_f64_bits(out > 1 ? (double)(in - kernel) / (double)(out - 1) : 0.0);
-    float a = 0.0f;
-    if (out > 1) {
-        float num = (float)(in - kernel), den = (float)(out - 1);
-        if (dt == RS_FLOAT16) num = rs_f16_to_f32(rs_f16_from_f32(num)), den = rs_f16_to_f32(rs_f16_from_f32(den));
-        if (dt == RS_BFLOAT16) num = rs_bf16_to_f32(rs_bf16_from_f32(num)), den = rs_bf16_to_f32(rs_bf16_from_f32(den));
-        a = num / den;
-        if (dt == RS_FLOAT16) a = rs_f16_to_f32(rs_f16_from_f32(a));
-        if (dt == RS_BFLOAT16) a = rs_bf16_to_f32(rs_bf16_from_f32(a));
-    }
+    float a = out > 1 ? rs_round_float(dt, rs_round_float(dt, (float)(in - kernel)) /
+                                                  rs_round_float(dt, (float)(out - 1)))
+                      : 0.0f;
     return (int64_t)rs_f32_bits(a);
 }
 

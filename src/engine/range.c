@@ -19,14 +19,6 @@ static int is_int(rs_dtype dt) {
     }
 }
 
-/* float -> the nearest value of a float32-family dtype, as float. */
-static float round_to(rs_dtype dt, float f) {
-    uint8_t buf[4];
-    float r;
-    rs_convert_host(buf, dt, &f, RS_FLOAT32);
-    rs_convert_host(&r, RS_FLOAT32, buf, dt);
-    return r;
-}
 
 /* double -> int64 by C truncation, refusing what C leaves undefined. */
 static rs_status to_int64(double v, const char *op, int64_t *out) {
@@ -187,8 +179,8 @@ rs_status rs_linspace_rounding(rs_stream *s, const rs_tensor *dst, double start,
             a = (float)wrap_to(dt, ia);
             b = (float)wrap_to(dt, ib);
         } else {
-            a = round_to(r, (float)start);
-            b = round_to(r, (float)end);
+            a = rs_round_float(r, (float)start);
+            b = rs_round_float(r, (float)end);
         }
         if (steps == 1) b = a;
         /* torch 2.15's float16/bfloat16 linspace: start and end rounded to
@@ -196,7 +188,7 @@ rs_status rs_linspace_rounding(rs_stream *s, const rs_tensor *dst, double start,
         int once = half_in_float && !is_log && (dt == RS_FLOAT16 || dt == RS_BFLOAT16);
         float step = steps <= 1 ? 0.0f
                      : once     ? (b - a) / (float)(steps - 1)
-                                : round_to(r, round_to(r, b - a) / round_to(r, (float)(steps - 1)));
+                                : rs_round_float(r, rs_round_float(r, b - a) / rs_round_float(r, (float)(steps - 1)));
         mode = once ? LS_FLOAT_ONCE : LS_FLOAT;
         pc.a = rs_f32_bits(a);
         pc.b = rs_f32_bits(b);
