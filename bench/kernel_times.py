@@ -12,6 +12,7 @@ import ctypes
 import os
 import re
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -52,7 +53,17 @@ def cases():
         q4[n] = (packed, torch.rand(32, n, 2, device=D).bfloat16(),
                  torch.randint(-128, 128, (n, 4096), dtype=torch.int8, device=D), torch.rand(n, device=D).bfloat16())
     x1 = torch.randn(1, 4096, device=D).bfloat16()
+    # torch.compile's generated kernels (bench_compile's cases)
+    sys.path.insert(0, HERE)
+    import bench_compile
+    cx, cy, cm = torch.randn(1 << 24, device=D), torch.randn(1 << 24, device=D), torch.randn(8192, 1024, device=D)
+    cw, cb = torch.randn(1024, device=D), torch.randn(1024, device=D)
+    chain_c, ln_c = torch.compile(bench_compile.chain), torch.compile(bench_compile.layer_norm)
+    sm_c = torch.compile(bench_compile.softmax)
     return {
+        "compiled chain of 10 ops (16M)": lambda: chain_c(cx, cy),
+        "compiled layer_norm (8192,1024)": lambda: ln_c(cm, cw, cb),
+        "compiled softmax (8192,1024)": lambda: sm_c(cm),
         "int4 4096x4096 decode": lambda: torch._weight_int4pack_mm(x1, q4[4096][0], 128, q4[4096][1]),
         "int4 11008x4096 decode": lambda: torch._weight_int4pack_mm(x1, q4[11008][0], 128, q4[11008][1]),
         "int8 4096x4096 decode": lambda: torch._weight_int8pack_mm(x1, q4[4096][2], q4[4096][3]),
@@ -83,9 +94,11 @@ def main():
         lib.rs_profiler_take(dev, recs, 65536)  # drop anything earlier
         if lib.rs_profiler_start(dev) != 0:
             raise RuntimeError("rs_profiler_start failed (no timestamp queries?)")
+        t0 = time.perf_counter()
         for _ in range(args.reps):
             fn()
         torch.russet.synchronize()
+        wall = (time.perf_counter() - t0) / args.reps * 1e6
         lib.rs_profiler_stop(dev)
         n = lib.rs_profiler_take(dev, recs, 65536)
         sums = {}
@@ -94,7 +107,7 @@ def main():
             c, ns = sums.get(k, (0, 0))
             sums[k] = (c + 1, ns + (r.end_ns - r.start_ns))
         total = sum(ns for _, ns in sums.values()) / args.reps / 1e3
-        print(f"{name}: {total:.1f} us of kernels a call")
+        print(f"{name}: {total:.1f} us of kernels a call ({wall:.1f} us wall, profiled)")
         for k, (c, ns) in sorted(sums.items(), key=lambda kv: -kv[1][1]):
             print(f"    {k:40s} {c / args.reps:4.1f} a call  {ns / args.reps / 1e3:8.1f} us")
         # the last call's dispatches in order (a kernel's passes share its name)
