@@ -380,7 +380,7 @@ void rs_convert_host(void *dst, rs_dtype ddt, const void *src, rs_dtype sdt) {
 }
 
 float rs_round_float(rs_dtype dt, float f) {
-    uint8_t buf[4];
+    uint8_t buf[16]; /* room for any dtype: float64 and complex ones keep f */
     float r;
     rs_convert_host(buf, dt, &f, RS_FLOAT32);
     rs_convert_host(&r, RS_FLOAT32, buf, dt);

@@ -79,11 +79,7 @@ typedef struct adagrad_push { RS_ADAGRAD_PUSH } adagrad_push;
 /* x as ATen's vector loop uses a scalar: rounded to the dtype (float16,
  * bfloat16), through float; torch 2.15 and later keep it in float */
 static float round_to(rs_dtype dt, double x, int float_scalars) {
-    float f = (float)x;
-    if (float_scalars) return f;
-    if (dt == RS_FLOAT16) return rs_f16_to_f32(rs_f16_from_f32(f));
-    if (dt == RS_BFLOAT16) return rs_bf16_to_f32(rs_bf16_from_f32(f));
-    return f;
+    return float_scalars ? (float)x : rs_round_float(dt, (float)x);
 }
 
 rs_status rs_adagrad_step_run(rs_stream *s, const rs_adagrad_step *p) {
