@@ -60,7 +60,16 @@ def cases():
     cw, cb = torch.randn(1024, device=D), torch.randn(1024, device=D)
     chain_c, ln_c = torch.compile(bench_compile.chain), torch.compile(bench_compile.layer_norm)
     sm_c = torch.compile(bench_compile.softmax)
+    # the chain's steps alone, compiled and eager: where a compiled kernel's time goes
+    parts = {"x*y+1": lambda a, b: a * b + 1, "sin": lambda a, b: a.sin(), "exp": lambda a, b: a.exp(),
+             "tanh": lambda a, b: a.tanh(), "sigmoid": lambda a, b: a.sigmoid(), "copy": lambda a, b: a + 0}
+    steps = {}
+    for k, f in parts.items():
+        fc = torch.compile(f)
+        steps[f"compiled step {k} (16M)"] = lambda fc=fc: fc(cx, cy)
+        steps[f"eager step {k} (16M)"] = lambda f=f: f(cx, cy)
     return {
+        **steps,
         "compiled chain of 10 ops (16M)": lambda: chain_c(cx, cy),
         "compiled layer_norm (8192,1024)": lambda: ln_c(cm, cw, cb),
         "compiled softmax (8192,1024)": lambda: sm_c(cm),
