@@ -147,6 +147,30 @@ def test_linspace_overflow_errors():
         torch.linspace(0, 1, 5, dtype=torch.bool, device=D)
 
 
+def _result_or_error(fn):
+    try:
+        return fn().cpu()
+    except RuntimeError as e:
+        return "RuntimeError: " + str(e).split("\n")[0]
+
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+def test_range_factories_convert_start_and_end_as_cpu(fn):
+    # one step: CPU fills start (linspace) or 10^start (logspace) and checks
+    # neither against the dtype's range; two or more convert both with a check
+    # (found by the GPU fuzz: linspace(-2, -1e6, 1, dtype=int8))
+    for dt in (torch.int8, torch.uint8, torch.int64, torch.float16, torch.bfloat16, torch.float32,
+               torch.complex64):
+        for steps in (1, 2, 3):
+            for s, e in ((2.0, -1e6), (-1e6, 2.0), (2.0, 300.0), (1e6, 1e6), (300.0, 2.0), (1.5, -0.5)):
+                want = _result_or_error(lambda: getattr(torch, fn)(s, e, steps, dtype=dt))
+                got = _result_or_error(lambda: getattr(torch, fn)(s, e, steps, dtype=dt, device=D))
+                if isinstance(want, str) or isinstance(got, str):
+                    assert got == want, (fn, dt, steps, s, e)
+                else:
+                    assert_close(got, want, equal_nan=True, msg=lambda m: f"{fn} {dt} {steps} {s} {e}: {m}")
+
+
 def test_linspace_float32_bit_exact():
     # CPU's float32 linspace: start + step * i (end - step * (steps - 1 - i)
     # past halfway) with one rounding (its build fuses the multiply-add)

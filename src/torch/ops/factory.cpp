@@ -79,14 +79,19 @@ at::Tensor& linspace_impl(const at::Scalar& start, const at::Scalar& end, int64_
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
-  if (base <= 0) {
-    // CPU's kernel converts start and end to the dtype with a check
-    // ("value cannot be converted to type c10::Half without overflow")
-    AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "linspace_cpu", [&]() {
-      (void)start.to<scalar_t>();
-      (void)end.to<scalar_t>();
-    });
+  // one step: CPU fills start (linspace) or base^start (logspace), and
+  // converts neither end nor start to the dtype first
+  if (steps == 1) {
+    if (base <= 0) return out.fill_(start);
+    if (out.is_complex()) return out.fill_(std::pow(base, start.to<c10::complex<double>>()));
+    return out.fill_(std::pow(base, start.to<double>()));
   }
+  // CPU's kernels convert start and end to the dtype with a check
+  // ("value cannot be converted to type c10::Half without overflow")
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "linspace_cpu", [&]() {
+    (void)start.to<scalar_t>();
+    (void)end.to<scalar_t>();
+  });
   native_or_host(
       out, base > 0 ? "aten::logspace.out" : "aten::linspace.out",
       [&](rs_stream* s, rs_tensor* d) {
