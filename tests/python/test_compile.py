@@ -57,6 +57,20 @@ def test_a_chain_of_ten_pointwise_ops_is_one_kernel():
     assert assert_matches_cpu(chain, x, y) == 1
 
 
+@pytest.mark.parametrize("n", [1, 255, 256, 1023, 1024, 1025, 4097])
+def test_pointwise_invocations_cover_every_element(n):
+    # an invocation handles several elements, a workgroup apart (kernel.py,
+    # _elements_per_invocation): every element is written once, at any length,
+    # static or dynamic, with each element's own index (arange) and value
+    x = torch.randn(n, device=D)
+    idx = torch.arange(n, device=D)
+    fn = lambda x, i: x * 2 + i  # noqa: E731
+    assert assert_matches_cpu(fn, x, idx) == 1
+    torch._dynamo.reset()
+    out = torch.compile(fn, dynamic=True)(x, idx)
+    torch.testing.assert_close(out.cpu(), fn(x.cpu(), idx.cpu()))
+
+
 @pytest.mark.parametrize(
     "fn",
     [

@@ -51,7 +51,8 @@ def _device_signature():
 
     p = device_props()
     return (f"{p.name}|{p.profile}|fp64={bool(p.has_fp64)}|wg={p.max_workgroup_invocations}"
-            f"|persistent={os.environ.get('RUSSET_INDUCTOR_PERSISTENT', '1')}")
+            f"|persistent={os.environ.get('RUSSET_INDUCTOR_PERSISTENT', '1')}"
+            f"|epi={os.environ.get('RUSSET_INDUCTOR_EPI', '4')}")
 
 
 def _source_version():

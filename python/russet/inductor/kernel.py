@@ -52,6 +52,16 @@ def _max_workgroup():
 WG = 256  # invocations a workgroup: within every device's limits (apple: 1024)
 
 
+def _elements_per_invocation():
+    """Elements a pointwise invocation handles, WG apart, so that a
+    workgroup covers EPI * WG consecutive elements: on an H100 a copy
+    kernel of 16M floats took 104 us at 256 elements a workgroup, 67 us at
+    1024 and 200 us at 64 (fifty-third session, docs/compile.md); the
+    accesses stay coalesced at each step. RUSSET_INDUCTOR_EPI overrides it
+    (in the graph cache key) for measuring."""
+    return max(1, int(os.environ.get("RUSSET_INDUCTOR_EPI", "4")))
+
+
 class GlslCSE(CSE):
     """CSE whose variables are declared with their GLSL type (GLSL has no
     auto). Narrow integers are computed in int64_t and wrapped to their
@@ -660,8 +670,13 @@ class GlslKernel(SIMDKernel):
                     code.writeline(f"{self.idx} {tree.prefix}numel = {self.kexpr(sympy.Integer(tree.numel))};")
             outer_trees = [t for t in self.range_trees if not t.is_reduction]
             # in 64 bits until checked: the last workgroup may pass 2^31
-            linear = "int64_t(gid)" if self.inside_reduction_kernel() else f"int64_t(gid) * {self.wg}L + int64_t(lid)"
+            epi = 1 if self.inside_reduction_kernel() else _elements_per_invocation()
+            linear = "int64_t(gid)" if self.inside_reduction_kernel() else \
+                f"(int64_t(gid) * {epi}L + int64_t(rs_e)) * {self.wg}L + int64_t(lid)"
             total = " * ".join(f"int64_t({t.prefix}numel)" for t in outer_trees) or "1L"
+            if not self.inside_reduction_kernel():  # this invocation's elements, WG apart
+                code.writeline(f"for (uint rs_e = 0u; rs_e < {epi}u; rs_e++) {{")
+                code.do_indent()
             code.writeline(f"int64_t linear64 = {linear};")
             code.writeline(f"if (linear64 >= {total}) return;")
             code.writeline(f"{self.idx} linear = {self.idx}(linear64);")
@@ -676,6 +691,9 @@ class GlslKernel(SIMDKernel):
                 code.writeline(f"{self.idx} r0_index = {self.idx}(lid);")
                 code.writeline("bool r0_mask = r0_index < r0_numel;")
             code.splice(self.body)
+            if not self.inside_reduction_kernel():
+                code.do_unindent()
+                code.writeline("}")
         code.writeline("}")
         return code.getvalue()
 
@@ -694,8 +712,10 @@ class GlslKernel(SIMDKernel):
                     args.append(str(expr))
             if not tree.is_reduction:
                 outer_numel = outer_numel * numel
-        threads = outer_numel * self.wg if self.inside_reduction_kernel() else outer_numel
-        args.append(f"threads={self.pexpr(threads)}")
+        if self.inside_reduction_kernel():
+            args.append(f"threads={self.pexpr(outer_numel * self.wg)}")
+        else:  # an invocation per EPI elements, rounded up
+            args.append(f"threads=-(-({self.pexpr(outer_numel)}) // {_elements_per_invocation()})")
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
