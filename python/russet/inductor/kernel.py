@@ -2,8 +2,9 @@
 
 A kernel is one of three shapes (docs/compile.md):
 
-- pointwise: one invocation an element of the flattened iteration space
-  (its x, and y and z where Inductor tiles, taken apart from one linear id);
+- pointwise: one invocation per EPI elements of the flattened iteration
+  space, a workgroup apart (its x, and y and z where Inductor tiles, taken
+  apart from one linear id);
 - persistent reduction: one workgroup an output row (x) of known length
   that the workgroup holds, an element an invocation; the row stays in
   registers and each reduction is a shared-memory tree in line;
