@@ -295,6 +295,17 @@ def test_fractional_max_layouts_nan_and_gradients():
         yc.backward(gout)
         host_free(lambda: yd.backward(gout.to(D)))
         assert torch.equal(yd.detach().cpu(), yc.detach()) and torch.equal(xd.grad.cpu(), xc.grad)
+    # grad_input given as out=: contiguous (the sums land in it) or not
+    x = torch.randn(2, 3, 11, 10, generator=g)
+    s = torch.rand(2, 3, 2, generator=g)
+    y, idx = torch.ops.aten.fractional_max_pool2d(x, (3, 2), (5, 6), s)
+    gout = torch.randn(y.shape, generator=g)
+    want = torch.ops.aten.fractional_max_pool2d_backward(gout, x, (3, 2), (5, 6), idx)
+    for out in (torch.full(x.shape, 7.0, device=D), torch.full(x.shape, 7.0, device=D).contiguous(
+            memory_format=torch.channels_last), torch.full((2, 3, 10, 11), 7.0, device=D).transpose(2, 3)):
+        got = host_free(lambda: torch.ops.aten.fractional_max_pool2d_backward.grad_input(
+            gout.to(D), x.to(D), (3, 2), (5, 6), idx.to(D), grad_input=out))
+        assert got is out and torch.equal(out.cpu(), want)
 
 
 def test_fractional_max_errors_like_cpu():

@@ -461,9 +461,12 @@ void fractional_max_backward(int64_t k, const Tensor& grad, const Tensor& self, 
                              const Tensor& gi) {
   const int64_t plane = c10::multiply_integers(self.sizes().slice(self.dim() - k));
   const int64_t rows = self.numel() / std::max<int64_t>(plane, 1);
-  Tensor acc = at::zeros({rows, plane}, grad.options());
+  // a contiguous grad_input takes the sums itself; another layout through
+  // a contiguous buffer
+  const bool direct = gi.is_contiguous();
+  Tensor acc = direct ? gi.view({rows, plane}).zero_() : at::zeros({rows, plane}, grad.options());
   acc.scatter_add_(1, indices.reshape({rows, -1}), grad.reshape({rows, -1}));
-  gi.copy_(acc.view(self.sizes()));
+  if (!direct) gi.copy_(acc.view(self.sizes()));
 }
 
 Tensor& fractional_max2d_backward_out(const Tensor& grad, const Tensor& self, at::IntArrayRef kernel,
