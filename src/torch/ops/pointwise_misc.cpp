@@ -473,14 +473,11 @@ Tensor& ldexp_into(const Tensor& self, const Tensor& other, Tensor& out) {
       },
       self, other, out);
 }
+// (the product and ldexp.out each choose native or host themselves)
 Tensor ldexp_tensor(const Tensor& self, const Tensor& other) {
-  return native_or_host<at::_ops::ldexp_Tensor>(
-      [&]() -> Tensor {
-        if (!ldexp_exact(self, other)) return at::mul(self, ldexp_factor(self, other));
-        Tensor out = at::empty({0}, self.options());
-        return ldexp_into(self, other, out);
-      },
-      self, other);
+  if (!ldexp_exact(self, other)) return at::mul(self, ldexp_factor(self, other));
+  Tensor out = at::empty({0}, self.options());
+  return ldexp_into(self, other, out);
 }
 Tensor& ldexp_inplace(Tensor& self, const Tensor& other) { return ldexp_into(self, other, self); }
 
