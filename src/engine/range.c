@@ -19,7 +19,6 @@ static int is_int(rs_dtype dt) {
     }
 }
 
-
 /* double -> int64 by C truncation, refusing what C leaves undefined. */
 static rs_status to_int64(double v, const char *op, int64_t *out) {
     if (!(v > -9223372036854775809.0 && v < 9223372036854775808.0))

@@ -48,11 +48,11 @@ def _device_signature():
     profiles on one machine share Inductor's cache directory; without this,
     the apple profile took a kernel generated with doubles for native."""
     from .device import device_props
+    from .kernel import _elements_per_invocation, _persistent_allowed
 
     p = device_props()
     return (f"{p.name}|{p.profile}|fp64={bool(p.has_fp64)}|wg={p.max_workgroup_invocations}"
-            f"|persistent={os.environ.get('RUSSET_INDUCTOR_PERSISTENT', '1')}"
-            f"|epi={os.environ.get('RUSSET_INDUCTOR_EPI', '4')}")
+            f"|persistent={int(_persistent_allowed())}|epi={_elements_per_invocation()}")
 
 
 def _source_version():

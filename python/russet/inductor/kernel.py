@@ -63,6 +63,12 @@ def _elements_per_invocation():
     return max(1, int(os.environ.get("RUSSET_INDUCTOR_EPI", "4")))
 
 
+def _persistent_allowed():
+    """RUSSET_INDUCTOR_PERSISTENT=0 forces the looped form of reductions,
+    for measuring it (docs/compile.md; in the graph cache key)."""
+    return os.environ.get("RUSSET_INDUCTOR_PERSISTENT", "1") != "0"
+
+
 class GlslCSE(CSE):
     """CSE whose variables are declared with their GLSL type (GLSL has no
     auto). Narrow integers are computed in int64_t and wrapped to their
@@ -124,12 +130,18 @@ class GlslKernel(SIMDKernel):
         r = self.numels.get("r0_")
         if not self.features.is_reduction() or "r1_" in self.numels or not isinstance(r, (int, sympy.Integer)):
             return False
-        if os.environ.get("RUSSET_INDUCTOR_PERSISTENT", "1") == "0":  # measuring the looped form (docs/compile.md)
+        if not _persistent_allowed():
             return False
         # rows up to WG only: at 1024 (an invocation an element, a 1024-wide
         # tree a reduction) the looped form was 2.2x faster on the H200
         # (forty-first session: layer norm 0.075 ms against 0.165 at (8192, 1024))
         return int(r) <= WG
+
+    @property
+    def epi(self):
+        """Elements an invocation handles: a pointwise kernel's
+        _elements_per_invocation(), a reduction's 1 (a workgroup a row)."""
+        return 1 if self.inside_reduction_kernel() else _elements_per_invocation()
 
     @property
     def wg(self):
@@ -671,12 +683,12 @@ class GlslKernel(SIMDKernel):
                     code.writeline(f"{self.idx} {tree.prefix}numel = {self.kexpr(sympy.Integer(tree.numel))};")
             outer_trees = [t for t in self.range_trees if not t.is_reduction]
             # in 64 bits until checked: the last workgroup may pass 2^31
-            epi = 1 if self.inside_reduction_kernel() else _elements_per_invocation()
-            linear = "int64_t(gid)" if self.inside_reduction_kernel() else \
-                f"(int64_t(gid) * {epi}L + int64_t(rs_e)) * {self.wg}L + int64_t(lid)"
+            pointwise = not self.inside_reduction_kernel()
+            linear = f"(int64_t(gid) * {self.epi}L + int64_t(rs_e)) * {self.wg}L + int64_t(lid)" if pointwise \
+                else "int64_t(gid)"
             total = " * ".join(f"int64_t({t.prefix}numel)" for t in outer_trees) or "1L"
-            if not self.inside_reduction_kernel():  # this invocation's elements, WG apart
-                code.writeline(f"for (uint rs_e = 0u; rs_e < {epi}u; rs_e++) {{")
+            if pointwise:  # this invocation's elements, a workgroup apart
+                code.writeline(f"for (uint rs_e = 0u; rs_e < {self.epi}u; rs_e++) {{")
                 code.do_indent()
             code.writeline(f"int64_t linear64 = {linear};")
             code.writeline(f"if (linear64 >= {total}) return;")
@@ -692,7 +704,7 @@ class GlslKernel(SIMDKernel):
                 code.writeline(f"{self.idx} r0_index = {self.idx}(lid);")
                 code.writeline("bool r0_mask = r0_index < r0_numel;")
             code.splice(self.body)
-            if not self.inside_reduction_kernel():
+            if pointwise:
                 code.do_unindent()
                 code.writeline("}")
         code.writeline("}")
@@ -715,8 +727,8 @@ class GlslKernel(SIMDKernel):
                 outer_numel = outer_numel * numel
         if self.inside_reduction_kernel():
             args.append(f"threads={self.pexpr(outer_numel * self.wg)}")
-        else:  # an invocation per EPI elements, rounded up
-            args.append(f"threads=-(-({self.pexpr(outer_numel)}) // {_elements_per_invocation()})")
+        else:  # an invocation per epi elements, rounded up
+            args.append(f"threads=-(-({self.pexpr(outer_numel)}) // {self.epi})")
         wrapper.generate_kernel_call(name, args, device=V.graph.get_current_device_or_throw(), triton=False)
 
 
