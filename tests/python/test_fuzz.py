@@ -65,3 +65,24 @@ def test_ops_filter_draws_only_matching_ops(tmp_path):
     bad = subprocess.run([sys.executable, os.path.join(REPO, "tools", "fuzz.py"), "--ops", "^no such op$"], cwd=REPO,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "matches no op" in bad.stderr
+
+
+def test_fuzz_pool_runs_given_ranges_and_reports_what_is_left(tmp_path):
+    # tools/fuzz_pool.py (the GPU's many-process fuzz): two ranges in chunks
+    # on two processes; its summary names every case done and none twice,
+    # and a run given no time leaves every case for the next
+    pool = os.path.join(REPO, "tools", "fuzz_pool.py")
+    r = subprocess.run([sys.executable, pool, "--seed", "1", "--ranges", "3-7,20-22", "--procs", "2", "--chunk", "3",
+                        "--seconds", "400", "--out", str(tmp_path / "a")], cwd=REPO, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert s["done"] == [[3, 7], [20, 22]] and s["left"] == [] and s["cases"] == 8, s
+    assert sum(s["counts"].values()) == 8, s["counts"]
+    (tmp_path / "left.json").write_text(json.dumps({"left": [[30, 31], [40, 40]]}))
+    r = subprocess.run([sys.executable, pool, "--seed", "1", "--ranges", "@" + str(tmp_path / "left.json"),
+                        "--procs", "2", "--seconds", "1", "--out", str(tmp_path / "b")], cwd=REPO,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert s["cases"] == 0 and s["left"] == [[30, 31], [40, 40]], s
