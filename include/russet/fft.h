@@ -9,7 +9,8 @@ extern "C" {
 #endif
 
 /* rs_fft: in-order discrete Fourier transforms of `rows` contiguous rows of
- * n complex64 values each, n a power of two (1 to 2^30):
+ * n complex64 or complex128 values each (`dtype`; complex128 only with the
+ * device's fp64, RS_ERR_UNSUPPORTED otherwise), n a power of two (1 to 2^30):
  * out[r, k] = sum_j in[r, j] e^(-2 pi i j k / n), with +2 pi i for inverse
  * (no scaling). out must not be in. Radix-2 Stockham passes
  * (kernels/fft.comp); twiddles computed on the host in double. */
@@ -17,6 +18,7 @@ typedef struct rs_fft_desc {
     uint64_t in, out;
     int64_t rows, n;
     int inverse;
+    rs_dtype dtype; /* RS_COMPLEX64 or RS_COMPLEX128 */
 } rs_fft_desc;
 RS_API rs_status rs_fft(rs_stream *s, const rs_fft_desc *d);
 
@@ -24,13 +26,15 @@ RS_API rs_status rs_fft(rs_stream *s, const rs_fft_desc *d);
  * _fft_c2c, _fft_r2c, _fft_c2r; src/engine/fft_nd.c), over `ndims` dims
  * of `in` in turn, each a 1-D transform of its lines: the dim made last
  * and contiguous in scratch; power-of-two lengths by rs_fft, other lengths
- * up to 512 by a product with the DFT matrix (W = W_hi + W_lo, two float32
- * parts, so W is carried to ~2^-48) on the GEMM engine, longer ones by
+ * up to 512 by a product with the DFT matrix (complex64: W = W_hi + W_lo,
+ * two float32 parts, so W is carried to ~2^-48) on the GEMM engine, longer ones by
  * Bluestein's chirp-z transform (two power-of-two transforms of length M
  * >= 2n - 1 and complex products). The DFT matrices and chirps are made on
  * the host in double (jk mod n, j^2 mod 2n) once per device, length and
  * direction (rs_device_table). Then the scaling: normalization 0 none, 1
  * by 1 / sqrt(N), 2 by 1 / N, N the product of the transformed lengths.
+ * complex64 and float32 as below, or, only with the device's fp64
+ * (RS_ERR_UNSUPPORTED otherwise), complex128 and float64 in their places.
  *   RS_FFT_C2C: in and out complex64 of one shape; inverse: e^(+2 pi i ..).
  *     No dims: out = in.
  *   RS_FFT_R2C: in float32, out complex64 of in's shape or, onesided, with

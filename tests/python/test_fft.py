@@ -23,6 +23,48 @@ def test_opinfo_native(name):
     check_opinfo(name, dtypes=[torch.float32, torch.complex64, torch.int32])
 
 
+@pytest.mark.parametrize("name", OPS)
+def test_opinfo_fp64(name):
+    # float64 and complex128: natively where the device has fp64 (the
+    # native profile: rs_fft's WIDE kernels, the GEMM in complex128), through
+    # the host under apple (opinfo_check's HOST_DTYPES)
+    check_opinfo(name, dtypes=[torch.float64, torch.complex128])
+
+
+def test_fp64_native_under_native_profile():
+    # under the native profile (lavapipe has fp64) every length path runs in
+    # complex128 on the device, close to the exact transform (CPU's pocketfft
+    # in double for scale), and float64 gradients pass gradcheck with no op
+    # on the host
+    from conftest import run_python
+    r = run_python("""
+import torch, russet
+assert torch.russet.get_device_properties(0).profile == "native"
+def rel(got, want):
+    return ((got - want).abs().max() / want.abs().max()).item()
+g = torch.Generator().manual_seed(3)
+torch.russet.reset_host_op_counts()
+for n in (8, 100, 600, 1031, 4096):  # radix-2, the DFT matrix, Bluestein, one workgroup a row
+    x = torch.randn(3, n, dtype=torch.complex128, generator=g)
+    for fn in (torch.fft.fft, torch.fft.ifft):
+        got = fn(x.to("russet")).cpu()
+        assert got.dtype == torch.complex128, got.dtype
+        e = rel(got, fn(x))
+        assert e < 1e-13, (n, fn.__name__, e)
+    y = torch.randn(4, n, dtype=torch.float64, generator=g)
+    got = torch.fft.irfft(torch.fft.rfft(y.to("russet")), n=n).cpu()
+    assert got.dtype == torch.float64 and rel(got, y) < 1e-13, (n, rel(got, y))
+    assert rel(torch.fft.rfft2(y.to("russet")).cpu(), torch.fft.rfft2(y)) < 1e-13
+x = torch.randn(2, 6, 5, dtype=torch.float64, generator=g).to("russet").requires_grad_(True)
+assert torch.autograd.gradcheck(lambda t: torch.fft.irfftn(torch.fft.rfftn(t) * 1j, s=(6, 5)), (x,))
+c = torch.randn(7, 3, dtype=torch.complex128, generator=g).to("russet").requires_grad_(True)
+assert torch.autograd.gradcheck(lambda t: torch.fft.fft(t, dim=0, norm="ortho"), (c,))
+assert torch.russet.host_op_counts() == {}, torch.russet.host_op_counts()
+print("ok")
+""", env={"RUSSET_PROFILE": "native"}, timeout=900)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
 def test_hfft2_as_accurate_as_cpu():
     # hfft2's samples have outputs near zero beside outputs in the hundreds:
     # two float32 algorithms differ there by more than assert_close allows
@@ -128,9 +170,13 @@ def test_stft_istft_roundtrip_and_gradients():
 def test_empty_and_host_dtypes():
     assert torch.fft.fft(torch.empty(0, 8, dtype=torch.complex64, device=D)).shape == (0, 8)
     assert torch.fft.rfft(torch.empty(3, 0, device=D), n=4).shape == (3, 3)
-    # float64 runs on the host under the apple profile (counted), exactly as CPU
+    # float64 runs on the host under the apple profile (counted), exactly as
+    # CPU; natively under native (test_fp64_native_under_native_profile)
     x = torch.randn(7, dtype=torch.float64)
-    assert torch.equal(torch.fft.rfft(x.to(D)).cpu(), torch.fft.rfft(x))
+    if torch.russet.get_device_properties(0).profile == "apple":
+        assert torch.equal(torch.fft.rfft(x.to(D)).cpu(), torch.fft.rfft(x))
+    else:
+        assert_close(torch.fft.rfft(x.to(D)).cpu(), torch.fft.rfft(x))
     with pytest.raises(RuntimeError):
         torch.fft.fft(torch.randn(4, device=D), n=0)
 

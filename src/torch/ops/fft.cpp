@@ -3,8 +3,9 @@
 // core each (rs_fft_nd, src/engine/fft_nd.c: a 1-D transform per dim by
 // radix-2 passes, the DFT matrix on the GEMM engine or Bluestein's chirp-z
 // transform, then the normalization; docs/fft.md). complex64/float32
-// natively; complex128/float64 through host execution under the apple
-// profile (by design); what CPU refuses (complex32) refuses here too.
+// natively, complex128/float64 natively where the device has fp64 (the
+// native profile) and through host execution under the apple profile (by
+// design); what CPU refuses (complex32) refuses here too.
 // Results have CPU's and CUDA's strides (rs_fft_nd_layout).
 #include "torch/pointwise.h"
 #include "russet/fft.h"
@@ -23,6 +24,17 @@ namespace russet {
 namespace {
 
 using at::Tensor;
+
+// the complex dtype of a transform whose complex operand is `t` (or whose
+// real operand, for r2c), or NeedsHost: complex64/float32 always,
+// complex128/float64 where the device has fp64; others are CPU's errors
+at::ScalarType complex_of(const Tensor& t, bool real) {
+  const at::ScalarType narrow = real ? at::kFloat : at::kComplexFloat, wide = real ? at::kDouble : at::kComplexDouble;
+  if (t.scalar_type() == narrow) return at::kComplexFloat;
+  if (t.scalar_type() != wide) throw NeedsHost();
+  host_if_no_fp64(t);
+  return at::kComplexDouble;
+}
 
 // out (out_sizes, out_dt) = the transform of self over dims (rs_fft_nd)
 Tensor run_fft(rs_fft_kind kind, const Tensor& self, at::IntArrayRef dim, int64_t normalization,
@@ -49,8 +61,8 @@ Tensor run_fft(rs_fft_kind kind, const Tensor& self, at::IntArrayRef dim, int64_
 Tensor c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool forward) {
   return native_or_host<at::_ops::_fft_c2c>(
       [&]() -> Tensor {
-        if (self.scalar_type() != at::kComplexFloat) throw NeedsHost();  // complex128: fp64; others: CPU's error
-        return run_fft(RS_FFT_C2C, self, dim, normalization, self.sizes(), at::kComplexFloat, !forward, false);
+        const at::ScalarType ct = complex_of(self, false);
+        return run_fft(RS_FFT_C2C, self, dim, normalization, self.sizes(), ct, !forward, false);
       },
       self, dim, normalization, forward);
 }
@@ -58,12 +70,12 @@ Tensor c2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool 
 Tensor r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
   return native_or_host<at::_ops::_fft_r2c>(
       [&]() -> Tensor {
-        if (self.scalar_type() != at::kFloat) throw NeedsHost();
+        const at::ScalarType ct = complex_of(self, true);
         TORCH_CHECK(!dim.empty(), "_fft_r2c: expected at least one dim");
         std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
         const int64_t last = at::maybe_wrap_dim(dim.back(), self.dim());
         if (onesided) sizes[last] = sizes[last] / 2 + 1;
-        return run_fft(RS_FFT_R2C, self, dim, normalization, sizes, at::kComplexFloat, false, onesided);
+        return run_fft(RS_FFT_R2C, self, dim, normalization, sizes, ct, false, onesided);
       },
       self, dim, normalization, onesided);
 }
@@ -71,12 +83,12 @@ Tensor r2c(const Tensor& self, at::IntArrayRef dim, int64_t normalization, bool 
 Tensor c2r(const Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
   return native_or_host<at::_ops::_fft_c2r>(
       [&]() -> Tensor {
-        if (self.scalar_type() != at::kComplexFloat) throw NeedsHost();
+        const at::ScalarType ct = complex_of(self, false);
         TORCH_CHECK(!dim.empty(), "_fft_c2r: expected at least one dim");
         TORCH_CHECK(last_dim_size >= 1, "Invalid number of data points (", last_dim_size, ") specified");
         std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
         sizes[at::maybe_wrap_dim(dim.back(), self.dim())] = last_dim_size;
-        return run_fft(RS_FFT_C2R, self, dim, normalization, sizes, at::kFloat, true, false);
+        return run_fft(RS_FFT_C2R, self, dim, normalization, sizes, c10::toRealValueType(ct), true, false);
       },
       self, dim, normalization, last_dim_size);
 }
