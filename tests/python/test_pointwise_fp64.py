@@ -45,6 +45,13 @@ OPS = [
     ("nan_to_num", ""), ("clamp", ""), ("nn.functional.gelu", ""), ("nn.functional.silu", ""),
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
+    # torch.special's orthogonal polynomials (common/ops_special_poly.glsl in double)
+    ("special.chebyshev_polynomial_t", ""), ("special.chebyshev_polynomial_u", ""),
+    ("special.chebyshev_polynomial_v", ""), ("special.chebyshev_polynomial_w", ""),
+    ("special.shifted_chebyshev_polynomial_t", ""), ("special.shifted_chebyshev_polynomial_u", ""),
+    ("special.shifted_chebyshev_polynomial_v", ""), ("special.shifted_chebyshev_polynomial_w", ""),
+    ("special.hermite_polynomial_h", ""), ("special.hermite_polynomial_he", ""),
+    ("special.laguerre_polynomial_l", ""), ("special.legendre_polynomial_p", ""),
     # complex128 scalar operands (alpha, value, fill: 16 bytes through the arena)
     ("add", ""), ("sub", ""), ("rsub", ""), ("masked_fill", ""), ("lerp", ""), ("addcmul", ""), ("addcdiv", ""),
 ]
