@@ -824,7 +824,7 @@ double rs_mx_ldexp(double x, int64_t e64) {
     return x * rs_mx_pow2d(clamp(e, -1022, 1023));
 }
 
-// ---------------------------------------------------------------- special: orthogonal polynomials
+// ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials
 // a * b + c rounded once (ops_special.glsl's float form, with double's
 // splitter 2^27 + 1): GLSL's double fma need not be fused
 double rs_m_fma(double a, double b, double c) {
@@ -848,7 +848,12 @@ int64_t rs_m_poly_n(double n) {
     return int64_t(n);
 }
 #define T double
+#define TL(x) x
+#define T_EPS 2.220446049250313080847e-16LF
+#include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
+#undef TL
+#undef T_EPS
 #undef T
 
 #endif
