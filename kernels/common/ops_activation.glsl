@@ -217,6 +217,14 @@ double rs_act_prelu_grad_input(double x, double w, double g) { return x > 0.0LF 
 double rs_act_prelu_grad_weight(double x, double w, double g) { return x > 0.0LF ? 0.0LF : x * g; }
 double rs_act_sigmoid_backward(double a, double b) { return a * (1.0LF - b) * b; }
 double rs_act_tanh_backward(double a, double b) { return a * (1.0LF - b * b); }
+dvec2 rs_act_sigmoid_backward(dvec2 a, dvec2 b) {
+    dvec2 t = rs_cmul(dvec2(1.0LF, 0.0LF) - b, b);
+    return rs_cmul(a, dvec2(t.x, -t.y));
+}
+dvec2 rs_act_tanh_backward(dvec2 a, dvec2 b) {
+    dvec2 t = dvec2(1.0LF, 0.0LF) - rs_cmul(b, b);
+    return rs_cmul(a, dvec2(t.x, -t.y));
+}
 #endif
 
 #endif

@@ -824,6 +824,34 @@ double rs_mx_ldexp(double x, int64_t e64) {
     return x * rs_mx_pow2d(clamp(e, -1022, 1023));
 }
 
+// pow_tensor_scalar_optimized_kernel's special exponents 3 and -2 (ops_misc.glsl)
+double rs_mx_cube(double a) {
+    precise double t = a * a;
+    return t * a;
+}
+dvec2 rs_mx_cube(dvec2 a) { return rs_cmul(rs_cmul(a, a), a); }
+double rs_mx_inv_sq(double a) {
+    precise double t = a * a;
+    return 1.0LF / t;
+}
+dvec2 rs_mx_inv_sq(dvec2 a) { return rs_cdiv(dvec2(1.0LF, 0.0LF), rs_cmul(a, a)); }
+
+// torch.special's entr and xlog1py, i0 (CPU's calc_i0 in double is the
+// modified Bessel I0 below: the same Chebyshev series)
+double rs_op_entr(double x) {
+    if (isnan(x)) return x;
+    if (x > 0.0LF) return -x * rs_op_log(x);
+    if (x == 0.0LF) return 0.0LF;
+    return -RS_INF_D;
+}
+double rs_op_xlog1py(double x, double y) {
+    if (isnan(y)) return RS_NAN_D;
+    if (x == 0.0LF) return 0.0LF;
+    return x * rs_op_log1p(y);
+}
+double rs_sp_modified_bessel_i0(double x);
+double rs_op_i0(double x) { return rs_sp_modified_bessel_i0(x); }
+
 // ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials
 // a * b + c rounded once (ops_special.glsl's float form, with double's
 // splitter 2^27 + 1): GLSL's double fma need not be fused

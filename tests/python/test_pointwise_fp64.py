@@ -45,6 +45,7 @@ OPS = [
     ("nan_to_num", ""), ("clamp", ""), ("nn.functional.gelu", ""), ("nn.functional.silu", ""),
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
+    ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""),
     # torch.special's Bessel and Airy functions (common/ops_special_bessel.glsl in double)
     ("special.bessel_j0", ""), ("special.bessel_j1", ""), ("special.bessel_y0", ""), ("special.bessel_y1", ""),
     ("special.modified_bessel_i0", ""), ("special.modified_bessel_i1", ""), ("special.modified_bessel_k0", ""),
@@ -150,6 +151,34 @@ print(json.dumps(out))
         # phase, rounded in another order than CPU's, is 1.4e-14 of sin's
         assert err < (4e-14 if fn == "airy_ai" else 1e-14), res
         assert special, fn
+
+
+def test_fp64_pow_special_exponents_and_backward_kernels_native():
+    """pow by 3 and -2 (rsqrt's, dist's and vector_norm's gradients use
+    them) and tanh/sigmoid's backward kernels in float64 and complex128:
+    native, and as CPU's."""
+    res = _run("""
+import json, torch, russet
+g = torch.Generator().manual_seed(1)
+out = {}
+for dt in (torch.float64, torch.complex128):
+    x = torch.rand(64, dtype=dt, generator=g) + 0.5  # (rsqrt: positive real parts)
+    for name, f in [("cube", lambda t: t.pow(3)), ("inv_sq", lambda t: t.pow(-2)),
+                    ("rsqrt_grad", lambda t: torch.autograd.grad(t.rsqrt().abs().sum(), t)[0]),
+                    ("tanh_grad", lambda t: torch.autograd.grad(t.tanh().abs().sum(), t)[0]),
+                    ("sigmoid_grad", lambda t: torch.autograd.grad(t.sigmoid().abs().sum(), t)[0])]:
+        xc = x.clone().requires_grad_(True)
+        xd = x.to("russet").requires_grad_(True)
+        torch.russet.reset_host_op_counts()
+        got = f(xd).cpu()
+        host = torch.russet.host_op_counts()
+        want = f(xc)
+        out[f"{name} {dt}"] = [((got - want).abs() / want.abs()).max().item(), host]
+print(json.dumps(out))
+""")
+    for k, (rel, host) in res.items():
+        assert not host, (k, host)
+        assert rel < 1e-13, (k, rel)
 
 
 def test_fp64_trig_large_arguments():
