@@ -13,7 +13,8 @@
 // log_softmax backward), A_DT (input, or grad_output), B_DT (the forward
 // output, backward only), OUT_DT, ROWREG (0: the three passes; else the
 // row held in registers, ROWREG elements a lane, below), SMVEC (16-byte
-// accesses, with ROWREG). Arithmetic in float32.
+// accesses, with ROWREG). Arithmetic (SM_T) in float32, or in double where
+// the tensors are float64 (devices with fp64; src/engine/softmax.c).
 #version 460
 #include "common/dtype.glsl"
 #include "params/softmax.h"
@@ -46,15 +47,23 @@ layout(push_constant) uniform Push { RS_SOFTMAX_PUSH } pc;
 #endif
 #include "common/ops.glsl"
 
-float sm_a(uint64_t e) { return float(RS_LDO(A_DT)(pc.a, int64_t(e))); }
-float sm_b(uint64_t e) { return float(RS_LDO(B_DT)(pc.b, int64_t(e))); }
+#if A_DT == 7
+#define SM_T double
+#define SM_STORE(o, v) RS_SET_D(OUT_DT)(pc.out_, int64_t(o), doubleBitsToUint64(v))
+#else
+#define SM_T float
+#define SM_STORE(o, v) RS_SET_F(OUT_DT)(pc.out_, int64_t(o), v)
+#endif
+
+SM_T sm_a(uint64_t e) { return SM_T(RS_LDO(A_DT)(pc.a, int64_t(e))); }
+SM_T sm_b(uint64_t e) { return SM_T(RS_LDO(B_DT)(pc.b, int64_t(e))); }
 
 // max that propagates NaN
-float sm_max(float m, float x) { return isnan(m) ? m : (isnan(x) ? x : max(m, x)); }
+SM_T sm_max(SM_T m, SM_T x) { return isnan(m) ? m : (isnan(x) ? x : max(m, x)); }
 
 // the result at e from the row's reduction r (max for the forward; the sum
 // for the backward) and p (1 / sum, log(sum); unused for the backward)
-float sm_result(float r, float p, uint64_t e) {
+SM_T sm_result(SM_T r, SM_T p, uint64_t e) {
 #if MODE == 0
     return rs_op_exp(sm_a(e) - r) * p;
 #elif MODE == 1
@@ -66,11 +75,11 @@ float sm_result(float r, float p, uint64_t e) {
 #endif
 }
 
-shared float sh[RS_WG];
+shared SM_T sh[RS_WG];
 
 // Combines v over the tpo lanes of each row (a fixed tree: deterministic);
 // every lane gets the row's value. Called by the whole workgroup.
-float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
+SM_T sm_tree(SM_T v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
     if (tpo == 1u) return v;
     sh[lid] = v;
     for (uint h = tpo / 2u; h > 0u; h >>= 1) {
@@ -78,7 +87,7 @@ float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
         if (lane < h) sh[lid] = is_max ? sm_max(sh[lid], sh[lid + h]) : sh[lid] + sh[lid + h];
     }
     barrier();
-    float r = sh[slot * tpo];
+    SM_T r = sh[slot * tpo];
     barrier();  // sh is written again by the next tree
     return r;
 }
@@ -88,7 +97,7 @@ float sm_tree(float v, bool is_max, uint lid, uint lane, uint slot, uint tpo) {
     {                                                                            \
         uint64_t k = 0UL, e = e0;                                                \
         for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {                      \
-            float v0 = F(e), v1 = F(e + step), v2 = F(e + 2UL * step), v3 = F(e + 3UL * step); \
+            SM_T v0 = F(e), v1 = F(e + step), v2 = F(e + 2UL * step), v3 = F(e + 3UL * step); \
             acc = SM_OP(acc, v0);                                                \
             acc = SM_OP(acc, v1);                                                \
             acc = SM_OP(acc, v2);                                                \
@@ -129,9 +138,9 @@ void main() {
         uint64_t row = g * uint64_t(opw) + uint64_t(slot);
         bool live = row < rows;
         uint64_t base = live ? row * uint64_t(n) : 0UL;
-        float x[ROWREG];
+        SM_T x[ROWREG];
 #if MODE >= 2
-        float y[ROWREG];
+        SM_T y[ROWREG];
 #endif
 #if SMVEC
         [[unroll]] for (int q = 0; q < SM_NQ; ++q) {
@@ -159,14 +168,14 @@ void main() {
         }
 #endif
 #if MODE <= 1
-        float m = -RS_INF_F;
+        SM_T m = SM_T(-RS_INF_F);
         [[unroll]] for (int k = 0; k < ROWREG; ++k)
             if (live && SM_IDX(k) < n) m = sm_max(m, x[k]);
         m = sm_tree(m, true, lid, lane, slot, tpo);
-        float sum = 0.0;
+        SM_T sum = 0.0;
         [[unroll]] for (int k = 0; k < ROWREG; ++k) {
             if (live && SM_IDX(k) < n) {
-                float e = rs_op_exp(x[k] - m);
+                SM_T e = rs_op_exp(x[k] - m);
                 sum += e;
 #if MODE == 0
                 x[k] = e;
@@ -175,9 +184,9 @@ void main() {
         }
         sum = sm_tree(sum, false, lid, lane, slot, tpo);
 #if MODE == 0
-        float p = 1.0 / sum;
+        SM_T p = 1.0 / sum;
 #else
-        float p = rs_op_log(sum);
+        SM_T p = rs_op_log(sum);
 #endif
         [[unroll]] for (int k = 0; k < ROWREG; ++k)
 #if MODE == 0
@@ -186,7 +195,7 @@ void main() {
             x[k] = (x[k] - m) - p;  // CPU's order
 #endif
 #else
-        float r = 0.0;
+        SM_T r = 0.0;
         [[unroll]] for (int k = 0; k < ROWREG; ++k)
             if (live && SM_IDX(k) < n) r += MODE == 2 ? x[k] * y[k] : x[k];
         r = sm_tree(r, false, lid, lane, slot, tpo);
@@ -206,7 +215,7 @@ void main() {
 #else
         [[unroll]] for (int k = 0; k < ROWREG; ++k) {
             uint j = SM_IDX(k);
-            if (j < n) RS_SET_F(OUT_DT)(pc.out_, int64_t(base + uint64_t(j)), x[k]);
+            if (j < n) SM_STORE(base + uint64_t(j), x[k]);
         }
 #endif
     }
@@ -234,23 +243,23 @@ void main() {
 #if MODE <= 1
         // max, then the sum of exp(x - max), then the results: CPU's
         // arithmetic, so NaN and infinities come out as CPU's do
-        float m = -RS_INF_F;
+        SM_T m = SM_T(-RS_INF_F);
 #define SM_OP sm_max
         SM_FOLD(m, sm_a)
 #undef SM_OP
         m = sm_tree(m, true, lid, lane, slot, tpo);
-        float sum = 0.0;
+        SM_T sum = 0.0;
 #define SM_OP SM_ADD
         SM_FOLD(sum, SM_EXP)
         sum = sm_tree(sum, false, lid, lane, slot, tpo);
-        float r = m;
+        SM_T r = m;
 #if MODE == 0
-        float p = 1.0 / sum;
+        SM_T p = 1.0 / sum;
 #else
-        float p = rs_op_log(sum);
+        SM_T p = rs_op_log(sum);
 #endif
 #else
-        float r = 0.0, p = 0.0;
+        SM_T r = 0.0, p = 0.0;
 #define SM_OP SM_ADD
 #if MODE == 2
         SM_FOLD(r, SM_AB)
@@ -262,16 +271,16 @@ void main() {
         if (!live) continue;
         uint64_t k = 0UL, e = e0;
         for (; k + 4UL <= cnt; k += 4UL, e += 4UL * step) {
-            float r0 = sm_result(r, p, e);
-            float r1 = sm_result(r, p, e + step);
-            float r2 = sm_result(r, p, e + 2UL * step);
-            float r3 = sm_result(r, p, e + 3UL * step);
-            RS_SET_F(OUT_DT)(pc.out_, int64_t(e), r0);
-            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + step), r1);
-            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 2UL * step), r2);
-            RS_SET_F(OUT_DT)(pc.out_, int64_t(e + 3UL * step), r3);
+            SM_T r0 = sm_result(r, p, e);
+            SM_T r1 = sm_result(r, p, e + step);
+            SM_T r2 = sm_result(r, p, e + 2UL * step);
+            SM_T r3 = sm_result(r, p, e + 3UL * step);
+            SM_STORE(e, r0);
+            SM_STORE(e + step, r1);
+            SM_STORE(e + 2UL * step, r2);
+            SM_STORE(e + 3UL * step, r3);
         }
-        for (; k < cnt; ++k, e += step) RS_SET_F(OUT_DT)(pc.out_, int64_t(e), sm_result(r, p, e));
+        for (; k < cnt; ++k, e += step) SM_STORE(e, sm_result(r, p, e));
     }
 }
 #endif

@@ -11,7 +11,9 @@ extern "C" {
 /* Softmax along the middle dim of contiguous (outer, n, inner) tensors:
  * out = softmax(a) or log_softmax(a); backward: a = grad_output, b = the
  * forward's output, out = grad_input. Dtypes: float32, float16, bfloat16
- * (any mix, e.g. half in, float out), computed in float32. */
+ * (any mix, e.g. half in, float out), computed in float32; or float64
+ * alone, computed in double, on a device with fp64 (RS_ERR_UNSUPPORTED
+ * otherwise). */
 typedef enum rs_softmax_op {
     RS_SOFTMAX = 0,
     RS_LOG_SOFTMAX = 1,

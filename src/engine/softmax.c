@@ -1,5 +1,6 @@
 /* softmax.c: softmax, log_softmax and their backward kernels
- * (kernels/softmax.comp) over contiguous (outer, n, inner) tensors. */
+ * (kernels/softmax.comp) over contiguous (outer, n, inner) tensors: the
+ * float32 family in float arithmetic, float64 in double (fp64 devices). */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,9 +23,15 @@ rs_status rs_softmax_run(rs_stream *s, const rs_softmax *p) {
     const char *name = names[p->op];
     int backward = p->op >= RS_SOFTMAX_BACKWARD;
     rs_dtype b_dt = backward ? p->b_dtype : p->a_dtype;
-    if (!float_family(p->a_dtype) || !float_family(b_dt) || !float_family(p->out_dtype))
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, float16 and bfloat16 (got %s, %s)",
-                        name, rs_dtype_name(p->a_dtype), rs_dtype_name(p->out_dtype));
+    /* float64 (arithmetic in double): every tensor float64, on a device
+     * with fp64; else the float32 family (arithmetic in float) */
+    const int wide = p->a_dtype == RS_FLOAT64 && b_dt == RS_FLOAT64 && p->out_dtype == RS_FLOAT64;
+    if (!wide && (!float_family(p->a_dtype) || !float_family(b_dt) || !float_family(p->out_dtype)))
+        return rs_error(RS_ERR_UNSUPPORTED,
+                        "%s: the kernels compute float32, float16 and bfloat16, or float64 alone (got %s, %s)", name,
+                        rs_dtype_name(p->a_dtype), rs_dtype_name(p->out_dtype));
+    if (wide && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
     if (p->outer < 0 || p->n < 0 || p->inner < 0) return rs_error(RS_ERR_INVALID, "%s: negative size", name);
     uint64_t rows = (uint64_t)p->outer * (uint64_t)p->inner, n = (uint64_t)p->n;
     if (rows == 0 || n == 0) return RS_OK;

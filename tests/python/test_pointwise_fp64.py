@@ -46,6 +46,8 @@ OPS = [
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
     ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""),
+    # softmax in double (kernels/softmax.comp with SM_T double), forward and backward
+    ("softmax", ""), ("log_softmax", ""), ("nn.functional.softmin", ""), ("_softmax_backward_data", ""),
     # torch.special's Bessel and Airy functions (common/ops_special_bessel.glsl in double)
     ("special.bessel_j0", ""), ("special.bessel_j1", ""), ("special.bessel_y0", ""), ("special.bessel_y1", ""),
     ("special.modified_bessel_i0", ""), ("special.modified_bessel_i1", ""), ("special.modified_bessel_k0", ""),
