@@ -5,6 +5,7 @@
 //
 // Defines: MODE (0 forward, 1 backward), REDUCE (0 none, 1 mean, 2 sum),
 // X_DT (input and output), T_DT_ (target: int64 or uint8), HAS_W.
+// Arithmetic (NL_T) in float32, or in double for float64 (fp64 devices).
 // A target outside [0, c) other than ignore_index raises the device error
 // flag (code 1, the target), reported at the next sync.
 // Forward with a reduction runs as one workgroup: the sums are then a
@@ -31,10 +32,20 @@ layout(push_constant) uniform Push { RS_NLL_PUSH } pc;
 #include "common/opmath_inst.glsl"
 #undef T_DT
 
-float nl_x(uint64_t i) { return float(RS_LDO(X_DT)(pc.input_, int64_t(i))); }
+#if X_DT == 7
+#define NL_T double
+#define NL_T2 dvec2
+#define NL_STORE(a, o, v) RS_SET_D(X_DT)(a, o, doubleBitsToUint64(v))
+#else
+#define NL_T float
+#define NL_T2 vec2
+#define NL_STORE(a, o, v) RS_SET_F(X_DT)(a, o, v)
+#endif
+
+NL_T nl_x(uint64_t i) { return NL_T(RS_LDO(X_DT)(pc.input_, int64_t(i))); }
 
 // The target of element e = (i, k) and its weight; false when ignored.
-bool nl_target(uint64_t e, out int64_t t, out float w) {
+bool nl_target(uint64_t e, out int64_t t, out NL_T w) {
     t = int64_t(RS_LDO(T_DT_)(pc.target, int64_t(e)));
     w = 0.0;
     if (t == pc.ignore_index) return false;
@@ -43,7 +54,7 @@ bool nl_target(uint64_t e, out int64_t t, out float w) {
         return false;
     }
 #if HAS_W
-    w = float(RS_LDO(X_DT)(pc.weight, t));
+    w = NL_T(RS_LDO(X_DT)(pc.weight, t));
 #else
     w = 1.0;
 #endif
@@ -53,26 +64,26 @@ bool nl_target(uint64_t e, out int64_t t, out float w) {
 // offset of class t of element e = i * s + k in the (n, c, s) input
 uint64_t nl_at(uint64_t e, int64_t t) { return (e / pc.s * pc.c + uint64_t(t)) * pc.s + e % pc.s; }
 
-shared vec2 sh[RS_WG];
+shared NL_T2 sh[RS_WG];
 
 void main() {
     uint64_t total = pc.n * pc.s;
 #if MODE == 0 && REDUCE == 0
     RS_FOR_EACH(e, total) {
         int64_t t;
-        float w;
-        float r = 0.0;
+        NL_T w;
+        NL_T r = 0.0;
         if (nl_target(e, t, w)) r = -nl_x(nl_at(e, t)) * w;
-        RS_SET_F(X_DT)(pc.out_, int64_t(e), r);
+        NL_STORE(pc.out_, int64_t(e), r);
     }
 #elif MODE == 0
     // one workgroup: (loss, total weight)
     uint lid = gl_LocalInvocationID.x;
-    vec2 acc = vec2(0.0);
+    NL_T2 acc = NL_T2(0.0);
     for (uint64_t e = uint64_t(lid); e < total; e += uint64_t(RS_WG)) {
         int64_t t;
-        float w;
-        if (nl_target(e, t, w)) acc += vec2(-nl_x(nl_at(e, t)) * w, w);
+        NL_T w;
+        if (nl_target(e, t, w)) acc += NL_T2(-nl_x(nl_at(e, t)) * w, w);
     }
     sh[lid] = acc;
     for (uint h = uint(RS_WG) / 2u; h > 0u; h >>= 1) {
@@ -81,30 +92,30 @@ void main() {
     }
     barrier();
     if (lid == 0u) {
-        vec2 r = sh[0];
+        NL_T2 r = sh[0];
 #if REDUCE == 1
-        RS_SET_F(X_DT)(pc.out_, 0L, r.x / r.y);
+        NL_STORE(pc.out_, 0L, r.x / r.y);
 #else
-        RS_SET_F(X_DT)(pc.out_, 0L, r.x);
+        NL_STORE(pc.out_, 0L, r.x);
 #endif
-        RS_SET_F(X_DT)(pc.total_weight, 0L, r.y);
+        NL_STORE(pc.total_weight, 0L, r.y);
     }
 #else
     // backward into a zeroed grad_input: -w * g (g / total weight for mean)
 #if REDUCE != 0
-    float g = float(RS_LDO(X_DT)(pc.grad_output, 0L));
+    NL_T g = NL_T(RS_LDO(X_DT)(pc.grad_output, 0L));
 #if REDUCE == 1
-    g = g / float(RS_LDO(X_DT)(pc.total_weight, 0L));
+    g = g / NL_T(RS_LDO(X_DT)(pc.total_weight, 0L));
 #endif
 #endif
     RS_FOR_EACH(e, total) {
         int64_t t;
-        float w;
+        NL_T w;
         if (!nl_target(e, t, w)) continue;
 #if REDUCE == 0
-        float g = float(RS_LDO(X_DT)(pc.grad_output, int64_t(e)));
+        NL_T g = NL_T(RS_LDO(X_DT)(pc.grad_output, int64_t(e)));
 #endif
-        RS_SET_F(X_DT)(pc.out_, int64_t(nl_at(e, t)), w * -g);
+        NL_STORE(pc.out_, int64_t(nl_at(e, t)), w * -g);
     }
 #endif
 }

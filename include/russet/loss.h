@@ -17,7 +17,9 @@ extern "C" {
  * element. Backward: `grad_input` (n, c, s) must be zeroed by the caller;
  * grad_output is (n, s) for reduction none, else one element. A target
  * outside [0, c) raises the device error flag (reported at the next sync).
- * Dtypes: float32, float16, bfloat16 (input, weight and outputs alike). */
+ * Dtypes: float32, float16, bfloat16 (input, weight and outputs alike),
+ * computed in float32; or float64, computed in double, on a device with
+ * fp64 (RS_ERR_UNSUPPORTED otherwise). */
 typedef struct rs_nll_loss {
     uint64_t input, target, weight, out, total_weight, grad_output, grad_input;
     rs_dtype dtype, target_dtype;

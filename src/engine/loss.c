@@ -1,4 +1,5 @@
-/* loss.c: nll_loss forward and backward (kernels/nll_loss.comp). */
+/* loss.c: nll_loss forward and backward (kernels/nll_loss.comp): the
+ * float32 family in float, float64 in double (fp64 devices). */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,9 +11,11 @@ typedef struct nll_push { RS_NLL_PUSH } nll_push;
 static rs_status nll_run(rs_stream *s, const rs_nll_loss *p, int backward) {
     const char *name = backward ? "nll_loss_backward" : "nll_loss";
     if (!s || !p) return rs_error(RS_ERR_INVALID, "rs_nll_loss: missing arguments");
-    if (p->dtype != RS_FLOAT32 && p->dtype != RS_FLOAT16 && p->dtype != RS_BFLOAT16)
-        return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, float16 and bfloat16 (got %s)", name,
-                        rs_dtype_name(p->dtype));
+    if (p->dtype != RS_FLOAT32 && p->dtype != RS_FLOAT16 && p->dtype != RS_BFLOAT16 && p->dtype != RS_FLOAT64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: the kernels compute float32, float16, bfloat16 and float64 (got %s)",
+                        name, rs_dtype_name(p->dtype));
+    if (p->dtype == RS_FLOAT64 && !rs_stream_features(s)->has_fp64)
+        return rs_error(RS_ERR_UNSUPPORTED, "%s: float64 needs the device's fp64 arithmetic", name);
     if (p->target_dtype != RS_INT64 && p->target_dtype != RS_UINT8)
         return rs_error(RS_ERR_INVALID, "%s: targets must be int64 or uint8 (got %s)", name,
                         rs_dtype_name(p->target_dtype));

@@ -48,6 +48,7 @@ OPS = [
     ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""),
     # softmax in double (kernels/softmax.comp with SM_T double), forward and backward
     ("softmax", ""), ("log_softmax", ""), ("nn.functional.softmin", ""), ("_softmax_backward_data", ""),
+    ("nn.functional.nll_loss", ""), ("nn.functional.cross_entropy", ""),
     # torch.special's Bessel and Airy functions (common/ops_special_bessel.glsl in double)
     ("special.bessel_j0", ""), ("special.bessel_j1", ""), ("special.bessel_y0", ""), ("special.bessel_y1", ""),
     ("special.modified_bessel_i0", ""), ("special.modified_bessel_i1", ""), ("special.modified_bessel_k0", ""),
