@@ -853,35 +853,17 @@ double rs_sp_modified_bessel_i0(double x);
 double rs_op_i0(double x) { return rs_sp_modified_bessel_i0(x); }
 
 // ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials
-// a * b + c rounded once (ops_special.glsl's float form, with double's
-// splitter 2^27 + 1): GLSL's double fma need not be fused
-double rs_m_fma(double a, double b, double c) {
-    precise double p = a * b;
-    if (isinf(p) || isnan(p) || abs(a) > 1e290LF || abs(b) > 1e290LF) return p + c;
-    precise double ca = 134217729.0LF * a;
-    precise double ah = ca - (ca - a);
-    precise double al = a - ah;
-    precise double cb = 134217729.0LF * b;
-    precise double bh = cb - (cb - b);
-    precise double bl = b - bh;
-    precise double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    precise double s = p + c;
-    precise double bb = s - p;
-    precise double t = (p - (s - bb)) + (c - bb);
-    precise double r = s + (t + e);
-    return r;
-}
-int64_t rs_m_poly_n(double n) {
-    if (isnan(n) || abs(n) >= 9.2e18LF) return -1L;
-    return int64_t(n);
-}
 #define T double
 #define TL(x) x
 #define T_EPS 2.220446049250313080847e-16LF
+#define T_SPLIT 134217729.0LF
+#define T_BIG 1e290LF
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
 #undef TL
 #undef T_EPS
+#undef T_SPLIT
+#undef T_BIG
 #undef T
 
 #endif

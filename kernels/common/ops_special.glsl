@@ -401,32 +401,6 @@ float rs_op_erfcx(float x) {
     if (x < -6.1) return 2.0 * e;
     return 2.0 * e - rs_op_erfcx_pos(-x);
 }
-// a * b + c rounded once (Dekker's exact product, then an exact sum): the
-// CPU kernels of the polynomial recurrences are compiled with fma
-// contraction of their first product, and their cancellation makes the
-// difference visible
-float rs_m_fma(float a, float b, float c) {
-    precise float p = a * b;
-    if (isinf(p) || isnan(p) || abs(a) > 1e30 || abs(b) > 1e30) return p + c;
-    precise float ca = 4097.0 * a;
-    precise float ah = ca - (ca - a);
-    precise float al = a - ah;
-    precise float cb = 4097.0 * b;
-    precise float bh = cb - (cb - b);
-    precise float bl = b - bh;
-    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    precise float s = p + c;
-    precise float bb = s - p;
-    precise float t = (p - (s - bb)) + (c - bb);
-    precise float r = s + (t + e);
-    return r;
-}
-// n of the orthogonal polynomials: CPU casts the float n to int64 (NaN,
-// inf and out-of-range values give a negative n there, so 0)
-int64_t rs_m_poly_n(float n) {
-    if (isnan(n) || abs(n) >= 9.2e18) return -1L;
-    return int64_t(n);
-}
 
 // ---------------------------------------------------------------- igamma, igammac
 // calc_igamma / calc_igammac of Math.h (SciPy's gammainc/gammaincc, from
@@ -789,10 +763,14 @@ float rs_op_igamma(float a, float x) { return rs_m_igam_core(a, x, false); }
 #define T float
 #define TL(x) float(x)
 #define T_EPS 1.1920928955078125e-7
+#define T_SPLIT 4097.0
+#define T_BIG 1e30
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
 #undef TL
 #undef T_EPS
+#undef T_SPLIT
+#undef T_BIG
 #undef T
 
 #endif

@@ -3,8 +3,36 @@
 // ports of CPU's recurrences (aten/src/ATen/native/Math.h), written once
 // for the type T: common/ops_special.glsl includes this file with T float,
 // common/ops_math64.glsl with T double (devices with fp64). Each needs
-// rs_m_fma, rs_op_sin, rs_op_cos and rs_op_acos of T. Every constant here
-// is a small integer or 0.5, exact in either type.
+// rs_op_sin, rs_op_cos and rs_op_acos of T, and T_SPLIT (2^ceil(p / 2) + 1
+// for T's p-bit significand) and T_BIG (past it, a * T_SPLIT may overflow).
+// Every other constant here is a small integer or 0.5, exact in either type.
+
+// a * b + c rounded once (Dekker's exact product, then an exact sum): the
+// CPU kernels of the polynomial recurrences are compiled with fma
+// contraction of their first product, and their cancellation makes the
+// difference visible (GLSL's fma need not be fused)
+T rs_m_fma(T a, T b, T c) {
+    precise T p = a * b;
+    if (isinf(p) || isnan(p) || abs(a) > T_BIG || abs(b) > T_BIG) return p + c;
+    precise T ca = T_SPLIT * a;
+    precise T ah = ca - (ca - a);
+    precise T al = a - ah;
+    precise T cb = T_SPLIT * b;
+    precise T bh = cb - (cb - b);
+    precise T bl = b - bh;
+    precise T e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    precise T s = p + c;
+    precise T bb = s - p;
+    precise T t = (p - (s - bb)) + (c - bb);
+    precise T r = s + (t + e);
+    return r;
+}
+// n of the orthogonal polynomials: CPU casts the T n to int64 (NaN, inf
+// and out-of-range values give a negative n there, so 0)
+int64_t rs_m_poly_n(T n) {
+    if (isnan(n) || abs(n) >= T(9.2e18)) return -1L;
+    return int64_t(n);
+}
 T rs_sp_chebyshev_polynomial_t(T x, int64_t n) {
     if (n < 0) {
         return T(0.0);
