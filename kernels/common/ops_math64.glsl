@@ -815,7 +815,10 @@ dvec2 rs_act_silu_backward(dvec2 dy, dvec2 x) {
     return rs_cmul(rs_cmul(dy, sigmoid), one + rs_cmul(x, one - sigmoid));
 }
 
-// ldexp (common/ops_misc.glsl's rule): 2^-969 = 2^-1022 2^53 keeps x normal
+// ldexp: x 2^e rounded once. Devices keep float64 denormals, so scaling by
+// normal powers of two is exact: exponents past the normal range are taken
+// in steps, an underflow's (2^-969 = 2^-1022 2^53) keeping x normal until
+// the last multiply, so a subnormal result is rounded once.
 double rs_mx_pow2d(int k) { return uint64BitsToDouble(uint64_t(k + 1023) << 52); }  // k in [-1022, 1023]
 double rs_mx_ldexp(double x, int64_t e64) {
     int e = int(e64);

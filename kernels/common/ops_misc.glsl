@@ -424,15 +424,28 @@ float rs_mx_frexp_exponent(float x) {
 // ---------------------------------------------------------------- ldexp
 // x 2^e exactly, rounded once (C's ldexp, CPU's kernel for an integer
 // exponent, which it narrows to int first: int(e) wraps as CPU's cast).
-// Exponents past the normal range are taken in steps of normal powers of
-// two; an underflow's steps (2^-102) keep x normal until the last multiply,
-// so a subnormal result is rounded once.
-float rs_mx_pow2(int k) { return uintBitsToFloat(uint(k + 127) << 23); }  // k in [-126, 127]
+// On the bits, integers only: a device that flushes float32 denormals (NVIDIA,
+// Metal) would flush a multiply's subnormal operand or result, where CPU
+// keeps them (ldexp(1e-45, 160) is 2.0e3 on CPU, and was 0 on the H100).
 float rs_mx_ldexp(float x, int64_t e64) {
-    int e = int(e64);
-    for (int i = 0; i < 2 && e > 127; ++i) x *= rs_mx_pow2(127), e -= 127;
-    for (int i = 0; i < 2 && e < -126; ++i) x *= rs_mx_pow2(-102), e += 102;
-    return x * rs_mx_pow2(clamp(e, -126, 127));
+    uint u = floatBitsToUint(x);
+    uint sign = u & 0x80000000u, be = (u >> 23) & 0xFFu, f = u & 0x7FFFFFu;
+    if (be == 0xFFu || (u & 0x7FFFFFFFu) == 0u) return x;  // inf, NaN (payload kept), zeros
+    int ex = int(be);
+    if (be == 0u) {  // subnormal f 2^-149 = 1.f' 2^(msb - 149): biased exponent msb - 22
+        int msb = findMSB(f);
+        f = (f << uint(23 - msb)) & 0x7FFFFFu;
+        ex = msb - 22;
+    }
+    int r = ex + clamp(int(e64), -400, 400);  // past +-400 the result is inf or 0 either way
+    if (r >= 255) return uintBitsToFloat(sign | 0x7F800000u);
+    if (r >= 1) return uintBitsToFloat(sign | (uint(r) << 23) | f);
+    // a subnormal result: the 24-bit significand shifted right by 1 - r, to nearest even
+    int s = 1 - r;
+    if (s > 25) return uintBitsToFloat(sign);
+    uint m = f | 0x800000u, q = m >> uint(s), rem = m & ((1u << uint(s)) - 1u), hf = 1u << uint(s - 1);
+    if (rem > hf || (rem == hf && (q & 1u) != 0u)) q += 1u;
+    return uintBitsToFloat(sign | q);  // q = 2^23 is the smallest normal, as it should be
 }
 
 // ---------------------------------------------------------------- hash_tensor
