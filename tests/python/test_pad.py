@@ -49,3 +49,22 @@ def test_errors_like_cpu():
         F.pad(x, (3, 0), mode="reflect")
     with pytest.raises(RuntimeError):
         torch.ops.aten.reflection_pad2d(torch.randn(2, device=D), [1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_empty_inputs_follow_cpu(mode):
+    # CPU's rule: only a batch dim may be 0 (an unbatched input of 0
+    # channels is refused: the fuzzer's pad of shape (0, 3)); results or the
+    # same error, for 1-d to 3-d padding
+    for k in (1, 2, 3):
+        for shape in [(0,) + (3,) * k, (2, 0) + (3,) * (k - 1), (0, 2) + (3,) * k, (2, 0) + (3,) * k,
+                      (2, 2, 0) + (3,) * (k - 1), (2, 3) + (3,) * k]:
+            x, pad = torch.randn(shape), (1, 1) * k
+            try:
+                want = F.pad(x, pad, mode=mode)
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError, match=r"tensor with possibly 0 batch size and other non-zero"):
+                    F.pad(x.to(D), pad, mode=mode)
+                assert "possibly 0 batch size" in str(e)
+                continue
+            assert_close(F.pad(x.to(D), pad, mode=mode).cpu(), want)

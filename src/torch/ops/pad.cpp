@@ -38,9 +38,11 @@ Dims padded_sizes(const Tensor& self, at::IntArrayRef pad, int64_t k, bool refle
   int64_t dim = self.dim();
   TORCH_CHECK(dim == k + 1 || dim == k + 2, "Expected ", k + 1, "D or ", k + 2, "D (batch mode) tensor for ", name,
               k, "d, but got: ", self.sizes());
-  for (int64_t d = dim - k; d < dim; ++d)
-    TORCH_CHECK(self.size(d) > 0 || !reflect, "Expected ", name, k, "d to have non-zero size in spatial dims, ",
-                "but got ", self.sizes());
+  // CPU's rule (and CUDA's, the same meta check): every dim non-empty but a
+  // batch dim's, so an unbatched input with 0 channels is refused too
+  for (int64_t d = dim == k + 2 ? 1 : 0; d < dim; ++d)
+    TORCH_CHECK(self.size(d) != 0, "Expected ", k + 1, "D or ", k + 2, "D (batch mode) tensor with possibly 0 batch ",
+                "size and other non-zero dimensions for input, but got: ", self.sizes());
   Dims out(self.sizes().begin(), self.sizes().end());
   for (int64_t j = 0; j < k; ++j) {
     int64_t d = dim - 1 - j, l = pad[2 * j], r = pad[2 * j + 1], in = self.size(d);
