@@ -197,6 +197,7 @@ REFUSALS = [
     ("huber_loss", _x4, lambda t: F.huber_loss(t, t), [torch.int32, torch.uint8]),
     ("cumsum into bool", _x4, lambda t: torch.cumsum(t, 0, dtype=torch.bool), [torch.bool, torch.int64]),
     ("cumprod into bool", _x4, lambda t: torch.cumprod(t, 0, dtype=torch.bool), [torch.float32]),
+    ("logsigmoid", _x4, F.logsigmoid, [torch.int64, torch.complex64]),
 ]
 
 

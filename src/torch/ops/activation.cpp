@@ -2,6 +2,7 @@
 // Structured ops register .out / .grad_input (ATen's meta functions build
 // the iterator, pointwise.h); the non-structured ones build their
 // TensorIterator as ATen's CPU implementation does.
+#include "torch/dtype_refusal.h"
 #include "torch/pointwise.h"
 #include "torch/structured_ops.h"
 
@@ -452,8 +453,7 @@ void log_sigmoid_into(const Tensor& input, const Tensor& output, const Tensor& b
 std::tuple<Tensor&, Tensor&> log_sigmoid_forward_out(const Tensor& input, Tensor& output, Tensor& buffer) {
   return native_or_host<at::_ops::log_sigmoid_forward_output>(
       [&]() -> std::tuple<Tensor&, Tensor&> {
-        TORCH_CHECK(at::isFloatingType(input.scalar_type()), "\"log_sigmoid_cpu\" not implemented for '",
-                    input.scalar_type(), "'");
+        refuse_unless(at::isFloatingType(input.scalar_type()), "log_sigmoid_cpu", input.scalar_type());
         output.resize_as_(input);
         buffer.resize_as_(input, at::MemoryFormat::Contiguous);
         log_sigmoid_into(input, output, buffer);
@@ -464,8 +464,7 @@ std::tuple<Tensor&, Tensor&> log_sigmoid_forward_out(const Tensor& input, Tensor
 std::tuple<Tensor, Tensor> log_sigmoid_forward(const Tensor& input) {
   return native_or_host<at::_ops::log_sigmoid_forward>(
       [&]() -> std::tuple<Tensor, Tensor> {
-        TORCH_CHECK(at::isFloatingType(input.scalar_type()), "\"log_sigmoid_cpu\" not implemented for '",
-                    input.scalar_type(), "'");
+        refuse_unless(at::isFloatingType(input.scalar_type()), "log_sigmoid_cpu", input.scalar_type());
         auto output = at::empty_like(input, at::MemoryFormat::Contiguous);
         auto buffer = at::empty_like(input, at::MemoryFormat::Contiguous);
         log_sigmoid_into(input, output, buffer);
