@@ -839,8 +839,7 @@ double rs_mx_inv_sq(double a) {
 }
 dvec2 rs_mx_inv_sq(dvec2 a) { return rs_cdiv(dvec2(1.0LF, 0.0LF), rs_cmul(a, a)); }
 
-// torch.special's entr and xlog1py, i0 (CPU's calc_i0 in double is the
-// modified Bessel I0 below: the same Chebyshev series)
+// torch.special's entr and xlog1py (i0, i0e, i1, i1e: ops_special_bessel.glsl)
 double rs_op_entr(double x) {
     if (isnan(x)) return x;
     if (x > 0.0LF) return -x * rs_op_log(x);
@@ -852,8 +851,6 @@ double rs_op_xlog1py(double x, double y) {
     if (x == 0.0LF) return 0.0LF;
     return x * rs_op_log1p(y);
 }
-double rs_sp_modified_bessel_i0(double x);
-double rs_op_i0(double x) { return rs_sp_modified_bessel_i0(x); }
 
 // ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials
 #define T double
@@ -861,12 +858,16 @@ double rs_op_i0(double x) { return rs_sp_modified_bessel_i0(x); }
 #define T_EPS 2.220446049250313080847e-16LF
 #define T_SPLIT 134217729.0LF
 #define T_BIG 1e290LF
+#define T_I1_A_FIRST 0
+#define T_I1_B_FIRST 0
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
 #undef TL
 #undef T_EPS
 #undef T_SPLIT
 #undef T_BIG
+#undef T_I1_A_FIRST
+#undef T_I1_B_FIRST
 #undef T
 
 #endif

@@ -45,7 +45,8 @@ OPS = [
     ("nan_to_num", ""), ("clamp", ""), ("nn.functional.gelu", ""), ("nn.functional.silu", ""),
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
-    ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""),
+    ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""), ("special.i0e", ""), ("special.i1", ""),
+    ("special.i1e", ""),
     # softmax in double (kernels/softmax.comp with SM_T double), forward and backward
     ("softmax", ""), ("log_softmax", ""), ("nn.functional.softmin", ""), ("_softmax_backward_data", ""),
     ("nn.functional.nll_loss", ""), ("nn.functional.cross_entropy", ""),
@@ -132,7 +133,7 @@ x = torch.cat([torch.linspace(-30, 30, 20001, dtype=torch.float64),
 out = {}
 for fn in ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "spherical_bessel_j0", "airy_ai"]:
+           "spherical_bessel_j0", "airy_ai", "i0", "i0e", "i1", "i1e"]:
     f = getattr(torch.special, fn)
     torch.russet.reset_host_op_counts()
     g = f(x.to("russet")).cpu()
