@@ -317,7 +317,10 @@ double rs_m_erfc_big_d(double a) {
 }
 double rs_op_erf(double x) {
     if (isnan(x)) return x;
-    return abs(x) > 1.0LF ? 1.0LF - rs_m_erfc_big_d(x) : rs_m_erf_small_d(x);
+    if (abs(x) <= 1.0LF) return rs_m_erf_small_d(x);
+    // from |x|, so that erf is odd to the bit (erfinv's Newton steps rely on it)
+    double r = 1.0LF - rs_m_erfc_big_d(abs(x));
+    return x < 0.0LF ? -r : r;
 }
 double rs_op_erfc(double a) {
     if (isnan(a)) return a;
@@ -852,7 +855,8 @@ double rs_op_xlog1py(double x, double y) {
     return x * rs_op_log1p(y);
 }
 
-// ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials
+// ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials, erfinv, ndtri
+double rs_m_copysign(double x, double s) { return rs_m_copysign_d(x, s); }
 #define T double
 #define TL(x) x
 #define T_EPS 2.220446049250313080847e-16LF
@@ -862,6 +866,7 @@ double rs_op_xlog1py(double x, double y) {
 #define T_I1_B_FIRST 0
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
+#include "common/ops_special_inverse.glsl"
 #undef TL
 #undef T_EPS
 #undef T_SPLIT

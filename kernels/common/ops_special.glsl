@@ -12,29 +12,6 @@
 float rs_op_erf(float x) { return rs_erf(x); }
 float rs_op_erfc(float x) { return rs_erfc(x); }
 
-// calc_erfinv: rational initial guess, two Newton steps
-float rs_op_erfinv(float y) {
-    float ya = abs(y);
-    if (isnan(y) || ya > 1.0) return RS_NAN_F;
-    if (ya == 1.0) return rs_m_copysign(RS_INF_F, y);
-    float x;
-    if (ya <= 0.7) {
-        float z = y * y;
-        float num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899;
-        float dem = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0;
-        x = y * num / dem;
-    } else {
-        float z = sqrt(-rs_op_log((1.0 - ya) / 2.0));
-        float num = ((1.641345311 * z + 3.429567803) * z - 1.624906493) * z - 1.970840454;
-        float dem = (1.637067800 * z + 3.543889200) * z + 1.0;
-        x = rs_m_copysign(num, y) / dem;
-    }
-    const float k = 1.12837916709551257390;  // 2 / sqrt(pi)
-    x = x - (rs_erf(x) - y) / (k * rs_op_exp(-x * x));
-    x = x - (rs_erf(x) - y) / (k * rs_op_exp(-x * x));
-    return x;
-}
-
 // ndtr: CPU's calc_ndtr
 float rs_op_ndtr(float x) {
     float t = x * 0.70710678118654752440;
@@ -257,55 +234,7 @@ float rs_op_mvlgamma(float x, int p, float c) {
 
 // torch.i0, special.i0e, i1, i1e: common/ops_special_bessel.glsl (rs_op_i0 etc. for T)
 
-// ---------------------------------------------------------------- ndtri, erfcx
-// calc_ndtri (Cephes ndtri), float
-float rs_m_polevl(float x, float c[9], int n) {
-    float r = 0.0;
-    for (int i = 0; i <= n; ++i) r = r * x + c[i];
-    return r;
-}
-float rs_op_ndtri(float y0) {
-    const float P0[9] = float[](-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
-                                1.39312609387279679503E1, -1.23916583867381258016E0, 0.0, 0.0, 0.0, 0.0);
-    const float Q0[9] = float[](1.00000000000000000000E0, 1.95448858338141759834E0, 4.67627912898881538453E0,
-                                8.63602421390890590575E1, -2.25462687854119370527E2, 2.00260212380060660359E2,
-                                -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0);
-    const float P1[9] = float[](4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
-                                4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
-                                -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4);
-    const float Q1[9] = float[](1.00000000000000000000E0, 1.57799883256466749731E1, 4.53907635128879210584E1,
-                                4.13172038254672030440E1, 1.50425385692907503408E1, 2.50464946208309415979E0,
-                                -1.42182922854787788574E-1, -3.80806407691578277194E-2, -9.33259480895457427372E-4);
-    const float P2[9] = float[](3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
-                                1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
-                                3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9);
-    const float Q2[9] = float[](1.00000000000000000000E0, 6.02427039364742014255E0, 3.67983563856160859403E0,
-                                1.37702099489081330271E0, 2.16236993594496635890E-1, 1.34204006088543189037E-2,
-                                3.28014464682127739104E-4, 2.89247864745380683936E-6, 6.79019408009981274425E-9);
-    if (y0 == 0.0) return -RS_INF_F;
-    if (y0 == 1.0) return RS_INF_F;
-    if (isnan(y0) || y0 < 0.0 || y0 > 1.0) return RS_NAN_F;
-    bool code = true;
-    float y = y0;
-    if (y > 1.0 - 0.13533528323661269189) {
-        y = 1.0 - y;
-        code = false;
-    }
-    if (y > 0.13533528323661269189) {
-        y = y - 0.5;
-        float y2 = y * y;
-        float x = y + y * (y2 * rs_m_polevl(y2, P0, 4) / rs_m_polevl(y2, Q0, 8));
-        return x * 2.50662827463100050242;
-    }
-    float x = sqrt(-2.0 * rs_op_log(y));
-    float x0 = x - rs_op_log(x) / x;
-    float z = 1.0 / x;
-    float x1 = x < 8.0 ? z * rs_m_polevl(z, P1, 8) / rs_m_polevl(z, Q1, 8)
-                       : z * rs_m_polevl(z, P2, 8) / rs_m_polevl(z, Q2, 8);
-    x = x0 - x1;
-    return code ? -x : x;
-}
-
+// ---------------------------------------------------------------- erfcx
 // x^2 = hi + lo exactly (Dekker's product; precise keeps it exact)
 void rs_m_sq2(float x, out float hi, out float lo) {
     precise float c = 4097.0 * x;
@@ -699,7 +628,7 @@ float rs_op_igamma(float a, float x) { return rs_m_igam_core(a, x, false); }
 #endif  // RS_IGAM_SHARED
 
 // ---------------------------------------------------------------- Math.h *_forward ports
-// (Bessel, modified Bessel, Airy, orthogonal polynomials: a mechanical float
+// (Bessel, modified Bessel, Airy, orthogonal polynomials, erfinv and ndtri: a mechanical float
 // translation of Math.h, with explicit int64 -> float conversions for GLSL)
 #define T float
 #define TL(x) float(x)
@@ -710,6 +639,7 @@ float rs_op_igamma(float a, float x) { return rs_m_igam_core(a, x, false); }
 #define T_I1_B_FIRST 18
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
+#include "common/ops_special_inverse.glsl"
 #undef TL
 #undef T_EPS
 #undef T_SPLIT

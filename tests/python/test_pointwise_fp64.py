@@ -46,7 +46,7 @@ OPS = [
     ("nn.functional.mish", ""), ("nn.functional.softplus", ""), ("nn.functional.elu", ""),
     ("nn.functional.logsigmoid", ""), ("nn.functional.hardswish", ""),
     ("special.entr", ""), ("special.xlog1py", ""), ("i0", ""), ("special.i0e", ""), ("special.i1", ""),
-    ("special.i1e", ""),
+    ("special.i1e", ""), ("erfinv", ""), ("special.ndtri", ""),
     # softmax in double (kernels/softmax.comp with SM_T double), forward and backward
     ("softmax", ""), ("log_softmax", ""), ("nn.functional.softmin", ""), ("_softmax_backward_data", ""),
     ("nn.functional.nll_loss", ""), ("nn.functional.cross_entropy", ""),
@@ -155,6 +155,43 @@ print(json.dumps(out))
         # phase, rounded in another order than CPU's, is 1.4e-14 of sin's
         assert err < (4e-14 if fn == "airy_ai" else 1e-14), res
         assert special, fn
+
+
+def test_fp64_erfinv_ndtri_and_scaled_bessel_i_accurate():
+    """erfinv and ndtri (CPU's calc_erfinv and calc_ndtri in double), i0,
+    i0e, i1, i1e (Math.h's Chebyshev series) against CPU on 20,000 values
+    and the edges, with no host op; erf odd to the bit. erfinv is Newton's
+    method on erf, so its error is erf's (an ulp) times erfinv's slope,
+    sqrt(pi)/2 exp(x^2), which is 8e14 at the largest double below 1."""
+    res = _run("""
+import json, math, torch, russet
+y = torch.cat([torch.linspace(-1, 1, 20001, dtype=torch.float64),
+               torch.tensor([1 - 2 ** -53, -1 + 2 ** -53, 1e-300, -0.0, 0.0, 0.7, 0.70000001, float("nan"), 1.5,
+                             1.0, -1.0], dtype=torch.float64)])
+p = torch.cat([torch.linspace(0, 1, 20001, dtype=torch.float64),
+               torch.tensor([1e-300, 1e-20, 1e-14, 1.2664165549e-14, 1 - 2 ** -53, 0.1353352832366127, 0.5,
+                             float("nan"), -0.1, 1.1], dtype=torch.float64)])
+eps = torch.finfo(torch.float64).eps
+out = {}
+torch.russet.reset_host_op_counts()
+x = torch.linspace(0, 7, 70001, dtype=torch.float64)
+out["erf odd"] = (torch.erf(x.to("russet")) + torch.erf((-x).to("russet"))).abs().max().item()
+for name, f, v in (("erfinv", torch.erfinv, y), ("ndtri", torch.special.ndtri, p), ("i0", torch.i0, 30 * y),
+                   ("i0e", torch.special.i0e, 30 * y), ("i1", torch.special.i1, 30 * y),
+                   ("i1e", torch.special.i1e, 30 * y)):
+    g = f(v.to("russet")).cpu()
+    e = f(v)
+    fin = e.isfinite()
+    tol = 8 * eps * e.abs()
+    if name == "erfinv":
+        tol = tol + 4 * eps * math.sqrt(math.pi) / 2 * torch.exp(e * e)
+    out[name] = [((g - e).abs() / tol.clamp_min(1e-300))[fin].max().item(), torch.equal(g[~fin].nan_to_num(7.0), e[~fin].nan_to_num(7.0))]
+out["host"] = sum(torch.russet.host_op_counts().values())
+print(json.dumps(out))
+""")
+    assert res.pop("host") == 0 and res.pop("erf odd") == 0, res
+    for name, (err, special) in res.items():
+        assert err <= 1 and special, (name, res)
 
 
 def test_fp64_pow_special_exponents_and_backward_kernels_native():
