@@ -867,6 +867,7 @@ double rs_m_copysign(double x, double s) { return rs_m_copysign_d(x, s); }
 #include "common/ops_special_bessel.glsl"
 #include "common/ops_special_poly.glsl"
 #include "common/ops_special_inverse.glsl"
+#include "common/ops_special_gamma.glsl"
 #undef TL
 #undef T_EPS
 #undef T_SPLIT
@@ -874,6 +875,72 @@ double rs_m_copysign(double x, double s) { return rs_m_copysign_d(x, s); }
 #undef T_I1_A_FIRST
 #undef T_I1_B_FIRST
 #undef T
+
+// ---------------------------------------------------------------- special: digamma, zeta, polygamma
+// calc_digamma (double) as CPU writes it: digamma(1 - x) - pi / tan(pi r)
+// for x < 0, r its fraction (modf)
+double rs_op_digamma(double x) {
+    const double PI = 3.14159265358979323846264338327950288LF;
+    if (isnan(x)) return x;
+    if (x == 0.0LF) return rs_m_copysign(RS_INF_D, -x);
+    if (x < 0.0LF) {
+        if (x == trunc(x)) return RS_NAN_D;
+        return rs_m_digamma_pos(1.0LF - x, 0.0LF) - PI / rs_op_tan(PI * (x - trunc(x)));
+    }
+    return rs_m_digamma_pos(x, 0.0LF);
+}
+// Hurwitz zeta(x, q): Math.h's zeta in double (Euler-Maclaurin, Cephes)
+double rs_op_zeta(double x, double q) {
+    const double MACHEP = 1.11022302462515654042E-16LF;
+    const double A[12] = double[](12.0LF, -720.0LF, 30240.0LF, -1209600.0LF, 47900160.0LF,
+                                  -1.8924375803183791606e9LF, 7.47242496e10LF, -2.950130727918164224e12LF,
+                                  1.1646782814350067249e14LF, -4.5979787224074726105e15LF,
+                                  1.8152105401943546773e17LF, -7.1661652561756670113e18LF);
+    if (x == 1.0LF) return RS_INF_D;
+    if (x < 1.0LF) return RS_NAN_D;
+    if (q <= 0.0LF) {
+        if (q == floor(q)) return RS_INF_D;
+        if (x != floor(x)) return RS_NAN_D;
+    }
+    double s = rs_mx_pow(q, -x), a = q, b = 0.0LF;
+    int i = 0;
+    // (bounded, as every kernel loop: CPU's is not; only q below -9,990
+    // reaches the bound)
+    while ((i < 9 || a <= 9.0LF) && i < 10000) {
+        i += 1;
+        a += 1.0LF;
+        b = rs_mx_pow(a, -x);
+        s += b;
+        if (-MACHEP * s < b && b < MACHEP * s) return s;
+    }
+    double w = a;
+    s += b * w / (x - 1.0LF);
+    s -= 0.5LF * b;
+    a = 1.0LF;
+    double k = 0.0LF;
+    for (i = 0; i < 12; i++) {
+        a *= x + k;
+        b /= w;
+        double t = a * b / A[i];
+        s = s + t;
+        if (abs(t / s) < MACHEP) return s;
+        k += 1.0LF;
+        a *= x + k;
+        b /= w;
+        k += 1.0LF;
+    }
+    return s;
+}
+// polygamma(n, x): digamma, trigamma, else (-1)^(n+1) n! zeta(n + 1, x)
+// (CPU: n! as exp(lgamma(n + 1)); exact here to 22!, rounded once a
+// factor above)
+double rs_op_polygamma(double x, int n) {
+    if (n == 0) return rs_op_digamma(x);
+    if (n == 1) return rs_op_trigamma(x);
+    double f = 1.0LF;
+    for (int k = 2; k <= n && k <= 171; ++k) f *= double(k);
+    return ((n % 2) != 0 ? f : -f) * rs_op_zeta(double(n + 1), x);
+}
 
 #endif
 #endif

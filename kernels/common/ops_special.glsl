@@ -99,11 +99,16 @@ float rs_op_lgamma(float x) {
     return rs_m_lgamma_stirling(y) - rs_op_log(p);
 }
 
+// digamma's positive-argument part and trigamma, written once for T
+#define T float
+#define TL(x) float(x)
+#include "common/ops_special_gamma.glsl"
+#undef TL
+#undef T
 // calc_digamma (float)
 float rs_op_digamma(float x) {
     if (isnan(x)) return x;
     if (x == 0.0) return rs_m_copysign(RS_INF_F, -x);
-    float result = 0.0;
     if (x < 0.0) {
         if (x == trunc(x)) return RS_NAN_F;
         // pi / tan(pi r), r the fraction of x (CPU: in double); tan has
@@ -111,39 +116,9 @@ float rs_op_digamma(float x) {
         float r = x - trunc(x);
         r = r - roundEven(r);
         float q = RS_PI_F / rs_op_tan(RS_PI_F * r);
-        x = 1.0 - x;
-        result = -q;
+        return rs_m_digamma_pos(1.0 - x, -q);
     }
-    while (x < 10.0) {
-        result -= 1.0 / x;
-        x += 1.0;
-    }
-    if (x == 10.0) return result + 2.25175258906672110764;
-    float y = 0.0;
-    if (x < 1.0e17) {
-        float z = 1.0 / (x * x);
-        y = z * ((((((8.33333333333333333333E-2 * z - 2.10927960927960927961E-2) * z + 7.57575757575757575758E-3) *
-                    z - 4.16666666666666666667E-3) * z + 3.96825396825396825397E-3) * z - 8.33333333333333333333E-3) *
-                 z + 8.33333333333333333333E-2);
-    }
-    return result + rs_op_log(x) - (0.5 / x) - y;
-}
-// trigamma (float)
-float rs_op_trigamma(float x) {
-    float sgn = 1.0, result = 0.0;
-    if (x < 0.5) {
-        sgn = -1.0;
-        float s = rs_op_sin(RS_PI_F * x);
-        result -= (RS_PI_F * RS_PI_F) / (s * s);
-        x = 1.0 - x;
-    }
-    for (int i = 0; i < 6; ++i) {
-        result += 1.0 / (x * x);
-        x += 1.0;
-    }
-    float ixx = 1.0 / (x * x);
-    result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
-    return sgn * result;
+    return rs_m_digamma_pos(x, 0.0);
 }
 // a^n for an integer n, by squaring (a few ulp, where exp2(n log2 a)
 // would scale log2's rounding error by n log2 a)

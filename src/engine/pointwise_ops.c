@@ -147,7 +147,7 @@ static const pw_entry kOps[RS_PW_COUNT] = {
     [RS_PW_SEGMENT_LENGTH] = {"rs_mx_segment_length(a)", RS_PWK_INT},
     [RS_PW_ERFINV] = {"rs_op_erfinv(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_LGAMMA] = {"rs_op_lgamma(a)", RS_PWK_FLOAT},
-    [RS_PW_DIGAMMA] = {"rs_op_digamma(a)", RS_PWK_FLOAT},
+    [RS_PW_DIGAMMA] = {"rs_op_digamma(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_I0] = {"rs_op_i0(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_I0E] = {"rs_op_i0e(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_I1] = {"rs_op_i1(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
@@ -155,7 +155,7 @@ static const pw_entry kOps[RS_PW_COUNT] = {
     [RS_PW_ENTR] = {"rs_op_entr(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_LOG_NDTR] = {"rs_op_log_ndtr(a)", RS_PWK_FLOAT},
     [RS_PW_XLOG1PY] = {"rs_op_xlog1py(a, b)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
-    [RS_PW_ZETA] = {"rs_op_zeta(a, b)", RS_PWK_FLOAT},
+    [RS_PW_ZETA] = {"rs_op_zeta(a, b)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_IGAMMA] = {"rs_op_igamma(a, b)", RS_PWK_FLOAT},
     [RS_PW_IGAMMAC] = {"rs_op_igammac(a, b)", RS_PWK_FLOAT},
     [RS_PW_NDTRI] = {"rs_op_ndtri(a)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
@@ -225,7 +225,7 @@ static const pw_entry kOps[RS_PW_COUNT] = {
     [RS_PW_FREXP_EXPONENT] = {"rs_mx_frexp_exponent(a)", RS_PWK_FLOAT},
     [RS_PW_FREXP_MANTISSA] = {"rs_mx_frexp_mantissa(a)", RS_PWK_FLOAT},
     [RS_PW_LDEXP] = {"rs_mx_ldexp(a, b)", RS_PWK_FLOAT | RS_PWK_DOUBLE, 2, RS_INT64}, /* b: the integer exponent */
-    [RS_PW_POLYGAMMA] = {"rs_op_polygamma(a, int(s0))", RS_PWK_FLOAT},
+    [RS_PW_POLYGAMMA] = {"rs_op_polygamma(a, int(s0))", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     [RS_PW_MVLGAMMA] = {"rs_op_mvlgamma(a, int(s0), s1)", RS_PWK_FLOAT},
     [RS_PW_ROUND_DECIMALS] = {"rs_op_round_dec(a, s0, s1 != 0.0)", RS_PWK_FLOAT | RS_PWK_DOUBLE},
     /* the fused optimizers' steps (src/torch/ops/fused_optim.cpp): $0
