@@ -22,7 +22,7 @@ const double RS_LN2_D = 0.693147180559945309417LF;
 const double RS_LOG10E_D = 0.434294481903251827651LF;
 const double RS_LOG10_2_D = 0.301029995663981195214LF;
 
-double rs_m_copysign_d(double x, double s) {
+double rs_m_copysign(double x, double s) {
     uvec2 a = unpackDouble2x32(x), b = unpackDouble2x32(s);
     return packDouble2x32(uvec2(a.x, (a.y & 0x7FFFFFFFu) | (b.y & 0x80000000u)));
 }
@@ -437,14 +437,14 @@ dvec2 rs_op_sqrt(dvec2 z) {
     if (isinf(y)) return dvec2(RS_INF_D, y);
     if (isnan(x)) return dvec2(x, isinf(y) ? y : x);
     if (isinf(x)) {
-        if (x > 0.0LF) return dvec2(x, isnan(y) ? y : rs_m_copysign_d(0.0LF, y));
-        return dvec2(isnan(y) ? abs(x - x) : 0.0LF, rs_m_copysign_d(RS_INF_D, y));
+        if (x > 0.0LF) return dvec2(x, isnan(y) ? y : rs_m_copysign(0.0LF, y));
+        return dvec2(isnan(y) ? abs(x - x) : 0.0LF, rs_m_copysign(RS_INF_D, y));
     }
     if (x == 0.0LF && y == 0.0LF) return dvec2(0.0LF, y);
     double t = sqrt(0.5LF * (abs(x) + rs_cabs(z)));
     if (isinf(t)) t = sqrt(0.125LF * abs(x) + 0.125LF * rs_cabs(dvec2(x * 0.25LF, y * 0.25LF)) * 4.0LF) * 2.0LF;
     if (x >= 0.0LF) return dvec2(t, y / (2.0LF * t));
-    return dvec2(abs(y) / (2.0LF * t), rs_m_copysign_d(t, y));
+    return dvec2(abs(y) / (2.0LF * t), rs_m_copysign(t, y));
 }
 dvec2 rs_op_rsqrt(dvec2 z) { return rs_cdiv(dvec2(1.0LF, 0.0LF), rs_op_sqrt(z)); }
 dvec2 rs_op_sinh(dvec2 z) {
@@ -459,7 +459,7 @@ dvec2 rs_op_tanh(dvec2 z) {
     if (isnan(x)) return dvec2(x, y == 0.0LF ? y : x);
     if (abs(x) > 22.0LF) {
         double e = rs_op_exp(-2.0LF * abs(x));
-        return dvec2(rs_m_copysign_d(1.0LF, x), 4.0LF * rs_op_sin(y) * rs_op_cos(y) * e);
+        return dvec2(rs_m_copysign(1.0LF, x), 4.0LF * rs_op_sin(y) * rs_op_cos(y) * e);
     }
     double t = rs_op_tan(y);
     double beta = 1.0LF + t * t;
@@ -544,24 +544,24 @@ dvec2 rs_mx_cmul_g(dvec2 z, dvec2 w) {
     if (isnan(x) && isnan(y)) {
         bool recalc = false;
         if (isinf(a) || isinf(b)) {
-            a = rs_m_copysign_d(isinf(a) ? 1.0LF : 0.0LF, a);
-            b = rs_m_copysign_d(isinf(b) ? 1.0LF : 0.0LF, b);
-            if (isnan(c)) c = rs_m_copysign_d(0.0LF, c);
-            if (isnan(d)) d = rs_m_copysign_d(0.0LF, d);
+            a = rs_m_copysign(isinf(a) ? 1.0LF : 0.0LF, a);
+            b = rs_m_copysign(isinf(b) ? 1.0LF : 0.0LF, b);
+            if (isnan(c)) c = rs_m_copysign(0.0LF, c);
+            if (isnan(d)) d = rs_m_copysign(0.0LF, d);
             recalc = true;
         }
         if (isinf(c) || isinf(d)) {
-            c = rs_m_copysign_d(isinf(c) ? 1.0LF : 0.0LF, c);
-            d = rs_m_copysign_d(isinf(d) ? 1.0LF : 0.0LF, d);
-            if (isnan(a)) a = rs_m_copysign_d(0.0LF, a);
-            if (isnan(b)) b = rs_m_copysign_d(0.0LF, b);
+            c = rs_m_copysign(isinf(c) ? 1.0LF : 0.0LF, c);
+            d = rs_m_copysign(isinf(d) ? 1.0LF : 0.0LF, d);
+            if (isnan(a)) a = rs_m_copysign(0.0LF, a);
+            if (isnan(b)) b = rs_m_copysign(0.0LF, b);
             recalc = true;
         }
         if (!recalc && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
-            if (isnan(a)) a = rs_m_copysign_d(0.0LF, a);
-            if (isnan(b)) b = rs_m_copysign_d(0.0LF, b);
-            if (isnan(c)) c = rs_m_copysign_d(0.0LF, c);
-            if (isnan(d)) d = rs_m_copysign_d(0.0LF, d);
+            if (isnan(a)) a = rs_m_copysign(0.0LF, a);
+            if (isnan(b)) b = rs_m_copysign(0.0LF, b);
+            if (isnan(c)) c = rs_m_copysign(0.0LF, c);
+            if (isnan(d)) d = rs_m_copysign(0.0LF, d);
             recalc = true;
         }
         if (recalc) {
@@ -659,7 +659,7 @@ double rs_div_floor(double a, double b) {
         fd = floor(dv);
         if (dv - fd > 0.5LF) fd += 1.0LF;
     } else {
-        fd = rs_m_copysign_d(0.0LF, a / b);
+        fd = rs_m_copysign(0.0LF, a / b);
     }
     return fd;
 }
@@ -689,7 +689,7 @@ double rs_mx_hypot(double a, double b) {
     double r = n / m;
     return m * sqrt(1.0LF + r * r);
 }
-double rs_mx_copysign(double a, double b) { return rs_m_copysign_d(a, b); }
+double rs_mx_copysign(double a, double b) { return rs_m_copysign(a, b); }
 double rs_mx_nextafter(double x, double y) {
     if (isnan(x) || isnan(y)) return x + y;
     uint64_t ux = doubleBitsToUint64(x), uy = doubleBitsToUint64(y);
@@ -856,7 +856,6 @@ double rs_op_xlog1py(double x, double y) {
 }
 
 // ---------------------------------------------------------------- special: Bessel and Airy functions, orthogonal polynomials, erfinv, ndtri
-double rs_m_copysign(double x, double s) { return rs_m_copysign_d(x, s); }
 #define T double
 #define TL(x) x
 #define T_EPS 2.220446049250313080847e-16LF
